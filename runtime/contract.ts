@@ -1,0 +1,71 @@
+/**
+ * The contract between the generated artifacts and the runtime. Every compiled artifact (validator, strip,
+ * normalizer) is a CommonJS module under `<out>/releases/<release key>/…` that the runtime loads synchronously,
+ * lazily, on first use of that tool; these are the shapes their exports take. This file is copied into the
+ * generated output with the rest of the runtime, so nothing here may import from the generator.
+ */
+
+/** One problem with a payload, as AdCP errors carry it (`adcp_error.issues[]`). */
+export interface Issue {
+  /** RFC 6901 pointer into the payload ("" for the root). */
+  pointer: string;
+  message: string;
+  /** The JSON Schema keyword that failed (`required`, `enum`, `additionalProperties`, `oneOf`, …). */
+  keyword: string;
+  /** enum/const: the values that would have been accepted. */
+  allowedValues?: unknown[];
+  /** required: the name of the missing property (its pointer is the parent object's). */
+  missingProperty?: string;
+  /** unknown field at a closed object: its name. */
+  additionalProperty?: string;
+  /** discriminated unions: the discriminator property and the values it accepts. */
+  discriminator?: { property: string; allowedValues: unknown[] };
+}
+
+export type CheckResult = { ok: true } | { ok: false; issues: Issue[] };
+
+/** A compiled canonical validator. Pure: keeps no state between calls. */
+export type ValidateFn = (data: unknown) => CheckResult;
+
+export interface StripResult {
+  value: unknown;
+  /** Pointers (into the input) of the unknown fields removed at closed objects. */
+  removed: string[];
+  /** Pointers of unions where no branch could be chosen with confidence: nothing was stripped below them. */
+  undecided: string[];
+}
+
+/** A compiled deep-strip function. Never mutates its input; idempotent. */
+export type StripFn = (data: unknown) => StripResult;
+
+export interface AppliedNormalization {
+  /** Rule id from schemas/normalizations (`brand_manifest-to-brand`). */
+  rule: string;
+  /** Pointer of the deprecated field in the input. */
+  from: string;
+  /** Pointer of the current field in the output. */
+  to: string;
+  /** Set when the current field was already present: it won and the deprecated value was dropped. */
+  conflict?: boolean;
+  /** For drop-with-reason rules. */
+  reason?: string;
+}
+
+export interface NormalizeResult {
+  value: unknown;
+  applied: AppliedNormalization[];
+}
+
+/** A compiled normalizer for one tool and release. Never mutates its input. */
+export type NormalizeFn = (data: unknown) => NormalizeResult;
+
+/** `<out>/releases/<key>/tools/<tool>.cjs` exports (every member is present; identity/no-op where nothing applies). */
+export interface ToolArtifacts {
+  validateRequest: ValidateFn;
+  /** Synchronous-response schema validator. */
+  validateResponse: ValidateFn;
+  /** Async response variants keyed by their `status` const (`submitted`, `working`, `input-required`). */
+  validateAsyncResponse: Readonly<Record<string, ValidateFn>>;
+  strip: StripFn;
+  normalize: NormalizeFn;
+}
