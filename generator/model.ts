@@ -148,3 +148,21 @@ export interface Config {
   readonly out: string;
   readonly strict: boolean;
 }
+
+/** A hashed input named in a generated file's do-not-edit header. */
+export interface InputRef {
+  /** e.g. `adcp-3.2.0-beta.5:media-buy/create-media-buy-request.json`, `profile:guaranteed-publisher`. */
+  readonly name: string;
+  readonly hash: string;
+}
+
+/**
+ * One file of the generated output, before formatting and writing. Compile stages return these; `emit` adds the
+ * do-not-edit header (from templates/) naming `inputs`, `format` runs prettier, `write` swaps them in atomically.
+ */
+export interface EmittedFile {
+  /** Path relative to the output directory, forward slashes, e.g. `releases/3.2/validate/create_media_buy.request.cjs`. */
+  readonly path: string;
+  readonly contents: string;
+  readonly inputs: readonly InputRef[];
+}
