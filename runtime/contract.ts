@@ -59,13 +59,56 @@ export interface NormalizeResult {
 /** A compiled normalizer for one tool and release. Never mutates its input. */
 export type NormalizeFn = (data: unknown) => NormalizeResult;
 
-/** `<out>/releases/<key>/tools/<tool>.cjs` exports (every member is present; identity/no-op where nothing applies). */
-export interface ToolArtifacts {
-  validateRequest: ValidateFn;
-  /** Synchronous-response schema validator. */
-  validateResponse: ValidateFn;
-  /** Async response variants keyed by their `status` const (`submitted`, `working`, `input-required`). */
-  validateAsyncResponse: Readonly<Record<string, ValidateFn>>;
+/**
+ * Artifact modules, per release key (`3.2`) and tool, all CommonJS, loaded lazily and synchronously:
+ *
+ *   releases/<key>/validate/<tool>.request.cjs   module.exports = { validate: RawValidateFn }
+ *   releases/<key>/validate/<tool>.response.cjs  module.exports = { validate: RawValidateFn,
+ *                                                                   validateAsync: { [status]: RawValidateFn } }
+ *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
+ *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
+ *
+ * Artifacts `require` only relative paths inside the output directory (shared definition modules and support
+ * files the compile stages emit themselves), never a package, so the generated set is self-contained.
+ */
+export const ARTIFACT_PATHS = {
+  request: (key: string, tool: string) => `releases/${key}/validate/${tool}.request.cjs`,
+  response: (key: string, tool: string) => `releases/${key}/validate/${tool}.response.cjs`,
+  strip: (key: string, tool: string) => `releases/${key}/strip/${tool}.cjs`,
+  normalize: (key: string, tool: string) => `releases/${key}/normalize/${tool}.cjs`,
+} as const;
+
+/** An Ajv error object, as Ajv standalone code leaves it on `validate.errors`. */
+export interface AjvErrorObject {
+  keyword: string;
+  instancePath: string;
+  schemaPath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/**
+ * Ajv standalone code as emitted: returns a boolean and leaves its errors on the function itself. The runtime
+ * copies `errors` into Issues immediately (runtime/issues.ts), so no state survives between calls.
+ */
+export interface RawValidateFn {
+  (data: unknown): boolean;
+  errors?: AjvErrorObject[] | null;
+}
+
+export interface RequestValidatorModule {
+  validate: RawValidateFn;
+}
+
+export interface ResponseValidatorModule {
+  validate: RawValidateFn;
+  validateAsync: Readonly<Record<string, RawValidateFn>>;
+}
+
+export interface StripModule {
   strip: StripFn;
+}
+
+export interface NormalizeModule {
   normalize: NormalizeFn;
 }
