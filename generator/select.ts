@@ -109,3 +109,13 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
   }
   return node;
 }
+
+/** Stage 2: per profile, the selection for each release it serves (highest release first). */
+export function select(profiles: readonly Profile[], served: ReadonlyMap<string, readonly Release[]>): Map<string, Selection[]> {
+  const out = new Map<string, Selection[]>();
+  for (const profile of profiles) {
+    const releases = served.get(profile.name) ?? [];
+    out.set(profile.name, releases.map((r) => selectTools(profile, r, releases)));
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+import { parseArgs } from 'node:util';
+import { CodegenError, UsageError } from './errors.js';
+import { generate } from './generate.js';
+import { createLogger } from './log.js';
+
+export const USAGE = `Usage: adcp-codegen generate [options]
+
+Reads AdCP releases and capability profiles, writes the generated set (validators, strip functions, normalizers,
+projected tools/list schemas, MCP registrations) for each profile.
+
+Options:
+  --config F     config file (default: ./adcp-codegen.config.json)
+  --release DIR  AdCP release directory, or "@adcp/sdk" for the one embedded there (repeatable; replaces the config's)
+  --profile F    capability profile file or glob (repeatable; replaces the config's)
+  --out DIR      output directory (default: the config's "out", else ./generated)
+  --check        compare the output with what would be generated; change nothing; exit 1 on drift
+  --strict       treat x-adcp-applies-when lint warnings as errors
+  -h, --help     show this help
+
+Exit status: 0 ok, 1 generation error or drift found by --check, 2 usage error.
+`;
+
+/** Runs the CLI; returns the exit code instead of exiting so tests can drive it in-process. */
+export async function main(argv: readonly string[], stderr: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
+  const log = createLogger(stderr);
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        config: { type: 'string' },
+        release: { type: 'string', multiple: true },
+        profile: { type: 'string', multiple: true },
+        out: { type: 'string' },
+        check: { type: 'boolean' },
+        strict: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    log.error((e as Error).message);
+    stderr.write(USAGE);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) {
+    stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1 || positionals[0] !== 'generate') {
+    log.error(positionals.length === 0 ? 'missing command' : `unknown command ${JSON.stringify(positionals.join(' '))}`);
+    stderr.write(USAGE);
+    return 2;
+  }
+  try {
+    const result = await generate({
+      config: values.config,
+      releases: values.release,
+      profiles: values.profile,
+      out: values.out,
+      strict: values.strict,
+      check: values.check,
+      logger: log,
+    });
+    if (values.check === true && result.drift.length > 0) {
+      log.error(`generated output is out of step with its inputs; run \`npm run generate\`. Stale files:\n  ${result.drift.join('\n  ')}`);
+      return 1;
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      log.error(e.message);
+      stderr.write(USAGE);
+      return 2;
+    }
+    if (e instanceof CodegenError) {
+      log.error(e.message);
+      return 1;
+    }
+    log.error((e as Error).stack ?? String(e));
+    return 1;
+  }
+}

@@ -1,0 +1,164 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { advertise, AdvertisedSources, type AdvertisedRelease } from './advertise.js';
+import { compile } from './compile.js';
+import { entryFiles, GENERATOR_VERSION, jsonFile, profileFile, runtimeFiles, withHeader, type ProfileData } from './emit.js';
+import { CodegenError } from './errors.js';
+import { format } from './format.js';
+import { sha256 } from './hash.js';
+import { load } from './load.js';
+import type { ConfigOverrides } from './load-config.js';
+import { createLogger, type Logger } from './log.js';
+import type { EmittedFile, InputRef } from './model.js';
+import { loadNormalizationRules } from './normalize-rules.js';
+import { loadOverlays } from './overlay.js';
+import { packageRoot } from './package-root.js';
+import { select } from './select.js';
+import { diffOutput, MANIFEST, manifestFile, outputIntact, readManifest, write } from './write.js';
+
+export interface GenerateOptions extends ConfigOverrides {
+  /** Compare instead of writing: report drift, change nothing. */
+  readonly check?: boolean;
+  readonly logger?: Logger;
+}
+
+export interface GenerateResult {
+  readonly out: string;
+  /** Every generated file, relative to `out`. */
+  readonly files: readonly string[];
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+  /** True when inputs and output were already in step and nothing was compiled. */
+  readonly upToDate: boolean;
+  /** --check: files whose content differs, that are missing, or that should not be there. */
+  readonly drift: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The whole pipeline: load → select → project → compile → emit → format → write. Each stage is a function of the
+ * previous stage's output; only `write` touches the output directory, and only with a complete set.
+ */
+export async function generate(options: GenerateOptions = {}): Promise<GenerateResult> {
+  const log = options.logger ?? createLogger();
+  const warnings: string[] = [];
+  const warn = (m: string): void => {
+    warnings.push(m);
+    log.warn(m);
+  };
+  let t = performance.now();
+  const lap = (): number => {
+    const now = performance.now();
+    const ms = now - t;
+    t = now;
+    return ms;
+  };
+
+  const inputs = load(options);
+  const { config } = inputs;
+  const rules = loadNormalizationRules([...config.normalizations]);
+  const overlays = loadOverlays([...config.overlays]);
+  log.stage('load', `${inputs.releases.map((r) => `AdCP ${r.version}`).join(', ')}; ${inputs.profiles.length} profile(s); ${rules.length} normalization rule(s); ${overlays.length} overlay(s)`, lap());
+
+  const inputRefs: InputRef[] = [
+    ...inputs.releases.map((r) => ({ name: r.label, hash: r.hash })),
+    ...inputs.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
+    ...fileRefs('normalizations', config.normalizations),
+    ...fileRefs('overlay', config.overlays),
+  ];
+  const inputsHash = sha256(
+    JSON.stringify({ generator: GENERATOR_VERSION, code: generatorCodeHash(), inputs: inputRefs, acceptedRecords: config.acceptedRecords, strict: config.strict }),
+  );
+  const previous = readManifest(config.out);
+  if (previous !== undefined && previous.inputsHash === inputsHash && outputIntact(config.out, previous)) {
+    log.info(`${displayOut(config.out)} is up to date: nothing changed`);
+    return { out: config.out, files: Object.keys(previous.files), changed: [], removed: [], upToDate: true, drift: [], warnings };
+  }
+
+  const selections = select(inputs.profiles, inputs.served);
+  const selected = [...selections.values()].flat();
+  log.stage('select', selected.map((s) => `${s.tools.length}`).join('+') + ` tools over ${selected.length} profile×release surface(s)`, lap());
+
+  const sources = new AdvertisedSources(overlays);
+  const profiles: ProfileData[] = inputs.profiles.map((profile) => {
+    const ss = selections.get(profile.name)!;
+    const advertised: AdvertisedRelease[] = advertise(profile, ss, sources, config.acceptedRecords);
+    return { profile, selections: ss, advertised };
+  });
+  for (const f of sources.findings) {
+    const message = `${f.file}#${f.pointer}: ${f.message}`;
+    if (config.strict) throw new CodegenError(f.file, f.pointer, `${f.message} (--strict)`);
+    warn(message);
+  }
+  const advertisedFiles = new Map<string, EmittedFile>();
+  for (const p of profiles) {
+    for (const r of p.advertised) {
+      for (const e of r.entries) {
+        for (const s of [e.inputSchema, e.outputSchema]) {
+          if (!advertisedFiles.has(s.path)) advertisedFiles.set(s.path, jsonFile(s.path, 'schema', s.schema, s.inputs));
+        }
+      }
+    }
+  }
+  log.stage('project', `${advertisedFiles.size} advertised schema document(s)`, lap());
+
+  const compiled = await compile(inputs.releases, selections, rules);
+  for (const s of compiled.skippedRules) log.info(`normalization ${s.rule} not emitted for ${s.tool} (${s.release}): ${s.reason}`);
+  log.stage('compile', [...compiled.tools].map(([k, ts]) => `${ts.length} tools for ${k}`).join(', ') + `; ${compiled.files.length} module(s)`, lap());
+
+  const emitted: EmittedFile[] = [
+    ...entryFiles(profiles, [...compiled.tools.keys()], inputRefs),
+    ...runtimeFiles(),
+    ...profiles.map(profileFile),
+    ...advertisedFiles.values(),
+    ...compiled.files.map((f) => withHeader(f)),
+  ].sort((a, b) => (a.path < b.path ? -1 : 1));
+  log.stage('emit', `${emitted.length} file(s)`, lap());
+
+  const formatted = await format(emitted);
+  const all = [...formatted, manifestFile(formatted, `adcp-codegen ${GENERATOR_VERSION}`, inputsHash)];
+  log.stage('format', `${(all.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB`, lap());
+
+  if (options.check === true) {
+    const d = diffOutput(config.out, all.filter((f) => f.path !== MANIFEST));
+    const manifestDrift = previous === undefined || JSON.stringify(previous.files) !== JSON.stringify(JSON.parse(all.at(-1)!.contents).files);
+    const drift = [...d.stale, ...d.missing.map((p) => `${p} (missing)`), ...d.extra.filter((p) => p !== MANIFEST).map((p) => `${p} (not generated)`), ...(manifestDrift ? [MANIFEST] : [])];
+    log.stage('check', drift.length === 0 ? `${displayOut(config.out)} is in step` : `${drift.length} file(s) out of step`, lap());
+    return { out: config.out, files: all.map((f) => f.path), changed: [], removed: [], upToDate: drift.length === 0, drift, warnings };
+  }
+
+  const report = write(config.out, all);
+  log.stage('write', report.changed.length + report.removed.length === 0 ? `nothing changed in ${displayOut(config.out)}` : `${report.changed.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged in ${displayOut(config.out)}`, lap());
+  return { out: config.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings };
+}
+
+function fileRefs(kind: string, files: readonly string[]): InputRef[] {
+  return files.map((f) => ({ name: `${kind}:${f.split('/').slice(-2).join('/')}`, hash: sha256(readFileSync(f)) }));
+}
+
+function displayOut(out: string): string {
+  const rel = out.startsWith(process.cwd() + '/') ? out.slice(process.cwd().length + 1) : out;
+  return rel;
+}
+
+let codeHash: string | undefined;
+/** The generator's own code and templates: a changed generator must not be mistaken for an up-to-date output. */
+function generatorCodeHash(): string {
+  if (codeHash !== undefined) return codeHash;
+  const parts: string[] = [];
+  for (const dir of ['dist/generator', 'dist/runtime', 'templates', 'schemas']) {
+    const walk = (rel: string): void => {
+      for (const name of readdirSync(join(packageRoot, rel)).sort()) {
+        const path = join(rel, name);
+        if (statSync(join(packageRoot, path)).isDirectory()) {
+          if (rel === 'schemas' && name === 'profiles') continue;
+          walk(path);
+        } else if (!name.endsWith('.map')) parts.push(`${path}:${sha256(readFileSync(join(packageRoot, path)))}`);
+      }
+    };
+    walk(dir);
+  }
+  codeHash = sha256(parts.join('\n'));
+  return codeHash;
+}

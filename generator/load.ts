@@ -1,0 +1,44 @@
+import { CodegenError } from './errors.js';
+import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './load-config.js';
+import { checkCapabilities, readProfile, servedReleases } from './load-profile.js';
+import { displayPath, loadRelease } from './load-release.js';
+import type { Profile, Release } from './model.js';
+
+/** Stage 1 output: the config, every release model, and every profile checked against the releases it serves. */
+export interface Inputs {
+  readonly config: ResolvedConfig;
+  /** Highest release first. */
+  readonly releases: readonly Release[];
+  readonly profiles: readonly Profile[];
+  /** Per profile name, the releases it serves, highest first. */
+  readonly served: ReadonlyMap<string, readonly Release[]>;
+}
+
+export function load(overrides: ConfigOverrides): Inputs {
+  const config = loadConfig(overrides);
+  const releases = config.releaseDirs.map(({ dir, display }) => loadRelease(dir, display));
+  releases.forEach((r, i) => {
+    const other = releases.findIndex((x) => x.key === r.key);
+    if (other !== i) {
+      throw new CodegenError(config.file ?? '<command line>', `/releases/${i}`, `two configured releases have release precision ${r.key} (${releases[other]!.version} and ${r.version}); serve one`);
+    }
+  });
+  releases.sort((a, b) => b.major - a.major || b.minor - a.minor);
+
+  const cwd = overrides.cwd ?? process.cwd();
+  const profiles = config.profiles.map((path) => readProfile(path, displayPath(path, cwd)));
+  const byName = new Map<string, Profile>();
+  for (const p of profiles) {
+    const first = byName.get(p.name);
+    if (first !== undefined) throw new CodegenError(p.file, '/name', `profile name ${JSON.stringify(p.name)} is also used by ${first.file}`);
+    byName.set(p.name, p);
+  }
+  const served = new Map<string, readonly Release[]>();
+  for (const p of profiles) {
+    const rs = servedReleases(p, releases);
+    for (const r of rs) checkCapabilities(p, r);
+    served.set(p.name, rs);
+  }
+  profiles.sort((a, b) => (a.name < b.name ? -1 : 1));
+  return { config, releases, profiles, served };
+}

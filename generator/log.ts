@@ -1,0 +1,30 @@
+/**
+ * Progress on stderr, one line per stage with counts and time. Colour only on a TTY, never with NO_COLOR
+ * (https://no-color.org) or when the caller passes its own stream.
+ */
+export interface Logger {
+  stage(name: string, detail: string, ms: number): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export function createLogger(stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr, env: NodeJS.ProcessEnv = process.env): Logger {
+  const colour = stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
+  const paint = (code: string, text: string): string => (colour ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const line = (text: string): void => {
+    stream.write(text + '\n');
+  };
+  return {
+    stage: (name, detail, ms) => line(`${paint('36', 'adcp-codegen')} ${paint('1', name.padEnd(8))} ${detail} ${paint('2', `(${formatMs(ms)})`)}`),
+    info: (message) => line(`${paint('36', 'adcp-codegen')} ${message}`),
+    warn: (message) => line(`${paint('33', 'warning')} ${message}`),
+    error: (message) => line(`${paint('31', 'error')} ${message}`),
+  };
+}
+
+export const silentLogger: Logger = { stage() {}, info() {}, warn() {}, error() {} };
+
+function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}

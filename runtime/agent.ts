@@ -1,0 +1,351 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  ARTIFACT_PATHS,
+  type AppliedNormalization,
+  type Issue,
+  type NormalizeModule,
+  type NormalizeResult,
+  type RequestValidatorModule,
+  type ResponseValidatorModule,
+  type StripModule,
+  type StripResult,
+  type ValidateFn,
+} from './contract.js';
+import { driftIssues } from './drift.js';
+import { AdcpError, contextEcho, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
+import { wrapValidator } from './issues.js';
+import { loadArtifact } from './loader.js';
+import { registerMcp as registerMcpImpl } from './mcp.js';
+import { selectRelease, type ServedRelease } from './release-select.js';
+
+export type Mode = 'production' | 'development';
+
+export interface AgentOptions {
+  /** production (default): unknown fields at closed objects are stripped. development: they are rejected, and every
+   * response is validated against its schema before it is sent. */
+  mode?: Mode;
+  /**
+   * Runs after validation with the parsed value (what the handler will see), before the handler. Throw an AdcpError
+   * to reject. Never sees the raw arguments: authorization decides on exactly what will be executed.
+   */
+  authorize?: (tool: string, value: Record<string, unknown>, ctx: HandlerContext) => void | Promise<void>;
+}
+
+/** Per-call information from the transport (auth, request id …), passed through to the handler. */
+export interface CallContext {
+  [key: string]: unknown;
+}
+
+export interface HandlerContext extends CallContext {
+  readonly tool: string;
+  /** The release that serves this call (`3.2`); it labels the response. */
+  readonly release: string;
+  readonly mode: Mode;
+  /** Deprecated fields translated on the way in. */
+  readonly normalized: readonly AppliedNormalization[];
+  /** Unknown fields stripped on the way in (production). */
+  readonly stripped: readonly string[];
+}
+
+/** What a handler returns: the task's response body (without envelope fields the runtime adds), or an AdcpError. */
+export type ToolHandler<Args = Record<string, unknown>, Result = Record<string, unknown>> = (
+  args: Args,
+  ctx: HandlerContext,
+) => Result | AdcpError | Promise<Result | AdcpError>;
+
+export type ValidationResult<T = Record<string, unknown>> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolsListEntry {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: ToolAnnotations;
+}
+
+/** The MCP CallToolResult shape (structural, so no MCP SDK import is needed here). */
+export interface CallToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** Raised for a tool the profile does not serve; transports map it to their "unknown tool" error and nothing else. */
+export class UnknownToolError extends Error {
+  readonly tool: string;
+  constructor(tool: string) {
+    super(`Tool ${tool} not found`);
+    this.name = 'UnknownToolError';
+    this.tool = tool;
+  }
+}
+
+export interface ReleaseOption {
+  release?: string;
+}
+
+export interface Agent<Tools extends string = string> {
+  readonly name: string;
+  readonly mode: Mode;
+  /** Release keys served, highest first. */
+  readonly releases: readonly string[];
+  /** Tools served in `release` (default: the highest). */
+  tools(release?: string): readonly Tools[];
+  toolsList(release?: string): ToolsListEntry[];
+  capabilities(release?: string): Record<string, unknown>;
+  normalize(tool: Tools, args: unknown, options?: ReleaseOption): NormalizeResult;
+  strip(tool: Tools, args: unknown, options?: ReleaseOption): StripResult;
+  validateRequest(tool: Tools, args: unknown, options?: ReleaseOption): ValidationResult;
+  validateResponse(tool: Tools, body: unknown, options?: ReleaseOption): ValidationResult;
+  /** The whole pipeline for one call → an MCP CallToolResult. Throws UnknownToolError for tools outside the profile. */
+  call(tool: string, args: unknown, handler: ToolHandler<any, any>, ctx?: CallContext): Promise<CallToolResult>;
+  /** Serves the profile on an @modelcontextprotocol/sdk McpServer (or its low-level Server). */
+  registerMcp(server: unknown, handlers: Partial<Record<Tools, ToolHandler<any, any>>>): void;
+}
+
+interface ProfileRelease extends ServedRelease {
+  readonly version: string;
+  readonly tools: readonly string[];
+  readonly capabilities: Record<string, unknown>;
+  readonly toolsList: readonly { name: string; description?: string; annotations: ToolAnnotations; inputSchema: string; outputSchema: string }[];
+}
+
+/** Payloads deeper than this are rejected before any stage recurses into them. */
+export const MAX_DEPTH = 256;
+
+export async function createAgent(base: URL, name: string, options: AgentOptions = {}): Promise<Agent> {
+  const outDir = fileURLToPath(base);
+  const mode: Mode = options.mode ?? 'production';
+  if (mode !== 'production' && mode !== 'development') throw new Error(`adcp-codegen: mode must be "production" or "development"`);
+  const file = JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.json`), 'utf8')) as { profile: { releases: Omit<ProfileRelease, 'major' | 'minor'>[] } };
+  const served: ProfileRelease[] = file.profile.releases.map((r) => {
+    const [major, minor] = r.key.split('.').map(Number) as [number, number];
+    return { ...r, major, minor };
+  });
+  const byKey = new Map(served.map((r) => [r.key, r]));
+  const allTools = new Set(served.flatMap((r) => r.tools));
+
+  const releaseFor = (key: string | undefined): ProfileRelease => {
+    if (key === undefined) return served[0]!;
+    const r = byKey.get(key);
+    if (r === undefined) throw new Error(`adcp-codegen: profile ${name} does not serve release ${key} (serves ${[...byKey.keys()].join(', ')})`);
+    return r;
+  };
+  const requireTool = (tool: string, release: ProfileRelease): void => {
+    if (!release.tools.includes(tool)) throw new UnknownToolError(tool);
+  };
+
+  const memo = new Map<string, unknown>();
+  const cached = <T>(key: string, make: () => T): T => {
+    if (!memo.has(key)) memo.set(key, make());
+    return memo.get(key) as T;
+  };
+  const requestValidator = (r: ProfileRelease, tool: string): ValidateFn =>
+    cached(`req\0${r.key}\0${tool}`, () => wrapValidator((loadArtifact(outDir, ARTIFACT_PATHS.request(r.key, tool)) as RequestValidatorModule).validate));
+  const responseModule = (r: ProfileRelease, tool: string): ResponseValidatorModule =>
+    cached(`res\0${r.key}\0${tool}`, () => loadArtifact(outDir, ARTIFACT_PATHS.response(r.key, tool)) as ResponseValidatorModule);
+  const responseValidator = (r: ProfileRelease, tool: string, status: unknown): ValidateFn => {
+    const mod = responseModule(r, tool);
+    const variant = typeof status === 'string' && Object.prototype.hasOwnProperty.call(mod.validateAsync, status) ? status : '';
+    return cached(`resv\0${r.key}\0${tool}\0${variant}`, () => wrapValidator(variant === '' ? mod.validate : mod.validateAsync[variant]!));
+  };
+  const stripFn = (r: ProfileRelease, tool: string) => cached(`strip\0${r.key}\0${tool}`, () => (loadArtifact(outDir, ARTIFACT_PATHS.strip(r.key, tool)) as StripModule).strip);
+  const normalizeFn = (r: ProfileRelease, tool: string) =>
+    cached(`norm\0${r.key}\0${tool}`, () => (loadArtifact(outDir, ARTIFACT_PATHS.normalize(r.key, tool)) as NormalizeModule).normalize);
+
+  const toolsListCache = new Map<string, ToolsListEntry[]>();
+  const toolsList = (key?: string): ToolsListEntry[] => {
+    const r = releaseFor(key);
+    let list = toolsListCache.get(r.key);
+    if (list === undefined) {
+      const schema = (path: string): Record<string, unknown> =>
+        cached(`schema\0${path}`, () => (JSON.parse(readFileSync(join(outDir, path), 'utf8')) as { schema: Record<string, unknown> }).schema);
+      list = r.toolsList.map((e) => ({
+        name: e.name,
+        ...(e.description !== undefined ? { description: e.description } : {}),
+        inputSchema: schema(e.inputSchema),
+        outputSchema: schema(e.outputSchema),
+        annotations: { ...e.annotations },
+      }));
+      toolsListCache.set(r.key, list);
+    }
+    return list.map((e) => ({ ...e, annotations: { ...e.annotations } }));
+  };
+
+  const validateWith = (validate: ValidateFn, value: unknown, depthChecked = false): ValidationResult => {
+    const depth = depthChecked ? undefined : depthIssue(value);
+    if (depth !== undefined) return { ok: false, issues: [depth] };
+    const result = guarded(() => validate(value));
+    if (result === undefined) return { ok: false, issues: [tooDeep()] };
+    return result.ok ? { ok: true, value: value as Record<string, unknown> } : { ok: false, issues: result.issues };
+  };
+
+  /** The request pipeline up to the parsed value: normalize → strip (production) or drift issues → validate. */
+  const parse = (
+    tool: string,
+    r: ProfileRelease,
+    args: unknown,
+  ): { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] } | { ok: false; issues: Issue[] } => {
+    const depth = depthIssue(args);
+    if (depth !== undefined) return { ok: false, issues: [depth] };
+    // One private copy: no later stage (Ajv defaults, normalizers, the handler) can reach the caller's object.
+    const copy = guarded(() => structuredClone(args));
+    if (copy === undefined) return { ok: false, issues: [tooDeep()] };
+    const normalized = normalizeFn(r, tool)(copy);
+    const stripped = stripFn(r, tool)(normalized.value);
+    const candidate = mode === 'production' ? stripped.value : normalized.value;
+    const drift = mode === 'development' ? driftIssues(stripped) : [];
+    const verdict = validateWith(requestValidator(r, tool), candidate, true);
+    const issues = [...drift, ...(verdict.ok ? [] : verdict.issues)];
+    if (issues.length > 0) return { ok: false, issues };
+    return { ok: true, value: candidate as Record<string, unknown>, normalized: normalized.applied, stripped: mode === 'production' ? stripped.removed : [] };
+  };
+
+  const agent: Agent = {
+    name,
+    mode,
+    releases: served.map((r) => r.key),
+    tools: (key) => [...releaseFor(key).tools],
+    toolsList,
+    capabilities: (key) => structuredClone(releaseFor(key).capabilities),
+    normalize(tool, args, opts = {}) {
+      const r = releaseFor(opts.release);
+      requireTool(tool, r);
+      return normalizeFn(r, tool)(args);
+    },
+    strip(tool, args, opts = {}) {
+      const r = releaseFor(opts.release);
+      requireTool(tool, r);
+      return stripFn(r, tool)(args);
+    },
+    validateRequest(tool, args, opts = {}) {
+      const r = releaseFor(opts.release);
+      requireTool(tool, r);
+      return validateWith(requestValidator(r, tool), args);
+    },
+    validateResponse(tool, body, opts = {}) {
+      const r = releaseFor(opts.release);
+      requireTool(tool, r);
+      const status = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).status : undefined;
+      return validateWith(responseValidator(r, tool, status), body);
+    },
+
+    async call(tool, args, handler, ctx = {}) {
+      if (!allTools.has(tool)) throw new UnknownToolError(tool);
+      const echo = contextEcho(args);
+      const choice = selectRelease(served, args);
+      if (!choice.ok) {
+        const body =
+          choice.code === 'VERSION_UNSUPPORTED' ? versionUnsupported(choice.message, served.map((r) => r.key)) : invalidRequest(tool, choice.issues);
+        return errorResult(body, echo, served[0]!.key);
+      }
+      const r = byKey.get(choice.release.key)!;
+      if (!r.tools.includes(tool)) {
+        return errorResult(
+          {
+            code: 'UNSUPPORTED_FEATURE',
+            message: `${tool} is not served in AdCP ${r.key}; served in ${served.filter((x) => x.tools.includes(tool)).map((x) => x.key).join(', ')}`,
+            recovery: 'correctable',
+            details: { tool, supported_versions: served.filter((x) => x.tools.includes(tool)).map((x) => x.key) },
+          },
+          echo,
+          r.key,
+        );
+      }
+      const parsed = parse(tool, r, args);
+      if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues), echo, r.key);
+
+      const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
+      let result: unknown;
+      try {
+        if (options.authorize !== undefined) await options.authorize(tool, parsed.value, hctx);
+        result = await handler(parsed.value, hctx);
+      } catch (e) {
+        return errorResult(e instanceof AdcpError ? e.toBody() : internalError(tool, e), echo, r.key);
+      }
+      if (result instanceof AdcpError) return errorResult(result.toBody(), echo, r.key);
+      if (result === null || typeof result !== 'object' || Array.isArray(result)) {
+        return errorResult(internalError(tool, new Error('the handler returned no response object')), echo, r.key);
+      }
+      const resultBody = result as Record<string, unknown>;
+      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, echo, r.key);
+
+      const body: Record<string, unknown> = { ...resultBody, status: resultBody.status ?? 'completed', adcp_version: r.key };
+      const sentContext = (parsed.value as Record<string, unknown>).context;
+      if (sentContext !== undefined) body.context = sentContext;
+      if (mode === 'development') {
+        const verdict = validateWith(responseValidator(r, tool, body.status), body);
+        if (!verdict.ok) {
+          // Never send an invalid response as if it were valid: the agent has a bug, the buyer gets a server error.
+          return errorResult(
+            {
+              code: 'SERVICE_UNAVAILABLE',
+              message: `${tool}: the agent produced a response that does not match the AdCP ${r.key} response schema`,
+              recovery: 'transient',
+              details: { tool, response_issues: verdict.issues },
+            },
+            echo,
+            r.key,
+          );
+        }
+      }
+      return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+    },
+
+    registerMcp(server, handlers) {
+      registerMcpImpl(agent, server, handlers as Record<string, ToolHandler<any, any>>);
+    },
+  };
+  return agent;
+}
+
+function errorResult(error: AdcpErrorBody, echo: { present: boolean; value?: unknown }, release: string): CallToolResult {
+  const body: Record<string, unknown> = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+}
+
+function internalError(tool: string, e: unknown): AdcpErrorBody {
+  // The handler's own message stays in the server log; the buyer learns only that the call failed.
+  process.emitWarning(`adcp-codegen: handler for ${tool} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  return { code: 'SERVICE_UNAVAILABLE', message: `${tool} failed on the agent; retry later`, recovery: 'transient' };
+}
+
+function isAdcpErrorBody(v: unknown): v is AdcpErrorBody {
+  return v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>).code === 'string' && typeof (v as Record<string, unknown>).message === 'string';
+}
+
+function tooDeep(): Issue {
+  return { pointer: '', keyword: 'maxDepth', message: `nests deeper than ${MAX_DEPTH} levels` };
+}
+
+/** Iterative, so a 100,000-deep payload costs a loop, not a stack overflow. */
+function depthIssue(value: unknown): Issue | undefined {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= MAX_DEPTH) return tooDeep();
+    if (Array.isArray(node)) for (const v of node) stack.push([v, depth + 1]);
+    else for (const k in node) if (Object.prototype.hasOwnProperty.call(node, k)) stack.push([(node as Record<string, unknown>)[k], depth + 1]);
+  }
+  return undefined;
+}
+
+function guarded<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RangeError) return undefined;
+    throw e;
+  }
+}

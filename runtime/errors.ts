@@ -1,0 +1,107 @@
+import type { Issue } from './contract.js';
+
+/** The `adcp_error` object of a rejection (AdCP core/error.json, plus the 3.1+ `issues`). */
+export interface AdcpErrorBody {
+  code: string;
+  message: string;
+  recovery?: 'transient' | 'correctable' | 'terminal';
+  /** JSONPath-lite of issues[0].pointer, as core/error.json requires for pre-3.1 readers (`packages[0].pacing`). */
+  field?: string;
+  issues?: Issue[];
+  suggestion?: string;
+  details?: Record<string, unknown>;
+}
+
+/** A rejection as it goes on the wire: the error, the caller's context echoed, and the release that answered. */
+export interface AdcpErrorResponse {
+  adcp_error: AdcpErrorBody;
+  context?: unknown;
+  status: 'failed';
+  adcp_version: string;
+}
+
+/**
+ * Thrown (or returned) by handlers to answer with an AdCP error instead of a result. The runtime echoes the
+ * caller's `context` and labels the release, exactly as for its own rejections.
+ */
+export class AdcpError extends Error {
+  readonly code: string;
+  readonly recovery?: AdcpErrorBody['recovery'];
+  readonly field?: string;
+  readonly details?: Record<string, unknown>;
+  readonly suggestion?: string;
+
+  constructor(code: string, message: string, extra: Omit<Partial<AdcpErrorBody>, 'code' | 'message'> = {}) {
+    super(message);
+    this.name = 'AdcpError';
+    this.code = code;
+    this.recovery = extra.recovery;
+    this.field = extra.field;
+    this.details = extra.details;
+    this.suggestion = extra.suggestion;
+  }
+
+  toBody(): AdcpErrorBody {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.recovery !== undefined ? { recovery: this.recovery } : {}),
+      ...(this.field !== undefined ? { field: this.field } : {}),
+      ...(this.suggestion !== undefined ? { suggestion: this.suggestion } : {}),
+      ...(this.details !== undefined ? { details: this.details } : {}),
+    };
+  }
+}
+
+/** RFC 6901 pointer → JSONPath-lite (`/packages/0/targeting` → `packages[0].targeting`). */
+export function jsonPathLite(pointer: string): string {
+  if (pointer === '') return '';
+  let out = '';
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (/^(0|[1-9]\d*)$/.test(token)) out += `[${token}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(token)) out += out === '' ? token : `.${token}`;
+    else out += `[${JSON.stringify(token)}]`;
+  }
+  return out;
+}
+
+export function invalidRequest(tool: string, issues: Issue[]): AdcpErrorBody {
+  const first = issues[0];
+  const where = first === undefined || first.pointer === '' ? 'the request' : first.pointer;
+  return {
+    code: 'INVALID_REQUEST',
+    message: first === undefined ? `${tool}: invalid request` : `${tool}: ${where} ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : ''}`,
+    recovery: 'correctable',
+    ...(first !== undefined ? { field: jsonPathLite(first.pointer) } : {}),
+    issues,
+    details: { tool, issues },
+  };
+}
+
+export function versionUnsupported(message: string, supported: readonly string[]): AdcpErrorBody {
+  return {
+    code: 'VERSION_UNSUPPORTED',
+    message,
+    recovery: 'correctable',
+    suggestion: `pin adcp_version to one of ${supported.join(', ')}`,
+    details: { supported_versions: [...supported] },
+  };
+}
+
+/** Serialized size above which a caller's `context` is not echoed on rejections: an error must not amplify. */
+export const CONTEXT_ECHO_LIMIT = 8 * 1024;
+
+/** The caller's `context` to echo: the value itself when it is small enough, else nothing. */
+export function contextEcho(args: unknown): { present: boolean; value?: unknown } {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return { present: false };
+  if (!Object.prototype.hasOwnProperty.call(args, 'context')) return { present: false };
+  const value = (args as Record<string, unknown>).context;
+  let size: number;
+  try {
+    size = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  } catch {
+    return { present: false };
+  }
+  return size <= CONTEXT_ECHO_LIMIT ? { present: true, value } : { present: false };
+}

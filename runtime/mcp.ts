@@ -1,0 +1,61 @@
+import { createRequire } from 'node:module';
+import type { Agent, ToolHandler } from './agent.js';
+import { UnknownToolError } from './agent.js';
+
+/**
+ * Serves an agent's profile on an @modelcontextprotocol/sdk server. McpServer.registerTool takes zod schemas and
+ * validates arguments itself (a bare -32602 on failure), so the registration goes underneath it, on the low-level
+ * Server: tools/list answers with the precomputed entries (projected input and output schemas, annotations) and
+ * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST.
+ *
+ * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
+ * first used, so agents that never serve MCP need not install it.
+ */
+export function registerMcp(agent: Agent, server: unknown, handlers: Record<string, ToolHandler<any, any>>): void {
+  const low = lowLevelServer(server);
+  const sdk = createRequire(import.meta.url)('@modelcontextprotocol/sdk/types.js') as McpTypes;
+
+  const served = new Set(agent.releases.flatMap((r) => agent.tools(r)));
+  const all: Record<string, ToolHandler<any, any>> = { ...handlers };
+  if (served.has('get_adcp_capabilities') && all.get_adcp_capabilities === undefined) {
+    all.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
+  }
+  const extra = Object.keys(all).filter((t) => !served.has(t)).sort();
+  if (extra.length > 0) throw new Error(`adcp-codegen: handler(s) for tools profile ${agent.name} does not serve: ${extra.join(', ')}`);
+  const missing = [...served].filter((t) => typeof all[t] !== 'function').sort();
+  if (missing.length > 0) throw new Error(`adcp-codegen: profile ${agent.name} serves tools without a handler: ${missing.join(', ')}`);
+
+  low.registerCapabilities({ tools: { listChanged: false } });
+  low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.toolsList() }));
+  low.setRequestHandler(sdk.CallToolRequestSchema, async (request: { params: { name: string; arguments?: unknown } }, extra: Record<string, unknown>) => {
+    const { name, arguments: args } = request.params;
+    const handler = Object.prototype.hasOwnProperty.call(all, name) ? all[name] : undefined;
+    if (handler === undefined) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
+    try {
+      return await agent.call(name, args ?? {}, handler, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
+    } catch (e) {
+      if (e instanceof UnknownToolError) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
+      throw e;
+    }
+  });
+}
+
+interface McpTypes {
+  ListToolsRequestSchema: unknown;
+  CallToolRequestSchema: unknown;
+  McpError: new (code: number, message: string) => Error;
+  ErrorCode: { InvalidParams: number };
+}
+
+interface LowLevelServer {
+  registerCapabilities(capabilities: Record<string, unknown>): void;
+  setRequestHandler(schema: unknown, handler: (request: any, extra: any) => unknown): void;
+}
+
+function lowLevelServer(server: unknown): LowLevelServer {
+  const candidate = server !== null && typeof server === 'object' && 'server' in server ? (server as { server: unknown }).server : server;
+  if (candidate === null || typeof candidate !== 'object' || typeof (candidate as LowLevelServer).setRequestHandler !== 'function') {
+    throw new Error('adcp-codegen: registerMcp needs an @modelcontextprotocol/sdk McpServer or Server');
+  }
+  return candidate as LowLevelServer;
+}
