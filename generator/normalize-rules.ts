@@ -1,0 +1,298 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import { CodegenError } from './errors.js';
+import { sha256 } from './hash.js';
+import { escapeToken, joinPointer } from './json-pointer.js';
+import type { JsonObject, Release, SchemaFile } from './model.js';
+import { parseJson } from './read-json.js';
+import { isPlainObject } from './schema-walk.js';
+
+/**
+ * Normalization rules: deprecated request fields translated into their current form, as data
+ * (schemas/normalizations/*.json, format in schemas/normalization.schema.json). This file loads and validates
+ * them and decides, per release and tool, which rules are emitted; compile-normalize.ts turns the plan into code.
+ */
+
+export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';
+
+export type Transform =
+  | { readonly kind: 'rename' }
+  | { readonly kind: 'move' }
+  | { readonly kind: 'wrap-array' }
+  | { readonly kind: 'wrap-object'; readonly key: string; readonly pick?: string; readonly const?: JsonObject }
+  | { readonly kind: 'url-to-domain'; readonly urlMember?: string }
+  | { readonly kind: 'move-into-ext' }
+  | { readonly kind: 'unwrap'; readonly members: Readonly<Record<string, string>> }
+  | { readonly kind: 'drop'; readonly reason: string };
+
+export interface NormalizationRule {
+  readonly id: string;
+  readonly summary?: string;
+  readonly tools: readonly string[];
+  /** Container of the deprecated field: property names from the request root, `*` = every array element. */
+  readonly at: readonly string[];
+  readonly from: string;
+  /** Current field relative to the container; absent for `drop` and `unwrap` (whose members name theirs). */
+  readonly to?: readonly string[];
+  readonly accepts?: readonly JsonType[];
+  readonly transform: Transform;
+  /** The rule file as given, and the rule's pointer inside it (for errors and generated comments). */
+  readonly file: string;
+  readonly pointer: string;
+  /** sha256 of the rule file, named in generated headers. */
+  readonly fileHash: string;
+}
+
+/** One rule emitted for one tool of one release. */
+export interface PlannedRule {
+  readonly rule: NormalizationRule;
+  readonly tool: string;
+}
+
+export interface NormalizationPlan {
+  /** In rule-file order, then rule order: the order the compiled normalizer applies them. */
+  readonly emitted: PlannedRule[];
+  readonly skipped: { rule: string; tool: string; reason: string }[];
+}
+
+const schemaPath = new URL('../../schemas/normalization.schema.json', import.meta.url);
+let compiledSchema: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
+
+function ruleFileValidator(): ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } {
+  if (compiledSchema === undefined) {
+    // From dist/generator/ or generator/ alike: the schema sits at the repository root.
+    let text: string;
+    try {
+      text = readFileSync(schemaPath, 'utf8');
+    } catch {
+      text = readFileSync(new URL('../schemas/normalization.schema.json', import.meta.url), 'utf8');
+    }
+    const ajv = new Ajv({ allErrors: false, strict: false });
+    compiledSchema = ajv.compile(JSON.parse(text) as object);
+  }
+  return compiledSchema;
+}
+
+/**
+ * Reads and validates rule files. Every problem is a CodegenError naming the file and the JSON pointer of the
+ * offending value: schema violations, duplicate rule ids (across all files), and paths the format cannot express.
+ */
+export function loadNormalizationRules(files: string[]): NormalizationRule[] {
+  const rules: NormalizationRule[] = [];
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new CodegenError(file, '', `cannot read rule file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    }
+    const doc = parseJson(text, file);
+    const validate = ruleFileValidator();
+    if (!validate(doc)) throw schemaError(file, validate.errors ?? []);
+    const fileHash = sha256(text);
+    const raw = (doc as { rules: JsonObject[] }).rules;
+    raw.forEach((r, i) => {
+      const pointer = joinPointer('/rules', i);
+      const rule = toRule(r, file, pointer, fileHash);
+      const first = seen.get(rule.id);
+      if (first !== undefined) throw new CodegenError(file, `${pointer}/id`, `rule id ${JSON.stringify(rule.id)} is already used in ${first}`);
+      seen.set(rule.id, file);
+      rules.push(rule);
+    });
+  }
+  return rules;
+}
+
+function schemaError(file: string, errors: ErrorObject[]): CodegenError {
+  // oneOf over transform kinds reports every arm; the most specific error is the deepest one.
+  const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
+  if (best === undefined) return new CodegenError(file, '', 'does not match the normalization rule format');
+  let message = best.message ?? 'is invalid';
+  if (best.keyword === 'additionalProperties') message = `unknown property ${JSON.stringify((best.params as { additionalProperty: string }).additionalProperty)}`;
+  if (best.keyword === 'required') message = `missing property ${JSON.stringify((best.params as { missingProperty: string }).missingProperty)}`;
+  if (best.keyword === 'not' && best.schemaPath.includes('definitions/key')) message = 'is a reserved name (__proto__, constructor, prototype or *)';
+  return new CodegenError(file, best.instancePath, message);
+}
+
+function toRule(r: JsonObject, file: string, pointer: string, fileHash: string): NormalizationRule {
+  const transform = r.transform as unknown as Transform;
+  const to = r.to as string[] | undefined;
+  if (transform.kind === 'rename' && to !== undefined && to.length !== 1) {
+    throw new CodegenError(file, `${pointer}/to`, 'a rename names one sibling property; use "move" for a nested target');
+  }
+  if (transform.kind === 'move-into-ext' && (to === undefined || to.length !== 2 || to[0] !== 'ext')) {
+    throw new CodegenError(file, `${pointer}/to`, 'move-into-ext targets ["ext", <name>]');
+  }
+  if (to !== undefined && to.length === 1 && to[0] === r.from) {
+    throw new CodegenError(file, `${pointer}/to`, 'the target is the deprecated field itself');
+  }
+  return {
+    id: r.id as string,
+    summary: typeof r.summary === 'string' ? r.summary : undefined,
+    tools: r.tools as string[],
+    at: (r.at as string[] | undefined) ?? [],
+    from: r.from as string,
+    to,
+    accepts: r.accepts as JsonType[] | undefined,
+    transform,
+    file,
+    pointer,
+    fileHash,
+  };
+}
+
+/**
+ * Which rules apply to which tools of this release. A rule is emitted for a tool only when the tool is in the
+ * release, its request declares the rule's container and target (with the shape the transform produces), and
+ * the deprecated field is not a current field there (declared and not deprecated). Every other pair is skipped
+ * with a reason the generator prints.
+ */
+export function planNormalizations(release: Release, rules: readonly NormalizationRule[]): NormalizationPlan {
+  const emitted: PlannedRule[] = [];
+  const skipped: NormalizationPlan['skipped'] = [];
+  for (const rule of rules) {
+    for (const tool of rule.tools) {
+      const reason = whySkipped(release, rule, tool);
+      if (reason === undefined) emitted.push({ rule, tool });
+      else skipped.push({ rule: rule.id, tool, reason });
+    }
+  }
+  return { emitted, skipped };
+}
+
+function whySkipped(release: Release, rule: NormalizationRule, toolName: string): string | undefined {
+  const tool = release.tools.get(toolName);
+  if (tool === undefined) return `${toolName} is not a tool of AdCP ${release.version}`;
+  const missing = release.unavailable.get(toolName);
+  if (missing !== undefined) return `${toolName} is unavailable in this copy of the release: ${missing}`;
+  const file = release.schemas.byPath.get(tool.requestSchema)!;
+  const where = rule.at.length === 0 ? 'the request' : `/${rule.at.map(escapeToken).join('/')}`;
+
+  let containers = shapesOf(release, [{ file, schema: file.schema }]);
+  for (const token of rule.at) {
+    containers = token === '*' ? itemsOf(release, containers) : propertyShapes(release, containers, token);
+    if (containers.length === 0) return `${where} is not declared by ${tool.requestSchema}`;
+  }
+
+  const source = declared(release, containers, rule.from);
+  if (source.current) return `${rule.from} is a current field of ${where} in AdCP ${release.version}`;
+
+  if (rule.transform.kind === 'unwrap') {
+    for (const [member, target] of Object.entries(rule.transform.members)) {
+      if (declared(release, containers, target).current === false) return `target ${target} (for ${rule.from}.${member}) is not a current field of ${where} in AdCP ${release.version}`;
+    }
+    return undefined;
+  }
+  if (rule.to === undefined) return undefined; // drop: nothing to check on the target side
+  let targets = containers;
+  for (const [i, name] of rule.to.entries()) {
+    // move-into-ext: `ext` is declared open, the name beneath it need not be.
+    if (rule.transform.kind === 'move-into-ext' && i === 1) {
+      if (!targets.some((t) => isOpenObject(t.schema))) return `ext of ${where} is not an open object in AdCP ${release.version}`;
+      return undefined;
+    }
+    const found = declared(release, targets, name);
+    if (!found.current) return `target ${rule.to.slice(0, i + 1).join('.')} is not a current field of ${where} in AdCP ${release.version}`;
+    targets = found.shapes;
+  }
+  return shapeMismatch(release, rule, targets, where);
+}
+
+/** The transform's output has to fit the target as declared. */
+function shapeMismatch(release: Release, rule: NormalizationRule, targets: Shape[], where: string): string | undefined {
+  const target = `${rule.to!.join('.')} at ${where}`;
+  switch (rule.transform.kind) {
+    case 'wrap-array':
+      return targets.some((t) => allowsType(t.schema, 'array')) ? undefined : `target ${target} is not an array in AdCP ${release.version}`;
+    case 'wrap-object': {
+      const key = rule.transform.key;
+      return declared(release, targets, key).any ? undefined : `target ${target} declares no ${key} in AdCP ${release.version}`;
+    }
+    case 'url-to-domain':
+      return declared(release, targets, 'domain').any ? undefined : `target ${target} declares no domain in AdCP ${release.version}`;
+    default:
+      return undefined;
+  }
+}
+
+interface Shape {
+  readonly file: SchemaFile;
+  readonly schema: Record<string, unknown>;
+}
+
+/**
+ * The object schemas a value at this place may match: `$ref`s followed (through the release registry), and
+ * the arms of allOf/anyOf/oneOf and if/then/else flattened, since a property declared in any arm is declared.
+ */
+function shapesOf(release: Release, nodes: { file: SchemaFile; schema: unknown }[]): Shape[] {
+  const out: Shape[] = [];
+  const seen = new Set<unknown>();
+  const visit = (file: SchemaFile, schema: unknown, depth: number): void => {
+    if (!isPlainObject(schema) || seen.has(schema) || depth > 32) return;
+    seen.add(schema);
+    out.push({ file, schema });
+    if (typeof schema.$ref === 'string') {
+      const target = release.schemas.resolve(schema.$ref, file.id);
+      visit(target.file, target.schema, depth + 1);
+    }
+    for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
+      const arms = schema[keyword];
+      if (Array.isArray(arms)) for (const arm of arms) visit(file, arm, depth + 1);
+    }
+    for (const keyword of ['then', 'else']) if (keyword in schema) visit(file, schema[keyword], depth + 1);
+  };
+  for (const n of nodes) visit(n.file, n.schema, 0);
+  return out;
+}
+
+function itemsOf(release: Release, shapes: Shape[]): Shape[] {
+  return shapesOf(
+    release,
+    shapes.filter((s) => isPlainObject(s.schema.items)).map((s) => ({ file: s.file, schema: s.schema.items })),
+  );
+}
+
+function propertyShapes(release: Release, shapes: Shape[], name: string): Shape[] {
+  return declared(release, shapes, name).shapes;
+}
+
+/** Whether `name` is declared in any of the shapes, whether any declaration is current (not deprecated). */
+function declared(release: Release, shapes: Shape[], name: string): { any: boolean; current: boolean; shapes: Shape[] } {
+  const decls: { file: SchemaFile; schema: unknown }[] = [];
+  for (const s of shapes) {
+    const props = s.schema.properties;
+    if (isPlainObject(props) && Object.prototype.hasOwnProperty.call(props, name)) decls.push({ file: s.file, schema: props[name] });
+  }
+  const current = decls.some((d) => !isDeprecated(release, d.file, d.schema));
+  return { any: decls.length > 0, current, shapes: shapesOf(release, decls) };
+}
+
+/**
+ * `deprecated: true`, or a description that opens with "Deprecated"/"DEPRECATED" (3.0.6 marks some fields only
+ * in prose), on the property or on the schema it references.
+ */
+export function isDeprecated(release: Release, file: SchemaFile, schema: unknown): boolean {
+  if (!isPlainObject(schema)) return false;
+  if (schema.deprecated === true) return true;
+  if (typeof schema.description === 'string' && /^\W*deprecated\b/i.test(schema.description)) return true;
+  if (typeof schema.$ref === 'string') {
+    const target = release.schemas.resolve(schema.$ref, file.id);
+    return isPlainObject(target.schema) && target.schema.deprecated === true;
+  }
+  return false;
+}
+
+function allowsType(schema: Record<string, unknown>, type: string): boolean {
+  const t = schema.type;
+  return t === type || (Array.isArray(t) && t.includes(type)) || (type === 'array' && 'items' in schema);
+}
+
+function isOpenObject(schema: Record<string, unknown>): boolean {
+  return allowsType(schema, 'object') && schema.additionalProperties !== false;
+}
+
+/** Rule files as `InputRef` names: `normalization:<file>`. */
+export function ruleInput(rule: NormalizationRule): { name: string; hash: string } {
+  return { name: `normalization:${rule.file}`, hash: rule.fileHash };
+}
