@@ -9,6 +9,7 @@ import type {
   McpProjection,
   McpToolProjection,
   Release,
+  ResolvedRef,
   SchemaFile,
   SpecialismDef,
   TaskResultResolution,
@@ -167,11 +168,32 @@ function checkToolSchemas(tool: ToolDef, registry: Release['schemas'], display: 
         } catch (e) {
           throw new CodegenError(`${display}/${current.path}`, `${pointer}/$ref`, `dangling $ref ${JSON.stringify(ref)}: ${(e as Error).message}`);
         }
+        checkRefChain(registry, target, `${display}/${current.path}`, `${pointer}/$ref`);
         if (!seen.has(target.file.id)) stack.push(target.file);
       }
     }
   }
 }
+
+/**
+ * Recursive schemas are fine (a product's child products); a chain of schemas that are nothing but `$ref` and
+ * come back to where they started describes no value at all, and every validator would loop on it.
+ */
+function checkRefChain(registry: Release['schemas'], start: ResolvedRef, file: string, pointer: string): void {
+  const visited = new Set<string>();
+  let node: ResolvedRef = start;
+  while (isPlainObject(node.schema) && typeof node.schema.$ref === 'string' && Object.keys(node.schema).every((k) => k === '$ref' || ANNOTATION_ONLY.has(k))) {
+    if (visited.has(node.uri)) throw new CodegenError(file, pointer, `$ref cycle: ${[...visited, node.uri].join(' → ')} never reaches a schema`);
+    visited.add(node.uri);
+    try {
+      node = registry.resolve(node.schema.$ref, node.file.id);
+    } catch {
+      return; // dangling: reported with its own file and pointer when that file is scanned
+    }
+  }
+}
+
+const ANNOTATION_ONLY = new Set(['$schema', '$id', '$comment', 'title', 'description', 'examples', 'deprecated']);
 
 function readMcpProjection(dir: string, display: string, tools: ReadonlyMap<string, ToolDef>): McpProjection | undefined {
   const mcpRoot = join(dir, 'mcp');

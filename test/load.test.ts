@@ -89,6 +89,19 @@ test('bad releases: missing dir, missing manifest, malformed JSON, dangling $ref
   e = codegenError(() => loadRelease(tinyRelease({ 'core/thing.json': { $id: '/schemas/9.1.0/core/thing.json', $ref: '#/definitions/missing' } }), 'rel'));
   assert.is(e.pointer, '/$ref');
 
+  e = codegenError(() =>
+    loadRelease(
+      tinyRelease({
+        'core/thing.json': { $id: '/schemas/9.1.0/core/thing.json', $ref: '/schemas/9.1.0/core/alias.json' },
+        'core/alias.json': { $id: '/schemas/9.1.0/core/alias.json', description: 'an alias', $ref: 'thing.json' },
+      }),
+      'rel',
+    ),
+  );
+  assert.match(e.message, /\$ref cycle/);
+  assert.is(e.file, 'rel/media-buy/get-things-response.json');
+  assert.is(e.pointer, '/properties/things/items/$ref');
+
   // A cycle across files is legal JSON Schema (recursive types) and must load without looping.
   const cyclic = tinyRelease({ 'core/thing.json': { $id: '/schemas/9.1.0/core/thing.json', type: 'object', properties: { child: { $ref: '/schemas/9.1.0/core/thing.json' }, peer: { $ref: '../media-buy/make-thing-request.json' } } } });
   assert.ok(loadRelease(cyclic).schemas.byId.size > 0);
