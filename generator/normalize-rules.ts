@@ -67,7 +67,7 @@ function ruleFileValidator(): ((data: unknown) => boolean) & { errors?: ErrorObj
     } catch {
       text = readFileSync(new URL('../schemas/normalization.schema.json', import.meta.url), 'utf8');
     }
-    const ajv = new Ajv({ allErrors: false, strict: false });
+    const ajv = new Ajv({ allErrors: false, strict: false, discriminator: true });
     compiledSchema = ajv.compile(JSON.parse(text) as object);
   }
   return compiledSchema;
@@ -105,13 +105,17 @@ export function loadNormalizationRules(files: string[]): NormalizationRule[] {
 }
 
 function schemaError(file: string, errors: ErrorObject[]): CodegenError {
-  // oneOf over transform kinds reports every arm; the most specific error is the deepest one.
+  // With allErrors off there are few errors; the deepest names the most specific place.
   const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
   if (best === undefined) return new CodegenError(file, '', 'does not match the normalization rule format');
   let message = best.message ?? 'is invalid';
   if (best.keyword === 'additionalProperties') message = `unknown property ${JSON.stringify((best.params as { additionalProperty: string }).additionalProperty)}`;
   if (best.keyword === 'required') message = `missing property ${JSON.stringify((best.params as { missingProperty: string }).missingProperty)}`;
   if (best.keyword === 'not' && best.schemaPath.includes('definitions/key')) message = 'is a reserved name (__proto__, constructor, prototype or *)';
+  if (best.keyword === 'discriminator') {
+    const tag = (best.params as { tag: string }).tag;
+    return new CodegenError(file, `${best.instancePath}/${tag}`, `unknown transform ${tag}; see schemas/normalization.schema.json`);
+  }
   return new CodegenError(file, best.instancePath, message);
 }
 
