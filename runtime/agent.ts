@@ -18,6 +18,7 @@ import { AdcpError, contextEcho, invalidRequest, versionUnsupported, type AdcpEr
 import { wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
+import { a2aSkills, createA2AExecutor, type A2AExecutor, type A2ASkill } from './a2a.js';
 import { selectRelease, type ServedRelease } from './release-select.js';
 
 export type Mode = 'production' | 'development';
@@ -111,6 +112,9 @@ export interface Agent<Tools extends string = string> {
   call(tool: string, args: unknown, handler: ToolHandler<any, any>, ctx?: CallContext): Promise<CallToolResult>;
   /** Serves the profile on an @modelcontextprotocol/sdk McpServer (or its low-level Server). */
   registerMcp(server: unknown, handlers: Partial<Record<Tools, ToolHandler<any, any>>>): void;
+  /** The same pipeline as an @a2a-js/sdk AgentExecutor (skill dispatch), and the agent-card skills to go with it. */
+  a2aExecutor(handlers: Partial<Record<Tools, ToolHandler<any, any>>>): A2AExecutor;
+  a2aSkills(release?: string): A2ASkill[];
 }
 
 interface ProfileRelease extends ServedRelease {
@@ -305,6 +309,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     registerMcp(server, handlers) {
       registerMcpImpl(agent, server, handlers as Record<string, ToolHandler<any, any>>);
     },
+    a2aExecutor: (handlers) => createA2AExecutor(agent, handlers as Record<string, ToolHandler<any, any>>),
+    a2aSkills: (release) => a2aSkills(agent, release),
   };
   return agent;
 }
