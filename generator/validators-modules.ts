@@ -1,0 +1,109 @@
+import { sha256, shortHash } from './hash.js';
+import { jsonText } from './validators-code.js';
+import { unitComment, type Unit } from './validators-split.js';
+
+/**
+ * Names and renders the shared definition modules. A module's file name is `<schema location>-<hash>.cjs`, the
+ * hash covering its own text and, through their names, everything it requires — content-addressed, so a change
+ * anywhere in a definition's closure renames exactly the modules whose code changed. Definitions that reference
+ * each other in a cycle (a strongly connected component) share one hash computed over all their texts.
+ */
+
+export const DEFS_DIR = 'defs';
+export const SUPPORT_DIR = 'support';
+
+/** Every unit reachable from the roots, sorted by URI. */
+export function closure(roots: readonly Unit[]): Unit[] {
+  const seen = new Set<Unit>();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const u = stack.pop()!;
+    if (seen.has(u)) continue;
+    seen.add(u);
+    for (const b of u.bindings) if (b.kind === 'unit') stack.push(b.unit);
+  }
+  return [...seen].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+}
+
+/** File names (inside defs/) of every unit, content-addressed. */
+export function nameModules(units: readonly Unit[], label: string): Map<Unit, string> {
+  const names = new Map<Unit, string>();
+  for (const scc of stronglyConnected(units)) {
+    const members = new Set(scc);
+    const text = scc.map((u) => `${u.uri}\n${renderUnit(u, label, (dep) => (members.has(dep) ? `<${dep.uri}>` : names.get(dep)!))}`).join('\n');
+    const sccHash = sha256(text);
+    for (const u of scc) names.set(u, `${slug(u)}-${shortHash(sha256(`${sccHash}\n${u.uri}`))}.cjs`);
+  }
+  return names;
+}
+
+/** The module text of a unit, given the file names of the units it requires. */
+export function renderUnit(unit: Unit, label: string, nameOf: (dep: Unit) => string): string {
+  const lines = ['"use strict";', unitComment(unit, label), '// Set first: a definition that requires this one in a cycle finds it already exported.', 'exports.validate = validate;'];
+  for (const b of unit.bindings) {
+    if (b.kind === 'unit') lines.push(`const ${b.local} = require(${jsonText(`./${nameOf(b.unit)}`)})${b.whole ? '' : '.validate'};`);
+    else if (b.kind === 'support') lines.push(`const ${b.local} = require(${jsonText(`../${SUPPORT_DIR}/${b.file}`)})${b.member};`);
+    else lines.push(`const ${b.local} = ${b.code};`);
+  }
+  lines.push(unit.code, '');
+  return lines.join('\n');
+}
+
+/** A file-name-safe rendering of a unit's location: `core.product`, `core.targeting.definitions.geo`. */
+function slug(unit: Unit): string {
+  const base = unit.location.file.path.replace(/\.json$/, '').split('/');
+  const ptr = unit.location.pointer === '' ? [] : unit.location.pointer.slice(1).split('/');
+  const s = [...base, ...ptr]
+    .join('.')
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/\.{2,}/g, '.');
+  return s.length > 96 ? s.slice(0, 96) : s;
+}
+
+/** Tarjan's algorithm, iterative; components come out dependencies first. Input order fixes output order. */
+function stronglyConnected(units: readonly Unit[]): Unit[][] {
+  const index = new Map<Unit, number>();
+  const low = new Map<Unit, number>();
+  const onStack = new Set<Unit>();
+  const stack: Unit[] = [];
+  const out: Unit[][] = [];
+  let next = 0;
+  const deps = (u: Unit): Unit[] =>
+    u.bindings.flatMap((b) => (b.kind === 'unit' ? [b.unit] : [])).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+  for (const start of units) {
+    if (index.has(start)) continue;
+    const work: { u: Unit; deps: Unit[]; i: number }[] = [];
+    const push = (u: Unit): void => {
+      index.set(u, next);
+      low.set(u, next);
+      next++;
+      stack.push(u);
+      onStack.add(u);
+      work.push({ u, deps: deps(u), i: 0 });
+    };
+    push(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      if (frame.i < frame.deps.length) {
+        const d = frame.deps[frame.i++]!;
+        if (!index.has(d)) push(d);
+        else if (onStack.has(d)) low.set(frame.u, Math.min(low.get(frame.u)!, index.get(d)!));
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent !== undefined) low.set(parent.u, Math.min(low.get(parent.u)!, low.get(frame.u)!));
+      if (low.get(frame.u) === index.get(frame.u)) {
+        const scc: Unit[] = [];
+        let w: Unit;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          scc.push(w);
+        } while (w !== frame.u);
+        out.push(scc.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)));
+      }
+    }
+  }
+  return out;
+}

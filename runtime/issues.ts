@@ -1,0 +1,273 @@
+/**
+ * Turns Ajv's raw errors into AdCP issues (`adcp_error.issues[]`), and raw validators into pure ValidateFns.
+ * Copied into the generated output with the rest of the runtime: imports nothing but the contract.
+ */
+import type { AjvErrorObject, CheckResult, Issue, RawValidateFn, ResponseValidatorModule, ValidateFn } from './contract.js';
+
+/** At most this many branch issues stand for a failed union (the closest branch's), never the whole cascade. */
+const MAX_BRANCH_ISSUES = 3;
+/** Values listed in a message; `allowedValues` always carries them all. */
+const MAX_LISTED = 12;
+
+/**
+ * A pure validator: copies the errors Ajv leaves on the function before returning (and clears them, so no state or
+ * payload fragment survives the call). Input too deeply nested for the call stack is a clean failure, not a crash.
+ */
+export function wrapValidator(raw: RawValidateFn): ValidateFn {
+  return (data: unknown): CheckResult => {
+    let ok: boolean;
+    try {
+      ok = raw(data) === true;
+    } catch (e) {
+      raw.errors = null;
+      if (e instanceof RangeError) {
+        return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }] };
+      }
+      throw e;
+    }
+    if (ok) return { ok: true };
+    const errors = Array.isArray(raw.errors) ? raw.errors.slice() : [];
+    raw.errors = null;
+    const issues = toIssues(errors, data);
+    return { ok: false, issues: issues.length > 0 ? issues : [{ pointer: '', keyword: 'schema', message: 'does not match the schema' }] };
+  };
+}
+
+/**
+ * Response validation (issue 7, point 5). The body is validated as it goes on the wire, envelope fields at its
+ * root, against the canonical schema the release publishes: 3.2 response schemas compose `core/version-envelope`
+ * and `core/protocol-envelope` themselves (status, context, adcp_version, task_id, … declared, `status` required),
+ * and 3.0 response schemas are open at the root, so the envelope fields the protocol layer adds are accepted as
+ * they are — nothing is added or stripped here, because the spec already says what it intends. An async task
+ * response is picked by the body's `status` (`submitted`, `working`, `input-required`) when the tool publishes a
+ * schema for that status; every other status (`completed`, `failed`, …) is checked against the response schema.
+ */
+export function wrapResponseValidator(module: ResponseValidatorModule): ValidateFn {
+  const sync = wrapValidator(module.validate);
+  const byStatus = new Map<string, ValidateFn>();
+  return (body: unknown): CheckResult => {
+    const status = isObject(body) && Object.prototype.hasOwnProperty.call(body, 'status') ? body.status : undefined;
+    if (typeof status === 'string' && Object.prototype.hasOwnProperty.call(module.validateAsync, status)) {
+      let fn = byStatus.get(status);
+      if (fn === undefined) byStatus.set(status, (fn = wrapValidator(module.validateAsync[status]!)));
+      return fn(body);
+    }
+    return sync(body);
+  };
+}
+
+interface Node {
+  readonly error: AjvErrorObject;
+  /** For oneOf/anyOf/if: the errors of the branches it tried, as Ajv left them before the failure. */
+  readonly children: Node[];
+}
+
+/**
+ * AdCP issues from Ajv's errors. With `allErrors: false` Ajv stops at the first failure, which comes last; before
+ * it, the errors of the union branches it tried. A union becomes one summary (the discriminator value expected,
+ * or the closest branch's few issues), never every branch's cascade.
+ */
+export function toIssues(errors: readonly AjvErrorObject[], data: unknown): Issue[] {
+  const top: Node[] = [];
+  for (const raw of errors) {
+    if (raw === null || typeof raw !== 'object') continue;
+    const error = copyError(raw);
+    if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') {
+      // Its branch errors are the run of preceding errors at or below its instance path.
+      let start = top.length;
+      while (start > 0 && within(top[start - 1]!.error.instancePath, error.instancePath)) start--;
+      top.push({ error, children: top.splice(start) });
+    } else {
+      top.push({ error, children: [] });
+    }
+  }
+  const out: Issue[] = [];
+  const seen = new Set<string>();
+  for (const node of top) {
+    for (const issue of nodeIssues(node, data)) {
+      const key = `${issue.pointer}\0${issue.keyword}\0${issue.message}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        out.push(issue);
+      }
+    }
+  }
+  return out;
+}
+
+function nodeIssues(node: Node, data: unknown): Issue[] {
+  const { error, children } = node;
+  if (error.keyword === 'if') return children.length > 0 ? children.flatMap((c) => nodeIssues(c, data)) : [issue(error)];
+  if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') return [issue(error)];
+  return unionIssues(error, children, data);
+}
+
+function unionIssues(error: AjvErrorObject, children: Node[], data: unknown): Issue[] {
+  const at = error.instancePath;
+  const passing = error.params.passingSchemas;
+  if (Array.isArray(passing)) {
+    return [{ pointer: at, keyword: error.keyword, message: `matches more than one of the allowed shapes (branches ${passing.join(' and ')}); it must match exactly one` }];
+  }
+  const hint = discriminatorHint(error.params.discriminator);
+  const target = valueAt(data, at);
+  let branchNodes = children;
+  if (hint !== undefined && isObject(target)) {
+    const discriminator = { property: hint.property, allowedValues: hint.allowedValues.slice() };
+    const where = `${at}/${escapeToken(hint.property)}`;
+    if (!Object.prototype.hasOwnProperty.call(target, hint.property)) {
+      return [{ pointer: at, keyword: 'required', message: `must have required property '${hint.property}' (${listValues(hint.allowedValues)})`, missingProperty: hint.property, discriminator }];
+    }
+    const value = target[hint.property];
+    if (!hint.allowedValues.some((v) => sameJson(v, value))) {
+      return [{ pointer: where, keyword: error.keyword, message: `must be one of ${listValues(hint.allowedValues)}`, allowedValues: hint.allowedValues.slice(), discriminator }];
+    }
+    // The value picks a branch: the other branches' rejections of that value say nothing useful.
+    branchNodes = children.filter((c) => !(c.error.instancePath === where && (c.error.keyword === 'const' || c.error.keyword === 'enum')));
+  }
+  const summary: Issue = { pointer: at, keyword: error.keyword, message: unionMessage(error.keyword, branchNodes, at) };
+  const deeper = branchNodes.filter((c) => depth(c.error.instancePath) > depth(at));
+  if (deeper.length === 0) return [summary];
+  // The branch that got furthest into the payload is most likely the one the caller meant.
+  const deepest = Math.max(...deeper.map((c) => depth(c.error.instancePath)));
+  const closest = deeper.filter((c) => depth(c.error.instancePath) === deepest).slice(-MAX_BRANCH_ISSUES);
+  return [...closest.flatMap((c) => nodeIssues(c, data)).slice(0, MAX_BRANCH_ISSUES), summary];
+}
+
+function unionMessage(keyword: string, children: Node[], at: string): string {
+  const base = keyword === 'oneOf' ? 'must match exactly one of the allowed shapes' : 'must match at least one of the allowed shapes';
+  const missing = [...new Set(children.filter((c) => c.error.keyword === 'required' && c.error.instancePath === at).map((c) => String(c.error.params.missingProperty)))];
+  return missing.length > 0 ? `${base} (each requires one of: ${missing.map((m) => `'${m}'`).join(', ')})` : base;
+}
+
+function issue(error: AjvErrorObject): Issue {
+  const p = error.params;
+  const at = error.instancePath;
+  switch (error.keyword) {
+    case 'required':
+      return { pointer: at, keyword: 'required', message: `must have required property '${String(p.missingProperty)}'`, missingProperty: String(p.missingProperty) };
+    case 'dependencies':
+    case 'dependentRequired':
+      return {
+        pointer: at,
+        keyword: error.keyword,
+        message: `must have property '${String(p.missingProperty)}' when property '${String(p.property)}' is present`,
+        missingProperty: String(p.missingProperty),
+      };
+    case 'additionalProperties':
+      return {
+        pointer: `${at}/${escapeToken(String(p.additionalProperty))}`,
+        keyword: 'additionalProperties',
+        message: `unknown property '${String(p.additionalProperty)}' is not allowed here`,
+        additionalProperty: String(p.additionalProperty),
+      };
+    case 'enum': {
+      const values = Array.isArray(p.allowedValues) ? p.allowedValues.slice() : [];
+      return { pointer: at, keyword: 'enum', message: `must be one of ${listValues(values)}`, allowedValues: values };
+    }
+    case 'const':
+      return { pointer: at, keyword: 'const', message: `must be ${jsonOf(p.allowedValue)}`, allowedValues: [p.allowedValue] };
+    case 'type':
+      return { pointer: at, keyword: 'type', message: `must be ${String(p.type).split(',').join(' or ')}` };
+    case 'pattern':
+      return { pointer: at, keyword: 'pattern', message: `must match pattern ${jsonOf(p.pattern)}` };
+    case 'format':
+      return { pointer: at, keyword: 'format', message: `must be a valid ${String(p.format)}` };
+    case 'minLength':
+    case 'maxLength':
+      return { pointer: at, keyword: error.keyword, message: `must NOT have ${error.keyword === 'minLength' ? 'fewer' : 'more'} than ${String(p.limit)} characters` };
+    case 'minItems':
+    case 'maxItems':
+      return { pointer: at, keyword: error.keyword, message: `must NOT have ${error.keyword === 'minItems' ? 'fewer' : 'more'} than ${String(p.limit)} items` };
+    case 'minProperties':
+    case 'maxProperties':
+      return { pointer: at, keyword: error.keyword, message: `must NOT have ${error.keyword === 'minProperties' ? 'fewer' : 'more'} than ${String(p.limit)} properties` };
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return { pointer: at, keyword: error.keyword, message: `must be ${String(p.comparison)} ${String(p.limit)}` };
+    case 'multipleOf':
+      return { pointer: at, keyword: 'multipleOf', message: `must be a multiple of ${String(p.multipleOf)}` };
+    case 'uniqueItems':
+      return { pointer: at, keyword: 'uniqueItems', message: `must NOT have duplicate items (items ${String(p.j)} and ${String(p.i)} are identical)` };
+    case 'false schema':
+      return { pointer: at, keyword: 'false schema', message: 'is not allowed here' };
+    case 'not':
+      return { pointer: at, keyword: 'not', message: 'must NOT match a disallowed shape' };
+    case 'contains':
+      return { pointer: at, keyword: 'contains', message: 'must contain at least one valid item' };
+    case 'propertyNames':
+      return { pointer: at, keyword: 'propertyNames', message: `property name '${String(p.propertyName)}' is invalid` };
+    case 'oneOf':
+    case 'anyOf':
+      return { pointer: at, keyword: error.keyword, message: error.keyword === 'oneOf' ? 'must match exactly one of the allowed shapes' : 'must match at least one of the allowed shapes' };
+    default:
+      return { pointer: at, keyword: error.keyword, message: `must satisfy ${error.keyword}` };
+  }
+}
+
+/** A detached copy: nothing of Ajv's objects (or the function's `errors`) escapes into an issue. */
+function copyError(raw: AjvErrorObject): AjvErrorObject {
+  const params = raw.params !== null && typeof raw.params === 'object' ? raw.params : {};
+  return {
+    keyword: String(raw.keyword),
+    instancePath: typeof raw.instancePath === 'string' ? raw.instancePath : '',
+    schemaPath: typeof raw.schemaPath === 'string' ? raw.schemaPath : '',
+    params: { ...params },
+  };
+}
+
+function discriminatorHint(raw: unknown): { property: string; allowedValues: unknown[] } | undefined {
+  if (!isObject(raw) || typeof raw.property !== 'string' || !Array.isArray(raw.allowedValues)) return undefined;
+  return { property: raw.property, allowedValues: raw.allowedValues };
+}
+
+function within(path: string, parent: string): boolean {
+  return path === parent || path.startsWith(`${parent}/`);
+}
+
+function depth(pointer: string): number {
+  let n = 0;
+  for (let i = 0; i < pointer.length; i++) if (pointer.charCodeAt(i) === 47) n++;
+  return n;
+}
+
+/** The value at an RFC 6901 pointer, own properties only; iterative, so any depth is fine. */
+function valueAt(data: unknown, pointer: string): unknown {
+  if (pointer === '') return data;
+  let node = data;
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) node = /^(0|[1-9]\d*)$/.test(token) ? node[Number(token)] : undefined;
+    else if (isObject(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
+    else return undefined;
+  }
+  return node;
+}
+
+function escapeToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  return jsonOf(a) === jsonOf(b);
+}
+
+function jsonOf(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+function listValues(values: readonly unknown[]): string {
+  const shown = values.slice(0, MAX_LISTED).map(jsonOf).join(', ');
+  return values.length > MAX_LISTED ? `${shown}, … (${values.length} values)` : shown;
+}
