@@ -300,3 +300,67 @@ function isOpenObject(schema: Record<string, unknown>): boolean {
 export function ruleInput(rule: NormalizationRule): { name: string; hash: string } {
   return { name: `normalization:${rule.file}`, hash: rule.fileHash };
 }
+
+/** A request property a release marks deprecated, wherever tool requests reach it. */
+export interface DeprecatedRequestField {
+  /** `<schema file>#<pointer of the property schema>`: where the release declares it. */
+  readonly location: string;
+  readonly name: string;
+  /** Tools whose request reaches it, sorted. */
+  readonly tools: readonly string[];
+  /** One place it appears in a request, as a path from the root (`*` for array elements). */
+  readonly example: string;
+  readonly description: string;
+}
+
+/**
+ * Every property reachable from a tool's request schema that the release marks deprecated (`deprecated: true`,
+ * or a description opening with "Deprecated"). docs/normalizations.md accounts for each: a rule, or a reason
+ * there is none.
+ */
+export function deprecatedRequestFields(release: Release): DeprecatedRequestField[] {
+  const found = new Map<string, { name: string; tools: Set<string>; example: string; description: string }>();
+  for (const tool of release.tools.values()) {
+    if (release.unavailable.has(tool.name)) continue;
+    const root = release.schemas.byPath.get(tool.requestSchema)!;
+    const seen = new Set<string>();
+    const visit = (file: SchemaFile, schema: unknown, pointer: string, path: string): void => {
+      if (!isPlainObject(schema)) return;
+      const key = `${file.id}#${pointer}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      if (typeof schema.$ref === 'string') {
+        const target = release.schemas.resolve(schema.$ref, file.id);
+        visit(target.file, target.schema, target.pointer, path);
+      }
+      const props = schema.properties;
+      if (isPlainObject(props)) {
+        for (const name of Object.keys(props)) {
+          const p = props[name];
+          const at = `${pointer}/properties/${escapeToken(name)}`;
+          if (isPlainObject(p) && isDeprecated(release, file, p)) {
+            const location = `${file.path}#${at}`;
+            let entry = found.get(location);
+            if (entry === undefined) {
+              entry = { name, tools: new Set(), example: `${path}/${name}`, description: typeof p.description === 'string' ? p.description : '' };
+              found.set(location, entry);
+            }
+            entry.tools.add(tool.name);
+          }
+          visit(file, p, at, `${path}/${name}`);
+        }
+      }
+      if (isPlainObject(schema.items)) visit(file, schema.items, `${pointer}/items`, `${path}/*`);
+      if (isPlainObject(schema.additionalProperties)) visit(file, schema.additionalProperties, `${pointer}/additionalProperties`, `${path}/*`);
+      for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
+        const arms = schema[keyword];
+        if (Array.isArray(arms)) arms.forEach((arm, i) => visit(file, arm, `${pointer}/${keyword}/${i}`, path));
+      }
+      for (const keyword of ['if', 'then', 'else']) if (keyword in schema) visit(file, schema[keyword], `${pointer}/${keyword}`, path);
+    };
+    visit(root, root.schema, '', '');
+  }
+  return [...found.entries()]
+    .map(([location, e]) => ({ location, name: e.name, tools: [...e.tools].sort(), example: e.example, description: e.description }))
+    .sort((a, b) => (a.location < b.location ? -1 : a.location > b.location ? 1 : 0));
+}

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,7 +10,7 @@ import { compileTypes } from '../generator/compile-types.js';
 import { CodegenError } from '../generator/errors.js';
 import { loadRelease } from '../generator/load-release.js';
 import type { EmittedFile, Release } from '../generator/model.js';
-import { loadNormalizationRules, planNormalizations, type NormalizationRule } from '../generator/normalize-rules.js';
+import { deprecatedRequestFields, loadNormalizationRules, planNormalizations, type NormalizationRule } from '../generator/normalize-rules.js';
 import type { NormalizeFn } from '../runtime/contract.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
 
@@ -342,6 +342,15 @@ test('the shipped rule files load, with unique ids and files named on each rule'
   assert.ok(rules.length >= 12);
   assert.is(new Set(rules.map((r) => r.id)).size, rules.length);
   for (const r of rules) assert.ok(r.file.endsWith('.json') && r.pointer.startsWith('/rules/'));
+});
+
+test('docs/normalizations.md lists every rule and accounts for every deprecated request property of 3.0.6', () => {
+  const doc = readFileSync(join(repoRoot, 'docs/normalizations.md'), 'utf8');
+  for (const r of rules) assert.ok(doc.includes(`\`${r.id}\``), `rule ${r.id} missing from the docs`);
+  const fields = deprecatedRequestFields(release);
+  assert.ok(fields.some((f) => f.location === 'signals/get-signals-request.json#/properties/max_results'));
+  assert.ok(fields.some((f) => f.location === 'core/frequency-cap.json#/properties/suppress_minutes'));
+  for (const f of fields) assert.ok(doc.includes(`| \`${f.location}\` |`), `${f.location} (${f.example}) is not in the docs table`);
 });
 
 // ---------------------------------------------------------------------------------------------------------------

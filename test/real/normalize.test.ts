@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileNormalizers } from '../../generator/compile-normalize.js';
 import { loadRelease } from '../../generator/load-release.js';
-import { loadNormalizationRules, planNormalizations } from '../../generator/normalize-rules.js';
+import { deprecatedRequestFields, loadNormalizationRules, planNormalizations } from '../../generator/normalize-rules.js';
 import type { NormalizeFn } from '../../runtime/contract.js';
 import { repoRoot, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
@@ -232,6 +232,13 @@ test('real payloads, degraded into deprecated forms, normalize back to the origi
   }
   // Each degradation found real payloads to work on.
   for (const d of degrade) assert.ok((counts.get(d.rule) ?? 0) > 0, `no storyboard payload exercised ${d.rule}`);
+});
+
+test('docs/normalizations.md accounts for every deprecated request property of 3.2.0-beta.5', () => {
+  const doc = readFileSync(join(repoRoot, 'docs/normalizations.md'), 'utf8');
+  const fields = deprecatedRequestFields(release);
+  assert.ok(fields.length > 50);
+  for (const f of fields) assert.ok(doc.includes(`| \`${f.location}\` |`), `${f.location} (${f.example}) is not in the docs table`);
 });
 
 test.after(() => rmSync(out, { recursive: true, force: true }));
