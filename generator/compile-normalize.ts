@@ -22,6 +22,8 @@ export function compileNormalizers(release: Release, plan: NormalizationPlan, to
   for (const tool of [...names].sort()) {
     const def = release.tools.get(tool);
     if (def === undefined) throw new CodegenError(`${release.label}/manifest.json`, '/tools', `no tool ${JSON.stringify(tool)} in this release`);
+    const missing = release.unavailable.get(tool);
+    if (missing !== undefined) throw new CodegenError(`${release.label}/manifest.json`, `/tools/${escapeToken(tool)}`, missing);
     const rules = plan.emitted.filter((p) => p.tool === tool).map((p) => p.rule);
     const schema = release.schemas.byPath.get(def.requestSchema);
     const inputs: InputRef[] = [];
