@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
+import { describe, pointerOf } from './check-format.js';
 import { CodegenError } from './errors.js';
 import { sha256 } from './hash.js';
 import { escapeToken, joinPointer } from './json-pointer.js';
@@ -108,15 +109,18 @@ function schemaError(file: string, errors: ErrorObject[]): CodegenError {
   // With allErrors off there are few errors; the deepest names the most specific place.
   const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
   if (best === undefined) return new CodegenError(file, '', 'does not match the normalization rule format');
-  let message = best.message ?? 'is invalid';
-  if (best.keyword === 'additionalProperties') message = `unknown property ${JSON.stringify((best.params as { additionalProperty: string }).additionalProperty)}`;
-  if (best.keyword === 'required') message = `missing property ${JSON.stringify((best.params as { missingProperty: string }).missingProperty)}`;
-  if (best.keyword === 'not' && best.schemaPath.includes('definitions/key')) message = 'is a reserved name (__proto__, constructor, prototype or *)';
   if (best.keyword === 'discriminator') {
     const tag = (best.params as { tag: string }).tag;
     return new CodegenError(file, `${best.instancePath}/${tag}`, `unknown transform ${tag}; see schemas/normalization.schema.json`);
   }
-  return new CodegenError(file, best.instancePath, message);
+  if (best.keyword === 'not' && best.schemaPath.includes('definitions/key')) {
+    return new CodegenError(file, best.instancePath, 'is a reserved name (__proto__, constructor, prototype or *)');
+  }
+  if (best.keyword === 'not' && best.schemaPath.endsWith('/then/not')) {
+    return new CodegenError(file, `${best.instancePath}/to`, 'a drop or unwrap rule names no "to"');
+  }
+  // The same pointer and wording as every other input format (config, profiles, overlays).
+  return new CodegenError(file, pointerOf(best), describe(best));
 }
 
 function toRule(r: JsonObject, file: string, pointer: string, fileHash: string): NormalizationRule {

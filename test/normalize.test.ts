@@ -324,15 +324,15 @@ const good = { id: 'a-to-b', tools: ['get_products'], from: 'a', to: ['b'], tran
 
 test('rule-file errors name the file and the JSON pointer', () => {
   assert.is(ruleError({ rules: [good, { ...good, tools: [] }] }).pointer, '/rules/1/tools');
-  assert.is(ruleError({ rules: [{ ...good, from: undefined }] }).pointer, '/rules/0');
-  assert.match(ruleError({ rules: [{ ...good, from: undefined }] }).message, /missing property "from"/);
+  assert.is(ruleError({ rules: [{ ...good, from: undefined }] }).pointer, '/rules/0/from');
+  assert.match(ruleError({ rules: [{ ...good, from: undefined }] }).message, /is required/);
   assert.is(ruleError({ rules: [{ ...good, to: ['__proto__'] }] }).pointer, '/rules/0/to/0');
   assert.is(ruleError({ rules: [{ ...good, transform: { kind: 'teleport' } }] }).pointer, '/rules/0/transform/kind');
-  assert.is(ruleError({ rules: [{ ...good, transform: { kind: 'wrap-object' } }] }).pointer, '/rules/0/transform');
-  assert.is(ruleError({ rules: [{ ...good, extra: 1 }] }).pointer, '/rules/0');
+  assert.is(ruleError({ rules: [{ ...good, transform: { kind: 'wrap-object' } }] }).pointer, '/rules/0/transform/key');
+  assert.is(ruleError({ rules: [{ ...good, extra: 1 }] }).pointer, '/rules/0/extra');
   assert.is(ruleError({ rules: [good, good] }).pointer, '/rules/1/id');
   assert.is(ruleError({ rules: [{ ...good, transform: { kind: 'move-into-ext' }, to: ['meta', 'x'] }] }).pointer, '/rules/0/to');
-  assert.is(ruleError({ rules: [{ ...good, transform: { kind: 'drop', reason: 'gone' } }] }).pointer, '/rules/0');
+  assert.is(ruleError({ rules: [{ ...good, transform: { kind: 'drop', reason: 'gone' } }] }).pointer, '/rules/0/to');
   assert.is(ruleError({ rules: [{ ...good, at: ['packages', '__proto__'] }] }).pointer, '/rules/0/at/1');
   assert.match(ruleError('{ "rules": [ }').message, /malformed JSON/);
   assert.is(ruleError({ rules: [] }).pointer, '/rules');
