@@ -13,7 +13,8 @@ import { isPlainObject, subschemas } from './schema-walk.js';
  * Build-time lint of `x-adcp-applies-when` (and `x-adcp-accepted-record`) in one schema document — a modular
  * schema or an advertised (MCP-shaped) bundle. Every finding names a place where the annotation will not do what
  * its author meant: it is malformed or unknown (the property is always kept), it can never act (required, closed
- * object, not on a property), or acting on it would hide how buyers choose a union arm. The lead prints findings as
+ * object, not on a property), it would act where it should not (the name is required by a `$ref` referrer, which
+ * projection does not follow), or acting on it would hide how buyers choose a union arm. The lead prints findings as
  * warnings, and as errors with `--strict`.
  */
 export interface LintFinding {
@@ -32,15 +33,24 @@ export function lintAppliesWhen(doc: unknown, file: string): LintFinding[] {
     findings.push({ file, pointer, message, severity: 'warning' });
   };
   const arms = unionArms(doc);
+  // Pass 1: every annotation with its place, and who uses each schema node through a local $ref.
+  const referrers: Referrers = new Map();
+  const pending: [Record<string, unknown>, string, PropertyPlace | undefined][] = [];
 
-  const visit = (node: unknown, pointer: string, context: InPlaceContext | undefined, property?: { name: string; parent: InPlaceContext }): void => {
+  const visit = (node: unknown, pointer: string, context: InPlaceContext | undefined, property?: PropertyPlace): void => {
     if (!isPlainObject(node)) return;
     const here: InPlaceContext = { node, closed: (context?.closed ?? false) || isClosed(node), outer: context };
     if (Object.prototype.hasOwnProperty.call(node, ACCEPTED_RECORD) && node[ACCEPTED_RECORD] !== true) {
       warn(joinPointer(pointer, ACCEPTED_RECORD), `${ACCEPTED_RECORD} must be true; ${JSON.stringify(node[ACCEPTED_RECORD])} is ignored`);
     }
-    if (Object.prototype.hasOwnProperty.call(node, APPLIES_WHEN)) {
-      lintAnnotation(node, joinPointer(pointer, APPLIES_WHEN), property, arms, doc, warn);
+    if (Object.prototype.hasOwnProperty.call(node, APPLIES_WHEN)) pending.push([node, joinPointer(pointer, APPLIES_WHEN), property]);
+    if (typeof node.$ref === 'string' && node.$ref.startsWith('#')) {
+      const target = getAtPointer(doc, pointerFromFragment(node.$ref));
+      if (isPlainObject(target)) {
+        const list = referrers.get(target) ?? [];
+        list.push({ context: here, pointer });
+        referrers.set(target, list);
+      }
     }
     for (const sub of subschemas(node, pointer)) {
       if (sub.keyword === 'properties') {
@@ -52,14 +62,42 @@ export function lintAppliesWhen(doc: unknown, file: string): LintFinding[] {
     }
   };
   visit(doc, '', undefined);
+  // Pass 2: judge each annotation.
+  for (const [node, at, property] of pending) lintAnnotation(node, at, property, arms, referrers, doc, warn);
   return findings;
+}
+
+interface PropertyPlace {
+  readonly name: string;
+  readonly parent: InPlaceContext;
+}
+
+/** Schema node → the places that use it through a local `$ref`, with their in-place context. */
+type Referrers = Map<object, { context: InPlaceContext; pointer: string }[]>;
+
+/**
+ * Projection does not follow `$ref`s, so a name that a referrer requires (`allOf: [{ $ref: X }], required: [name]`)
+ * does not protect the property in X. Returns the pointer of such a referrer, if any.
+ */
+function requiredThroughRef(name: string, context: InPlaceContext, referrers: Referrers, seen: Set<object> = new Set()): string | undefined {
+  for (let c: InPlaceContext | undefined = context; c !== undefined; c = c.outer) {
+    if (seen.has(c.node)) continue;
+    seen.add(c.node);
+    for (const r of referrers.get(c.node) ?? []) {
+      if (isProtected(name, r.context)) return r.pointer;
+      const deeper = requiredThroughRef(name, r.context, referrers, seen);
+      if (deeper !== undefined) return deeper;
+    }
+  }
+  return undefined;
 }
 
 function lintAnnotation(
   node: Record<string, unknown>,
   at: string,
-  property: { name: string; parent: InPlaceContext } | undefined,
+  property: PropertyPlace | undefined,
   arms: ReadonlySet<object>,
+  referrers: Referrers,
   doc: unknown,
   warn: (pointer: string, message: string) => void,
 ): void {
@@ -79,6 +117,11 @@ function lintAnnotation(
   }
   if (isProtected(name, parent)) {
     warn(at, `${JSON.stringify(name)} is required in its parent (required, a combinator arm, if/then/else or a dependency) and is never dropped`);
+  } else {
+    const via = requiredThroughRef(name, parent, referrers);
+    if (via !== undefined) {
+      warn(at, `${JSON.stringify(name)} is required where this schema is used through $ref (${via || '/'}); projection does not follow $refs and would drop it there`);
+    }
   }
   const selector = unionSelector(name, node, parent, arms, doc);
   if (selector !== undefined) warn(at, `${JSON.stringify(name)} ${selector}; dropping it would hide how buyers tell the union's arms apart`);

@@ -658,6 +658,23 @@ test('lint: annotations on required properties, inside closed objects, outside p
   assert.match(stray[1]!.message, /outside a properties entry/);
 });
 
+test('lint: a property required by a $ref referrer, which projection cannot see', () => {
+  const doc = {
+    type: 'object',
+    properties: { option: { allOf: [{ $ref: '#/$defs/external:pricing-options~1cpm-option.json' }], required: ['floor_price'] } },
+    $defs: { 'external:pricing-options/cpm-option.json': pricing() },
+  };
+  const findings = lint(doc);
+  assert.equal(findings.map((f) => f.pointer), ['/$defs/external:pricing-options~1cpm-option.json/properties/floor_price/x-adcp-applies-when']);
+  assert.match(findings[0]!.message, /required where this schema is used through \$ref \(\/properties\/option\/allOf\/0\)/);
+  // and projection indeed drops it: $refs are not followed (DESIGN), which is why lint reports it
+  assert.not.ok('floor_price' in (at(project(doc), '$defs|external:pricing-options/cpm-option.json|properties') as Obj));
+  // a chain of refs is followed; a referrer that does not require the name is fine
+  const chain = { ...doc, properties: { option: { $ref: '#/$defs/Wrapper' } }, $defs: { ...doc.$defs, Wrapper: { required: ['floor_price'], allOf: [{ $ref: '#/$defs/external:pricing-options~1cpm-option.json' }] } } };
+  assert.is(lint(chain).length, 1);
+  assert.equal(lint({ ...doc, properties: { option: { $ref: '#/$defs/external:pricing-options~1cpm-option.json' } } }), []);
+});
+
 test('lint: annotated properties that select a union arm', () => {
   // a const pinning the arm, the arms reached through local refs as in the MCP bundles
   const doc = bundle() as Obj;
