@@ -338,6 +338,31 @@ test('rule-file errors name the file and the JSON pointer', () => {
   assert.is(ruleError({ rules: [] }).pointer, '/rules');
 });
 
+test('a drop rule from a user rule file: planned against 3.0.6, compiled, removes with its reason', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'adcp-rules-'));
+  try {
+    const file = join(dir, 'v2-removed.json');
+    const drop = { id: 'feedback-removed', tools: ['get_products', 'list_creatives'], from: 'feedback', transform: { kind: 'drop', reason: 'removed in AdCP 3' } };
+    // A drop of a field 3.0.6 still declares as current is refused by the plan.
+    const current = { id: 'brief-removed', tools: ['get_products'], from: 'brief', transform: { kind: 'drop', reason: 'x' } };
+    writeFileSync(file, JSON.stringify({ rules: [drop, current] }));
+    const custom = loadNormalizationRules([file]);
+    const p = planNormalizations(release, custom);
+    assert.equal(p.emitted.map((e) => `${e.rule.id}@${e.tool}`), ['feedback-removed@get_products', 'feedback-removed@list_creatives']);
+    assert.match(p.skipped.find((s) => s.rule === 'brief-removed')!.reason, /brief is a current field/);
+    const emitted = compileNormalizers(release, p, ['get_products']);
+    writeAll(dir, emitted);
+    const fn = (createRequire(join(dir, 'x.cjs'))(join(dir, 'releases/3.0/normalize/get_products.cjs')) as { normalize: NormalizeFn }).normalize;
+    const input = { buying_mode: 'brief', brief: 'b', feedback: { rating: 3 } };
+    const r = fn(input);
+    assert.equal(r.value, { buying_mode: 'brief', brief: 'b' });
+    assert.equal(r.applied, [{ rule: 'feedback-removed', from: '/feedback', to: '', reason: 'removed in AdCP 3' }]);
+    assert.equal(input.feedback, { rating: 3 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the shipped rule files load, with unique ids and files named on each rule', () => {
   assert.ok(rules.length >= 12);
   assert.is(new Set(rules.map((r) => r.id)).size, rules.length);
