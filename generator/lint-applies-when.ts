@@ -3,6 +3,7 @@ import {
   ACCEPTED_RECORD,
   APPLIES_WHEN,
   type InPlaceContext,
+  type RequiredCache,
   isClosed,
   isProtected,
   parseAppliesWhen,
@@ -33,6 +34,7 @@ export function lintAppliesWhen(doc: unknown, file: string): LintFinding[] {
     findings.push({ file, pointer, message, severity: 'warning' });
   };
   const arms = unionArms(doc);
+  const cache: RequiredCache = new WeakMap();
   // Pass 1: every annotation with its place, and who uses each schema node through a local $ref.
   const referrers: Referrers = new Map();
   const pending: [Record<string, unknown>, string, PropertyPlace | undefined][] = [];
@@ -63,7 +65,7 @@ export function lintAppliesWhen(doc: unknown, file: string): LintFinding[] {
   };
   visit(doc, '', undefined);
   // Pass 2: judge each annotation.
-  for (const [node, at, property] of pending) lintAnnotation(node, at, property, arms, referrers, doc, warn);
+  for (const [node, at, property] of pending) lintAnnotation(node, at, property, { arms, referrers, doc, cache }, warn);
   return findings;
 }
 
@@ -79,13 +81,13 @@ type Referrers = Map<object, { context: InPlaceContext; pointer: string }[]>;
  * Projection does not follow `$ref`s, so a name that a referrer requires (`allOf: [{ $ref: X }], required: [name]`)
  * does not protect the property in X. Returns the pointer of such a referrer, if any.
  */
-function requiredThroughRef(name: string, context: InPlaceContext, referrers: Referrers, seen: Set<object> = new Set()): string | undefined {
+function requiredThroughRef(name: string, context: InPlaceContext, referrers: Referrers, cache: RequiredCache, seen: Set<object> = new Set()): string | undefined {
   for (let c: InPlaceContext | undefined = context; c !== undefined; c = c.outer) {
     if (seen.has(c.node)) continue;
     seen.add(c.node);
     for (const r of referrers.get(c.node) ?? []) {
-      if (isProtected(name, r.context)) return r.pointer;
-      const deeper = requiredThroughRef(name, r.context, referrers, seen);
+      if (isProtected(name, r.context, cache)) return r.pointer;
+      const deeper = requiredThroughRef(name, r.context, referrers, cache, seen);
       if (deeper !== undefined) return deeper;
     }
   }
@@ -96,9 +98,7 @@ function lintAnnotation(
   node: Record<string, unknown>,
   at: string,
   property: PropertyPlace | undefined,
-  arms: ReadonlySet<object>,
-  referrers: Referrers,
-  doc: unknown,
+  { arms, referrers, doc, cache }: { arms: ReadonlySet<object>; referrers: Referrers; doc: unknown; cache: RequiredCache },
   warn: (pointer: string, message: string) => void,
 ): void {
   const parsed = parseAppliesWhen(node[APPLIES_WHEN]);
@@ -115,10 +115,10 @@ function lintAnnotation(
   if (parent.closed) {
     warn(at, `${JSON.stringify(name)} is inside a closed object (additionalProperties or unevaluatedProperties false) and is never dropped`);
   }
-  if (isProtected(name, parent)) {
+  if (isProtected(name, parent, cache)) {
     warn(at, `${JSON.stringify(name)} is required in its parent (required, a combinator arm, if/then/else or a dependency) and is never dropped`);
   } else {
-    const via = requiredThroughRef(name, parent, referrers);
+    const via = requiredThroughRef(name, parent, referrers, cache);
     if (via !== undefined) {
       warn(at, `${JSON.stringify(name)} is required where this schema is used through $ref (${via || '/'}); projection does not follow $refs and would drop it there`);
     }

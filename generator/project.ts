@@ -154,7 +154,8 @@ const KEYWORD_KINDS: ReadonlyMap<string, Kind> = (() => {
   return kinds;
 })();
 
-const requiredCache = new WeakMap<object, ReadonlySet<string>>();
+/** Memo of `requiredAnywhere` for one projection or lint run (never module-wide: inputs are not ours to trust frozen). */
+export type RequiredCache = WeakMap<object, ReadonlySet<string>>;
 
 /**
  * Names required anywhere in `node` for the instance it describes: `required`; the arms of allOf/anyOf/oneOf and
@@ -162,19 +163,19 @@ const requiredCache = new WeakMap<object, ReadonlySet<string>>();
  * and `dependentSchemas` (trigger names and dependent names alike). `$ref`s are not followed and `not` contributes
  * nothing (a name under `not` is forbidden, not required).
  */
-export function requiredAnywhere(node: unknown): ReadonlySet<string> {
+export function requiredAnywhere(node: unknown, cache: RequiredCache = new WeakMap()): ReadonlySet<string> {
   if (!isPlainObject(node)) return EMPTY;
-  const cached = requiredCache.get(node);
+  const cached = cache.get(node);
   if (cached !== undefined) return cached;
   const names = new Set<string>();
-  requiredCache.set(node, names); // a cycle (impossible in JSON, possible in hand-built objects) ends here
+  cache.set(node, names); // a cycle (impossible in JSON, possible in hand-built objects) ends here
   addStrings(names, node.required);
   for (const keyword of IN_PLACE_ARRAYS) {
     const arms = node[keyword];
-    if (hasOwn(node, keyword) && Array.isArray(arms)) for (const arm of arms) addAll(names, requiredAnywhere(arm));
+    if (hasOwn(node, keyword) && Array.isArray(arms)) for (const arm of arms) addAll(names, requiredAnywhere(arm, cache));
   }
   for (const keyword of ['if', 'then', 'else'] as const) {
-    if (hasOwn(node, keyword)) addAll(names, requiredAnywhere(node[keyword]));
+    if (hasOwn(node, keyword)) addAll(names, requiredAnywhere(node[keyword], cache));
   }
   for (const keyword of ['dependencies', 'dependentRequired', 'dependentSchemas'] as const) {
     const map = node[keyword];
@@ -183,7 +184,7 @@ export function requiredAnywhere(node: unknown): ReadonlySet<string> {
       names.add(trigger);
       const dep = map[trigger];
       if (Array.isArray(dep)) addStrings(names, dep);
-      else addAll(names, requiredAnywhere(dep));
+      else addAll(names, requiredAnywhere(dep, cache));
     }
   }
   return names;
@@ -217,8 +218,8 @@ export interface InPlaceContext {
   readonly outer?: InPlaceContext;
 }
 
-export function isProtected(name: string, context: InPlaceContext | undefined): boolean {
-  for (let c = context; c !== undefined; c = c.outer) if (requiredAnywhere(c.node).has(name)) return true;
+export function isProtected(name: string, context: InPlaceContext | undefined, cache: RequiredCache = new WeakMap()): boolean {
+  for (let c = context; c !== undefined; c = c.outer) if (requiredAnywhere(c.node, cache).has(name)) return true;
   return false;
 }
 
@@ -252,6 +253,8 @@ export function projectSchemaForCapabilities(schema: JsonSchema, capabilities: J
 }
 
 class Projector {
+  private readonly required: RequiredCache = new WeakMap();
+
   constructor(
     private readonly capabilities: JsonObject,
     private readonly accepted: ReadonlySet<string>,
@@ -362,7 +365,7 @@ class Projector {
   private drops(name: string, property: unknown, parent: InPlaceContext): boolean {
     if (parent.closed || !isPlainObject(property) || !hasOwn(property, APPLIES_WHEN)) return false;
     if (appliesWhenSatisfied(property[APPLIES_WHEN], this.capabilities)) return false;
-    return !isProtected(name, parent);
+    return !isProtected(name, parent, this.required);
   }
 }
 
