@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bundleSchema } from '../generator/bundle.js';
 import { CodegenError } from '../generator/errors.js';
 import { lintAppliesWhen } from '../generator/lint-applies-when.js';
 import { loadRelease } from '../generator/load-release.js';
@@ -618,6 +619,27 @@ test('annotate then project on 3.0.6 modular schemas: every pricing option loses
     // the canonical file is untouched and a non-guaranteed seller with every capability keeps all
     assert.is(project(annotated, { media_buy: { supported_delivery_types: ['non_guaranteed'], conversion_tracking: {}, execution: { trusted_match: {} } } }) === annotated, true);
   }
+});
+
+test('3.0.6 through the tools/list bundler: only get_products changes for a guaranteed-only seller; no overlay, no change', () => {
+  const overlays = resolveOverlays(r306(), loadOverlays([SHIPPED]));
+  const changed: string[] = [];
+  for (const [name, tool] of r306().tools) {
+    if (r306().unavailable.has(name)) continue;
+    for (const rootPath of [tool.requestSchema, tool.responseSchema]) {
+      const bundled = deepFreeze(bundleSchema(r306(), rootPath));
+      const text = JSON.stringify(bundled);
+      assert.is(project(annotateAdvertised(bundled, rootPath, []), GUARANTEED), bundled);
+      const annotated = annotateAdvertised(bundled, rootPath, overlays);
+      assert.equal(lintAppliesWhen(annotated, rootPath), [], rootPath);
+      if (JSON.stringify(project(annotated, GUARANTEED)) !== text) changed.push(rootPath);
+    }
+  }
+  assert.equal(changed, ['media-buy/get-products-response.json']);
+  const getProducts = project(annotateAdvertised(bundleSchema(r306(), 'media-buy/get-products-response.json'), 'media-buy/get-products-response.json', overlays), GUARANTEED);
+  const options = Object.entries(getProducts.$defs as Record<string, Obj>).filter(([k]) => k.startsWith('external:pricing-options/') && k.endsWith('-option.json'));
+  assert.ok(options.length >= 8);
+  for (const [key, option] of options) for (const field of ['floor_price', 'price_guidance']) assert.not.ok(field in (option.properties as Obj), `${key} ${field}`);
 });
 
 // --- lint ---------------------------------------------------------------------------------------------------------
