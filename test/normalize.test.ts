@@ -204,6 +204,19 @@ test('suppress_minutes-to-suppress: whole minutes become a Duration, nested in t
   assert.is(run('create_media_buy', fractional).value, fractional);
 });
 
+test('suppress_minutes-to-suppress variants: new_packages, governance planned delivery, plan outcomes', () => {
+  const u = run('update_media_buy', { new_packages: [{ targeting_overlay: { frequency_cap: { suppress_minutes: 15 } } }] });
+  assert.equal(u.value.new_packages, [{ targeting_overlay: { frequency_cap: { suppress: { unit: 'minutes', interval: 15 } } } }]);
+  assert.equal(u.applied[0]!.rule, 'suppress_minutes-to-suppress.new_packages');
+  const g = run('check_governance', { plan_id: 'p', planned_delivery: { frequency_cap: { suppress_minutes: 120 } } });
+  assert.equal(g.value.planned_delivery, { frequency_cap: { suppress: { unit: 'minutes', interval: 120 } } });
+  assert.equal(g.applied, [{ rule: 'suppress_minutes-to-suppress.planned_delivery', from: '/planned_delivery/frequency_cap/suppress_minutes', to: '/planned_delivery/frequency_cap/suppress' }]);
+  const o = run('report_plan_outcome', { seller_response: { planned_delivery: { frequency_cap: { suppress_minutes: 1, suppress: { interval: 2, unit: 'minutes' } } } } });
+  assert.equal(o.applied[0]!.conflict, true);
+  // get_products has no targeting_overlay in 3.0.6: that variant is skipped, with the reason.
+  assert.match(plan.skipped.find((x) => x.rule === 'suppress_minutes-to-suppress.targeting_overlay')!.reason, /targeting_overlay\/frequency_cap is not declared/);
+});
+
 test('promoted_offerings-to-catalog: offerings become an offering catalog; other shapes stay', () => {
   const offerings = [{ offering_id: 'o1', name: 'Winter sale' }];
   const r = run('get_products', { buying_mode: 'brief', promoted_offerings: { offerings } });

@@ -109,6 +109,16 @@ test('package rules (3.2): optimization_goal, catalog, suppress_minutes; conflic
   assert.equal(c.applied.map((a) => a.conflict), [true, true]);
 });
 
+test('suppress_minutes-to-suppress variants (3.2): purchases, get_products overlay, discovery criteria, control_media_buy', () => {
+  const fc = { frequency_cap: { suppress_minutes: 45 } };
+  const want = { frequency_cap: { suppress: { unit: 'minutes', interval: 45 } } };
+  assert.equal(run('buy_products', { purchases: [{ targeting_overlay: fc }] }).value, { purchases: [{ targeting_overlay: want }] });
+  assert.equal(run('get_products', { targeting_overlay: fc }).value, { targeting_overlay: want });
+  assert.equal(run('list_products', { criteria: { targeting_overlay: fc } }).value, { criteria: { targeting_overlay: want } });
+  assert.equal(run('refine_proposals', { refinements: [{ criteria: { targeting_overlay: fc } }] }).value, { refinements: [{ criteria: { targeting_overlay: want } }] });
+  assert.equal(run('control_media_buy', { packages: [{ targeting_overlay: fc }] }).value, { packages: [{ targeting_overlay: want }] });
+});
+
 test('promoted_offerings-to-catalog (3.2)', () => {
   const offerings = [{ offering_id: 'o1', name: 'x' }];
   assert.equal(run('get_products', { promoted_offerings: { offerings } }).value, { catalog: { type: 'offering', items: offerings } });
