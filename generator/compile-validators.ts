@@ -23,6 +23,7 @@ export function compileValidators(release: Release, tools?: readonly string[]): 
   const splitter = new UnitSplitter(locateSchemas(docs, release.schemas.byId), (ref, baseId) => release.schemas.resolve(ref, baseId));
   const rootOf = (path: string): Unit => splitter.unitOf(compileRoot(ajv, release, path));
 
+  const base = `releases/${release.key}/validate`;
   const toolRoots = selected.map((tool) => ({
     tool,
     request: rootOf(tool.requestSchema),
@@ -30,16 +31,8 @@ export function compileValidators(release: Release, tools?: readonly string[]): 
     async: tool.asyncResponseSchemas.map((path) => ({ status: asyncStatus(release, path), path, unit: rootOf(path) })),
   }));
 
-  const units = closure(toolRoots.flatMap((t) => [t.request, t.response, ...t.async.map((a) => a.unit)]));
-  const names = nameModules(units, release.label);
-  const base = `releases/${release.key}/validate`;
+  const { files: out, defPath } = emitDefinitions(release, toolRoots.flatMap((t) => [t.request, t.response, ...t.async.map((a) => a.unit)]));
   const input = (file: SchemaFile): InputRef => ({ name: `${release.label}:${file.path}`, hash: file.hash });
-  const defPath = (u: Unit): string => `${DEFS_DIR}/${names.get(u)!}`;
-
-  const out: EmittedFile[] = [];
-  for (const u of units) {
-    out.push({ path: `${base}/${defPath(u)}`, contents: renderUnit(u, release.label, (d) => names.get(d)!), inputs: [input(u.location.file)] });
-  }
   for (const t of toolRoots) {
     const file = (p: string): SchemaFile => release.schemas.byPath.get(p)!;
     out.push({
@@ -58,8 +51,39 @@ export function compileValidators(release: Release, tools?: readonly string[]): 
       inputs: [t.tool.responseSchema, ...t.async.map((a) => a.path)].map((p) => input(file(p))),
     });
   }
-  out.push(...supportFiles(`${base}/${SUPPORT_DIR}`));
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Validators for arbitrary schema locations of a release (`<file $id>#<pointer>`), for tests and tools: the
+ * definition and support modules, and for each location the path of the module exporting its `validate`.
+ */
+export function compileSchemaValidators(release: Release, uris: readonly string[]): { files: EmittedFile[]; modules: Map<string, string> } {
+  const { ajv, docs } = createCompileAjv(release);
+  const splitter = new UnitSplitter(locateSchemas(docs, release.schemas.byId), (ref, baseId) => release.schemas.resolve(ref, baseId));
+  const roots = uris.map((uri) => {
+    const fn = ajv.getSchema(uri);
+    if (fn === undefined) throw new CodegenError(release.label, '', `no schema at ${uri}`);
+    return splitter.unitOf(fn as unknown as CompiledFn);
+  });
+  const { files, defPath } = emitDefinitions(release, roots);
+  const base = `releases/${release.key}/validate`;
+  return { files, modules: new Map(uris.map((uri, i) => [uri, `${base}/${defPath(roots[i]!)}`])) };
+}
+
+/** The definition modules of every unit reachable from the roots, and the support files they require. */
+function emitDefinitions(release: Release, roots: readonly Unit[]): { files: EmittedFile[]; defPath: (u: Unit) => string } {
+  const units = closure(roots);
+  const names = nameModules(units, release.label);
+  const base = `releases/${release.key}/validate`;
+  const defPath = (u: Unit): string => `${DEFS_DIR}/${names.get(u)!}`;
+  const files: EmittedFile[] = units.map((u) => ({
+    path: `${base}/${defPath(u)}`,
+    contents: renderUnit(u, release.label, (d) => names.get(d)!),
+    inputs: [{ name: `${release.label}:${u.location.file.path}`, hash: u.location.file.hash }],
+  }));
+  files.push(...supportFiles(`${base}/${SUPPORT_DIR}`));
+  return { files, defPath };
 }
 
 function toolModule(comment: string, body: string[]): string {

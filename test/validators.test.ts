@@ -1,0 +1,341 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '../generator/compile-validators.js';
+import { loadRelease } from '../generator/load-release.js';
+import type { EmittedFile } from '../generator/model.js';
+import { exampleCases, writeEmitted } from '../generator/validators-differential.js';
+import type { Issue, RawValidateFn, RequestValidatorModule, ResponseValidatorModule } from '../runtime/contract.js';
+import { toIssues, wrapResponseValidator, wrapValidator } from '../runtime/issues.js';
+import { loadArtifact, loadedArtifacts } from '../runtime/loader.js';
+import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
+
+/**
+ * The compiled canonical validators on AdCP 3.0.6 (the release inside @adcp/sdk), exercised through the GENERATED
+ * modules: emitted files are written to a temp dir and loaded by runtime/loader.ts, as agents load them.
+ */
+
+const release = loadRelease(sdkReleaseDir());
+const files = compileValidators(release);
+const out = mkdtempSync(join(tmpdir(), 'adcp-validators-'));
+writeEmitted(out, files);
+const runtimeAjv = createRuntimeAjv(release);
+const tools = [...release.tools.keys()].filter((t) => !release.unavailable.has(t));
+
+function requestValidator(tool: string) {
+  return wrapValidator((loadArtifact(out, `releases/${release.key}/validate/${tool}.request.cjs`) as RequestValidatorModule).validate);
+}
+
+const VALID_CMB = {
+  idempotency_key: 'abcdefghijklmnop-1234',
+  account: { account_id: 'acc_1' },
+  brand: { domain: 'acme.example' },
+  start_time: 'asap',
+  end_time: '2026-12-31T00:00:00Z',
+  packages: [{ product_id: 'prod_1', pricing_option_id: 'cpm_1', budget: 1000 }],
+};
+const clone = <T>(v: T): T => structuredClone(v);
+
+test('every available tool gets request and response modules; every require stays inside the output', () => {
+  const paths = new Set(files.map((f) => f.path));
+  assert.is(paths.size, files.length, 'no path emitted twice');
+  for (const tool of tools) {
+    assert.ok(paths.has(`releases/3.0/validate/${tool}.request.cjs`), tool);
+    assert.ok(paths.has(`releases/3.0/validate/${tool}.response.cjs`), tool);
+  }
+  for (const tool of release.unavailable.keys()) assert.not.ok(paths.has(`releases/3.0/validate/${tool}.request.cjs`), tool);
+  for (const f of files) {
+    for (const m of f.contents.matchAll(/require\(("(?:[^"\\]|\\.)*")\)/g)) {
+      const spec = JSON.parse(m[1]!) as string;
+      assert.ok(spec.startsWith('./') || spec.startsWith('../'), `${f.path} requires ${spec}`);
+      const target = posix.normalize(posix.join(posix.dirname(f.path), spec));
+      assert.ok(paths.has(target), `${f.path} requires ${spec}, which is not emitted`);
+    }
+    assert.not.match(f.contents, /sourceURL/);
+    assert.ok(f.inputs.length > 0, `${f.path} names its inputs`);
+  }
+  // No documentation in the code: the request schema's own description is nowhere in its module.
+  const cmbSchema = release.schemas.byPath.get('media-buy/create-media-buy-request.json')!.schema;
+  const cmbDef = files.find((f) => /\/defs\/media-buy\.create-media-buy-request-[0-9a-f]{12}\.cjs$/.test(f.path))!;
+  assert.not.ok(cmbDef.contents.includes(String(cmbSchema.description).slice(0, 60)));
+  const cmb = files.find((f) => f.path === 'releases/3.0/validate/create_media_buy.request.cjs')!;
+  assert.equal(cmb.inputs, [{ name: 'adcp-3.0.6:media-buy/create-media-buy-request.json', hash: release.schemas.byPath.get('media-buy/create-media-buy-request.json')!.hash }]);
+});
+
+test('deterministic, content-addressed and shared: a definition is emitted once whatever the number of tools using it', () => {
+  const one = compileValidators(release, ['create_media_buy']);
+  const again = compileValidators(release, ['create_media_buy']);
+  assert.equal(again.map((f) => [f.path, f.contents]), one.map((f) => [f.path, f.contents]));
+  const two = compileValidators(release, ['create_media_buy', 'update_media_buy']);
+  const byPath = new Map(two.map((f) => [f.path, f.contents]));
+  for (const f of one) assert.is(byPath.get(f.path), f.contents, `${f.path} unchanged when another tool shares it`);
+  const defs = (set: EmittedFile[]) => set.filter((f) => f.path.includes('/defs/'));
+  const shared = defs(one).filter((f) => defs(two).some((g) => g.path === f.path));
+  assert.ok(shared.length > 20, 'create_media_buy and update_media_buy share definition modules');
+  // Every definition is emitted once in the full set, and the full set is smaller than the per-tool closures summed.
+  const all = defs(files);
+  assert.is(new Set(all.map((f) => f.path)).size, all.length);
+  const productDefs = all.filter((f) => /\/defs\/core\.product-[0-9a-f]{12}\.cjs$/.test(f.path));
+  assert.is(productDefs.length, 1, 'core/product.json compiled once');
+  const users = files.filter((f) => f.contents.includes(productDefs[0]!.path.split('/').pop()!));
+  assert.ok(users.length >= 2, 'and required by several definitions');
+});
+
+test('differential: every examples entry (and breakages of it) gets the same verdict as run-time Ajv', () => {
+  const cases = exampleCases(release);
+  const uris = [...new Set(cases.map((c) => c.uri))];
+  const compiled = compileSchemaValidators(release, uris);
+  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-examples-'));
+  writeEmitted(dir, compiled.files);
+  let valid = 0;
+  const disagreements: string[] = [];
+  for (const c of cases) {
+    const expected = runtimeAjv.getSchema(c.uri)!(c.data) === true;
+    const raw = (loadArtifact(dir, compiled.modules.get(c.uri)!) as RequestValidatorModule).validate;
+    const got = wrapValidator(raw)(c.data).ok;
+    if (got !== expected) disagreements.push(`${c.id}: generated ${got}, run-time Ajv ${expected}`);
+    if (expected) valid++;
+  }
+  console.log(`  3.0.6 examples differential: ${cases.length} payloads at ${uris.length} schema locations, ${valid} valid, ${cases.length - valid} invalid, ${disagreements.length} disagreements`);
+  assert.equal(disagreements, []);
+  assert.ok(valid > 100 && cases.length - valid > 100, 'both verdicts exercised');
+});
+
+test('differential: tool request and response modules agree with run-time Ajv on the root examples of every tool schema', () => {
+  let n = 0;
+  for (const tool of tools) {
+    const def = release.tools.get(tool)!;
+    const req = (loadArtifact(out, `releases/3.0/validate/${tool}.request.cjs`) as RequestValidatorModule).validate;
+    const res = loadArtifact(out, `releases/3.0/validate/${tool}.response.cjs`) as ResponseValidatorModule;
+    const pairs: [string, RawValidateFn][] = [
+      [def.requestSchema, req],
+      [def.responseSchema, res.validate],
+    ];
+    for (const path of def.asyncResponseSchemas) {
+      const status = Object.keys(res.validateAsync).find((s) => path.endsWith(`-${s}.json`));
+      assert.ok(status !== undefined, `${tool}: async schema ${path} is keyed by its status`);
+      pairs.push([path, res.validateAsync[status]!]);
+    }
+    for (const [path, raw] of pairs) {
+      const file = release.schemas.byPath.get(path)!;
+      const examples = Array.isArray(file.schema.examples) ? file.schema.examples : [];
+      for (const ex of [...examples, {}, { adcp_probe: 1 }, null]) {
+        n++;
+        assert.is(wrapValidator(raw)(ex).ok, runtimeAjv.getSchema(file.id)!(ex) === true, `${tool} ${path}`);
+      }
+    }
+  }
+  assert.ok(n > 200);
+});
+
+test('issues: enum with allowedValues, required at the parent, additionalProperties, pointers escaped', () => {
+  const v = requestValidator('create_media_buy');
+  assert.equal(v(VALID_CMB), { ok: true });
+  const pacing = clone(VALID_CMB) as Record<string, unknown> & { packages: Record<string, unknown>[] };
+  pacing.packages[0]!.pacing = 'fastest';
+  assert.equal(v(pacing), {
+    ok: false,
+    issues: [{ pointer: '/packages/0/pacing', keyword: 'enum', message: 'must be one of "even", "asap", "front_loaded"', allowedValues: ['even', 'asap', 'front_loaded'] }],
+  });
+  const missing = clone(VALID_CMB) as { packages: Record<string, unknown>[] };
+  delete missing.packages[0]!.product_id;
+  const r = v(missing);
+  assert.equal(r.ok ? [] : r.issues, [{ pointer: '/packages/0', keyword: 'required', message: "must have required property 'product_id'", missingProperty: 'product_id' }]);
+
+  const closed = compileAndLoad('core/brand-ref.json');
+  const extra = closed({ domain: 'acme.example', 'odd/~name': 1 });
+  assert.equal(extra.ok ? [] : extra.issues, [
+    { pointer: '/odd~1~0name', keyword: 'additionalProperties', message: "unknown property 'odd/~name' is not allowed here", additionalProperty: 'odd/~name' },
+  ]);
+});
+
+/** A generated validator for one schema file of the release, through the same emitter. */
+function compileAndLoad(path: string) {
+  const uri = `${release.schemas.byPath.get(path)!.id}#`;
+  const compiled = compileSchemaValidators(release, [uri]);
+  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-one-'));
+  writeEmitted(dir, compiled.files);
+  return wrapValidator((loadArtifact(dir, compiled.modules.get(uri)!) as RequestValidatorModule).validate);
+}
+
+test('issues: a discriminated union reports the discriminator, not every branch', () => {
+  const v = compileAndLoad('core/pricing-option.json');
+  const models = ['cpm', 'vcpm', 'cpc', 'cpcv', 'cpv', 'cpp', 'cpa', 'flat_rate', 'time'];
+  const wrong = v({ pricing_option_id: 'p1', pricing_model: 'cpmx', currency: 'USD' });
+  assert.equal(wrong.ok ? [] : wrong.issues, [
+    {
+      pointer: '/pricing_model',
+      keyword: 'oneOf',
+      message: `must be one of ${models.map((m) => JSON.stringify(m)).join(', ')}`,
+      allowedValues: models,
+      discriminator: { property: 'pricing_model', allowedValues: models },
+    },
+  ]);
+  const absent = v({ pricing_option_id: 'p1', currency: 'USD' });
+  assert.is(absent.ok ? undefined : absent.issues[0]!.missingProperty, 'pricing_model');
+  assert.equal(absent.ok ? undefined : absent.issues[0]!.discriminator?.allowedValues, models);
+  // A known model with a bad field: the issue is that field, and no other branch's complaint about the model.
+  const badField = v({ pricing_option_id: 'p1', pricing_model: 'cpm', currency: 'usd' });
+  assert.not.ok(badField.ok);
+  const issues = badField.ok ? [] : badField.issues;
+  assert.ok(issues.some((i) => i.pointer === '/currency' && i.keyword === 'pattern'), JSON.stringify(issues));
+  assert.not.ok(issues.some((i) => i.pointer === '/pricing_model'), JSON.stringify(issues));
+  assert.ok(issues.length <= 4, 'compact');
+});
+
+test('issues: a union without a discriminator is summarised, with the closest branch first', () => {
+  const v = requestValidator('create_media_buy');
+  const req = clone(VALID_CMB) as Record<string, unknown>;
+  req.account = { account_id: 7 };
+  const r = v(req);
+  const issues: Issue[] = r.ok ? [] : r.issues;
+  assert.ok(issues.length >= 1 && issues.length <= 4, JSON.stringify(issues));
+  assert.equal(issues[issues.length - 1]!.pointer, '/account');
+  assert.equal(issues[issues.length - 1]!.keyword, 'oneOf');
+  assert.ok(issues.some((i) => i.pointer === '/account/account_id' && i.keyword === 'type'), JSON.stringify(issues));
+});
+
+test('issues: toIssues copies; the validator keeps no state between calls', () => {
+  const raw = (loadArtifact(out, 'releases/3.0/validate/create_media_buy.request.cjs') as RequestValidatorModule).validate;
+  const v = wrapValidator(raw);
+  const bad = v({});
+  assert.not.ok(bad.ok);
+  assert.is(raw.errors, null, 'errors cleared from the function');
+  assert.equal(v(VALID_CMB), { ok: true });
+  assert.equal(v({}), bad, 'same input, same answer');
+  const errors = [{ keyword: 'enum', instancePath: '/a', schemaPath: '#/enum', params: { allowedValues: ['x'] } }];
+  const issues = toIssues(errors, { a: 'y' });
+  (issues[0]!.allowedValues as unknown[]).push('mutated');
+  assert.equal(errors[0]!.params.allowedValues, ['x']);
+});
+
+test('bad input: non-objects, __proto__/constructor keys, deep nesting, huge arrays — clean ok:false, no pollution', () => {
+  const v = requestValidator('create_media_buy');
+  for (const input of [undefined, null, 0, 1.5, 'x', true, [], [VALID_CMB], () => 1, Symbol('s')]) {
+    const r = v(input);
+    assert.is(r.ok, false, String(typeof input));
+    assert.ok(!r.ok && r.issues.length > 0 && typeof r.issues[0]!.pointer === 'string');
+  }
+  const hostile = JSON.parse(
+    '{"__proto__": {"polluted": "yes", "packages": []}, "constructor": {"prototype": {"polluted": "yes"}}, "packages": [{"__proto__": {"product_id": "x"}}]}',
+  ) as unknown;
+  const r = v(hostile);
+  assert.is(r.ok, false);
+  assert.is(({} as Record<string, unknown>).polluted, undefined);
+  assert.is((Object.prototype as Record<string, unknown>).polluted, undefined);
+  // An own "__proto__" key is data: a closed object rejects it by name.
+  const closed = compileAndLoad('core/brand-ref.json');
+  const proto = closed(JSON.parse('{"domain": "acme.example", "__proto__": {"x": 1}}'));
+  assert.equal(proto.ok ? [] : proto.issues.map((i) => i.additionalProperty), ['__proto__']);
+
+  let deep: unknown = 'leaf';
+  for (let i = 0; i < 100_000; i++) deep = { ext: deep, packages: [deep] };
+  const d = v(deep);
+  assert.is(d.ok, false);
+  const deepArray = (() => {
+    let a: unknown = [];
+    for (let i = 0; i < 100_000; i++) a = [a];
+    return a;
+  })();
+  assert.is(v({ ...VALID_CMB, packages: deepArray }).ok, false);
+  assert.is(v({ ...VALID_CMB, ext: deep, context: deep }).ok, true, 'deep data where the schema is open is accepted, not crashed on');
+
+  const million = new Array(1_000_000).fill(0);
+  assert.is(v({ ...VALID_CMB, packages: million }).ok, false);
+  const millionPackages = new Array(1_000_000).fill({ product_id: 'p', pricing_option_id: 'o', budget: -1 });
+  assert.is(v({ ...VALID_CMB, packages: millionPackages }).ok, false);
+  assert.is(v(million).ok, false);
+
+  // A stack overflow inside a validator becomes a clean failure.
+  const recursive: RawValidateFn = (data: unknown): boolean => recursive(data);
+  const overflow = wrapValidator(recursive)({});
+  assert.equal(overflow, { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }] });
+});
+
+test('lazy loading: a tool loads its own closure only; async response schemas on first use', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-lazy-'));
+  writeEmitted(dir, files);
+  assert.equal(loadedArtifacts(dir), []);
+  loadArtifact(dir, 'releases/3.0/validate/create_media_buy.request.cjs');
+  const loaded = loadedArtifacts(dir);
+  const closure = staticClosure(dir, 'releases/3.0/validate/create_media_buy.request.cjs');
+  assert.equal(loaded, closure);
+  assert.ok(loaded.length > 10 && loaded.length < files.length / 3, `${loaded.length} of ${files.length} files`);
+  assert.not.ok(loaded.some((p) => p.includes('get_products') || p.includes('get-products')));
+
+  const res = loadArtifact(dir, 'releases/3.0/validate/create_media_buy.response.cjs') as ResponseValidatorModule;
+  const before = loadedArtifacts(dir);
+  assert.not.ok(before.some((p) => p.includes('async-response-submitted')));
+  const validateResponse = wrapResponseValidator(res);
+  assert.is(validateResponse({ status: 'submitted', task_id: 't1' }).ok, true);
+  assert.ok(loadedArtifacts(dir).some((p) => p.includes('async-response-submitted')));
+  assert.not.ok(loadedArtifacts(dir).some((p) => p.includes('async-response-working')));
+});
+
+/** Files reachable from one module by its relative requires, read from disk. */
+function staticClosure(dir: string, start: string): string[] {
+  const seen = new Set<string>();
+  const stack = [start];
+  while (stack.length > 0) {
+    const p = stack.pop()!;
+    if (seen.has(p)) continue;
+    seen.add(p);
+    const text = readFileSync(join(dir, p), 'utf8');
+    // Getter bodies (async response schemas) are lazy: not part of the load-time closure.
+    const eager = text.replace(/get "[^"]*"\(\) \{[^}]*\}/g, '');
+    for (const m of eager.matchAll(/require\("([^"]+)"\)/g)) stack.push(posix.normalize(posix.join(posix.dirname(p), m[1]!)));
+  }
+  return [...seen].sort();
+}
+
+test('response validation: envelope fields at the root are accepted as the schema declares; status picks the async schema', () => {
+  const res = wrapResponseValidator(loadArtifact(out, 'releases/3.0/validate/create_media_buy.response.cjs') as ResponseValidatorModule);
+  const success = { media_buy_id: 'mb_1', packages: [] };
+  assert.is(res(success).ok, true);
+  assert.is(res({ ...success, context: { correlation_id: 'c1' }, adcp_version: '3.0', task_id: 't', context_id: 'x' }).ok, true);
+  assert.is(res({ status: 'submitted', task_id: 't1' }).ok, true);
+  assert.is(res({ status: 'working', percentage: 50 }).ok, true);
+  // The async schema is the one applied: its `ext` must be an object, which the sync success shape also says, so
+  // probe with a field only the async schema constrains differently — an async body needs no media_buy_id.
+  assert.is(res({ status: 'input-required', context: { correlation_id: 'c' } }).ok, true);
+  assert.is(res({ status: 'completed', context: { correlation_id: 'c' } }).ok, false, 'a completed body must be a success or an error');
+  assert.is(res({ errors: [{ code: 'INVALID_REQUEST', message: 'm' }] }).ok, true);
+});
+
+test('loader: V8 code cache in new processes, rebuilt when rejected, optional when read-only or disabled', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-cache-'));
+  writeEmitted(dir, files);
+  const script = join(dir, 'probe.mjs');
+  writeFileSync(
+    script,
+    [
+      `import { loadArtifact } from ${JSON.stringify(join(repoRoot, 'dist/runtime/loader.js'))};`,
+      `import { wrapValidator } from ${JSON.stringify(join(repoRoot, 'dist/runtime/issues.js'))};`,
+      `const v = wrapValidator(loadArtifact(${JSON.stringify(dir)}, 'releases/3.0/validate/create_media_buy.request.cjs').validate);`,
+      `process.stdout.write(JSON.stringify([v(${JSON.stringify(VALID_CMB)}).ok, v({}).ok]));`,
+    ].join('\n'),
+  );
+  const run = (env: Record<string, string> = {}) => execFileSync(process.execPath, [script], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  assert.is(run(), '[true,false]');
+  const cacheDir = join(dir, '.cache', 'v8');
+  const cached = existsSync(cacheDir) ? readdirSync(cacheDir) : [];
+  assert.ok(cached.length > 10, `code cache written (${cached.length} files)`);
+  assert.is(run(), '[true,false]', 'second process uses the cache');
+  for (const f of cached) writeFileSync(join(cacheDir, f), 'not a V8 code cache');
+  assert.is(run(), '[true,false]', 'a rejected cache is ignored');
+  assert.is.not(readFileSync(join(cacheDir, cached[0]!), 'utf8'), 'not a V8 code cache', 'and rebuilt');
+  assert.is(run({ ADCP_CODEGEN_NO_CODE_CACHE: '1' }), '[true,false]');
+  assert.is(run({ TMPDIR: '/nonexistent/adcp' }), '[true,false]');
+});
+
+test('loader: artifacts may not leave the output directory', () => {
+  assert.throws(() => loadArtifact(out, '../outside.cjs'), /outside the generated directory/);
+  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-escape-'));
+  writeEmitted(dir, [{ path: 'a.cjs', contents: 'require("fs");', inputs: [] }]);
+  assert.throws(() => loadArtifact(dir, 'a.cjs'), /only relative paths/);
+});
+
+test.run();
