@@ -271,44 +271,33 @@ class Projector {
   /** `context` is the in-place context of `node` (undefined at a fresh instance location). */
   node(node: unknown, context: InPlaceContext | undefined): unknown {
     if (!isPlainObject(node) || this.isAcceptedRecord(node)) return node;
-    let here: InPlaceContext | undefined;
-    const inPlace = (): InPlaceContext => (here ??= { node, closed: (context?.closed ?? false) || isClosed(node), outer: context });
+    let here: InPlaceContext | undefined; // built on first use: most nodes have no in-place subschema
     let copy: Record<string, unknown> | undefined;
     // Dispatch on the keys the node has (a handful) rather than probing every keyword (two dozen).
-    for (const keyword of Object.keys(node)) {
+    const keys = Object.keys(node);
+    for (let i = 0; i < keys.length; i++) {
+      const keyword = keys[i]!;
       const kind = KEYWORD_KINDS.get(keyword);
       if (kind === undefined) continue; // data: const, default, enum, examples, x-*, descriptions …
       const value = node[keyword];
-      let next: unknown;
-      switch (kind) {
-        case Kind.Child:
-          next = this.node(value, undefined);
-          break;
-        case Kind.InPlace:
-          next = this.node(value, inPlace());
-          break;
-        case Kind.InPlaceArray:
-          next = Array.isArray(value) ? this.array(value, inPlace()) : value;
-          break;
-        case Kind.ChildArray:
-          next = Array.isArray(value) ? this.array(value, undefined) : value;
-          break;
-        case Kind.Items:
-          next = Array.isArray(value) ? this.array(value, undefined) : this.node(value, undefined);
-          break;
-        case Kind.Properties:
-          next = isPlainObject(value) ? this.properties(value, inPlace()) : value;
-          break;
-        case Kind.ChildMap:
-          next = isPlainObject(value) ? this.map(value, undefined, false) : value;
-          break;
-        case Kind.InPlaceMap:
-          // dependentSchemas, and draft-07 dependencies whose array form is data (names) and is skipped in map().
-          next = isPlainObject(value) ? this.map(value, inPlace(), false) : value;
-          break;
-        case Kind.Defs:
-          next = isPlainObject(value) ? this.map(value, undefined, true) : value;
-          break;
+      let next: unknown = value;
+      if (kind === Kind.Child) {
+        next = this.node(value, undefined);
+      } else if (kind === Kind.Items) {
+        next = Array.isArray(value) ? this.array(value, undefined) : this.node(value, undefined);
+      } else if (kind === Kind.ChildArray) {
+        if (Array.isArray(value)) next = this.array(value, undefined);
+      } else if (kind === Kind.ChildMap) {
+        if (isPlainObject(value)) next = this.map(value, undefined, false);
+      } else if (kind === Kind.Defs) {
+        if (isPlainObject(value)) next = this.map(value, undefined, true);
+      } else {
+        here ??= { node, closed: (context !== undefined && context.closed) || isClosed(node), outer: context };
+        if (kind === Kind.InPlace) next = this.node(value, here);
+        else if (kind === Kind.InPlaceArray) next = Array.isArray(value) ? this.array(value, here) : value;
+        else if (kind === Kind.Properties) next = isPlainObject(value) ? this.properties(value, here) : value;
+        // dependentSchemas, and draft-07 dependencies whose array form is data (names), skipped in map()
+        else next = isPlainObject(value) ? this.map(value, here, false) : value;
       }
       if (next !== value) {
         copy ??= { ...node };
@@ -318,22 +307,24 @@ class Projector {
     return copy ?? node;
   }
 
-  private array(arr: readonly unknown[], context: InPlaceContext | undefined): unknown[] | readonly unknown[] {
+  private array(arr: readonly unknown[], context: InPlaceContext | undefined): readonly unknown[] {
     let out: unknown[] | undefined;
-    arr.forEach((item, i) => {
+    for (let i = 0; i < arr.length; i++) {
+      const item = arr[i];
       const next = this.node(item, context);
       if (next !== item) {
         out ??= arr.slice();
         out[i] = next;
       }
-    });
+    }
     return out ?? arr;
   }
 
   private map(map: Record<string, unknown>, context: InPlaceContext | undefined, defs: boolean): Record<string, unknown> {
     let entries: [string, unknown][] | undefined;
     const keys = Object.keys(map);
-    keys.forEach((key, i) => {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const value = map[key];
       const acceptedDef = defs && this.accepted.size > 0 && this.accepted.has(pathOfDefsKey(key) ?? '\0');
       const next = acceptedDef || Array.isArray(value) ? value : this.node(value, context);
@@ -341,25 +332,23 @@ class Projector {
         entries ??= keys.map((k) => [k, map[k]]);
         entries[i]![1] = next;
       }
-    });
+    }
     return entries === undefined ? map : fromEntries(entries);
   }
 
   /** The one place anything is removed: an annotated entry of `properties` that is neither protected nor closed in. */
   private properties(map: Record<string, unknown>, parent: InPlaceContext): Record<string, unknown> {
-    let changed = false;
-    const entries: [string, unknown][] = [];
-    for (const name of Object.keys(map)) {
+    let entries: [string, unknown][] | undefined; // created at the first change, with the entries before it
+    const keys = Object.keys(map);
+    for (let i = 0; i < keys.length; i++) {
+      const name = keys[i]!;
       const value = map[name];
-      if (this.drops(name, value, parent)) {
-        changed = true;
-        continue;
-      }
-      const next = this.node(value, undefined);
-      if (next !== value) changed = true;
-      entries.push([name, next]);
+      const dropped = this.drops(name, value, parent);
+      const next = dropped ? undefined : this.node(value, undefined);
+      if (entries === undefined && (dropped || next !== value)) entries = keys.slice(0, i).map((k) => [k, map[k]]);
+      if (entries !== undefined && !dropped) entries.push([name, next]);
     }
-    return changed ? fromEntries(entries) : map;
+    return entries === undefined ? map : fromEntries(entries);
   }
 
   private drops(name: string, property: unknown, parent: InPlaceContext): boolean {
