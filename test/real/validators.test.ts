@@ -1,0 +1,81 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '../../generator/compile-validators.js';
+import { loadRelease } from '../../generator/load-release.js';
+import { exampleCases, writeEmitted } from '../../generator/validators-differential.js';
+import type { RequestValidatorModule } from '../../runtime/contract.js';
+import { wrapValidator } from '../../runtime/issues.js';
+import { loadArtifact } from '../../runtime/loader.js';
+import { sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
+import { loadStoryboardSamples } from '../helpers/storyboards.js';
+
+/**
+ * Differential on AdCP 3.2.0-beta.5: the generated validators must give the verdict run-time Ajv gives on the same
+ * canonical schema, for every storyboard sample_request and every `examples` entry. Zero disagreements.
+ */
+
+const releaseDir = sharedReleaseDir();
+const complianceDir = sharedComplianceDir();
+
+if (releaseDir !== undefined && complianceDir !== undefined) {
+  const release = loadRelease(releaseDir);
+  const runtimeAjv = createRuntimeAjv(release);
+
+  test('every storyboard sample_request: generated verdict equals run-time Ajv (3.2.0-beta.5)', () => {
+    const files = compileValidators(release);
+    const out = mkdtempSync(join(tmpdir(), 'adcp-validators-real-'));
+    writeEmitted(out, files);
+    const samples = loadStoryboardSamples(complianceDir);
+    let valid = 0;
+    let unknownTool = 0;
+    const tasks = new Set<string>();
+    const disagreements: string[] = [];
+    for (const s of samples) {
+      const tool = release.tools.get(s.task);
+      if (tool === undefined || release.unavailable.has(s.task)) {
+        unknownTool++;
+        continue;
+      }
+      tasks.add(s.task);
+      const expected = runtimeAjv.getSchema(release.schemas.byPath.get(tool.requestSchema)!.id)!(s.request) === true;
+      const raw = (loadArtifact(out, `releases/3.2/validate/${s.task}.request.cjs`) as RequestValidatorModule).validate;
+      const got = wrapValidator(raw)(s.request);
+      if (got.ok !== expected) disagreements.push(`${s.id} (${s.task}): generated ${got.ok}, run-time Ajv ${expected}`);
+      if (expected) valid++;
+      if (!got.ok) assert.ok(got.issues.length > 0 && typeof got.issues[0]!.pointer === 'string', s.id);
+    }
+    const checked = samples.length - unknownTool;
+    console.log(
+      `  3.2 storyboard differential: ${checked} sample_requests over ${tasks.size} tools, ${valid} valid, ${checked - valid} invalid, ` +
+        `${disagreements.length} disagreements (${unknownTool} steps name no tool of the manifest)`,
+    );
+    assert.equal(disagreements, []);
+    assert.ok(checked > 1500);
+  });
+
+  test('every examples entry (and breakages of it): generated verdict equals run-time Ajv (3.2.0-beta.5)', () => {
+    const cases = exampleCases(release);
+    const uris = [...new Set(cases.map((c) => c.uri))];
+    const compiled = compileSchemaValidators(release, uris);
+    const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-real-examples-'));
+    writeEmitted(dir, compiled.files);
+    let valid = 0;
+    const disagreements: string[] = [];
+    for (const c of cases) {
+      const expected = runtimeAjv.getSchema(c.uri)!(c.data) === true;
+      const raw = (loadArtifact(dir, compiled.modules.get(c.uri)!) as RequestValidatorModule).validate;
+      const got = wrapValidator(raw)(c.data).ok;
+      if (got !== expected) disagreements.push(`${c.id}: generated ${got}, run-time Ajv ${expected}`);
+      if (expected) valid++;
+    }
+    console.log(
+      `  3.2 examples differential: ${cases.length} payloads at ${uris.length} schema locations, ${valid} valid, ${cases.length - valid} invalid, ${disagreements.length} disagreements`,
+    );
+    assert.equal(disagreements, []);
+  });
+}
+
+test.run();
