@@ -1,0 +1,226 @@
+import type { ArrayPlan, Branch, Group, ObjectPlan, Plan, Pred, Shape, UnionGroup } from './strip-analysis.js';
+
+/**
+ * Turns one shape's plan (strip-analysis.ts) into one JavaScript function. Schema content reaches the code only
+ * through `lit` (JSON.stringify, line separators escaped) and `comment`; names, consts and structure are all that
+ * is emitted — no schema object.
+ */
+export interface CodegenScope {
+  /** An expression naming the strip function of `shape` (`s_brand_ref`, `m_core_brand_ref.s_brand_ref`). */
+  ref(shape: Shape): string;
+  /** A module-level constant; returns its name. Equal initialisers share one name. */
+  constant(prefix: string, init: string): string;
+  /** How a shape is named in comments. */
+  describe(shape: Shape): string;
+}
+
+export function lit(v: unknown): string {
+  return JSON.stringify(v).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+export function comment(text: string): string {
+  return '// ' + text.replace(/[\r\n\u2028\u2029]/g, ' ');
+}
+
+const prop = (name: string): string => `v[${lit(name)}]`;
+
+export function emitStripFunction(name: string, shape: Shape, plan: Plan, scope: CodegenScope): string {
+  const body = plan.kind === 'dispatch' ? dispatchBody(plan.group, scope) : shapeBody(plan.object, plan.array, scope);
+  return [comment(scope.describe(shape)), `function ${name}(v, c, d) {`, ...body.map((l) => '  ' + l), '}', ''].join('\n');
+}
+
+function shapeBody(object: ObjectPlan | undefined, array: ArrayPlan | undefined, scope: CodegenScope): string[] {
+  const out = ['if (typeof v !== "object" || v === null) return v;'];
+  const objectActive = object !== undefined && objectMatters(object);
+  if (!objectActive && array === undefined) return [...out, 'return v;'];
+  out.push('if (d > MAX_DEPTH) tooDeep(c, d);');
+  if (array !== undefined) out.push('if (Array.isArray(v)) {', ...arrayBody(array, scope).map((l) => '  ' + l), '}');
+  else out.push('if (Array.isArray(v)) return v;');
+  if (!objectActive) return [...out, 'return v;'];
+  return [...out, ...objectBody(object!, scope)];
+}
+
+export function objectMatters(o: ObjectPlan): boolean {
+  return o.closed || o.additional !== undefined || o.names.some(([, s]) => s !== undefined) || o.patterns.some((p) => p.child !== undefined);
+}
+
+function arrayBody(a: ArrayPlan, scope: CodegenScope): string[] {
+  const call = (s: Shape | undefined): string => (s === undefined ? 'x' : `${scope.ref(s)}(x, c, d + 1)`);
+  let pick: string;
+  if (a.prefix.length === 0) pick = call(a.rest);
+  else pick = a.prefix.map((s, i) => `i === ${i} ? ${call(s)} : `).join('') + call(a.rest);
+  return [
+    'let o;',
+    'for (let i = 0; i < v.length; i++) {',
+    '  const x = v[i];',
+    '  c.k[d] = i;',
+    `  const y = ${pick};`,
+    '  if (y !== x) {',
+    '    if (o === undefined) o = v.slice();',
+    '    o[i] = y;',
+    '  }',
+    '}',
+    'return o === undefined ? v : o;',
+  ];
+}
+
+function objectBody(o: ObjectPlan, scope: CodegenScope): string[] {
+  const out = ['const keys = Object.keys(v);', 'let o;', 'for (let i = 0; i < keys.length; i++) {', '  const k = keys[i];', '  const x = v[k];', '  let y = x;', '  switch (k) {'];
+  const plain = o.names.filter(([, s]) => s === undefined).map(([n]) => n);
+  // Declared names whose values hold nothing to strip are only recognised (they matter when the object is closed).
+  if (o.closed || o.additional !== undefined || o.patterns.length > 0) {
+    for (const n of plain) out.push(`    case ${lit(n)}:`);
+    if (plain.length > 0) out.push('      break;');
+  }
+  for (const [n, s] of o.names) {
+    if (s === undefined) continue;
+    out.push(`    case ${lit(n)}:`, '      c.k[d] = k;', `      y = ${scope.ref(s)}(x, c, d + 1);`, '      break;');
+  }
+  out.push('    default:');
+  const tail: string[] = [];
+  if (o.patterns.length > 0) {
+    tail.push('let matched = false;');
+    for (const p of o.patterns) {
+      const re = scope.constant('re', `new RegExp(${lit(p.source)}, "u")`);
+      if (p.child === undefined) tail.push(`if (${re}.test(k)) matched = true;`);
+      else tail.push(`if (${re}.test(k)) {`, '  matched = true;', '  c.k[d] = k;', `  y = ${scope.ref(p.child)}(y, c, d + 1);`, '}');
+    }
+    tail.push('if (matched) break;');
+  }
+  if (o.closed) {
+    tail.push('// not declared here: an unknown field at a closed object', 'if (o === undefined) o = take(v, keys, i);', 'c.removed.push(at(c, d, k));', 'continue;');
+  } else if (o.additional !== undefined) {
+    tail.push('c.k[d] = k;', `y = ${scope.ref(o.additional)}(x, c, d + 1);`);
+  }
+  out.push(...tail.map((l) => '      ' + l));
+  if (!o.closed) out.push('      break;');
+  out.push(
+    '  }',
+    '  if (o !== undefined) put(o, k, y);',
+    '  else if (y !== x) {',
+    '    o = take(v, keys, i);',
+    '    put(o, k, y);',
+    '  }',
+    '}',
+    'return o === undefined ? v : o;',
+  );
+  return out;
+}
+
+// ── groups ────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+function dispatchBody(g: Group, scope: CodegenScope): string[] {
+  const out = ['if (typeof v !== "object" || v === null) return v;'];
+  const call = (b: Branch): string => (b.next.origins.length === 0 ? 'return v;' : `return ${scope.ref(b.next)}(v, c, d);`);
+  if (g.kind === 'dependency') {
+    out.push(comment(`${g.property} present or not (dependencies)`));
+    out.push(`if (!Array.isArray(v) && has(v, ${lit(g.property)})) ${call(g.branches[0])}`, call(g.branches[1]));
+    return out;
+  }
+  if (g.kind === 'if') {
+    if (g.pred === undefined) {
+      out.push(comment('if/then/else whose condition cannot be evaluated here: nothing is stripped below'), 'c.undecided.push(at(c, d));', 'return v;');
+      return out;
+    }
+    out.push(comment('if/then/else: strip by then when the value matches if, else by else'));
+    out.push(`if (${predExpr(g.pred, 'v', scope, 0)}) ${call(g.branches[0])}`, call(g.branches[1]));
+    return out;
+  }
+  if (g.branches.length > 30) {
+    out.push(comment(`${g.kind} with more branches than this strip decides: nothing is stripped below`), 'c.undecided.push(at(c, d));', 'return v;');
+    return out;
+  }
+  out.push(comment(`${g.kind}: the branch the value belongs to, by type, const/enum and required, then by declared names`));
+  out.push(...unionPick(g, scope));
+  out.push('switch (m) {');
+  g.branches.forEach((b, i) => out.push(`  case ${1 << i}:`, `    ${call(b)}`));
+  out.push('  default:', '    c.undecided.push(at(c, d));', '    return v;', '}');
+  return out;
+}
+
+function unionPick(g: UnionGroup, scope: CodegenScope): string[] {
+  const arrayMask = g.branches.reduce((m, b, i) => (admits(b, 'array') ? m | (1 << i) : m), 0);
+  const tests = g.branches.map((b, i) => `(${branchTest(b, scope)} ? ${1 << i} : 0)`);
+  const closed = g.branches.reduce((m, b, i) => (b.evidence?.closed ? m | (1 << i) : m), 0);
+  const names = scope.constant('names', `new Map(${lit(g.names ?? [])})`);
+  const patterns = scope.constant('patterns', `[${(g.patterns ?? []).map(([s, m]) => `[new RegExp(${lit(s)}, "u"), ${m}]`).join(', ')}]`);
+  const usesT = g.branches.some((b) => admits(b, 'object') && (b.evidence?.tags ?? []).some(([p]) => p.length > 1));
+  return [
+    usesT ? 'let m, t;' : 'let m;',
+    `if (Array.isArray(v)) m = ${arrayMask};`,
+    'else {',
+    `  m = ${tests.join(' |\n    ')};`,
+    `  if ((m & (m - 1)) !== 0) m = byNames(v, m, ${closed}, ${names}, ${patterns});`,
+    '}',
+  ];
+}
+
+function admits(b: Branch, type: string): boolean {
+  const t = b.evidence?.types;
+  return t === undefined || t.includes(type);
+}
+
+function branchTest(b: Branch, scope: CodegenScope): string {
+  if (!admits(b, 'object')) return 'false';
+  const parts: string[] = [];
+  for (const r of b.evidence?.required ?? []) parts.push(`has(v, ${lit(r)})`);
+  for (const set of b.evidence?.forbidden ?? []) parts.push(`!(${set.map((n) => `has(v, ${lit(n)})`).join(' && ') || 'true'})`);
+  for (const [path, values] of b.evidence?.tags ?? []) {
+    if (path.length === 1) parts.push(`(!has(v, ${lit(path[0])}) || ${oneOf(prop(path[0]!), values, scope)})`);
+    else parts.push(`((t = dig(v, ${lit(path[0])}, ${lit(path[1])})) === ABSENT || ${oneOf('t', values, scope)})`);
+  }
+  return parts.length === 0 ? 'true' : parts.join(' && ');
+}
+
+function oneOf(expr: string, values: readonly unknown[], scope: CodegenScope): string {
+  if (values.length === 0) return 'false';
+  if (values.length <= 4) return `(${values.map((x) => `${expr} === ${lit(x)}`).join(' || ')})`;
+  return `${scope.constant('values', `new Set(${lit(values)})`)}.has(${expr})`;
+}
+
+// ── if predicates ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+const TYPE_TESTS: Record<string, (x: string) => string> = {
+  object: (x) => `(typeof ${x} === "object" && ${x} !== null && !Array.isArray(${x}))`,
+  array: (x) => `Array.isArray(${x})`,
+  string: (x) => `typeof ${x} === "string"`,
+  number: (x) => `(typeof ${x} === "number" && Number.isFinite(${x}))`,
+  integer: (x) => `Number.isInteger(${x})`,
+  boolean: (x) => `typeof ${x} === "boolean"`,
+  null: (x) => `${x} === null`,
+};
+
+/** JSON Schema truth of `p` for the value in variable `x` (evalPred in strip-analysis.ts is the same, interpreted). */
+function predExpr(p: Pred, x: string, scope: CodegenScope, depth: number): string {
+  const isObj = TYPE_TESTS.object!(x);
+  switch (p.k) {
+    case 'true':
+      return 'true';
+    case 'false':
+      return 'false';
+    case 'and':
+      return p.ps.length === 0 ? 'true' : `(${p.ps.map((q) => predExpr(q, x, scope, depth)).join(' && ')})`;
+    case 'or':
+      return p.ps.length === 0 ? 'false' : `(${p.ps.map((q) => predExpr(q, x, scope, depth)).join(' || ')})`;
+    case 'one':
+      return `(${p.ps.map((q) => `(${predExpr(q, x, scope, depth)} ? 1 : 0)`).join(' + ') || '0'}) === 1`;
+    case 'not':
+      return `!${predExpr(p.p, x, scope, depth)}`;
+    case 'type':
+      return `(${p.types.map((t) => (TYPE_TESTS[t] ?? (() => 'false'))(x)).join(' || ') || 'false'})`;
+    case 'eq':
+      return oneOf(x, p.values, scope);
+    case 'required':
+      return `(!${isObj} || (${p.names.map((n) => `has(${x}, ${lit(n)})`).join(' && ') || 'true'}))`;
+    case 'prop': {
+      const y = `x${depth + 1}`;
+      return `(!${isObj} || !has(${x}, ${lit(p.name)}) || ((${y}) => ${predExpr(p.p, y, scope, depth + 1)})(${x}[${lit(p.name)}]))`;
+    }
+    case 'pattern':
+      return `(typeof ${x} !== "string" || ${scope.constant('re', `new RegExp(${lit(p.source)}, "u")`)}.test(${x}))`;
+    case 'contains': {
+      const y = `x${depth + 1}`;
+      return `(!Array.isArray(${x}) || ${x}.some((${y}) => ${predExpr(p.p, y, scope, depth + 1)}))`;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import type { StripFn } from '../runtime/contract.js';
+import type { JsonSchema } from './model.js';
+import { evalPred, localResolver, StripAnalyzer, type Group, type Resolver, type Shape } from './strip-analysis.js';
+import { objectMatters } from './strip-codegen.js';
+import { STRIP_MAX_DEPTH, stripSupport, type StripContext } from './strip-support.js';
+
+/**
+ * Deep-strip by walking the schema while walking the value: at every place it asks the analysis what applies
+ * (flattening `$ref`/`allOf`, collecting names, deciding unions) instead of running code compiled for it. Same
+ * semantics as the compiled strip — the bench's baseline and the tests' differential oracle. Only facts about single
+ * schema nodes (`$ref` targets, whether anything below a node can be stripped, `if` predicates) are cached.
+ */
+export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver } = {}): StripFn {
+  const base = typeof schema === 'object' && typeof schema.$id === 'string' ? schema.$id : '';
+  const analyzer = new StripAnalyzer(options.resolve ?? localResolver(schema, base));
+  const root = analyzer.shape([analyzer.root(schema, base)]);
+  const S = stripSupport();
+
+  const walk = (shape: Shape, v: unknown, c: StripContext, d: number): unknown => {
+    if (typeof v !== 'object' || v === null) return v;
+    const plan = analyzer.plan(shape);
+    if (plan.kind === 'dispatch') return dispatch(plan.group, v, c, d);
+    const object = plan.object !== undefined && objectMatters(plan.object) ? plan.object : undefined;
+    const array = plan.array;
+    if (object === undefined && array === undefined) return v;
+    if (d > STRIP_MAX_DEPTH) S.tooDeep(c, d);
+    if (Array.isArray(v)) {
+      if (array === undefined) return v;
+      let o: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        c.k[d] = i;
+        const s = i < array.prefix.length ? array.prefix[i] : array.rest;
+        const y = s === undefined ? x : walk(s, x, c, d + 1);
+        if (y !== x) {
+          o ??= v.slice();
+          o[i] = y;
+        }
+      }
+      return o ?? v;
+    }
+    if (object === undefined) return v;
+    const obj = v as Record<string, unknown>;
+    const names = new Map(object.names);
+    const keys = Object.keys(obj);
+    let o: Record<string, unknown> | undefined;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const x = obj[k];
+      let y = x;
+      if (names.has(k)) {
+        const s = names.get(k);
+        if (s !== undefined) {
+          c.k[d] = k;
+          y = walk(s, x, c, d + 1);
+        }
+      } else {
+        let matched = false;
+        for (const p of object.patterns) {
+          if (!analyzer.regexp(p.source).test(k)) continue;
+          matched = true;
+          if (p.child !== undefined) {
+            c.k[d] = k;
+            y = walk(p.child, y, c, d + 1);
+          }
+        }
+        if (!matched) {
+          if (object.closed) {
+            o ??= S.take(obj, keys, i);
+            c.removed.push(S.at(c, d, k));
+            continue;
+          }
+          if (object.additional !== undefined) {
+            c.k[d] = k;
+            y = walk(object.additional, x, c, d + 1);
+          }
+        }
+      }
+      if (o !== undefined) S.put(o, k, y);
+      else if (y !== x) {
+        o = S.take(obj, keys, i);
+        S.put(o, k, y);
+      }
+    }
+    return o ?? v;
+  };
+
+  const dispatch = (g: Group, v: object, c: StripContext, d: number): unknown => {
+    let chosen: number;
+    if (g.kind === 'dependency') chosen = !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, g.property) ? 0 : 1;
+    else if (g.kind === 'if') {
+      if (g.pred === undefined) chosen = -1;
+      else chosen = evalPred(g.pred, v) ? 0 : 1;
+    } else if (g.branches.length > 30) chosen = -1;
+    else {
+      let m = 0;
+      g.branches.forEach((b, i) => {
+        const types = b.evidence?.types;
+        const kind = Array.isArray(v) ? 'array' : 'object';
+        if (types !== undefined && !types.includes(kind)) return;
+        if (Array.isArray(v)) {
+          m |= 1 << i;
+          return;
+        }
+        const r = v as Record<string, unknown>;
+        const own = (n: string): boolean => Object.prototype.hasOwnProperty.call(r, n);
+        if (!(b.evidence?.required ?? []).every(own)) return;
+        if ((b.evidence?.forbidden ?? []).some((set) => set.every(own))) return;
+        const admitted = (b.evidence?.tags ?? []).every(([path, values]) => {
+          const x = path.length === 1 ? (own(path[0]!) ? r[path[0]!] : S.ABSENT) : S.dig(r, path[0]!, path[1]!);
+          return x === S.ABSENT || values.includes(x as never);
+        });
+        if (!admitted) return;
+        m |= 1 << i;
+      });
+      if (!Array.isArray(v) && (m & (m - 1)) !== 0) {
+        const closed = g.branches.reduce((acc, b, i) => (b.evidence?.closed ? acc | (1 << i) : acc), 0);
+        m = S.byNames(v, m, closed, new Map(g.names ?? []), (g.patterns ?? []).map(([s, bit]) => [analyzer.regexp(s), bit] as const));
+      }
+      chosen = m !== 0 && (m & (m - 1)) === 0 ? Math.log2(m) : -1;
+    }
+    if (chosen < 0) {
+      c.undecided.push(S.at(c, d));
+      return v;
+    }
+    const next = g.branches[chosen]!.next;
+    return next.origins.length === 0 ? v : walk(next, v, c, d);
+  };
+
+  return S.entry((v, c, d) => (root === undefined ? v : walk(root, v, c, d))) as StripFn;
+}
