@@ -8,6 +8,7 @@ import { CodegenError } from './errors.js';
 import { format } from './format.js';
 import { sha256 } from './hash.js';
 import { load } from './load.js';
+import { displayPath } from './load-release.js';
 import type { ConfigOverrides } from './load-config.js';
 import { createLogger, type Logger } from './log.js';
 import type { EmittedFile, InputRef } from './model.js';
@@ -57,8 +58,11 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
 
   const inputs = load(options);
   const { config } = inputs;
-  const rules = loadNormalizationRules([...config.normalizations]);
-  const overlays = loadOverlays([...config.overlays]);
+  // Rule and overlay files are named by their path from the working directory: in error messages and in the
+  // headers of generated files, never an absolute path.
+  const cwd = process.cwd();
+  const rules = loadNormalizationRules(config.normalizations.map((f) => displayPath(f, cwd)));
+  const overlays = loadOverlays(config.overlays.map((f) => displayPath(f, cwd)));
   log.stage('load', `${inputs.releases.map((r) => `AdCP ${r.version}`).join(', ')}; ${inputs.profiles.length} profile(s); ${rules.length} normalization rule(s); ${overlays.length} overlay(s)`, lap());
 
   const inputRefs: InputRef[] = [
