@@ -293,19 +293,25 @@ function pointerOf(base: string, path: readonly string[]): string {
   return `${base} + ${lit(path.map((k) => '/' + escapeToken(k)).join(''))}`;
 }
 
+/** `node` without the property at `path`, copying each object along the way (the parents stay, even if emptied). */
+function removeExpr(node: string, path: readonly string[]): string {
+  const [head, ...rest] = path;
+  if (rest.length === 0) return `without(${node}, ${lit(head)})`;
+  return `withMember(${node}, ${lit(head)}, ${removeExpr(access(node, [head!]), rest)})`;
+}
+
 function emitRule(w: Writer, rule: NormalizationRule, node: string, base: string): void {
-  assertSafeKey(rule, rule.from);
-  for (const k of rule.to ?? []) assertSafeKey(rule, k);
+  for (const k of [...rule.from, ...(rule.to ?? [])]) assertSafeKey(rule, k);
   const t = rule.transform;
-  const from = lit(rule.from);
-  const fromPtr = pointerOf(base, [rule.from]);
+  const fromPtr = pointerOf(base, rule.from);
+  const removed = removeExpr(node, rule.from);
   const id = lit(rule.id);
   w.line(`// ${commentText(rule.id)}${rule.summary === undefined ? '' : `: ${commentText(rule.summary)}`}`);
-  w.open(`if (hasOwn(${node}, ${from})) {`);
-  w.line(`const deprecated = ${node}[${from}];`);
+  w.open(`if (${presentExpr(node, rule.from)}) {`);
+  w.line(`const deprecated = ${access(node, rule.from)};`);
 
   if (t.kind === 'drop') {
-    w.line(`${node} = without(${node}, ${from});`);
+    w.line(`${node} = ${removed};`);
     w.line(`applied.push({ rule: ${id}, from: ${fromPtr}, to: '', reason: ${lit(t.reason)} });`);
     w.close();
     return;
@@ -320,9 +326,9 @@ function emitRule(w: Writer, rule: NormalizationRule, node: string, base: string
     const known = members.map(([m]) => `k === ${lit(m)}`).join(' || ');
     w.line('// Only an object whose members all have a place moves; anything else stays for validation.');
     w.open(`if (isObject(deprecated) && Object.keys(deprecated).length > 0 && Object.keys(deprecated).every((k) => ${known})) {`);
-    w.line(`${node} = without(${node}, ${from});`);
+    w.line(`${node} = ${removed};`);
     for (const [m, target] of members) {
-      const entry = `rule: ${id}, from: ${pointerOf(base, [rule.from, m])}, to: ${pointerOf(base, [target])}`;
+      const entry = `rule: ${id}, from: ${pointerOf(base, [...rule.from, m])}, to: ${pointerOf(base, [target])}`;
       w.open(`if (hasOwn(deprecated, ${lit(m)})) {`);
       w.open(`if (hasOwn(${node}, ${lit(target)})) {`);
       w.line(`applied.push({ ${entry}, conflict: true });`);
@@ -341,7 +347,7 @@ function emitRule(w: Writer, rule: NormalizationRule, node: string, base: string
   const entry = `rule: ${id}, from: ${fromPtr}, to: ${pointerOf(base, to)}`;
   w.open(`if (${presentExpr(node, to)}) {`);
   w.line('// The current field wins; the deprecated one goes, and the conflict is reported.');
-  w.line(`${node} = without(${node}, ${from});`);
+  w.line(`${node} = ${removed};`);
   w.line(`applied.push({ ${entry}, conflict: true });`);
   const blocked = blockedExpr(node, to);
   const accepts = acceptsCheck(rule.accepts, 'deprecated');
@@ -349,7 +355,9 @@ function emitRule(w: Writer, rule: NormalizationRule, node: string, base: string
   w.mid(conditions.length === 0 ? '} else {' : `} else if (${conditions.join(' && ')}) {`);
   const value = transformValue(rule, w);
   const assign = (v: string): void => {
-    w.line(`${node} = ${setExpr(`without(${node}, ${from})`, node, to, v)};`);
+    // The loader refuses a nested source that shares its parent with the target, so reading the target's
+    // parents from the original container cannot bring the removed source back.
+    w.line(`${node} = ${setExpr(removed, node, to, v)};`);
     w.line(`applied.push({ ${entry} });`);
   };
   if (value.guard === undefined) assign(value.expr);
@@ -452,8 +460,10 @@ function declarationSource(release: Release, tool: string, rules: readonly Norma
   const topLevel = rules.filter((r) => r.at.length === 0);
   const fields = new Map<string, { type: string; rules: string[] }>();
   for (const r of topLevel) {
-    const prior = fields.get(r.from);
-    if (prior === undefined) fields.set(r.from, { type: deprecatedType(r), rules: [r.id] });
+    if (r.from.length !== 1) continue;
+    const name = r.from[0]!;
+    const prior = fields.get(name);
+    if (prior === undefined) fields.set(name, { type: deprecatedType(r), rules: [r.id] });
     else prior.rules.push(r.id);
   }
   const supplied = new Set<string>();

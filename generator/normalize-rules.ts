@@ -32,7 +32,8 @@ export interface NormalizationRule {
   readonly tools: readonly string[];
   /** Container of the deprecated field: property names from the request root, `*` = every array element. */
   readonly at: readonly string[];
-  readonly from: string;
+  /** The deprecated property: a path from the container (one name, or more when it sits in a nested object). */
+  readonly from: readonly string[];
   /** Current field relative to the container; absent for `drop` and `unwrap` (whose members name theirs). */
   readonly to?: readonly string[];
   readonly accepts?: readonly JsonType[];
@@ -132,15 +133,20 @@ function toRule(r: JsonObject, file: string, pointer: string, fileHash: string):
   if (transform.kind === 'move-into-ext' && (to === undefined || to.length !== 2 || to[0] !== 'ext')) {
     throw new CodegenError(file, `${pointer}/to`, 'move-into-ext targets ["ext", <name>]');
   }
-  if (to !== undefined && to.length === 1 && to[0] === r.from) {
+  const from = typeof r.from === 'string' ? [r.from] : (r.from as string[]);
+  if (to !== undefined && to.length === from.length && to.every((k, i) => k === from[i])) {
     throw new CodegenError(file, `${pointer}/to`, 'the target is the deprecated field itself');
+  }
+  // Removing a nested source and then building the target from the same parent object would put it back.
+  if (to !== undefined && from.length > 1 && to[0] === from[0]) {
+    throw new CodegenError(file, `${pointer}/to`, `the deprecated field and the target share the parent ${JSON.stringify(from[0])}: set "at" to that object instead`);
   }
   return {
     id: r.id as string,
     summary: typeof r.summary === 'string' ? r.summary : undefined,
     tools: r.tools as string[],
     at: (r.at as string[] | undefined) ?? [],
-    from: r.from as string,
+    from,
     to,
     accepts: r.accepts as JsonType[] | undefined,
     transform,
@@ -183,12 +189,18 @@ function whySkipped(release: Release, rule: NormalizationRule, toolName: string)
     if (containers.length === 0) return `${where} is not declared by ${tool.requestSchema}`;
   }
 
-  const source = declared(release, containers, rule.from);
-  if (source.current) return `${rule.from} is a current field of ${where} in AdCP ${release.version}`;
+  let sourceParents = containers;
+  for (const [i, name] of rule.from.slice(0, -1).entries()) {
+    sourceParents = propertyShapes(release, sourceParents, name);
+    if (sourceParents.length === 0) return `${rule.from.slice(0, i + 1).join('.')} is not declared at ${where}`;
+  }
+  const fromName = rule.from.join('.');
+  const source = declared(release, sourceParents, rule.from[rule.from.length - 1]!);
+  if (source.current) return `${fromName} is a current field of ${where} in AdCP ${release.version}`;
 
   if (rule.transform.kind === 'unwrap') {
     for (const [member, target] of Object.entries(rule.transform.members)) {
-      if (declared(release, containers, target).current === false) return `target ${target} (for ${rule.from}.${member}) is not a current field of ${where} in AdCP ${release.version}`;
+      if (declared(release, containers, target).current === false) return `target ${target} (for ${fromName}.${member}) is not a current field of ${where} in AdCP ${release.version}`;
     }
     return undefined;
   }

@@ -68,7 +68,7 @@ test('the plan for 3.0.6 emits every listed rule where its target is declared, a
 });
 
 test('a rule is not emitted where its source is a current field', () => {
-  const rule = { ...rules.find((r) => r.id === 'max_results-to-pagination')!, id: 'x', from: 'signal_spec', tools: ['get_signals'] } as NormalizationRule;
+  const rule = { ...rules.find((r) => r.id === 'max_results-to-pagination')!, id: 'x', from: ['signal_spec'], tools: ['get_signals'] } as NormalizationRule;
   const p = planNormalizations(release, [rule]);
   assert.equal(p.emitted, []);
   assert.match(p.skipped[0]!.reason, /signal_spec is a current field/);
