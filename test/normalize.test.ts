@@ -376,6 +376,34 @@ test('a drop rule from a user rule file: planned against 3.0.6, compiled, remove
   }
 });
 
+test('a rule whose deprecated field is nested (from as a path) removes it from its parent only', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'adcp-rules-'));
+  try {
+    const file = join(dir, 'nested.json');
+    const rule = { id: 'filters.legacy_tier-to-ext', tools: ['get_products'], from: ['filters', 'legacy_tier'], to: ['ext', 'legacy_tier'], accepts: ['string'], transform: { kind: 'move-into-ext' } };
+    writeFileSync(file, JSON.stringify({ rules: [rule] }));
+    const p = planNormalizations(release, loadNormalizationRules([file]));
+    assert.equal(p.emitted.map((e) => e.tool), ['get_products']);
+    writeAll(dir, compileNormalizers(release, p, ['get_products']));
+    const fn = (createRequire(join(dir, 'x.cjs'))(join(dir, 'releases/3.0/normalize/get_products.cjs')) as { normalize: NormalizeFn }).normalize;
+    const filters = { channels: ['olv'], legacy_tier: 'gold' };
+    const input = { buying_mode: 'wholesale', filters };
+    const r = fn(input);
+    assert.equal(r.value, { buying_mode: 'wholesale', filters: { channels: ['olv'] }, ext: { legacy_tier: 'gold' } });
+    assert.equal(r.applied, [{ rule: 'filters.legacy_tier-to-ext', from: '/filters/legacy_tier', to: '/ext/legacy_tier' }]);
+    assert.equal(filters, { channels: ['olv'], legacy_tier: 'gold' });
+    const c = fn({ filters: { legacy_tier: 'gold' }, ext: { legacy_tier: 'silver' } });
+    assert.equal(c.value, { filters: {}, ext: { legacy_tier: 'silver' } });
+    assert.is(c.applied[0]!.conflict, true);
+    const odd = { filters: 'none' };
+    assert.is(fn(odd).value, odd);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // A nested source that shares its parent with the target would be put back by the copy: refused.
+  assert.is(ruleError({ rules: [{ ...good, from: ['pagination', 'limit'], to: ['pagination', 'max_results'], transform: { kind: 'move' } }] }).pointer, '/rules/0/to');
+});
+
 test('the shipped rule files load, with unique ids and files named on each rule', () => {
   assert.ok(rules.length >= 12);
   assert.is(new Set(rules.map((r) => r.id)).size, rules.length);
