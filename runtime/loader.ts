@@ -1,14 +1,21 @@
 /**
- * Loads generated CommonJS artifacts synchronously, lazily and once, with a V8 code cache. A validator is loaded on
- * the first call of its tool, together with the definition modules it requires and nothing else. Each module is
- * compiled through `vm.Script` with `cachedData` read from a cache directory keyed by the module's content hash and
- * the Node/V8 version; a missing or rejected cache (`cachedDataRejected`) is rebuilt after the module has run, so
- * the functions it compiled on first use are in it. The cache is an optimisation only: a read-only or missing
- * directory, a corrupt file or ADCP_CODEGEN_NO_CODE_CACHE=1 simply means compiling from source.
+ * Loads generated CommonJS artifacts synchronously, lazily and once, with a V8 code cache.
+ *
+ * A validator is loaded on the first call of its tool, together with the definition modules it requires and
+ * nothing else. Loading ~150 small modules one by one costs more in file reads, path handling and compiles than
+ * the code itself, so the loader keeps a *closure snapshot* per entry module in a cache directory: the sources of
+ * every module the entry pulled in, concatenated into one script, plus V8's code cache for that script
+ * (`vm.Script` `cachedData`). The snapshot is keyed by the entry module's content hash and the Node/V8 build; the
+ * generated modules are content-addressed (a definition's file name carries the hash of its text and of everything
+ * it requires), so an entry's text determines its whole closure. The first process loads from the files and writes
+ * the snapshot; the next one compiles the snapshot and, once it has run (so the lazily compiled validate functions
+ * are in it), writes the code cache; later processes deserialize instead of compiling. A cache that V8 rejects
+ * (`cachedDataRejected`) is rebuilt. The cache is an optimisation only: a read-only or missing directory, a corrupt
+ * file or ADCP_CODEGEN_NO_CODE_CACHE=1 simply means loading the files.
  *
  * Copied into the generated output with the rest of the runtime: node: builtins only.
  */
-import { accessSync, constants, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Script } from 'node:vm';
@@ -19,16 +26,30 @@ interface CjsModule {
 
 type ModuleFunction = (exports: unknown, require: (id: string) => unknown, module: CjsModule, filename: string, dirname: string) => void;
 
-/** Bump when the wrapper below changes: cached code for the old wrapper must not be offered to the new one. */
-const WRAPPER_VERSION = '1';
-const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) {';
-const WRAPPER_TAIL = '\n})';
+/** Bump when the wrappers below change: cached code for old wrappers must not be offered to new ones. */
+const WRAPPER_VERSION = '2';
+const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
 
-const modules = new Map<string, CjsModule>();
+/** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
+const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+
+interface Loaded {
+  readonly module: CjsModule;
+  readonly source: string;
+  /** Modules it required while it ran, in order (its part of the closure). */
+  readonly deps: string[];
+}
+
+const loaded = new Map<string, Loaded>();
+/** Module functions from a snapshot that have not run yet. */
+const pendingFactories = new Map<string, ModuleFunction>();
 const loadedBy = new Map<string, Set<string>>();
 const cacheDirs = new Map<string, string | null>();
-const pending: { script: Script; file: string }[] = [];
+const resolved = new Map<string, string>();
+const pendingWrites: (() => void)[] = [];
 let flushScheduled = false;
+/** > 0 while an entry module and its requires load. */
+let entryDepth = 0;
 let exitHook = false;
 
 /**
@@ -40,21 +61,18 @@ export function loadArtifact(outDir: string, relPath: string): unknown {
   return load(root, inside(root, resolve(root, relPath), relPath));
 }
 
-/** Paths (relative to `outDir`, sorted) of every module loaded from it so far: what a call really pulled in. */
+/** Paths (relative to `outDir`, sorted) of every module loaded from it so far: what the calls really pulled in. */
 export function loadedArtifacts(outDir: string): string[] {
   const root = resolve(outDir);
   return [...(loadedBy.get(root) ?? [])].map((p) => relative(root, p).split(sep).join('/')).sort();
 }
 
-/** Writes the code caches still pending now rather than after the current turn (benchmarks, tests). */
+/** Writes pending snapshots and code caches now rather than after the current turn (benchmarks, tests). */
 export function flushCodeCache(): void {
   flushScheduled = false;
-  for (const { script, file } of pending.splice(0)) {
+  for (const write of pendingWrites.splice(0)) {
     try {
-      const data = script.createCachedData();
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, data);
-      renameSync(tmp, file);
+      write();
     } catch {
       // A cache we cannot write costs the next process a compile, nothing more.
     }
@@ -70,54 +88,183 @@ function inside(root: string, file: string, asked: string): string {
 }
 
 function load(root: string, file: string): unknown {
-  const known = modules.get(file);
-  if (known !== undefined) return known.exports;
+  const known = loaded.get(file);
+  if (known !== undefined) return known.module.exports;
+  const factory = pendingFactories.get(file);
+  if (factory !== undefined) return run(root, file, factory, undefined);
   const source = readFileSync(file, 'utf8');
+  // Inside an entry's load: from the file, recorded for the entry's snapshot.
+  if (entryDepth > 0) return run(root, file, compileModule(file, source), source);
+  // A new entry (a tool module, or an async response schema required on first use): its snapshot when there is
+  // one, else the files, and a snapshot for the next process.
+  entryDepth++;
+  try {
+    const cacheDir = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
+    if (cacheDir === null) return run(root, file, compileModule(file, source), source);
+    const snapshot = join(cacheDir, `${contentKey(source)}-${source.length}-${RUNTIME_KEY}`);
+    if (loadSnapshot(root, snapshot)) {
+      const fn = pendingFactories.get(file);
+      if (fn !== undefined) return run(root, file, fn, undefined);
+    }
+    const exports = run(root, file, compileModule(file, source), source);
+    scheduleSnapshot(root, file, snapshot);
+    return exports;
+  } finally {
+    entryDepth--;
+  }
+}
+
+function run(root: string, file: string, fn: ModuleFunction, source: string | undefined): unknown {
+  pendingFactories.delete(file);
   const module: CjsModule = { exports: {} };
+  const record: Loaded = { module, source: source ?? '', deps: [] };
   // Registered before it runs, so a definition cycle sees the partly initialised exports (they set `validate` first).
-  modules.set(file, module);
+  loaded.set(file, record);
   let set = loadedBy.get(root);
   if (set === undefined) loadedBy.set(root, (set = new Set()));
   set.add(file);
+  const dir = dirname(file);
+  const requireArtifact = (id: string): unknown => {
+    const target = resolveRequire(root, file, dir, id);
+    record.deps.push(target);
+    return load(root, target);
+  };
   try {
-    const fn = compile(root, file, source);
-    const dir = dirname(file);
-    const requireArtifact = (id: string): unknown => {
-      if (!id.startsWith('./') && !id.startsWith('../')) {
-        throw new Error(`${relative(root, file)}: generated artifacts may require only relative paths, not ${JSON.stringify(id)}`);
-      }
-      return load(root, inside(root, resolve(dir, id), id));
-    };
     fn.call(module.exports, module.exports, requireArtifact, module, file, dir);
   } catch (e) {
-    modules.delete(file);
+    loaded.delete(file);
     set.delete(file);
     throw e;
   }
   return module.exports;
 }
 
-function compile(root: string, file: string, source: string): ModuleFunction {
-  const wrapped = WRAPPER_HEAD + source + WRAPPER_TAIL;
-  const cacheDir = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
-  if (cacheDir === null) return new Script(wrapped, { filename: file }).runInThisContext() as ModuleFunction;
-  const cacheFile = join(cacheDir, `${contentKey(source)}-${source.length}-${RUNTIME_KEY}.v8`);
+function resolveRequire(root: string, file: string, dir: string, id: string): string {
+  const key = `${dir}\0${id}`;
+  const known = resolved.get(key);
+  if (known !== undefined) return known;
+  if (!id.startsWith('./') && !id.startsWith('../')) {
+    throw new Error(`${relative(root, file)}: generated artifacts may require only relative paths, not ${JSON.stringify(id)}`);
+  }
+  const target = inside(root, resolve(dir, id), id);
+  resolved.set(key, target);
+  return target;
+}
+
+function compileModule(file: string, source: string): ModuleFunction {
+  return new Script(`(function (${MODULE_PARAMS}) {${source}\n})`, { filename: file }).runInThisContext() as ModuleFunction;
+}
+
+/**
+ * Registers the module functions of a snapshot (`<key>.js`, one script defining every module of an entry's
+ * closure) without running them; with its code cache (`<key>.v8`) when V8 accepts it, otherwise a new code cache is
+ * written once the modules have run. False when there is no usable snapshot.
+ */
+function loadSnapshot(root: string, base: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(`${base}.js`, 'utf8');
+  } catch {
+    return false;
+  }
   let cachedData: Buffer | undefined;
   try {
-    cachedData = readFileSync(cacheFile);
+    cachedData = readFileSync(`${base}.v8`);
   } catch {
     cachedData = undefined;
   }
-  const script = new Script(wrapped, { filename: file, cachedData });
-  if (cachedData === undefined || script.cachedDataRejected === true) schedule(script, cacheFile);
-  return script.runInThisContext() as ModuleFunction;
+  try {
+    const script = new Script(text, { filename: `${base}.js`, cachedData });
+    const define = script.runInThisContext() as (register: (rel: string, fn: ModuleFunction) => void) => void;
+    define((rel, fn) => {
+      const file = join(root, rel);
+      if (!loaded.has(file)) pendingFactories.set(file, fn);
+    });
+    if (cachedData === undefined || script.cachedDataRejected === true) {
+      schedule(() => writeAtomically(`${base}.v8`, script.createCachedData()));
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
-const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+/** After the current turn: the entry's closure as one script, for the next process. */
+function scheduleSnapshot(root: string, entry: string, base: string): void {
+  schedule(() => {
+    const order: string[] = [];
+    const seen = new Set<string>();
+    const stack = [entry];
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const record = loaded.get(file);
+      if (record === undefined) return; // failed to load: no snapshot
+      order.push(file);
+      for (let i = record.deps.length - 1; i >= 0; i--) stack.push(record.deps[i]!);
+    }
+    const parts = order.map((file) => {
+      const rel = relative(root, file).split(sep).join('/');
+      // Modules that came from another entry's snapshot are read again from their files (this is off the hot path).
+      const source = loaded.get(file)!.source || readFileSync(file, 'utf8');
+      return `define(${JSON.stringify(rel)}, function (${MODULE_PARAMS}) {${source}\n});`;
+    });
+    writeAtomically(`${base}.js`, `(function (define) {\n${parts.join('\n')}\n})`);
+  });
+}
+
+function writeAtomically(file: string, data: string | Buffer): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, data, { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+function schedule(write: () => void): void {
+  pendingWrites.push(write);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', flushCodeCache);
+  }
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushCodeCache).unref();
+  }
+}
 
 /**
- * A 64-bit content hash (two FNV-1a lanes) of the module text, in plain JavaScript: node:crypto's first use
+ * `<outDir>/.cache/v8` when writable, else a private directory under the OS temp dir, else none. Cached scripts
+ * run as code, so a shared temp directory is only used when the directory is ours and no one else can write it.
+ */
+function codeCacheDir(root: string): string | null {
+  const known = cacheDirs.get(root);
+  if (known !== undefined) return known;
+  let chosen: string | null = null;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const candidates: [string, boolean][] = [
+    [join(root, '.cache', 'v8'), false],
+    [join(tmpdir(), `adcp-codegen-v8-${uid ?? 'user'}`), true],
+  ];
+  for (const [dir, shared] of candidates) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      accessSync(dir, constants.W_OK);
+      if (shared) {
+        const st = statSync(dir);
+        if ((uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) continue;
+      }
+      chosen = dir;
+      break;
+    } catch {
+      // read-only output (a container image, a package): try the next place
+    }
+  }
+  cacheDirs.set(root, chosen);
+  return chosen;
+}
+
+/**
+ * A 64-bit content hash (two FNV-1a style lanes) of a module's text, in plain JavaScript: node:crypto's first use
  * initialises OpenSSL, which alone costs more than loading a tool's validators from the cache.
  */
 function contentKey(text: string): string {
@@ -130,39 +277,4 @@ function contentKey(text: string): string {
     b ^= b >>> 15;
   }
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
-}
-
-/** `<outDir>/.cache/v8` when writable, else a directory under the OS temp dir, else none. */
-function codeCacheDir(root: string): string | null {
-  const known = cacheDirs.get(root);
-  if (known !== undefined) return known;
-  let chosen: string | null = null;
-  for (const dir of [join(root, '.cache', 'v8'), join(tmpdir(), 'adcp-codegen-v8-cache')]) {
-    try {
-      mkdirSync(dir, { recursive: true });
-      accessSync(dir, constants.W_OK);
-      chosen = dir;
-      break;
-    } catch {
-      // read-only output (a container image, a package): try the next place
-    }
-  }
-  cacheDirs.set(root, chosen);
-  return chosen;
-}
-
-/**
- * Cached data is produced after the current turn: by then the caller has usually run the validator once, so the
- * lazily compiled validate functions are in the cache too. Pending caches are also written at exit.
- */
-function schedule(script: Script, file: string): void {
-  pending.push({ script, file });
-  if (!exitHook) {
-    exitHook = true;
-    process.once('exit', flushCodeCache);
-  }
-  if (!flushScheduled) {
-    flushScheduled = true;
-    setImmediate(flushCodeCache).unref();
-  }
 }
