@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { CodegenError } from './errors.js';
+import { locateJsonError } from './json-locate.js';
 
 /**
  * Reads a JSON file, turning every failure into a CodegenError that names the file (and, for syntax errors, the
@@ -21,15 +22,14 @@ export function parseJson(text: string, display: string): unknown {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
     const message = (e as Error).message;
-    const at = /position (\d+)/.exec(message);
+    const pos = locateJsonError(text);
     let where = '';
-    if (at) {
-      const pos = Number(at[1]);
+    if (pos >= 0) {
       const before = text.slice(0, pos);
       const line = before.split('\n').length;
       const column = pos - before.lastIndexOf('\n');
       where = ` at line ${line}, column ${column}`;
     }
-    throw new CodegenError(display, '', `malformed JSON${where}: ${message}`);
+    throw new CodegenError(display, '', `malformed JSON${where}: ${message.split('\n')[0]}`);
   }
 }
