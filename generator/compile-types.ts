@@ -68,7 +68,8 @@ export async function compileTypes(release: Release, tools?: readonly string[]):
     throw new CodegenError(`${release.label}`, '', `json-schema-to-typescript failed: ${(e as Error).message}`);
   }
 
-  const inputs: InputRef[] = closure.map((f) => ({ name: `${release.label}:${f.path}`, hash: f.hash }));
+  // The types reach most of the release (400+ files for 3.0.6): the release's own hash names them all at once.
+  const inputs: InputRef[] = [{ name: release.label, hash: release.hash }];
   return [{ path: `releases/${release.key}/types.d.ts`, contents: code, inputs }];
 }
 
