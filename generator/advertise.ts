@@ -96,8 +96,8 @@ export function advertise(
       const tool = release.tools.get(name)!;
       const side = (direction: 'input' | 'output'): AdvertisedSchema => {
         const { schema, source } = sources.document(release, tool, direction);
-        const accepted = acceptedRecords.includes(tool.name);
-        const projected = (accepted ? schema : projectSchemaForCapabilities(schema, profile.capabilities, { acceptedRecords })) as JsonSchemaObject;
+        const rootPath = direction === 'input' ? tool.requestSchema : tool.responseSchema;
+        const projected = projectSchemaForCapabilities(schema, profile.capabilities, { acceptedRecords, tool: tool.name, rootPath }) as JsonSchemaObject;
         const hash = hashJson(projected);
         return {
           hash,
@@ -109,11 +109,17 @@ export function advertise(
       };
       return {
         name,
-        description: tool.summary,
+        // 3.0 manifests carry no summary; the canonical request schema's own description is the next best text.
+        description: tool.summary ?? schemaDescription(release, tool.requestSchema),
         annotations: annotationsFor(tool),
         inputSchema: side('input'),
         outputSchema: side('output'),
       };
     }),
   }));
+}
+
+function schemaDescription(release: Release, path: string): string | undefined {
+  const d = release.schemas.byPath.get(path)?.schema.description;
+  return typeof d === 'string' && d.trim() !== '' ? d.trim() : undefined;
 }

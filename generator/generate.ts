@@ -90,7 +90,9 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     const advertised: AdvertisedRelease[] = advertise(profile, ss, sources, config.acceptedRecords);
     return { profile, selections: ss, advertised };
   });
-  for (const f of sources.findings) {
+  // A shared definition appears in many tools' documents: report each finding once.
+  const findings = [...new Map(sources.findings.map((f) => [`${f.pointer}\0${f.message}`, f])).values()];
+  for (const f of findings) {
     const message = `${f.file}#${f.pointer}: ${f.message}`;
     if (config.strict) throw new CodegenError(f.file, f.pointer, `${f.message} (--strict)`);
     warn(message);

@@ -1,5 +1,5 @@
 import type { Agent, CallToolResult, ToolHandler } from './agent.js';
-import { UnknownToolError } from './agent.js';
+import { resultBody, UnknownToolError } from './agent.js';
 import { invalidRequest } from './errors.js';
 
 /**
@@ -47,7 +47,7 @@ export function createA2AExecutor(agent: Agent, handlers: Record<string, ToolHan
         id: request.taskId,
         contextId: request.contextId,
         status: { state: result.isError === true ? 'failed' : 'completed', timestamp: new Date().toISOString() },
-        artifacts: [{ artifactId: `${request.taskId}-result`, name: skill, parts: [{ kind: 'data', data: result.structuredContent }] }],
+        artifacts: [{ artifactId: `${request.taskId}-result`, name: skill, parts: [{ kind: 'data', data: resultBody(result) }] }],
         history: [request.userMessage],
       });
       const part = request.userMessage.parts.find((p) => p.kind === 'data');

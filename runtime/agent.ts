@@ -315,9 +315,18 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   return agent;
 }
 
+/**
+ * A rejection carries its JSON in content[0].text only: MCP clients validate any structuredContent against the
+ * tool's outputSchema, which describes the task's results, not AdCP errors.
+ */
 function errorResult(error: AdcpErrorBody, echo: { present: boolean; value?: unknown }, release: string): CallToolResult {
   const body: Record<string, unknown> = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+}
+
+/** The AdCP body of a CallToolResult, success or rejection. */
+export function resultBody(result: CallToolResult): Record<string, unknown> {
+  return result.structuredContent ?? (JSON.parse(result.content[0]!.text) as Record<string, unknown>);
 }
 
 function internalError(tool: string, e: unknown): AdcpErrorBody {

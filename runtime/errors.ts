@@ -73,10 +73,18 @@ export function invalidRequest(tool: string, issues: Issue[]): AdcpErrorBody {
     code: 'INVALID_REQUEST',
     message: first === undefined ? `${tool}: invalid request` : `${tool}: ${where} ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : ''}`,
     recovery: 'correctable',
-    ...(first !== undefined ? { field: jsonPathLite(first.pointer) } : {}),
+    ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
     issues,
     details: { tool, issues },
   };
+}
+
+/** The field an issue is about: for a missing property, the property itself rather than its parent object. */
+function fieldPointer(issue: Issue): string {
+  if (issue.keyword === 'required' && typeof issue.missingProperty === 'string') {
+    return `${issue.pointer}/${issue.missingProperty.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  }
+  return issue.pointer;
 }
 
 export function versionUnsupported(message: string, supported: readonly string[]): AdcpErrorBody {
