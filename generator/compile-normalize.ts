@@ -113,7 +113,7 @@ function moduleSource(release: Release, tool: string, rules: readonly Normalizat
   const w = new Writer();
   w.line("'use strict';");
   w.line(`// Normalizer for ${commentText(tool)}, AdCP ${commentText(release.version)}: deprecated request fields translated into`);
-  w.line('// their current form, compiled from schemas/normalizations. Never mutates its input.');
+  w.line('// their current form, compiled from the normalization rules. Never mutates its input.');
   if (rules.length === 0) {
     w.line('// No rule applies to this tool in this release: the request is returned as it is.');
     w.line();
@@ -306,7 +306,9 @@ function emitRule(w: Writer, rule: NormalizationRule, node: string, base: string
   const fromPtr = pointerOf(base, rule.from);
   const removed = removeExpr(node, rule.from);
   const id = lit(rule.id);
-  w.line(`// ${commentText(rule.id)}${rule.summary === undefined ? '' : `: ${commentText(rule.summary)}`}`);
+  // The rule file by name only: generated code never carries a path of the machine that generated it.
+  const origin = `${rule.file.split(/[\\/]/).pop()}#${rule.pointer}`;
+  w.line(`// ${commentText(rule.id)} (${commentText(origin)})${rule.summary === undefined ? '' : `: ${commentText(rule.summary)}`}`);
   w.open(`if (${presentExpr(node, rule.from)}) {`);
   w.line(`const deprecated = ${access(node, rule.from)};`);
 
