@@ -210,7 +210,9 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     const candidate = mode === 'production' ? stripped.value : normalized.value;
     const drift = mode === 'development' ? driftIssues(stripped) : [];
     const verdict = validateWith(requestValidator(r, tool), candidate, true);
-    const issues = [...drift, ...(verdict.ok ? [] : verdict.issues)];
+    // The validator reports the same unknown fields the strip function found: one issue per field.
+    const driftAt = new Set(drift.map(unknownFieldPointer));
+    const issues = [...drift, ...(verdict.ok ? [] : verdict.issues.filter((i) => !driftAt.has(unknownFieldPointer(i))))];
     if (issues.length > 0) return { ok: false, issues };
     return { ok: true, value: candidate as Record<string, unknown>, normalized: normalized.applied, stripped: mode === 'production' ? stripped.removed : [] };
   };
@@ -337,6 +339,13 @@ function internalError(tool: string, e: unknown): AdcpErrorBody {
 
 function isAdcpErrorBody(v: unknown): v is AdcpErrorBody {
   return v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>).code === 'string' && typeof (v as Record<string, unknown>).message === 'string';
+}
+
+/** For an unknown-field issue, the field's own pointer (whether the issue names the field or its parent). */
+function unknownFieldPointer(issue: Issue): string | undefined {
+  if (issue.keyword !== 'additionalProperties' || issue.additionalProperty === undefined) return undefined;
+  const token = issue.additionalProperty.replace(/~/g, '~0').replace(/\//g, '~1');
+  return issue.pointer.endsWith(`/${token}`) ? issue.pointer : `${issue.pointer}/${token}`;
 }
 
 function tooDeep(): Issue {
