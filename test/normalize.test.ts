@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileNormalizers } from '../generator/compile-normalize.js';
@@ -84,6 +85,7 @@ test('every tool gets a module; tools without rules get the identity', () => {
   assert.equal(r.applied, []);
   for (const f of files) {
     assert.not.match(f.contents, /\brequire\(/, `${f.path} requires something`);
+    assert.not.ok(f.contents.includes(repoRoot), `${f.path} carries a path of this machine`);
     assert.ok(f.inputs.length > 0);
   }
 });
@@ -310,6 +312,31 @@ test('hostile keys: __proto__ in a payload stays data and pollutes nothing', () 
   const inherited = normalizer('get_media_buys')(child);
   assert.is(inherited.value, child);
   assert.equal(inherited.applied, []);
+});
+
+test('property: never mutates, idempotent, no prototype reached — on random payloads mixing old and new fields', () => {
+  const keys = ['account_id', 'account', 'brand_manifest', 'brand', 'campaign_ref', 'ext', 'packages', 'promoted_offerings', 'catalog', 'deployments', 'destination', 'destinations', 'deliver_to', 'countries', 'max_results', 'pagination', '__proto__', 'constructor'];
+  const pkgKeys = ['optimization_goal', 'optimization_goals', 'catalog', 'catalogs', 'targeting_overlay', '__proto__'];
+  const leaf = fc.oneof(fc.string(), fc.integer(), fc.constant('https://Acme.example/x'), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 }));
+  const obj = (ks: string[], value: fc.Arbitrary<unknown>) => fc.dictionary(fc.constantFrom(...ks), value, { maxKeys: 6 });
+  const pkg = obj(pkgKeys, fc.oneof(leaf, obj(['suppress_minutes', 'suppress', 'frequency_cap', 'kind', 'url'], fc.oneof(leaf, obj(['suppress_minutes', 'suppress'], leaf)))));
+  const payload = obj(keys, fc.oneof(leaf, fc.array(fc.oneof(pkg, leaf), { maxLength: 3 }), obj(['url', 'destinations', 'countries', 'max_results', 'offerings', 'buyer_campaign_ref', 'account_id'], leaf)));
+  const tools = ['create_media_buy', 'update_media_buy', 'get_products', 'get_signals', 'activate_signal', 'get_media_buys'];
+  fc.assert(
+    fc.property(payload, fc.constantFrom(...tools), (p, tool) => {
+      const input = JSON.parse(JSON.stringify(p)) as Record<string, unknown>; // own __proto__ keys, as a wire payload has
+      const before = JSON.stringify(input);
+      const first = normalizer(tool)(input);
+      assert.is(JSON.stringify(input), before);
+      const second = normalizer(tool)(first.value);
+      assert.equal(second.applied, []);
+      assert.is(second.value, first.value);
+      assert.is(({} as Record<string, unknown>).polluted, undefined);
+      assert.is(Object.getPrototypeOf(first.value), Object.prototype);
+      for (const a of first.applied) assert.ok(a.from.startsWith('/') && a.to.startsWith('/'));
+    }),
+    { numRuns: 500 },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------------------
