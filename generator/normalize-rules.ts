@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { describe, pointerOf } from './check-format.js';
 import { CodegenError } from './errors.js';
 import { sha256 } from './hash.js';
 import { escapeToken, joinPointer } from './json-pointer.js';
 import type { JsonObject, Release, SchemaFile } from './model.js';
-import { parseJson } from './read-json.js';
+import { packageRoot } from './package-root.js';
+import { parseJson, readJson } from './read-json.js';
 import { isPlainObject } from './schema-walk.js';
 
 /**
@@ -57,20 +59,14 @@ export interface NormalizationPlan {
   readonly skipped: { rule: string; tool: string; reason: string }[];
 }
 
-const schemaPath = new URL('../../schemas/normalization.schema.json', import.meta.url);
-let compiledSchema: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
+type RuleFileValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+let compiledSchema: RuleFileValidator | undefined;
 
-function ruleFileValidator(): ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } {
+function ruleFileValidator(): RuleFileValidator {
   if (compiledSchema === undefined) {
-    // From dist/generator/ or generator/ alike: the schema sits at the repository root.
-    let text: string;
-    try {
-      text = readFileSync(schemaPath, 'utf8');
-    } catch {
-      text = readFileSync(new URL('../schemas/normalization.schema.json', import.meta.url), 'utf8');
-    }
+    // `discriminator` makes a bad transform report the arm its `kind` names, not every arm of the oneOf.
     const ajv = new Ajv({ allErrors: false, strict: false, discriminator: true });
-    compiledSchema = ajv.compile(JSON.parse(text) as object);
+    compiledSchema = ajv.compile(readJson(join(packageRoot, 'schemas', 'normalization.schema.json')) as object);
   }
   return compiledSchema;
 }
