@@ -17,7 +17,7 @@ export interface A2AExecutor {
 }
 
 export interface A2ARequestContext {
-  readonly userMessage: { parts: { kind: string; data?: unknown }[]; [key: string]: unknown };
+  readonly userMessage: { readonly parts: readonly { kind: string; data?: unknown }[] };
   readonly taskId: string;
   readonly contextId: string;
   readonly context?: unknown;
