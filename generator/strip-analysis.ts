@@ -687,7 +687,9 @@ function discriminatingTags(all: readonly ReadonlyMap<string, Primitive[] | unde
   const out: [string[], Primitive[]][][] = all.map(() => []);
   for (const path of [...paths].sort()) {
     const sets = all.map((tags) => tags.get(path));
-    if (sets.every((s) => s !== undefined && sameValues(s, sets[0]!))) continue;
+    // Evidence only where at least two branches pin the path to different values.
+    const pinned = sets.filter((s): s is Primitive[] => s !== undefined);
+    if (pinned.every((s) => sameValues(s, pinned[0]!))) continue;
     sets.forEach((s, i) => {
       if (s !== undefined) out[i]!.push([JSON.parse(path) as string[], s]);
     });

@@ -65,17 +65,24 @@ function arrayBody(a: ArrayPlan, scope: CodegenScope): string[] {
 }
 
 function objectBody(o: ObjectPlan, scope: CodegenScope): string[] {
-  const out = ['const keys = Object.keys(v);', 'let o;', 'for (let i = 0; i < keys.length; i++) {', '  const k = keys[i];', '  const x = v[k];', '  let y = x;', '  switch (k) {'];
+  // Names are looked up once in a Map (hashing beats a chain of string comparisons on long objects); the switch then
+  // runs on small integers: 0 for declared names whose values hold nothing to strip, 1.. for the others.
   const plain = o.names.filter(([, s]) => s === undefined).map(([n]) => n);
-  // Declared names whose values hold nothing to strip are only recognised (they matter when the object is closed).
-  if (o.closed || o.additional !== undefined || o.patterns.length > 0) {
-    for (const n of plain) out.push(`    case ${lit(n)}:`);
-    if (plain.length > 0) out.push('      break;');
-  }
+  const recognisePlain = o.closed || o.additional !== undefined || o.patterns.length > 0;
+  const entries: [string, number][] = [];
+  if (recognisePlain) for (const n of plain) entries.push([n, 0]);
+  const cases: string[] = [];
+  let next = 1;
   for (const [n, s] of o.names) {
     if (s === undefined) continue;
-    out.push(`    case ${lit(n)}:`, '      c.k[d] = k;', `      y = ${scope.ref(s)}(x, c, d + 1);`, '      break;');
+    entries.push([n, next]);
+    cases.push(`    case ${next++}: ${comment(n)}`, '      c.k[d] = k;', `      y = ${scope.ref(s)}(x, c, d + 1);`, '      break;');
   }
+  const names = scope.constant('names', `new Map(${lit(entries)})`);
+  // for-in over own keys: no key array is allocated, and V8 reads `v[k]` through its enum cache.
+  const out = ['let o;', 'for (const k in v) {', '  if (!hasOwn.call(v, k)) continue;', '  const x = v[k];', '  let y = x;', `  switch (${names}.get(k)) {`];
+  if (recognisePlain && plain.length > 0) out.push(`    case 0: ${comment(plain.length <= 6 ? plain.map((n) => JSON.stringify(n)).join(', ') : `${plain.length} declared names`)}`, '      break;');
+  out.push(...cases);
   out.push('    default:');
   const tail: string[] = [];
   if (o.patterns.length > 0) {
@@ -88,7 +95,7 @@ function objectBody(o: ObjectPlan, scope: CodegenScope): string[] {
     tail.push('if (matched) break;');
   }
   if (o.closed) {
-    tail.push('// not declared here: an unknown field at a closed object', 'if (o === undefined) o = take(v, keys, i);', 'c.removed.push(at(c, d, k));', 'continue;');
+    tail.push('// not declared here: an unknown field at a closed object', 'if (o === undefined) o = upTo(v, k);', 'c.removed.push(at(c, d, k));', 'continue;');
   } else if (o.additional !== undefined) {
     tail.push('c.k[d] = k;', `y = ${scope.ref(o.additional)}(x, c, d + 1);`);
   }
@@ -98,7 +105,7 @@ function objectBody(o: ObjectPlan, scope: CodegenScope): string[] {
     '  }',
     '  if (o !== undefined) put(o, k, y);',
     '  else if (y !== x) {',
-    '    o = take(v, keys, i);',
+    '    o = upTo(v, k);',
     '    put(o, k, y);',
     '  }',
     '}',
@@ -140,19 +147,49 @@ function dispatchBody(g: Group, scope: CodegenScope): string[] {
 
 function unionPick(g: UnionGroup, scope: CodegenScope): string[] {
   const arrayMask = g.branches.reduce((m, b, i) => (admits(b, 'array') ? m | (1 << i) : m), 0);
-  const tests = g.branches.map((b, i) => `(${branchTest(b, scope)} ? ${1 << i} : 0)`);
   const closed = g.branches.reduce((m, b, i) => (b.evidence?.closed ? m | (1 << i) : m), 0);
   const names = scope.constant('names', `new Map(${lit(g.names ?? [])})`);
   const patterns = scope.constant('patterns', `[${(g.patterns ?? []).map(([s, m]) => `[new RegExp(${lit(s)}, "u"), ${m}]`).join(', ')}]`);
   const usesT = g.branches.some((b) => admits(b, 'object') && (b.evidence?.tags ?? []).some(([p]) => p.length > 1));
+  const all = (skip?: string): string => g.branches.map((b, i) => `(${branchTest(b, scope, skip)} ? ${1 << i} : 0)`).join(' |\n      ');
+  const key = switchTag(g);
+  const stage1: string[] = [];
+  if (key === undefined) stage1.push(`  m = ${all()};`);
+  else {
+    // A discriminator every branch pins to its own values: one switch on it, then only that branch's other checks.
+    stage1.push(`  const tag = has(v, ${lit(key)}) ? ${prop(key)} : ABSENT;`, `  if (tag === ABSENT) m = ${all()};`, '  else {', '    switch (tag) {');
+    g.branches.forEach((b, i) => {
+      if (!admits(b, 'object')) return;
+      const values = b.evidence!.tags.find(([p]) => p.length === 1 && p[0] === key)![1];
+      for (const v of values) stage1.push(`      case ${lit(v)}:`);
+      stage1.push(`        m = ${branchTest(b, scope, key)} ? ${1 << i} : 0;`, '        break;');
+    });
+    stage1.push('      default:', '        m = 0;', '    }', '  }');
+  }
   return [
     usesT ? 'let m, t;' : 'let m;',
     `if (Array.isArray(v)) m = ${arrayMask};`,
     'else {',
-    `  m = ${tests.join(' |\n    ')};`,
+    ...stage1,
     `  if ((m & (m - 1)) !== 0) m = byNames(v, m, ${closed}, ${names}, ${patterns});`,
     '}',
   ];
+}
+
+/** A top-level property every object-admitting branch constrains, to pairwise disjoint values. */
+function switchTag(g: UnionGroup): string | undefined {
+  const branches = g.branches.filter((b) => admits(b, 'object'));
+  if (branches.length < 3) return undefined;
+  const first = branches[0]!.evidence?.tags.filter(([p]) => p.length === 1).map(([p]) => p[0]!) ?? [];
+  for (const name of first) {
+    const sets = branches.map((b) => b.evidence?.tags.find(([p]) => p.length === 1 && p[0] === name)?.[1]);
+    if (sets.some((x) => x === undefined)) continue;
+    const seen = new Set<unknown>();
+    let disjoint = true;
+    for (const set of sets) for (const v of set!) disjoint &&= !seen.has(v) && (seen.add(v), true);
+    if (disjoint) return name;
+  }
+  return undefined;
 }
 
 function admits(b: Branch, type: string): boolean {
@@ -160,15 +197,17 @@ function admits(b: Branch, type: string): boolean {
   return t === undefined || t.includes(type);
 }
 
-function branchTest(b: Branch, scope: CodegenScope): string {
+/** Stage 1 for one branch: its const/enum tags first (they fail fastest), then required and forbidden names. */
+function branchTest(b: Branch, scope: CodegenScope, skipTag?: string): string {
   if (!admits(b, 'object')) return 'false';
   const parts: string[] = [];
-  for (const r of b.evidence?.required ?? []) parts.push(`has(v, ${lit(r)})`);
-  for (const set of b.evidence?.forbidden ?? []) parts.push(`!(${set.map((n) => `has(v, ${lit(n)})`).join(' && ') || 'true'})`);
   for (const [path, values] of b.evidence?.tags ?? []) {
+    if (path.length === 1 && path[0] === skipTag) continue;
     if (path.length === 1) parts.push(`(!has(v, ${lit(path[0])}) || ${oneOf(prop(path[0]!), values, scope)})`);
     else parts.push(`((t = dig(v, ${lit(path[0])}, ${lit(path[1])})) === ABSENT || ${oneOf('t', values, scope)})`);
   }
+  for (const r of b.evidence?.required ?? []) parts.push(`has(v, ${lit(r)})`);
+  for (const set of b.evidence?.forbidden ?? []) parts.push(`!(${set.map((n) => `has(v, ${lit(n)})`).join(' && ') || 'true'})`);
   return parts.length === 0 ? 'true' : parts.join(' && ');
 }
 

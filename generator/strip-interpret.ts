@@ -1,6 +1,6 @@
 import type { StripFn } from '../runtime/contract.js';
 import type { JsonSchema } from './model.js';
-import { evalPred, localResolver, StripAnalyzer, type Group, type Resolver, type Shape } from './strip-analysis.js';
+import { evalPred, localResolver, StripAnalyzer, type Group, type Plan, type Resolver, type Shape } from './strip-analysis.js';
 import { objectMatters } from './strip-codegen.js';
 import { STRIP_MAX_DEPTH, stripSupport, type StripContext } from './strip-support.js';
 
@@ -8,17 +8,25 @@ import { STRIP_MAX_DEPTH, stripSupport, type StripContext } from './strip-suppor
  * Deep-strip by walking the schema while walking the value: at every place it asks the analysis what applies
  * (flattening `$ref`/`allOf`, collecting names, deciding unions) instead of running code compiled for it. Same
  * semantics as the compiled strip — the bench's baseline and the tests' differential oracle. Only facts about single
- * schema nodes (`$ref` targets, whether anything below a node can be stripped, `if` predicates) are cached.
+ * schema nodes (`$ref` targets, whether anything below a node can be stripped, `if` predicates) are cached, unless
+ * `cachePlans` asks to remember whole plans too.
  */
-export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver } = {}): StripFn {
+export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver; /** Remember each shape's plan (a tree-walking interpreter over cached plans, a second bench baseline). */ cachePlans?: boolean } = {}): StripFn {
   const base = typeof schema === 'object' && typeof schema.$id === 'string' ? schema.$id : '';
   const analyzer = new StripAnalyzer(options.resolve ?? localResolver(schema, base));
   const root = analyzer.shape([analyzer.root(schema, base)]);
   const S = stripSupport();
+  const plans = new Map<string, Plan>();
+  const planOf = (shape: Shape): Plan => {
+    if (options.cachePlans !== true) return analyzer.plan(shape);
+    let p = plans.get(shape.key);
+    if (p === undefined) plans.set(shape.key, (p = analyzer.plan(shape)));
+    return p;
+  };
 
   const walk = (shape: Shape, v: unknown, c: StripContext, d: number): unknown => {
     if (typeof v !== 'object' || v === null) return v;
-    const plan = analyzer.plan(shape);
+    const plan = planOf(shape);
     if (plan.kind === 'dispatch') return dispatch(plan.group, v, c, d);
     const object = plan.object !== undefined && objectMatters(plan.object) ? plan.object : undefined;
     const array = plan.array;
@@ -42,10 +50,9 @@ export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver
     if (object === undefined) return v;
     const obj = v as Record<string, unknown>;
     const names = new Map(object.names);
-    const keys = Object.keys(obj);
     let o: Record<string, unknown> | undefined;
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
+    for (const k in obj) {
+      if (!Object.prototype.hasOwnProperty.call(obj, k)) continue;
       const x = obj[k];
       let y = x;
       if (names.has(k)) {
@@ -66,7 +73,7 @@ export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver
         }
         if (!matched) {
           if (object.closed) {
-            o ??= S.take(obj, keys, i);
+            o ??= S.upTo(obj, k);
             c.removed.push(S.at(c, d, k));
             continue;
           }
@@ -78,7 +85,7 @@ export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver
       }
       if (o !== undefined) S.put(o, k, y);
       else if (y !== x) {
-        o = S.take(obj, keys, i);
+        o = S.upTo(obj, k);
         S.put(o, k, y);
       }
     }

@@ -10,7 +10,7 @@
 export const STRIP_MAX_DEPTH = 256;
 
 /** Names the support source defines, in the order `exports` lists them. */
-export const SUPPORT_NAMES = ['MAX_DEPTH', 'ABSENT', 'has', 'dig', 'at', 'take', 'put', 'byNames', 'tooDeep', 'entry', 'StripDepthError'] as const;
+export const SUPPORT_NAMES = ['MAX_DEPTH', 'ABSENT', 'hasOwn', 'has', 'dig', 'at', 'upTo', 'put', 'byNames', 'tooDeep', 'entry', 'StripDepthError'] as const;
 
 export const SUPPORT_SOURCE = `const MAX_DEPTH = ${STRIP_MAX_DEPTH};
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -42,10 +42,13 @@ function at(c, d, k) {
   return k === undefined ? p : p + "/" + esc(k);
 }
 
-/** Copy on write: a fresh object holding the first n keys of v. */
-function take(v, keys, n) {
+/** Copy on write: a fresh object holding the own keys of v that come before k. */
+function upTo(v, k) {
   const o = {};
-  for (let i = 0; i < n; i++) put(o, keys[i], v[keys[i]]);
+  for (const j in v) {
+    if (j === k) break;
+    if (hasOwn.call(v, j)) put(o, j, v[j]);
+  }
   return o;
 }
 
@@ -106,7 +109,8 @@ export interface StripSupport {
   has(o: object, k: string): boolean;
   dig(v: object, a: string, b: string): unknown;
   at(c: StripContext, d: number, k?: string | number): string;
-  take(v: Record<string, unknown>, keys: readonly string[], n: number): Record<string, unknown>;
+  hasOwn: (this: object, k: string) => boolean;
+  upTo(v: Record<string, unknown>, k: string): Record<string, unknown>;
   put(o: Record<string, unknown>, k: string, x: unknown): void;
   byNames(v: object, m: number, closed: number, names: ReadonlyMap<string, number>, patterns: readonly (readonly [RegExp, number])[]): number;
   tooDeep(c: StripContext, d: number): never;

@@ -1,0 +1,107 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import * as ajvFormats from 'ajv-formats';
+import { compileStrip } from '../generator/compile-strip.js';
+import { loadRelease } from '../generator/load-release.js';
+import type { Release } from '../generator/model.js';
+import { interpretStrip } from '../generator/strip-interpret.js';
+import type { StripFn } from '../runtime/contract.js';
+import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
+import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
+
+const addFormats = ajvFormats.default as unknown as ajvFormats.FormatsPlugin;
+
+interface Payload {
+  readonly tool: string;
+  readonly clean: unknown;
+  /** The same payload with an unknown field in every object. */
+  readonly injected: unknown;
+}
+
+/**
+ * Deep-strip speed, as ratios measured in this run: the compiled strip against the interpreted schema walk of the
+ * same semantics (goal ≥ 10×), and the strip of payloads without unknown fields against run-time Ajv validation of
+ * the same payloads (goal ≤ 10%). Real 3.2 storyboard payloads when ../shared exists, else the 3.0.6 schema examples.
+ */
+export async function run(): Promise<string[]> {
+  const sharedDir = sharedReleaseDir();
+  const complianceDir = sharedComplianceDir();
+  const release = loadRelease(sharedDir !== undefined && complianceDir !== undefined ? sharedDir : sdkReleaseDir());
+  const ajv = new Ajv({ strict: false });
+  addFormats(ajv);
+  for (const f of release.schemas.byId.values()) ajv.addSchema(f.schema, f.id);
+  const validators = new Map<string, ValidateFunction>();
+  const validatorFor = (tool: string): ValidateFunction => {
+    let v = validators.get(tool);
+    if (v === undefined) validators.set(tool, (v = ajv.getSchema(requestFile(release, tool).id)!));
+    return v;
+  };
+
+  const raw: { tool: string; request: unknown }[] =
+    complianceDir !== undefined && sharedDir !== undefined
+      ? loadStoryboardSamples(complianceDir).map((s) => ({ tool: s.task, request: s.request }))
+      : [...release.tools.values()].flatMap((t) => {
+          const ex = release.schemas.byPath.get(t.requestSchema)?.schema.examples;
+          return Array.isArray(ex) ? ex.map((e) => ({ tool: t.name, request: (e as { data?: unknown }).data })) : [];
+        });
+  const payloads: Payload[] = raw
+    .filter((p) => release.tools.has(p.tool) && !release.unavailable.has(p.tool) && validatorFor(p.tool)(p.request))
+    .map((p) => ({ tool: p.tool, clean: p.request, injected: injectEverywhere(p.request) }));
+
+  const compiled = new Map<string, StripFn>();
+  const interpreted = new Map<string, StripFn>();
+  const cachedPlans = new Map<string, StripFn>();
+  for (const tool of new Set(payloads.map((p) => p.tool))) {
+    const file = requestFile(release, tool);
+    compiled.set(tool, compileStrip(file.schema, { resolve: release.schemas.resolve }));
+    interpreted.set(tool, interpretStrip(file.schema, { resolve: release.schemas.resolve }));
+    cachedPlans.set(tool, interpretStrip(file.schema, { resolve: release.schemas.resolve, cachePlans: true }));
+  }
+
+  // The interpreted walk is slow: two rounds each. The fast contenders run interleaved, round after round, so
+  // that load from elsewhere on the machine hits them alike; each figure is its fastest round.
+  const round = (f: (p: Payload) => unknown): number => {
+    const t0 = performance.now();
+    for (const p of payloads) f(p);
+    return ((performance.now() - t0) * 1e6) / payloads.length;
+  };
+  const contenders = {
+    compiledInjected: (p: Payload) => compiled.get(p.tool)!(p.injected),
+    compiledClean: (p: Payload) => compiled.get(p.tool)!(p.clean),
+    cachedInjected: (p: Payload) => cachedPlans.get(p.tool)!(p.injected),
+    cachedClean: (p: Payload) => cachedPlans.get(p.tool)!(p.clean),
+    validateClean: (p: Payload) => validatorFor(p.tool)(p.clean),
+  };
+  const best = Object.fromEntries(Object.keys(contenders).map((k) => [k, Infinity])) as Record<keyof typeof contenders, number>;
+  for (const f of Object.values(contenders)) round(f); // warm-up
+  const until = performance.now() + 8000;
+  while (performance.now() < until) for (const [k, f] of Object.entries(contenders)) best[k as keyof typeof contenders] = Math.min(best[k as keyof typeof contenders], round(f));
+  const slow = (f: (p: Payload) => unknown): number => Math.min(round(f), round(f));
+  const interpretedInjected = slow((p) => interpreted.get(p.tool)!(p.injected));
+  const interpretedClean = slow((p) => interpreted.get(p.tool)!(p.clean));
+  const { compiledInjected, compiledClean, cachedInjected, cachedClean, validateClean } = best;
+  const removed = payloads.reduce((n, p) => n + compiled.get(p.tool)!(p.injected).removed.length, 0);
+
+  const us = (ns: number): string => `${(ns / 1000).toFixed(2)} µs`;
+  return [
+    `payloads: ${payloads.length} valid ${release.label} requests (${new Set(payloads.map((p) => p.tool)).size} tools); injected variant: an unknown field in every object (${removed} removed at closed objects)`,
+    `compiled strip vs interpreted walk, injected payloads: ${us(compiledInjected)} vs ${us(interpretedInjected)} per payload → ${(interpretedInjected / compiledInjected).toFixed(1)}× faster (goal ≥ 10×)`,
+    `compiled strip vs interpreted walk, clean payloads:    ${us(compiledClean)} vs ${us(interpretedClean)} per payload → ${(interpretedClean / compiledClean).toFixed(1)}× faster`,
+    `compiled strip vs a tree-walking interpreter over plans cached per shape: injected ${us(cachedInjected)} → ${(cachedInjected / compiledInjected).toFixed(1)}×, clean ${us(cachedClean)} → ${(cachedClean / compiledClean).toFixed(1)}×`,
+    `strip of clean payloads vs run-time Ajv validation of the same: ${us(compiledClean)} vs ${us(validateClean)} → ${((100 * compiledClean) / validateClean).toFixed(1)}% of validation (goal ≤ 10%)`,
+  ];
+}
+
+function requestFile(release: Release, tool: string) {
+  return release.schemas.byPath.get(release.tools.get(tool)!.requestSchema)!;
+}
+
+function injectEverywhere(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(injectEverywhere);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: injectEverywhere(v), enumerable: true, writable: true, configurable: true });
+    out.futureField = { added_in: '9.9', values: [1, 2] };
+    return out;
+  }
+  return value;
+}
