@@ -39,9 +39,14 @@ export function nameModules(units: readonly Unit[], label: string): Map<Unit, st
 
 /** The module text of a unit, given the file names of the units it requires. */
 export function renderUnit(unit: Unit, label: string, nameOf: (dep: Unit) => string): string {
-  const lines = ['"use strict";', unitComment(unit, label), '// Set first: a definition that requires this one in a cycle finds it already exported.', 'exports.validate = validate;'];
+  const lines = ['"use strict";', unitComment(unit, label), 'exports.validate = validate;'];
   for (const b of unit.bindings) {
-    if (b.kind === 'unit') lines.push(`const ${b.local} = require(${jsonText(`./${nameOf(b.unit)}`)})${b.whole ? '' : '.validate'};`);
+    if (b.kind === 'unit' && b.whole) lines.push(`const ${b.local} = require(${jsonText(`./${nameOf(b.unit)}`)});`);
+    else if (b.kind === 'unit') {
+      // Loaded on first call (a payload that never reaches a definition never loads its module): the call replaces
+      // the binding with the real function, so the `.errors` Ajv reads right after the call are that function's.
+      lines.push(`let ${b.local} = (data, options) => (${b.local} = require(${jsonText(`./${nameOf(b.unit)}`)}).validate)(data, options);`);
+    }
     else if (b.kind === 'support') lines.push(`const ${b.local} = require(${jsonText(`../${SUPPORT_DIR}/${b.file}`)})${b.member};`);
     else lines.push(`const ${b.local} = ${b.code};`);
   }

@@ -1,17 +1,19 @@
 /**
  * Loads generated CommonJS artifacts synchronously, lazily and once, with a V8 code cache.
  *
- * A validator is loaded on the first call of its tool, together with the definition modules it requires and
- * nothing else. Loading ~150 small modules one by one costs more in file reads, path handling and compiles than
- * the code itself, so the loader keeps a *closure snapshot* per entry module in a cache directory: the sources of
- * every module the entry pulled in, concatenated into one script, plus V8's code cache for that script
- * (`vm.Script` `cachedData`). The snapshot is keyed by the entry module's content hash and the Node/V8 build; the
- * generated modules are content-addressed (a definition's file name carries the hash of its text and of everything
- * it requires), so an entry's text determines its whole closure. The first process loads from the files and writes
- * the snapshot; the next one compiles the snapshot and, once it has run (so the lazily compiled validate functions
- * are in it), writes the code cache; later processes deserialize instead of compiling. A cache that V8 rejects
- * (`cachedDataRejected`) is rebuilt. The cache is an optimisation only: a read-only or missing directory, a corrupt
- * file or ADCP_CODEGEN_NO_CODE_CACHE=1 simply means loading the files.
+ * A validator module is loaded on the first call of its tool; the definitions it uses are required on first use
+ * (generated code calls a stub that requires the definition's module and replaces itself), so a payload loads only
+ * the code it reaches. Loading many small modules one by one costs more in file reads and compiles than the code
+ * itself, so the loader keeps a *snapshot* per entry (a tool module, or a set loaded together by loadArtifacts) in
+ * a cache directory: the modules that entry has loaded so far, concatenated into one script, plus V8's code cache
+ * for that script (`vm.Script` `cachedData`, checked with `cachedDataRejected` and rebuilt when rejected). Keyed by
+ * the entry's content hash and the Node/V8 build: generated modules are content-addressed (a definition's file
+ * name carries the hash of its text and of everything it requires), so an entry's text determines its closure.
+ * The first process loads from the files and writes the snapshot after its first turn (when it has usually
+ * validated once) and again at exit if more modules joined; the next compiles the snapshot and writes the code
+ * cache once the code has run (so the validate functions are compiled in it); later processes deserialize. The
+ * cache is an optimisation only: a read-only or missing directory, a corrupt file or ADCP_CODEGEN_NO_CODE_CACHE=1
+ * means loading the files.
  *
  * Copied into the generated output with the rest of the runtime: node: builtins only.
  */
@@ -48,8 +50,6 @@ const cacheDirs = new Map<string, string | null>();
 const resolved = new Map<string, string>();
 const pendingWrites: (() => void)[] = [];
 let flushScheduled = false;
-/** > 0 while an entry module and its requires load. */
-let entryDepth = 0;
 let exitHook = false;
 
 /**
@@ -57,8 +57,18 @@ let exitHook = false;
  * inside `outDir`; artifacts may require only relative paths inside it.
  */
 export function loadArtifact(outDir: string, relPath: string): unknown {
+  return loadArtifacts(outDir, [relPath])[0];
+}
+
+/**
+ * Several artifacts at once (every validator of a profile, say): their closures share one snapshot, so a module
+ * required by many of them is read and compiled once.
+ */
+export function loadArtifacts(outDir: string, relPaths: readonly string[]): unknown[] {
   const root = resolve(outDir);
-  return load(root, inside(root, resolve(root, relPath), relPath));
+  const files = relPaths.map((rel) => inside(root, resolve(root, rel), rel));
+  if (files.every((f) => loaded.has(f))) return files.map((f) => loaded.get(f)!.module.exports);
+  return loadEntries(root, files);
 }
 
 /** Paths (relative to `outDir`, sorted) of every module loaded from it so far: what the calls really pulled in. */
@@ -87,31 +97,48 @@ function inside(root: string, file: string, asked: string): string {
   return file;
 }
 
-function load(root: string, file: string): unknown {
+/**
+ * A module required by another: already loaded, from a snapshot, or from its file — in which case the entry whose
+ * closure it joins picks it up in its snapshot (the requires each module made are recorded).
+ */
+function requireModule(root: string, file: string): unknown {
   const known = loaded.get(file);
   if (known !== undefined) return known.module.exports;
   const factory = pendingFactories.get(file);
   if (factory !== undefined) return run(root, file, factory, undefined);
-  const source = readFileSync(file, 'utf8');
-  // Inside an entry's load: from the file, recorded for the entry's snapshot.
-  if (entryDepth > 0) return run(root, file, compileModule(file, source), source);
-  // A new entry (a tool module, or an async response schema required on first use): its snapshot when there is
-  // one, else the files, and a snapshot for the next process.
-  entryDepth++;
-  try {
+  return fromFile(root, file);
+}
+
+/**
+ * Entry modules (a tool's validator, or a set of them): their snapshot when there is one, else their files, and a
+ * snapshot for the next process. The snapshot key covers the entries' texts, which determine their closures.
+ */
+function loadEntries(root: string, files: readonly string[]): unknown[] {
+  {
     const cacheDir = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
-    if (cacheDir === null) return run(root, file, compileModule(file, source), source);
-    const snapshot = join(cacheDir, `${contentKey(source)}-${source.length}-${RUNTIME_KEY}`);
-    if (loadSnapshot(root, snapshot)) {
-      const fn = pendingFactories.get(file);
-      if (fn !== undefined) return run(root, file, fn, undefined);
-    }
-    const exports = run(root, file, compileModule(file, source), source);
-    scheduleSnapshot(root, file, snapshot);
+    if (cacheDir === null) return files.map((f) => requireModule(root, f));
+    const sources = files.map((f) => (loaded.has(f) ? '' : readFileSync(f, 'utf8')));
+    const text = sources.join('\0');
+    const snapshot = join(cacheDir, `${contentKey(text)}-${text.length}-${files.length}-${RUNTIME_KEY}`);
+    const haveSnapshot = loadSnapshot(root, snapshot, files);
+    let complete = haveSnapshot;
+    const exports = files.map((f, i) => {
+      const known = loaded.get(f);
+      if (known !== undefined) return known.module.exports;
+      const factory = pendingFactories.get(f);
+      if (factory !== undefined) return run(root, f, factory, undefined);
+      complete = false;
+      return run(root, f, compileModule(f, sources[i]!), sources[i]!);
+    });
+    if (!complete) scheduleSnapshot(root, files, snapshot);
+    else hookExit();
     return exports;
-  } finally {
-    entryDepth--;
   }
+}
+
+function fromFile(root: string, file: string): unknown {
+  const source = readFileSync(file, 'utf8');
+  return run(root, file, compileModule(file, source), source);
 }
 
 function run(root: string, file: string, fn: ModuleFunction, source: string | undefined): unknown {
@@ -127,7 +154,7 @@ function run(root: string, file: string, fn: ModuleFunction, source: string | un
   const requireArtifact = (id: string): unknown => {
     const target = resolveRequire(root, file, dir, id);
     record.deps.push(target);
-    return load(root, target);
+    return requireModule(root, target);
   };
   try {
     fn.call(module.exports, module.exports, requireArtifact, module, file, dir);
@@ -160,7 +187,7 @@ function compileModule(file: string, source: string): ModuleFunction {
  * closure) without running them; with its code cache (`<key>.v8`) when V8 accepts it, otherwise a new code cache is
  * written once the modules have run. False when there is no usable snapshot.
  */
-function loadSnapshot(root: string, base: string): boolean {
+function loadSnapshot(root: string, base: string, entries: readonly string[]): boolean {
   let text: string;
   try {
     text = readFileSync(`${base}.js`, 'utf8');
@@ -176,10 +203,13 @@ function loadSnapshot(root: string, base: string): boolean {
   try {
     const script = new Script(text, { filename: `${base}.js`, cachedData });
     const define = script.runInThisContext() as (register: (rel: string, fn: ModuleFunction) => void) => void;
+    const held: string[] = [];
     define((rel, fn) => {
       const file = join(root, rel);
+      held.push(file);
       if (!loaded.has(file)) pendingFactories.set(file, fn);
     });
+    snapshots.set(base, { root, entries, modules: held.length, held });
     if (cachedData === undefined || script.cachedDataRejected === true) {
       schedule(() => writeAtomically(`${base}.v8`, script.createCachedData()));
     }
@@ -189,28 +219,68 @@ function loadSnapshot(root: string, base: string): boolean {
   }
 }
 
-/** After the current turn: the entry's closure as one script, for the next process. */
-function scheduleSnapshot(root: string, entry: string, base: string): void {
-  schedule(() => {
-    const order: string[] = [];
-    const seen = new Set<string>();
-    const stack = [entry];
-    while (stack.length > 0) {
-      const file = stack.pop()!;
-      if (seen.has(file)) continue;
-      seen.add(file);
-      const record = loaded.get(file);
-      if (record === undefined) return; // failed to load: no snapshot
-      order.push(file);
-      for (let i = record.deps.length - 1; i >= 0; i--) stack.push(record.deps[i]!);
+/** Snapshots this process read or wrote, with how many modules they hold: grown ones are rewritten at exit. */
+const snapshots = new Map<string, { root: string; entries: readonly string[]; modules: number; held: string[] }>();
+
+/**
+ * After the current turn (by which time the caller has usually validated once): the modules the entries have
+ * loaded so far, as one script, for the next process. Definitions load on first use, so this is what payloads
+ * really reach; modules loaded later are added when the process exits.
+ */
+function scheduleSnapshot(root: string, entries: readonly string[], base: string): void {
+  snapshots.set(base, { root, entries, modules: 0, held: [] });
+  schedule(() => writeSnapshot(base));
+  hookExit();
+}
+
+function writeSnapshot(base: string): void {
+  const known = snapshots.get(base);
+  if (known === undefined) return;
+  // What this process loaded, plus what the snapshot held that this process did not need: it only ever grows.
+  const order = closureOf(known.entries);
+  const inOrder = new Set(order);
+  for (const file of known.held) if (!inOrder.has(file)) order.push(file);
+  if (order.length <= known.modules) return;
+  const parts = order.map((file) => {
+    const rel = relative(known.root, file).split(sep).join('/');
+    // Modules that ran from a snapshot are read again from their files (off the hot path).
+    const source = loaded.get(file)!.source || readFileSync(file, 'utf8');
+    return `define(${JSON.stringify(rel)}, function (${MODULE_PARAMS}) {${source}\n});`;
+  });
+  writeAtomically(`${base}.js`, `(function (define) {\n${parts.join('\n')}\n})`);
+  known.modules = order.length;
+  known.held = order;
+}
+
+/** The loaded modules reachable from the entries through the requires they made, entries first. */
+function closureOf(entries: readonly string[]): string[] {
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const stack = [...entries].reverse();
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const record = loaded.get(file);
+    if (record === undefined) continue;
+    order.push(file);
+    for (let i = record.deps.length - 1; i >= 0; i--) stack.push(record.deps[i]!);
+  }
+  return order;
+}
+
+function hookExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    flushCodeCache();
+    for (const base of snapshots.keys()) {
+      try {
+        writeSnapshot(base);
+      } catch {
+        // best effort
+      }
     }
-    const parts = order.map((file) => {
-      const rel = relative(root, file).split(sep).join('/');
-      // Modules that came from another entry's snapshot are read again from their files (this is off the hot path).
-      const source = loaded.get(file)!.source || readFileSync(file, 'utf8');
-      return `define(${JSON.stringify(rel)}, function (${MODULE_PARAMS}) {${source}\n});`;
-    });
-    writeAtomically(`${base}.js`, `(function (define) {\n${parts.join('\n')}\n})`);
   });
 }
 
@@ -222,10 +292,7 @@ function writeAtomically(file: string, data: string | Buffer): void {
 
 function schedule(write: () => void): void {
   pendingWrites.push(write);
-  if (!exitHook) {
-    exitHook = true;
-    process.once('exit', flushCodeCache);
-  }
+  hookExit();
   if (!flushScheduled) {
     flushScheduled = true;
     setImmediate(flushCodeCache).unref();

@@ -255,16 +255,23 @@ test('bad input: non-objects, __proto__/constructor keys, deep nesting, huge arr
   assert.equal(overflow, { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }] });
 });
 
-test('lazy loading: a tool loads its own closure only; async response schemas on first use', () => {
+test('lazy loading: a tool loads only its own code, and a definition only when a payload reaches it', () => {
   const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-lazy-'));
   writeEmitted(dir, files);
   assert.equal(loadedArtifacts(dir), []);
-  loadArtifact(dir, 'releases/3.0/validate/create_media_buy.request.cjs');
-  const loaded = loadedArtifacts(dir);
-  const closure = staticClosure(dir, 'releases/3.0/validate/create_media_buy.request.cjs');
-  assert.equal(loaded, closure);
-  assert.ok(loaded.length > 10 && loaded.length < files.length / 3, `${loaded.length} of ${files.length} files`);
-  assert.not.ok(loaded.some((p) => p.includes('get_products') || p.includes('get-products')));
+  const entry = 'releases/3.0/validate/create_media_buy.request.cjs';
+  const v = wrapValidator((loadArtifact(dir, entry) as RequestValidatorModule).validate);
+  const closure = new Set(staticClosure(dir, entry));
+  const atLoad = loadedArtifacts(dir);
+  const defsAtLoad = atLoad.filter((p) => p.includes('/defs/'));
+  assert.is(defsAtLoad.length, 1, `at load: the tool module, its root definition and support files (${atLoad.join(', ')})`);
+  assert.is(v({}).ok, false);
+  assert.is(v(VALID_CMB).ok, true);
+  const afterValid = loadedArtifacts(dir);
+  assert.ok(afterValid.length > atLoad.length, 'definitions load as the payload reaches them');
+  for (const p of afterValid) assert.ok(closure.has(p), `${p} is in create_media_buy's closure`);
+  assert.ok(afterValid.length < closure.size, `${afterValid.length} of the ${closure.size} modules of the closure`);
+  assert.not.ok(afterValid.some((p) => p.includes('get_products') || p.includes('get-products')));
 
   const res = loadArtifact(dir, 'releases/3.0/validate/create_media_buy.response.cjs') as ResponseValidatorModule;
   const before = loadedArtifacts(dir);
