@@ -45,7 +45,8 @@ export function renderUnit(unit: Unit, label: string, nameOf: (dep: Unit) => str
     else if (b.kind === 'unit') {
       // Loaded on first call (a payload that never reaches a definition never loads its module): the call replaces
       // the binding with the real function, so the `.errors` Ajv reads right after the call are that function's.
-      lines.push(`let ${b.local} = (data, options) => (${b.local} = require(${jsonText(`./${nameOf(b.unit)}`)}).validate)(data, options);`);
+      // `var`, not `let`: a reassigned `let` read from the validate function costs a TDZ check on every call.
+      lines.push(`var ${b.local} = (data, options) => (${b.local} = require(${jsonText(`./${nameOf(b.unit)}`)}).validate)(data, options);`);
     }
     else if (b.kind === 'support') lines.push(`const ${b.local} = require(${jsonText(`../${SUPPORT_DIR}/${b.file}`)})${b.member};`);
     else lines.push(`const ${b.local} = ${b.code};`);
