@@ -64,25 +64,30 @@ function arrayBody(a: ArrayPlan, scope: CodegenScope): string[] {
   ];
 }
 
+/** Up to this many recognised names, a switch on the name itself; beyond, one Map lookup and a switch on its index. */
+const SWITCH_ON_NAMES = 16;
+
 function objectBody(o: ObjectPlan, scope: CodegenScope): string[] {
-  // Names are looked up once in a Map (hashing beats a chain of string comparisons on long objects); the switch then
-  // runs on small integers: 0 for declared names whose values hold nothing to strip, 1.. for the others.
   const plain = o.names.filter(([, s]) => s === undefined).map(([n]) => n);
   const recognisePlain = o.closed || o.additional !== undefined || o.patterns.length > 0;
-  const entries: [string, number][] = [];
-  if (recognisePlain) for (const n of plain) entries.push([n, 0]);
-  const cases: string[] = [];
-  let next = 1;
-  for (const [n, s] of o.names) {
-    if (s === undefined) continue;
-    entries.push([n, next]);
-    cases.push(`    case ${next++}: ${comment(n)}`, '      c.k[d] = k;', `      y = ${scope.ref(s)}(x, c, d + 1);`, '      break;');
-  }
-  const names = scope.constant('names', `new Map(${lit(entries)})`);
+  const deep = o.names.filter(([, s]) => s !== undefined) as [string, Shape][];
+  const recognised = (recognisePlain ? plain.length : 0) + deep.length;
   // for-in over own keys: no key array is allocated, and V8 reads `v[k]` through its enum cache.
-  const out = ['let o;', 'for (const k in v) {', '  if (!hasOwn.call(v, k)) continue;', '  const x = v[k];', '  let y = x;', `  switch (${names}.get(k)) {`];
-  if (recognisePlain && plain.length > 0) out.push(`    case 0: ${comment(plain.length <= 6 ? plain.map((n) => JSON.stringify(n)).join(', ') : `${plain.length} declared names`)}`, '      break;');
-  out.push(...cases);
+  const out = ['let o;', 'for (const k in v) {', '  if (!hasOwn.call(v, k)) continue;', '  const x = v[k];', '  let y = x;'];
+  const visit = (s: Shape): string[] => ['      c.k[d] = k;', `      y = ${scope.ref(s)}(x, c, d + 1);`, '      break;'];
+  if (recognised <= SWITCH_ON_NAMES) {
+    // Payload keys and these literals are both internalized strings: each case is a pointer comparison.
+    out.push('  switch (k) {');
+    if (recognisePlain && plain.length > 0) out.push(...plain.map((n) => `    case ${lit(n)}:`), '      break;');
+    for (const [n, s] of deep) out.push(`    case ${lit(n)}:`, ...visit(s));
+  } else {
+    // Many names: one Map lookup, then a switch on small integers (0: declared, nothing to strip below).
+    const entries: [string, number][] = recognisePlain ? plain.map((n) => [n, 0]) : [];
+    deep.forEach(([n], i) => entries.push([n, i + 1]));
+    out.push(`  switch (${scope.constant('names', `new Map(${lit(entries)})`)}.get(k)) {`);
+    if (recognisePlain && plain.length > 0) out.push(`    case 0: ${comment(`${plain.length} declared names`)}`, '      break;');
+    deep.forEach(([n, s], i) => out.push(`    case ${i + 1}: ${comment(n)}`, ...visit(s)));
+  }
   out.push('    default:');
   const tail: string[] = [];
   if (o.patterns.length > 0) {
