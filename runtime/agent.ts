@@ -103,6 +103,12 @@ export interface Agent<Tools extends string = string> {
   /** Tools served in `release` (default: the highest). */
   tools(release?: string): readonly Tools[];
   toolsList(release?: string): ToolsListEntry[];
+  /**
+   * The tools/list of a single endpoint serving every release: each tool once (from the highest release serving it),
+   * and where releases answer in different shapes, an outputSchema admitting each release's (`anyOf`), because MCP
+   * clients validate structured results against it whatever release a buyer pinned.
+   */
+  endpointToolsList(): ToolsListEntry[];
   capabilities(release?: string): Record<string, unknown>;
   normalize(tool: Tools, args: unknown, options?: ReleaseOption): NormalizeResult;
   strip(tool: Tools, args: unknown, options?: ReleaseOption): StripResult;
@@ -186,6 +192,22 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     return list.map((e) => ({ ...e, annotations: { ...e.annotations } }));
   };
 
+  let endpointList: ToolsListEntry[] | undefined;
+  const endpointToolsList = (): ToolsListEntry[] => {
+    if (endpointList === undefined) {
+      const names = [...allTools].sort();
+      endpointList = names.map((name) => {
+        const serving = served.filter((r) => r.tools.includes(name));
+        const entries = serving.map((r) => ({ release: r, raw: r.toolsList.find((e) => e.name === name)!, full: toolsList(r.key).find((e) => e.name === name)! }));
+        const top = entries[0]!;
+        const distinct = entries.filter((e, i) => entries.findIndex((x) => x.raw.outputSchema === e.raw.outputSchema) === i);
+        if (distinct.length === 1) return top.full;
+        return { ...top.full, outputSchema: releaseUnion(distinct.map((e) => ({ key: e.release.key, schema: e.full.outputSchema }))) };
+      });
+    }
+    return endpointList.map((e) => ({ ...e, annotations: { ...e.annotations } }));
+  };
+
   const validateWith = (validate: ValidateFn, value: unknown, depthChecked = false): ValidationResult => {
     const depth = depthChecked ? undefined : depthIssue(value);
     if (depth !== undefined) return { ok: false, issues: [depth] };
@@ -223,6 +245,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     releases: served.map((r) => r.key),
     tools: (key) => [...releaseFor(key).tools],
     toolsList,
+    endpointToolsList,
     capabilities: (key) => structuredClone(releaseFor(key).capabilities),
     normalize(tool, args, opts = {}) {
       const r = releaseFor(opts.release);
@@ -339,6 +362,25 @@ function internalError(tool: string, e: unknown): AdcpErrorBody {
 
 function isAdcpErrorBody(v: unknown): v is AdcpErrorBody {
   return v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>).code === 'string' && typeof (v as Record<string, unknown>).message === 'string';
+}
+
+/**
+ * One schema admitting the responses of several releases. Each release's document is embedded as its own resource
+ * (a `$id` of its own, so its internal `#/$defs/…` references keep resolving inside it) under `$defs`.
+ */
+function releaseUnion(docs: { key: string; schema: Record<string, unknown> }[]): Record<string, unknown> {
+  const defs: Record<string, unknown> = {};
+  for (const { key, schema } of docs) {
+    const { $schema: _dialect, ...rest } = schema;
+    defs[`adcp-${key}`] = { ...rest, $id: `urn:adcp-codegen:release:${key}:${typeof schema.$id === 'string' ? schema.$id : 'output'}` };
+  }
+  return {
+    $schema: docs[0]!.schema.$schema ?? 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    description: `The response of any served AdCP release (${docs.map((d) => d.key).join(', ')}); the body's adcp_version names which.`,
+    anyOf: docs.map((d) => ({ $ref: `#/$defs/adcp-${d.key}` })),
+    $defs: defs,
+  };
 }
 
 /** For an unknown-field issue, the field's own pointer (whether the issue names the field or its parent). */

@@ -26,7 +26,7 @@ export function registerMcp(agent: Agent, server: unknown, handlers: Record<stri
   if (missing.length > 0) throw new Error(`adcp-codegen: profile ${agent.name} serves tools without a handler: ${missing.join(', ')}`);
 
   low.registerCapabilities({ tools: { listChanged: false } });
-  low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.toolsList() }));
+  low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
   low.setRequestHandler(sdk.CallToolRequestSchema, async (request: { params: { name: string; arguments?: unknown } }, extra: Record<string, unknown>) => {
     const { name, arguments: args } = request.params;
     const handler = Object.prototype.hasOwnProperty.call(all, name) ? all[name] : undefined;
