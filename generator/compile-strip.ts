@@ -34,6 +34,13 @@ export function compileStripModules(release: Release, tools?: readonly string[])
     }
   }
   program.close();
+  // Every available tool's root is called by its tool module, whichever tools this run emits.
+  for (const tool of release.tools.values()) {
+    const file = release.unavailable.has(tool.name) ? undefined : release.schemas.byPath.get(tool.requestSchema);
+    const root = file === undefined ? undefined : analyzer.root(file.schema, file.id, file);
+    const shape = root !== undefined && analyzer.strippable(root) ? analyzer.shape([root]) : undefined;
+    if (shape !== undefined) program.markExternal(shape);
+  }
 
   const modules = program.modules();
   const supportSource = supportModuleSource();
@@ -116,7 +123,10 @@ interface Compiled {
   readonly home: string;
   readonly plan: Plan;
   readonly files: readonly SchemaFile[];
+  readonly children: Compiled[];
   name?: string;
+  /** Called from another module (or a tool module): exported. */
+  external?: boolean;
 }
 
 interface ModuleUnit {
@@ -155,7 +165,7 @@ class Program {
     this.analyzer.takeTouched();
     const plan = this.analyzer.plan(shape, this.inMemory ? '' : home);
     const files = [...shape.origins.map((o) => o.file).filter((f): f is SchemaFile => f !== undefined), ...this.analyzer.takeTouched()];
-    const c: Compiled = { shape, home: this.inMemory ? '' : home, plan, files };
+    const c: Compiled = { shape, home: this.inMemory ? '' : home, plan, files, children: [] };
     this.byKey.set(shape.key, c);
     this.queue.push(c);
     return c;
@@ -167,6 +177,7 @@ class Program {
       const c = this.queue.shift()!;
       for (const child of children(c.plan)) {
         const target = this.add(child, this.inMemory ? '' : homeOf(child, c.home));
+        c.children.push(target);
         let set = this.edges.get(c.home);
         if (set === undefined) this.edges.set(c.home, (set = new Set()));
         set.add(target.home);
@@ -183,6 +194,11 @@ class Program {
   unitOf(shape: Shape): ModuleUnit | undefined {
     const c = this.byKey.get(shape.key);
     return c === undefined ? undefined : this.unitByHome.get(c.home);
+  }
+
+  /** A shape a tool module calls. */
+  markExternal(shape: Shape): void {
+    this.byKey.get(shape.key)!.external = true;
   }
 
   nameOf(shape: Shape): string {
@@ -241,6 +257,7 @@ class Program {
         if (v !== u) u.deps.add(v);
       }
     }
+    for (const c of this.byKey.values()) for (const t of c.children) if (this.unitByHome.get(t.home) !== this.unitByHome.get(c.home)) t.external = true;
     // Names: per module, in key order, so they depend on the module's content alone.
     for (const u of units) {
       u.shapes.sort((a, b) => cmp(a.shape.key, b.shape.key));
@@ -293,7 +310,7 @@ class Program {
       vars.set(d, v);
     }
     const body = this.renderBody(unit, (u) => vars.get(u)!);
-    const exported = unit.shapes.filter((c) => c.shape.origins.length === 1 && c.shape.resolved.size === 0).map((c) => c.name!);
+    const exported = unit.shapes.filter((c) => c.external === true).map((c) => c.name!);
     return [
       '"use strict";',
       comment(`Deep-strip functions for ${unit.homes.join(', ')} (${release.label}): one function per schema place,`),
