@@ -10,7 +10,8 @@ import { isPlainObject, subschemas } from './schema-walk.js';
  * rides along in the union error's `params`.
  */
 export interface UnionHint {
-  readonly params: { readonly property: string; readonly allowedValues: readonly unknown[] };
+  /** `branches[i]`: the values branch i accepts for the property (so a value selects its branch's errors). */
+  readonly params: { readonly property: string; readonly allowedValues: readonly unknown[]; readonly branches: readonly (readonly unknown[])[] };
 }
 
 /** Hints for the unions compiled into one unit, keyed by the `schemaPath` Ajv writes in their errors. */
@@ -48,7 +49,7 @@ function discriminate(node: Record<string, unknown>, branches: unknown[], baseId
     if (!pinned.every((p) => p.has(property))) continue;
     const allowed: unknown[] = [];
     for (const p of pinned) for (const v of p.get(property)!) if (!allowed.some((a) => JSON.stringify(a) === JSON.stringify(v))) allowed.push(v);
-    return { params: { property, allowedValues: allowed } };
+    return { params: { property, allowedValues: allowed, branches: pinned.map((p) => p.get(property)!) } };
   }
   return undefined;
 }

@@ -73,9 +73,10 @@ export function toIssues(errors: readonly AjvErrorObject[], data: unknown): Issu
     if (raw === null || typeof raw !== 'object') continue;
     const error = copyError(raw);
     if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') {
-      // Its branch errors are the run of preceding errors at or below its instance path.
+      // Its branch errors are the run of preceding errors at or below its instance path — up to one that Ajv left
+      // for a sibling branch of an enclosing union (a nested union follows its enclosing union's earlier branches).
       let start = top.length;
-      while (start > 0 && within(top[start - 1]!.error.instancePath, error.instancePath)) start--;
+      while (start > 0 && within(top[start - 1]!.error.instancePath, error.instancePath) && !siblingBranch(top[start - 1]!.error.schemaPath, error.schemaPath)) start--;
       top.push({ error, children: top.splice(start) });
     } else {
       top.push({ error, children: [] });
@@ -111,18 +112,29 @@ function unionIssues(error: AjvErrorObject, children: Node[], data: unknown): Is
   const hint = discriminatorHint(error.params.discriminator);
   const target = valueAt(data, at);
   let branchNodes = children;
-  if (hint !== undefined && isObject(target)) {
+  if (hint !== undefined) {
     const discriminator = { property: hint.property, allowedValues: hint.allowedValues.slice() };
+    const choices = listValues(hint.allowedValues);
+    if (!isObject(target)) {
+      return [{ pointer: at, keyword: 'type', message: `must be an object whose '${hint.property}' is one of ${choices}`, discriminator }];
+    }
     const where = `${at}/${escapeToken(hint.property)}`;
     if (!Object.prototype.hasOwnProperty.call(target, hint.property)) {
-      return [{ pointer: at, keyword: 'required', message: `must have required property '${hint.property}' (${listValues(hint.allowedValues)})`, missingProperty: hint.property, discriminator }];
+      return [{ pointer: at, keyword: 'required', message: `must have required property '${hint.property}' (${choices})`, missingProperty: hint.property, discriminator }];
     }
     const value = target[hint.property];
     if (!hint.allowedValues.some((v) => sameJson(v, value))) {
-      return [{ pointer: where, keyword: error.keyword, message: `must be one of ${listValues(hint.allowedValues)}`, allowedValues: hint.allowedValues.slice(), discriminator }];
+      return [{ pointer: where, keyword: error.keyword, message: `must be one of ${choices}`, allowedValues: hint.allowedValues.slice(), discriminator }];
     }
-    // The value picks a branch: the other branches' rejections of that value say nothing useful.
-    branchNodes = children.filter((c) => !(c.error.instancePath === where && (c.error.keyword === 'const' || c.error.keyword === 'enum')));
+    // The value selects its branch: what the other branches said (inline ones are recognisable by their schema
+    // path, `<union>/<index>/…`), including their rejection of the value, is beside the point.
+    const selected = new Set(hint.branches.flatMap((values, i) => (values.some((v) => sameJson(v, value)) ? [String(i)] : [])));
+    const prefix = `${error.schemaPath}/`;
+    branchNodes = children.filter((c) => {
+      if (c.error.instancePath === where && (c.error.keyword === 'const' || c.error.keyword === 'enum')) return false;
+      if (!c.error.schemaPath.startsWith(prefix)) return true;
+      return selected.has(c.error.schemaPath.slice(prefix.length).split('/')[0]!);
+    });
   }
   const summary: Issue = { pointer: at, keyword: error.keyword, message: unionMessage(error.keyword, branchNodes, at) };
   const deeper = branchNodes.filter((c) => depth(c.error.instancePath) > depth(at));
@@ -217,9 +229,24 @@ function copyError(raw: AjvErrorObject): AjvErrorObject {
   };
 }
 
-function discriminatorHint(raw: unknown): { property: string; allowedValues: unknown[] } | undefined {
+function discriminatorHint(raw: unknown): { property: string; allowedValues: unknown[]; branches: unknown[][] } | undefined {
   if (!isObject(raw) || typeof raw.property !== 'string' || !Array.isArray(raw.allowedValues)) return undefined;
-  return { property: raw.property, allowedValues: raw.allowedValues };
+  const branches = Array.isArray(raw.branches) ? raw.branches.map((b) => (Array.isArray(b) ? b : [])) : [];
+  return { property: raw.property, allowedValues: raw.allowedValues, branches };
+}
+
+/**
+ * Whether an error's schema path lies in another branch of a union enclosing `union` in the same schema:
+ * `#/oneOf/1/required` against `#/oneOf/2/anyOf`. Errors of called definitions have paths relative to their own
+ * schema and rarely look like that; when one does, it is only summarised one level up.
+ */
+function siblingBranch(path: string, union: string): boolean {
+  const a = path.split('/');
+  const b = union.split('/');
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const kw = a[i - 1];
+  return i > 0 && i < a.length && i < b.length && (kw === 'oneOf' || kw === 'anyOf') && /^\d+$/.test(a[i]!) && /^\d+$/.test(b[i]!);
 }
 
 function within(path: string, parent: string): boolean {
