@@ -155,12 +155,15 @@ if (releaseDir === undefined || complianceDir === undefined) {
     assert.is(recovered, cases.length);
   });
 
-  test('valid payloads strip to themselves, the very same object, with nothing undecided', () => {
+  test('valid payloads strip to themselves, the very same object, every union decided', () => {
+    const undecided: string[] = [];
     for (const { sample } of cases) {
       const result = stripFor(sample.task)(sample.request);
       assert.ok(result.value === sample.request, `${sample.id}: unchanged payload returned as is`);
       assert.equal(result.removed, [], sample.id);
+      if (result.undecided.length > 0) undecided.push(`${sample.id}: ${result.undecided.join(', ')}`);
     }
+    assert.equal(undecided, [], undecided.slice(0, 5).join('\n'));
   });
 
   test('the interpreted walk agrees with the compiled strip on real payloads', () => {
