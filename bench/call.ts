@@ -1,0 +1,88 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { repoRoot } from '../test/helpers/releases.js';
+
+/**
+ * Issue 6: end to end, `agent.call` on the generated set against @adcp/sdk's `createAdcpServer(...).invoke`, both
+ * in development mode (requests and responses validated) on the same create_media_buy, in one run: cold (a new
+ * process, first call, net of node's own start) and warm (calls per second).
+ */
+const ARGS = {
+  idempotency_key: 'c0ffee00-0000-4000-8000-000000000001',
+  account: { account_id: 'acc_1' },
+  brand: { domain: 'acme.example' },
+  start_time: 'asap',
+  end_time: '2027-01-01T00:00:00Z',
+  packages: [{ product_id: 'homepage_takeover', pricing_option_id: 'cpm_fixed', budget: 1000 }],
+};
+const RESULT = { media_buy_id: 'mb_1', packages: [{ package_id: 'p1' }], confirmed_at: '2026-12-02T10:00:00Z', revision: 1 };
+const WARM_CALLS = 3000;
+
+const generated = pathToFileURL(join(repoRoot, 'generated/index.js')).href;
+
+/** Each script prints `{ first, warm }`: ms from process start to the first answer, and warm calls per second. */
+const ours = `
+const { loadProfile } = await import(${JSON.stringify(generated)});
+const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
+const args = ${JSON.stringify(ARGS)};
+const handler = () => (${JSON.stringify(RESULT)});
+const r = await agent.call('create_media_buy', args, handler);
+if (r.isError) throw new Error(r.content[0].text);
+const first = performance.now();
+const t = performance.now();
+for (let i = 0; i < ${WARM_CALLS}; i++) await agent.call('create_media_buy', { ...args, idempotency_key: 'c0ffee00-0000-4000-8000-' + String(i).padStart(12, '0') }, handler);
+console.log(JSON.stringify({ first, warm: ${WARM_CALLS} / ((performance.now() - t) / 1000) }));
+`;
+
+const sdk = `
+const { createAdcpServer } = await import('@adcp/sdk/server/legacy/v5');
+const server = createAdcpServer({
+  name: 'bench', version: '1.0.0',
+  validation: { requests: 'strict', responses: 'strict' },
+  mediaBuy: { createMediaBuy: async () => (${JSON.stringify(RESULT)}) },
+});
+const args = ${JSON.stringify(ARGS)};
+const r = await server.invoke({ toolName: 'create_media_buy', args });
+if (r.isError) throw new Error(JSON.stringify(r));
+const first = performance.now();
+const t = performance.now();
+for (let i = 0; i < ${WARM_CALLS}; i++) await server.invoke({ toolName: 'create_media_buy', args: { ...args, idempotency_key: 'c0ffee00-0000-4000-8000-' + String(i).padStart(12, '0') } });
+console.log(JSON.stringify({ first, warm: ${WARM_CALLS} / ((performance.now() - t) / 1000) }));
+`;
+
+const bare = `console.log(JSON.stringify({ first: performance.now(), warm: 0 }));`;
+
+function measure(script: string): { first: number; warm: number } {
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_ENV: 'development' },
+  });
+  if (r.status !== 0) throw new Error(`bench/call: child failed: ${r.stderr}`);
+  const line = r.stdout.trim().split('\n').pop()!;
+  return JSON.parse(line) as { first: number; warm: number };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+export async function run(): Promise<string[]> {
+  const runs = 3;
+  // Prime the generated set's V8 code cache once, as any deployed agent's first start would.
+  measure(ours);
+  const node = median(Array.from({ length: runs }, () => measure(bare).first));
+  const a = Array.from({ length: runs }, () => measure(ours));
+  const b = Array.from({ length: runs }, () => measure(sdk));
+  const coldOurs = median(a.map((x) => x.first)) - node;
+  const coldSdk = median(b.map((x) => x.first)) - node;
+  const warmOurs = median(a.map((x) => x.warm));
+  const warmSdk = median(b.map((x) => x.warm));
+  return [
+    `node's own start (baseline, subtracted): ${node.toFixed(0)} ms`,
+    `cold, new process to first validated create_media_buy (development): agent.call ${coldOurs.toFixed(1)} ms; @adcp/sdk createAdcpServer().invoke ${coldSdk.toFixed(1)} ms → ${(coldSdk / coldOurs).toFixed(1)}× faster`,
+    `warm, create_media_buy calls/second (development, ${WARM_CALLS} calls): agent.call ${warmOurs.toFixed(0)}/s; @adcp/sdk ${warmSdk.toFixed(0)}/s → ${(warmOurs / warmSdk).toFixed(2)}×`,
+  ];
+}
