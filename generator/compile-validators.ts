@@ -23,7 +23,6 @@ export function compileValidators(release: Release, tools?: readonly string[]): 
   const splitter = new UnitSplitter(locateSchemas(docs, release.schemas.byId), (ref, baseId) => release.schemas.resolve(ref, baseId));
   const rootOf = (path: string): Unit => splitter.unitOf(compileRoot(ajv, release, path));
 
-  const base = `releases/${release.key}/validate`;
   const toolRoots = selected.map((tool) => ({
     tool,
     request: rootOf(tool.requestSchema),

@@ -77,7 +77,6 @@ const SUPPORT_REQUIRES: readonly { readonly pattern: RegExp; readonly file: stri
 
 export class UnitSplitter {
   private readonly units = new Map<CompiledFn, Unit>();
-  private readonly envUnits = new Map<AjvSchemaEnv, Unit>();
 
   constructor(
     private readonly locations: ReadonlyMap<unknown, UnitLocation>,
@@ -96,7 +95,6 @@ export class UnitSplitter {
     const bindings: Binding[] = [];
     const unit: Unit = { location, uri: `${location.file.id}#${location.pointer}`, bindings, code: '' };
     this.units.set(fn, unit);
-    this.envUnits.set(env, unit);
     (unit as { code: string }).code = this.rewrite(fn, source, location, bindings);
     return unit;
   }

@@ -186,6 +186,33 @@ test('issues: a discriminated union reports the discriminator, not every branch'
   assert.ok(issues.length <= 4, 'compact');
 });
 
+test('issues: a discriminated union given a non-object, and a union nested in a sibling branch', () => {
+  const v = compileAndLoad('core/pricing-option.json');
+  const r = v('cpm');
+  assert.equal(r.ok ? [] : r.issues.map((i) => [i.pointer, i.keyword, i.discriminator?.property]), [['', 'type', 'pricing_model']]);
+  // The error sequence Ajv leaves for a 3.2 signal targeting entry (value_type "binary" with a bad signal_ref):
+  // branch 0's nested union, branch 1's missing `values`, branch 2's anyOf. Only branch 0 is the caller's.
+  const at = '/signals/0';
+  const disc = (property: string, values: string[]) => ({ property, allowedValues: values, branches: values.map((x) => [x]) });
+  const errors = [
+    { instancePath: `${at}/signal_ref`, schemaPath: '#/oneOf/0/not', keyword: 'not', params: {} },
+    { instancePath: `${at}/signal_ref`, schemaPath: '#/oneOf', keyword: 'oneOf', params: { discriminator: disc('scope', ['product', 'data_provider']), passingSchemas: null } },
+    { instancePath: at, schemaPath: '#/oneOf/1/required', keyword: 'required', params: { missingProperty: 'values' } },
+    { instancePath: at, schemaPath: '#/oneOf/2/anyOf/0/required', keyword: 'required', params: { missingProperty: 'min_value' } },
+    { instancePath: at, schemaPath: '#/oneOf/2/anyOf/1/required', keyword: 'required', params: { missingProperty: 'max_value' } },
+    { instancePath: at, schemaPath: '#/oneOf/2/anyOf', keyword: 'anyOf', params: {} },
+    { instancePath: at, schemaPath: '#/oneOf', keyword: 'oneOf', params: { discriminator: disc('value_type', ['binary', 'categorical', 'numeric']), passingSchemas: null } },
+  ];
+  const issues = toIssues(errors, { signals: [{ value_type: 'binary', signal_ref: 'not-an-object' }] });
+  assert.equal(issues[0], {
+    pointer: `${at}/signal_ref`,
+    keyword: 'type',
+    message: `must be an object whose 'scope' is one of "product", "data_provider"`,
+    discriminator: { property: 'scope', allowedValues: ['product', 'data_provider'] },
+  });
+  assert.not.ok(issues.some((i) => /values|min_value|max_value/.test(i.message)), JSON.stringify(issues));
+});
+
 test('issues: a union without a discriminator is summarised, with the closest branch first', () => {
   const v = requestValidator('create_media_buy');
   const req = clone(VALID_CMB) as Record<string, unknown>;
