@@ -95,7 +95,10 @@ export interface ReleaseOption {
   release?: string;
 }
 
-export interface Agent<Tools extends string = string> {
+/** The handlers a profile's tools need, untyped; the generated entry narrows it with each release's types. */
+export type HandlerMap<Tools extends string> = Partial<Record<Tools, ToolHandler<any, any>>>;
+
+export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tools>> {
   readonly name: string;
   readonly mode: Mode;
   /** Release keys served, highest first. */
@@ -117,9 +120,9 @@ export interface Agent<Tools extends string = string> {
   /** The whole pipeline for one call → an MCP CallToolResult. Throws UnknownToolError for tools outside the profile. */
   call(tool: string, args: unknown, handler: ToolHandler<any, any>, ctx?: CallContext): Promise<CallToolResult>;
   /** Serves the profile on an @modelcontextprotocol/sdk McpServer (or its low-level Server). */
-  registerMcp(server: unknown, handlers: Partial<Record<Tools, ToolHandler<any, any>>>): void;
+  registerMcp(server: unknown, handlers: Handlers): void;
   /** The same pipeline as an @a2a-js/sdk AgentExecutor (skill dispatch), and the agent-card skills to go with it. */
-  a2aExecutor(handlers: Partial<Record<Tools, ToolHandler<any, any>>>): A2AExecutor;
+  a2aExecutor(handlers: Handlers): A2AExecutor;
   a2aSkills(release?: string): A2ASkill[];
 }
 
