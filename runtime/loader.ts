@@ -319,6 +319,14 @@ function codeCacheDir(root: string): string | null {
       if (shared) {
         const st = statSync(dir);
         if ((uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) continue;
+      } else {
+        // The output directory is committed by agents: keep the cache out of their repository.
+        const ignore = join(root, '.cache', '.gitignore');
+        try {
+          accessSync(ignore);
+        } catch {
+          writeFileSync(ignore, '*\n');
+        }
       }
       chosen = dir;
       break;

@@ -357,6 +357,7 @@ test('loader: V8 code cache in new processes, rebuilt when rejected, optional wh
   const cacheDir = join(dir, '.cache', 'v8');
   const listing = (ext: string) => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith(ext)) : []);
   assert.is(listing('.js').length, 1, 'first process: the closure snapshot of the entry module');
+  assert.is(readFileSync(join(dir, '.cache', '.gitignore'), 'utf8'), '*\n', 'the cache stays out of the agent repository');
   assert.is(run(), '[true,false]', 'second process: from the snapshot');
   assert.is(listing('.v8').length, 1, 'and its code cache, written after the validators ran');
   assert.is(run(), '[true,false]', 'third process: from the code cache');
