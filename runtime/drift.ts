@@ -2,8 +2,8 @@ import type { Issue, StripResult } from './contract.js';
 
 /**
  * Development mode rejects what production strips: every unknown field the strip function found at a closed object
- * becomes an INVALID_REQUEST issue. Like Ajv's `additionalProperties` errors, the issue's pointer is the object
- * holding the field and `additionalProperty` names the field, so a validator error for the same field reads the same.
+ * becomes an INVALID_REQUEST issue whose pointer is the unknown field itself (what a buyer has to remove) and whose
+ * `additionalProperty` names it.
  */
 export function driftIssues(result: StripResult): Issue[] {
   return result.removed.map((pointer) => {
@@ -11,7 +11,7 @@ export function driftIssues(result: StripResult): Issue[] {
     const parent = slash < 0 ? '' : pointer.slice(0, slash);
     const name = (slash < 0 ? pointer : pointer.slice(slash + 1)).replace(/~1/g, '/').replace(/~0/g, '~');
     return {
-      pointer: parent,
+      pointer,
       keyword: 'additionalProperties',
       additionalProperty: name,
       message: `unknown field ${JSON.stringify(name)} at ${parent === '' ? 'the top level' : parent}: this AdCP release does not define it here`,
