@@ -384,7 +384,8 @@ function entryPointers(universe: readonly SchemaFile[], release: Release): Map<s
 }
 
 function describeShape(shape: Shape): string {
-  const where = shape.origins.map((o) => `${o.file?.path ?? o.base}#${o.pointer}`);
+  const all = shape.origins.map((o) => `${o.file?.path ?? o.base}#${o.pointer}`);
+  const where = all.length > 3 ? [...all.slice(0, 3), `${all.length - 3} more`] : all;
   const decided = [...shape.resolved].map(([id, i]) => `${groupLabel(id, i)}`);
   return [where.join(' + ') || '(no schema left)', ...(decided.length > 0 ? [`with ${decided.join(', ')}`] : [])].join(' ');
 }

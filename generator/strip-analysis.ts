@@ -1,6 +1,7 @@
-import { escapeToken, getAtPointer } from './json-pointer.js';
+import { escapeToken, getAtPointer, pointerFromFragment } from './json-pointer.js';
 import type { JsonSchema, SchemaFile } from './model.js';
 import { isPlainObject } from './schema-walk.js';
+import { resolveUri, splitFragment } from './uri.js';
 
 /**
  * What deep-strip knows about a schema, shared by the compiler (compile-strip.ts, which turns it into straight-line
@@ -729,11 +730,12 @@ function jsonType(v: unknown): string {
   return typeof v;
 }
 
-/** A resolver for one in-memory schema: only `#...` references into itself. */
+/** A resolver for one in-memory schema: references into itself (`#/definitions/x`, or by its own `$id`). */
 export function localResolver(root: JsonSchema, base: string): Resolver {
   return (ref, from) => {
-    if (!ref.startsWith('#') || from !== base) throw new Error(`cannot resolve $ref ${JSON.stringify(ref)} without a resolver`);
-    const pointer = decodeURIComponent(ref.slice(1));
+    const { doc, fragment } = splitFragment(ref.startsWith('#') ? `${from}${ref}` : resolveUri(from === '' ? base : from, ref));
+    if (doc !== base) throw new Error(`cannot resolve $ref ${JSON.stringify(ref)}: pass a resolver for schemas outside this one`);
+    const pointer = pointerFromFragment(fragment);
     const schema = getAtPointer(root, pointer);
     if (typeof schema !== 'boolean' && !isPlainObject(schema)) throw new Error(`$ref ${JSON.stringify(ref)} does not resolve`);
     return { schema: schema as JsonSchema, uri: `${base}#${pointer}` };

@@ -103,6 +103,14 @@ test('$ref resolves at build time, recursive schemas included', () => {
   assert.equal(r.value, { label: 'root', children: [{ label: 'a', children: [{ label: 'b' }] }] });
   assert.equal(r.removed, ['/children/0/x', '/children/0/children/0/y']);
   assert.match(compileStripSource(tree), /function s_tree_node\(v, c, d\)/, 'one named function per definition');
+  const byId = strips({
+    $id: 'https://example.test/a.json',
+    definitions: { n: obj({ a: {} }) },
+    properties: { p: { $ref: 'a.json#/definitions/n' }, q: { $ref: 'https://example.test/a.json#/definitions/n' } },
+  });
+  assert.equal(byId({ p: { a: 1, b: 2 }, q: { b: 1 } }).removed, ['/p/b', '/q/b']);
+  assert.throws(() => compileStrip({ properties: { x: { $ref: 'other.json' } } }), /pass a resolver/);
+  for (const b of [true, false]) assert.equal(compileStrip(b)({ a: 1 }), { value: { a: 1 }, removed: [], undecided: [] });
 });
 
 test('oneOf: a const discriminator picks the branch; fields of other branches are unknown there', () => {
