@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { test } from 'uvu';
@@ -370,7 +370,11 @@ test('loader: V8 code cache in new processes, rebuilt when rejected, optional wh
   assert.is(run(), '[true,false]', 'a broken snapshot is ignored');
   assert.match(readFileSync(snapshot, 'utf8'), /^\(function \(define\)/, 'and rewritten');
   assert.is(run({ ADCP_CODEGEN_NO_CODE_CACHE: '1' }), '[true,false]');
+  // No usable cache directory at all (the output's cache path is taken by a file, the temp dir does not exist).
+  rmSync(join(dir, '.cache'), { recursive: true, force: true });
+  writeFileSync(join(dir, '.cache'), 'not a directory');
   assert.is(run({ TMPDIR: '/nonexistent/adcp' }), '[true,false]');
+  assert.is(readFileSync(join(dir, '.cache'), 'utf8'), 'not a directory');
 });
 
 test('loader: artifacts may not leave the output directory', () => {
