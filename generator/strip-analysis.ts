@@ -150,6 +150,10 @@ const MAX_REF_CHAIN = 64;
 interface Members {
   readonly members: SchemaNode[];
   readonly groups: PendingGroup[];
+  /** Names decided conditions read (`if` properties/required, `dependencies` keys): known, so never stripped. */
+  readonly conditionNames: string[];
+  /** Owners of decided conditions (if/dependencies): a canonical shape keeps them, and so their names. */
+  readonly conditionOwners: SchemaNode[];
 }
 interface PendingGroup {
   readonly kind: Group['kind'];
@@ -275,6 +279,7 @@ export class StripAnalyzer {
     const candidates = new Map<string, SchemaNode>();
     for (const m of first.members) if (direct(m)) candidates.set(m.uri, m);
     for (const g of first.groups) candidates.set(g.owner.uri, g.owner);
+    for (const o of first.conditionOwners) candidates.set(o.uri, o);
     if (candidates.size === 0) return undefined;
     // The given nodes that hold candidates through their own `$ref`/`allOf` come first, so an entry stays itself.
     const covers = [...new Map(collapsed.map((o) => [o.uri, o])).values()]
@@ -345,15 +350,23 @@ export class StripAnalyzer {
         }
       }
     };
+    const conditionNames: string[] = [];
+    const conditionOwners: SchemaNode[] = [];
     const pend = (g: PendingGroup): void => {
       const chosen = resolved?.get(g.id);
-      if (chosen !== undefined) encountered?.add(g.id);
+      if (chosen !== undefined) {
+        encountered?.add(g.id);
+        const before = conditionNames.length;
+        if (g.kind === 'dependency') conditionNames.push(g.property!);
+        if (g.kind === 'if') conditionNames.push(...ifNames((g.owner.schema as Record<string, unknown>).if));
+        if (conditionNames.length > before) conditionOwners.push(g.owner);
+      }
       if (all) g.branches.forEach(visit);
       else if (chosen !== undefined) visit(g.branches[chosen]);
       else groups.push(g);
     };
     origins.forEach(visit);
-    return { members, groups };
+    return { members, groups, conditionNames, conditionOwners };
   }
 
   /** Names, patterns, closure, additional and item schemas of a list of members (no groups). */
@@ -458,8 +471,10 @@ export class StripAnalyzer {
 
   /** What to do at a place of this shape: decide a group first, or strip by the merged view. */
   plan(shape: Shape, home = ''): Plan {
-    const { members, groups } = this.flatten(shape.origins, shape.resolved);
+    const { members, groups, conditionNames } = this.flatten(shape.origins, shape.resolved);
     const view = this.staticView(members);
+    // A decided condition must read the same after stripping (idempotence): the names it tests stay.
+    for (const name of conditionNames) if (!view.names.has(name)) view.names.set(name, []);
     const mayClose = view.closed || groups.some((g) => g.branches.some((b) => b !== undefined && this.staticView(this.flatten([b], undefined, true).members).closed));
     for (const g of groups) {
       if (!g.branches.some((b) => b !== undefined && !this.redundant(b, view, mayClose))) continue;
@@ -667,6 +682,14 @@ export class StripAnalyzer {
     }
     return ps.length === 1 ? ps[0] : { k: 'and', ps };
   }
+}
+
+/** The top-level names an `if` schema tests: its properties and required names. */
+function ifNames(schema: unknown): string[] {
+  if (!isPlainObject(schema)) return [];
+  const out = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
+  if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') out.push(r);
+  return out;
 }
 
 /** Keywords a member holds directly that decide what is stripped (groups aside). */

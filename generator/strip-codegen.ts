@@ -26,7 +26,9 @@ const prop = (name: string): string => `v[${lit(name)}]`;
 
 export function emitStripFunction(name: string, shape: Shape, plan: Plan, scope: CodegenScope): string {
   const body = plan.kind === 'dispatch' ? dispatchBody(plan.group, scope) : shapeBody(plan.object, plan.array, scope);
-  return [comment(scope.describe(shape)), `function ${name}(v, c, d) {`, ...body.map((l) => '  ' + l), '}', ''].join('\n');
+  // Decisions chain on the same value (a branch that is itself a union); h counts the links.
+  const params = plan.kind === 'dispatch' ? 'v, c, d, h = 0' : 'v, c, d';
+  return [comment(scope.describe(shape)), `function ${name}(${params}) {`, ...body.map((l) => '  ' + l), '}', ''].join('\n');
 }
 
 function shapeBody(object: ObjectPlan | undefined, array: ArrayPlan | undefined, scope: CodegenScope): string[] {
@@ -122,8 +124,15 @@ function objectBody(o: ObjectPlan, scope: CodegenScope): string[] {
 // ── groups ────────────────────────────────────────────────────────────────────────────────────────────────────────
 
 function dispatchBody(g: Group, scope: CodegenScope): string[] {
-  const out = ['if (typeof v !== "object" || v === null) return v;'];
-  const call = (b: Branch): string => (b.next.origins.length === 0 ? 'return v;' : `return ${scope.ref(b.next)}(v, c, d);`);
+  const out = [
+    'if (typeof v !== "object" || v === null) return v;',
+    comment('a schema whose branches lead back to itself on the same value decides nothing'),
+    'if (h > MAX_HOPS) {',
+    '  c.undecided.push(at(c, d));',
+    '  return v;',
+    '}',
+  ];
+  const call = (b: Branch): string => (b.next.origins.length === 0 ? 'return v;' : `return ${scope.ref(b.next)}(v, c, d, h + 1);`);
   if (g.kind === 'dependency') {
     out.push(comment(`${g.property} present or not (dependencies)`));
     out.push(`if (!Array.isArray(v) && has(v, ${lit(g.property)})) ${call(g.branches[0])}`, call(g.branches[1]));

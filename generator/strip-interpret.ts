@@ -2,7 +2,7 @@ import type { StripFn } from '../runtime/contract.js';
 import type { JsonSchema } from './model.js';
 import { evalPred, localResolver, StripAnalyzer, type Group, type Plan, type Resolver, type Shape } from './strip-analysis.js';
 import { objectMatters } from './strip-codegen.js';
-import { STRIP_MAX_DEPTH, stripSupport, type StripContext } from './strip-support.js';
+import { STRIP_MAX_DEPTH, STRIP_MAX_HOPS, stripSupport, type StripContext } from './strip-support.js';
 
 /**
  * Deep-strip by walking the schema while walking the value: at every place it asks the analysis what applies
@@ -24,10 +24,10 @@ export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver
     return p;
   };
 
-  const walk = (shape: Shape, v: unknown, c: StripContext, d: number): unknown => {
+  const walk = (shape: Shape, v: unknown, c: StripContext, d: number, h = 0): unknown => {
     if (typeof v !== 'object' || v === null) return v;
     const plan = planOf(shape);
-    if (plan.kind === 'dispatch') return dispatch(plan.group, v, c, d);
+    if (plan.kind === 'dispatch') return dispatch(plan.group, v, c, d, h);
     const object = plan.object !== undefined && objectMatters(plan.object) ? plan.object : undefined;
     const array = plan.array;
     if (object === undefined && array === undefined) return v;
@@ -92,9 +92,10 @@ export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver
     return o ?? v;
   };
 
-  const dispatch = (g: Group, v: object, c: StripContext, d: number): unknown => {
+  const dispatch = (g: Group, v: object, c: StripContext, d: number, h: number): unknown => {
     let chosen: number;
-    if (g.kind === 'dependency') chosen = !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, g.property) ? 0 : 1;
+    if (h > STRIP_MAX_HOPS) chosen = -1;
+    else if (g.kind === 'dependency') chosen = !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, g.property) ? 0 : 1;
     else if (g.kind === 'if') {
       if (g.pred === undefined) chosen = -1;
       else chosen = evalPred(g.pred, v) ? 0 : 1;
@@ -131,7 +132,7 @@ export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver
       return v;
     }
     const next = g.branches[chosen]!.next;
-    return next.origins.length === 0 ? v : walk(next, v, c, d);
+    return next.origins.length === 0 ? v : walk(next, v, c, d, h + 1);
   };
 
   return S.entry((v, c, d) => (root === undefined ? v : walk(root, v, c, d))) as StripFn;

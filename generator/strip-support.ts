@@ -8,11 +8,14 @@
  * removed below it (copy on write), a new object/array otherwise.
  */
 export const STRIP_MAX_DEPTH = 256;
+/** Union/condition decisions chained on one value before the place counts as undecided (schemas that loop). */
+export const STRIP_MAX_HOPS = 32;
 
 /** Names the support source defines, in the order `exports` lists them. */
-export const SUPPORT_NAMES = ['MAX_DEPTH', 'ABSENT', 'hasOwn', 'has', 'dig', 'at', 'upTo', 'put', 'byNames', 'tooDeep', 'entry', 'StripDepthError'] as const;
+export const SUPPORT_NAMES = ['MAX_DEPTH', 'MAX_HOPS', 'ABSENT', 'hasOwn', 'has', 'dig', 'at', 'upTo', 'put', 'byNames', 'tooDeep', 'entry', 'StripDepthError'] as const;
 
 export const SUPPORT_SOURCE = `const MAX_DEPTH = ${STRIP_MAX_DEPTH};
+const MAX_HOPS = ${STRIP_MAX_HOPS};
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /** Own properties only: inherited names (constructor, __proto__, toString) are never read as data. */
@@ -105,6 +108,7 @@ export function supportModuleSource(): string {
 
 export interface StripSupport {
   MAX_DEPTH: number;
+  MAX_HOPS: number;
   ABSENT: symbol;
   has(o: object, k: string): boolean;
   dig(v: object, a: string, b: string): unknown;

@@ -357,7 +357,50 @@ test('properties: known fields never removed, values preserved, input never muta
         if (r.removed.length === 0) assert.ok(r.value === value);
       },
     ),
-    { numRuns: 400 },
+    { numRuns: Number(process.env.STRIP_RUNS ?? 400) },
+  );
+});
+
+/** Any-shape schemas over more keywords (unions without tags, anyOf, if/then/else, patterns, tuples, $ref cycles). */
+const anySchema: fc.Arbitrary<JsonSchema> = fc.letrec<{ s: JsonSchema }>((tie) => ({
+  s: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom<JsonSchema>({}, true, { type: 'string' }, { enum: ['p', 'q'] }, { $ref: '#' }, { $ref: '#/definitions/d' }),
+    fc.record({ properties: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'kind'), tie('s'), { maxKeys: 3 }), additionalProperties: fc.oneof(fc.boolean(), tie('s')) }),
+    fc.record({ patternProperties: fc.dictionary(fc.constantFrom('^a', '^z', 'c$'), tie('s'), { maxKeys: 2 }), additionalProperties: fc.constant(false) }),
+    fc.record({ oneOf: fc.array(tie('s'), { minLength: 1, maxLength: 3 }) }),
+    fc.record({ anyOf: fc.array(tie('s'), { minLength: 1, maxLength: 3 }), properties: fc.constant({ kind: { enum: ['k0', 'k1'] } }) }),
+    fc.record({ allOf: fc.array(tie('s'), { minLength: 1, maxLength: 2 }) }),
+    fc.record({ if: fc.constantFrom<JsonSchema>({ properties: { kind: { const: 'k0' } } }, { required: ['a'] }, { minProperties: 2 }), then: tie('s'), else: tie('s') }),
+    fc.record({ dependencies: fc.record({ a: tie('s') }) }),
+    fc.record({ type: fc.constant('array'), items: fc.oneof(tie('s'), fc.array(tie('s'), { maxLength: 2 })), additionalItems: tie('s') }),
+  ),
+})).s.map((s) => ({ definitions: { d: { type: 'object', properties: { a: { $ref: '#' } }, additionalProperties: false } }, ...(typeof s === 'object' ? s : { allOf: [s] }) }));
+
+const anyValue: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small' },
+    fc.constantFrom('k0', 'k1', 'p', 1, null, true),
+    fc.array(tie('v'), { maxLength: 3 }),
+    fc.dictionary(fc.constantFrom('a', 'b', 'c', 'kind', 'zz', 'a1', '__proto__', 'x/y~'), tie('v'), { maxKeys: 4 }),
+  ),
+})).v;
+
+test('properties on arbitrary schemas: compiled == interpreted, input untouched, idempotent, only removed fields differ', () => {
+  fc.assert(
+    fc.property(anySchema, fc.array(anyValue, { minLength: 1, maxLength: 4 }), (schema, values) => {
+      const compiled = compileStrip(schema);
+      const interpreted = interpretStrip(schema);
+      for (const value of values) {
+        const frozen = deepFreeze(structuredCloneOwn(value));
+        const r = compiled(frozen);
+        assert.is(JSON.stringify(interpreted(frozen)), JSON.stringify(r), 'compiled == interpreted');
+        assert.is(JSON.stringify(r.value), JSON.stringify(without(frozen, r.removed)));
+        const again = compiled(r.value);
+        assert.equal(again.removed, [], 'idempotent');
+      }
+    }),
+    { numRuns: Number(process.env.STRIP_RUNS ?? 300) },
   );
 });
 
