@@ -26,7 +26,12 @@ import { resolveUri, splitFragment } from './uri.js';
  *   keywords AdCP uses in conditions: type, const, enum, required, properties, pattern, contains, allOf, anyOf,
  *   oneOf, not, $ref) and merge the applicable branch. An `if` we cannot evaluate makes the place undecided, but
  *   only when `then`/`else` would change what is stripped. Draft-07 `dependencies` (schema form) and
- *   `dependentSchemas` apply when their property is present.
+ *   `dependentSchemas` apply when their property is present. The names a decided condition reads (the `if`'s
+ *   properties and required names, the dependency's property) are known, so stripping never flips the condition:
+ *   stripping stays idempotent. Decisions that lead back to the same place on the same value (a branch that is
+ *   `$ref: "#"`) are bounded; past the bound the place is undecided.
+ * - Only `properties`, `patternProperties`, `additionalProperties`/`unevaluatedProperties` (schemas),
+ *   `items`/`prefixItems`/`additionalItems` lead deeper; `not`, `contains`, `propertyNames` never strip.
  * - `patternProperties` names are known; a declared name also takes the pattern schemas it matches. A name that is
  *   declared nowhere but matches patterns is stripped by each matching pattern schema in turn.
  */
