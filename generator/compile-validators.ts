@@ -1,7 +1,7 @@
 import { ARTIFACT_PATHS } from '../runtime/contract.js';
 import { CodegenError } from './errors.js';
 import type { EmittedFile, InputRef, Release, SchemaFile, ToolDef } from './model.js';
-import { isPlainObject } from './schema-walk.js';
+import { isPlainObject, walkSchema } from './schema-walk.js';
 import { createCompileAjv, type AjvInstance } from './validators-ajv.js';
 import { jsonText } from './validators-code.js';
 import { closure, DEFS_DIR, nameModules, renderUnit, SUPPORT_DIR } from './validators-modules.js';
@@ -20,6 +20,7 @@ export { createRuntimeAjv } from './validators-ajv.js';
 export function compileValidators(release: Release, tools?: readonly string[]): EmittedFile[] {
   const selected = selectTools(release, tools);
   const { ajv, docs } = createCompileAjv(release);
+  checkKeywords(release, ajv, selected.flatMap((t) => [t.requestSchema, t.responseSchema, ...t.asyncResponseSchemas]));
   const splitter = new UnitSplitter(locateSchemas(docs, release.schemas.byId), (ref, baseId) => release.schemas.resolve(ref, baseId));
   const rootOf = (path: string): Unit => splitter.unitOf(compileRoot(ajv, release, path));
 
@@ -98,6 +99,31 @@ function selectTools(release: Release, tools: readonly string[] | undefined): To
     if (why !== undefined) throw new CodegenError(`${release.label}/manifest.json`, `/tools/${name}`, `tool ${name} is unavailable: ${why}`);
     return tool;
   });
+}
+
+/**
+ * Strict mode, with the place named: Ajv's own "unknown keyword" error does not say where. Every schema node of the
+ * files the tools reach is checked against Ajv's keywords (including the declared annotations), so a typo such as
+ * `minLenght` fails the build with the file and pointer of the node.
+ */
+function checkKeywords(release: Release, ajv: AjvInstance, paths: readonly string[]): void {
+  const known = ajv.RULES.keywords as Record<string, unknown>;
+  const seen = new Set<string>();
+  const stack = paths.map((p) => release.schemas.byPath.get(p)!);
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (seen.has(file.id)) continue;
+    seen.add(file.id);
+    walkSchema(file.schema, (node, pointer) => {
+      if (!isPlainObject(node)) return;
+      for (const key of Object.keys(node)) {
+        if (!Object.prototype.hasOwnProperty.call(known, key)) {
+          throw new CodegenError(`${release.label}/${file.path}`, pointer, `unknown keyword ${JSON.stringify(key)} (strict mode; declare annotations as x-* keywords)`);
+        }
+      }
+      if (typeof node.$ref === 'string') stack.push(release.schemas.resolve(node.$ref, file.id).file);
+    });
+  }
 }
 
 /** Compiles one canonical schema file; an Ajv failure becomes a CodegenError naming the file. */

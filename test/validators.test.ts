@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '../generator/compile-validators.js';
+import { CodegenError } from '../generator/errors.js';
 import { loadRelease } from '../generator/load-release.js';
 import type { EmittedFile } from '../generator/model.js';
 import { exampleCases, writeEmitted } from '../generator/validators-differential.js';
@@ -82,6 +83,25 @@ test('deterministic, content-addressed and shared: a definition is emitted once 
   assert.is(productDefs.length, 1, 'core/product.json compiled once');
   const users = files.filter((f) => f.contents.includes(productDefs[0]!.path.split('/').pop()!));
   assert.ok(users.length >= 2, 'and required by several definitions');
+});
+
+test('strict mode names the place: an unknown keyword in a referenced schema fails with its file and pointer', () => {
+  const copy = mkdtempSync(join(tmpdir(), 'adcp-validators-typo-'));
+  cpSync(sdkReleaseDir(), copy, { recursive: true });
+  const file = join(copy, 'core/brand-ref.json');
+  const schema = JSON.parse(readFileSync(file, 'utf8')) as { properties: { domain: Record<string, unknown> } };
+  schema.properties.domain.minLenght = 3;
+  writeFileSync(file, JSON.stringify(schema));
+  const broken = loadRelease(copy);
+  try {
+    compileValidators(broken, ['create_media_buy']);
+    assert.unreachable('a misspelt keyword must fail the build');
+  } catch (e) {
+    assert.instance(e, CodegenError);
+    assert.is((e as CodegenError).file, 'adcp-3.0.6/core/brand-ref.json');
+    assert.is((e as CodegenError).pointer, '/properties/domain');
+    assert.match((e as CodegenError).detail, /unknown keyword "minLenght"/);
+  }
 });
 
 test('differential: every examples entry (and breakages of it) gets the same verdict as run-time Ajv', () => {
