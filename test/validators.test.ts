@@ -73,6 +73,9 @@ test('deterministic, content-addressed and shared: a definition is emitted once 
   const two = compileValidators(release, ['create_media_buy', 'update_media_buy']);
   const byPath = new Map(two.map((f) => [f.path, f.contents]));
   for (const f of one) assert.is(byPath.get(f.path), f.contents, `${f.path} unchanged when another tool shares it`);
+  // …and when every tool of the release is compiled: profiles with different tool sets share the same files.
+  const full = new Map(files.map((f) => [f.path, f.contents]));
+  for (const f of one) assert.is(full.get(f.path), f.contents, `${f.path} is the same file in the full set`);
   const defs = (set: EmittedFile[]) => set.filter((f) => f.path.includes('/defs/'));
   const shared = defs(one).filter((f) => defs(two).some((g) => g.path === f.path));
   assert.ok(shared.length > 20, 'create_media_buy and update_media_buy share definition modules');
