@@ -92,7 +92,18 @@ export async function run(): Promise<string[]> {
   const best = Object.fromEntries(Object.keys(contenders).map((k) => [k, Infinity])) as Record<keyof typeof contenders, number>;
   for (const f of Object.values(contenders)) round(f); // warm-up
   const until = performance.now() + 8000;
-  while (performance.now() < until) for (const [k, f] of Object.entries(contenders)) best[k as keyof typeof contenders] = Math.min(best[k as keyof typeof contenders], round(f));
+  // Pipeline cost: validate alone and strip + validate run back to back; the median of their paired ratios.
+  const pairRatios: number[] = [];
+  while (performance.now() < until) {
+    const times = {} as Record<keyof typeof contenders, number>;
+    for (const [k, f] of Object.entries(contenders)) {
+      times[k as keyof typeof contenders] = round(f);
+      best[k as keyof typeof contenders] = Math.min(best[k as keyof typeof contenders], times[k as keyof typeof contenders]);
+    }
+    pairRatios.push(times.stripThenValidate / times.validateClean);
+  }
+  pairRatios.sort((a, b) => a - b);
+  const pipelineRatio = pairRatios[Math.floor(pairRatios.length / 2)]!;
   const slow = (f: (p: Payload) => unknown): number => Math.min(round(f), round(f));
   const interpretedInjected = slow((p) => interpreted.get(p.tool)!(p.injected));
   const interpretedClean = slow((p) => interpreted.get(p.tool)!(p.clean));
@@ -125,7 +136,7 @@ export async function run(): Promise<string[]> {
     `compiled strip (emitted modules) vs interpreted walk, injected payloads: ${us(compiledInjected)} vs ${us(interpretedInjected)} per payload → ${(interpretedInjected / compiledInjected).toFixed(1)}× faster (goal ≥ 10×)`,
     `compiled strip vs interpreted walk, clean payloads:    ${us(compiledClean)} vs ${us(interpretedClean)} per payload → ${(interpretedClean / compiledClean).toFixed(1)}× faster`,
     `compiled strip vs a tree-walking interpreter over plans cached per shape: injected ${us(cachedInjected)} → ${(cachedInjected / compiledInjected).toFixed(1)}×, clean ${us(cachedClean)} → ${(cachedClean / compiledClean).toFixed(1)}×`,
-    `strip cost in the pipeline, payload by payload: strip + validate ${us(stripThenValidate)} vs validate alone ${us(validateClean)} → +${((100 * (stripThenValidate - validateClean)) / validateClean).toFixed(1)}% (goal ≤ 10%)`,
+    `strip cost in the pipeline, payload by payload: strip + validate vs validate alone → +${(100 * (pipelineRatio - 1)).toFixed(1)}% (median of ${pairRatios.length} paired rounds; fastest rounds ${us(stripThenValidate)} vs ${us(validateClean)}) (goal ≤ 10%)`,
     `strip vs run-time Ajv validation, each tool timed on its own clean payloads: ${((100 * stripAlone) / validateAlone).toFixed(1)}% of validation (goal ≤ 10%)`,
   ];
 }
