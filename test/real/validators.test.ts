@@ -9,7 +9,7 @@ import { exampleCases, writeEmitted } from '../../generator/validators-different
 import type { RequestValidatorModule } from '../../runtime/contract.js';
 import { wrapValidator } from '../../runtime/issues.js';
 import { loadArtifact } from '../../runtime/loader.js';
-import { sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
+import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
 
 /**
@@ -54,6 +54,28 @@ if (releaseDir !== undefined && complianceDir !== undefined) {
     );
     assert.equal(disagreements, []);
     assert.ok(checked > 1500);
+  });
+
+  test('the same storyboard payloads through the 3.0.6 validators: generated verdict equals run-time Ajv (3.0.6)', () => {
+    const sdk = loadRelease(sdkReleaseDir());
+    const sdkAjv = createRuntimeAjv(sdk);
+    const out = mkdtempSync(join(tmpdir(), 'adcp-validators-real-30-'));
+    writeEmitted(out, compileValidators(sdk));
+    let checked = 0;
+    let valid = 0;
+    const disagreements: string[] = [];
+    for (const s of loadStoryboardSamples(complianceDir)) {
+      const tool = sdk.tools.get(s.task);
+      if (tool === undefined || sdk.unavailable.has(s.task)) continue;
+      checked++;
+      const expected = sdkAjv.getSchema(sdk.schemas.byPath.get(tool.requestSchema)!.id)!(s.request) === true;
+      const got = wrapValidator((loadArtifact(out, `releases/3.0/validate/${s.task}.request.cjs`) as RequestValidatorModule).validate)(s.request).ok;
+      if (got !== expected) disagreements.push(`${s.id} (${s.task}): generated ${got}, run-time Ajv ${expected}`);
+      if (expected) valid++;
+    }
+    console.log(`  3.0.6 storyboard differential: ${checked} sample_requests (3.2 payloads), ${valid} valid under 3.0.6, ${checked - valid} invalid, ${disagreements.length} disagreements`);
+    assert.equal(disagreements, []);
+    assert.ok(checked > 1000);
   });
 
   test('every examples entry (and breakages of it): generated verdict equals run-time Ajv (3.2.0-beta.5)', () => {
