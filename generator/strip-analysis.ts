@@ -97,6 +97,8 @@ export interface UnionGroup {
   /** Stage 2 (declared names), when the union has at most 30 branches: name → bit mask of branches knowing it. */
   readonly names?: readonly (readonly [string, number])[];
   readonly patterns?: readonly (readonly [string, number])[];
+  /** OpenAPI `discriminator.propertyName` beside the union, when declared: the tag tried first. */
+  readonly discriminator?: string;
 }
 export interface IfGroup {
   readonly kind: 'if';
@@ -502,7 +504,7 @@ export class StripAnalyzer {
     if (b.closed && !view.closed) return false;
     for (const [name, nodes] of b.names) {
       if (mayClose && !view.names.has(name) && !view.patterns.some((p) => p.re.test(name))) return false;
-      if (!view.closed && !view.names.has(name) && view.additional.length > 0) return false;
+      if (!view.closed && !view.names.has(name) && view.additional.some((n) => this.strippable(n))) return false;
       if (nodes.some((n) => this.strippable(n))) return false;
     }
     for (const p of b.patterns) if (mayClose || this.strippable(p.node)) return false;
@@ -529,9 +531,11 @@ export class StripAnalyzer {
     }
     const facts = g.branches.map((b) => this.branchFacts(b));
     const tags = discriminatingTags(facts.map((f) => f.tags));
+    const disc = (g.owner.schema as Record<string, unknown>).discriminator;
     const plan: UnionGroup = {
       kind: g.kind,
       id: g.id,
+      discriminator: isPlainObject(disc) && typeof disc.propertyName === 'string' ? disc.propertyName : undefined,
       branches: g.branches.map((b, i) => {
         const f = facts[i]!;
         return { ...next(i, b), evidence: { types: f.types, required: f.required, forbidden: f.forbidden, tags: tags[i]!, closed: view.closed || f.closed } };

@@ -195,6 +195,7 @@ function switchTag(g: UnionGroup): string | undefined {
   const branches = g.branches.filter((b) => admits(b, 'object'));
   if (branches.length < 3) return undefined;
   const first = branches[0]!.evidence?.tags.filter(([p]) => p.length === 1).map(([p]) => p[0]!) ?? [];
+  if (g.discriminator !== undefined && first.includes(g.discriminator)) first.unshift(g.discriminator);
   for (const name of first) {
     const sets = branches.map((b) => b.evidence?.tags.find(([p]) => p.length === 1 && p[0] === name)?.[1]);
     if (sets.some((x) => x === undefined)) continue;

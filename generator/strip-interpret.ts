@@ -14,7 +14,8 @@ import { STRIP_MAX_DEPTH, STRIP_MAX_HOPS, stripSupport, type StripContext } from
 export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver; /** Remember each shape's plan (a tree-walking interpreter over cached plans, a second bench baseline). */ cachePlans?: boolean } = {}): StripFn {
   const base = typeof schema === 'object' && typeof schema.$id === 'string' ? schema.$id : '';
   const analyzer = new StripAnalyzer(options.resolve ?? localResolver(schema, base));
-  const root = analyzer.shape([analyzer.root(schema, base)]);
+  const rootNode = analyzer.root(schema, base);
+  const root = analyzer.strippable(rootNode) ? analyzer.shape([rootNode]) : undefined;
   const S = stripSupport();
   const plans = new Map<string, Plan>();
   const planOf = (shape: Shape): Plan => {

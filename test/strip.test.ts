@@ -123,6 +123,23 @@ test('oneOf: a const discriminator picks the branch; fields of other branches ar
   const r = strip({ kind: 'audio', duration: 1, extra: 1 });
   assert.equal(r.removed, [], 'a tag no branch admits decides nothing');
   assert.equal(r.undecided, ['']);
+  // Three or more branches pinned to disjoint tags compile to one switch on the tag.
+  const kinds = ['a', 'b', 'c', 'd'];
+  const wide: JsonSchema = { discriminator: { propertyName: 't' }, oneOf: kinds.map((k) => obj({ t: { enum: [k, `${k}2`] }, [`f_${k}`]: {} }, { required: ['t'] })) };
+  assert.match(compileStripSource(wide), /switch \(tag\)/);
+  const w = strips(wide);
+  assert.equal(w({ t: 'c2', f_c: 1, f_a: 1 }).removed, ['/f_a']);
+  assert.equal(w({ t: 'zz', f_c: 1 }).undecided, ['']);
+  assert.equal(w({ f_c: 1 }).undecided, [''], 'no tag: required fails everywhere');
+});
+
+test('objects with many declared names look names up once, same semantics', () => {
+  const names = Array.from({ length: 40 }, (_, i) => `n${i}`);
+  const strip = strips(obj(Object.fromEntries(names.map((n, i) => [n, i % 2 === 0 ? obj({ x: {} }) : {}]))));
+  assert.match(compileStripSource(obj(Object.fromEntries(names.map((n) => [n, {}])))), /new Map/);
+  const r = strip({ n0: { x: 1, y: 2 }, n1: 1, n39: 2, other: 3 });
+  assert.equal(r.value, { n0: { x: 1 }, n1: 1, n39: 2 });
+  assert.equal(r.removed, ['/n0/y', '/other']);
 });
 
 test('unions decided by required, by type, by nested const, by not-required, then by declared names', () => {
