@@ -1,4 +1,5 @@
-import type { ArrayPlan, Branch, Group, ObjectPlan, Plan, Pred, Shape, UnionGroup } from './strip-analysis.js';
+import type { ArrayPlan, Branch, Group, ObjectPlan, Plan, Shape, UnionGroup } from './strip-analysis.js';
+import type { Pred } from './strip-predicates.js';
 
 /**
  * Turns one shape's plan (strip-analysis.ts) into one JavaScript function. Schema content reaches the code only
@@ -244,7 +245,7 @@ const TYPE_TESTS: Record<string, (x: string) => string> = {
   null: (x) => `${x} === null`,
 };
 
-/** JSON Schema truth of `p` for the value in variable `x` (evalPred in strip-analysis.ts is the same, interpreted). */
+/** JSON Schema truth of `p` for the value in variable `x` (evalPred in strip-predicates.ts is the same, interpreted). */
 function predExpr(p: Pred, x: string, scope: CodegenScope, depth: number): string {
   const isObj = TYPE_TESTS.object!(x);
   switch (p.k) {

@@ -1,7 +1,8 @@
 import type { StripFn } from '../runtime/contract.js';
 import type { JsonSchema } from './model.js';
-import { evalPred, localResolver, StripAnalyzer, type Group, type Plan, type Resolver, type Shape } from './strip-analysis.js';
+import { localResolver, StripAnalyzer, type Group, type Plan, type Resolver, type Shape } from './strip-analysis.js';
 import { objectMatters } from './strip-codegen.js';
+import { evalPred } from './strip-predicates.js';
 import { STRIP_MAX_DEPTH, STRIP_MAX_HOPS, stripSupport, type StripContext } from './strip-support.js';
 
 /**
