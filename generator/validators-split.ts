@@ -132,7 +132,7 @@ export class UnitSplitter {
           if (local === undefined) {
             local = fresh(`union_${usedHints.size + 1}`);
             usedHints.set(hint, local);
-            bindings.push({ kind: 'const', local, code: jsValue(hint.params) });
+            bindings.push({ kind: 'const', local, code: hintCode(hint, bindings) });
           }
           out.push(`discriminator:${local}`, tokens[j + 1]?.text === '}' ? '' : ',');
           i = j;
@@ -221,6 +221,22 @@ export class UnitSplitter {
     }
     throw new Error(`Ajv scope value ${name.str} needs ${code}: the validator emitter does not vendor it`);
   }
+}
+
+/**
+ * A union hint as JavaScript: its JSON params, plus for `$ref` branches a thunk returning the branch's current
+ * binding (a stub until the definition is first loaded, then the function itself), so the runtime can re-run the
+ * branch a discriminator value selects. The branch calls precede the error in Ajv's code, so their bindings exist.
+ */
+function hintCode(hint: UnionHint, bindings: readonly Binding[]): string {
+  const json = jsValue(hint.params);
+  if (!json.startsWith('{') || !hint.refs.some((r) => r !== undefined)) return json;
+  const thunks = hint.refs.map((uri) => {
+    const b = uri === undefined ? undefined : bindings.find((x) => x.kind === 'unit' && !x.whole && x.unit.uri === uri);
+    return b === undefined ? 'null' : `() => ${b.local}`;
+  });
+  if (thunks.every((t) => t === 'null')) return json;
+  return `${json.slice(0, -1)},"validators":[${thunks.join(',')}]}`;
 }
 
 const NOT_DATA = Symbol('not data');

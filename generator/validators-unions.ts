@@ -12,6 +12,12 @@ import { isPlainObject, subschemas } from './schema-walk.js';
 export interface UnionHint {
   /** `branches[i]`: the values branch i accepts for the property (so a value selects its branch's errors). */
   readonly params: { readonly property: string; readonly allowedValues: readonly unknown[]; readonly branches: readonly (readonly unknown[])[] };
+  /**
+   * `refs[i]`: for a branch that is only a `$ref`, the URI of its target (`<file $id>#<pointer>`), whose compiled
+   * function the union's code calls; the emitter hands it to the runtime so the selected branch can be re-run
+   * alone to get its own errors (Ajv's errors from a called definition do not say which branch they came from).
+   */
+  readonly refs: readonly (string | undefined)[];
 }
 
 /** Hints for the unions compiled into one unit, keyed by the `schemaPath` Ajv writes in their errors. */
@@ -49,7 +55,16 @@ function discriminate(node: Record<string, unknown>, branches: unknown[], baseId
     if (!pinned.every((p) => p.has(property))) continue;
     const allowed: unknown[] = [];
     for (const p of pinned) for (const v of p.get(property)!) if (!allowed.some((a) => JSON.stringify(a) === JSON.stringify(v))) allowed.push(v);
-    return { params: { property, allowedValues: allowed, branches: pinned.map((p) => p.get(property)!) } };
+    const refs = branches.map((b) => {
+      if (!isPlainObject(b) || typeof b.$ref !== 'string' || Object.keys(b).some((k) => k !== '$ref' && k !== 'description' && k !== 'title')) return undefined;
+      try {
+        const t = resolve(b.$ref, baseId) as { file: { id: string }; pointer: string };
+        return `${t.file.id}#${t.pointer}`;
+      } catch {
+        return undefined;
+      }
+    });
+    return { params: { property, allowedValues: allowed, branches: pinned.map((p) => p.get(property)!) }, refs };
   }
   return undefined;
 }

@@ -129,6 +129,11 @@ function unionIssues(error: AjvErrorObject, children: Node[], data: unknown): Is
     // The value selects its branch: what the other branches said (inline ones are recognisable by their schema
     // path, `<union>/<index>/…`), including their rejection of the value, is beside the point.
     const selected = new Set(hint.branches.flatMap((values, i) => (values.some((v) => sameJson(v, value)) ? [String(i)] : [])));
+    // A branch that is a `$ref`: run it alone, its errors are then exactly the selected branch's.
+    if (selected.size === 1) {
+      const own = branchIssues(hint.validators[Number([...selected][0])], target, at, data);
+      if (own !== undefined) return own;
+    }
     const prefix = `${error.schemaPath}/`;
     branchNodes = children.filter((c) => {
       if (c.error.instancePath === where && (c.error.keyword === 'const' || c.error.keyword === 'enum')) return false;
@@ -138,7 +143,14 @@ function unionIssues(error: AjvErrorObject, children: Node[], data: unknown): Is
   }
   const summary: Issue = { pointer: at, keyword: error.keyword, message: unionMessage(error.keyword, branchNodes, at) };
   const deeper = branchNodes.filter((c) => depth(c.error.instancePath) > depth(at));
-  if (deeper.length === 0) return [summary];
+  if (deeper.length === 0) {
+    // A branch for another JSON type (`must be array` when an object came) is not what the caller meant; if what
+    // remains is one nested union (a `$ref` to a union of shapes), its own summary is the useful one.
+    const sameType = branchNodes.filter((c) => !(c.error.instancePath === at && c.error.keyword === 'type'));
+    const nested = sameType.filter((c) => c.children.length > 0 || c.error.keyword === 'oneOf' || c.error.keyword === 'anyOf');
+    if (nested.length === 1 && sameType.length === 1) return [...nodeIssues(nested[0]!, data).slice(0, MAX_BRANCH_ISSUES), summary];
+    return [summary];
+  }
   // The branch that got furthest into the payload is most likely the one the caller meant.
   const deepest = Math.max(...deeper.map((c) => depth(c.error.instancePath)));
   const closest = deeper.filter((c) => depth(c.error.instancePath) === deepest).slice(-MAX_BRANCH_ISSUES);
@@ -229,10 +241,35 @@ function copyError(raw: AjvErrorObject): AjvErrorObject {
   };
 }
 
-function discriminatorHint(raw: unknown): { property: string; allowedValues: unknown[]; branches: unknown[][] } | undefined {
+interface DiscriminatorHint {
+  property: string;
+  allowedValues: unknown[];
+  branches: unknown[][];
+  /** Per branch that is a `$ref`: a thunk returning the branch's compiled function (see validators-split.ts). */
+  validators: unknown[];
+}
+
+function discriminatorHint(raw: unknown): DiscriminatorHint | undefined {
   if (!isObject(raw) || typeof raw.property !== 'string' || !Array.isArray(raw.allowedValues)) return undefined;
   const branches = Array.isArray(raw.branches) ? raw.branches.map((b) => (Array.isArray(b) ? b : [])) : [];
-  return { property: raw.property, allowedValues: raw.allowedValues, branches };
+  return { property: raw.property, allowedValues: raw.allowedValues, branches, validators: Array.isArray(raw.validators) ? raw.validators : [] };
+}
+
+/**
+ * The issues of one `$ref` branch, re-run alone on the value (only ever on a failed call). The thunk returns the
+ * branch's binding: a loading stub on first use, which replaces itself, so the function that ran — and holds the
+ * errors — is what the thunk returns after the call.
+ */
+function branchIssues(thunk: unknown, target: unknown, at: string, data: unknown): Issue[] | undefined {
+  if (typeof thunk !== 'function') return undefined;
+  const run = (thunk as () => unknown)();
+  if (typeof run !== 'function') return undefined;
+  const ok = (run as (d: unknown, o: object) => unknown)(target, { instancePath: at, rootData: data });
+  if (ok === true) return undefined;
+  const fn = (thunk as () => { errors?: unknown })();
+  const errors = Array.isArray(fn.errors) ? (fn.errors.slice() as AjvErrorObject[]) : [];
+  const issues = toIssues(errors, data);
+  return issues.length > 0 ? issues : undefined;
 }
 
 /**
