@@ -2,11 +2,15 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import * as ajvFormats from 'ajv-formats';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileStrip } from '../../generator/compile-strip.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { compileStrip, compileStripModules } from '../../generator/compile-strip.js';
 import { loadRelease } from '../../generator/load-release.js';
 import type { Release } from '../../generator/model.js';
 import { interpretStrip } from '../../generator/strip-interpret.js';
-import type { StripFn } from '../../runtime/contract.js';
+import { ARTIFACT_PATHS, type StripFn, type StripModule } from '../../runtime/contract.js';
+import { tempDir } from '../helpers/fixture-release.js';
 import { sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples, type StoryboardSample } from '../helpers/storyboards.js';
 
@@ -164,6 +168,23 @@ if (releaseDir === undefined || complianceDir === undefined) {
       if (result.undecided.length > 0) undecided.push(`${sample.id}: ${result.undecided.join(', ')}`);
     }
     assert.equal(undecided, [], undecided.slice(0, 5).join('\n'));
+  });
+
+  test('the emitted modules (shared definition modules, tool modules) strip exactly like compileStrip', () => {
+    const out = tempDir('adcp-strip-real-');
+    const files = compileStripModules(release);
+    for (const f of files) {
+      mkdirSync(dirname(join(out, f.path)), { recursive: true });
+      writeFileSync(join(out, f.path), f.contents);
+    }
+    const bytes = files.reduce((n, f) => n + f.contents.length, 0);
+    console.log(`  ${files.length} strip modules for ${release.tools.size - release.unavailable.size} tools, ${(bytes / 1024).toFixed(0)} KiB before formatting`);
+    const load = createRequire(import.meta.url);
+    for (const [n, { sample, closed }] of cases.entries()) {
+      const strip = (load(join(out, ARTIFACT_PATHS.strip(release.key, sample.task))) as StripModule).strip;
+      const injected = inject(sample.request, closed, n).value;
+      assert.equal(strip(injected), stripFor(sample.task)(injected), sample.id);
+    }
   });
 
   test('the interpreted walk agrees with the compiled strip on real payloads', () => {
