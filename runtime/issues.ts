@@ -28,7 +28,13 @@ export function wrapValidator(raw: RawValidateFn): ValidateFn {
     if (ok) return { ok: true };
     const errors = Array.isArray(raw.errors) ? raw.errors.slice() : [];
     raw.errors = null;
-    const issues = toIssues(errors, data);
+    let issues: Issue[];
+    try {
+      issues = toIssues(errors, data); // may re-run a union branch (see branchIssues)
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      issues = [];
+    }
     return { ok: false, issues: issues.length > 0 ? issues : [{ pointer: '', keyword: 'schema', message: 'does not match the schema' }] };
   };
 }
