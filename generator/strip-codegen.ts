@@ -236,7 +236,7 @@ function oneOf(expr: string, values: readonly unknown[], scope: CodegenScope): s
 // ── if predicates ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 const TYPE_TESTS: Record<string, (x: string) => string> = {
-  object: (x) => `(typeof ${x} === "object" && ${x} !== null && !Array.isArray(${x}))`,
+  object: (x) => `isObj(${x})`,
   array: (x) => `Array.isArray(${x})`,
   string: (x) => `typeof ${x} === "string"`,
   number: (x) => `(typeof ${x} === "number" && Number.isFinite(${x}))`,
@@ -267,10 +267,9 @@ function predExpr(p: Pred, x: string, scope: CodegenScope, depth: number): strin
       return oneOf(x, p.values, scope);
     case 'required':
       return `(!${isObj} || (${p.names.map((n) => `has(${x}, ${lit(n)})`).join(' && ') || 'true'}))`;
-    case 'prop': {
-      const y = `x${depth + 1}`;
-      return `(!${isObj} || !has(${x}, ${lit(p.name)}) || ((${y}) => ${predExpr(p.p, y, scope, depth + 1)})(${x}[${lit(p.name)}]))`;
-    }
+    case 'prop':
+      // Plain data has no getters: the member expression can stand in for the value wherever the test reads it.
+      return `(!${isObj} || !has(${x}, ${lit(p.name)}) || ${predExpr(p.p, `${x}[${lit(p.name)}]`, scope, depth)})`;
     case 'pattern':
       return `(typeof ${x} !== "string" || ${scope.constant('re', `new RegExp(${lit(p.source)}, "u")`)}.test(${x}))`;
     case 'contains': {

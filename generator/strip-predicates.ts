@@ -29,7 +29,7 @@ export interface PredNav {
 }
 
 /** Keywords an `if` may carry that do not constrain (or that this evaluator may ignore). */
-export const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'title', 'description', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', 'format', 'discriminator']);
+export const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'title', 'description', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', 'format', 'discriminator', 'definitions', '$defs']);
 
 const MAX_REF_CHAIN = 64;
 

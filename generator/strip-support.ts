@@ -12,7 +12,7 @@ export const STRIP_MAX_DEPTH = 256;
 export const STRIP_MAX_HOPS = 32;
 
 /** Names the support source defines, in the order `exports` lists them. */
-export const SUPPORT_NAMES = ['MAX_DEPTH', 'MAX_HOPS', 'ABSENT', 'hasOwn', 'has', 'dig', 'at', 'upTo', 'put', 'byNames', 'tooDeep', 'entry', 'StripDepthError'] as const;
+export const SUPPORT_NAMES = ['MAX_DEPTH', 'MAX_HOPS', 'ABSENT', 'hasOwn', 'has', 'isObj', 'dig', 'at', 'upTo', 'put', 'byNames', 'tooDeep', 'entry', 'StripDepthError'] as const;
 
 export const SUPPORT_SOURCE = `const MAX_DEPTH = ${STRIP_MAX_DEPTH};
 const MAX_HOPS = ${STRIP_MAX_HOPS};
@@ -24,6 +24,10 @@ function has(o, k) {
 }
 
 const ABSENT = Symbol("absent");
+
+function isObj(x) {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
 
 /** v[a][b] through own properties of plain objects, or ABSENT when a step is missing. */
 function dig(v, a, b) {
@@ -111,6 +115,7 @@ export interface StripSupport {
   MAX_HOPS: number;
   ABSENT: symbol;
   has(o: object, k: string): boolean;
+  isObj(x: unknown): boolean;
   dig(v: object, a: string, b: string): unknown;
   at(c: StripContext, d: number, k?: string | number): string;
   hasOwn: (this: object, k: string) => boolean;

@@ -192,6 +192,38 @@ test('if/then/else strips by the branch the condition selects; dependencies appl
   assert.equal(deps({ billing: { zip: 1, x: 1 } }).removed, []);
 });
 
+test('if conditions: type, const, enum, required, nested properties, pattern, contains, allOf/anyOf/oneOf, not, $ref', () => {
+  const cond: JsonSchema = {
+    allOf: [
+      { $ref: '#/definitions/isVideo' },
+      { properties: { meta: { type: 'object', properties: { lang: { pattern: '^en' } } } } },
+      { anyOf: [{ required: ['tracks'] }, { not: { required: ['muted'] } }] },
+      { oneOf: [{ properties: { tracks: { contains: { enum: ['main', 'alt'] } } } }, { required: ['never'] }] },
+    ],
+  };
+  const strip = strips({
+    definitions: { isVideo: { properties: { kind: { const: 'video' } }, required: ['kind'] } },
+    type: 'object',
+    properties: { kind: {}, meta: {}, tracks: {}, muted: {}, never: {}, body: {} },
+    additionalProperties: false,
+    if: cond,
+    then: { properties: { body: obj({ video: {} }) } },
+    else: { properties: { body: obj({ other: {} }) } },
+  });
+  const body = { video: 1, other: 2 };
+  const thenCase = { kind: 'video', meta: { lang: 'en-GB' }, tracks: ['x', 'alt'], body };
+  assert.equal(strip(thenCase).value, { ...thenCase, body: { video: 1 } });
+  for (const elseCase of [
+    { kind: 'image', body },
+    { kind: 'video', meta: { lang: 'fr' }, body },
+    { kind: 'video', muted: true, body },
+    { kind: 'video', tracks: ['x'], body },
+    { kind: 'video', tracks: ['main'], never: 1, body },
+  ]) {
+    assert.equal((strip(elseCase).value as { body: unknown }).body, { other: 2 }, JSON.stringify(elseCase));
+  }
+});
+
 test('non-object values where objects are expected come back unchanged', () => {
   const strip = strips(obj({ a: obj({ b: {} }), list: { type: 'array', items: obj({ c: {} }) } }));
   for (const v of ['text', 42, null, true, [1, 2], undefined]) assert.ok(strip(v).value === v);
