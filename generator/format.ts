@@ -12,7 +12,15 @@ export const PRETTIER_OPTIONS: prettier.Options = {
   endOfLine: 'lf',
 };
 
+/**
+ * Shared validator definition modules are Ajv's own code, emitted one statement per line. Prettier would indent
+ * Ajv's deep nesting and triple their size (and their parse time at cold start) for no reader: they are
+ * content-addressed, never edited, and their diffs are whole-file renames. Everything else is formatted.
+ */
+const UNFORMATTED = /^releases\/[^/]+\/validate\/defs\//;
+
 function parserFor(path: string): prettier.BuiltInParserName | undefined {
+  if (UNFORMATTED.test(path)) return undefined;
   if (/\.(c|m)?js$/.test(path)) return 'babel';
   if (/\.d\.(c|m)?ts$|\.ts$/.test(path)) return 'typescript';
   if (path.endsWith('.json')) return 'json';

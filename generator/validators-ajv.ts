@@ -51,7 +51,7 @@ export function ajvOptions(forStandalone: boolean, ownProperties: boolean): Opti
     discriminator: false,
     unicodeRegExp: true,
     logger: false,
-    ...(forStandalone ? { code: { source: true, esm: false, lines: false, optimize: 1 } } : {}),
+    ...(forStandalone ? { code: { source: true, esm: false, lines: true, optimize: 1 } } : {}),
   };
 }
 

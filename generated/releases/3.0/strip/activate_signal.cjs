@@ -9,6 +9,6 @@
 'use strict';
 // Deep-strip for activate_signal (adcp-3.0.6, request schema signals/activate-signal-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/signals.activate-signal-request.eea0860b70d6.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/signals.activate-signal-request.2b9936c435ac.cjs');
 exports.strip = entry(root.s_activate_signal_request);

@@ -11,6 +11,6 @@
 'use strict';
 // Deep-strip for build_creative (adcp-3.0.6, request schema media-buy/build-creative-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/media-buy.build-creative-request.05a42b9115b7.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/media-buy.build-creative-request.49bc5aedf16d.cjs');
 exports.strip = entry(root.s_build_creative_request);

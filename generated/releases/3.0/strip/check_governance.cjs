@@ -14,6 +14,6 @@
 'use strict';
 // Deep-strip for check_governance (adcp-3.0.6, request schema governance/check-governance-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/governance.check-governance-request.cda0858dc8d3.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/governance.check-governance-request.522bf8b0c344.cjs');
 exports.strip = entry(root.s_check_governance_request);

@@ -44,6 +44,6 @@
 'use strict';
 // Deep-strip for create_media_buy (adcp-3.0.6, request schema media-buy/create-media-buy-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/media-buy.create-media-buy-request.65d0ebf40d4d.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/media-buy.create-media-buy-request.294cb886ca79.cjs');
 exports.strip = entry(root.s_create_media_buy_request);

@@ -18,6 +18,6 @@
 'use strict';
 // Deep-strip for create_property_list (adcp-3.0.6, request schema property/create-property-list-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/property.create-property-list-request.888cb08fe9e5.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/property.create-property-list-request.ee7c6c8c8838.cjs');
 exports.strip = entry(root.s_create_property_list_request);

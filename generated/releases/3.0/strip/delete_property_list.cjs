@@ -9,6 +9,6 @@
 'use strict';
 // Deep-strip for delete_property_list (adcp-3.0.6, request schema property/delete-property-list-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/property.delete-property-list-request.51dfc50c7f2d.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/property.delete-property-list-request.c3fcd9a3a515.cjs');
 exports.strip = entry(root.s_delete_property_list_request);

@@ -10,6 +10,6 @@
 'use strict';
 // Deep-strip for get_creative_delivery (adcp-3.0.6, request schema creative/get-creative-delivery-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/creative.get-creative-delivery-request.26d9a93b8615.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/creative.get-creative-delivery-request.a2b5ecaa24ed.cjs');
 exports.strip = entry(root.s_get_creative_delivery_request);

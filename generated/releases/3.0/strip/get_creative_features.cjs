@@ -9,6 +9,6 @@
 'use strict';
 // Deep-strip for get_creative_features (adcp-3.0.6, request schema creative/get-creative-features-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/creative.get-creative-features-request.2595d65ecf9e.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/creative.get-creative-features-request.4d51d9a169d9.cjs');
 exports.strip = entry(root.s_get_creative_features_request);

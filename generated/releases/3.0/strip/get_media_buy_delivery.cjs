@@ -16,6 +16,6 @@
 'use strict';
 // Deep-strip for get_media_buy_delivery (adcp-3.0.6, request schema media-buy/get-media-buy-delivery-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/media-buy.get-media-buy-delivery-request.e0c28d0884c0.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/media-buy.get-media-buy-delivery-request.6ca2b8e62e3b.cjs');
 exports.strip = entry(root.s_get_media_buy_delivery_request);

@@ -11,6 +11,6 @@
 'use strict';
 // Deep-strip for get_media_buys (adcp-3.0.6, request schema media-buy/get-media-buys-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/media-buy.get-media-buys-request.24000cd67cde.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/media-buy.get-media-buys-request.cd14f682b989.cjs');
 exports.strip = entry(root.s_get_media_buys_request);

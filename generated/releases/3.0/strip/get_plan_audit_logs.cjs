@@ -7,6 +7,6 @@
 'use strict';
 // Deep-strip for get_plan_audit_logs (adcp-3.0.6, request schema governance/get-plan-audit-logs-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/governance.get-plan-audit-logs-request.6b5402204a52.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/governance.get-plan-audit-logs-request.b4613247e1b5.cjs');
 exports.strip = entry(root.s_get_plan_audit_logs_request);

@@ -28,6 +28,6 @@
 'use strict';
 // Deep-strip for get_products (adcp-3.0.6, request schema media-buy/get-products-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/media-buy.get-products-request.c52d66a37aa9.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/media-buy.get-products-request.bef38fab97ca.cjs');
 exports.strip = entry(root.s_get_products_request);

@@ -9,6 +9,6 @@
 'use strict';
 // Deep-strip for get_property_list (adcp-3.0.6, request schema property/get-property-list-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/property.get-property-list-request.be61549aedfb.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/property.get-property-list-request.2b5e27b5c9de.cjs');
 exports.strip = entry(root.s_get_property_list_request);

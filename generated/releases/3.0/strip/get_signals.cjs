@@ -13,6 +13,6 @@
 'use strict';
 // Deep-strip for get_signals (adcp-3.0.6, request schema signals/get-signals-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/signals.get-signals-request.6a87690e9c9e.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/signals.get-signals-request.80c076e08008.cjs');
 exports.strip = entry(root.s_get_signals_request);

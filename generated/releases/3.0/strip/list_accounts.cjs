@@ -7,6 +7,6 @@
 'use strict';
 // Deep-strip for list_accounts (adcp-3.0.6, request schema account/list-accounts-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/account.list-accounts-request.598bc4da8e20.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/account.list-accounts-request.0b119f655511.cjs');
 exports.strip = entry(root.s_list_accounts_request);

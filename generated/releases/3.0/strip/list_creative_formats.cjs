@@ -7,6 +7,6 @@
 'use strict';
 // Deep-strip for list_creative_formats (adcp-3.0.6, request schema media-buy/list-creative-formats-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/media-buy.list-creative-formats-request.c18095fe9863.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/media-buy.list-creative-formats-request.98956a77be9c.cjs');
 exports.strip = entry(root.s_list_creative_formats_request);

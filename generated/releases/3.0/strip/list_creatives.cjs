@@ -15,6 +15,6 @@
 'use strict';
 // Deep-strip for list_creatives (adcp-3.0.6, request schema creative/list-creatives-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/creative.list-creatives-request.a9fa50152e48.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/creative.list-creatives-request.88f6ed3fe2d3.cjs');
 exports.strip = entry(root.s_list_creatives_request);

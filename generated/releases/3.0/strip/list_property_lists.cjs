@@ -10,6 +10,6 @@
 'use strict';
 // Deep-strip for list_property_lists (adcp-3.0.6, request schema property/list-property-lists-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/property.list-property-lists-request.cda5305d7078.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/property.list-property-lists-request.64c4d526e8db.cjs');
 exports.strip = entry(root.s_list_property_lists_request);

@@ -13,6 +13,6 @@
 'use strict';
 // Deep-strip for report_plan_outcome (adcp-3.0.6, request schema governance/report-plan-outcome-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/governance.report-plan-outcome-request.95070ae9c039.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/governance.report-plan-outcome-request.62831bf2a665.cjs');
 exports.strip = entry(root.s_report_plan_outcome_request);

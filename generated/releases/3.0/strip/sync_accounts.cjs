@@ -14,6 +14,6 @@
 'use strict';
 // Deep-strip for sync_accounts (adcp-3.0.6, request schema account/sync-accounts-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/account.sync-accounts-request.9dcfe8de9628.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/account.sync-accounts-request.06d496821090.cjs');
 exports.strip = entry(root.s_sync_accounts_request);

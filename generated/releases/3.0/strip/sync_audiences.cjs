@@ -11,6 +11,6 @@
 'use strict';
 // Deep-strip for sync_audiences (adcp-3.0.6, request schema media-buy/sync-audiences-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/media-buy.sync-audiences-request.e98c01227505.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/media-buy.sync-audiences-request.9aa8d1aa240b.cjs');
 exports.strip = entry(root.s_sync_audiences_request);

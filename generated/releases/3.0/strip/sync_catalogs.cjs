@@ -13,6 +13,6 @@
 'use strict';
 // Deep-strip for sync_catalogs (adcp-3.0.6, request schema media-buy/sync-catalogs-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/media-buy.sync-catalogs-request.a077311e108a.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/media-buy.sync-catalogs-request.ed13898bc794.cjs');
 exports.strip = entry(root.s_sync_catalogs_request);

@@ -13,6 +13,6 @@
 'use strict';
 // Deep-strip for sync_creatives (adcp-3.0.6, request schema creative/sync-creatives-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/creative.sync-creatives-request.4c240bfd09b1.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/creative.sync-creatives-request.3e858cdb6d59.cjs');
 exports.strip = entry(root.s_sync_creatives_request);

@@ -10,6 +10,6 @@
 'use strict';
 // Deep-strip for sync_event_sources (adcp-3.0.6, request schema media-buy/sync-event-sources-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/media-buy.sync-event-sources-request.692addd49320.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/media-buy.sync-event-sources-request.22ad04326023.cjs');
 exports.strip = entry(root.s_sync_event_sources_request);

@@ -17,6 +17,6 @@
 'use strict';
 // Deep-strip for sync_plans (adcp-3.0.6, request schema governance/sync-plans-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/governance.sync-plans-request.1ab4f098ad55.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/governance.sync-plans-request.194e9b571a12.cjs');
 exports.strip = entry(root.s_sync_plans_request);

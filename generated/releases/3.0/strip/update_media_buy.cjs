@@ -41,6 +41,6 @@
 'use strict';
 // Deep-strip for update_media_buy (adcp-3.0.6, request schema media-buy/update-media-buy-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/media-buy.update-media-buy-request.88b3721efc85.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/media-buy.update-media-buy-request.33a936a3886c.cjs');
 exports.strip = entry(root.s_update_media_buy_request);

@@ -18,6 +18,6 @@
 'use strict';
 // Deep-strip for update_property_list (adcp-3.0.6, request schema property/update-property-list-request.json): removes unknown fields at
 // closed objects; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.22d94c95ccdc.cjs');
-const root = require('./_shared/property.update-property-list-request.fb56d76c582c.cjs');
+const { entry } = require('./_shared/support.bac401bafbbc.cjs');
+const root = require('./_shared/property.update-property-list-request.908c64f943ce.cjs');
 exports.strip = entry(root.s_update_property_list_request);

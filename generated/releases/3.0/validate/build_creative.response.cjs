@@ -6,16 +6,16 @@
 //   adcp-3.0.6:media-buy/build-creative-async-response-working.json 4df43c69c7f25ab9
 'use strict';
 /* adcp-3.0.6 build_creative response: media-buy/build-creative-response.json */
-exports.validate = require('./defs/media-buy.build-creative-response-0b0ee0fec81b.cjs').validate;
+exports.validate = require('./defs/media-buy.build-creative-response-4821a37e922b.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.build-creative-async-response-input-required-fd0c4c7a31c9.cjs').validate;
+    return require('./defs/media-buy.build-creative-async-response-input-required-d3c5c878b7ed.cjs').validate;
   },
   get submitted() {
-    return require('./defs/media-buy.build-creative-async-response-submitted-182ebc1b5638.cjs').validate;
+    return require('./defs/media-buy.build-creative-async-response-submitted-0dbb00e8d12c.cjs').validate;
   },
   get working() {
-    return require('./defs/media-buy.build-creative-async-response-working-d8ed239ab38c.cjs').validate;
+    return require('./defs/media-buy.build-creative-async-response-working-a38c673787a1.cjs').validate;
   },
 };

@@ -6,16 +6,16 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-async-response-working.json a4d9c2765beeec7a
 'use strict';
 /* adcp-3.0.6 sync_catalogs response: media-buy/sync-catalogs-response.json */
-exports.validate = require('./defs/media-buy.sync-catalogs-response-73c289be6481.cjs').validate;
+exports.validate = require('./defs/media-buy.sync-catalogs-response-08720cca6f73.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.sync-catalogs-async-response-input-required-cc06fef5813b.cjs').validate;
+    return require('./defs/media-buy.sync-catalogs-async-response-input-required-984aa324aada.cjs').validate;
   },
   get submitted() {
-    return require('./defs/media-buy.sync-catalogs-async-response-submitted-ebd1aa279ad5.cjs').validate;
+    return require('./defs/media-buy.sync-catalogs-async-response-submitted-370b0d8f8cde.cjs').validate;
   },
   get working() {
-    return require('./defs/media-buy.sync-catalogs-async-response-working-397afbeedd62.cjs').validate;
+    return require('./defs/media-buy.sync-catalogs-async-response-working-92bbfd2070a7.cjs').validate;
   },
 };

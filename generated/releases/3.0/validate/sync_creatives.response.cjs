@@ -6,16 +6,16 @@
 //   adcp-3.0.6:creative/sync-creatives-async-response-working.json 43d624c755a8cf00
 'use strict';
 /* adcp-3.0.6 sync_creatives response: creative/sync-creatives-response.json */
-exports.validate = require('./defs/creative.sync-creatives-response-5af7325d3020.cjs').validate;
+exports.validate = require('./defs/creative.sync-creatives-response-e31ff1741bd7.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/creative.sync-creatives-async-response-input-required-bc8e4f89892e.cjs').validate;
+    return require('./defs/creative.sync-creatives-async-response-input-required-1d27bd612952.cjs').validate;
   },
   get submitted() {
-    return require('./defs/creative.sync-creatives-async-response-submitted-17b4bc930b93.cjs').validate;
+    return require('./defs/creative.sync-creatives-async-response-submitted-cc2b768693cd.cjs').validate;
   },
   get working() {
-    return require('./defs/creative.sync-creatives-async-response-working-4359cfcbc7e3.cjs').validate;
+    return require('./defs/creative.sync-creatives-async-response-working-ac1fd5b8d490.cjs').validate;
   },
 };
