@@ -40,7 +40,32 @@ function shapeBody(object: ObjectPlan | undefined, array: ArrayPlan | undefined,
   if (array !== undefined) out.push('if (Array.isArray(v)) {', ...arrayBody(array, scope).map((l) => '  ' + l), '}');
   else out.push('if (Array.isArray(v)) return v;');
   if (!objectActive) return [...out, 'return v;'];
-  return [...out, ...objectBody(object!, scope)];
+  return [...out, ...(visitsByName(object!) ? openBody(object!, scope) : objectBody(object!, scope))];
+}
+
+/** An open object whose unknown names need nothing: only its declared names with something below are visited. */
+export function visitsByName(o: ObjectPlan): boolean {
+  return !o.closed && o.additional === undefined && o.patterns.length === 0;
+}
+
+function openBody(o: ObjectPlan, scope: CodegenScope): string[] {
+  const out = [comment('open object: only the declared names with something to strip below are visited'), 'let o, x, y;'];
+  for (const [n, s] of o.names) {
+    if (s === undefined) continue;
+    out.push(
+      // An absent name reads undefined (or an inherited value): only own properties are data.
+      `if ((x = ${prop(n)}) !== undefined && hasOwn.call(v, ${lit(n)})) {`,
+      `  c.k[d] = ${lit(n)};`,
+      `  y = ${scope.ref(s)}(x, c, d + 1);`,
+      '  if (y !== x) {',
+      '    if (o === undefined) o = copy(v);',
+      `    put(o, ${lit(n)}, y);`,
+      '  }',
+      '}',
+    );
+  }
+  out.push('return o === undefined ? v : o;');
+  return out;
 }
 
 export function objectMatters(o: ObjectPlan): boolean {

@@ -1,7 +1,7 @@
 import type { StripFn } from '../runtime/contract.js';
 import type { JsonSchema } from './model.js';
 import { localResolver, StripAnalyzer, type Group, type Plan, type Resolver, type Shape } from './strip-analysis.js';
-import { objectMatters } from './strip-codegen.js';
+import { objectMatters, visitsByName } from './strip-codegen.js';
 import { evalPred } from './strip-predicates.js';
 import { STRIP_MAX_DEPTH, STRIP_MAX_HOPS, stripSupport, type StripContext } from './strip-support.js';
 
@@ -51,6 +51,21 @@ export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver
     }
     if (object === undefined) return v;
     const obj = v as Record<string, unknown>;
+    if (visitsByName(object)) {
+      let o: Record<string, unknown> | undefined;
+      for (const [name, s] of object.names) {
+        if (s === undefined || !Object.prototype.hasOwnProperty.call(obj, name)) continue;
+        const x = obj[name];
+        if (x === undefined) continue;
+        c.k[d] = name;
+        const y = walk(s, x, c, d + 1);
+        if (y !== x) {
+          o ??= S.copy(obj);
+          S.put(o, name, y);
+        }
+      }
+      return o ?? v;
+    }
     const names = new Map(object.names);
     let o: Record<string, unknown> | undefined;
     for (const k in obj) {

@@ -12,7 +12,7 @@ export const STRIP_MAX_DEPTH = 256;
 export const STRIP_MAX_HOPS = 32;
 
 /** Names the support source defines, in the order `exports` lists them. */
-export const SUPPORT_NAMES = ['MAX_DEPTH', 'MAX_HOPS', 'ABSENT', 'hasOwn', 'has', 'isObj', 'dig', 'at', 'upTo', 'put', 'byNames', 'tooDeep', 'entry', 'StripDepthError'] as const;
+export const SUPPORT_NAMES = ['MAX_DEPTH', 'MAX_HOPS', 'ABSENT', 'hasOwn', 'has', 'isObj', 'dig', 'at', 'upTo', 'copy', 'put', 'byNames', 'tooDeep', 'entry', 'StripDepthError'] as const;
 
 export const SUPPORT_SOURCE = `const MAX_DEPTH = ${STRIP_MAX_DEPTH};
 const MAX_HOPS = ${STRIP_MAX_HOPS};
@@ -56,6 +56,13 @@ function upTo(v, k) {
     if (j === k) break;
     if (hasOwn.call(v, j)) put(o, j, v[j]);
   }
+  return o;
+}
+
+/** Copy on write for open objects: every own key of v, in order (values replaced in place keep their position). */
+function copy(v) {
+  const o = {};
+  for (const j in v) if (hasOwn.call(v, j)) put(o, j, v[j]);
   return o;
 }
 
@@ -120,6 +127,7 @@ export interface StripSupport {
   at(c: StripContext, d: number, k?: string | number): string;
   hasOwn: (this: object, k: string) => boolean;
   upTo(v: Record<string, unknown>, k: string): Record<string, unknown>;
+  copy(v: Record<string, unknown>): Record<string, unknown>;
   put(o: Record<string, unknown>, k: string, x: unknown): void;
   byNames(v: object, m: number, closed: number, names: ReadonlyMap<string, number>, patterns: readonly (readonly [RegExp, number])[]): number;
   tooDeep(c: StripContext, d: number): never;
