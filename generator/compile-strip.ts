@@ -75,8 +75,8 @@ export function compileStripModules(release: Release, tools?: readonly string[])
     if (unit !== undefined) needUnit(unit);
     const lines = [
       '"use strict";',
-      comment(`Deep-strip for ${tool} (${release.label}, request schema ${def.requestSchema}): removes unknown fields at`),
-      comment('closed objects; the per-definition functions live in the shared modules.'),
+      comment(`Deep-strip for ${tool} (${release.label}): removes unknown fields at closed objects of`),
+      comment(`${def.requestSchema}; the per-definition functions live in the shared modules.`),
       `const { entry } = require(${lit(`./_shared/${supportName}`)});`,
     ];
     if (shape === undefined || unit === undefined) {
@@ -313,8 +313,9 @@ class Program {
     const exported = unit.shapes.filter((c) => c.external === true).map((c) => c.name!);
     return [
       '"use strict";',
-      comment(`Deep-strip functions for ${unit.homes.join(', ')} (${release.label}): one function per schema place,`),
-      comment('$refs resolved at build time. Each returns its input itself when nothing below it is removed.'),
+      comment(`Deep-strip functions for ${unit.homes.join(', ')} (${release.label}).`),
+      comment('One function per schema place, $refs resolved at build time; each returns its input itself when'),
+      comment('nothing below it is removed.'),
       `const { ${SUPPORT_NAMES.filter((n) => n !== 'entry' && n !== 'StripDepthError').join(', ')} } = require(${lit(`./${supportName}`)});`,
       ...deps.map((d) => `const ${vars.get(d)!} = require(${lit(`./${depFile(d)}`)});`),
       '',
