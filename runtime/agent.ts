@@ -133,8 +133,6 @@ interface ProfileRelease extends ServedRelease {
   readonly toolsList: readonly { name: string; description?: string; annotations: ToolAnnotations; inputSchema: string; outputSchema: string }[];
 }
 
-/** Payloads deeper than this are rejected before any stage recurses into them. */
-export const MAX_DEPTH = 256;
 
 export async function createAgent(base: URL, name: string, options: AgentOptions = {}): Promise<Agent> {
   const outDir = fileURLToPath(base);
@@ -211,35 +209,37 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     return endpointList.map((e) => ({ ...e, annotations: { ...e.annotations } }));
   };
 
-  const validateWith = (validate: ValidateFn, value: unknown, depthChecked = false): ValidationResult => {
-    const depth = depthChecked ? undefined : depthIssue(value);
-    if (depth !== undefined) return { ok: false, issues: [depth] };
-    const result = guarded(() => validate(value));
-    if (result === undefined) return { ok: false, issues: [tooDeep()] };
+  const validateWith = (validate: ValidateFn, value: unknown): ValidationResult => {
+    const result = validate(value); // wrapValidator turns a stack overflow on absurd nesting into ok: false
     return result.ok ? { ok: true, value: value as Record<string, unknown> } : { ok: false, issues: result.issues };
   };
 
-  /** The request pipeline up to the parsed value: normalize → strip (production) or drift issues → validate. */
+  /** The request pipeline up to the parsed value: parse → normalize → strip (production) or drift issues → validate. */
   const parse = (
     tool: string,
     r: ProfileRelease,
     args: unknown,
   ): { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] } | { ok: false; issues: Issue[] } => {
-    const depth = depthIssue(args);
-    if (depth !== undefined) return { ok: false, issues: [depth] };
-    // One private copy: no later stage (Ajv defaults, normalizers, the handler) can reach the caller's object.
-    const copy = guarded(() => structuredClone(args));
-    if (copy === undefined) return { ok: false, issues: [tooDeep()] };
-    const normalized = normalizeFn(r, tool)(copy);
-    const stripped = stripFn(r, tool)(normalized.value);
-    const candidate = mode === 'production' ? stripped.value : normalized.value;
-    const drift = mode === 'development' ? driftIssues(stripped) : [];
-    const verdict = validateWith(requestValidator(r, tool), candidate, true);
-    // The validator reports the same unknown fields the strip function found: one issue per field.
-    const driftAt = new Set(drift.map(unknownFieldPointer));
-    const issues = [...drift, ...(verdict.ok ? [] : verdict.issues.filter((i) => !driftAt.has(unknownFieldPointer(i))))];
-    if (issues.length > 0) return { ok: false, issues };
-    return { ok: true, value: candidate as Record<string, unknown>, normalized: normalized.applied, stripped: mode === 'production' ? stripped.removed : [] };
+    try {
+      // Parse once: a private JSON copy, exactly what the wire would carry (no getters, no shared references, no
+      // prototypes). Every later stage — normalizers, strip, validation, authorization, the handler — sees this value.
+      const copy = jsonCopy(args);
+      if (!copy.ok) return { ok: false, issues: [copy.issue] };
+      const normalized = normalizeFn(r, tool)(copy.value);
+      const stripped = stripFn(r, tool)(normalized.value);
+      const candidate = mode === 'production' ? stripped.value : normalized.value;
+      const drift = mode === 'development' ? driftIssues(stripped) : [];
+      const verdict = validateWith(requestValidator(r, tool), candidate);
+      // The validator reports the same unknown fields the strip function found: one issue per field.
+      const driftAt = new Set(drift.map(unknownFieldPointer));
+      const issues = [...drift, ...(verdict.ok ? [] : verdict.issues.filter((i) => !driftAt.has(unknownFieldPointer(i))))];
+      if (issues.length > 0) return { ok: false, issues };
+      return { ok: true, value: candidate as Record<string, unknown>, normalized: normalized.applied, stripped: mode === 'production' ? stripped.removed : [] };
+    } catch (e) {
+      // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
+      if (e instanceof RangeError) return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }] };
+      throw e;
+    }
   };
 
   const agent: Agent = {
@@ -393,28 +393,17 @@ function unknownFieldPointer(issue: Issue): string | undefined {
   return issue.pointer.endsWith(`/${token}`) ? issue.pointer : `${issue.pointer}/${token}`;
 }
 
-function tooDeep(): Issue {
-  return { pointer: '', keyword: 'maxDepth', message: `nests deeper than ${MAX_DEPTH} levels` };
-}
-
-/** Iterative, so a 100,000-deep payload costs a loop, not a stack overflow. */
-function depthIssue(value: unknown): Issue | undefined {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth >= MAX_DEPTH) return tooDeep();
-    if (Array.isArray(node)) for (const v of node) stack.push([v, depth + 1]);
-    else for (const k in node) if (Object.prototype.hasOwnProperty.call(node, k)) stack.push([(node as Record<string, unknown>)[k], depth + 1]);
-  }
-  return undefined;
-}
-
-function guarded<T>(f: () => T): T | undefined {
+/**
+ * AdCP payloads are JSON: a copy through JSON is the value a buyer could have sent, whatever object the caller
+ * passed. Cycles and BigInts are not JSON; absurd nesting overflows the serializer's stack (a RangeError).
+ */
+function jsonCopy(value: unknown): { ok: true; value: unknown } | { ok: false; issue: Issue } {
   try {
-    return f();
+    const text = JSON.stringify(value);
+    return { ok: true, value: text === undefined ? undefined : JSON.parse(text) };
   } catch (e) {
-    if (e instanceof RangeError) return undefined;
-    throw e;
+    if (e instanceof RangeError) throw e;
+    return { ok: false, issue: { pointer: '', keyword: 'type', message: `is not a JSON value (${(e as Error).message})` } };
   }
 }
+

@@ -215,6 +215,39 @@ test('parse once: the handler and the authorization hook see the same parsed val
   assert.equal(d.context, { correlation_id: 'corr-1' });
 });
 
+test('hostile payloads through agent.call: deep nesting, huge arrays, cycles, prototype keys — clean INVALID_REQUEST', async () => {
+  const agent = await loadProfile('guaranteed-publisher', { mode: 'production' });
+  const handler = () => ({ media_buy_id: 'mb', packages: [] });
+  let deep: Record<string, unknown> = {};
+  const root = deep;
+  for (let i = 0; i < 100_000; i++) deep = (deep.next = {}) as Record<string, unknown>;
+  const deepArgs = buy({ brand: { domain: 'acme.example' }, ext: root });
+  let b = body(await agent.call('create_media_buy', deepArgs, handler));
+  assert.is(b.adcp_error.code, 'INVALID_REQUEST');
+  assert.is(b.adcp_error.issues[0].keyword, 'maxDepth');
+  assert.equal(b.context, { correlation_id: 'corr-1' });
+
+  b = body(await agent.call('create_media_buy', buy({ packages: new Array(1_000_000).fill(7) }), handler));
+  assert.is(b.adcp_error.code, 'INVALID_REQUEST');
+  assert.ok(b.adcp_error.issues.length < 100, 'a bounded issue list');
+
+  const cyclic: Record<string, unknown> = buy();
+  cyclic.ext = { self: cyclic };
+  b = body(await agent.call('create_media_buy', cyclic, handler));
+  assert.is(b.adcp_error.code, 'INVALID_REQUEST');
+  assert.match(b.adcp_error.issues[0].message, /not a JSON value/);
+
+  const hostile = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}') as Record<string, unknown>;
+  const r = await agent.call('create_media_buy', { ...buy(), ...hostile, brand: JSON.parse('{"domain": "acme.example", "__proto__": {"polluted": true}}') }, handler);
+  assert.is(({} as Record<string, unknown>).polluted, undefined);
+  assert.is(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false);
+  assert.ok(r.isError === true || r.isError === undefined);
+  for (const args of [null, 42, 'create', [buy()]]) {
+    const e = body(await agent.call('create_media_buy', args, handler));
+    assert.is(e.adcp_error.code, 'INVALID_REQUEST', JSON.stringify(args).slice(0, 20));
+  }
+});
+
 test('1,000 interleaved calls with different payloads each get their own result', async () => {
   const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
   const handlers = example.createSellerHandlers();

@@ -7,8 +7,8 @@
 //   adcp-3.0.6:core/ext.json 37229812f373974e
 //   adcp-3.0.6:signals/activate-signal-request.json b0e1fac609290052
 'use strict';
-// Deep-strip for activate_signal (adcp-3.0.6, request schema signals/activate-signal-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for activate_signal (adcp-3.0.6): removes unknown fields at closed objects of
+// signals/activate-signal-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/signals.activate-signal-request.2b9936c435ac.cjs');
+const root = require('./_shared/signals.activate-signal-request.84a426d72620.cjs');
 exports.strip = entry(root.s_activate_signal_request);

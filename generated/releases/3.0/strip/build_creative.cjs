@@ -9,8 +9,8 @@
 //   adcp-3.0.6:enums/preview-output-format.json 51ac773b8988cff9
 //   adcp-3.0.6:media-buy/build-creative-request.json 01109610369642f8
 'use strict';
-// Deep-strip for build_creative (adcp-3.0.6, request schema media-buy/build-creative-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for build_creative (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/build-creative-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.build-creative-request.49bc5aedf16d.cjs');
+const root = require('./_shared/media-buy.build-creative-request.2e2d03aaf483.cjs');
 exports.strip = entry(root.s_build_creative_request);

@@ -12,8 +12,8 @@
 //   adcp-3.0.6:enums/reach-unit.json 81a2f3cf94c65eac
 //   adcp-3.0.6:governance/check-governance-request.json 4a9b799ba2b8b45b
 'use strict';
-// Deep-strip for check_governance (adcp-3.0.6, request schema governance/check-governance-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for check_governance (adcp-3.0.6): removes unknown fields at closed objects of
+// governance/check-governance-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/governance.check-governance-request.522bf8b0c344.cjs');
+const root = require('./_shared/governance.check-governance-request.2d2f6b41f8e5.cjs');
 exports.strip = entry(root.s_check_governance_request);

@@ -42,8 +42,8 @@
 //   adcp-3.0.6:media-buy/create-media-buy-request.json cf5b2fe94c826cde
 //   adcp-3.0.6:media-buy/package-request.json 5b90b8dc34895e58
 'use strict';
-// Deep-strip for create_media_buy (adcp-3.0.6, request schema media-buy/create-media-buy-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for create_media_buy (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/create-media-buy-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.create-media-buy-request.294cb886ca79.cjs');
+const root = require('./_shared/media-buy.create-media-buy-request.cb6dbf3d2d56.cjs');
 exports.strip = entry(root.s_create_media_buy_request);

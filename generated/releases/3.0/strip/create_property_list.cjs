@@ -16,8 +16,8 @@
 //   adcp-3.0.6:property/create-property-list-request.json aeb6baedb08ec2f2
 //   adcp-3.0.6:property/property-list-filters.json a506e9f663244fb0
 'use strict';
-// Deep-strip for create_property_list (adcp-3.0.6, request schema property/create-property-list-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for create_property_list (adcp-3.0.6): removes unknown fields at closed objects of
+// property/create-property-list-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/property.create-property-list-request.ee7c6c8c8838.cjs');
+const root = require('./_shared/property.create-property-list-request.f22b0e95d0cf.cjs');
 exports.strip = entry(root.s_create_property_list_request);

@@ -7,8 +7,8 @@
 //   adcp-3.0.6:core/ext.json 37229812f373974e
 //   adcp-3.0.6:property/delete-property-list-request.json 970d8ef8db9a2606
 'use strict';
-// Deep-strip for delete_property_list (adcp-3.0.6, request schema property/delete-property-list-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for delete_property_list (adcp-3.0.6): removes unknown fields at closed objects of
+// property/delete-property-list-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/property.delete-property-list-request.c3fcd9a3a515.cjs');
+const root = require('./_shared/property.delete-property-list-request.a8ce98cb3f94.cjs');
 exports.strip = entry(root.s_delete_property_list_request);

@@ -2,8 +2,8 @@
 // Inputs (sha256):
 //   adcp-3.0.6:protocol/get-adcp-capabilities-request.json 8dc354240179d2b9
 'use strict';
-// Deep-strip for get_adcp_capabilities (adcp-3.0.6, request schema protocol/get-adcp-capabilities-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for get_adcp_capabilities (adcp-3.0.6): removes unknown fields at closed objects of
+// protocol/get-adcp-capabilities-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
 // Nothing in this request schema is closed: there is never anything to strip.
 exports.strip = entry((v) => v);

@@ -8,8 +8,8 @@
 //   adcp-3.0.6:core/pagination-request.json e664c86dace528fb
 //   adcp-3.0.6:creative/get-creative-delivery-request.json c3b444d0f168b1e9
 'use strict';
-// Deep-strip for get_creative_delivery (adcp-3.0.6, request schema creative/get-creative-delivery-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for get_creative_delivery (adcp-3.0.6): removes unknown fields at closed objects of
+// creative/get-creative-delivery-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/creative.get-creative-delivery-request.a2b5ecaa24ed.cjs');
+const root = require('./_shared/creative.get-creative-delivery-request.e7fd125c5318.cjs');
 exports.strip = entry(root.s_get_creative_delivery_request);

@@ -7,8 +7,8 @@
 //   adcp-3.0.6:core/ext.json 37229812f373974e
 //   adcp-3.0.6:creative/get-creative-features-request.json 24a79cdd025abb14
 'use strict';
-// Deep-strip for get_creative_features (adcp-3.0.6, request schema creative/get-creative-features-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for get_creative_features (adcp-3.0.6): removes unknown fields at closed objects of
+// creative/get-creative-features-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/creative.get-creative-features-request.4d51d9a169d9.cjs');
+const root = require('./_shared/creative.get-creative-features-request.f574e5b152a0.cjs');
 exports.strip = entry(root.s_get_creative_features_request);

@@ -14,8 +14,8 @@
 //   adcp-3.0.6:enums/sort-metric.json f0786820b38aafbb
 //   adcp-3.0.6:media-buy/get-media-buy-delivery-request.json d3d0b81146a38845
 'use strict';
-// Deep-strip for get_media_buy_delivery (adcp-3.0.6, request schema media-buy/get-media-buy-delivery-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for get_media_buy_delivery (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/get-media-buy-delivery-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.get-media-buy-delivery-request.6ca2b8e62e3b.cjs');
+const root = require('./_shared/media-buy.get-media-buy-delivery-request.8f9130fe81f7.cjs');
 exports.strip = entry(root.s_get_media_buy_delivery_request);

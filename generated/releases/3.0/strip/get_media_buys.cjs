@@ -9,8 +9,8 @@
 //   adcp-3.0.6:enums/media-buy-status.json d857c32547a681a5
 //   adcp-3.0.6:media-buy/get-media-buys-request.json c3beec67e3bbc7ac
 'use strict';
-// Deep-strip for get_media_buys (adcp-3.0.6, request schema media-buy/get-media-buys-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for get_media_buys (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/get-media-buys-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.get-media-buys-request.cd14f682b989.cjs');
+const root = require('./_shared/media-buy.get-media-buys-request.6d7e469e8f5d.cjs');
 exports.strip = entry(root.s_get_media_buys_request);

@@ -5,8 +5,8 @@
 //   adcp-3.0.6:enums/purchase-type.json 95a97896ef574824
 //   adcp-3.0.6:governance/get-plan-audit-logs-request.json 5ea177a671d0145d
 'use strict';
-// Deep-strip for get_plan_audit_logs (adcp-3.0.6, request schema governance/get-plan-audit-logs-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for get_plan_audit_logs (adcp-3.0.6): removes unknown fields at closed objects of
+// governance/get-plan-audit-logs-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/governance.get-plan-audit-logs-request.b4613247e1b5.cjs');
+const root = require('./_shared/governance.get-plan-audit-logs-request.abcfee2440fd.cjs');
 exports.strip = entry(root.s_get_plan_audit_logs_request);

@@ -26,8 +26,8 @@
 //   adcp-3.0.6:enums/travel-time-unit.json 7dc8b8dad8e540cb
 //   adcp-3.0.6:media-buy/get-products-request.json ba513ff0ba5d083a
 'use strict';
-// Deep-strip for get_products (adcp-3.0.6, request schema media-buy/get-products-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for get_products (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/get-products-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.get-products-request.bef38fab97ca.cjs');
+const root = require('./_shared/media-buy.get-products-request.59bf07590750.cjs');
 exports.strip = entry(root.s_get_products_request);

@@ -7,8 +7,8 @@
 //   adcp-3.0.6:core/ext.json 37229812f373974e
 //   adcp-3.0.6:property/get-property-list-request.json 742f9135391d8a30
 'use strict';
-// Deep-strip for get_property_list (adcp-3.0.6, request schema property/get-property-list-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for get_property_list (adcp-3.0.6): removes unknown fields at closed objects of
+// property/get-property-list-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/property.get-property-list-request.2b5e27b5c9de.cjs');
+const root = require('./_shared/property.get-property-list-request.39a1c2d0b132.cjs');
 exports.strip = entry(root.s_get_property_list_request);

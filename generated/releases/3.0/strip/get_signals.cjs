@@ -11,8 +11,8 @@
 //   adcp-3.0.6:core/signal-id.json 48bbf992fc11c312
 //   adcp-3.0.6:signals/get-signals-request.json 2d2667258811205d
 'use strict';
-// Deep-strip for get_signals (adcp-3.0.6, request schema signals/get-signals-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for get_signals (adcp-3.0.6): removes unknown fields at closed objects of
+// signals/get-signals-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/signals.get-signals-request.80c076e08008.cjs');
+const root = require('./_shared/signals.get-signals-request.4836f7929c84.cjs');
 exports.strip = entry(root.s_get_signals_request);

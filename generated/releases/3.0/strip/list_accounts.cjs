@@ -5,8 +5,8 @@
 //   adcp-3.0.6:core/ext.json 37229812f373974e
 //   adcp-3.0.6:core/pagination-request.json e664c86dace528fb
 'use strict';
-// Deep-strip for list_accounts (adcp-3.0.6, request schema account/list-accounts-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for list_accounts (adcp-3.0.6): removes unknown fields at closed objects of
+// account/list-accounts-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/account.list-accounts-request.0b119f655511.cjs');
+const root = require('./_shared/account.list-accounts-request.36d26ce7bf89.cjs');
 exports.strip = entry(root.s_list_accounts_request);

@@ -5,8 +5,8 @@
 //   adcp-3.0.6:core/pagination-request.json e664c86dace528fb
 //   adcp-3.0.6:media-buy/list-creative-formats-request.json 8fb4fc63a8a4fa15
 'use strict';
-// Deep-strip for list_creative_formats (adcp-3.0.6, request schema media-buy/list-creative-formats-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for list_creative_formats (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/list-creative-formats-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.list-creative-formats-request.98956a77be9c.cjs');
+const root = require('./_shared/media-buy.list-creative-formats-request.89697be86910.cjs');
 exports.strip = entry(root.s_list_creative_formats_request);

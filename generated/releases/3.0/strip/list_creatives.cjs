@@ -13,8 +13,8 @@
 //   adcp-3.0.6:enums/creative-status.json 405381a2e4754ab4
 //   adcp-3.0.6:enums/sort-direction.json 1d2b8abdf28f526a
 'use strict';
-// Deep-strip for list_creatives (adcp-3.0.6, request schema creative/list-creatives-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for list_creatives (adcp-3.0.6): removes unknown fields at closed objects of
+// creative/list-creatives-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/creative.list-creatives-request.88f6ed3fe2d3.cjs');
+const root = require('./_shared/creative.list-creatives-request.2f4fd179f459.cjs');
 exports.strip = entry(root.s_list_creatives_request);

@@ -8,8 +8,8 @@
 //   adcp-3.0.6:core/pagination-request.json e664c86dace528fb
 //   adcp-3.0.6:property/list-property-lists-request.json 18cf8ae277cb2a05
 'use strict';
-// Deep-strip for list_property_lists (adcp-3.0.6, request schema property/list-property-lists-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for list_property_lists (adcp-3.0.6): removes unknown fields at closed objects of
+// property/list-property-lists-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/property.list-property-lists-request.64c4d526e8db.cjs');
+const root = require('./_shared/property.list-property-lists-request.143d3d417f9a.cjs');
 exports.strip = entry(root.s_list_property_lists_request);

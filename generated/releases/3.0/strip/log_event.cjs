@@ -2,8 +2,8 @@
 // Inputs (sha256):
 //   adcp-3.0.6:media-buy/log-event-request.json ed2c3412738346f8
 'use strict';
-// Deep-strip for log_event (adcp-3.0.6, request schema media-buy/log-event-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for log_event (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/log-event-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
 // Nothing in this request schema is closed: there is never anything to strip.
 exports.strip = entry((v) => v);

@@ -2,8 +2,8 @@
 // Inputs (sha256):
 //   adcp-3.0.6:creative/preview-creative-request.json 1f3fe7cd8294ac34
 'use strict';
-// Deep-strip for preview_creative (adcp-3.0.6, request schema creative/preview-creative-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for preview_creative (adcp-3.0.6): removes unknown fields at closed objects of
+// creative/preview-creative-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
 // Nothing in this request schema is closed: there is never anything to strip.
 exports.strip = entry((v) => v);

@@ -2,8 +2,8 @@
 // Inputs (sha256):
 //   adcp-3.0.6:media-buy/provide-performance-feedback-request.json 1a87678afa3f0b75
 'use strict';
-// Deep-strip for provide_performance_feedback (adcp-3.0.6, request schema media-buy/provide-performance-feedback-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for provide_performance_feedback (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/provide-performance-feedback-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
 // Nothing in this request schema is closed: there is never anything to strip.
 exports.strip = entry((v) => v);

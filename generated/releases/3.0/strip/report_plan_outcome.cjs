@@ -11,8 +11,8 @@
 //   adcp-3.0.6:enums/reach-unit.json 81a2f3cf94c65eac
 //   adcp-3.0.6:governance/report-plan-outcome-request.json 8fa63f0657f97ddc
 'use strict';
-// Deep-strip for report_plan_outcome (adcp-3.0.6, request schema governance/report-plan-outcome-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for report_plan_outcome (adcp-3.0.6): removes unknown fields at closed objects of
+// governance/report-plan-outcome-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/governance.report-plan-outcome-request.62831bf2a665.cjs');
+const root = require('./_shared/governance.report-plan-outcome-request.5b09614c520d.cjs');
 exports.strip = entry(root.s_report_plan_outcome_request);

@@ -12,8 +12,8 @@
 //   adcp-3.0.6:enums/cloud-storage-protocol.json c5d28a90ea0e0758
 //   adcp-3.0.6:enums/payment-terms.json 3b5022cf874ba0f7
 'use strict';
-// Deep-strip for sync_accounts (adcp-3.0.6, request schema account/sync-accounts-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for sync_accounts (adcp-3.0.6): removes unknown fields at closed objects of
+// account/sync-accounts-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/account.sync-accounts-request.06d496821090.cjs');
+const root = require('./_shared/account.sync-accounts-request.59f1df1842c7.cjs');
 exports.strip = entry(root.s_sync_accounts_request);

@@ -9,8 +9,8 @@
 //   adcp-3.0.6:enums/consent-basis.json 3de4442ac8529488
 //   adcp-3.0.6:media-buy/sync-audiences-request.json 26b4fc06d76f3807
 'use strict';
-// Deep-strip for sync_audiences (adcp-3.0.6, request schema media-buy/sync-audiences-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for sync_audiences (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/sync-audiences-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.sync-audiences-request.9aa8d1aa240b.cjs');
+const root = require('./_shared/media-buy.sync-audiences-request.a4cb5534a663.cjs');
 exports.strip = entry(root.s_sync_audiences_request);

@@ -11,8 +11,8 @@
 //   adcp-3.0.6:enums/validation-mode.json ec15a7a2e7d8a816
 //   adcp-3.0.6:media-buy/sync-catalogs-request.json 83bc7b3aba2f406b
 'use strict';
-// Deep-strip for sync_catalogs (adcp-3.0.6, request schema media-buy/sync-catalogs-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for sync_catalogs (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/sync-catalogs-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.sync-catalogs-request.ed13898bc794.cjs');
+const root = require('./_shared/media-buy.sync-catalogs-request.b36a1fa94531.cjs');
 exports.strip = entry(root.s_sync_catalogs_request);

@@ -11,8 +11,8 @@
 //   adcp-3.0.6:enums/auth-scheme.json 8b2e1f9d34e1bb12
 //   adcp-3.0.6:enums/validation-mode.json ec15a7a2e7d8a816
 'use strict';
-// Deep-strip for sync_creatives (adcp-3.0.6, request schema creative/sync-creatives-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for sync_creatives (adcp-3.0.6): removes unknown fields at closed objects of
+// creative/sync-creatives-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/creative.sync-creatives-request.3e858cdb6d59.cjs');
+const root = require('./_shared/creative.sync-creatives-request.6959c2b4fed2.cjs');
 exports.strip = entry(root.s_sync_creatives_request);

@@ -8,8 +8,8 @@
 //   adcp-3.0.6:enums/event-type.json f263e8e3d46f7f95
 //   adcp-3.0.6:media-buy/sync-event-sources-request.json 6034cd9bf21c1560
 'use strict';
-// Deep-strip for sync_event_sources (adcp-3.0.6, request schema media-buy/sync-event-sources-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for sync_event_sources (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/sync-event-sources-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.sync-event-sources-request.22ad04326023.cjs');
+const root = require('./_shared/media-buy.sync-event-sources-request.efda96f14808.cjs');
 exports.strip = entry(root.s_sync_event_sources_request);

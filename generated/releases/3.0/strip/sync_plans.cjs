@@ -15,8 +15,8 @@
 //   adcp-3.0.6:governance/policy-entry.json bf9af7c710467d52
 //   adcp-3.0.6:governance/sync-plans-request.json 3ba8782111726efb
 'use strict';
-// Deep-strip for sync_plans (adcp-3.0.6, request schema governance/sync-plans-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for sync_plans (adcp-3.0.6): removes unknown fields at closed objects of
+// governance/sync-plans-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/governance.sync-plans-request.194e9b571a12.cjs');
+const root = require('./_shared/governance.sync-plans-request.b3701d22e53e.cjs');
 exports.strip = entry(root.s_sync_plans_request);

@@ -39,8 +39,8 @@
 //   adcp-3.0.6:media-buy/package-update.json 27a0a16836039600
 //   adcp-3.0.6:media-buy/update-media-buy-request.json 32d1f5acb9e32e9a
 'use strict';
-// Deep-strip for update_media_buy (adcp-3.0.6, request schema media-buy/update-media-buy-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for update_media_buy (adcp-3.0.6): removes unknown fields at closed objects of
+// media-buy/update-media-buy-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.update-media-buy-request.33a936a3886c.cjs');
+const root = require('./_shared/media-buy.update-media-buy-request.0254d2c416fa.cjs');
 exports.strip = entry(root.s_update_media_buy_request);

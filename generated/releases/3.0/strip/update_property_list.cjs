@@ -16,8 +16,8 @@
 //   adcp-3.0.6:property/property-list-filters.json a506e9f663244fb0
 //   adcp-3.0.6:property/update-property-list-request.json a2455beedbfc8957
 'use strict';
-// Deep-strip for update_property_list (adcp-3.0.6, request schema property/update-property-list-request.json): removes unknown fields at
-// closed objects; the per-definition functions live in the shared modules.
+// Deep-strip for update_property_list (adcp-3.0.6): removes unknown fields at closed objects of
+// property/update-property-list-request.json; the per-definition functions live in the shared modules.
 const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/property.update-property-list-request.908c64f943ce.cjs');
+const root = require('./_shared/property.update-property-list-request.d8242c463164.cjs');
 exports.strip = entry(root.s_update_property_list_request);
