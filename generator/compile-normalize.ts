@@ -14,7 +14,8 @@ import { ruleInput, type JsonType, type NormalizationPlan, type NormalizationRul
  *
  * Conflict policy (one for all rules): when the current field is already present it wins, the deprecated field
  * is removed, and the conflict is reported in `applied`. A deprecated value the rule cannot translate (wrong
- * type, not a URL, an object with members the rule does not know) is left in place for validation to reject.
+ * type, not a URL, an object with members the rule does not know) is left in place for validation to reject —
+ * with or without the current field beside it.
  */
 export function compileNormalizers(release: Release, plan: NormalizationPlan, tools?: readonly string[]): EmittedFile[] {
   const names = tools ?? [...release.tools.keys()].filter((n) => !release.unavailable.has(n));
@@ -347,28 +348,26 @@ function emitRule(w: Writer, rule: NormalizationRule, node: string, base: string
 
   const to = rule.to!;
   const entry = `rule: ${id}, from: ${fromPtr}, to: ${pointerOf(base, to)}`;
+  // Only a deprecated value the rule can translate takes part: a malformed one stays where it is for validation to
+  // reject, whether or not the current field is there too. That keeps the policy one rule and normalization
+  // idempotent (a second pass finds exactly what the first left).
+  const accepts = acceptsCheck(rule.accepts, 'deprecated');
+  if (accepts !== undefined) w.open(`if (${accepts}) {`);
+  const value = transformValue(rule, w);
+  if (value.guard !== undefined) w.open(`if (${value.guard}) {`);
   w.open(`if (${presentExpr(node, to)}) {`);
   w.line('// The current field wins; the deprecated one goes, and the conflict is reported.');
   w.line(`${node} = ${removed};`);
   w.line(`applied.push({ ${entry}, conflict: true });`);
   const blocked = blockedExpr(node, to);
-  const accepts = acceptsCheck(rule.accepts, 'deprecated');
-  const conditions = [blocked === undefined ? undefined : `!(${blocked})`, accepts].filter((c): c is string => c !== undefined);
-  w.mid(conditions.length === 0 ? '} else {' : `} else if (${conditions.join(' && ')}) {`);
-  const value = transformValue(rule, w);
-  const assign = (v: string): void => {
-    // The loader refuses a nested source that shares its parent with the target, so reading the target's
-    // parents from the original container cannot bring the removed source back.
-    w.line(`${node} = ${setExpr(removed, node, to, v)};`);
-    w.line(`applied.push({ ${entry} });`);
-  };
-  if (value.guard === undefined) assign(value.expr);
-  else {
-    w.open(`if (${value.guard}) {`);
-    assign(value.expr);
-    w.close();
-  }
+  w.mid(blocked === undefined ? '} else {' : `} else if (!(${blocked})) {`);
+  // The loader refuses a nested source that shares its parent with the target, so reading the target's parents
+  // from the original container cannot bring the removed source back.
+  w.line(`${node} = ${setExpr(removed, node, to, value.expr)};`);
+  w.line(`applied.push({ ${entry} });`);
   w.close();
+  if (value.guard !== undefined) w.close();
+  if (accepts !== undefined) w.close();
   w.close();
 }
 

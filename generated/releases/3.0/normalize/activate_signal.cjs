@@ -32,52 +32,66 @@ function normalize(data) {
   // account_id-to-account (account.json#/rules/0): account_id (a string) becomes account { account_id }.
   if (hasOwn(node0, 'account_id')) {
     const deprecated = node0['account_id'];
-    if (hasOwn(node0, 'account')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'account_id');
-      applied.push({
-        rule: 'account_id-to-account',
-        from: base0 + '/account_id',
-        to: base0 + '/account',
-        conflict: true,
-      });
-    } else if (typeof deprecated === 'string') {
-      node0 = withMember(without(node0, 'account_id'), 'account', { account_id: deprecated });
-      applied.push({ rule: 'account_id-to-account', from: base0 + '/account_id', to: base0 + '/account' });
+    if (typeof deprecated === 'string') {
+      if (hasOwn(node0, 'account')) {
+        // The current field wins; the deprecated one goes, and the conflict is reported.
+        node0 = without(node0, 'account_id');
+        applied.push({
+          rule: 'account_id-to-account',
+          from: base0 + '/account_id',
+          to: base0 + '/account',
+          conflict: true,
+        });
+      } else {
+        node0 = withMember(without(node0, 'account_id'), 'account', { account_id: deprecated });
+        applied.push({ rule: 'account_id-to-account', from: base0 + '/account_id', to: base0 + '/account' });
+      }
     }
   }
   // deployments-to-destinations (signals.json#/rules/0): activate_signal deployments (an array of destinations) is the former name of destinations.
   if (hasOwn(node0, 'deployments')) {
     const deprecated = node0['deployments'];
-    if (hasOwn(node0, 'destinations')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'deployments');
-      applied.push({
-        rule: 'deployments-to-destinations',
-        from: base0 + '/deployments',
-        to: base0 + '/destinations',
-        conflict: true,
-      });
-    } else if (Array.isArray(deprecated)) {
-      node0 = withMember(without(node0, 'deployments'), 'destinations', deprecated);
-      applied.push({ rule: 'deployments-to-destinations', from: base0 + '/deployments', to: base0 + '/destinations' });
+    if (Array.isArray(deprecated)) {
+      if (hasOwn(node0, 'destinations')) {
+        // The current field wins; the deprecated one goes, and the conflict is reported.
+        node0 = without(node0, 'deployments');
+        applied.push({
+          rule: 'deployments-to-destinations',
+          from: base0 + '/deployments',
+          to: base0 + '/destinations',
+          conflict: true,
+        });
+      } else {
+        node0 = withMember(without(node0, 'deployments'), 'destinations', deprecated);
+        applied.push({
+          rule: 'deployments-to-destinations',
+          from: base0 + '/deployments',
+          to: base0 + '/destinations',
+        });
+      }
     }
   }
   // destination-to-destinations (signals.json#/rules/1): activate_signal destination (one destination object) becomes destinations [destination].
   if (hasOwn(node0, 'destination')) {
     const deprecated = node0['destination'];
-    if (hasOwn(node0, 'destinations')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'destination');
-      applied.push({
-        rule: 'destination-to-destinations',
-        from: base0 + '/destination',
-        to: base0 + '/destinations',
-        conflict: true,
-      });
-    } else if (isObject(deprecated)) {
-      node0 = withMember(without(node0, 'destination'), 'destinations', [deprecated]);
-      applied.push({ rule: 'destination-to-destinations', from: base0 + '/destination', to: base0 + '/destinations' });
+    if (isObject(deprecated)) {
+      if (hasOwn(node0, 'destinations')) {
+        // The current field wins; the deprecated one goes, and the conflict is reported.
+        node0 = without(node0, 'destination');
+        applied.push({
+          rule: 'destination-to-destinations',
+          from: base0 + '/destination',
+          to: base0 + '/destinations',
+          conflict: true,
+        });
+      } else {
+        node0 = withMember(without(node0, 'destination'), 'destinations', [deprecated]);
+        applied.push({
+          rule: 'destination-to-destinations',
+          from: base0 + '/destination',
+          to: base0 + '/destinations',
+        });
+      }
     }
   }
   return { value: node0, applied };

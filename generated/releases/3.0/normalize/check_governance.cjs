@@ -39,22 +39,27 @@ function normalize(data) {
       // suppress_minutes-to-suppress.planned_delivery (media-buy.json#/rules/9): The same frequency-cap translation for the planned delivery a governance check reviews.
       if (hasOwn(node2, 'suppress_minutes')) {
         const deprecated = node2['suppress_minutes'];
-        if (hasOwn(node2, 'suppress')) {
-          // The current field wins; the deprecated one goes, and the conflict is reported.
-          node2 = without(node2, 'suppress_minutes');
-          applied.push({
-            rule: 'suppress_minutes-to-suppress.planned_delivery',
-            from: base2 + '/suppress_minutes',
-            to: base2 + '/suppress',
-            conflict: true,
-          });
-        } else if (Number.isInteger(deprecated)) {
-          node2 = withMember(without(node2, 'suppress_minutes'), 'suppress', { unit: 'minutes', interval: deprecated });
-          applied.push({
-            rule: 'suppress_minutes-to-suppress.planned_delivery',
-            from: base2 + '/suppress_minutes',
-            to: base2 + '/suppress',
-          });
+        if (Number.isInteger(deprecated)) {
+          if (hasOwn(node2, 'suppress')) {
+            // The current field wins; the deprecated one goes, and the conflict is reported.
+            node2 = without(node2, 'suppress_minutes');
+            applied.push({
+              rule: 'suppress_minutes-to-suppress.planned_delivery',
+              from: base2 + '/suppress_minutes',
+              to: base2 + '/suppress',
+              conflict: true,
+            });
+          } else {
+            node2 = withMember(without(node2, 'suppress_minutes'), 'suppress', {
+              unit: 'minutes',
+              interval: deprecated,
+            });
+            applied.push({
+              rule: 'suppress_minutes-to-suppress.planned_delivery',
+              from: base2 + '/suppress_minutes',
+              to: base2 + '/suppress',
+            });
+          }
         }
       }
       if (node2 !== before2) node1 = withMember(node1, 'frequency_cap', node2);

@@ -48,65 +48,71 @@ function normalize(data) {
   // account_id-to-account (account.json#/rules/0): account_id (a string) becomes account { account_id }.
   if (hasOwn(node0, 'account_id')) {
     const deprecated = node0['account_id'];
-    if (hasOwn(node0, 'account')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'account_id');
-      applied.push({
-        rule: 'account_id-to-account',
-        from: base0 + '/account_id',
-        to: base0 + '/account',
-        conflict: true,
-      });
-    } else if (typeof deprecated === 'string') {
-      node0 = withMember(without(node0, 'account_id'), 'account', { account_id: deprecated });
-      applied.push({ rule: 'account_id-to-account', from: base0 + '/account_id', to: base0 + '/account' });
+    if (typeof deprecated === 'string') {
+      if (hasOwn(node0, 'account')) {
+        // The current field wins; the deprecated one goes, and the conflict is reported.
+        node0 = without(node0, 'account_id');
+        applied.push({
+          rule: 'account_id-to-account',
+          from: base0 + '/account_id',
+          to: base0 + '/account',
+          conflict: true,
+        });
+      } else {
+        node0 = withMember(without(node0, 'account_id'), 'account', { account_id: deprecated });
+        applied.push({ rule: 'account_id-to-account', from: base0 + '/account_id', to: base0 + '/account' });
+      }
     }
   }
   // brand_manifest-to-brand (brand.json#/rules/0): brand_manifest (a URL, or a manifest object with url) becomes brand { domain } with the URL's lower-cased host name.
   if (hasOwn(node0, 'brand_manifest')) {
     const deprecated = node0['brand_manifest'];
-    if (hasOwn(node0, 'brand')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'brand_manifest');
-      applied.push({
-        rule: 'brand_manifest-to-brand',
-        from: base0 + '/brand_manifest',
-        to: base0 + '/brand',
-        conflict: true,
-      });
-    } else if (typeof deprecated === 'string' || isObject(deprecated)) {
+    if (typeof deprecated === 'string' || isObject(deprecated)) {
       const domain = domainOf(
         isObject(deprecated) ? (hasOwn(deprecated, 'url') ? deprecated['url'] : undefined) : deprecated,
       );
       if (domain !== undefined) {
-        node0 = withMember(without(node0, 'brand_manifest'), 'brand', { domain });
-        applied.push({ rule: 'brand_manifest-to-brand', from: base0 + '/brand_manifest', to: base0 + '/brand' });
+        if (hasOwn(node0, 'brand')) {
+          // The current field wins; the deprecated one goes, and the conflict is reported.
+          node0 = without(node0, 'brand_manifest');
+          applied.push({
+            rule: 'brand_manifest-to-brand',
+            from: base0 + '/brand_manifest',
+            to: base0 + '/brand',
+            conflict: true,
+          });
+        } else {
+          node0 = withMember(without(node0, 'brand_manifest'), 'brand', { domain });
+          applied.push({ rule: 'brand_manifest-to-brand', from: base0 + '/brand_manifest', to: base0 + '/brand' });
+        }
       }
     }
   }
   // campaign_ref-to-ext (media-buy.json#/rules/0): campaign_ref moves to ext.buyer_campaign_ref: no 3.x release declares a top-level campaign reference, so it is carried as an extension instead of being lost.
   if (hasOwn(node0, 'campaign_ref')) {
     const deprecated = node0['campaign_ref'];
-    if (hasOwn(node0, 'ext') && isObject(node0['ext']) && hasOwn(node0['ext'], 'buyer_campaign_ref')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'campaign_ref');
-      applied.push({
-        rule: 'campaign_ref-to-ext',
-        from: base0 + '/campaign_ref',
-        to: base0 + '/ext/buyer_campaign_ref',
-        conflict: true,
-      });
-    } else if (!(hasOwn(node0, 'ext') && !isObject(node0['ext'])) && typeof deprecated === 'string') {
-      node0 = withMember(
-        without(node0, 'campaign_ref'),
-        'ext',
-        withMember(hasOwn(node0, 'ext') ? node0['ext'] : {}, 'buyer_campaign_ref', deprecated),
-      );
-      applied.push({
-        rule: 'campaign_ref-to-ext',
-        from: base0 + '/campaign_ref',
-        to: base0 + '/ext/buyer_campaign_ref',
-      });
+    if (typeof deprecated === 'string') {
+      if (hasOwn(node0, 'ext') && isObject(node0['ext']) && hasOwn(node0['ext'], 'buyer_campaign_ref')) {
+        // The current field wins; the deprecated one goes, and the conflict is reported.
+        node0 = without(node0, 'campaign_ref');
+        applied.push({
+          rule: 'campaign_ref-to-ext',
+          from: base0 + '/campaign_ref',
+          to: base0 + '/ext/buyer_campaign_ref',
+          conflict: true,
+        });
+      } else if (!(hasOwn(node0, 'ext') && !isObject(node0['ext']))) {
+        node0 = withMember(
+          without(node0, 'campaign_ref'),
+          'ext',
+          withMember(hasOwn(node0, 'ext') ? node0['ext'] : {}, 'buyer_campaign_ref', deprecated),
+        );
+        applied.push({
+          rule: 'campaign_ref-to-ext',
+          from: base0 + '/campaign_ref',
+          to: base0 + '/ext/buyer_campaign_ref',
+        });
+      }
     }
   }
   if (hasOwn(node0, 'packages') && Array.isArray(node0['packages'])) {
@@ -125,39 +131,43 @@ function normalize(data) {
         // optimization_goal-to-optimization_goals (media-buy.json#/rules/1): packages[].optimization_goal (one goal object) becomes optimization_goals [goal].
         if (hasOwn(node2, 'optimization_goal')) {
           const deprecated = node2['optimization_goal'];
-          if (hasOwn(node2, 'optimization_goals')) {
-            // The current field wins; the deprecated one goes, and the conflict is reported.
-            node2 = without(node2, 'optimization_goal');
-            applied.push({
-              rule: 'optimization_goal-to-optimization_goals',
-              from: base2 + '/optimization_goal',
-              to: base2 + '/optimization_goals',
-              conflict: true,
-            });
-          } else if (isObject(deprecated)) {
-            node2 = withMember(without(node2, 'optimization_goal'), 'optimization_goals', [deprecated]);
-            applied.push({
-              rule: 'optimization_goal-to-optimization_goals',
-              from: base2 + '/optimization_goal',
-              to: base2 + '/optimization_goals',
-            });
+          if (isObject(deprecated)) {
+            if (hasOwn(node2, 'optimization_goals')) {
+              // The current field wins; the deprecated one goes, and the conflict is reported.
+              node2 = without(node2, 'optimization_goal');
+              applied.push({
+                rule: 'optimization_goal-to-optimization_goals',
+                from: base2 + '/optimization_goal',
+                to: base2 + '/optimization_goals',
+                conflict: true,
+              });
+            } else {
+              node2 = withMember(without(node2, 'optimization_goal'), 'optimization_goals', [deprecated]);
+              applied.push({
+                rule: 'optimization_goal-to-optimization_goals',
+                from: base2 + '/optimization_goal',
+                to: base2 + '/optimization_goals',
+              });
+            }
           }
         }
         // catalog-to-catalogs (media-buy.json#/rules/2): packages[].catalog (one catalog object) becomes catalogs [catalog].
         if (hasOwn(node2, 'catalog')) {
           const deprecated = node2['catalog'];
-          if (hasOwn(node2, 'catalogs')) {
-            // The current field wins; the deprecated one goes, and the conflict is reported.
-            node2 = without(node2, 'catalog');
-            applied.push({
-              rule: 'catalog-to-catalogs',
-              from: base2 + '/catalog',
-              to: base2 + '/catalogs',
-              conflict: true,
-            });
-          } else if (isObject(deprecated)) {
-            node2 = withMember(without(node2, 'catalog'), 'catalogs', [deprecated]);
-            applied.push({ rule: 'catalog-to-catalogs', from: base2 + '/catalog', to: base2 + '/catalogs' });
+          if (isObject(deprecated)) {
+            if (hasOwn(node2, 'catalogs')) {
+              // The current field wins; the deprecated one goes, and the conflict is reported.
+              node2 = without(node2, 'catalog');
+              applied.push({
+                rule: 'catalog-to-catalogs',
+                from: base2 + '/catalog',
+                to: base2 + '/catalogs',
+                conflict: true,
+              });
+            } else {
+              node2 = withMember(without(node2, 'catalog'), 'catalogs', [deprecated]);
+              applied.push({ rule: 'catalog-to-catalogs', from: base2 + '/catalog', to: base2 + '/catalogs' });
+            }
           }
         }
         if (hasOwn(node2, 'targeting_overlay') && isObject(node2['targeting_overlay'])) {
@@ -171,25 +181,27 @@ function normalize(data) {
             // suppress_minutes-to-suppress (media-buy.json#/rules/3): packages[].targeting_overlay.frequency_cap.suppress_minutes (a whole number of minutes, at least 1) becomes suppress { interval, unit: minutes }; fractional or zero minutes have no Duration equivalent and are left as they are.
             if (hasOwn(node4, 'suppress_minutes')) {
               const deprecated = node4['suppress_minutes'];
-              if (hasOwn(node4, 'suppress')) {
-                // The current field wins; the deprecated one goes, and the conflict is reported.
-                node4 = without(node4, 'suppress_minutes');
-                applied.push({
-                  rule: 'suppress_minutes-to-suppress',
-                  from: base4 + '/suppress_minutes',
-                  to: base4 + '/suppress',
-                  conflict: true,
-                });
-              } else if (Number.isInteger(deprecated)) {
-                node4 = withMember(without(node4, 'suppress_minutes'), 'suppress', {
-                  unit: 'minutes',
-                  interval: deprecated,
-                });
-                applied.push({
-                  rule: 'suppress_minutes-to-suppress',
-                  from: base4 + '/suppress_minutes',
-                  to: base4 + '/suppress',
-                });
+              if (Number.isInteger(deprecated)) {
+                if (hasOwn(node4, 'suppress')) {
+                  // The current field wins; the deprecated one goes, and the conflict is reported.
+                  node4 = without(node4, 'suppress_minutes');
+                  applied.push({
+                    rule: 'suppress_minutes-to-suppress',
+                    from: base4 + '/suppress_minutes',
+                    to: base4 + '/suppress',
+                    conflict: true,
+                  });
+                } else {
+                  node4 = withMember(without(node4, 'suppress_minutes'), 'suppress', {
+                    unit: 'minutes',
+                    interval: deprecated,
+                  });
+                  applied.push({
+                    rule: 'suppress_minutes-to-suppress',
+                    from: base4 + '/suppress_minutes',
+                    to: base4 + '/suppress',
+                  });
+                }
               }
             }
             if (node4 !== before4) node3 = withMember(node3, 'frequency_cap', node4);

@@ -47,65 +47,71 @@ function normalize(data) {
   // account_id-to-account (account.json#/rules/0): account_id (a string) becomes account { account_id }.
   if (hasOwn(node0, 'account_id')) {
     const deprecated = node0['account_id'];
-    if (hasOwn(node0, 'account')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'account_id');
-      applied.push({
-        rule: 'account_id-to-account',
-        from: base0 + '/account_id',
-        to: base0 + '/account',
-        conflict: true,
-      });
-    } else if (typeof deprecated === 'string') {
-      node0 = withMember(without(node0, 'account_id'), 'account', { account_id: deprecated });
-      applied.push({ rule: 'account_id-to-account', from: base0 + '/account_id', to: base0 + '/account' });
+    if (typeof deprecated === 'string') {
+      if (hasOwn(node0, 'account')) {
+        // The current field wins; the deprecated one goes, and the conflict is reported.
+        node0 = without(node0, 'account_id');
+        applied.push({
+          rule: 'account_id-to-account',
+          from: base0 + '/account_id',
+          to: base0 + '/account',
+          conflict: true,
+        });
+      } else {
+        node0 = withMember(without(node0, 'account_id'), 'account', { account_id: deprecated });
+        applied.push({ rule: 'account_id-to-account', from: base0 + '/account_id', to: base0 + '/account' });
+      }
     }
   }
   // brand_manifest-to-brand (brand.json#/rules/0): brand_manifest (a URL, or a manifest object with url) becomes brand { domain } with the URL's lower-cased host name.
   if (hasOwn(node0, 'brand_manifest')) {
     const deprecated = node0['brand_manifest'];
-    if (hasOwn(node0, 'brand')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'brand_manifest');
-      applied.push({
-        rule: 'brand_manifest-to-brand',
-        from: base0 + '/brand_manifest',
-        to: base0 + '/brand',
-        conflict: true,
-      });
-    } else if (typeof deprecated === 'string' || isObject(deprecated)) {
+    if (typeof deprecated === 'string' || isObject(deprecated)) {
       const domain = domainOf(
         isObject(deprecated) ? (hasOwn(deprecated, 'url') ? deprecated['url'] : undefined) : deprecated,
       );
       if (domain !== undefined) {
-        node0 = withMember(without(node0, 'brand_manifest'), 'brand', { domain });
-        applied.push({ rule: 'brand_manifest-to-brand', from: base0 + '/brand_manifest', to: base0 + '/brand' });
+        if (hasOwn(node0, 'brand')) {
+          // The current field wins; the deprecated one goes, and the conflict is reported.
+          node0 = without(node0, 'brand_manifest');
+          applied.push({
+            rule: 'brand_manifest-to-brand',
+            from: base0 + '/brand_manifest',
+            to: base0 + '/brand',
+            conflict: true,
+          });
+        } else {
+          node0 = withMember(without(node0, 'brand_manifest'), 'brand', { domain });
+          applied.push({ rule: 'brand_manifest-to-brand', from: base0 + '/brand_manifest', to: base0 + '/brand' });
+        }
       }
     }
   }
   // promoted_offerings-to-catalog (brand.json#/rules/1): promoted_offerings { offerings: [...] } becomes the release's catalog { type: offering, items: [...] }; other promoted_offerings shapes are left for validation.
   if (hasOwn(node0, 'promoted_offerings')) {
     const deprecated = node0['promoted_offerings'];
-    if (hasOwn(node0, 'catalog')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'promoted_offerings');
-      applied.push({
-        rule: 'promoted_offerings-to-catalog',
-        from: base0 + '/promoted_offerings',
-        to: base0 + '/catalog',
-        conflict: true,
-      });
-    } else if (isObject(deprecated)) {
+    if (isObject(deprecated)) {
       if (isObject(deprecated) && Object.keys(deprecated).length === 1 && hasOwn(deprecated, 'offerings')) {
-        node0 = withMember(without(node0, 'promoted_offerings'), 'catalog', {
-          type: 'offering',
-          items: deprecated['offerings'],
-        });
-        applied.push({
-          rule: 'promoted_offerings-to-catalog',
-          from: base0 + '/promoted_offerings',
-          to: base0 + '/catalog',
-        });
+        if (hasOwn(node0, 'catalog')) {
+          // The current field wins; the deprecated one goes, and the conflict is reported.
+          node0 = without(node0, 'promoted_offerings');
+          applied.push({
+            rule: 'promoted_offerings-to-catalog',
+            from: base0 + '/promoted_offerings',
+            to: base0 + '/catalog',
+            conflict: true,
+          });
+        } else {
+          node0 = withMember(without(node0, 'promoted_offerings'), 'catalog', {
+            type: 'offering',
+            items: deprecated['offerings'],
+          });
+          applied.push({
+            rule: 'promoted_offerings-to-catalog',
+            from: base0 + '/promoted_offerings',
+            to: base0 + '/catalog',
+          });
+        }
       }
     }
   }

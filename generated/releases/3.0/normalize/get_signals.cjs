@@ -32,18 +32,20 @@ function normalize(data) {
   // account_id-to-account (account.json#/rules/0): account_id (a string) becomes account { account_id }.
   if (hasOwn(node0, 'account_id')) {
     const deprecated = node0['account_id'];
-    if (hasOwn(node0, 'account')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'account_id');
-      applied.push({
-        rule: 'account_id-to-account',
-        from: base0 + '/account_id',
-        to: base0 + '/account',
-        conflict: true,
-      });
-    } else if (typeof deprecated === 'string') {
-      node0 = withMember(without(node0, 'account_id'), 'account', { account_id: deprecated });
-      applied.push({ rule: 'account_id-to-account', from: base0 + '/account_id', to: base0 + '/account' });
+    if (typeof deprecated === 'string') {
+      if (hasOwn(node0, 'account')) {
+        // The current field wins; the deprecated one goes, and the conflict is reported.
+        node0 = without(node0, 'account_id');
+        applied.push({
+          rule: 'account_id-to-account',
+          from: base0 + '/account_id',
+          to: base0 + '/account',
+          conflict: true,
+        });
+      } else {
+        node0 = withMember(without(node0, 'account_id'), 'account', { account_id: deprecated });
+        applied.push({ rule: 'account_id-to-account', from: base0 + '/account_id', to: base0 + '/account' });
+      }
     }
   }
   // deliver_to-to-destinations (signals.json#/rules/2): get_signals deliver_to { destinations, countries } (AdCP 2.x) unwraps into the top-level destinations and countries.
@@ -95,26 +97,28 @@ function normalize(data) {
   // max_results-to-pagination (signals.json#/rules/3): get_signals max_results moves into pagination.max_results (the spec: when both are present, pagination.max_results is honoured).
   if (hasOwn(node0, 'max_results')) {
     const deprecated = node0['max_results'];
-    if (hasOwn(node0, 'pagination') && isObject(node0['pagination']) && hasOwn(node0['pagination'], 'max_results')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'max_results');
-      applied.push({
-        rule: 'max_results-to-pagination',
-        from: base0 + '/max_results',
-        to: base0 + '/pagination/max_results',
-        conflict: true,
-      });
-    } else if (!(hasOwn(node0, 'pagination') && !isObject(node0['pagination'])) && Number.isInteger(deprecated)) {
-      node0 = withMember(
-        without(node0, 'max_results'),
-        'pagination',
-        withMember(hasOwn(node0, 'pagination') ? node0['pagination'] : {}, 'max_results', deprecated),
-      );
-      applied.push({
-        rule: 'max_results-to-pagination',
-        from: base0 + '/max_results',
-        to: base0 + '/pagination/max_results',
-      });
+    if (Number.isInteger(deprecated)) {
+      if (hasOwn(node0, 'pagination') && isObject(node0['pagination']) && hasOwn(node0['pagination'], 'max_results')) {
+        // The current field wins; the deprecated one goes, and the conflict is reported.
+        node0 = without(node0, 'max_results');
+        applied.push({
+          rule: 'max_results-to-pagination',
+          from: base0 + '/max_results',
+          to: base0 + '/pagination/max_results',
+          conflict: true,
+        });
+      } else if (!(hasOwn(node0, 'pagination') && !isObject(node0['pagination']))) {
+        node0 = withMember(
+          without(node0, 'max_results'),
+          'pagination',
+          withMember(hasOwn(node0, 'pagination') ? node0['pagination'] : {}, 'max_results', deprecated),
+        );
+        applied.push({
+          rule: 'max_results-to-pagination',
+          from: base0 + '/max_results',
+          to: base0 + '/pagination/max_results',
+        });
+      }
     }
   }
   return { value: node0, applied };

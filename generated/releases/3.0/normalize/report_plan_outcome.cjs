@@ -43,25 +43,27 @@ function normalize(data) {
         // suppress_minutes-to-suppress.seller_response (media-buy.json#/rules/10): The same frequency-cap translation for the planned delivery a plan outcome reports.
         if (hasOwn(node3, 'suppress_minutes')) {
           const deprecated = node3['suppress_minutes'];
-          if (hasOwn(node3, 'suppress')) {
-            // The current field wins; the deprecated one goes, and the conflict is reported.
-            node3 = without(node3, 'suppress_minutes');
-            applied.push({
-              rule: 'suppress_minutes-to-suppress.seller_response',
-              from: base3 + '/suppress_minutes',
-              to: base3 + '/suppress',
-              conflict: true,
-            });
-          } else if (Number.isInteger(deprecated)) {
-            node3 = withMember(without(node3, 'suppress_minutes'), 'suppress', {
-              unit: 'minutes',
-              interval: deprecated,
-            });
-            applied.push({
-              rule: 'suppress_minutes-to-suppress.seller_response',
-              from: base3 + '/suppress_minutes',
-              to: base3 + '/suppress',
-            });
+          if (Number.isInteger(deprecated)) {
+            if (hasOwn(node3, 'suppress')) {
+              // The current field wins; the deprecated one goes, and the conflict is reported.
+              node3 = without(node3, 'suppress_minutes');
+              applied.push({
+                rule: 'suppress_minutes-to-suppress.seller_response',
+                from: base3 + '/suppress_minutes',
+                to: base3 + '/suppress',
+                conflict: true,
+              });
+            } else {
+              node3 = withMember(without(node3, 'suppress_minutes'), 'suppress', {
+                unit: 'minutes',
+                interval: deprecated,
+              });
+              applied.push({
+                rule: 'suppress_minutes-to-suppress.seller_response',
+                from: base3 + '/suppress_minutes',
+                to: base3 + '/suppress',
+              });
+            }
           }
         }
         if (node3 !== before3) node2 = withMember(node2, 'frequency_cap', node3);

@@ -32,18 +32,20 @@ function normalize(data) {
   // account_id-to-account (account.json#/rules/0): account_id (a string) becomes account { account_id }.
   if (hasOwn(node0, 'account_id')) {
     const deprecated = node0['account_id'];
-    if (hasOwn(node0, 'account')) {
-      // The current field wins; the deprecated one goes, and the conflict is reported.
-      node0 = without(node0, 'account_id');
-      applied.push({
-        rule: 'account_id-to-account',
-        from: base0 + '/account_id',
-        to: base0 + '/account',
-        conflict: true,
-      });
-    } else if (typeof deprecated === 'string') {
-      node0 = withMember(without(node0, 'account_id'), 'account', { account_id: deprecated });
-      applied.push({ rule: 'account_id-to-account', from: base0 + '/account_id', to: base0 + '/account' });
+    if (typeof deprecated === 'string') {
+      if (hasOwn(node0, 'account')) {
+        // The current field wins; the deprecated one goes, and the conflict is reported.
+        node0 = without(node0, 'account_id');
+        applied.push({
+          rule: 'account_id-to-account',
+          from: base0 + '/account_id',
+          to: base0 + '/account',
+          conflict: true,
+        });
+      } else {
+        node0 = withMember(without(node0, 'account_id'), 'account', { account_id: deprecated });
+        applied.push({ rule: 'account_id-to-account', from: base0 + '/account_id', to: base0 + '/account' });
+      }
     }
   }
   if (hasOwn(node0, 'packages') && Array.isArray(node0['packages'])) {
@@ -62,39 +64,43 @@ function normalize(data) {
         // optimization_goal-to-optimization_goals (media-buy.json#/rules/1): packages[].optimization_goal (one goal object) becomes optimization_goals [goal].
         if (hasOwn(node2, 'optimization_goal')) {
           const deprecated = node2['optimization_goal'];
-          if (hasOwn(node2, 'optimization_goals')) {
-            // The current field wins; the deprecated one goes, and the conflict is reported.
-            node2 = without(node2, 'optimization_goal');
-            applied.push({
-              rule: 'optimization_goal-to-optimization_goals',
-              from: base2 + '/optimization_goal',
-              to: base2 + '/optimization_goals',
-              conflict: true,
-            });
-          } else if (isObject(deprecated)) {
-            node2 = withMember(without(node2, 'optimization_goal'), 'optimization_goals', [deprecated]);
-            applied.push({
-              rule: 'optimization_goal-to-optimization_goals',
-              from: base2 + '/optimization_goal',
-              to: base2 + '/optimization_goals',
-            });
+          if (isObject(deprecated)) {
+            if (hasOwn(node2, 'optimization_goals')) {
+              // The current field wins; the deprecated one goes, and the conflict is reported.
+              node2 = without(node2, 'optimization_goal');
+              applied.push({
+                rule: 'optimization_goal-to-optimization_goals',
+                from: base2 + '/optimization_goal',
+                to: base2 + '/optimization_goals',
+                conflict: true,
+              });
+            } else {
+              node2 = withMember(without(node2, 'optimization_goal'), 'optimization_goals', [deprecated]);
+              applied.push({
+                rule: 'optimization_goal-to-optimization_goals',
+                from: base2 + '/optimization_goal',
+                to: base2 + '/optimization_goals',
+              });
+            }
           }
         }
         // catalog-to-catalogs (media-buy.json#/rules/2): packages[].catalog (one catalog object) becomes catalogs [catalog].
         if (hasOwn(node2, 'catalog')) {
           const deprecated = node2['catalog'];
-          if (hasOwn(node2, 'catalogs')) {
-            // The current field wins; the deprecated one goes, and the conflict is reported.
-            node2 = without(node2, 'catalog');
-            applied.push({
-              rule: 'catalog-to-catalogs',
-              from: base2 + '/catalog',
-              to: base2 + '/catalogs',
-              conflict: true,
-            });
-          } else if (isObject(deprecated)) {
-            node2 = withMember(without(node2, 'catalog'), 'catalogs', [deprecated]);
-            applied.push({ rule: 'catalog-to-catalogs', from: base2 + '/catalog', to: base2 + '/catalogs' });
+          if (isObject(deprecated)) {
+            if (hasOwn(node2, 'catalogs')) {
+              // The current field wins; the deprecated one goes, and the conflict is reported.
+              node2 = without(node2, 'catalog');
+              applied.push({
+                rule: 'catalog-to-catalogs',
+                from: base2 + '/catalog',
+                to: base2 + '/catalogs',
+                conflict: true,
+              });
+            } else {
+              node2 = withMember(without(node2, 'catalog'), 'catalogs', [deprecated]);
+              applied.push({ rule: 'catalog-to-catalogs', from: base2 + '/catalog', to: base2 + '/catalogs' });
+            }
           }
         }
         if (hasOwn(node2, 'targeting_overlay') && isObject(node2['targeting_overlay'])) {
@@ -108,25 +114,27 @@ function normalize(data) {
             // suppress_minutes-to-suppress (media-buy.json#/rules/3): packages[].targeting_overlay.frequency_cap.suppress_minutes (a whole number of minutes, at least 1) becomes suppress { interval, unit: minutes }; fractional or zero minutes have no Duration equivalent and are left as they are.
             if (hasOwn(node4, 'suppress_minutes')) {
               const deprecated = node4['suppress_minutes'];
-              if (hasOwn(node4, 'suppress')) {
-                // The current field wins; the deprecated one goes, and the conflict is reported.
-                node4 = without(node4, 'suppress_minutes');
-                applied.push({
-                  rule: 'suppress_minutes-to-suppress',
-                  from: base4 + '/suppress_minutes',
-                  to: base4 + '/suppress',
-                  conflict: true,
-                });
-              } else if (Number.isInteger(deprecated)) {
-                node4 = withMember(without(node4, 'suppress_minutes'), 'suppress', {
-                  unit: 'minutes',
-                  interval: deprecated,
-                });
-                applied.push({
-                  rule: 'suppress_minutes-to-suppress',
-                  from: base4 + '/suppress_minutes',
-                  to: base4 + '/suppress',
-                });
+              if (Number.isInteger(deprecated)) {
+                if (hasOwn(node4, 'suppress')) {
+                  // The current field wins; the deprecated one goes, and the conflict is reported.
+                  node4 = without(node4, 'suppress_minutes');
+                  applied.push({
+                    rule: 'suppress_minutes-to-suppress',
+                    from: base4 + '/suppress_minutes',
+                    to: base4 + '/suppress',
+                    conflict: true,
+                  });
+                } else {
+                  node4 = withMember(without(node4, 'suppress_minutes'), 'suppress', {
+                    unit: 'minutes',
+                    interval: deprecated,
+                  });
+                  applied.push({
+                    rule: 'suppress_minutes-to-suppress',
+                    from: base4 + '/suppress_minutes',
+                    to: base4 + '/suppress',
+                  });
+                }
               }
             }
             if (node4 !== before4) node3 = withMember(node3, 'frequency_cap', node4);
@@ -166,25 +174,27 @@ function normalize(data) {
             // suppress_minutes-to-suppress.new_packages (media-buy.json#/rules/4): The same frequency-cap translation for update_media_buy new_packages[].
             if (hasOwn(node4, 'suppress_minutes')) {
               const deprecated = node4['suppress_minutes'];
-              if (hasOwn(node4, 'suppress')) {
-                // The current field wins; the deprecated one goes, and the conflict is reported.
-                node4 = without(node4, 'suppress_minutes');
-                applied.push({
-                  rule: 'suppress_minutes-to-suppress.new_packages',
-                  from: base4 + '/suppress_minutes',
-                  to: base4 + '/suppress',
-                  conflict: true,
-                });
-              } else if (Number.isInteger(deprecated)) {
-                node4 = withMember(without(node4, 'suppress_minutes'), 'suppress', {
-                  unit: 'minutes',
-                  interval: deprecated,
-                });
-                applied.push({
-                  rule: 'suppress_minutes-to-suppress.new_packages',
-                  from: base4 + '/suppress_minutes',
-                  to: base4 + '/suppress',
-                });
+              if (Number.isInteger(deprecated)) {
+                if (hasOwn(node4, 'suppress')) {
+                  // The current field wins; the deprecated one goes, and the conflict is reported.
+                  node4 = without(node4, 'suppress_minutes');
+                  applied.push({
+                    rule: 'suppress_minutes-to-suppress.new_packages',
+                    from: base4 + '/suppress_minutes',
+                    to: base4 + '/suppress',
+                    conflict: true,
+                  });
+                } else {
+                  node4 = withMember(without(node4, 'suppress_minutes'), 'suppress', {
+                    unit: 'minutes',
+                    interval: deprecated,
+                  });
+                  applied.push({
+                    rule: 'suppress_minutes-to-suppress.new_packages',
+                    from: base4 + '/suppress_minutes',
+                    to: base4 + '/suppress',
+                  });
+                }
               }
             }
             if (node4 !== before4) node3 = withMember(node3, 'frequency_cap', node4);
