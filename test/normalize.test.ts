@@ -512,4 +512,16 @@ test('types.d.ts and the normalizer declarations pass tsc --noEmit (strict, Node
 
 test.after(() => rmSync(out, { recursive: true, force: true }));
 
+
+
+test('a malformed deprecated value beside a translatable one: left in place, and a second pass does nothing', () => {
+  // fast-check's counterexample: destination translates into destinations; deployments ({} is not an array) stays.
+  const first = normalizer('activate_signal')({ deployments: {}, destination: {} });
+  assert.equal(first.value, { deployments: {}, destinations: [{}] });
+  assert.equal(first.applied.map((a) => a.rule), ['destination-to-destinations']);
+  const second = normalizer('activate_signal')(first.value);
+  assert.equal(second.applied, []);
+  assert.is(second.value, first.value);
+});
+
 test.run();
