@@ -4,6 +4,7 @@
 export { generate, type GenerateOptions, type GenerateResult } from './generate.js';
 export { projectSchemaForCapabilities, appliesWhenSatisfied } from './project.js';
 export { compileStrip } from './compile-strip.js';
+export type { Resolver as StripResolver } from './strip-analysis.js';
 export { loadRelease } from './load-release.js';
 export { selectTools, type Selection, type SelectedTool } from './select.js';
 export { CodegenError, UsageError } from './errors.js';
