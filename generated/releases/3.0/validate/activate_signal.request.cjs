@@ -3,4 +3,4 @@
 //   adcp-3.0.6:signals/activate-signal-request.json b0e1fac609290052
 'use strict';
 /* adcp-3.0.6 activate_signal request: signals/activate-signal-request.json */
-exports.validate = require('./defs/signals.activate-signal-request-765268edd97c.cjs').validate;
+exports.validate = require('./defs/signals.activate-signal-request-11972a87854a.cjs').validate;

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:signals/activate-signal-response.json 6d8c104bb920d0dd
 'use strict';
 /* adcp-3.0.6 activate_signal response: signals/activate-signal-response.json */
-exports.validate = require('./defs/signals.activate-signal-response-52c6e5ad492f.cjs').validate;
+exports.validate = require('./defs/signals.activate-signal-response-1d547581c406.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

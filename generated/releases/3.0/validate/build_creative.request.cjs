@@ -3,4 +3,4 @@
 //   adcp-3.0.6:media-buy/build-creative-request.json 01109610369642f8
 'use strict';
 /* adcp-3.0.6 build_creative request: media-buy/build-creative-request.json */
-exports.validate = require('./defs/media-buy.build-creative-request-a1bf0c04db9c.cjs').validate;
+exports.validate = require('./defs/media-buy.build-creative-request-6afc355787ed.cjs').validate;

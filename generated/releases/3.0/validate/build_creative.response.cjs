@@ -6,16 +6,16 @@
 //   adcp-3.0.6:media-buy/build-creative-async-response-working.json 4df43c69c7f25ab9
 'use strict';
 /* adcp-3.0.6 build_creative response: media-buy/build-creative-response.json */
-exports.validate = require('./defs/media-buy.build-creative-response-4821a37e922b.cjs').validate;
+exports.validate = require('./defs/media-buy.build-creative-response-57555968b65c.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.build-creative-async-response-input-required-d3c5c878b7ed.cjs').validate;
+    return require('./defs/media-buy.build-creative-async-response-input-required-f1d3801c9537.cjs').validate;
   },
   get submitted() {
-    return require('./defs/media-buy.build-creative-async-response-submitted-0dbb00e8d12c.cjs').validate;
+    return require('./defs/media-buy.build-creative-async-response-submitted-1ea48e59ac3e.cjs').validate;
   },
   get working() {
-    return require('./defs/media-buy.build-creative-async-response-working-a38c673787a1.cjs').validate;
+    return require('./defs/media-buy.build-creative-async-response-working-0e5c5d1c812d.cjs').validate;
   },
 };

@@ -3,4 +3,4 @@
 //   adcp-3.0.6:governance/check-governance-request.json 4a9b799ba2b8b45b
 'use strict';
 /* adcp-3.0.6 check_governance request: governance/check-governance-request.json */
-exports.validate = require('./defs/governance.check-governance-request-091235583e6b.cjs').validate;
+exports.validate = require('./defs/governance.check-governance-request-2d2b46916121.cjs').validate;

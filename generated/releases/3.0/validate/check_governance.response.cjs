@@ -3,6 +3,6 @@
 //   adcp-3.0.6:governance/check-governance-response.json d827fa79d32f4df7
 'use strict';
 /* adcp-3.0.6 check_governance response: governance/check-governance-response.json */
-exports.validate = require('./defs/governance.check-governance-response-0930328503b5.cjs').validate;
+exports.validate = require('./defs/governance.check-governance-response-000ecfcb447d.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,4 @@
 //   adcp-3.0.6:media-buy/create-media-buy-request.json cf5b2fe94c826cde
 'use strict';
 /* adcp-3.0.6 create_media_buy request: media-buy/create-media-buy-request.json */
-exports.validate = require('./defs/media-buy.create-media-buy-request-7b6e45eb2e48.cjs').validate;
+exports.validate = require('./defs/media-buy.create-media-buy-request-9fa66868d962.cjs').validate;

@@ -6,16 +6,16 @@
 //   adcp-3.0.6:media-buy/create-media-buy-async-response-working.json c8b1b2ba0f4f5985
 'use strict';
 /* adcp-3.0.6 create_media_buy response: media-buy/create-media-buy-response.json */
-exports.validate = require('./defs/media-buy.create-media-buy-response-950d15a09b21.cjs').validate;
+exports.validate = require('./defs/media-buy.create-media-buy-response-79622766adfb.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.create-media-buy-async-response-input-required-844f1a6649dc.cjs').validate;
+    return require('./defs/media-buy.create-media-buy-async-response-input-required-1bcdc89ab28a.cjs').validate;
   },
   get submitted() {
-    return require('./defs/media-buy.create-media-buy-async-response-submitted-c21e9cc5ce49.cjs').validate;
+    return require('./defs/media-buy.create-media-buy-async-response-submitted-9233bb48d785.cjs').validate;
   },
   get working() {
-    return require('./defs/media-buy.create-media-buy-async-response-working-43d580400138.cjs').validate;
+    return require('./defs/media-buy.create-media-buy-async-response-working-7448b7b155b6.cjs').validate;
   },
 };

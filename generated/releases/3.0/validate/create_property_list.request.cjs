@@ -3,4 +3,4 @@
 //   adcp-3.0.6:property/create-property-list-request.json aeb6baedb08ec2f2
 'use strict';
 /* adcp-3.0.6 create_property_list request: property/create-property-list-request.json */
-exports.validate = require('./defs/property.create-property-list-request-2758c8016d1b.cjs').validate;
+exports.validate = require('./defs/property.create-property-list-request-7af3e0a55050.cjs').validate;

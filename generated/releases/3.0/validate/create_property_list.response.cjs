@@ -3,6 +3,6 @@
 //   adcp-3.0.6:property/create-property-list-response.json 1c6a8ad7633a183a
 'use strict';
 /* adcp-3.0.6 create_property_list response: property/create-property-list-response.json */
-exports.validate = require('./defs/property.create-property-list-response-75b7ab658c83.cjs').validate;
+exports.validate = require('./defs/property.create-property-list-response-c3da307aa504.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,4 @@
 //   adcp-3.0.6:property/delete-property-list-request.json 970d8ef8db9a2606
 'use strict';
 /* adcp-3.0.6 delete_property_list request: property/delete-property-list-request.json */
-exports.validate = require('./defs/property.delete-property-list-request-0a9f224bf7a8.cjs').validate;
+exports.validate = require('./defs/property.delete-property-list-request-8da8e8a730bd.cjs').validate;

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:property/delete-property-list-response.json 5a0b0b5aa97b0032
 'use strict';
 /* adcp-3.0.6 delete_property_list response: property/delete-property-list-response.json */
-exports.validate = require('./defs/property.delete-property-list-response-39d90b253788.cjs').validate;
+exports.validate = require('./defs/property.delete-property-list-response-72160335ccfa.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:protocol/get-adcp-capabilities-response.json 352ac513868a4418
 'use strict';
 /* adcp-3.0.6 get_adcp_capabilities response: protocol/get-adcp-capabilities-response.json */
-exports.validate = require('./defs/protocol.get-adcp-capabilities-response-cb5169d35189.cjs').validate;
+exports.validate = require('./defs/protocol.get-adcp-capabilities-response-303314797976.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

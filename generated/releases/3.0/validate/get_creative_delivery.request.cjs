@@ -3,4 +3,4 @@
 //   adcp-3.0.6:creative/get-creative-delivery-request.json c3b444d0f168b1e9
 'use strict';
 /* adcp-3.0.6 get_creative_delivery request: creative/get-creative-delivery-request.json */
-exports.validate = require('./defs/creative.get-creative-delivery-request-bcd55029e309.cjs').validate;
+exports.validate = require('./defs/creative.get-creative-delivery-request-588e4003428a.cjs').validate;

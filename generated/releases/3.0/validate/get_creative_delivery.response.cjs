@@ -3,6 +3,6 @@
 //   adcp-3.0.6:creative/get-creative-delivery-response.json cb6b1b05d696783a
 'use strict';
 /* adcp-3.0.6 get_creative_delivery response: creative/get-creative-delivery-response.json */
-exports.validate = require('./defs/creative.get-creative-delivery-response-1922822052a5.cjs').validate;
+exports.validate = require('./defs/creative.get-creative-delivery-response-a76dff068553.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

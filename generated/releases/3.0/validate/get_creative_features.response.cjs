@@ -3,6 +3,6 @@
 //   adcp-3.0.6:creative/get-creative-features-response.json f950e6aada08b8c9
 'use strict';
 /* adcp-3.0.6 get_creative_features response: creative/get-creative-features-response.json */
-exports.validate = require('./defs/creative.get-creative-features-response-6692a7798b7d.cjs').validate;
+exports.validate = require('./defs/creative.get-creative-features-response-d53af77942ad.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

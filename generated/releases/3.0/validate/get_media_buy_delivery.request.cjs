@@ -3,4 +3,4 @@
 //   adcp-3.0.6:media-buy/get-media-buy-delivery-request.json d3d0b81146a38845
 'use strict';
 /* adcp-3.0.6 get_media_buy_delivery request: media-buy/get-media-buy-delivery-request.json */
-exports.validate = require('./defs/media-buy.get-media-buy-delivery-request-6f1d06f99659.cjs').validate;
+exports.validate = require('./defs/media-buy.get-media-buy-delivery-request-1e57a80ef673.cjs').validate;

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/get-media-buy-delivery-response.json 0a894dbeef50e10b
 'use strict';
 /* adcp-3.0.6 get_media_buy_delivery response: media-buy/get-media-buy-delivery-response.json */
-exports.validate = require('./defs/media-buy.get-media-buy-delivery-response-f287d3d9b171.cjs').validate;
+exports.validate = require('./defs/media-buy.get-media-buy-delivery-response-154d69db17ff.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/get-media-buys-response.json a822e8870fca60a8
 'use strict';
 /* adcp-3.0.6 get_media_buys response: media-buy/get-media-buys-response.json */
-exports.validate = require('./defs/media-buy.get-media-buys-response-7b5d13235d1a.cjs').validate;
+exports.validate = require('./defs/media-buy.get-media-buys-response-c272363ef52f.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

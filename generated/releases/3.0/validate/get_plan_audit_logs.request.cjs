@@ -3,4 +3,4 @@
 //   adcp-3.0.6:governance/get-plan-audit-logs-request.json 5ea177a671d0145d
 'use strict';
 /* adcp-3.0.6 get_plan_audit_logs request: governance/get-plan-audit-logs-request.json */
-exports.validate = require('./defs/governance.get-plan-audit-logs-request-f39c2a240a41.cjs').validate;
+exports.validate = require('./defs/governance.get-plan-audit-logs-request-8ad5e3459a1a.cjs').validate;

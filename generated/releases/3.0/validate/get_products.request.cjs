@@ -3,4 +3,4 @@
 //   adcp-3.0.6:media-buy/get-products-request.json ba513ff0ba5d083a
 'use strict';
 /* adcp-3.0.6 get_products request: media-buy/get-products-request.json */
-exports.validate = require('./defs/media-buy.get-products-request-f5d9efc49711.cjs').validate;
+exports.validate = require('./defs/media-buy.get-products-request-92586ff0dad2.cjs').validate;

@@ -6,16 +6,16 @@
 //   adcp-3.0.6:media-buy/get-products-async-response-working.json f5f83a9946ad7add
 'use strict';
 /* adcp-3.0.6 get_products response: media-buy/get-products-response.json */
-exports.validate = require('./defs/media-buy.get-products-response-3cb6607b0020.cjs').validate;
+exports.validate = require('./defs/media-buy.get-products-response-449d1465b56c.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.get-products-async-response-input-required-c41902c3845a.cjs').validate;
+    return require('./defs/media-buy.get-products-async-response-input-required-5f1740f84420.cjs').validate;
   },
   get submitted() {
-    return require('./defs/media-buy.get-products-async-response-submitted-f9b26db0e262.cjs').validate;
+    return require('./defs/media-buy.get-products-async-response-submitted-08ecb3666709.cjs').validate;
   },
   get working() {
-    return require('./defs/media-buy.get-products-async-response-working-4fbec2b5311d.cjs').validate;
+    return require('./defs/media-buy.get-products-async-response-working-a0116056e909.cjs').validate;
   },
 };

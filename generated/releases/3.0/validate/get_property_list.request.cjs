@@ -3,4 +3,4 @@
 //   adcp-3.0.6:property/get-property-list-request.json 742f9135391d8a30
 'use strict';
 /* adcp-3.0.6 get_property_list request: property/get-property-list-request.json */
-exports.validate = require('./defs/property.get-property-list-request-e926e8e30a42.cjs').validate;
+exports.validate = require('./defs/property.get-property-list-request-3f3a191e21eb.cjs').validate;

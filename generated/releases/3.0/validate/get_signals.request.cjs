@@ -3,4 +3,4 @@
 //   adcp-3.0.6:signals/get-signals-request.json 2d2667258811205d
 'use strict';
 /* adcp-3.0.6 get_signals request: signals/get-signals-request.json */
-exports.validate = require('./defs/signals.get-signals-request-8f304410e546.cjs').validate;
+exports.validate = require('./defs/signals.get-signals-request-e698dcfc91e3.cjs').validate;

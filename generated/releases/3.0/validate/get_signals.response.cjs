@@ -3,6 +3,6 @@
 //   adcp-3.0.6:signals/get-signals-response.json b1b4ed0ca9fbabe9
 'use strict';
 /* adcp-3.0.6 get_signals response: signals/get-signals-response.json */
-exports.validate = require('./defs/signals.get-signals-response-17aaab77c9b5.cjs').validate;
+exports.validate = require('./defs/signals.get-signals-response-77e1d9942daf.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,4 @@
 //   adcp-3.0.6:account/list-accounts-request.json da0fe2bb5a653938
 'use strict';
 /* adcp-3.0.6 list_accounts request: account/list-accounts-request.json */
-exports.validate = require('./defs/account.list-accounts-request-1e8a26083ea0.cjs').validate;
+exports.validate = require('./defs/account.list-accounts-request-c173b0e67ff6.cjs').validate;

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/list-creative-formats-response.json 6da1f275fc404327
 'use strict';
 /* adcp-3.0.6 list_creative_formats response: media-buy/list-creative-formats-response.json */
-exports.validate = require('./defs/media-buy.list-creative-formats-response-f7dd230b36db.cjs').validate;
+exports.validate = require('./defs/media-buy.list-creative-formats-response-887cb880632f.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

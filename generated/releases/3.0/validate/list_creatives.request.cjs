@@ -3,4 +3,4 @@
 //   adcp-3.0.6:creative/list-creatives-request.json aa0a18cfb3728c47
 'use strict';
 /* adcp-3.0.6 list_creatives request: creative/list-creatives-request.json */
-exports.validate = require('./defs/creative.list-creatives-request-da691caadefc.cjs').validate;
+exports.validate = require('./defs/creative.list-creatives-request-a196354cf9d8.cjs').validate;

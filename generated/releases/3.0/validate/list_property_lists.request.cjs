@@ -3,4 +3,4 @@
 //   adcp-3.0.6:property/list-property-lists-request.json 18cf8ae277cb2a05
 'use strict';
 /* adcp-3.0.6 list_property_lists request: property/list-property-lists-request.json */
-exports.validate = require('./defs/property.list-property-lists-request-a2daa425bc15.cjs').validate;
+exports.validate = require('./defs/property.list-property-lists-request-42621fccfe71.cjs').validate;

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:property/list-property-lists-response.json c9ac8e92dd8202a7
 'use strict';
 /* adcp-3.0.6 list_property_lists response: property/list-property-lists-response.json */
-exports.validate = require('./defs/property.list-property-lists-response-e5d190bf0d2b.cjs').validate;
+exports.validate = require('./defs/property.list-property-lists-response-42434314daf6.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

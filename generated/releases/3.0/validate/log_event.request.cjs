@@ -3,4 +3,4 @@
 //   adcp-3.0.6:media-buy/log-event-request.json ed2c3412738346f8
 'use strict';
 /* adcp-3.0.6 log_event request: media-buy/log-event-request.json */
-exports.validate = require('./defs/media-buy.log-event-request-4c57f2ee4d68.cjs').validate;
+exports.validate = require('./defs/media-buy.log-event-request-19c2c7f0b266.cjs').validate;

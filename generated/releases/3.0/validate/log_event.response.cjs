@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/log-event-response.json 1e79e16d27c6e78f
 'use strict';
 /* adcp-3.0.6 log_event response: media-buy/log-event-response.json */
-exports.validate = require('./defs/media-buy.log-event-response-192540380f0c.cjs').validate;
+exports.validate = require('./defs/media-buy.log-event-response-007d38e41a43.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

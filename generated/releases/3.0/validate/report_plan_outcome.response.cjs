@@ -3,6 +3,6 @@
 //   adcp-3.0.6:governance/report-plan-outcome-response.json 929e41983704d5c4
 'use strict';
 /* adcp-3.0.6 report_plan_outcome response: governance/report-plan-outcome-response.json */
-exports.validate = require('./defs/governance.report-plan-outcome-response-37b0655c8935.cjs').validate;
+exports.validate = require('./defs/governance.report-plan-outcome-response-775edbc87b1c.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,4 @@
 //   adcp-3.0.6:account/sync-accounts-request.json 562dff94946afc35
 'use strict';
 /* adcp-3.0.6 sync_accounts request: account/sync-accounts-request.json */
-exports.validate = require('./defs/account.sync-accounts-request-26c16247abb8.cjs').validate;
+exports.validate = require('./defs/account.sync-accounts-request-a8bbf780ea82.cjs').validate;

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:account/sync-accounts-response.json 93c795d6f4713793
 'use strict';
 /* adcp-3.0.6 sync_accounts response: account/sync-accounts-response.json */
-exports.validate = require('./defs/account.sync-accounts-response-a36af1eb9f06.cjs').validate;
+exports.validate = require('./defs/account.sync-accounts-response-49501fa0a604.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,4 @@
 //   adcp-3.0.6:media-buy/sync-audiences-request.json 26b4fc06d76f3807
 'use strict';
 /* adcp-3.0.6 sync_audiences request: media-buy/sync-audiences-request.json */
-exports.validate = require('./defs/media-buy.sync-audiences-request-3516bf1596bc.cjs').validate;
+exports.validate = require('./defs/media-buy.sync-audiences-request-be80fee1c6f2.cjs').validate;

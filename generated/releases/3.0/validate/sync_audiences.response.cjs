@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-audiences-response.json 090d878c82c26220
 'use strict';
 /* adcp-3.0.6 sync_audiences response: media-buy/sync-audiences-response.json */
-exports.validate = require('./defs/media-buy.sync-audiences-response-a6a69ddd38c1.cjs').validate;
+exports.validate = require('./defs/media-buy.sync-audiences-response-ebf8fe689d66.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

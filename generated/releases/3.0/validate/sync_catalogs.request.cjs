@@ -3,4 +3,4 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-request.json 83bc7b3aba2f406b
 'use strict';
 /* adcp-3.0.6 sync_catalogs request: media-buy/sync-catalogs-request.json */
-exports.validate = require('./defs/media-buy.sync-catalogs-request-b8ebe5b96c57.cjs').validate;
+exports.validate = require('./defs/media-buy.sync-catalogs-request-706d4a4c33b0.cjs').validate;

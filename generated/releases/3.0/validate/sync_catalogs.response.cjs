@@ -6,16 +6,16 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-async-response-working.json a4d9c2765beeec7a
 'use strict';
 /* adcp-3.0.6 sync_catalogs response: media-buy/sync-catalogs-response.json */
-exports.validate = require('./defs/media-buy.sync-catalogs-response-08720cca6f73.cjs').validate;
+exports.validate = require('./defs/media-buy.sync-catalogs-response-ee7b82db2ef2.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.sync-catalogs-async-response-input-required-984aa324aada.cjs').validate;
+    return require('./defs/media-buy.sync-catalogs-async-response-input-required-58be4811660d.cjs').validate;
   },
   get submitted() {
-    return require('./defs/media-buy.sync-catalogs-async-response-submitted-370b0d8f8cde.cjs').validate;
+    return require('./defs/media-buy.sync-catalogs-async-response-submitted-f7f73e1de64a.cjs').validate;
   },
   get working() {
-    return require('./defs/media-buy.sync-catalogs-async-response-working-92bbfd2070a7.cjs').validate;
+    return require('./defs/media-buy.sync-catalogs-async-response-working-05f641125075.cjs').validate;
   },
 };

@@ -6,16 +6,16 @@
 //   adcp-3.0.6:creative/sync-creatives-async-response-working.json 43d624c755a8cf00
 'use strict';
 /* adcp-3.0.6 sync_creatives response: creative/sync-creatives-response.json */
-exports.validate = require('./defs/creative.sync-creatives-response-e31ff1741bd7.cjs').validate;
+exports.validate = require('./defs/creative.sync-creatives-response-0986819c24ec.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/creative.sync-creatives-async-response-input-required-1d27bd612952.cjs').validate;
+    return require('./defs/creative.sync-creatives-async-response-input-required-a48c36e5101f.cjs').validate;
   },
   get submitted() {
-    return require('./defs/creative.sync-creatives-async-response-submitted-cc2b768693cd.cjs').validate;
+    return require('./defs/creative.sync-creatives-async-response-submitted-a34d849ee290.cjs').validate;
   },
   get working() {
-    return require('./defs/creative.sync-creatives-async-response-working-ac1fd5b8d490.cjs').validate;
+    return require('./defs/creative.sync-creatives-async-response-working-cbc3ec9b7b64.cjs').validate;
   },
 };

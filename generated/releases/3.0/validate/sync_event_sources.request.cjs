@@ -3,4 +3,4 @@
 //   adcp-3.0.6:media-buy/sync-event-sources-request.json 6034cd9bf21c1560
 'use strict';
 /* adcp-3.0.6 sync_event_sources request: media-buy/sync-event-sources-request.json */
-exports.validate = require('./defs/media-buy.sync-event-sources-request-2856eede8f53.cjs').validate;
+exports.validate = require('./defs/media-buy.sync-event-sources-request-161f316fad2a.cjs').validate;

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-event-sources-response.json ba17a75fe56ca9b5
 'use strict';
 /* adcp-3.0.6 sync_event_sources response: media-buy/sync-event-sources-response.json */
-exports.validate = require('./defs/media-buy.sync-event-sources-response-4da220b8f8e9.cjs').validate;
+exports.validate = require('./defs/media-buy.sync-event-sources-response-e5024f714aff.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

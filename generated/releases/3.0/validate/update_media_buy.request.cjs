@@ -3,4 +3,4 @@
 //   adcp-3.0.6:media-buy/update-media-buy-request.json 32d1f5acb9e32e9a
 'use strict';
 /* adcp-3.0.6 update_media_buy request: media-buy/update-media-buy-request.json */
-exports.validate = require('./defs/media-buy.update-media-buy-request-47a6baf67758.cjs').validate;
+exports.validate = require('./defs/media-buy.update-media-buy-request-71199abc339c.cjs').validate;

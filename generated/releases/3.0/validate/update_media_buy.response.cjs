@@ -6,16 +6,16 @@
 //   adcp-3.0.6:media-buy/update-media-buy-async-response-working.json c8a2a923eaeec2c9
 'use strict';
 /* adcp-3.0.6 update_media_buy response: media-buy/update-media-buy-response.json */
-exports.validate = require('./defs/media-buy.update-media-buy-response-339f2c88aaba.cjs').validate;
+exports.validate = require('./defs/media-buy.update-media-buy-response-2b4fefb549af.cjs').validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.update-media-buy-async-response-input-required-a0b213d44a3d.cjs').validate;
+    return require('./defs/media-buy.update-media-buy-async-response-input-required-2df505bf37b7.cjs').validate;
   },
   get submitted() {
-    return require('./defs/media-buy.update-media-buy-async-response-submitted-39c56e253df1.cjs').validate;
+    return require('./defs/media-buy.update-media-buy-async-response-submitted-44618bedb73b.cjs').validate;
   },
   get working() {
-    return require('./defs/media-buy.update-media-buy-async-response-working-5aca2ce6548b.cjs').validate;
+    return require('./defs/media-buy.update-media-buy-async-response-working-dc5cdff7ce9d.cjs').validate;
   },
 };

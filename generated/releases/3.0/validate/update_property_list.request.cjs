@@ -3,4 +3,4 @@
 //   adcp-3.0.6:property/update-property-list-request.json a2455beedbfc8957
 'use strict';
 /* adcp-3.0.6 update_property_list request: property/update-property-list-request.json */
-exports.validate = require('./defs/property.update-property-list-request-d6df42b7a738.cjs').validate;
+exports.validate = require('./defs/property.update-property-list-request-163494a58e7a.cjs').validate;
