@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createMediaBuyRequest } from '../test/helpers/payloads.js';
 import { repoRoot } from '../test/helpers/releases.js';
 
 /**
@@ -8,14 +9,7 @@ import { repoRoot } from '../test/helpers/releases.js';
  * in development mode (requests and responses validated) on the same create_media_buy, in one run: cold (a new
  * process, first call, net of node's own start) and warm (calls per second).
  */
-const ARGS = {
-  idempotency_key: 'c0ffee00-0000-4000-8000-000000000001',
-  account: { account_id: 'acc_1' },
-  brand: { domain: 'acme.example' },
-  start_time: 'asap',
-  end_time: '2027-01-01T00:00:00Z',
-  packages: [{ product_id: 'homepage_takeover', pricing_option_id: 'cpm_fixed', budget: 1000 }],
-};
+const ARGS = createMediaBuyRequest();
 const RESULT = { media_buy_id: 'mb_1', packages: [{ package_id: 'p1' }], confirmed_at: '2026-12-02T10:00:00Z', revision: 1 };
 const WARM_CALLS = 3000;
 

@@ -15,6 +15,7 @@ import { wrapValidator } from '../runtime/issues.js';
 import { loadArtifact } from '../runtime/loader.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
+import { createMediaBuyRequest } from '../test/helpers/payloads.js';
 
 /**
  * Issue 7 "Prove it": cold start to the first validated create_media_buy in a NEW node process (net of node's own
@@ -29,14 +30,7 @@ type AddFormats = (ajv: Ajv, opts?: unknown) => Ajv;
 const addFormats: AddFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as AddFormats;
 
 const RUNS = 5;
-const VALID_CMB_30 = {
-  idempotency_key: 'abcdefghijklmnop-1234',
-  account: { account_id: 'acc_1' },
-  brand: { domain: 'acme.example' },
-  start_time: 'asap',
-  end_time: '2026-12-31T00:00:00Z',
-  packages: [{ product_id: 'prod_1', pricing_option_id: 'cpm_1', budget: 1000 }],
-};
+const VALID_CMB_30 = createMediaBuyRequest();
 
 export async function run(): Promise<string[]> {
   const lines: string[] = [];

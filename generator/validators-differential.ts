@@ -57,3 +57,29 @@ export function writeEmitted(dir: string, files: readonly EmittedFile[]): void {
     writeFileSync(join(dir, f.path), f.contents);
   }
 }
+
+/**
+ * The examples differential: every `examples` entry (and its breakages) through the generated validators written
+ * to `dir`, against `runtime` (run-time Ajv over the same release). Returns the disagreements and the counts.
+ */
+export function examplesDifferential(
+  release: Release,
+  dir: string,
+  runtime: { getSchema(uri: string): ((data: unknown) => boolean | Promise<unknown>) | undefined },
+  compile: (release: Release, uris: readonly string[]) => { files: readonly EmittedFile[]; modules: ReadonlyMap<string, string> },
+  verdict: (dir: string, module: string, data: unknown) => boolean,
+): { cases: number; locations: number; valid: number; disagreements: string[] } {
+  const cases = exampleCases(release);
+  const uris = [...new Set(cases.map((c) => c.uri))];
+  const compiled = compile(release, uris);
+  writeEmitted(dir, compiled.files);
+  let valid = 0;
+  const disagreements: string[] = [];
+  for (const c of cases) {
+    const expected = runtime.getSchema(c.uri)!(c.data) === true;
+    const got = verdict(dir, compiled.modules.get(c.uri)!, c.data);
+    if (got !== expected) disagreements.push(`${c.id}: generated ${got}, run-time Ajv ${expected}`);
+    if (expected) valid++;
+  }
+  return { cases: cases.length, locations: uris.length, valid, disagreements };
+}

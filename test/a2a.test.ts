@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { committedSet } from './helpers/generated.js';
+import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
 
 /**
@@ -70,15 +71,7 @@ test('the agent card lists the profile tools as skills', () => {
 test('a valid skill call completes with the AdCP response as a DataPart artifact', async () => {
   const { state, body } = await send({
     skill: 'create_media_buy',
-    input: {
-      idempotency_key: 'c0ffee00-0000-4000-8000-0000000000a2',
-      account: { account_id: 'acc_1' },
-      brand: { domain: 'acme.example' },
-      start_time: 'asap',
-      end_time: '2027-01-01T00:00:00Z',
-      packages: [{ product_id: 'homepage_takeover', pricing_option_id: 'cpm_fixed', budget: 1000 }],
-      context: { via: 'a2a' },
-    },
+    input: createMediaBuyRequest({ idempotency_key: 'c0ffee00-0000-4000-8000-0000000000a2', context: { via: 'a2a' } }),
   });
   assert.is(state, 'completed');
   assert.match(body.media_buy_id, /^mb_/);

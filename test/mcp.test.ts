@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { committedSet } from './helpers/generated.js';
+import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
 
 type Handlers = Record<string, (args: any, ctx: any) => unknown>;
@@ -16,16 +17,7 @@ const example = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agen
 };
 const { loadProfile } = await committedSet();
 
-const buy = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  idempotency_key: 'c0ffee00-0000-4000-8000-000000000001',
-  account: { account_id: 'acc_1' },
-  brand: { domain: 'acme.example' },
-  start_time: 'asap',
-  end_time: '2027-01-01T00:00:00Z',
-  packages: [{ product_id: 'homepage_takeover', pricing_option_id: 'cpm_fixed', budget: 1000 }],
-  context: { correlation_id: 'corr-1' },
-  ...extra,
-});
+const buy = (extra: Record<string, unknown> = {}): Record<string, unknown> => createMediaBuyRequest({ context: { correlation_id: 'corr-1' }, ...extra });
 
 async function connect(mode: 'production' | 'development', handlers: Handlers = example.createSellerHandlers()) {
   const agent = await loadProfile('guaranteed-publisher', { mode });

@@ -8,10 +8,11 @@ import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '..
 import { CodegenError } from '../generator/errors.js';
 import { loadRelease } from '../generator/load-release.js';
 import type { EmittedFile } from '../generator/model.js';
-import { exampleCases, writeEmitted } from '../generator/validators-differential.js';
+import { examplesDifferential, writeEmitted } from '../generator/validators-differential.js';
 import type { Issue, RawValidateFn, RequestValidatorModule, ResponseValidatorModule } from '../runtime/contract.js';
 import { toIssues, wrapResponseValidator, wrapValidator } from '../runtime/issues.js';
 import { loadArtifact, loadedArtifacts } from '../runtime/loader.js';
+import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
 
 /**
@@ -30,14 +31,7 @@ function requestValidator(tool: string) {
   return wrapValidator((loadArtifact(out, `releases/${release.key}/validate/${tool}.request.cjs`) as RequestValidatorModule).validate);
 }
 
-const VALID_CMB = {
-  idempotency_key: 'abcdefghijklmnop-1234',
-  account: { account_id: 'acc_1' },
-  brand: { domain: 'acme.example' },
-  start_time: 'asap',
-  end_time: '2026-12-31T00:00:00Z',
-  packages: [{ product_id: 'prod_1', pricing_option_id: 'cpm_1', budget: 1000 }],
-};
+const VALID_CMB = createMediaBuyRequest();
 const clone = <T>(v: T): T => structuredClone(v);
 
 test('every available tool gets request and response modules; every require stays inside the output', () => {
@@ -108,23 +102,12 @@ test('strict mode names the place: an unknown keyword in a referenced schema fai
 });
 
 test('differential: every examples entry (and breakages of it) gets the same verdict as run-time Ajv', () => {
-  const cases = exampleCases(release);
-  const uris = [...new Set(cases.map((c) => c.uri))];
-  const compiled = compileSchemaValidators(release, uris);
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-examples-'));
-  writeEmitted(dir, compiled.files);
-  let valid = 0;
-  const disagreements: string[] = [];
-  for (const c of cases) {
-    const expected = runtimeAjv.getSchema(c.uri)!(c.data) === true;
-    const raw = (loadArtifact(dir, compiled.modules.get(c.uri)!) as RequestValidatorModule).validate;
-    const got = wrapValidator(raw)(c.data).ok;
-    if (got !== expected) disagreements.push(`${c.id}: generated ${got}, run-time Ajv ${expected}`);
-    if (expected) valid++;
-  }
-  console.log(`  3.0.6 examples differential: ${cases.length} payloads at ${uris.length} schema locations, ${valid} valid, ${cases.length - valid} invalid, ${disagreements.length} disagreements`);
-  assert.equal(disagreements, []);
-  assert.ok(valid > 100 && cases.length - valid > 100, 'both verdicts exercised');
+  const r = examplesDifferential(release, mkdtempSync(join(tmpdir(), 'adcp-validators-examples-')), runtimeAjv, compileSchemaValidators, (dir, module, data) =>
+    wrapValidator((loadArtifact(dir, module) as RequestValidatorModule).validate)(data).ok,
+  );
+  console.log(`  3.0.6 examples differential: ${r.cases} payloads at ${r.locations} schema locations, ${r.valid} valid, ${r.cases - r.valid} invalid, ${r.disagreements.length} disagreements`);
+  assert.equal(r.disagreements, []);
+  assert.ok(r.valid > 100 && r.cases - r.valid > 100, 'both verdicts exercised');
 });
 
 test('differential: tool request and response modules agree with run-time Ajv on the root examples of every tool schema', () => {

@@ -1,0 +1,15 @@
+/**
+ * One valid AdCP create_media_buy request (valid in 3.0.6 and 3.2), shared by tests and benches so every figure
+ * and assertion speaks about the same payload. Returns a fresh object each time.
+ */
+export function createMediaBuyRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    idempotency_key: 'c0ffee00-0000-4000-8000-000000000001',
+    account: { account_id: 'acc_1' },
+    brand: { domain: 'acme.example' },
+    start_time: 'asap',
+    end_time: '2027-01-01T00:00:00Z',
+    packages: [{ product_id: 'homepage_takeover', pricing_option_id: 'cpm_fixed', budget: 1000 }],
+    ...overrides,
+  };
+}
