@@ -180,7 +180,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     let list = toolsListCache.get(r.key);
     if (list === undefined) {
       const schema = (path: string): Record<string, unknown> =>
-        cached(`schema\0${path}`, () => (JSON.parse(readFileSync(join(outDir, path), 'utf8')) as { schema: Record<string, unknown> }).schema);
+        // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
+        cached(`schema\0${path}`, () => deepFreeze((JSON.parse(readFileSync(join(outDir, path), 'utf8')) as { schema: Record<string, unknown> }).schema));
       list = r.toolsList.map((e) => ({
         name: e.name,
         ...(e.description !== undefined ? { description: e.description } : {}),
@@ -391,6 +392,14 @@ function unknownFieldPointer(issue: Issue): string | undefined {
   if (issue.keyword !== 'additionalProperties' || issue.additionalProperty === undefined) return undefined;
   const token = issue.additionalProperty.replace(/~/g, '~0').replace(/\//g, '~1');
   return issue.pointer.endsWith(`/${token}`) ? issue.pointer : `${issue.pointer}/${token}`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**
