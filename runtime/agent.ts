@@ -15,7 +15,7 @@ import {
 } from './contract.js';
 import { driftIssues } from './drift.js';
 import { AdcpError, contextEcho, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
-import { wrapValidator } from './issues.js';
+import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor, type A2AExecutor, type A2ASkill } from './a2a.js';
@@ -163,13 +163,9 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   };
   const requestValidator = (r: ProfileRelease, tool: string): ValidateFn =>
     cached(`req\0${r.key}\0${tool}`, () => wrapValidator((loadArtifact(outDir, ARTIFACT_PATHS.request(r.key, tool)) as RequestValidatorModule).validate));
-  const responseModule = (r: ProfileRelease, tool: string): ResponseValidatorModule =>
-    cached(`res\0${r.key}\0${tool}`, () => loadArtifact(outDir, ARTIFACT_PATHS.response(r.key, tool)) as ResponseValidatorModule);
-  const responseValidator = (r: ProfileRelease, tool: string, status: unknown): ValidateFn => {
-    const mod = responseModule(r, tool);
-    const variant = typeof status === 'string' && Object.prototype.hasOwnProperty.call(mod.validateAsync, status) ? status : '';
-    return cached(`resv\0${r.key}\0${tool}\0${variant}`, () => wrapValidator(variant === '' ? mod.validate : mod.validateAsync[variant]!));
-  };
+  // Picks the async variant by the body's `status`, as the response schemas intend.
+  const responseValidator = (r: ProfileRelease, tool: string): ValidateFn =>
+    cached(`res\0${r.key}\0${tool}`, () => wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(r.key, tool)) as ResponseValidatorModule));
   const stripFn = (r: ProfileRelease, tool: string) => cached(`strip\0${r.key}\0${tool}`, () => (loadArtifact(outDir, ARTIFACT_PATHS.strip(r.key, tool)) as StripModule).strip);
   const normalizeFn = (r: ProfileRelease, tool: string) =>
     cached(`norm\0${r.key}\0${tool}`, () => (loadArtifact(outDir, ARTIFACT_PATHS.normalize(r.key, tool)) as NormalizeModule).normalize);
@@ -228,14 +224,12 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       if (!copy.ok) return { ok: false, issues: [copy.issue] };
       const normalized = normalizeFn(r, tool)(copy.value);
       const stripped = stripFn(r, tool)(normalized.value);
-      const candidate = mode === 'production' ? stripped.value : normalized.value;
-      const drift = mode === 'development' ? driftIssues(stripped) : [];
-      const verdict = validateWith(requestValidator(r, tool), candidate);
-      // The validator reports the same unknown fields the strip function found: one issue per field.
-      const driftAt = new Set(drift.map(unknownFieldPointer));
-      const issues = [...drift, ...(verdict.ok ? [] : verdict.issues.filter((i) => !driftAt.has(unknownFieldPointer(i))))];
+      // Both modes validate the stripped value, so the validator reports every other problem; development then
+      // rejects the unknown fields production would have dropped, one issue per field.
+      const verdict = validateWith(requestValidator(r, tool), stripped.value);
+      const issues = [...(mode === 'development' ? driftIssues(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
       if (issues.length > 0) return { ok: false, issues };
-      return { ok: true, value: candidate as Record<string, unknown>, normalized: normalized.applied, stripped: mode === 'production' ? stripped.removed : [] };
+      return { ok: true, value: stripped.value as Record<string, unknown>, normalized: normalized.applied, stripped: stripped.removed };
     } catch (e) {
       // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
       if (e instanceof RangeError) return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }] };
@@ -269,18 +263,16 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     validateResponse(tool, body, opts = {}) {
       const r = releaseFor(opts.release);
       requireTool(tool, r);
-      const status = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).status : undefined;
-      return validateWith(responseValidator(r, tool, status), body);
+      return validateWith(responseValidator(r, tool), body);
     },
 
     async call(tool, args, handler, ctx = {}) {
       if (!allTools.has(tool)) throw new UnknownToolError(tool);
-      const echo = contextEcho(args);
       const choice = selectRelease(served, args);
       if (!choice.ok) {
         const body =
           choice.code === 'VERSION_UNSUPPORTED' ? versionUnsupported(choice.message, served.map((r) => r.key)) : invalidRequest(tool, choice.issues);
-        return errorResult(body, echo, served[0]!.key);
+        return errorResult(body, args, served[0]!.key);
       }
       const r = byKey.get(choice.release.key)!;
       if (!r.tools.includes(tool)) {
@@ -291,12 +283,12 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
             recovery: 'correctable',
             details: { tool, supported_versions: served.filter((x) => x.tools.includes(tool)).map((x) => x.key) },
           },
-          echo,
+          args,
           r.key,
         );
       }
       const parsed = parse(tool, r, args);
-      if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues), echo, r.key);
+      if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues), args, r.key);
 
       const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
       let result: unknown;
@@ -304,20 +296,20 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         if (options.authorize !== undefined) await options.authorize(tool, parsed.value, hctx);
         result = await handler(parsed.value, hctx);
       } catch (e) {
-        return errorResult(e instanceof AdcpError ? e.toBody() : internalError(tool, e), echo, r.key);
+        return errorResult(e instanceof AdcpError ? e.toBody() : internalError(tool, e), args, r.key);
       }
-      if (result instanceof AdcpError) return errorResult(result.toBody(), echo, r.key);
+      if (result instanceof AdcpError) return errorResult(result.toBody(), args, r.key);
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-        return errorResult(internalError(tool, new Error('the handler returned no response object')), echo, r.key);
+        return errorResult(internalError(tool, new Error('the handler returned no response object')), args, r.key);
       }
       const resultBody = result as Record<string, unknown>;
-      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, echo, r.key);
+      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
 
       const body: Record<string, unknown> = { ...resultBody, status: resultBody.status ?? 'completed', adcp_version: r.key };
       const sentContext = (parsed.value as Record<string, unknown>).context;
       if (sentContext !== undefined) body.context = sentContext;
       if (mode === 'development') {
-        const verdict = validateWith(responseValidator(r, tool, body.status), body);
+        const verdict = validateWith(responseValidator(r, tool), body);
         if (!verdict.ok) {
           // Never send an invalid response as if it were valid: the agent has a bug, the buyer gets a server error.
           return errorResult(
@@ -327,7 +319,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
               recovery: 'transient',
               details: { tool, response_issues: verdict.issues },
             },
-            echo,
+            args,
             r.key,
           );
         }
@@ -348,7 +340,9 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
  * A rejection carries its JSON in content[0].text only: MCP clients validate any structuredContent against the
  * tool's outputSchema, which describes the task's results, not AdCP errors.
  */
-function errorResult(error: AdcpErrorBody, echo: { present: boolean; value?: unknown }, release: string): CallToolResult {
+function errorResult(error: AdcpErrorBody, args: unknown, release: string): CallToolResult {
+  // The caller's own context, measured only when there is a rejection to echo it on.
+  const echo = contextEcho(args);
   const body: Record<string, unknown> = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
@@ -387,12 +381,6 @@ function releaseUnion(docs: { key: string; schema: Record<string, unknown> }[]):
   };
 }
 
-/** For an unknown-field issue, the field's own pointer (whether the issue names the field or its parent). */
-function unknownFieldPointer(issue: Issue): string | undefined {
-  if (issue.keyword !== 'additionalProperties' || issue.additionalProperty === undefined) return undefined;
-  const token = issue.additionalProperty.replace(/~/g, '~0').replace(/\//g, '~1');
-  return issue.pointer.endsWith(`/${token}`) ? issue.pointer : `${issue.pointer}/${token}`;
-}
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {

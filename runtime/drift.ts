@@ -1,4 +1,5 @@
 import type { Issue, StripResult } from './contract.js';
+import { unescapeToken } from './pointer.js';
 
 /**
  * Development mode rejects what production strips: every unknown field the strip function found at a closed object
@@ -9,7 +10,7 @@ export function driftIssues(result: StripResult): Issue[] {
   return result.removed.map((pointer) => {
     const slash = pointer.lastIndexOf('/');
     const parent = slash < 0 ? '' : pointer.slice(0, slash);
-    const name = (slash < 0 ? pointer : pointer.slice(slash + 1)).replace(/~1/g, '/').replace(/~0/g, '~');
+    const name = unescapeToken(slash < 0 ? pointer : pointer.slice(slash + 1));
     return {
       pointer,
       keyword: 'additionalProperties',

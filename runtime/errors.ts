@@ -1,4 +1,5 @@
 import type { Issue } from './contract.js';
+import { escapeToken, unescapeToken } from './pointer.js';
 
 /** The `adcp_error` object of a rejection (AdCP core/error.json, plus the 3.1+ `issues`). */
 export interface AdcpErrorBody {
@@ -58,7 +59,7 @@ export function jsonPathLite(pointer: string): string {
   if (pointer === '') return '';
   let out = '';
   for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const token = unescapeToken(raw);
     if (/^(0|[1-9]\d*)$/.test(token)) out += `[${token}]`;
     else if (/^[A-Za-z_$][\w$]*$/.test(token)) out += out === '' ? token : `.${token}`;
     else out += `[${JSON.stringify(token)}]`;
@@ -82,7 +83,7 @@ export function invalidRequest(tool: string, issues: Issue[]): AdcpErrorBody {
 /** The field an issue is about: for a missing property, the property itself rather than its parent object. */
 function fieldPointer(issue: Issue): string {
   if (issue.keyword === 'required' && typeof issue.missingProperty === 'string') {
-    return `${issue.pointer}/${issue.missingProperty.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    return `${issue.pointer}/${escapeToken(issue.missingProperty)}`;
   }
   return issue.pointer;
 }

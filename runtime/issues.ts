@@ -3,6 +3,7 @@
  * Copied into the generated output with the rest of the runtime: imports nothing but the contract.
  */
 import type { AjvErrorObject, CheckResult, Issue, RawValidateFn, ResponseValidatorModule, ValidateFn } from './contract.js';
+import { escapeToken, unescapeToken } from './pointer.js';
 
 /** At most this many branch issues stand for a failed union (the closest branch's), never the whole cascade. */
 const MAX_BRANCH_ISSUES = 3;
@@ -307,16 +308,12 @@ function valueAt(data: unknown, pointer: string): unknown {
   if (pointer === '') return data;
   let node = data;
   for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const token = unescapeToken(raw);
     if (Array.isArray(node)) node = /^(0|[1-9]\d*)$/.test(token) ? node[Number(token)] : undefined;
     else if (isObject(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
     else return undefined;
   }
   return node;
-}
-
-function escapeToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -27,7 +27,7 @@ export function selectRelease(served: readonly ServedRelease[], args: unknown): 
   const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(fields, k) && fields[k] !== undefined;
   const pin = has('adcp_version') ? fields.adcp_version : undefined;
   const major = has('adcp_major_version') ? fields.adcp_major_version : undefined;
-  const supported = served.map((r) => r.key).join(', ');
+  const supported = (): string => served.map((r) => r.key).join(', ');
 
   let wantMajor: number | undefined;
   let wantMinor: number | undefined;
@@ -44,7 +44,7 @@ export function selectRelease(served: readonly ServedRelease[], args: unknown): 
       return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_major_version', keyword: 'type', message: 'must be an integer' }] };
     }
     if (wantMajor !== undefined && wantMajor !== major) {
-      return { ok: false, code: 'VERSION_UNSUPPORTED', message: `adcp_version ${String(pin)} and adcp_major_version ${major} disagree; served releases: ${supported}` };
+      return { ok: false, code: 'VERSION_UNSUPPORTED', message: `adcp_version ${String(pin)} and adcp_major_version ${major} disagree; served releases: ${supported()}` };
     }
     wantMajor = major;
   }
@@ -53,7 +53,7 @@ export function selectRelease(served: readonly ServedRelease[], args: unknown): 
   const chosen = wantMinor === undefined ? inMajor[0] : inMajor.find((r) => r.minor <= wantMinor!);
   if (chosen === undefined) {
     const asked = pin !== undefined ? `adcp_version ${String(pin)}` : `adcp_major_version ${String(major)}`;
-    return { ok: false, code: 'VERSION_UNSUPPORTED', message: `${asked} is not served; served releases: ${supported}` };
+    return { ok: false, code: 'VERSION_UNSUPPORTED', message: `${asked} is not served; served releases: ${supported()}` };
   }
   return { ok: true, release: chosen };
 }

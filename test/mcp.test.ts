@@ -112,6 +112,9 @@ test('unknown fields at closed objects: stripped in production, INVALID_REQUEST 
   const issue = r.adcp_error.issues.find((i: { keyword: string }) => i.keyword === 'additionalProperties');
   assert.is(issue.pointer, '/brand/from_adcp_4');
   assert.is(r.adcp_error.issues.length, 1);
+  // Alongside any other issue: the validator sees the value without the unknown field, so nothing hides behind it.
+  const both = body(await dev.client.callTool({ name: 'create_media_buy', arguments: { ...args, start_time: 42 } }));
+  assert.equal(both.adcp_error.issues.map((i: { pointer: string; keyword: string }) => `${i.keyword} ${i.pointer}`).sort(), ['additionalProperties /brand/from_adcp_4', 'oneOf /start_time'].sort());
   await dev.close();
 });
 
