@@ -1,9 +1,8 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { join } from 'node:path';
+import type { ValidateFunction } from 'ajv';
 import { compileNormalizers } from '../generator/compile-normalize.js';
 import { compileTypes } from '../generator/compile-types.js';
 import { loadRelease } from '../generator/load-release.js';
@@ -12,6 +11,8 @@ import { loadNormalizationRules, planNormalizations } from '../generator/normali
 import type { NormalizeFn } from '../runtime/contract.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
+import { compileReleaseSchema } from '../generator/release-ajv.js';
+import { writeEmitted } from '../test/helpers/differential.js';
 
 /**
  * Normalization on current payloads (nothing to translate) against run-time Ajv validation of the same payloads,
@@ -30,18 +31,11 @@ export async function run(): Promise<string[]> {
   const plan = planNormalizations(release, rules);
   const out = mkdtempSync(join(tmpdir(), 'adcp-bench-normalize-'));
   try {
-    for (const f of compileNormalizers(release, plan, TOOLS.filter((t) => release.tools.has(t)))) {
-      mkdirSync(dirname(join(out, f.path)), { recursive: true });
-      writeFileSync(join(out, f.path), f.contents);
-    }
+    writeEmitted(out, compileNormalizers(release, plan, TOOLS.filter((t) => release.tools.has(t))));
     const requireOut = createRequire(join(out, 'index.cjs'));
     const normalizer = (tool: string) => (requireOut(join(out, `releases/${release.key}/normalize/${tool}.cjs`)) as { normalize: NormalizeFn }).normalize;
 
-    const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-    const ajv = new Ajv({ strict: false });
-    addFormats(ajv);
-    for (const file of release.schemas.byId.values()) ajv.addSchema(file.schema, file.id);
-    const validator = (tool: string): ValidateFunction => ajv.getSchema(release.schemas.byPath.get(release.tools.get(tool)!.requestSchema)!.id)!;
+    const validator = (tool: string): ValidateFunction => compileReleaseSchema(release, release.tools.get(tool)!.requestSchema);
 
     const cases: { normalize: NormalizeFn; validate: ValidateFunction; payload: unknown }[] = [];
     for (const { tool, payload } of payloads(release)) {

@@ -1,5 +1,4 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import * as ajvFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -11,8 +10,8 @@ import { interpretStrip } from '../generator/strip-interpret.js';
 import { ARTIFACT_PATHS, type StripFn, type StripModule } from '../runtime/contract.js';
 import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
+import { compileReleaseSchema } from '../generator/release-ajv.js';
 
-const addFormats = ajvFormats.default as unknown as ajvFormats.FormatsPlugin;
 
 interface Payload {
   readonly tool: string;
@@ -30,15 +29,7 @@ export async function run(): Promise<string[]> {
   const sharedDir = sharedReleaseDir();
   const complianceDir = sharedComplianceDir();
   const release = loadRelease(sharedDir !== undefined && complianceDir !== undefined ? sharedDir : sdkReleaseDir());
-  const ajv = new Ajv({ strict: false });
-  addFormats(ajv);
-  for (const f of release.schemas.byId.values()) ajv.addSchema(f.schema, f.id);
-  const validators = new Map<string, ValidateFunction>();
-  const validatorFor = (tool: string): ValidateFunction => {
-    let v = validators.get(tool);
-    if (v === undefined) validators.set(tool, (v = ajv.getSchema(requestFile(release, tool).id)!));
-    return v;
-  };
+  const validatorFor = (tool: string): ValidateFunction => compileReleaseSchema(release, requestFile(release, tool).path);
 
   const raw: { tool: string; request: unknown }[] =
     complianceDir !== undefined && sharedDir !== undefined

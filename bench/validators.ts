@@ -9,7 +9,7 @@ import { compileValidators, createRuntimeAjv } from '../generator/compile-valida
 import { loadRelease } from '../generator/load-release.js';
 import type { EmittedFile, Release } from '../generator/model.js';
 import { createStandaloneAjv } from '../generator/validators-ajv.js';
-import { writeEmitted } from '../generator/validators-differential.js';
+import { writeEmitted } from '../test/helpers/differential.js';
 import type { RequestValidatorModule } from '../runtime/contract.js';
 import { wrapValidator } from '../runtime/issues.js';
 import { loadArtifact } from '../runtime/loader.js';

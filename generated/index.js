@@ -7,11 +7,11 @@
 //   profile:schemas/profiles/guaranteed-publisher.json b3d1513aefc1c9f4
 //   profile:schemas/profiles/programmatic-seller.json 0288cc4d5c1c3cf9
 //   profile:schemas/profiles/signals-agent.json b841b9bcf2f83c23
-//   normalizations:normalizations/account.json fc64913dff57eab3
-//   normalizations:normalizations/brand.json f0756bc2e8da4a8b
-//   normalizations:normalizations/media-buy.json 3eb7c3e7f0fbc320
-//   normalizations:normalizations/signals.json dc85d4d6ce1ae9e2
-//   overlay:overlays/applies-when-rfc.json bb1326c5b0740cb2
+//   normalization:schemas/normalizations/account.json 2bdaa16dd98a6d3d
+//   normalization:schemas/normalizations/brand.json f5cbcb56eba2e57b
+//   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
+//   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
+//   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
 import { createAgent } from './runtime/agent.js';
 
 /** The capability profiles this set was generated for. */

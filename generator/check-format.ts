@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { join } from 'node:path';
 import { CodegenError } from './errors.js';
+import { escapeToken } from './json-pointer.js';
 import { packageRoot } from './package-root.js';
 import { readJson } from './read-json.js';
 
@@ -8,25 +9,32 @@ import { readJson } from './read-json.js';
  * Validates the generator's own input formats (config, profile, overlay, normalization rules) against their JSON
  * Schemas in schemas/, reporting the first problem as a CodegenError at the failing pointer.
  */
-const ajv = new Ajv({ allErrors: false, strict: true });
+// `discriminator`: a tagged union (a normalization rule's transform) reports the arm its tag names, not every arm.
+// `strictRequired` off: `not: { required: [...] }` ("must not name") is a legitimate use of a name declared elsewhere.
+const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, discriminator: true });
 const compiled = new Map<string, ValidateFunction>();
 
-export function checkFormat(formatSchema: string, value: unknown, file: string): void {
+/**
+ * `explain` lets a format give a more precise message for errors it knows (return undefined for the generic one).
+ */
+export function checkFormat(formatSchema: string, value: unknown, file: string, explain?: (errors: readonly ErrorObject[]) => CodegenError | undefined): void {
   let validate = compiled.get(formatSchema);
   if (validate === undefined) {
     validate = ajv.compile(readJson(join(packageRoot, 'schemas', formatSchema)) as object);
     compiled.set(formatSchema, validate);
   }
-  if (!validate(value)) throw new CodegenError(file, pointerOf(validate.errors![0]!), describe(validate.errors![0]!));
+  if (validate(value)) return;
+  const errors = validate.errors ?? [];
+  throw explain?.(errors) ?? new CodegenError(file, errors[0] === undefined ? '' : pointerOf(errors[0]), errors[0] === undefined ? 'does not match its format' : describe(errors[0]));
 }
 
 export function pointerOf(error: ErrorObject): string {
   const p = error.params as Record<string, unknown>;
   if (error.keyword === 'required' && typeof p.missingProperty === 'string') {
-    return `${error.instancePath}/${p.missingProperty.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    return `${error.instancePath}/${escapeToken(p.missingProperty)}`;
   }
   if (error.keyword === 'additionalProperties' && typeof p.additionalProperty === 'string') {
-    return `${error.instancePath}/${p.additionalProperty.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    return `${error.instancePath}/${escapeToken(p.additionalProperty)}`;
   }
   return error.instancePath;
 }

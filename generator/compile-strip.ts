@@ -1,3 +1,4 @@
+import { stronglyConnected } from './graph.js';
 import { ARTIFACT_PATHS, type StripFn } from '../runtime/contract.js';
 import { sha256, shortHash } from './hash.js';
 import { parsePointer } from './json-pointer.js';
@@ -205,38 +206,10 @@ class Program {
     return this.byKey.get(shape.key)!.name!;
   }
 
-  /** Tarjan's strongly connected components over homes; they come out dependencies first. */
+  /** Modules are the strongly connected components over homes, dependencies first. */
   private buildUnits(): ModuleUnit[] {
     const homes = [...new Set([...this.byKey.values()].map((c) => c.home))].sort(cmp);
-    const index = new Map<string, number>();
-    const low = new Map<string, number>();
-    const stack: string[] = [];
-    const onStack = new Set<string>();
-    const sccs: string[][] = [];
-    let counter = 0;
-    const strong = (h: string): void => {
-      index.set(h, counter);
-      low.set(h, counter++);
-      stack.push(h);
-      onStack.add(h);
-      for (const w of [...(this.edges.get(h) ?? [])].sort(cmp)) {
-        if (!index.has(w)) {
-          strong(w);
-          low.set(h, Math.min(low.get(h)!, low.get(w)!));
-        } else if (onStack.has(w)) low.set(h, Math.min(low.get(h)!, index.get(w)!));
-      }
-      if (low.get(h) === index.get(h)) {
-        const scc: string[] = [];
-        let w: string;
-        do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          scc.push(w);
-        } while (w !== h);
-        sccs.push(scc.sort(cmp));
-      }
-    };
-    for (const h of homes) if (!index.has(h)) strong(h);
+    const sccs = stronglyConnected(homes, (h) => [...(this.edges.get(h) ?? [])].sort(cmp), cmp);
     const units: ModuleUnit[] = sccs.map((scc) => ({
       homes: scc,
       slug: slugOf(scc[0]!),

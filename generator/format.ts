@@ -12,15 +12,7 @@ export const PRETTIER_OPTIONS: prettier.Options = {
   endOfLine: 'lf',
 };
 
-/**
- * Shared validator definition modules are Ajv's own code, emitted one statement per line. Prettier would indent
- * Ajv's deep nesting and triple their size (and their parse time at cold start) for no reader: they are
- * content-addressed, never edited, and their diffs are whole-file renames. Everything else is formatted.
- */
-const UNFORMATTED = /^releases\/[^/]+\/validate\/defs\//;
-
 function parserFor(path: string): prettier.BuiltInParserName | undefined {
-  if (UNFORMATTED.test(path)) return undefined;
   if (/\.(c|m)?js$/.test(path)) return 'babel';
   if (/\.d\.(c|m)?ts$|\.ts$/.test(path)) return 'typescript';
   if (path.endsWith('.json')) return 'json';
@@ -36,7 +28,7 @@ export async function format(files: readonly EmittedFile[], cacheDir: string | u
   const salt = `${prettier.version}\0${JSON.stringify(PRETTIER_OPTIONS)}`;
   return Promise.all(
     files.map(async (file) => {
-      const parser = parserFor(file.path);
+      const parser = file.verbatim === true ? undefined : parserFor(file.path);
       if (parser === undefined) return file;
       const key = sha256(`${salt}\0${parser}\0${file.contents}`);
       const cached = cacheDir === undefined ? undefined : readCache(cacheDir, key);

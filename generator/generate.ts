@@ -16,7 +16,7 @@ import { loadNormalizationRules } from './normalize-rules.js';
 import { loadOverlays } from './overlay.js';
 import { packageRoot } from './package-root.js';
 import { select } from './select.js';
-import { diffOutput, MANIFEST, manifestFile, outputIntact, readManifest, write } from './write.js';
+import { diffOutput, MANIFEST, manifestFile, outputIntact, readManifest, write, type OutputManifest } from './write.js';
 
 export interface GenerateOptions extends ConfigOverrides {
   /** Compare instead of writing: report drift, change nothing. */
@@ -68,8 +68,9 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const inputRefs: InputRef[] = [
     ...inputs.releases.map((r) => ({ name: r.label, hash: r.hash })),
     ...inputs.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
-    ...fileRefs('normalizations', config.normalizations),
-    ...fileRefs('overlay', config.overlays),
+    // As the loaders hashed them, named as the compiled modules' headers name them: no file is read twice.
+    ...[...new Map(rules.map((r) => [r.file, r.fileHash])).entries()].map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
+    ...overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
   ];
   const inputsHash = sha256(
     JSON.stringify({ generator: GENERATOR_VERSION, code: generatorCodeHash(), inputs: inputRefs, acceptedRecords: config.acceptedRecords, strict: config.strict }),
@@ -123,12 +124,13 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   log.stage('emit', `${emitted.length} file(s)`, lap());
 
   const formatted = await format(emitted);
-  const all = [...formatted, manifestFile(formatted, `adcp-codegen ${GENERATOR_VERSION}`, inputsHash)];
+  const manifest = manifestFile(formatted, `adcp-codegen ${GENERATOR_VERSION}`, inputsHash);
+  const all = [...formatted, manifest];
   log.stage('format', `${(all.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB`, lap());
 
   if (options.check === true) {
     const d = diffOutput(config.out, all.filter((f) => f.path !== MANIFEST));
-    const manifestDrift = previous === undefined || JSON.stringify(previous.files) !== JSON.stringify(JSON.parse(all.at(-1)!.contents).files);
+    const manifestDrift = previous === undefined || JSON.stringify(previous.files) !== JSON.stringify((JSON.parse(manifest.contents) as OutputManifest).files);
     const drift = [...d.stale, ...d.missing.map((p) => `${p} (missing)`), ...d.extra.filter((p) => p !== MANIFEST).map((p) => `${p} (not generated)`), ...(manifestDrift ? [MANIFEST] : [])];
     log.stage('check', drift.length === 0 ? `${displayOut(config.out)} is in step` : `${drift.length} file(s) out of step`, lap());
     return { out: config.out, files: all.map((f) => f.path), changed: [], removed: [], upToDate: drift.length === 0, drift, warnings };
@@ -139,9 +141,6 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   return { out: config.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings };
 }
 
-function fileRefs(kind: string, files: readonly string[]): InputRef[] {
-  return files.map((f) => ({ name: `${kind}:${f.split('/').slice(-2).join('/')}`, hash: sha256(readFileSync(f)) }));
-}
 
 function displayOut(out: string): string {
   const rel = out.startsWith(process.cwd() + '/') ? out.slice(process.cwd().length + 1) : out;

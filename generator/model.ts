@@ -165,4 +165,6 @@ export interface EmittedFile {
   readonly path: string;
   readonly contents: string;
   readonly inputs: readonly InputRef[];
+  /** Machine code the compile stage keeps as it wrote it: the format stage leaves it alone. */
+  readonly verbatim?: boolean;
 }

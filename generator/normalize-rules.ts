@@ -1,13 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
-import { describe, pointerOf } from './check-format.js';
+import type { ErrorObject } from 'ajv';
+import { checkFormat, describe, pointerOf } from './check-format.js';
 import { CodegenError } from './errors.js';
-import { sha256 } from './hash.js';
+import { hashJson } from './hash.js';
 import { escapeToken, joinPointer } from './json-pointer.js';
 import type { JsonObject, Release, SchemaFile } from './model.js';
-import { packageRoot } from './package-root.js';
-import { parseJson, readJson } from './read-json.js';
+import { readJson } from './read-json.js';
 import { isPlainObject } from './schema-walk.js';
 
 /**
@@ -59,18 +56,6 @@ export interface NormalizationPlan {
   readonly skipped: { rule: string; tool: string; reason: string }[];
 }
 
-type RuleFileValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
-let compiledSchema: RuleFileValidator | undefined;
-
-function ruleFileValidator(): RuleFileValidator {
-  if (compiledSchema === undefined) {
-    // `discriminator` makes a bad transform report the arm its `kind` names, not every arm of the oneOf.
-    const ajv = new Ajv({ allErrors: false, strict: false, discriminator: true });
-    compiledSchema = ajv.compile(readJson(join(packageRoot, 'schemas', 'normalization.schema.json')) as object);
-  }
-  return compiledSchema;
-}
-
 /**
  * Reads and validates rule files. Every problem is a CodegenError naming the file and the JSON pointer of the
  * offending value: schema violations, duplicate rule ids (across all files), and paths the format cannot express.
@@ -79,16 +64,9 @@ export function loadNormalizationRules(files: string[]): NormalizationRule[] {
   const rules: NormalizationRule[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new CodegenError(file, '', `cannot read rule file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-    }
-    const doc = parseJson(text, file);
-    const validate = ruleFileValidator();
-    if (!validate(doc)) throw schemaError(file, validate.errors ?? []);
-    const fileHash = sha256(text);
+    const doc = readJson(file, file);
+    checkFormat('normalization.schema.json', doc, file, (errors) => schemaError(file, errors));
+    const fileHash = hashJson(doc);
     const raw = (doc as { rules: JsonObject[] }).rules;
     raw.forEach((r, i) => {
       const pointer = joinPointer('/rules', i);
@@ -102,7 +80,8 @@ export function loadNormalizationRules(files: string[]): NormalizationRule[] {
   return rules;
 }
 
-function schemaError(file: string, errors: ErrorObject[]): CodegenError {
+/** The rule format's own wording for the errors it knows; anything else gets the common wording (undefined). */
+function schemaError(file: string, errors: readonly ErrorObject[]): CodegenError | undefined {
   // With allErrors off there are few errors; the deepest names the most specific place.
   const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
   if (best === undefined) return new CodegenError(file, '', 'does not match the normalization rule format');
@@ -116,7 +95,7 @@ function schemaError(file: string, errors: ErrorObject[]): CodegenError {
   if (best.keyword === 'not' && best.schemaPath.endsWith('/then/not')) {
     return new CodegenError(file, `${best.instancePath}/to`, 'a drop or unwrap rule names no "to"');
   }
-  // The same pointer and wording as every other input format (config, profiles, overlays).
+  // The same pointer and wording as every other input format (config, profiles, overlays), at the deepest error.
   return new CodegenError(file, pointerOf(best), describe(best));
 }
 

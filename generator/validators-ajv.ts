@@ -1,5 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { escapeToken } from './json-pointer.js';
 import type { JsonSchemaObject, Release } from './model.js';
 import { isPlainObject, subschemas, walkSchema } from './schema-walk.js';
 
@@ -55,8 +56,8 @@ export function ajvOptions(forStandalone: boolean, ownProperties: boolean): Opti
   };
 }
 
-function newAjv(release: Release, forStandalone: boolean): AjvInstance {
-  const ajv = new Ajv(ajvOptions(forStandalone, declaresPrototypeNames(release)));
+function newAjv(release: Release, forStandalone: boolean, overrides: Options = {}): AjvInstance {
+  const ajv = new Ajv({ ...ajvOptions(forStandalone, declaresPrototypeNames(release)), ...overrides });
   addFormats(ajv, { mode: 'full' });
   ajv.addKeyword({ keyword: annotationKeywords(release) });
   return ajv;
@@ -90,8 +91,8 @@ export function declaresPrototypeNames(release: Release): boolean {
  * file added to one registry, each tool schema compiled on first `getSchema`. The baseline of the differential
  * tests and of the cold-start bench.
  */
-export function createRuntimeAjv(release: Release): AjvInstance {
-  const ajv = newAjv(release, false);
+export function createRuntimeAjv(release: Release, overrides: Options = {}): AjvInstance {
+  const ajv = newAjv(release, false, overrides);
   for (const file of release.schemas.byId.values()) ajv.addSchema(file.schema);
   return ajv;
 }
@@ -136,7 +137,7 @@ export function withoutDocumentation(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(schema)) {
     if (DOCUMENTATION_KEYWORDS.has(key) || key.startsWith('x-')) continue;
-    define(out, key, rebuild(schema[key], `/${escapeKey(key)}`, subs));
+    define(out, key, rebuild(schema[key], `/${escapeToken(key)}`, subs));
   }
   return out;
 }
@@ -150,19 +151,15 @@ function rebuild(value: unknown, pointer: string, subs: Map<string, unknown>): u
   }
   if (isPlainObject(value)) {
     const keys = Object.keys(value);
-    if (!keys.some((k) => subs.has(`${pointer}/${escapeKey(k)}`))) return value;
+    if (!keys.some((k) => subs.has(`${pointer}/${escapeToken(k)}`))) return value;
     const out: Record<string, unknown> = {};
     for (const k of keys) {
-      const p = `${pointer}/${escapeKey(k)}`;
+      const p = `${pointer}/${escapeToken(k)}`;
       define(out, k, subs.has(p) ? subs.get(p) : value[k]);
     }
     return out;
   }
   return value;
-}
-
-function escapeKey(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /** Own data property even for `__proto__`. */

@@ -1,5 +1,6 @@
 import { sha256, shortHash } from './hash.js';
 import { jsonText } from './validators-code.js';
+import { stronglyConnected } from './graph.js';
 import { unitComment, type Unit } from './validators-split.js';
 
 /**
@@ -28,7 +29,7 @@ export function closure(roots: readonly Unit[]): Unit[] {
 /** File names (inside defs/) of every unit, content-addressed. */
 export function nameModules(units: readonly Unit[], label: string): Map<Unit, string> {
   const names = new Map<Unit, string>();
-  for (const scc of stronglyConnected(units)) {
+  for (const scc of stronglyConnectedUnits(units)) {
     const members = new Set(scc);
     const text = scc.map((u) => `${u.uri}\n${renderUnit(u, label, (dep) => (members.has(dep) ? `<${dep.uri}>` : names.get(dep)!))}`).join('\n');
     const sccHash = sha256(text);
@@ -76,50 +77,7 @@ function slug(unit: Unit): string {
   return s.length > 96 ? s.slice(0, 96) : s;
 }
 
-/** Tarjan's algorithm, iterative; components come out dependencies first. Input order fixes output order. */
-function stronglyConnected(units: readonly Unit[]): Unit[][] {
-  const index = new Map<Unit, number>();
-  const low = new Map<Unit, number>();
-  const onStack = new Set<Unit>();
-  const stack: Unit[] = [];
-  const out: Unit[][] = [];
-  let next = 0;
-  const deps = (u: Unit): Unit[] =>
-    u.bindings.flatMap((b) => (b.kind === 'unit' ? [b.unit] : [])).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
-  for (const start of units) {
-    if (index.has(start)) continue;
-    const work: { u: Unit; deps: Unit[]; i: number }[] = [];
-    const push = (u: Unit): void => {
-      index.set(u, next);
-      low.set(u, next);
-      next++;
-      stack.push(u);
-      onStack.add(u);
-      work.push({ u, deps: deps(u), i: 0 });
-    };
-    push(start);
-    while (work.length > 0) {
-      const frame = work[work.length - 1]!;
-      if (frame.i < frame.deps.length) {
-        const d = frame.deps[frame.i++]!;
-        if (!index.has(d)) push(d);
-        else if (onStack.has(d)) low.set(frame.u, Math.min(low.get(frame.u)!, index.get(d)!));
-        continue;
-      }
-      work.pop();
-      const parent = work[work.length - 1];
-      if (parent !== undefined) low.set(parent.u, Math.min(low.get(parent.u)!, low.get(frame.u)!));
-      if (low.get(frame.u) === index.get(frame.u)) {
-        const scc: Unit[] = [];
-        let w: Unit;
-        do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          scc.push(w);
-        } while (w !== frame.u);
-        out.push(scc.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)));
-      }
-    }
-  }
-  return out;
+function stronglyConnectedUnits(units: readonly Unit[]): Unit[][] {
+  const byUri = (a: Unit, b: Unit): number => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
+  return stronglyConnected(units, (u) => u.bindings.flatMap((b) => (b.kind === 'unit' ? [b.unit] : [])).sort(byUri), byUri);
 }

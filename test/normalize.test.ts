@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,10 +10,11 @@ import { compileNormalizers } from '../generator/compile-normalize.js';
 import { compileTypes } from '../generator/compile-types.js';
 import { CodegenError } from '../generator/errors.js';
 import { loadRelease } from '../generator/load-release.js';
-import type { EmittedFile, Release } from '../generator/model.js';
+import type { Release } from '../generator/model.js';
 import { deprecatedRequestFields, loadNormalizationRules, planNormalizations, type NormalizationRule } from '../generator/normalize-rules.js';
 import type { NormalizeFn } from '../runtime/contract.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
+import { writeEmitted } from './helpers/differential.js';
 
 /**
  * The normalizers on AdCP 3.0.6 (the release inside @adcp/sdk), exercised through the GENERATED modules: the
@@ -26,15 +27,8 @@ const rules = loadNormalizationRules(readdirSync(ruleDir).sort().map((f) => join
 const plan = planNormalizations(release, rules);
 const out = mkdtempSync(join(tmpdir(), 'adcp-normalize-'));
 const files = compileNormalizers(release, plan);
-writeAll(out, files);
+writeEmitted(out, files);
 const requireOut = createRequire(join(out, 'index.cjs'));
-
-function writeAll(dir: string, emitted: readonly EmittedFile[]): void {
-  for (const f of emitted) {
-    mkdirSync(dirname(join(dir, f.path)), { recursive: true });
-    writeFileSync(join(dir, f.path), f.contents);
-  }
-}
 
 function normalizer(tool: string, r: Release = release): NormalizeFn {
   return (requireOut(join(out, `releases/${r.key}/normalize/${tool}.cjs`)) as { normalize: NormalizeFn }).normalize;
@@ -391,7 +385,7 @@ test('a drop rule from a user rule file: planned against 3.0.6, compiled, remove
     assert.equal(p.emitted.map((e) => `${e.rule.id}@${e.tool}`), ['feedback-removed@get_products', 'feedback-removed@list_creatives']);
     assert.match(p.skipped.find((s) => s.rule === 'brief-removed')!.reason, /brief is a current field/);
     const emitted = compileNormalizers(release, p, ['get_products']);
-    writeAll(dir, emitted);
+    writeEmitted(dir, emitted);
     const fn = (createRequire(join(dir, 'x.cjs'))(join(dir, 'releases/3.0/normalize/get_products.cjs')) as { normalize: NormalizeFn }).normalize;
     const input = { buying_mode: 'brief', brief: 'b', feedback: { rating: 3 } };
     const r = fn(input);
@@ -411,7 +405,7 @@ test('a rule whose deprecated field is nested (from as a path) removes it from i
     writeFileSync(file, JSON.stringify({ rules: [rule] }));
     const p = planNormalizations(release, loadNormalizationRules([file]));
     assert.equal(p.emitted.map((e) => e.tool), ['get_products']);
-    writeAll(dir, compileNormalizers(release, p, ['get_products']));
+    writeEmitted(dir, compileNormalizers(release, p, ['get_products']));
     const fn = (createRequire(join(dir, 'x.cjs'))(join(dir, 'releases/3.0/normalize/get_products.cjs')) as { normalize: NormalizeFn }).normalize;
     const filters = { channels: ['olv'], legacy_tier: 'gold' };
     const input = { buying_mode: 'wholesale', filters };
@@ -458,7 +452,7 @@ test('types.d.ts and the normalizer declarations pass tsc --noEmit (strict, Node
     for (const name of ['export interface ToolTypes', 'CreateMediaBuyRequest', 'CreateMediaBuyResponse', 'BuildCreativeAsyncResponseSubmitted']) assert.ok(code.includes(name), name);
     // A shared definition is declared once per release, not once per tool that reaches it.
     assert.is(code.match(/^export interface BrandReference\d* /gm)?.length, 1);
-    writeAll(dir, [...types, ...files]);
+    writeEmitted(dir, [...types, ...files]);
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
     writeFileSync(
       join(dir, 'consumer.ts'),

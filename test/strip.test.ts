@@ -1,9 +1,6 @@
-import { Ajv } from 'ajv';
-import * as ajvFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileStrip, compileStripModules, compileStripSource } from '../generator/compile-strip.js';
@@ -15,8 +12,9 @@ import type { StripFn, StripModule, StripResult } from '../runtime/contract.js';
 import { driftIssues } from '../runtime/drift.js';
 import { tempDir } from './helpers/fixture-release.js';
 import { sdkReleaseDir } from './helpers/releases.js';
+import { releaseAjv } from '../generator/release-ajv.js';
+import { writeEmitted } from './helpers/differential.js';
 
-const addFormats = ajvFormats.default as unknown as ajvFormats.FormatsPlugin;
 const requireCjs = createRequire(import.meta.url);
 
 /** Compiled and interpreted strips of one schema; every call runs both and insists they agree exactly. */
@@ -472,10 +470,7 @@ function descriptions(schema: unknown, out: string[] = []): string[] {
 
 function writeModules(files: ReturnType<typeof compileStripModules>): string {
   const out = tempDir('adcp-strip-');
-  for (const f of files) {
-    mkdirSync(dirname(join(out, f.path)), { recursive: true });
-    writeFileSync(join(out, f.path), f.contents);
-  }
+  writeEmitted(out, files);
   return out;
 }
 
@@ -503,9 +498,7 @@ test('3.0.6: one strip module per available tool, shared modules content-address
 
 test('3.0.6: schema examples survive injected unknown fields through the emitted modules, like compileStrip and the interpreter', () => {
   const dir = writeModules(emitted);
-  const ajv = new Ajv({ strict: false });
-  addFormats(ajv);
-  for (const f of release.schemas.byId.values()) ajv.addSchema(f.schema, f.id);
+  const ajv = releaseAjv(release);
   let checked = 0;
   for (const tool of release.tools.values()) {
     if (release.unavailable.has(tool.name)) continue;

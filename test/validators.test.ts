@@ -8,7 +8,7 @@ import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '..
 import { CodegenError } from '../generator/errors.js';
 import { loadRelease } from '../generator/load-release.js';
 import type { EmittedFile } from '../generator/model.js';
-import { examplesDifferential, writeEmitted } from '../generator/validators-differential.js';
+import { examplesDifferential, writeEmitted } from './helpers/differential.js';
 import type { Issue, RawValidateFn, RequestValidatorModule, ResponseValidatorModule } from '../runtime/contract.js';
 import { toIssues, wrapResponseValidator, wrapValidator } from '../runtime/issues.js';
 import { loadArtifact, loadedArtifacts } from '../runtime/loader.js';

@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileNormalizers } from '../../generator/compile-normalize.js';
@@ -12,6 +11,7 @@ import { deprecatedRequestFields, loadNormalizationRules, planNormalizations } f
 import type { NormalizeFn } from '../../runtime/contract.js';
 import { repoRoot, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
+import { compileReleaseSchema } from '../../generator/release-ajv.js';
 
 /**
  * The normalizers on AdCP 3.2.0-beta.5, through the generated modules, and against the real storyboard payloads:
@@ -44,19 +44,9 @@ function run(tool: string, input: Record<string, unknown>): Result {
   return result;
 }
 
-// Run-time Ajv, set up the way the design's baseline is: draft-07, strict off, formats, every schema by $id.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = new Ajv({ strict: false, allErrors: false });
-addFormats(ajv);
-for (const file of release.schemas.byId.values()) ajv.addSchema(file.schema, file.id);
-const validators = new Map<string, ValidateFunction>();
+// Run-time Ajv, configured as the compiled validators are (the reference verdict).
 function validatorFor(tool: string): ValidateFunction {
-  let v = validators.get(tool);
-  if (v === undefined) {
-    v = ajv.getSchema(release.schemas.byPath.get(release.tools.get(tool)!.requestSchema)!.id)!;
-    validators.set(tool, v);
-  }
-  return v;
+  return compileReleaseSchema(release, release.tools.get(tool)!.requestSchema);
 }
 
 const samples = loadStoryboardSamples(complianceDir).filter((s) => release.tools.has(s.task));

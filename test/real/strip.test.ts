@@ -1,20 +1,19 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import * as ajvFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { compileStrip, compileStripModules } from '../../generator/compile-strip.js';
 import { loadRelease } from '../../generator/load-release.js';
-import type { Release } from '../../generator/model.js';
 import { interpretStrip } from '../../generator/strip-interpret.js';
 import { ARTIFACT_PATHS, type StripFn, type StripModule } from '../../runtime/contract.js';
 import { tempDir } from '../helpers/fixture-release.js';
 import { sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples, type StoryboardSample } from '../helpers/storyboards.js';
+import { releaseAjv } from '../../generator/release-ajv.js';
+import { createRuntimeAjv } from '../../generator/validators-ajv.js';
+import { writeEmitted } from '../helpers/differential.js';
 
-const addFormats = ajvFormats.default as unknown as ajvFormats.FormatsPlugin;
 
 /**
  * Issue 3's forward-compatibility proof on real payloads: every storyboard sample_request of AdCP 3.2.0-beta.5 that
@@ -24,13 +23,6 @@ const addFormats = ajvFormats.default as unknown as ajvFormats.FormatsPlugin;
  */
 const releaseDir = sharedReleaseDir();
 const complianceDir = sharedComplianceDir();
-
-function runtimeAjv(release: Release, options: ConstructorParameters<typeof Ajv>[0] = {}): Ajv {
-  const ajv = new Ajv({ strict: false, allErrors: false, ...options });
-  addFormats(ajv);
-  for (const file of release.schemas.byId.values()) ajv.addSchema(file.schema, file.id);
-  return ajv;
-}
 
 /** Values a newer release might send, of every JSON kind, with awkward content. */
 const FUTURE_VALUES: unknown[] = ['x-new', { nested: { deep: [1, 'two', null] } }, [1, 2, 3], 42.5, null, true, '', 'unicode ✓ \u2028 🚀'];
@@ -73,9 +65,10 @@ if (releaseDir === undefined || complianceDir === undefined) {
 } else {
   const release = loadRelease(releaseDir);
   const samples = loadStoryboardSamples(complianceDir);
-  const ajv = runtimeAjv(release);
-  const removing = runtimeAjv(release, { removeAdditional: 'all' });
-  const explaining = runtimeAjv(release, { allErrors: true });
+  // The reference Ajv, configured as the compiled validators are, and the same with removeAdditional as the baseline.
+  const ajv = releaseAjv(release);
+  const removing = createRuntimeAjv(release, { removeAdditional: 'all' });
+  const explaining = createRuntimeAjv(release, { allErrors: true });
   const validators = new Map<string, ValidateFunction>();
   const stripFns = new Map<string, StripFn>();
   const validatorFor = (tool: string): ValidateFunction => {
@@ -173,10 +166,7 @@ if (releaseDir === undefined || complianceDir === undefined) {
   test('the emitted modules (shared definition modules, tool modules) strip exactly like compileStrip', () => {
     const out = tempDir('adcp-strip-real-');
     const files = compileStripModules(release);
-    for (const f of files) {
-      mkdirSync(dirname(join(out, f.path)), { recursive: true });
-      writeFileSync(join(out, f.path), f.contents);
-    }
+    writeEmitted(out, files);
     const bytes = files.reduce((n, f) => n + f.contents.length, 0);
     console.log(`  ${files.length} strip modules for ${release.tools.size - release.unavailable.size} tools, ${(bytes / 1024).toFixed(0)} KiB before formatting`);
     const load = createRequire(import.meta.url);

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '../../generator/compile-validators.js';
 import { loadRelease } from '../../generator/load-release.js';
-import { examplesDifferential, writeEmitted } from '../../generator/validators-differential.js';
+import { examplesDifferential, writeEmitted } from '../helpers/differential.js';
 import type { RequestValidatorModule } from '../../runtime/contract.js';
 import { wrapValidator } from '../../runtime/issues.js';
 import { loadArtifact } from '../../runtime/loader.js';
