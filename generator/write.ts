@@ -156,6 +156,8 @@ export interface OpenOutput {
 export function openOutput(out: string, options: { adopt: boolean; display: string }): OpenOutput {
   // Checked before the lock too, so a refused directory gets nothing written into it, not even the lock.
   checkOwnership(out, options.display, options.adopt);
+  // Before the lock creates `out`: a set the previous design left renamed aside is put back first.
+  const recovered = recoverLegacy(out);
   const created = !existsSync(out);
   const work = join(out, WORK_DIR);
   let lock: OutputLock | undefined;
@@ -172,7 +174,7 @@ export function openOutput(out: string, options: { adopt: boolean; display: stri
   };
   try {
     lock = lockOutput(work, options.display);
-    const recovered = recover(out, options.display);
+    recovered.push(...recover(out, options.display));
     checkOwnership(out, options.display, options.adopt);
     return { recovered, release, [Symbol.dispose]: release };
   } catch (e) {
@@ -198,13 +200,11 @@ function checkOwnership(out: string, display: string, adopt: boolean): void {
 
 /**
  * Under the lock: finishes a committed regeneration a killed run left (roll forward from its journal), then
- * removes what killed runs left before their commit point: staging directories, half-made lock files, and the
- * `.<out>.staging-<pid>` / `.<out>.retired-<pid>` siblings of the previous write design.
+ * removes what killed runs left before their commit point: staging directories and half-made lock files.
  */
 function recover(out: string, display: string): string[] {
   const work = join(out, WORK_DIR);
   const done: string[] = [];
-  recoverLegacy(out, done);
   if (!existsSync(work)) return done;
   const journalPath = join(work, JOURNAL);
   if (existsSync(journalPath)) {
@@ -222,9 +222,14 @@ function recover(out: string, display: string): string[] {
   return done;
 }
 
-function recoverLegacy(out: string, done: string[]): void {
+/**
+ * The `.<out>.staging-<pid>` / `.<out>.retired-<pid>` siblings the previous write design (rename `out` aside, rename
+ * the staging directory in) left when killed; only those of processes no longer running.
+ */
+function recoverLegacy(out: string): string[] {
+  const done: string[] = [];
   const parent = dirname(out);
-  if (!existsSync(parent)) return;
+  if (!existsSync(parent)) return done;
   const base = basename(out);
   for (const name of readdirSync(parent)) {
     if (!name.startsWith(`.${base}.`)) continue;
@@ -232,14 +237,19 @@ function recoverLegacy(out: string, done: string[]): void {
     if (m === null || m[1] !== base || pidAlive(Number(m[3]))) continue;
     const full = join(parent, name);
     // Killed between the old design's two renames: the retired directory is the only copy of the set.
-    if (m[2] === 'retired' && !existsSync(out)) {
-      renameSync(full, out);
-      done.push(`restored ${name} as the output directory`);
-      continue;
+    try {
+      if (m[2] === 'retired' && !existsSync(out)) {
+        renameSync(full, out);
+        done.push(`restored ${name} as the output directory`);
+        continue;
+      }
+      rmSync(full, { recursive: true, force: true });
+      done.push(`removed ${name}, left by an interrupted run`);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e; // another run recovered it first
     }
-    rmSync(full, { recursive: true, force: true });
-    done.push(`removed ${name}, left by an interrupted run`);
   }
+  return done;
 }
 
 function readJournal(path: string, display: string): Journal {

@@ -211,7 +211,8 @@ test('a kill between commit and the last move: the runtime refuses the mixed set
   assert.is(run.code, 0, run.stderr);
   // The state a run killed in the middle of step 3 leaves: the journal committed, half the staged files moved.
   const changed = Object.keys(setB).filter((p) => setA[p] !== setB[p] && p !== 'manifest.json');
-  const stagingName = 'staging-999999-abc';
+  const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+  const stagingName = `staging-${dead}-abc`;
   const staging = join(out, WORK_DIR, stagingName);
   const ref = join(work, 'ref-b');
   for (const p of [...changed, 'manifest.json']) writeTree({ [p]: readFileSync(join(ref, p), 'utf8') }, staging);
@@ -221,8 +222,8 @@ test('a kill between commit and the last move: the runtime refuses the mixed set
     mkdirSync(join(out, p, '..'), { recursive: true });
     renameSync(join(staging, p), join(out, p));
   }
-  mkdirSync(join(work, '.mixed.retired-999999'));
-  writeFileSync(join(work, '.mixed.retired-999999', 'x'), '');
+  writeTree({ x: '' }, join(work, `.mixed.retired-${dead}`));
+  writeTree({ y: '' }, join(work, `.mixed.staging-${dead}`));
   let refused = '';
   await createAgent(pathToFileURL(out + '/'), 'seller').catch((e: Error) => (refused = e.message));
   assert.match(refused, /interrupted regeneration; run adcp-codegen generate/);
@@ -231,8 +232,16 @@ test('a kill between commit and the last move: the runtime refuses the mixed set
   run = await runCli(genArgs('b', 'mixed'), work);
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stderr, /finished an interrupted regeneration/);
-  assert.match(run.stderr, /removed \.mixed\.retired-999999/);
+  assert.match(run.stderr, new RegExp(`removed \\.mixed\\.retired-${dead}, left by an interrupted run`));
   assert.equal(snapshot(out), setB);
+  assert.equal(strays(out), []);
+
+  // Killed between the previous design's two renames: `out` is gone, the retired directory is the only copy.
+  renameSync(out, join(work, `.mixed.retired-${dead}`));
+  run = await runCli(genArgs('a', 'mixed'), work);
+  assert.is(run.code, 0, run.stderr);
+  assert.match(run.stderr, /restored \.mixed\.retired-\d+ as the output directory/);
+  assert.equal(snapshot(out), setA);
   assert.equal(strays(out), []);
 });
 
