@@ -340,7 +340,11 @@ export function write(out: string, files: readonly EmittedFile[]): WriteReport {
     rmSync(staging, { recursive: true, force: true });
     throw e;
   }
-  apply(out, JSON.parse(readFileSync(join(work, JOURNAL), 'utf8')) as Journal);
+  try {
+    apply(out, JSON.parse(readFileSync(join(work, JOURNAL), 'utf8')) as Journal);
+  } catch (e) {
+    throw new CodegenError(out, '', `the new set was committed but could not be moved in (${(e as Error).message}); fix that and run generate again to finish it`);
+  }
   return report;
 }
 
