@@ -283,7 +283,7 @@ function apply(out: string, journal: Journal): void {
   for (const path of journal.write) if (path !== MANIFEST) move(path);
   for (const path of journal.remove) {
     const full = join(out, path);
-    if (existsSync(full) && !lstatSync(full).isDirectory()) unlinkSync(full);
+    if (withinOut(out, path) && existsSync(full) && !lstatSync(full).isDirectory()) unlinkSync(full);
   }
   if (journal.write.includes(MANIFEST)) move(MANIFEST);
   pruneEmptyDirs(out, journal.remove);
@@ -348,14 +348,31 @@ export function write(out: string, files: readonly EmittedFile[]): WriteReport {
   return report;
 }
 
-/** A generated file's place must be free for a file: no directory there, no file where a directory must be. */
+/**
+ * A generated file's place must be free for a file: no directory there, no file where a directory must be, and no
+ * symbolic link among its directories (writing through one would write outside `out`).
+ */
 function assertPlace(out: string, path: string): void {
   const full = join(out, path);
   if (existsSync(full) && lstatSync(full).isDirectory()) throw new CodegenError(full, '', 'a directory is in the place of a generated file; move it away');
   for (let d = dirname(path); d !== '.' && d !== ''; d = dirname(d)) {
     const dir = join(out, d);
-    if (existsSync(dir) && !statSync(dir).isDirectory()) throw new CodegenError(dir, '', `a file is in the place of a generated directory (for ${path}); move it away`);
+    if (!existsSync(dir)) continue;
+    if (lstatSync(dir).isSymbolicLink()) throw new CodegenError(dir, '', `a symbolic link is in the place of a generated directory (for ${path}); replace it with a directory`);
+    if (!statSync(dir).isDirectory()) throw new CodegenError(dir, '', `a file is in the place of a generated directory (for ${path}); move it away`);
   }
+}
+
+/** True when no directory between `out` and `path` is a symbolic link: removing it cannot reach outside `out`. */
+function withinOut(out: string, path: string): boolean {
+  for (let d = dirname(path); d !== '.' && d !== ''; d = dirname(d)) {
+    try {
+      if (lstatSync(join(out, d)).isSymbolicLink()) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }
 
 function writeDurable(path: string, contents: string): void {

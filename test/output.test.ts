@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
@@ -136,6 +136,20 @@ function same(a: Record<string, string>, b: Record<string, string>): boolean {
   const norm = (x: Record<string, string>): string => JSON.stringify(Object.entries(x).sort());
   return norm(a) === norm(b);
 }
+
+test('a symbolic link planted among the generated directories is never written or removed through', async () => {
+  const out = join(work, 'linked');
+  let run = await runCli(genArgs('a', 'linked'), work);
+  assert.is(run.code, 0, run.stderr);
+  const outside = writeTree({ 'seller.json': 'outside\n' }, join(work, 'outside'));
+  rmSync(join(out, 'profiles'), { recursive: true });
+  symlinkSync(outside, join(out, 'profiles'), 'dir');
+  run = await runCli(genArgs('b', 'linked'), work);
+  assert.is(run.code, 1);
+  assert.match(run.stderr, /linked\/profiles: a symbolic link is in the place of a generated directory/);
+  assert.equal(readdirSync(outside), ['seller.json']);
+  assert.is(readFileSync(join(outside, 'seller.json'), 'utf8'), 'outside\n');
+});
 
 /** Spawns the real CLI. */
 function spawnCli(args: string[]): ChildProcess {
