@@ -203,7 +203,13 @@ test('kill -9 at random points during generate leaves the old or the new complet
     child.kill('SIGKILL');
     r = await exited;
     const now = snapshot(out);
-    if (commitPending(out)) seen.pending++;
+    if (commitPending(out)) {
+      // Committed, not yet all moved in: the new set is decided, and no reader may use the mix on disk.
+      seen.pending++;
+      let refused = '';
+      await createAgent(pathToFileURL(out + '/'), 'seller').catch((e: Error) => (refused = e.message));
+      assert.match(refused, /interrupted regeneration/);
+    }
     else if (same(now, old)) seen.old++;
     else {
       assert.equal(now, fresh, `killed after ${delay} ms of ${span}: neither the old nor the new complete set`);
