@@ -14,6 +14,8 @@ Options:
   --profile F    capability profile file or glob (repeatable; replaces the config's)
   --out DIR      output directory (default: the config's "out", else ./generated)
   --check        compare the output with what would be generated; change nothing; exit 1 on drift
+  --adopt        write into an existing, non-empty DIR that holds no adcp-codegen manifest (its other files are
+                 left as they are); without it such a directory is refused
   --strict       treat x-adcp-applies-when lint warnings as errors
   -h, --help     show this help
 
@@ -35,6 +37,7 @@ export async function main(argv: readonly string[], stderr: NodeJS.WritableStrea
         profile: { type: 'string', multiple: true },
         out: { type: 'string' },
         check: { type: 'boolean' },
+        adopt: { type: 'boolean' },
         strict: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -62,6 +65,7 @@ export async function main(argv: readonly string[], stderr: NodeJS.WritableStrea
       out: values.out,
       strict: values.strict,
       check: values.check,
+      adopt: values.adopt,
       logger: log,
     });
     if (values.check === true && result.drift.length > 0) {

@@ -16,11 +16,13 @@ import { loadNormalizationRules } from './normalize-rules.js';
 import { loadOverlays } from './overlay.js';
 import { packageRoot } from './package-root.js';
 import { select } from './select.js';
-import { diffOutput, MANIFEST, manifestFile, outputIntact, readManifest, write, type OutputManifest } from './write.js';
+import { diffOutput, MANIFEST, manifestFile, openOutput, outputIntact, readManifest, write, type OutputManifest } from './write.js';
 
 export interface GenerateOptions extends ConfigOverrides {
   /** Compare instead of writing: report drift, change nothing. */
   readonly check?: boolean;
+  /** Write into an existing, non-empty `out` that holds no adcp-codegen manifest (its other files are kept). */
+  readonly adopt?: boolean;
   readonly logger?: Logger;
 }
 
@@ -58,6 +60,9 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
 
   const inputs = load(options);
   const { config } = inputs;
+  // One writer per output directory, and what killed runs left is finished or cleared first (write.ts).
+  using output = options.check === true ? undefined : openOutput(config.out, { adopt: options.adopt === true, display: displayOut(config.out) });
+  for (const r of output?.recovered ?? []) log.info(`${displayOut(config.out)}: ${r}`);
   // Rule and overlay files are named by their path from the working directory: in error messages and in the
   // headers of generated files, never an absolute path.
   const cwd = process.cwd();
@@ -138,9 +143,15 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
 
   const report = write(config.out, all);
   log.stage('write', report.changed.length + report.removed.length === 0 ? `nothing changed in ${displayOut(config.out)}` : `${report.changed.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged in ${displayOut(config.out)}`, lap());
+  if (report.replaced.length > 0) log.warn(`replaced ${report.replaced.length} file(s) adcp-codegen had not written: ${listed(report.replaced)}`);
+  if (report.kept.length > 0) log.info(`left ${report.kept.length} file(s) adcp-codegen does not own as they are: ${listed(report.kept)}`);
   return { out: config.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings };
 }
 
+
+function listed(paths: readonly string[]): string {
+  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, … ${paths.length - 5} more` : '');
+}
 
 function displayOut(out: string): string {
   const rel = out.startsWith(process.cwd() + '/') ? out.slice(process.cwd().length + 1) : out;

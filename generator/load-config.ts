@@ -6,6 +6,7 @@ import { CodegenError, UsageError } from './errors.js';
 import { expandGlob } from './glob.js';
 import { displayPath } from './load-release.js';
 import type { Config } from './model.js';
+import { checkOutLocation } from './out-location.js';
 import { readJson } from './read-json.js';
 
 export const DEFAULT_CONFIG_FILE = 'adcp-codegen.config.json';
@@ -60,6 +61,14 @@ export function loadConfig(overrides: ConfigOverrides = {}): ResolvedConfig {
   const normalizations = expandAll(list('normalizations'), baseDir, file, 'normalizations', false);
   const overlays = expandAll(list('overlays'), baseDir, file, 'overlays', false);
   const out = resolve(overrides.out !== undefined ? cwd : baseDir, overrides.out ?? (typeof raw.out === 'string' ? raw.out : 'generated'));
+  const outFromConfig = overrides.out === undefined && typeof raw.out === 'string' && file !== undefined;
+  checkOutLocation(out, {
+    configDir: file !== undefined ? baseDir : undefined,
+    cwd,
+    inputs: [configPath, ...releaseDirs.map((r) => r.dir), ...profiles, ...normalizations, ...overlays].filter((p) => p !== configPath || file !== undefined),
+    file: overrides.out !== undefined ? '<command line>' : (file ?? '<command line>'),
+    pointer: outFromConfig ? '/out' : '',
+  });
 
   return {
     file,

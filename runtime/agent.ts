@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -14,6 +14,7 @@ import {
   type ValidateFn,
 } from './contract.js';
 import { driftIssues } from './drift.js';
+import { escapeToken } from './pointer.js';
 import { AdcpError, contextEcho, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
@@ -136,6 +137,10 @@ interface ProfileRelease extends ServedRelease {
 
 export async function createAgent(base: URL, name: string, options: AgentOptions = {}): Promise<Agent> {
   const outDir = fileURLToPath(base);
+  // A regeneration committed but not yet fully applied (killed midway): the files may be a mix of two sets.
+  if (existsSync(join(outDir, '.adcp-codegen', 'commit.json'))) {
+    throw new Error(`adcp-codegen: the generated set in ${outDir} is being replaced by an interrupted regeneration; run adcp-codegen generate to finish it`);
+  }
   const mode: Mode = options.mode ?? 'production';
   if (mode !== 'production' && mode !== 'development') throw new Error(`adcp-codegen: mode must be "production" or "development"`);
   const file = JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.json`), 'utf8')) as { profile: { releases: Omit<ProfileRelease, 'major' | 'minor'>[] } };
@@ -211,18 +216,14 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     return result.ok ? { ok: true, value: value as Record<string, unknown> } : { ok: false, issues: result.issues };
   };
 
-  /** The request pipeline up to the parsed value: parse → normalize → strip (production) or drift issues → validate. */
+  /** The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. */
   const parse = (
     tool: string,
     r: ProfileRelease,
-    args: unknown,
+    input: unknown,
   ): { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] } | { ok: false; issues: Issue[] } => {
     try {
-      // Parse once: a private JSON copy, exactly what the wire would carry (no getters, no shared references, no
-      // prototypes). Every later stage — normalizers, strip, validation, authorization, the handler — sees this value.
-      const copy = jsonCopy(args);
-      if (!copy.ok) return { ok: false, issues: [copy.issue] };
-      const normalized = normalizeFn(r, tool)(copy.value);
+      const normalized = normalizeFn(r, tool)(input);
       const stripped = stripFn(r, tool)(normalized.value);
       // Both modes validate the stripped value, so the validator reports every other problem; development then
       // rejects the unknown fields production would have dropped, one issue per field.
@@ -267,7 +268,15 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     },
 
     async call(tool, args, handler, ctx = {}) {
-      if (!allTools.has(tool)) throw new UnknownToolError(tool);
+      if (typeof tool !== 'string' || !allTools.has(tool)) throw new UnknownToolError(typeof tool === 'string' ? tool : `(${typeof tool})`);
+      // Parse once, before anything looks at the arguments: a private JSON copy, exactly what the wire would carry
+      // (no getters, proxies, shared references or prototypes). Release selection, the context echo, normalizers,
+      // strip, validation, authorization and the handler all see this copy; the caller's object is never read again.
+      const request = readRequest(args);
+      if (!request.ok) {
+        return errorResult(invalidRequest(tool, [request.issue]), request.context === undefined ? undefined : { context: request.context }, served[0]!.key);
+      }
+      args = request.value;
       const choice = selectRelease(served, args);
       if (!choice.ok) {
         const body =
@@ -290,15 +299,20 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const parsed = parse(tool, r, args);
       if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues), args, r.key);
 
-      const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
       let result: unknown;
       try {
+        // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
+        const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
         if (options.authorize !== undefined) await options.authorize(tool, parsed.value, hctx);
         result = await handler(parsed.value, hctx);
+        if (result instanceof AdcpError) throw result;
+        // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
+        const copy = jsonCopy(result);
+        if (!copy.ok) throw new Error('the handler returned a value that cannot be read as JSON');
+        result = copy.value;
       } catch (e) {
-        return errorResult(e instanceof AdcpError ? e.toBody() : internalError(tool, e), args, r.key);
+        return errorResult(thrownBody(tool, e), args, r.key);
       }
-      if (result instanceof AdcpError) return errorResult(result.toBody(), args, r.key);
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
         return errorResult(internalError(tool, new Error('the handler returned no response object')), args, r.key);
       }
@@ -354,7 +368,13 @@ export function resultBody(result: CallToolResult): Record<string, unknown> {
 
 function internalError(tool: string, e: unknown): AdcpErrorBody {
   // The handler's own message stays in the server log; the buyer learns only that the call failed.
-  process.emitWarning(`adcp-codegen: handler for ${tool} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  let text: string;
+  try {
+    text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+  } catch {
+    text = 'a value that cannot be printed';
+  }
+  process.emitWarning(`adcp-codegen: handler for ${tool} failed: ${text}`);
   return { code: 'SERVICE_UNAVAILABLE', message: `${tool} failed on the agent; retry later`, recovery: 'transient' };
 }
 
@@ -390,17 +410,73 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+type Read = { ok: true; value: unknown } | { ok: false; issue: Issue; context?: unknown };
+type Copy = { ok: true; value: unknown } | { ok: false; tooDeep: boolean };
+
 /**
- * AdCP payloads are JSON: a copy through JSON is the value a buyer could have sent, whatever object the caller
- * passed. Cycles and BigInts are not JSON; absurd nesting overflows the serializer's stack (a RangeError).
+ * The parse-once step. AdCP payloads are JSON: a copy through JSON is the value a buyer could have sent, whatever
+ * object the caller passed. Anything that cannot be read that way (a throwing getter or toJSON, a proxy trap, a
+ * cycle, a BigInt, nesting deep enough to overflow the serializer) is an INVALID_REQUEST naming the top-level field
+ * it is in, never an exception; the caller's `context` is then echoed only when it alone can be read.
  */
-function jsonCopy(value: unknown): { ok: true; value: unknown } | { ok: false; issue: Issue } {
+function readRequest(args: unknown): Read {
+  const whole = jsonCopy(args);
+  if (whole.ok) return whole;
+  let pointer = '';
+  let tooDeep = whole.tooDeep;
+  let context: unknown;
+  try {
+    if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
+      for (const key of Object.keys(args)) {
+        let field: Copy;
+        try {
+          field = jsonCopy((args as Record<string, unknown>)[key]);
+        } catch {
+          field = { ok: false, tooDeep: false }; // the getter itself threw
+        }
+        if (key === 'context' && field.ok) context = field.value;
+        if (!field.ok && pointer === '') {
+          pointer = `/${escapeToken(key)}`;
+          tooDeep = field.tooDeep;
+        }
+      }
+    }
+  } catch {
+    // The object itself cannot be inspected (a proxy whose traps throw): the request as a whole, and no echo.
+    pointer = '';
+    context = undefined;
+  }
+  const issue: Issue = tooDeep
+    ? { pointer, keyword: 'maxDepth', message: 'nests too deeply to process' }
+    : { pointer, keyword: 'type', message: 'is not a JSON value: it cannot be read (a throwing getter or proxy), or it holds a cycle or a BigInt' };
+  return { ok: false, issue, ...(context !== undefined ? { context } : {}) };
+}
+
+function jsonCopy(value: unknown): Copy {
   try {
     const text = JSON.stringify(value);
     return { ok: true, value: text === undefined ? undefined : JSON.parse(text) };
   } catch (e) {
-    if (e instanceof RangeError) throw e;
-    return { ok: false, issue: { pointer: '', keyword: 'type', message: `is not a JSON value (${(e as Error).message})` } };
+    // Only classified, never read: the thrown value may itself be a hostile object.
+    let tooDeep = false;
+    try {
+      tooDeep = e instanceof RangeError;
+    } catch {
+      /* a proxy that refuses even instanceof */
+    }
+    return { ok: false, tooDeep };
   }
 }
 
+/** The AdcpErrorBody of a value a handler or authorize hook threw; anything unreadable is the agent's failure. */
+function thrownBody(tool: string, e: unknown): AdcpErrorBody {
+  try {
+    if (e instanceof AdcpError) {
+      const body = jsonCopy(e.toBody());
+      if (body.ok && isAdcpErrorBody(body.value)) return body.value;
+    }
+  } catch {
+    /* fall through */
+  }
+  return internalError(tool, e);
+}

@@ -101,16 +101,19 @@ export function versionUnsupported(message: string, supported: readonly string[]
 /** Serialized size above which a caller's `context` is not echoed on rejections: an error must not amplify. */
 export const CONTEXT_ECHO_LIMIT = 8 * 1024;
 
-/** The caller's `context` to echo: the value itself when it is small enough, else nothing. */
+/**
+ * The caller's `context` to echo: the value itself when it is small enough, else nothing. The runtime passes the
+ * parse-once copy (plain JSON); anything else that cannot be read (a throwing getter, a proxy, a cycle) is not
+ * echoed, and this never throws.
+ */
 export function contextEcho(args: unknown): { present: boolean; value?: unknown } {
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) return { present: false };
-  if (!Object.prototype.hasOwnProperty.call(args, 'context')) return { present: false };
-  const value = (args as Record<string, unknown>).context;
-  let size: number;
   try {
-    size = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return { present: false };
+    if (!Object.prototype.hasOwnProperty.call(args, 'context')) return { present: false };
+    const value = (args as Record<string, unknown>).context;
+    const size = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+    return size <= CONTEXT_ECHO_LIMIT ? { present: true, value } : { present: false };
   } catch {
     return { present: false };
   }
-  return size <= CONTEXT_ECHO_LIMIT ? { present: true, value } : { present: false };
 }

@@ -23,10 +23,23 @@ const RELEASE_PIN = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[a-zA-Z0-9](?:[a-zA-Z0-9.-]*
  * `served` must be sorted highest first.
  */
 export function selectRelease(served: readonly ServedRelease[], args: unknown): ReleaseChoice {
-  const fields = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-  const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(fields, k) && fields[k] !== undefined;
-  const pin = has('adcp_version') ? fields.adcp_version : undefined;
-  const major = has('adcp_major_version') ? fields.adcp_major_version : undefined;
+  // agent.call passes its parse-once copy; any other caller's value is read here once, and a field that cannot be
+  // read (a throwing getter, a proxy) is an INVALID_REQUEST at that field, never an exception.
+  const read = (k: string): { ok: true; value: unknown } | { ok: false } => {
+    try {
+      if (args === null || typeof args !== 'object' || Array.isArray(args)) return { ok: true, value: undefined };
+      return { ok: true, value: Object.prototype.hasOwnProperty.call(args, k) ? (args as Record<string, unknown>)[k] : undefined };
+    } catch {
+      return { ok: false };
+    }
+  };
+  const pinRead = read('adcp_version');
+  const majorRead = read('adcp_major_version');
+  for (const [k, r] of [['adcp_version', pinRead], ['adcp_major_version', majorRead]] as const) {
+    if (!r.ok) return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: `/${k}`, keyword: 'type', message: 'cannot be read' }] };
+  }
+  const pin = pinRead.ok ? pinRead.value : undefined;
+  const major = majorRead.ok ? majorRead.value : undefined;
   const supported = (): string => served.map((r) => r.key).join(', ');
 
   let wantMajor: number | undefined;

@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { test } from 'uvu';
@@ -15,6 +14,7 @@ import { deprecatedRequestFields, loadNormalizationRules, planNormalizations, ty
 import type { NormalizeFn } from '../runtime/contract.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
 import { writeEmitted } from './helpers/differential.js';
+import { tempDir } from './helpers/temp.js';
 
 /**
  * The normalizers on AdCP 3.0.6 (the release inside @adcp/sdk), exercised through the GENERATED modules: the
@@ -25,7 +25,7 @@ const release = loadRelease(sdkReleaseDir());
 const ruleDir = join(repoRoot, 'schemas/normalizations');
 const rules = loadNormalizationRules(readdirSync(ruleDir).sort().map((f) => join(ruleDir, f)));
 const plan = planNormalizations(release, rules);
-const out = mkdtempSync(join(tmpdir(), 'adcp-normalize-'));
+const out = tempDir('adcp-normalize-');
 const files = compileNormalizers(release, plan);
 writeEmitted(out, files);
 const requireOut = createRequire(join(out, 'index.cjs'));
@@ -337,7 +337,7 @@ test('property: never mutates, idempotent, no prototype reached — on random pa
 // Rule files
 
 function ruleError(rulesDoc: unknown, name = 'bad.json'): CodegenError {
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-rules-'));
+  const dir = tempDir('adcp-rules-');
   const file = join(dir, name);
   writeFileSync(file, typeof rulesDoc === 'string' ? rulesDoc : JSON.stringify(rulesDoc));
   try {
@@ -373,7 +373,7 @@ test('rule-file errors name the file and the JSON pointer', () => {
 });
 
 test('a drop rule from a user rule file: planned against 3.0.6, compiled, removes with its reason', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-rules-'));
+  const dir = tempDir('adcp-rules-');
   try {
     const file = join(dir, 'v2-removed.json');
     const drop = { id: 'feedback-removed', tools: ['get_products', 'list_creatives'], from: 'feedback', transform: { kind: 'drop', reason: 'removed in AdCP 3' } };
@@ -398,7 +398,7 @@ test('a drop rule from a user rule file: planned against 3.0.6, compiled, remove
 });
 
 test('a rule whose deprecated field is nested (from as a path) removes it from its parent only', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-rules-'));
+  const dir = tempDir('adcp-rules-');
   try {
     const file = join(dir, 'nested.json');
     const rule = { id: 'filters.legacy_tier-to-ext', tools: ['get_products'], from: ['filters', 'legacy_tier'], to: ['ext', 'legacy_tier'], accepts: ['string'], transform: { kind: 'move-into-ext' } };
@@ -444,7 +444,7 @@ test('docs/normalizations.md lists every rule and accounts for every deprecated 
 // Types
 
 test('types.d.ts and the normalizer declarations pass tsc --noEmit (strict, NodeNext)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-types-'));
+  const dir = tempDir('adcp-types-');
   try {
     const types = await compileTypes(release);
     assert.equal(types.map((f) => f.path), ['releases/3.0/types.d.ts']);

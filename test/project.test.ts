@@ -1,7 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleSchema } from '../generator/bundle.js';
 import { CodegenError } from '../generator/errors.js';
@@ -11,6 +10,7 @@ import type { JsonObject, JsonSchema, JsonSchemaObject, Release } from '../gener
 import { annotateAdvertised, loadOverlays, resolveOverlays, type ResolvedOverlay } from '../generator/overlay.js';
 import { appliesWhenSatisfied, projectSchemaForCapabilities, releasePathOfId } from '../generator/project.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
+import { tempDir } from './helpers/temp.js';
 
 /**
  * Fixtures are shaped like AdCP's MCP bundles: the tool's schema at the root, every other file under
@@ -452,7 +452,7 @@ test('releasePathOfId strips the version (and MCP projection) prefix', () => {
 const SHIPPED = join(repoRoot, 'schemas/overlays/applies-when-rfc.json');
 let release306: Release | undefined;
 const r306 = (): Release => (release306 ??= loadRelease(sdkReleaseDir(), '@adcp/sdk:3.0'));
-const scratch = mkdtempSync(join(tmpdir(), 'adcp-overlay-'));
+const scratch = tempDir('adcp-overlay-');
 let written = 0;
 
 function overlayFile(content: unknown): string {

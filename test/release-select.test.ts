@@ -69,4 +69,22 @@ test('context is echoed only when small enough not to amplify', () => {
   assert.equal(contextEcho({ context: { blob: 'x'.repeat(CONTEXT_ECHO_LIMIT) } }), { present: false });
 });
 
+test('unreadable fields never throw: a throwing getter or a hostile proxy is INVALID_REQUEST, and no echo', () => {
+  const served = [r('3.2'), r('3.0')];
+  const boom = (field: string): Record<string, unknown> =>
+    Object.defineProperty({}, field, { enumerable: true, get: () => { throw new Error('getter'); } }) as Record<string, unknown>;
+  for (const field of ['adcp_version', 'adcp_major_version']) {
+    const c = selectRelease(served, boom(field));
+    assert.equal(c, { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: `/${field}`, keyword: 'type', message: 'cannot be read' }] });
+  }
+  const trap = new Proxy({}, { has: () => { throw new Error('trap'); }, getOwnPropertyDescriptor: () => { throw new Error('trap'); }, get: () => { throw new Error('trap'); } });
+  assert.is(selectRelease(served, trap).ok, false);
+  assert.equal(contextEcho(boom('context')), { present: false });
+  assert.equal(contextEcho(trap), { present: false });
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  assert.equal(contextEcho({ context: cyclic }), { present: false });
+  assert.equal(contextEcho({ context: { n: 1n } }), { present: false });
+});
+
 test.run();

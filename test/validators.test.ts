@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,6 +13,7 @@ import { toIssues, wrapResponseValidator, wrapValidator } from '../runtime/issue
 import { loadArtifact, loadedArtifacts } from '../runtime/loader.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
+import { tempDir } from './helpers/temp.js';
 
 /**
  * The compiled canonical validators on AdCP 3.0.6 (the release inside @adcp/sdk), exercised through the GENERATED
@@ -22,7 +22,7 @@ import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
 
 const release = loadRelease(sdkReleaseDir());
 const files = compileValidators(release);
-const out = mkdtempSync(join(tmpdir(), 'adcp-validators-'));
+const out = tempDir('adcp-validators-');
 writeEmitted(out, files);
 const runtimeAjv = createRuntimeAjv(release);
 const tools = [...release.tools.keys()].filter((t) => !release.unavailable.has(t));
@@ -83,7 +83,7 @@ test('deterministic, content-addressed and shared: a definition is emitted once 
 });
 
 test('strict mode names the place: an unknown keyword in a referenced schema fails with its file and pointer', () => {
-  const copy = mkdtempSync(join(tmpdir(), 'adcp-validators-typo-'));
+  const copy = tempDir('adcp-validators-typo-');
   cpSync(sdkReleaseDir(), copy, { recursive: true });
   const file = join(copy, 'core/brand-ref.json');
   const schema = JSON.parse(readFileSync(file, 'utf8')) as { properties: { domain: Record<string, unknown> } };
@@ -102,7 +102,7 @@ test('strict mode names the place: an unknown keyword in a referenced schema fai
 });
 
 test('differential: every examples entry (and breakages of it) gets the same verdict as run-time Ajv', () => {
-  const r = examplesDifferential(release, mkdtempSync(join(tmpdir(), 'adcp-validators-examples-')), runtimeAjv, compileSchemaValidators, (dir, module, data) =>
+  const r = examplesDifferential(release, tempDir('adcp-validators-examples-'), runtimeAjv, compileSchemaValidators, (dir, module, data) =>
     wrapValidator((loadArtifact(dir, module) as RequestValidatorModule).validate)(data).ok,
   );
   console.log(`  3.0.6 examples differential: ${r.cases} payloads at ${r.locations} schema locations, ${r.valid} valid, ${r.cases - r.valid} invalid, ${r.disagreements.length} disagreements`);
@@ -162,7 +162,7 @@ test('issues: enum with allowedValues, required at the parent, additionalPropert
 function compileAndLoad(path: string) {
   const uri = `${release.schemas.byPath.get(path)!.id}#`;
   const compiled = compileSchemaValidators(release, [uri]);
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-one-'));
+  const dir = tempDir('adcp-validators-one-');
   writeEmitted(dir, compiled.files);
   return wrapValidator((loadArtifact(dir, compiled.modules.get(uri)!) as RequestValidatorModule).validate);
 }
@@ -289,7 +289,7 @@ test('bad input: non-objects, __proto__/constructor keys, deep nesting, huge arr
 });
 
 test('lazy loading: a tool loads only its own code, and a definition only when a payload reaches it', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-lazy-'));
+  const dir = tempDir('adcp-validators-lazy-');
   writeEmitted(dir, files);
   assert.equal(loadedArtifacts(dir), []);
   const entry = 'releases/3.0/validate/create_media_buy.request.cjs';
@@ -346,7 +346,7 @@ test('response validation: envelope fields at the root are accepted as the schem
 });
 
 test('loader: V8 code cache in new processes, rebuilt when rejected, optional when read-only or disabled', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-cache-'));
+  const dir = tempDir('adcp-validators-cache-');
   writeEmitted(dir, files);
   const script = join(dir, 'probe.mjs');
   writeFileSync(
@@ -385,7 +385,7 @@ test('loader: V8 code cache in new processes, rebuilt when rejected, optional wh
 
 test('loader: artifacts may not leave the output directory', () => {
   assert.throws(() => loadArtifact(out, '../outside.cjs'), /outside the generated directory/);
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-escape-'));
+  const dir = tempDir('adcp-validators-escape-');
   writeEmitted(dir, [{ path: 'a.cjs', contents: 'require("fs");', inputs: [] }]);
   assert.throws(() => loadArtifact(dir, 'a.cjs'), /only relative paths/);
 });

@@ -1,10 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { tempDir } from './temp.js';
 
-export function tempDir(prefix = 'adcp-codegen-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir };
 
 /** Writes `files` (path → JSON value or raw text) under a new temporary directory and returns it. */
 export function writeTree(files: Record<string, unknown>, root = tempDir()): string {

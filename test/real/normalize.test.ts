@@ -1,6 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { test } from 'uvu';
@@ -12,6 +11,7 @@ import type { NormalizeFn } from '../../runtime/contract.js';
 import { repoRoot, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
 import { compileReleaseSchema } from '../../generator/release-ajv.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * The normalizers on AdCP 3.2.0-beta.5, through the generated modules, and against the real storyboard payloads:
@@ -27,7 +27,7 @@ const release = loadRelease(releaseDir);
 const ruleDir = join(repoRoot, 'schemas/normalizations');
 const rules = loadNormalizationRules(readdirSync(ruleDir).sort().map((f) => join(ruleDir, f)));
 const plan = planNormalizations(release, rules);
-const out = mkdtempSync(join(tmpdir(), 'adcp-normalize-3.2-'));
+const out = tempDir('adcp-normalize-3.2-');
 for (const f of compileNormalizers(release, plan)) {
   mkdirSync(dirname(join(out, f.path)), { recursive: true });
   writeFileSync(join(out, f.path), f.contents);

@@ -1,6 +1,4 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '../../generator/compile-validators.js';
@@ -11,6 +9,7 @@ import { wrapValidator } from '../../runtime/issues.js';
 import { loadArtifact } from '../../runtime/loader.js';
 import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * Differential on AdCP 3.2.0-beta.5: the generated validators must give the verdict run-time Ajv gives on the same
@@ -26,7 +25,7 @@ if (releaseDir !== undefined && complianceDir !== undefined) {
 
   test('every storyboard sample_request: generated verdict equals run-time Ajv (3.2.0-beta.5)', () => {
     const files = compileValidators(release);
-    const out = mkdtempSync(join(tmpdir(), 'adcp-validators-real-'));
+    const out = tempDir('adcp-validators-real-');
     writeEmitted(out, files);
     const samples = loadStoryboardSamples(complianceDir);
     let valid = 0;
@@ -59,7 +58,7 @@ if (releaseDir !== undefined && complianceDir !== undefined) {
   test('the same storyboard payloads through the 3.0.6 validators: generated verdict equals run-time Ajv (3.0.6)', () => {
     const sdk = loadRelease(sdkReleaseDir());
     const sdkAjv = createRuntimeAjv(sdk);
-    const out = mkdtempSync(join(tmpdir(), 'adcp-validators-real-30-'));
+    const out = tempDir('adcp-validators-real-30-');
     writeEmitted(out, compileValidators(sdk));
     let checked = 0;
     let valid = 0;
@@ -79,7 +78,7 @@ if (releaseDir !== undefined && complianceDir !== undefined) {
   });
 
   test('every examples entry (and breakages of it): generated verdict equals run-time Ajv (3.2.0-beta.5)', () => {
-    const r = examplesDifferential(release, mkdtempSync(join(tmpdir(), 'adcp-validators-real-examples-')), runtimeAjv, compileSchemaValidators, (dir, module, data) =>
+    const r = examplesDifferential(release, tempDir('adcp-validators-real-examples-'), runtimeAjv, compileSchemaValidators, (dir, module, data) =>
       wrapValidator((loadArtifact(dir, module) as RequestValidatorModule).validate)(data).ok,
     );
     console.log(`  3.2 examples differential: ${r.cases} payloads at ${r.locations} schema locations, ${r.valid} valid, ${r.cases - r.valid} invalid, ${r.disagreements.length} disagreements`);

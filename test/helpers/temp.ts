@@ -1,0 +1,48 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Every temporary directory of a test run lives under one scratch directory, and the run leaves nothing behind.
+ *
+ * On first import this points TMPDIR (and so `os.tmpdir()`, for this process, the CLIs it spawns and any library
+ * code they run) at `<os temp>/adcp-test-run-<random>`. `tempDir()` creates directories there and remembers them;
+ * when the process exits they are removed. Anything else still in the scratch directory at exit was created behind
+ * the tests' back (a direct mkdtemp, a cache the code under test put in the temp dir and the test did not clean):
+ * it is listed and the run fails (exit code 1). Then the scratch directory itself is removed, so after `npm test`
+ * the OS temp dir holds no new `adcp-*` entry.
+ */
+const osTemp = tmpdir();
+const scratch = mkdtempSync(join(osTemp, 'adcp-test-run-'));
+process.env.TMPDIR = scratch;
+const made = new Set<string>();
+
+export function tempDir(prefix = 'adcp-codegen-'): string {
+  const dir = mkdtempSync(join(scratch, prefix));
+  made.add(dir);
+  return dir;
+}
+
+/** Removes a directory made by tempDir before the end of the run (a test that makes many). */
+export function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  made.delete(dir);
+}
+
+/** The real OS temp dir, as it was before this run redirected TMPDIR. */
+export const systemTempDir = osTemp;
+
+process.on('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  let stray: string[] = [];
+  try {
+    stray = readdirSync(scratch);
+  } catch {
+    /* already gone */
+  }
+  if (stray.length > 0) {
+    process.stderr.write(`\ntemporary files left behind by the tests (create them with tempDir() from test/helpers/temp.ts, or remove them): ${stray.join(', ')}\n`);
+    process.exitCode = 1;
+  }
+  rmSync(scratch, { recursive: true, force: true });
+});
