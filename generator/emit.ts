@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Advertisement, ToolsListEntry } from './advertise.js';
 import { servedCapabilities } from './capabilities.js';
+import { refusedEnvelopeFields } from './envelope.js';
 import type { EmittedFile, InputRef, Profile } from './model.js';
 import { packageRoot } from './package-root.js';
 import { sha256 } from './hash.js';
@@ -91,6 +92,10 @@ export function profileFile(data: ProfileData): EmittedFile {
       tools: entries.map((e) => e.name),
       capabilities,
       toolsList: entries.map(listEntry),
+      // Envelope fields the runtime must not add to a tool's success body: its response schema refuses them.
+      omitEnvelope: Object.fromEntries(
+        entries.map((e) => [e.name, refusedEnvelopeFields(release, release.tools.get(e.name)!)] as const).filter(([, fields]) => fields.length > 0),
+      ),
     })),
     // The single MCP endpoint serving every release: each tool once.
     endpoint: advertised.endpoint.map(listEntry),

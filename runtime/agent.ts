@@ -141,6 +141,8 @@ interface ProfileRelease extends ServedRelease {
   readonly tools: readonly string[];
   readonly capabilities: Record<string, unknown>;
   readonly toolsList: readonly ListEntryFile[];
+  /** Per tool, envelope fields (`status`, `adcp_version`) its response schema refuses: never added to its bodies. */
+  readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
 }
 
 
@@ -300,6 +302,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
 
       const body: Record<string, unknown> = { ...resultBody, status: resultBody.status ?? 'completed', adcp_version: r.key };
+      // A closed response schema that declares neither gets neither (a handler's own async `status` stays).
+      for (const field of r.omitEnvelope?.[tool] ?? []) if (field !== 'status' || resultBody.status === undefined) delete body[field];
       const sentContext = (parsed.value as Record<string, unknown>).context;
       if (sentContext !== undefined) body.context = sentContext;
       if (mode === 'development') {
