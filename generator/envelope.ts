@@ -1,8 +1,11 @@
 import type { Release, ToolDef } from './model.js';
 import { isPlainObject } from './schema-walk.js';
 
-/** Fields the runtime adds to every success body: the task `status` (when the handler gave none) and the release. */
-export const ENVELOPE_FIELDS = ['status', 'adcp_version'] as const;
+/**
+ * Fields the runtime adds to every success body: the task `status` (when the handler gave none), the release, and
+ * the caller's `context` echoed.
+ */
+export const ENVELOPE_FIELDS = ['status', 'adcp_version', 'context'] as const;
 
 /**
  * The envelope fields a tool's canonical response schema refuses: some AdCP 3.2 responses are closed objects that

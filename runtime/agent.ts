@@ -141,7 +141,7 @@ interface ProfileRelease extends ServedRelease {
   readonly tools: readonly string[];
   readonly capabilities: Record<string, unknown>;
   readonly toolsList: readonly ListEntryFile[];
-  /** Per tool, envelope fields (`status`, `adcp_version`) its response schema refuses: never added to its bodies. */
+  /** Per tool, envelope fields (`status`, `adcp_version`, `context`) its response schema refuses: never added. */
   readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
 }
 
@@ -158,6 +158,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     return { ...r, major, minor };
   });
   const byKey = new Map(served.map((r) => [r.key, r]));
+  const outputAdvertised = new Set(file.profile.endpoint.filter((e) => e.outputSchema !== undefined).map((e) => e.name));
   const allTools = new Set(served.flatMap((r) => r.tools));
 
   const releaseFor = (key: string | undefined): ProfileRelease => {
@@ -302,20 +303,25 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
 
       const body: Record<string, unknown> = { ...resultBody, status: resultBody.status ?? 'completed', adcp_version: r.key };
-      // A closed response schema that declares neither gets neither (a handler's own async `status` stays).
-      for (const field of r.omitEnvelope?.[tool] ?? []) if (field !== 'status' || resultBody.status === undefined) delete body[field];
       const sentContext = (parsed.value as Record<string, unknown>).context;
       if (sentContext !== undefined) body.context = sentContext;
-      if (mode === 'development') {
+      // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
+      // handler's own `status` (async, or domain state) stays.
+      for (const field of r.omitEnvelope?.[tool] ?? []) if (field !== 'status' || resultBody.status === undefined) delete body[field];
+      // Development validates every response; production only where tools/list advertises an outputSchema, because
+      // MCP clients validate structuredContent against it and would throw on the buyer's side.
+      if (mode === 'development' || outputAdvertised.has(tool)) {
         const verdict = validateWith(responseValidator(r, tool), body);
         if (!verdict.ok) {
           // Never send an invalid response as if it were valid: the agent has a bug, the buyer gets a server error.
+          if (mode === 'production') process.emitWarning(`adcp-codegen: ${tool} produced a response that does not match the AdCP ${r.key} response schema: ${JSON.stringify(verdict.issues)}`);
           return errorResult(
             {
               code: 'SERVICE_UNAVAILABLE',
               message: `${tool}: the agent produced a response that does not match the AdCP ${r.key} response schema`,
               recovery: 'transient',
-              details: { tool, response_issues: verdict.issues },
+              // The pointers help the agent's developer; a production buyer learns only that the call failed.
+              details: mode === 'development' ? { tool, response_issues: verdict.issues } : { tool },
             },
             args,
             r.key,

@@ -11,6 +11,7 @@ import type { JsonSchemaObject } from '../generator/model.js';
 import { objectRooted } from '../generator/object-root.js';
 import { runCli } from './helpers/cli.js';
 import { tempDir, tinyRelease, writeTree } from './helpers/fixture-release.js';
+import { setAt } from './helpers/generated.js';
 import { repoRoot } from './helpers/releases.js';
 import { symlinkSync } from 'node:fs';
 
@@ -39,7 +40,7 @@ test('objectRooted adds "type": "object" exactly where the schema already forces
   refuse(S({ type: 'array' }), '/type');
 });
 
-test('envelope fields a closed response refuses are left out; an open one takes both', () => {
+test('envelope fields a closed response refuses are left out; an open one takes them all', () => {
   const dir = tinyRelease({
     'media-buy/make-thing-response.json': {
       $schema: 'http://json-schema.org/draft-07/schema#',
@@ -56,7 +57,7 @@ test('envelope fields a closed response refuses are left out; an open one takes 
     },
   });
   const release = loadRelease(dir);
-  assert.equal(refusedEnvelopeFields(release, release.tools.get('make_thing')!), ['adcp_version']);
+  assert.equal(refusedEnvelopeFields(release, release.tools.get('make_thing')!), ['adcp_version', 'context']);
   assert.equal(refusedEnvelopeFields(release, release.tools.get('get_things')!), ['status']);
   assert.equal(refusedEnvelopeFields(release, release.tools.get('get_adcp_capabilities')!), []);
 });
@@ -125,6 +126,25 @@ test('supported_versions: the served releases are published; a profile stating o
   assert.ok(validate({ id: 't' }));
   assert.ok(validate({ adcp_error: { code: 'INVALID_REQUEST', message: 'm' }, status: 'failed' }));
   assert.not.ok(validate({ id: 7 }), 'still a schema: a body matching no member is refused');
+
+  // Production with an advertised outputSchema: an invalid handler body never reaches a client that would throw on
+  // it; the buyer gets a well-formed SERVICE_UNAVAILABLE (admitted by the same schema), the pointers stay server-side.
+  const { loadProfile } = await setAt(out);
+  const agent = await loadProfile('p' as never, { mode: 'production' });
+  const warnings: string[] = [];
+  const onWarning = (w: Error): void => void warnings.push(w.message);
+  process.on('warning', onWarning);
+  const bad = await agent.call('make_thing', { thing: { id: 'a' }, context: { c: 1 } }, () => ({ id: 7 }));
+  await new Promise((r) => setImmediate(r));
+  process.off('warning', onWarning);
+  assert.ok(bad.isError);
+  assert.equal(bad.structuredContent!.adcp_error, { code: 'SERVICE_UNAVAILABLE', message: (bad.structuredContent!.adcp_error as { message: string }).message, recovery: 'transient', details: { tool: 'make_thing' } });
+  assert.equal(bad.structuredContent!.context, { c: 1 });
+  assert.ok(validate(bad.structuredContent));
+  assert.ok(warnings.some((w) => w.includes('/id')), `the developer finds the pointer in the server log: ${warnings.join(' ')}`);
+  const good = await agent.call('make_thing', { thing: { id: 'a' } }, () => ({ id: 'b' }));
+  assert.not.ok(good.isError);
+  assert.ok(validate(good.structuredContent));
 
   run = await runCli(['generate', '--release', release, '--profile', join(work, 'wrong/p.json'), '--out', join(work, 'out-wrong')], work);
   assert.is(run.code, 1);
