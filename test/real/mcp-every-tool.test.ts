@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { bundleSchema } from '../../generator/bundle.js';
 import { refusedEnvelopeFields } from '../../generator/envelope.js';
 import { loadRelease } from '../../generator/load-release.js';
-import type { Release } from '../../generator/model.js';
+import type { JsonSchemaObject, Release } from '../../generator/model.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixture-release.js';
 import { setAt } from '../helpers/generated.js';
@@ -67,6 +67,15 @@ const { serveMcp } = (await import(pathToFileURL(join(repoRoot, 'examples/serve-
 
 const storyboards = loadStoryboardSamples(complianceDir).filter((s) => !s.expectError);
 
+/** Self-contained canonical schemas, bundled once each (a 3.2 response closure takes ~0.1 s to bundle). */
+const bundles = new Map<string, JsonSchemaObject>();
+function bundled(release: Release, path: string): JsonSchemaObject {
+  const key = `${release.key}\0${path}`;
+  let doc = bundles.get(key);
+  if (doc === undefined) bundles.set(key, (doc = bundleSchema(release, path)));
+  return doc;
+}
+
 /** A request for `tool` the generated validator accepts: a storyboard's where one is valid, else a sampled one. */
 function validRequest(agent: Agent, release: Release, tool: string): Record<string, unknown> {
   const ok = (req: unknown): req is Record<string, unknown> => agent.validateRequest(tool as never, req, { release: release.key }).ok;
@@ -79,7 +88,7 @@ function validRequest(agent: Agent, release: Release, tool: string): Record<stri
     return ok(c) ? c : pinned;
   };
   for (const s of storyboards) if (s.task === tool && ok(s.request)) return withContext(s.request);
-  const sampled = new Sampler(bundleSchema(release, release.tools.get(tool)!.requestSchema)).sample();
+  const sampled = new Sampler(bundled(release, release.tools.get(tool)!.requestSchema)).sample();
   assert.ok(ok(sampled), `${release.key} ${tool}: the sampler found no valid request`);
   return withContext(sampled);
 }
@@ -88,7 +97,7 @@ function validRequest(agent: Agent, release: Release, tool: string): Record<stri
 function validBody(agent: Agent, release: Release, tool: string): Record<string, unknown> {
   const def = release.tools.get(tool)!;
   const refused = refusedEnvelopeFields(release, def);
-  const sampler = new Sampler(bundleSchema(release, def.responseSchema));
+  const sampler = new Sampler(bundled(release, def.responseSchema));
   const sent = (b: Record<string, unknown>): Record<string, unknown> => {
     const out: Record<string, unknown> = { ...b, status: b.status ?? 'completed', adcp_version: release.key };
     for (const f of refused) if (f !== 'status' || b.status === undefined) delete out[f];
@@ -111,7 +120,7 @@ function validBody(agent: Agent, release: Release, tool: string): Record<string,
  * first change the generated validator rejects.
  */
 function invalidRequest(agent: Agent, release: Release, tool: string, valid: Record<string, unknown>): Record<string, unknown> {
-  const doc = bundleSchema(release, release.tools.get(tool)!.requestSchema) as { required?: string[]; properties?: Record<string, unknown> };
+  const doc = bundled(release, release.tools.get(tool)!.requestSchema) as { required?: string[]; properties?: Record<string, unknown> };
   const pins = new Set(['adcp_version', 'adcp_major_version', 'context']);
   const names = [...new Set([...(doc.required ?? []), ...Object.keys(valid), ...Object.keys(doc.properties ?? {}), 'ext'])].filter((n) => !pins.has(n));
   for (const name of names) {
