@@ -9,6 +9,7 @@ import { loadRelease } from '../../generator/load-release.js';
 import type { JsonSchemaObject, Release } from '../../generator/model.js';
 import { PRESENTATION_ANNOTATIONS, rootConstraintProperties, structural } from '../../generator/structural.js';
 import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
+import { Sampler } from '../helpers/sampler.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
 
 /**
@@ -96,6 +97,40 @@ test('structural and full advertised schemas give the same verdict on every stor
   }
   console.log(`  structural vs full: ${compared} storyboard payload verdicts compared, ${disagreements.length} disagreements`);
   assert.ok(compared > 2000);
+  assert.equal(disagreements, []);
+});
+
+test('structural and full output schemas give the same verdict on sampled bodies, valid and broken, every tool', () => {
+  const sources = new AdvertisedSources([]);
+  let compared = 0;
+  const disagreements: string[] = [];
+  for (const release of [r32, r30]) {
+    const make = (): Ajv | Ajv2020 => {
+      const ajv = release.mcp ? new Ajv2020({ strict: false, validateSchema: false }) : new Ajv({ strict: false, validateSchema: false });
+      addFormats(ajv);
+      return ajv;
+    };
+    const ajvs = { structural: make(), full: make() };
+    for (const [name, tool] of release.tools) {
+      if (release.unavailable.has(name)) continue;
+      const docs = { structural: sources.document(release, tool, 'output', 'structural').schema, full: sources.document(release, tool, 'output', 'full').schema };
+      const valid = new Sampler(docs.full).sample() as Record<string, unknown>;
+      const first = Object.keys(valid)[0];
+      const bodies = [valid, {}, [], ...(first !== undefined ? [{ ...valid, [first]: 12345 }, { ...valid, [first]: 'x' }] : [])];
+      const compiled = Object.fromEntries(
+        (['structural', 'full'] as const).map((mode) => {
+          const { $id: _id, ...doc } = docs[mode];
+          return [mode, ajvs[mode].compile(doc)];
+        }),
+      ) as Record<'structural' | 'full', ValidateFunction>;
+      const verdict = (mode: 'structural' | 'full', body: unknown): boolean => compiled[mode](body) as boolean;
+      for (const body of bodies) {
+        if (verdict('structural', body) !== verdict('full', body)) disagreements.push(`${release.key} ${name} ${JSON.stringify(body).slice(0, 80)}`);
+        compared++;
+      }
+    }
+  }
+  console.log(`  structural vs full outputs: ${compared} sampled body verdicts compared, ${disagreements.length} disagreements`);
   assert.equal(disagreements, []);
 });
 
