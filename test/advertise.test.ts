@@ -9,6 +9,7 @@ import { CodegenError } from '../generator/errors.js';
 import { loadRelease } from '../generator/load-release.js';
 import type { JsonSchemaObject } from '../generator/model.js';
 import { objectRooted } from '../generator/object-root.js';
+import { PRESENTATION_ANNOTATIONS, structural } from '../generator/structural.js';
 import { runCli } from './helpers/cli.js';
 import { tempDir, tinyRelease, writeTree } from './helpers/fixture-release.js';
 import { setAt } from './helpers/generated.js';
@@ -38,6 +39,24 @@ test('objectRooted adds "type": "object" exactly where the schema already forces
   refuse(S({ anyOf: [] }), '');
   refuse(S({ allOf: [{ $ref: '#/$defs/loop' }], $defs: { loop: { $ref: '#/$defs/loop' } } }), '');
   refuse(S({ type: 'array' }), '/type');
+});
+
+test('structural never touches data: a `description` inside const/enum/default/examples values survives', () => {
+  const doc = {
+    type: 'object',
+    description: 'root',
+    title: 'T',
+    properties: {
+      a: { type: 'object', const: { description: 'data' }, description: 'gone' },
+      b: { default: { title: 'data' }, enum: [{ examples: 1 }], $comment: 'gone' },
+    },
+  } as JsonSchemaObject;
+  const out = structural(doc);
+  assert.equal(out, { type: 'object', properties: { a: { type: 'object', const: { description: 'data' } }, b: { default: { title: 'data' }, enum: [{ examples: 1 }] } } });
+  assert.equal(structural(doc, { keep: new Set(['a']) }).description, 'root');
+  assert.is((structural(doc, { keep: new Set(['a']) }).properties as Record<string, { description?: string }>).a!.description, 'gone');
+  assert.is(doc.title, 'T', 'the input is not mutated');
+  assert.ok(PRESENTATION_ANNOTATIONS.has('x-tool-summary'));
 });
 
 test('envelope fields a closed response refuses are left out; an open one takes them all', () => {

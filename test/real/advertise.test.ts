@@ -6,8 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AdvertisedSources } from '../../generator/advertise.js';
 import { loadRelease } from '../../generator/load-release.js';
-import type { JsonSchemaObject, Release } from '../../generator/model.js';
-import { PRESENTATION_ANNOTATIONS, rootConstraintProperties, structural } from '../../generator/structural.js';
+import type { Release } from '../../generator/model.js';
+import { rootConstraintProperties, structural } from '../../generator/structural.js';
 import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { Sampler } from '../helpers/sampler.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
@@ -44,24 +44,6 @@ test('our structural stripping of the full 3.2 projection reproduces the release
     assert.ok(isDeepStrictEqual({ ...input, $id: prod.inputSchema.$id }, prod.inputSchema), `${name} input`);
     assert.ok(isDeepStrictEqual({ ...output, $id: prod.outputSchema.$id }, prod.outputSchema), `${name} output`);
   }
-});
-
-test('structural never touches data: a `description` inside const/enum/default/examples values survives', () => {
-  const doc = {
-    type: 'object',
-    description: 'root',
-    title: 'T',
-    properties: {
-      a: { type: 'object', const: { description: 'data' }, description: 'gone' },
-      b: { default: { title: 'data' }, enum: [{ examples: 1 }], $comment: 'gone' },
-    },
-  } as JsonSchemaObject;
-  const out = structural(doc);
-  assert.equal(out, { type: 'object', properties: { a: { type: 'object', const: { description: 'data' } }, b: { default: { title: 'data' }, enum: [{ examples: 1 }] } } });
-  assert.equal(structural(doc, { keep: new Set(['a']) }).description, 'root');
-  assert.is((structural(doc, { keep: new Set(['a']) }).properties as Record<string, { description?: string }>).a!.description, 'gone');
-  assert.is(doc.title, 'T', 'the input is not mutated');
-  assert.ok(PRESENTATION_ANNOTATIONS.has('x-tool-summary'));
 });
 
 test('structural and full advertised schemas give the same verdict on every storyboard payload (3.2 and 3.0.6)', () => {
