@@ -1,6 +1,9 @@
 import { hashJson } from './hash.js';
 import type { JsonSchemaObject } from './model.js';
 
+const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+
 /**
  * Every AdCP rejection the runtime sends (`{ adcp_error: { code, message, … }, context?, status, adcp_version }`).
  * Deliberately only as narrow as the runtime guarantees: a client validating structured errors against the tool's
@@ -35,8 +38,14 @@ export function outputUnion(tool: string, members: readonly { label: string; sch
     const { $schema: _dialect, $id: _id, ...rest } = m.schema;
     defs[`member${i}`] = { $id: `${base}:${i}`, ...rest };
   });
+  // One dialect for the whole document. 2020-12 only when every member is written in it: draft-07 members (3.0
+  // bundles, async bodies) use array-form `items` and `dependencies`, which 2020-12 rejects or ignores, while a
+  // 2020-12 member read as draft-07 loses only keywords draft-07 does not know (prefixItems, dependentSchemas),
+  // which can only admit more — and this schema must never refuse a body the agent sends.
+  const dialects = new Set(unique.map((m) => m.schema.$schema).filter((d) => d !== undefined));
+  const $schema = dialects.size === 1 && dialects.has(DRAFT_2020_12) ? DRAFT_2020_12 : DRAFT_07;
   return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $schema,
     $id: base,
     type: 'object',
     description: `Any body ${tool} returns: ${unique.map((m) => m.label).join('; ')}.`,
