@@ -7,12 +7,10 @@
  *   npm run example                 # http://127.0.0.1:3000/mcp, production mode
  *   PORT=4000 ADCP_MODE=development npm run example
  */
-import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { loadProfile } from '../generated/index.js';
+import { serveMcp } from './serve-mcp.js';
 
 /** In-memory inventory and state: one seller, one process. */
 export function createSellerHandlers() {
@@ -76,45 +74,14 @@ export function createSellerHandlers() {
 }
 
 /**
- * Starts the agent; resolves to its MCP endpoint URL and a close function. Stateless Streamable HTTP: each POST gets
- * a fresh McpServer wired to the same loaded profile (registration is a few map entries, nothing compiles).
+ * Starts the agent; resolves to its MCP endpoint URL and a close function (see serve-mcp.js for the HTTP details,
+ * keep-alive included).
  * @param {{ port?: number, host?: string, mode?: 'production' | 'development' }} [options]
  */
 export async function startSellerAgent(options = {}) {
   const agent = await loadProfile('guaranteed-publisher', { mode: options.mode ?? 'production' });
-  const handlers = createSellerHandlers();
-  const http = createServer(async (req, res) => {
-    if (req.url !== '/mcp') {
-      res.writeHead(404).end();
-      return;
-    }
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    const server = new McpServer({ name: 'example-seller', version: '1.0.0' });
-    agent.registerMcp(server, handlers);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
-    } catch (e) {
-      if (!res.headersSent) res.writeHead(500).end();
-      process.emitWarning(String(e));
-    }
-  });
-  await new Promise((resolve) => http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve(undefined)));
-  const address = http.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.port;
-  return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}/mcp`,
-    agent,
-    close: () => new Promise((resolve) => http.close(() => resolve(undefined))),
-  };
+  const served = await serveMcp(agent, createSellerHandlers(), { port: options.port, host: options.host, name: 'example-seller' });
+  return { ...served, agent };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

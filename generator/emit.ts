@@ -1,7 +1,9 @@
 import Handlebars from 'handlebars';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AdvertisedRelease } from './advertise.js';
+import type { Advertisement, ToolsListEntry } from './advertise.js';
+import { servedCapabilities } from './capabilities.js';
+import { refusedEnvelopeFields } from './envelope.js';
 import type { EmittedFile, InputRef, Profile } from './model.js';
 import { packageRoot } from './package-root.js';
 import { sha256 } from './hash.js';
@@ -75,32 +77,43 @@ export function runtimeFiles(): EmittedFile[] {
 export interface ProfileData {
   readonly profile: Profile;
   readonly selections: readonly Selection[];
-  readonly advertised: readonly AdvertisedRelease[];
+  readonly advertised: Advertisement;
 }
 
 /** `profiles/<name>.json`: everything the runtime needs to serve one profile, schemas referenced by file. */
 export function profileFile(data: ProfileData): EmittedFile {
   const { profile, advertised } = data;
+  const capabilities = servedCapabilities(profile, advertised.releases.map((r) => r.release.key));
   const body = {
     name: profile.name,
-    releases: advertised.map(({ release, entries }) => ({
+    releases: advertised.releases.map(({ release, entries }) => ({
       key: release.key,
       version: release.version,
       tools: entries.map((e) => e.name),
-      capabilities: profile.capabilities,
-      toolsList: entries.map((e) => ({
-        name: e.name,
-        ...(e.description !== undefined ? { description: e.description } : {}),
-        annotations: e.annotations,
-        inputSchema: e.inputSchema.path,
-        outputSchema: e.outputSchema.path,
-      })),
+      capabilities,
+      toolsList: entries.map(listEntry),
+      // Envelope fields the runtime must not add to a tool's success body: its response schema refuses them.
+      omitEnvelope: Object.fromEntries(
+        entries.map((e) => [e.name, refusedEnvelopeFields(release, release.tools.get(e.name)!)] as const).filter(([, fields]) => fields.length > 0),
+      ),
     })),
+    // The single MCP endpoint serving every release: each tool once.
+    endpoint: advertised.endpoint.map(listEntry),
   };
   return jsonFile(`profiles/${profile.name}.json`, 'profile', body, [
     { name: `profile:${profile.file}`, hash: profile.hash },
-    ...advertised.map(({ release }) => ({ name: release.label, hash: release.hash })),
+    ...advertised.releases.map(({ release }) => ({ name: release.label, hash: release.hash })),
   ]);
+}
+
+function listEntry(e: ToolsListEntry): Record<string, unknown> {
+  return {
+    name: e.name,
+    ...(e.description !== undefined ? { description: e.description } : {}),
+    annotations: e.annotations,
+    inputSchema: e.inputSchema.path,
+    ...(e.outputSchema !== undefined ? { outputSchema: e.outputSchema.path } : {}),
+  };
 }
 
 export function entryFiles(profiles: readonly ProfileData[], releaseKeys: readonly string[], inputs: readonly InputRef[]): EmittedFile[] {

@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { advertise, AdvertisedSources, type AdvertisedRelease } from './advertise.js';
+import { advertise, AdvertisedSources, type Advertisement } from './advertise.js';
+import { servedCapabilities } from './capabilities.js';
+import { checkToolsLists } from './check-tools-list.js';
 import { compile } from './compile.js';
 import { entryFiles, GENERATOR_VERSION, jsonFile, profileFile, runtimeFiles, withHeader, type ProfileData } from './emit.js';
 import { CodegenError } from './errors.js';
@@ -93,7 +95,8 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const sources = new AdvertisedSources(overlays);
   const profiles: ProfileData[] = inputs.profiles.map((profile) => {
     const ss = selections.get(profile.name)!;
-    const advertised: AdvertisedRelease[] = advertise(profile, ss, sources, config.acceptedRecords);
+    servedCapabilities(profile, ss.map((s) => s.release.key)); // a stated supported_versions must match: fail before compiling
+    const advertised: Advertisement = advertise(profile, ss, sources, config.acceptedRecords);
     return { profile, selections: ss, advertised };
   });
   // A shared definition appears in many tools' documents: report each finding once.
@@ -105,15 +108,17 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   }
   const advertisedFiles = new Map<string, EmittedFile>();
   for (const p of profiles) {
-    for (const r of p.advertised) {
-      for (const e of r.entries) {
+    for (const entries of [...p.advertised.releases.map((r) => r.entries), p.advertised.endpoint]) {
+      for (const e of entries) {
         for (const s of [e.inputSchema, e.outputSchema]) {
-          if (!advertisedFiles.has(s.path)) advertisedFiles.set(s.path, jsonFile(s.path, 'schema', s.schema, s.inputs));
+          if (s !== undefined && !advertisedFiles.has(s.path)) advertisedFiles.set(s.path, jsonFile(s.path, 'schema', s.schema, s.inputs));
         }
       }
     }
   }
-  log.stage('project', `${advertisedFiles.size} advertised schema document(s)`, lap());
+  // What the MCP SDK's own client will accept, checked before anything is written (skipped without the SDK).
+  const checked = checkToolsLists(profiles, resolve(cwd, config.file ?? 'adcp-codegen.config.json'));
+  log.stage('project', `${advertisedFiles.size} advertised schema document(s); ${checked === undefined ? 'tools/list not checked (no @modelcontextprotocol/sdk)' : `${checked} tools/list(s) accepted by the MCP SDK`}`, lap());
 
   const compiled = await compile(inputs.releases, selections, rules);
   for (const s of compiled.skippedRules) log.info(`normalization ${s.rule} not emitted for ${s.tool} (${s.release}): ${s.reason}`);

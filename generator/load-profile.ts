@@ -12,6 +12,7 @@ interface RawProfile {
   surface?: 'production' | 'sandbox';
   capabilities: JsonObject;
   releases?: string[];
+  advertise?: { annotations?: 'structural' | 'full'; outputSchema?: boolean };
 }
 
 /** Reads and checks one profile file against schemas/profile.schema.json. */
@@ -28,6 +29,11 @@ export function readProfile(path: string, display: string): Profile {
     tools: p.tools,
     sharedTools: p.shared_tools ?? [],
     surface: p.surface ?? 'production',
+    advertise: {
+      // Production hosts advertise the structural projection (AdCP 3.2); sandbox keeps the documentation.
+      annotations: p.advertise?.annotations ?? (p.surface === 'sandbox' ? 'full' : 'structural'),
+      outputSchema: p.advertise?.outputSchema ?? false,
+    },
     capabilities: p.capabilities,
     releases: p.releases,
     hash: hashJson(raw),

@@ -58,7 +58,7 @@ export function loadRelease(dir: string, display: string = dir): Release {
 
   const mcp = readMcpProjection(dir, display, tools);
   const hash = sha256(
-    [hashJson(manifest), ...files.map((f) => `${f.path}:${f.hash}`).sort(), mcp ? hashJson([...mcp.tools.entries()].map(([k, v]) => [k, v.inputSchema, v.outputSchema])) : ''].join('\n'),
+    [hashJson(manifest), ...files.map((f) => `${f.path}:${f.hash}`).sort(), mcp ? hashJson([mcp.tools, mcp.production ?? new Map()].map((m) => [...m.entries()].map(([k, v]) => [k, v.inputSchema, v.outputSchema]))) : ''].join('\n'),
   );
 
   return {
@@ -205,6 +205,26 @@ function readMcpProjection(dir: string, display: string, tools: ReadonlyMap<stri
   const protocolVersion = versions[versions.length - 1];
   if (protocolVersion === undefined) return undefined;
   const rel = `mcp/${protocolVersion}`;
+  const full = readProjectionManifest(dir, display, rel, tools);
+  // The release's production profile (AdCP 3.2: `annotation_mode: "structural"`, no compliance or deprecated tools).
+  const productionRel = `${rel}/profiles/production`;
+  const production = existsSync(join(dir, productionRel, 'manifest.json')) ? readProjectionManifest(dir, display, productionRel, tools) : undefined;
+  return {
+    protocolVersion,
+    dir: rel,
+    schemaDialect: typeof full.manifest.schema_dialect === 'string' ? full.manifest.schema_dialect : 'https://json-schema.org/draft/2020-12/schema',
+    tools: full.tools,
+    ...(production !== undefined ? { production: production.tools } : {}),
+  };
+}
+
+/** One projection manifest (`tools` → inputSchema/outputSchema files relative to it) with its schema documents. */
+function readProjectionManifest(
+  dir: string,
+  display: string,
+  rel: string,
+  tools: ReadonlyMap<string, ToolDef>,
+): { manifest: Record<string, unknown>; tools: Map<string, McpToolProjection> } {
   const manifestFile = `${display}/${rel}/manifest.json`;
   const manifest = readJson(join(dir, rel, 'manifest.json'), manifestFile);
   if (!isPlainObject(manifest) || !isPlainObject(manifest.tools)) {
@@ -215,7 +235,6 @@ function readMcpProjection(dir: string, display: string, tools: ReadonlyMap<stri
     const entry = manifest.tools[name];
     const at = joinPointer('/tools', name);
     if (!tools.has(name)) throw new CodegenError(manifestFile, at, `tool ${name} is not in the release manifest`);
-    if (!isPlainObject(entry)) throw new CodegenError(manifestFile, at, 'must name inputSchema and outputSchema files');
     if (!isPlainObject(entry) || typeof entry.inputSchema !== 'string' || typeof entry.outputSchema !== 'string') {
       throw new CodegenError(manifestFile, at, 'must name inputSchema and outputSchema files');
     }
@@ -231,12 +250,7 @@ function readMcpProjection(dir: string, display: string, tools: ReadonlyMap<stri
       outputSchema: load(entry.outputSchema, 'outputSchema'),
     });
   }
-  return {
-    protocolVersion,
-    dir: rel,
-    schemaDialect: typeof manifest.schema_dialect === 'string' ? manifest.schema_dialect : 'https://json-schema.org/draft/2020-12/schema',
-    tools: out,
-  };
+  return { manifest, tools: out };
 }
 
 function readSpecialisms(manifest: Record<string, unknown>): Map<string, SpecialismDef> {

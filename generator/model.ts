@@ -78,6 +78,8 @@ export interface McpProjection {
   readonly dir: string;
   readonly schemaDialect: string;
   readonly tools: ReadonlyMap<string, McpToolProjection>;
+  /** `profiles/production/` (`annotation_mode: "structural"`), where the release ships it: production tools only. */
+  readonly production?: ReadonlyMap<string, McpToolProjection>;
 }
 
 export interface TaskResultResolution {
@@ -134,6 +136,8 @@ export interface Profile {
   readonly sharedTools: readonly string[];
   /** `production` (default) excludes the `compliance` protocol; `sandbox` admits it. */
   readonly surface: 'production' | 'sandbox';
+  /** How tools/list is advertised: annotation mode (default structural on production, full on sandbox) and outputSchema (default off). */
+  readonly advertise: { readonly annotations: 'structural' | 'full'; readonly outputSchema: boolean };
   readonly hash: string;
 }
 

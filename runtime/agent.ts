@@ -15,7 +15,7 @@ import {
 } from './contract.js';
 import { driftIssues } from './drift.js';
 import { escapeToken } from './pointer.js';
-import { AdcpError, contextEcho, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
+import { AdcpError, contextEcho, invalidRequest, unsupportedTool, versionUnsupported, type AdcpErrorBody } from './errors.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
@@ -70,7 +70,8 @@ export interface ToolsListEntry {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
+  /** Present only when the profile advertises output schemas (`advertise.outputSchema`). */
+  outputSchema?: Record<string, unknown>;
   annotations: ToolAnnotations;
 }
 
@@ -108,9 +109,9 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
   tools(release?: string): readonly Tools[];
   toolsList(release?: string): ToolsListEntry[];
   /**
-   * The tools/list of a single endpoint serving every release: each tool once (from the highest release serving it),
-   * and where releases answer in different shapes, an outputSchema admitting each release's (`anyOf`), because MCP
-   * clients validate structured results against it whatever release a buyer pinned.
+   * The tools/list of a single endpoint serving every release: each tool once (from the highest release serving it);
+   * with `advertise.outputSchema`, an outputSchema admitting every body the tool returns in any served release (MCP
+   * clients validate structured results against it whatever release a buyer pinned), precomputed at build time.
    */
   endpointToolsList(): ToolsListEntry[];
   capabilities(release?: string): Record<string, unknown>;
@@ -127,11 +128,22 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
   a2aSkills(release?: string): A2ASkill[];
 }
 
+/** A tools/list entry in the profile file: schemas by generated path. */
+interface ListEntryFile {
+  name: string;
+  description?: string;
+  annotations: ToolAnnotations;
+  inputSchema: string;
+  outputSchema?: string;
+}
+
 interface ProfileRelease extends ServedRelease {
   readonly version: string;
   readonly tools: readonly string[];
   readonly capabilities: Record<string, unknown>;
-  readonly toolsList: readonly { name: string; description?: string; annotations: ToolAnnotations; inputSchema: string; outputSchema: string }[];
+  readonly toolsList: readonly ListEntryFile[];
+  /** Per tool, envelope fields (`status`, `adcp_version`, `context`) its response schema refuses: never added. */
+  readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
 }
 
 
@@ -143,12 +155,15 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   }
   const mode: Mode = options.mode ?? 'production';
   if (mode !== 'production' && mode !== 'development') throw new Error(`adcp-codegen: mode must be "production" or "development"`);
-  const file = JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.json`), 'utf8')) as { profile: { releases: Omit<ProfileRelease, 'major' | 'minor'>[] } };
+  const file = JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.json`), 'utf8')) as {
+    profile: { releases: Omit<ProfileRelease, 'major' | 'minor'>[]; endpoint: ListEntryFile[] };
+  };
   const served: ProfileRelease[] = file.profile.releases.map((r) => {
     const [major, minor] = r.key.split('.').map(Number) as [number, number];
     return { ...r, major, minor };
   });
   const byKey = new Map(served.map((r) => [r.key, r]));
+  const outputAdvertised = new Set(file.profile.endpoint.filter((e) => e.outputSchema !== undefined).map((e) => e.name));
   const allTools = new Set(served.flatMap((r) => r.tools));
 
   const releaseFor = (key: string | undefined): ProfileRelease => {
@@ -175,41 +190,23 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   const normalizeFn = (r: ProfileRelease, tool: string) =>
     cached(`norm\0${r.key}\0${tool}`, () => (loadArtifact(outDir, ARTIFACT_PATHS.normalize(r.key, tool)) as NormalizeModule).normalize);
 
-  const toolsListCache = new Map<string, ToolsListEntry[]>();
+  // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
+  const schema = (path: string): Record<string, unknown> =>
+    cached(`schema\0${path}`, () => deepFreeze((JSON.parse(readFileSync(join(outDir, path), 'utf8')) as { schema: Record<string, unknown> }).schema));
+  const listFrom = (entries: readonly ListEntryFile[]): ToolsListEntry[] =>
+    entries.map((e) => ({
+      name: e.name,
+      ...(e.description !== undefined ? { description: e.description } : {}),
+      inputSchema: schema(e.inputSchema),
+      ...(e.outputSchema !== undefined ? { outputSchema: schema(e.outputSchema) } : {}),
+      annotations: { ...e.annotations },
+    }));
+  const copyList = (list: ToolsListEntry[]): ToolsListEntry[] => list.map((e) => ({ ...e, annotations: { ...e.annotations } }));
   const toolsList = (key?: string): ToolsListEntry[] => {
     const r = releaseFor(key);
-    let list = toolsListCache.get(r.key);
-    if (list === undefined) {
-      const schema = (path: string): Record<string, unknown> =>
-        // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
-        cached(`schema\0${path}`, () => deepFreeze((JSON.parse(readFileSync(join(outDir, path), 'utf8')) as { schema: Record<string, unknown> }).schema));
-      list = r.toolsList.map((e) => ({
-        name: e.name,
-        ...(e.description !== undefined ? { description: e.description } : {}),
-        inputSchema: schema(e.inputSchema),
-        outputSchema: schema(e.outputSchema),
-        annotations: { ...e.annotations },
-      }));
-      toolsListCache.set(r.key, list);
-    }
-    return list.map((e) => ({ ...e, annotations: { ...e.annotations } }));
+    return copyList(cached(`list\0${r.key}`, () => listFrom(r.toolsList)));
   };
-
-  let endpointList: ToolsListEntry[] | undefined;
-  const endpointToolsList = (): ToolsListEntry[] => {
-    if (endpointList === undefined) {
-      const names = [...allTools].sort();
-      endpointList = names.map((name) => {
-        const serving = served.filter((r) => r.tools.includes(name));
-        const entries = serving.map((r) => ({ release: r, raw: r.toolsList.find((e) => e.name === name)!, full: toolsList(r.key).find((e) => e.name === name)! }));
-        const top = entries[0]!;
-        const distinct = entries.filter((e, i) => entries.findIndex((x) => x.raw.outputSchema === e.raw.outputSchema) === i);
-        if (distinct.length === 1) return top.full;
-        return { ...top.full, outputSchema: releaseUnion(distinct.map((e) => ({ key: e.release.key, schema: e.full.outputSchema }))) };
-      });
-    }
-    return endpointList.map((e) => ({ ...e, annotations: { ...e.annotations } }));
-  };
+  const endpointToolsList = (): ToolsListEntry[] => copyList(cached('endpoint', () => listFrom(file.profile.endpoint)));
 
   const validateWith = (validate: ValidateFn, value: unknown): ValidationResult => {
     const result = validate(value); // wrapValidator turns a stack overflow on absurd nesting into ok: false
@@ -322,16 +319,23 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const body: Record<string, unknown> = { ...resultBody, status: resultBody.status ?? 'completed', adcp_version: r.key };
       const sentContext = (parsed.value as Record<string, unknown>).context;
       if (sentContext !== undefined) body.context = sentContext;
-      if (mode === 'development') {
+      // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
+      // handler's own `status` (async, or domain state) stays.
+      for (const field of r.omitEnvelope?.[tool] ?? []) if (field !== 'status' || resultBody.status === undefined) delete body[field];
+      // Development validates every response; production only where tools/list advertises an outputSchema, because
+      // MCP clients validate structuredContent against it and would throw on the buyer's side.
+      if (mode === 'development' || outputAdvertised.has(tool)) {
         const verdict = validateWith(responseValidator(r, tool), body);
         if (!verdict.ok) {
           // Never send an invalid response as if it were valid: the agent has a bug, the buyer gets a server error.
+          if (mode === 'production') process.emitWarning(`adcp-codegen: ${tool} produced a response that does not match the AdCP ${r.key} response schema: ${JSON.stringify(verdict.issues)}`);
           return errorResult(
             {
               code: 'SERVICE_UNAVAILABLE',
               message: `${tool}: the agent produced a response that does not match the AdCP ${r.key} response schema`,
               recovery: 'transient',
-              details: { tool, response_issues: verdict.issues },
+              // The pointers help the agent's developer; a production buyer learns only that the call failed.
+              details: mode === 'development' ? { tool, response_issues: verdict.issues } : { tool },
             },
             args,
             r.key,
@@ -351,14 +355,24 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
 }
 
 /**
- * A rejection carries its JSON in content[0].text only: MCP clients validate any structuredContent against the
- * tool's outputSchema, which describes the task's results, not AdCP errors.
+ * A rejection: the AdCP error body as structuredContent (where AdCP's storyboard runner and MCP hosts read it) and
+ * the same JSON in content[0].text. MCP clients validate structuredContent against a tool's outputSchema, errors
+ * included: a profile advertising output schemas makes each one admit this body.
  */
-function errorResult(error: AdcpErrorBody, args: unknown, release: string): CallToolResult {
+export function errorResult(error: AdcpErrorBody, args: unknown, release: string): CallToolResult {
   // The caller's own context, measured only when there is a rejection to echo it on.
   const echo = contextEcho(args);
   const body: Record<string, unknown> = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+}
+
+/**
+ * The rejection of a call to a tool the agent does not serve: an AdCP error with the caller's context, labelled
+ * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
+ */
+export function unknownToolResult(tool: string, args: unknown, releases: readonly string[]): CallToolResult {
+  const pinned = args !== null && typeof args === 'object' ? (args as Record<string, unknown>).adcp_version : undefined;
+  return errorResult(unsupportedTool(tool), args, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]!);
 }
 
 /** The AdCP body of a CallToolResult, success or rejection. */
@@ -381,26 +395,6 @@ function internalError(tool: string, e: unknown): AdcpErrorBody {
 function isAdcpErrorBody(v: unknown): v is AdcpErrorBody {
   return v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>).code === 'string' && typeof (v as Record<string, unknown>).message === 'string';
 }
-
-/**
- * One schema admitting the responses of several releases. Each release's document is embedded as its own resource
- * (a `$id` of its own, so its internal `#/$defs/…` references keep resolving inside it) under `$defs`.
- */
-function releaseUnion(docs: { key: string; schema: Record<string, unknown> }[]): Record<string, unknown> {
-  const defs: Record<string, unknown> = {};
-  for (const { key, schema } of docs) {
-    const { $schema: _dialect, ...rest } = schema;
-    defs[`adcp-${key}`] = { ...rest, $id: `urn:adcp-codegen:release:${key}:${typeof schema.$id === 'string' ? schema.$id : 'output'}` };
-  }
-  return {
-    $schema: docs[0]!.schema.$schema ?? 'https://json-schema.org/draft/2020-12/schema',
-    type: 'object',
-    description: `The response of any served AdCP release (${docs.map((d) => d.key).join(', ')}); the body's adcp_version names which.`,
-    anyOf: docs.map((d) => ({ $ref: `#/$defs/adcp-${d.key}` })),
-    $defs: defs,
-  };
-}
-
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {

@@ -54,6 +54,20 @@ export class AdcpError extends Error {
   }
 }
 
+/**
+ * A call to a tool the agent does not serve (unknown, or not advertised). AdCP defines no code of its own for it:
+ * UNSUPPORTED_FEATURE ("a requested feature … is not supported by this seller", correctable by re-reading the
+ * capabilities) is the one its error-code enum offers.
+ */
+export function unsupportedTool(tool: string): AdcpErrorBody {
+  return {
+    code: 'UNSUPPORTED_FEATURE',
+    message: `Tool ${tool} is not served by this agent; tools/list names the tools it serves`,
+    recovery: 'correctable',
+    details: { tool },
+  };
+}
+
 /** RFC 6901 pointer → JSONPath-lite (`/packages/0/targeting` → `packages[0].targeting`). */
 export function jsonPathLite(pointer: string): string {
   if (pointer === '') return '';

@@ -1,12 +1,13 @@
 import { createRequire } from 'node:module';
 import type { Agent, ToolHandler } from './agent.js';
-import { UnknownToolError } from './agent.js';
+import { UnknownToolError, unknownToolResult } from './agent.js';
 
 /**
  * Serves an agent's profile on an @modelcontextprotocol/sdk server. McpServer.registerTool takes zod schemas and
  * validates arguments itself (a bare -32602 on failure), so the registration goes underneath it, on the low-level
  * Server: tools/list answers with the precomputed entries (projected input and output schemas, annotations) and
- * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST.
+ * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST and a call to a
+ * tool the profile does not serve as an AdCP UNSUPPORTED_FEATURE.
  *
  * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
  * first used, so agents that never serve MCP need not install it.
@@ -30,11 +31,12 @@ export function registerMcp(agent: Agent, server: unknown, handlers: Record<stri
   low.setRequestHandler(sdk.CallToolRequestSchema, async (request: { params: { name: string; arguments?: unknown } }, extra: Record<string, unknown>) => {
     const { name, arguments: args } = request.params;
     const handler = Object.prototype.hasOwnProperty.call(all, name) ? all[name] : undefined;
-    if (handler === undefined) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
+    // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
+    if (handler === undefined) return unknownToolResult(name, args, agent.releases);
     try {
       return await agent.call(name, args ?? {}, handler, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
     } catch (e) {
-      if (e instanceof UnknownToolError) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
+      if (e instanceof UnknownToolError) return unknownToolResult(name, args, agent.releases);
       throw e;
     }
   });
@@ -43,8 +45,6 @@ export function registerMcp(agent: Agent, server: unknown, handlers: Record<stri
 interface McpTypes {
   ListToolsRequestSchema: unknown;
   CallToolRequestSchema: unknown;
-  McpError: new (code: number, message: string) => Error;
-  ErrorCode: { InvalidParams: number };
 }
 
 interface LowLevelServer {

@@ -44,7 +44,10 @@ test('tools/list over MCP equals the generated entries, schemas and annotations 
   assert.equal(cmb.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
   assert.is(tools.find((t) => t.name === 'get_products')!.annotations!.destructiveHint, false);
   assert.ok(Object.keys((cmb.inputSchema as { properties: object }).properties).includes('packages'));
-  assert.ok(cmb.outputSchema !== undefined);
+  // Production default: structural annotations, no outputSchema (the official client would validate errors against it).
+  assert.ok(tools.every((t) => t.outputSchema === undefined));
+  assert.not.match(JSON.stringify(cmb.inputSchema), /"(title|examples|\$comment)":/);
+  assert.is(typeof cmb.inputSchema.description, 'string', 'the root description stays');
   await close();
 });
 
@@ -67,7 +70,8 @@ test('an invalid call is an AdCP INVALID_REQUEST with field, issues, context, st
   const { client, close } = await connect('production');
   const r = (await client.callTool({ name: 'create_media_buy', arguments: buy({ packages: [{ product_id: 'homepage_takeover', pricing_option_id: 'cpm_fixed', budget: 1000, pacing: 'fastest' }] }) })) as ToolResult;
   assert.ok(r.isError);
-  assert.is(r.structuredContent, undefined);
+  // The error body as structuredContent (what AdCP's storyboard runner reads) and the same JSON as text.
+  assert.equal(r.structuredContent, body(r));
   const b = body(r);
   assert.is(b.adcp_error.code, 'INVALID_REQUEST');
   assert.is(b.adcp_error.recovery, 'correctable');
@@ -156,16 +160,16 @@ test('handler failures echo context: a thrown error, a returned AdcpError, a thr
   await close();
 });
 
-test('unknown tools and tools outside the profile: the MCP unknown-tool error and nothing else', async () => {
+test('unknown tools and tools outside the profile: an AdCP UNSUPPORTED_FEATURE with the caller\'s context, not a JSON-RPC error', async () => {
   const { client, close } = await connect('production');
   for (const name of ['no_such_tool', 'get_signals', '__proto__']) {
-    try {
-      await client.callTool({ name, arguments: {} });
-      assert.unreachable(name);
-    } catch (e) {
-      assert.is((e as { code: number }).code, -32602);
-      assert.match((e as Error).message, new RegExp(`Tool ${name} not found$`));
-    }
+    const r = (await client.callTool({ name, arguments: { context: { probe: name } } })) as ToolResult;
+    assert.ok(r.isError, name);
+    assert.equal(r.structuredContent, body(r));
+    assert.equal(body(r).adcp_error, { code: 'UNSUPPORTED_FEATURE', message: body(r).adcp_error.message, recovery: 'correctable', details: { tool: name } });
+    assert.match(body(r).adcp_error.message, `Tool ${name} is not served`);
+    assert.equal(body(r).context, { probe: name });
+    assert.is(body(r).adcp_version, '3.0');
   }
   await close();
 });
@@ -175,6 +179,9 @@ test('get_adcp_capabilities is served from the profile; registration names missi
   const caps = (await client.callTool({ name: 'get_adcp_capabilities', arguments: {} })) as ToolResult;
   assert.equal(caps.structuredContent!.supported_protocols, ['media_buy']);
   assert.equal((caps.structuredContent!.media_buy as Record<string, unknown>).supported_delivery_types, ['guaranteed']);
+  // AdCP 3.2 negotiation: the release-precision versions served, and the release that answered.
+  assert.equal((caps.structuredContent!.adcp as Record<string, unknown>).supported_versions, agent.releases);
+  assert.is(caps.structuredContent!.adcp_version, '3.0');
   await close();
   const { get_products: _drop, ...missing } = example.createSellerHandlers();
   assert.throws(() => agent.registerMcp(new McpServer({ name: 's', version: '1' }), missing), /without a handler: get_products/);

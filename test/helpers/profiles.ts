@@ -22,6 +22,10 @@ export function profileFrom(raw: Record<string, unknown>, file = 'profile.json')
     surface: (raw.surface as 'production' | 'sandbox') ?? 'production',
     capabilities: (raw.capabilities as Profile['capabilities']) ?? {},
     releases: raw.releases as string[] | undefined,
+    advertise: {
+      annotations: ((raw.advertise as { annotations?: 'structural' | 'full' } | undefined)?.annotations) ?? (raw.surface === 'sandbox' ? 'full' : 'structural'),
+      outputSchema: (raw.advertise as { outputSchema?: boolean } | undefined)?.outputSchema ?? false,
+    },
     hash: 'test',
   };
 }
