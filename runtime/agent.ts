@@ -371,8 +371,11 @@ export function errorResult(error: AdcpErrorBody, args: unknown, release: string
  * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
  */
 export function unknownToolResult(tool: string, args: unknown, releases: readonly string[]): CallToolResult {
-  const pinned = args !== null && typeof args === 'object' ? (args as Record<string, unknown>).adcp_version : undefined;
-  return errorResult(unsupportedTool(tool), args, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]!);
+  // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
+  const request = readRequest(args);
+  const value = request.ok ? request.value : request.context === undefined ? undefined : { context: request.context };
+  const pinned = value !== null && typeof value === 'object' ? (value as Record<string, unknown>).adcp_version : undefined;
+  return errorResult(unsupportedTool(tool), value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]!);
 }
 
 /** The AdCP body of a CallToolResult, success or rejection. */

@@ -97,4 +97,16 @@ test('a hostile handler result or thrown value is the agent’s failure (SERVICE
   }
 });
 
+
+test('an unknown tool with unreadable arguments is still an AdCP error, never an exception', async () => {
+  const { unknownToolResult } = await import('../runtime/agent.js');
+  const result = unknownToolResult('no_such_tool', withGetter({ context }, 'adcp_version'), ['9.0']);
+  const body = JSON.parse(result.content[0]!.text) as Body & { adcp_version?: string };
+  assert.is(body.adcp_error?.code, 'UNSUPPORTED_FEATURE');
+  assert.equal(body.context, context);
+  assert.is(body.adcp_version, '9.0');
+  const hostile = unknownToolResult('no_such_tool', withGetter({}, 'context'), ['9.0']);
+  assert.is((JSON.parse(hostile.content[0]!.text) as Body).context, undefined, 'no echo of an unreadable context');
+});
+
 test.run();
