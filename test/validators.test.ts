@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { test } from 'uvu';
@@ -13,7 +12,7 @@ import type { Issue, RawValidateFn, RequestValidatorModule, ResponseValidatorMod
 import { toIssues, wrapResponseValidator, wrapValidator } from '../runtime/issues.js';
 import { loadArtifact, loadedArtifacts } from '../runtime/loader.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
-import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
+import { sdkReleaseDir } from './helpers/releases.js';
 
 /**
  * The compiled canonical validators on AdCP 3.0.6 (the release inside @adcp/sdk), exercised through the GENERATED
@@ -343,44 +342,6 @@ test('response validation: envelope fields at the root are accepted as the schem
   assert.is(res({ status: 'input-required', context: { correlation_id: 'c' } }).ok, true);
   assert.is(res({ status: 'completed', context: { correlation_id: 'c' } }).ok, false, 'a completed body must be a success or an error');
   assert.is(res({ errors: [{ code: 'INVALID_REQUEST', message: 'm' }] }).ok, true);
-});
-
-test('loader: V8 code cache in new processes, rebuilt when rejected, optional when read-only or disabled', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-cache-'));
-  writeEmitted(dir, files);
-  const script = join(dir, 'probe.mjs');
-  writeFileSync(
-    script,
-    [
-      `import { loadArtifact } from ${JSON.stringify(join(repoRoot, 'dist/runtime/loader.js'))};`,
-      `import { wrapValidator } from ${JSON.stringify(join(repoRoot, 'dist/runtime/issues.js'))};`,
-      `const v = wrapValidator(loadArtifact(${JSON.stringify(dir)}, 'releases/3.0/validate/create_media_buy.request.cjs').validate);`,
-      `process.stdout.write(JSON.stringify([v(${JSON.stringify(VALID_CMB)}).ok, v({}).ok]));`,
-    ].join('\n'),
-  );
-  const run = (env: Record<string, string> = {}) => execFileSync(process.execPath, [script], { env: { ...process.env, ...env }, encoding: 'utf8' });
-  assert.is(run(), '[true,false]');
-  const cacheDir = join(dir, '.cache', 'v8');
-  const listing = (ext: string) => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith(ext)) : []);
-  assert.is(listing('.js').length, 1, 'first process: the closure snapshot of the entry module');
-  assert.is(readFileSync(join(dir, '.cache', '.gitignore'), 'utf8'), '*\n', 'the cache stays out of the agent repository');
-  assert.is(run(), '[true,false]', 'second process: from the snapshot');
-  assert.is(listing('.v8').length, 1, 'and its code cache, written after the validators ran');
-  assert.is(run(), '[true,false]', 'third process: from the code cache');
-  const v8 = join(cacheDir, listing('.v8')[0]!);
-  writeFileSync(v8, 'not a V8 code cache');
-  assert.is(run(), '[true,false]', 'a rejected cache is ignored');
-  assert.is.not(readFileSync(v8, 'utf8'), 'not a V8 code cache', 'and rebuilt');
-  const snapshot = join(cacheDir, listing('.js')[0]!);
-  writeFileSync(snapshot, 'this is not JavaScript (');
-  assert.is(run(), '[true,false]', 'a broken snapshot is ignored');
-  assert.match(readFileSync(snapshot, 'utf8'), /^\(function \(define\)/, 'and rewritten');
-  assert.is(run({ ADCP_CODEGEN_NO_CODE_CACHE: '1' }), '[true,false]');
-  // No usable cache directory at all (the output's cache path is taken by a file, the temp dir does not exist).
-  rmSync(join(dir, '.cache'), { recursive: true, force: true });
-  writeFileSync(join(dir, '.cache'), 'not a directory');
-  assert.is(run({ TMPDIR: '/nonexistent/adcp' }), '[true,false]');
-  assert.is(readFileSync(join(dir, '.cache'), 'utf8'), 'not a directory');
 });
 
 test('loader: artifacts may not leave the output directory', () => {
