@@ -4,7 +4,8 @@ import type { EmittedFile, InputRef, Release, SchemaFile, ToolDef } from './mode
 import { isPlainObject, walkSchema } from './schema-walk.js';
 import { createCompileAjv, type AjvInstance } from './validators-ajv.js';
 import { jsonText } from './validators-code.js';
-import { closure, DEFS_DIR, nameModules, renderUnit, SUPPORT_DIR } from './validators-modules.js';
+import { closure, nameModules, SUPPORT_DIR } from './validators-modules.js';
+import { packUnits, type PackEntry } from './validators-packs.js';
 import { locateSchemas, UnitSplitter, type CompiledFn, type Unit } from './validators-split.js';
 import { supportFiles } from './validators-support.js';
 
@@ -12,10 +13,10 @@ export { createRuntimeAjv } from './validators-ajv.js';
 
 /**
  * Compiled canonical validators of one release (issue 7). Every tool's request schema, response schema and async
- * response schemas are compiled by Ajv standalone from the modular draft-07 schemas, split into one module per
- * compiled definition (`validate/defs/<location>-<hash>.cjs`), and fronted by the per-tool modules the runtime loads
- * (runtime/contract.ts ARTIFACT_PATHS). A definition shared by many tools is emitted once; loading one tool loads
- * only its own closure.
+ * response schemas are compiled by Ajv standalone from the modular draft-07 schemas, split into one unit per
+ * compiled definition, packed into `validate/packs/<name>-<hash>.cjs`, and fronted by the per-tool modules the runtime loads
+ * (runtime/contract.ts ARTIFACT_PATHS). The definitions are packed into a few modules (validators-packs.ts): one
+ * shared by many tools is emitted once, and loading one tool opens a handful of files.
  */
 export function compileValidators(release: Release, tools?: readonly string[]): EmittedFile[] {
   const selected = selectTools(release, tools);
@@ -31,20 +32,26 @@ export function compileValidators(release: Release, tools?: readonly string[]): 
     async: tool.asyncResponseSchemas.map((path) => ({ status: asyncStatus(release, path), path, unit: rootOf(path) })),
   }));
 
-  const { files: out, defPath } = emitDefinitions(release, toolRoots.flatMap((t) => [t.request, t.response, ...t.async.map((a) => a.unit)]));
+  const { files: out, ref } = emitDefinitions(
+    release,
+    toolRoots.flatMap((t) => [
+      { name: `${t.tool.name}.request`, roots: [t.request] },
+      { name: `${t.tool.name}.response`, roots: [t.response, ...t.async.map((a) => a.unit)] },
+    ]),
+  );
   const input = (file: SchemaFile): InputRef => ({ name: `${release.label}:${file.path}`, hash: file.hash });
   for (const t of toolRoots) {
     const file = (p: string): SchemaFile => release.schemas.byPath.get(p)!;
     out.push({
       path: ARTIFACT_PATHS.request(release.key, t.tool.name),
-      contents: toolModule(`${release.label} ${t.tool.name} request: ${t.tool.requestSchema}`, [`exports.validate = require(${jsonText(`./${defPath(t.request)}`)}).validate;`]),
+      contents: toolModule(`${release.label} ${t.tool.name} request: ${t.tool.requestSchema}`, [`exports.validate = ${ref(t.request, '.')}.validate;`]),
       inputs: [input(file(t.tool.requestSchema))],
     });
-    const asyncLines = t.async.map((a) => `  get ${jsonText(a.status)}() {\n    return require(${jsonText(`./${defPath(a.unit)}`)}).validate;\n  },`);
+    const asyncLines = t.async.map((a) => `  get ${jsonText(a.status)}() {\n    return ${ref(a.unit, '.')}.validate;\n  },`);
     out.push({
       path: ARTIFACT_PATHS.response(release.key, t.tool.name),
       contents: toolModule(`${release.label} ${t.tool.name} response: ${t.tool.responseSchema}`, [
-        `exports.validate = require(${jsonText(`./${defPath(t.response)}`)}).validate;`,
+        `exports.validate = ${ref(t.response, '.')}.validate;`,
         '// Async task responses by task status; each is loaded on first use only.',
         t.async.length === 0 ? 'exports.validateAsync = {};' : `exports.validateAsync = {\n${asyncLines.join('\n')}\n};`,
       ]),
@@ -66,27 +73,38 @@ export function compileSchemaValidators(release: Release, uris: readonly string[
     if (fn === undefined) throw new CodegenError(release.label, '', `no schema at ${uri}`);
     return splitter.unitOf(fn as unknown as CompiledFn);
   });
-  const { files, defPath } = emitDefinitions(release, roots);
+  const { files, ref } = emitDefinitions(release, roots.map((root, i) => ({ name: `location-${i}`, roots: [root] })));
   const base = `releases/${release.key}/validate`;
-  return { files, modules: new Map(uris.map((uri, i) => [uri, `${base}/${defPath(roots[i]!)}`])) };
+  const modules = new Map<string, string>();
+  uris.forEach((uri, i) => {
+    const path = `${base}/locations/${i}.cjs`;
+    files.push({ path, contents: toolModule(uri, [`exports.validate = ${ref(roots[i]!, '..')}.validate;`]), inputs: [] });
+    modules.set(uri, path);
+  });
+  return { files, modules };
 }
 
-/** The definition modules of every unit reachable from the roots, and the support files they require. */
-function emitDefinitions(release: Release, roots: readonly Unit[]): { files: EmittedFile[]; defPath: (u: Unit) => string } {
-  const units = closure(roots);
-  const names = nameModules(units, release.label);
+/**
+ * The definition packs of every unit the entries reach, and the support files they require. `ref(unit, from)` is the
+ * expression, in a module whose directory is `from` relative to validate/ (`.` or `..`), for the unit's exports.
+ */
+function emitDefinitions(release: Release, entries: readonly PackEntry[]): { files: EmittedFile[]; ref: (u: Unit, from: string) => string } {
+  const units = closure(entries.flatMap((e) => e.roots));
+  const packed = packUnits(entries, units, nameModules(units, release.label), release.label);
   const base = `releases/${release.key}/validate`;
-  const defPath = (u: Unit): string => `${DEFS_DIR}/${names.get(u)!}`;
-  const files: EmittedFile[] = units.map((u) => ({
-    path: `${base}/${defPath(u)}`,
-    contents: renderUnit(u, release.label, (d) => names.get(d)!),
-    inputs: [{ name: `${release.label}:${u.location.file.path}`, hash: u.location.file.hash }],
+  const files: EmittedFile[] = packed.files.map((p) => ({
+    path: `${base}/${p.path}`,
+    contents: p.contents,
+    inputs: [...new Map(p.units.map((u) => [u.location.file.path, u.location.file])).values()]
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      .map((f) => ({ name: `${release.label}:${f.path}`, hash: f.hash })),
     // Ajv's code, one statement per line: prettier would indent its deep nesting into three times the bytes (and
     // the parse time at cold start) for no reader — these modules are content-addressed and never edited.
     verbatim: true,
   }));
   files.push(...supportFiles(`${base}/${SUPPORT_DIR}`));
-  return { files, defPath };
+  const ref = (u: Unit, from: string): string => `require(${jsonText(`${from}/${packed.pathOf(u)}`)})[${jsonText(packed.keyOf(u))}]`;
+  return { files, ref };
 }
 
 function toolModule(comment: string, body: string[]): string {

@@ -41,20 +41,29 @@ export function nameModules(units: readonly Unit[], label: string): Map<Unit, st
 /** The module text of a unit, given the file names of the units it requires. */
 export function renderUnit(unit: Unit, label: string, nameOf: (dep: Unit) => string): string {
   // The do-not-edit header already names the schema file; only a definition inside it needs its pointer spelled out.
-  const lines = ['"use strict";', ...(unit.location.pointer === '' ? [] : [unitComment(unit, label)]), 'exports.validate = validate;'];
+  const head = ['"use strict";', ...(unit.location.pointer === '' ? [] : [unitComment(unit, label)])];
+  return [...head, ...renderBindings(unit, (dep) => `require(${jsonText(`./${nameOf(dep)}`)})`, `../${SUPPORT_DIR}`), ''].join('\n');
+}
+
+/**
+ * A unit's own code: its exports, its bindings and its function. `ref` is the expression for the exports of a unit
+ * it calls (a module, or a member of a pack); `supportDir` the relative path of the support modules.
+ */
+export function renderBindings(unit: Unit, ref: (dep: Unit) => string, supportDir: string): string[] {
+  const lines = ['exports.validate = validate;'];
   for (const b of unit.bindings) {
-    if (b.kind === 'unit' && b.whole) lines.push(`const ${b.local} = require(${jsonText(`./${nameOf(b.unit)}`)});`);
+    if (b.kind === 'unit' && b.whole) lines.push(`const ${b.local} = ${ref(b.unit)};`);
     else if (b.kind === 'unit') {
-      // Loaded on first call (a payload that never reaches a definition never loads its module): the call replaces
+      // Loaded on first call (a payload that never reaches a definition never loads its code): the call replaces
       // the binding with the real function, so the `.errors` Ajv reads right after the call are that function's.
       // `var`, not `let`: a reassigned `let` read from the validate function costs a TDZ check on every call.
-      lines.push(`var ${b.local} = (data, options) => (${b.local} = require(${jsonText(`./${nameOf(b.unit)}`)}).validate)(data, options);`);
+      lines.push(`var ${b.local} = (data, options) => (${b.local} = ${ref(b.unit)}.validate)(data, options);`);
     }
-    else if (b.kind === 'support') lines.push(`const ${b.local} = require(${jsonText(`../${SUPPORT_DIR}/${b.file}`)})${b.member};`);
+    else if (b.kind === 'support') lines.push(`const ${b.local} = require(${jsonText(`${supportDir}/${b.file}`)})${b.member};`);
     else lines.push(`const ${b.local} = ${b.code};`);
   }
-  lines.push(tidy(unit.code), '');
-  return lines.join('\n');
+  lines.push(tidy(unit.code));
+  return lines;
 }
 
 /**
