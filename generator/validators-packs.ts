@@ -2,7 +2,7 @@ import { stronglyConnected } from './graph.js';
 import { sha256, shortHash } from './hash.js';
 import { jsonText } from './validators-code.js';
 import { renderBindings, SUPPORT_DIR } from './validators-modules.js';
-import { unitComment, type Unit } from './validators-split.js';
+import { locationComment, type Unit } from './validators-split.js';
 
 /**
  * Packs the compiled definitions of a release into a few modules (issue 12): loading a tool's validators touches a
@@ -34,7 +34,8 @@ export const PACKS_DIR = 'packs';
 const MIN_PACK_BYTES = 16 * 1024;
 
 export interface PackEntry {
-  /** `create_media_buy.request`, `create_media_buy.response`: names a pack whose every definition only it reaches. */
+  /** `create_media_buy.request`, `create_media_buy.response`: names a pack whose every definition only it reaches
+   * (entries of several releases may share a name). */
   readonly name: string;
   readonly roots: readonly Unit[];
 }
@@ -44,6 +45,7 @@ export interface Packed {
   readonly pathOf: (unit: Unit) => string;
   /** The key of a unit inside its pack's exports. */
   readonly keyOf: (unit: Unit) => string;
+  /** `units`: every unit of every release that the pack's definitions stand for (for the inputs). */
   readonly files: readonly { path: string; contents: string; units: readonly Unit[] }[];
 }
 
@@ -55,39 +57,56 @@ interface Group {
 }
 
 /**
- * The packs of a release's definitions. `unitNames` are the units' content-addressed names (validators-modules
- * nameModules), used as their keys inside packs.
+ * The packs of the definitions the entries reach. Units may come from several releases: `unitNames` are their
+ * content-addressed names (validators-modules nameModules), release-independent, so a definition compiled to the
+ * same code in two releases is one node here and is emitted once (its first unit stands for all).
  */
-export function packUnits(entries: readonly PackEntry[], units: readonly Unit[], unitNames: ReadonlyMap<Unit, string>, label: string): Packed {
-  const groups = mergeSmall(groupByEntries(entries, units));
+export function packUnits(entries: readonly PackEntry[], units: readonly Unit[], unitNames: ReadonlyMap<Unit, string>): Packed {
+  const keyOf = (u: Unit): string => unitNames.get(u)!.replace(/\.cjs$/, '');
+  const canonical = new Map<string, Unit>();
+  const standsFor = new Map<Unit, Unit[]>();
+  for (const u of units) {
+    const key = keyOf(u);
+    if (!canonical.has(key)) canonical.set(key, u);
+    const c = canonical.get(key)!;
+    let list = standsFor.get(c);
+    if (list === undefined) standsFor.set(c, (list = []));
+    list.push(u);
+  }
+  const canon = (u: Unit): Unit => canonical.get(keyOf(u))!;
+  const groups = mergeSmall(groupByEntries(entries, [...canonical.values()], canon));
   const packOf = new Map<Unit, Group>();
   for (const g of groups) for (const u of g.units) packOf.set(u, g);
   const slugOf = (g: Group): string => {
-    const owners = entries.filter((_, i) => has(g.bits, i));
-    return owners.length === 1 ? owners[0]!.name : 'shared';
+    const owners = new Set(entries.filter((_, i) => has(g.bits, i)).map((e) => e.name));
+    return owners.size === 1 ? [...owners][0]! : 'shared';
   };
-  const keyOf = (u: Unit): string => unitNames.get(u)!.replace(/\.cjs$/, '');
+  const groupOf = (u: Unit): Group => packOf.get(canon(u))!;
 
   // Names: content hashes, per strongly connected component of the pack graph.
   const names = new Map<Group, string>();
   const depsOf = (g: Group): Group[] => {
     const seen = new Set<Group>();
-    for (const u of g.units) for (const b of u.bindings) if (b.kind === 'unit' && packOf.get(b.unit) !== g) seen.add(packOf.get(b.unit)!);
+    for (const u of g.units) for (const b of u.bindings) if (b.kind === 'unit' && groupOf(b.unit) !== g) seen.add(groupOf(b.unit));
     return [...seen].sort(byKey);
   };
   for (const scc of stronglyConnected(groups, depsOf, byKey)) {
     const members = new Set(scc);
-    const text = scc.map((g) => renderPack(g, label, keyOf, (d) => (members.has(d) ? `<${d.key}>` : names.get(d)!), packOf)).join('\n');
+    const text = scc.map((g) => renderPack(g, keyOf, (d) => (members.has(d) ? `<${d.key}>` : names.get(d)!), groupOf)).join('\n');
     const sccHash = sha256(text);
     for (const g of scc) names.set(g, `${slugOf(g)}-${shortHash(sha256(`${sccHash}\n${g.key}`))}.cjs`);
   }
-  const files = groups.map((g) => ({ path: `${PACKS_DIR}/${names.get(g)!}`, contents: renderPack(g, label, keyOf, (d) => names.get(d)!, packOf), units: g.units }));
-  return { pathOf: (u) => `${PACKS_DIR}/${names.get(packOf.get(u)!)!}`, keyOf, files };
+  const files = groups.map((g) => ({
+    path: `${PACKS_DIR}/${names.get(g)!}`,
+    contents: renderPack(g, keyOf, (d) => names.get(d)!, groupOf),
+    units: g.units.flatMap((u) => standsFor.get(u)!),
+  }));
+  return { pathOf: (u) => `${PACKS_DIR}/${names.get(groupOf(u))!}`, keyOf, files };
 }
 
-function renderPack(g: Group, label: string, keyOf: (u: Unit) => string, nameOf: (g: Group) => string, packOf: ReadonlyMap<Unit, Group>): string {
+function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => string, groupOf: (u: Unit) => Group): string {
   const ref = (u: Unit): string => {
-    const target = packOf.get(u)!;
+    const target = groupOf(u);
     return target === g ? `pack[${jsonText(keyOf(u))}]` : `require(${jsonText(`./${nameOf(target)}`)})[${jsonText(keyOf(u))}]`;
   };
   const lines = [
@@ -104,7 +123,7 @@ function renderPack(g: Group, label: string, keyOf: (u: Unit) => string, nameOf:
     '}',
   ];
   for (const u of g.units) {
-    lines.push(unitComment(u, label), `define(${jsonText(keyOf(u))}, (exports) => {`, ...renderBindings(u, ref, `../${SUPPORT_DIR}`), '});');
+    lines.push(locationComment(u), `define(${jsonText(keyOf(u))}, (exports) => {`, ...renderBindings(u, ref, `../${SUPPORT_DIR}`), '});');
   }
   lines.push('');
   return lines.join('\n');
@@ -114,19 +133,19 @@ function byKey(a: Group, b: Group): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
-/** Definitions grouped by the exact set of entries that reach them. */
-function groupByEntries(entries: readonly PackEntry[], units: readonly Unit[]): Group[] {
+/** Definitions grouped by the exact set of entries that reach them (`canon` maps a unit to the one standing for it). */
+function groupByEntries(entries: readonly PackEntry[], units: readonly Unit[], canon: (u: Unit) => Unit): Group[] {
   const words = Math.max(1, Math.ceil(entries.length / 32));
   const bits = new Map<Unit, Uint32Array>(units.map((u) => [u, new Uint32Array(words)]));
   entries.forEach((entry, i) => {
-    const stack = [...entry.roots];
+    const stack = entry.roots.map(canon);
     const seen = new Set<Unit>();
     while (stack.length > 0) {
       const u = stack.pop()!;
       if (seen.has(u)) continue;
       seen.add(u);
       bits.get(u)![i >>> 5]! |= 1 << (i & 31);
-      for (const b of u.bindings) if (b.kind === 'unit') stack.push(b.unit);
+      for (const b of u.bindings) if (b.kind === 'unit') stack.push(canon(b.unit));
     }
   });
   const byBits = new Map<string, Group>();
