@@ -5,8 +5,9 @@
  * A validator module is loaded on the first call of its tool; what it requires loads when it is first reached. The
  * code that runs is always the text of the module file in the generated set, read at load time. The cache holds
  * nothing but V8's code cache for that text (`vm.Script` `cachedData`), in a file named by the SHA-256 of the exact
- * text compiled and the Node/V8 build, so cached data is only ever offered to the script it was made from (V8 also
- * checks it and `cachedDataRejected` says when it did not fit; it is rewritten then). Cached data is compiled code,
+ * text compiled and the Node/V8 build and starting with that SHA-256, so cached data is only ever offered to the
+ * script it was made from (V8 also checks it, by build and source length only, and `cachedDataRejected` says when it
+ * did not fit; it is rewritten then). Cached data is compiled code,
  * so it is only read from a directory chain and from files owned by the current user and writable by no one else,
  * opened without following symbolic links; on any doubt the module is compiled from its text without a cache. The
  * code cache is written after the current turn (when the module has usually run, so the functions it compiled
@@ -32,6 +33,8 @@ const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
 
 /** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
 const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+
+const DIGEST_BYTES = 32;
 
 /** A code cache larger than this is not ours to trust (the largest generated module compiles to a few MB). */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
@@ -126,10 +129,14 @@ function resolveRequire(root: string, file: string, dir: string, id: string): st
 function compileModule(root: string, file: string, wrapped: string): ModuleFunction {
   const cacheDir = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
   if (cacheDir === null) return new Script(wrapped, { filename: file }).runInThisContext() as ModuleFunction;
-  const cacheFile = join(cacheDir, `${createHash('sha256').update(wrapped).digest('hex')}-${RUNTIME_KEY}.v8`);
-  const cachedData = readPrivate(cacheFile);
+  const digest = createHash('sha256').update(wrapped).digest();
+  const cacheFile = join(cacheDir, `${digest.toString('hex')}-${RUNTIME_KEY}.v8`);
+  // The file starts with the SHA-256 of the text its data was made from: data moved or linked under another name
+  // is not offered to this text (V8's own check is only the source length).
+  const stored = readPrivate(cacheFile);
+  const cachedData = stored !== undefined && stored.length > DIGEST_BYTES && stored.subarray(0, DIGEST_BYTES).equals(digest) ? stored.subarray(DIGEST_BYTES) : undefined;
   const script = new Script(wrapped, { filename: file, cachedData });
-  if (cachedData === undefined || script.cachedDataRejected === true) schedule(() => writePrivate(cacheFile, script.createCachedData()));
+  if (cachedData === undefined || script.cachedDataRejected === true) schedule(() => writePrivate(cacheFile, Buffer.concat([digest, script.createCachedData()])));
   return script.runInThisContext() as ModuleFunction;
 }
 

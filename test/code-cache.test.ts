@@ -64,7 +64,8 @@ function fixture(): { dir: string; run: (env?: Record<string, string>) => string
     module.exports.validate!();
     const file = entryCache();
     rmSync(file);
-    writeFileSync(file, s.createCachedData(), { mode: 0o600 });
+    // Prefixed with the SHA-256 of the real text, as the loader writes its own files: only owner and mode stop it.
+    writeFileSync(file, Buffer.concat([createHash('sha256').update(wrapped).digest(), s.createCachedData()]), { mode: 0o600 });
     chmodSync(file, 0o600);
     return file;
   };
@@ -87,6 +88,13 @@ test('code cache: holds only V8 data for the generated text, reused across proce
     writeFileSync(file, 'not a V8 code cache');
     assert.is(run(), '[true,false]', 'a rejected cache is ignored');
     assert.is.not(readFileSync(file, 'utf8'), 'not a V8 code cache', 'and rebuilt');
+    // Data made for another module (another cache file of this set, renamed or linked under this key) is not offered
+    // to this text: the file starts with the SHA-256 of the text it was made from.
+    const other = readdirSync(cacheDir).map((f) => join(cacheDir, f)).find((f) => f !== file)!;
+    const own = readFileSync(file);
+    writeFileSync(file, readFileSync(other));
+    assert.is(run(), '[true,false]', 'another module\'s data under this key is not used');
+    assert.ok(readFileSync(file).subarray(0, 32).equals(own.subarray(0, 32)), 'and replaced by data for this module\'s text');
     assert.is(run({ ADCP_CODEGEN_NO_CODE_CACHE: '1' }), '[true,false]');
     // No usable cache directory at all (the output's cache path is taken by a file, the temp dir does not exist).
     rmSync(join(dir, '.cache'), { recursive: true, force: true });
