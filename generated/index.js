@@ -12,7 +12,8 @@
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-import { createAgent } from './runtime/agent.js';
+// The runtime is one bundled module: one file to load at cold start.
+import { createAgent } from './runtime/bundle.js';
 
 /** The capability profiles this set was generated for. */
 export const profiles = Object.freeze([

@@ -6,6 +6,7 @@ import type { EmittedFile, InputRef, JsonSchema, Release, SchemaFile } from './m
 import { collectRefs } from './schema-walk.js';
 import { localResolver, StripAnalyzer, type Plan, type Resolver, type SchemaNode, type Shape } from './strip-analysis.js';
 import { comment, emitStripFunction, lit, type CodegenScope } from './strip-codegen.js';
+import { packStripModules } from './strip-packs.js';
 import { SUPPORT_NAMES, SUPPORT_SOURCE, supportModuleSource } from './strip-support.js';
 
 /**
@@ -59,6 +60,24 @@ export function compileStripModules(release: Release, tools?: readonly string[])
     rendered.set(unit, { path: dir(`_shared/${name}`), contents: source, inputs: [...unit.files].sort(byPath).map(inputRef) });
   }
 
+  // Packed by the tools of the release that reach them (strip-packs.ts): a few files per tool instead of one per
+  // schema file. Entry sets cover every available tool, so packs do not depend on the selection.
+  const rootName = (tool: string): string | undefined => {
+    const def = release.tools.get(tool)!;
+    const file = release.schemas.byPath.get(def.requestSchema)!;
+    const root = analyzer.root(file.schema, file.id, file);
+    const shape = analyzer.strippable(root) ? analyzer.shape([root]) : undefined;
+    const unit = shape === undefined ? undefined : program.unitOf(shape);
+    return unit === undefined ? undefined : fileName.get(unit);
+  };
+  const packed = packStripModules(
+    [
+      { name: supportName, contents: supportSource, inputs: [], deps: [] },
+      ...modules.map((u) => ({ name: fileName.get(u)!, contents: rendered.get(u)!.contents, inputs: rendered.get(u)!.inputs, deps: [supportName, ...[...u.deps].map((d) => fileName.get(d)!)] })),
+    ],
+    [...release.tools.keys()].filter((t) => !release.unavailable.has(t)).sort().map((tool) => ({ tool, roots: [supportName, ...(rootName(tool) === undefined ? [] : [rootName(tool)!])] })),
+  );
+
   const out = new Map<string, EmittedFile>();
   const need = new Set<ModuleUnit>();
   const needUnit = (u: ModuleUnit): void => {
@@ -78,19 +97,21 @@ export function compileStripModules(release: Release, tools?: readonly string[])
       '"use strict";',
       comment(`Deep-strip for ${tool} (${release.label}): removes unknown fields at closed objects of`),
       comment(`${def.requestSchema}; the per-definition functions live in the shared modules.`),
-      `const { entry } = require(${lit(`./_shared/${supportName}`)});`,
+      `const { entry } = ${packed.ref(supportName, './_shared/')};`,
     ];
     if (shape === undefined || unit === undefined) {
       lines.push(comment('Nothing in this request schema is closed: there is never anything to strip.'), 'exports.strip = entry((v) => v);', '');
     } else {
-      lines.push(`const root = require(${lit(`./_shared/${fileName.get(unit)}`)});`, `exports.strip = entry(root.${program.nameOf(shape)});`, '');
+      lines.push(`const root = ${packed.ref(fileName.get(unit)!, './_shared/')};`, `exports.strip = entry(root.${program.nameOf(shape)});`, '');
     }
     const inputs = new Map<string, InputRef>([[file.path, inputRef(file)]]);
     if (unit !== undefined) for (const u of closure(unit)) for (const f of u.files) inputs.set(f.path, inputRef(f));
     out.set(tool, { path: ARTIFACT_PATHS.strip(release.key, tool), contents: lines.join('\n'), inputs: [...inputs.values()].sort((a, b) => cmp(a.name, b.name)) });
   }
-  const files: EmittedFile[] = [{ path: dir(`_shared/${supportName}`), contents: supportSource, inputs: [] }];
-  for (const unit of modules) if (need.has(unit)) files.push(rendered.get(unit)!);
+  const wanted = new Set([supportName, ...[...need].map((u) => fileName.get(u)!)]);
+  const files: EmittedFile[] = packed.packs
+    .filter((p) => p.members.some((m) => wanted.has(m)))
+    .map((p) => ({ path: dir(`_shared/${p.name}`), contents: p.contents, inputs: p.inputs }));
   files.push(...out.values());
   return files;
 }

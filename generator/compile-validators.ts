@@ -1,10 +1,12 @@
+import { posix } from 'node:path';
 import { ARTIFACT_PATHS } from '../runtime/contract.js';
 import { CodegenError } from './errors.js';
 import type { EmittedFile, InputRef, Release, SchemaFile, ToolDef } from './model.js';
 import { isPlainObject, walkSchema } from './schema-walk.js';
 import { createCompileAjv, type AjvInstance } from './validators-ajv.js';
 import { jsonText } from './validators-code.js';
-import { closure, DEFS_DIR, nameModules, renderUnit, SUPPORT_DIR } from './validators-modules.js';
+import { closure, nameModules, SUPPORT_DIR } from './validators-modules.js';
+import { packUnits, type PackEntry } from './validators-packs.js';
 import { locateSchemas, UnitSplitter, type CompiledFn, type Unit } from './validators-split.js';
 import { supportFiles } from './validators-support.js';
 
@@ -12,44 +14,64 @@ export { createRuntimeAjv } from './validators-ajv.js';
 
 /**
  * Compiled canonical validators of one release (issue 7). Every tool's request schema, response schema and async
- * response schemas are compiled by Ajv standalone from the modular draft-07 schemas, split into one module per
- * compiled definition (`validate/defs/<location>-<hash>.cjs`), and fronted by the per-tool modules the runtime loads
- * (runtime/contract.ts ARTIFACT_PATHS). A definition shared by many tools is emitted once; loading one tool loads
- * only its own closure.
+ * response schemas are compiled by Ajv standalone from the modular draft-07 schemas, split into one unit per
+ * compiled definition, packed into `validate/packs/<name>-<hash>.cjs`, and fronted by the per-tool modules the runtime loads
+ * (runtime/contract.ts ARTIFACT_PATHS). The definitions are packed into a few modules (validators-packs.ts): one
+ * shared by many tools is emitted once, and loading one tool opens a handful of files.
  */
 export function compileValidators(release: Release, tools?: readonly string[]): EmittedFile[] {
-  const selected = selectTools(release, tools);
-  const { ajv, docs } = createCompileAjv(release);
-  checkKeywords(release, ajv, selected.flatMap((t) => [t.requestSchema, t.responseSchema, ...t.asyncResponseSchemas]));
-  const splitter = new UnitSplitter(locateSchemas(docs, release.schemas.byId), (ref, baseId) => release.schemas.resolve(ref, baseId));
-  const rootOf = (path: string): Unit => splitter.unitOf(compileRoot(ajv, release, path));
+  return compileValidatorSets([{ release, tools }]);
+}
 
-  const toolRoots = selected.map((tool) => ({
-    tool,
-    request: rootOf(tool.requestSchema),
-    response: rootOf(tool.responseSchema),
-    async: tool.asyncResponseSchemas.map((path) => ({ status: asyncStatus(release, path), path, unit: rootOf(path) })),
-  }));
+/**
+ * The validators of several releases at once: a definition that compiles to the same code (with the same
+ * dependencies) in two releases is emitted once, in the packs shared by every release (`validate/packs/`).
+ */
+export function compileValidatorSets(sets: readonly { release: Release; tools?: readonly string[] | undefined }[]): EmittedFile[] {
+  const compiled = sets.map(({ release, tools }) => {
+    const selected = selectTools(release, tools);
+    const { ajv, docs } = createCompileAjv(release);
+    checkKeywords(release, ajv, selected.flatMap((t) => [t.requestSchema, t.responseSchema, ...t.asyncResponseSchemas]));
+    const splitter = new UnitSplitter(locateSchemas(docs, release.schemas.byId), (ref, baseId) => release.schemas.resolve(ref, baseId));
+    const rootOf = (path: string): Unit => splitter.unitOf(compileRoot(ajv, release, path));
+    const toolRoots = selected.map((tool) => ({
+      tool,
+      request: rootOf(tool.requestSchema),
+      response: rootOf(tool.responseSchema),
+      async: tool.asyncResponseSchemas.map((path) => ({ status: asyncStatus(release, path), path, unit: rootOf(path) })),
+    }));
+    return { release, toolRoots };
+  });
 
-  const { files: out, defPath } = emitDefinitions(release, toolRoots.flatMap((t) => [t.request, t.response, ...t.async.map((a) => a.unit)]));
-  const input = (file: SchemaFile): InputRef => ({ name: `${release.label}:${file.path}`, hash: file.hash });
-  for (const t of toolRoots) {
-    const file = (p: string): SchemaFile => release.schemas.byPath.get(p)!;
-    out.push({
-      path: ARTIFACT_PATHS.request(release.key, t.tool.name),
-      contents: toolModule(`${release.label} ${t.tool.name} request: ${t.tool.requestSchema}`, [`exports.validate = require(${jsonText(`./${defPath(t.request)}`)}).validate;`]),
-      inputs: [input(file(t.tool.requestSchema))],
-    });
-    const asyncLines = t.async.map((a) => `  get ${jsonText(a.status)}() {\n    return require(${jsonText(`./${defPath(a.unit)}`)}).validate;\n  },`);
-    out.push({
-      path: ARTIFACT_PATHS.response(release.key, t.tool.name),
-      contents: toolModule(`${release.label} ${t.tool.name} response: ${t.tool.responseSchema}`, [
-        `exports.validate = require(${jsonText(`./${defPath(t.response)}`)}).validate;`,
-        '// Async task responses by task status; each is loaded on first use only.',
-        t.async.length === 0 ? 'exports.validateAsync = {};' : `exports.validateAsync = {\n${asyncLines.join('\n')}\n};`,
-      ]),
-      inputs: [t.tool.responseSchema, ...t.async.map((a) => a.path)].map((p) => input(file(p))),
-    });
+  const { files: out, ref } = emitDefinitions(
+    compiled.flatMap(({ release, toolRoots }) =>
+      toolRoots.flatMap((t) => [
+        { name: `${t.tool.name}.request`, roots: [t.request] },
+        { name: `${t.tool.name}.response`, roots: [t.response, ...t.async.map((a) => a.unit)] },
+      ]).map((e) => ({ ...e, label: release.label })),
+    ),
+  );
+  for (const { release, toolRoots } of compiled) {
+    const input = (file: SchemaFile): InputRef => ({ name: `${release.label}:${file.path}`, hash: file.hash });
+    const from = `releases/${release.key}/validate`;
+    for (const t of toolRoots) {
+      const file = (p: string): SchemaFile => release.schemas.byPath.get(p)!;
+      out.push({
+        path: ARTIFACT_PATHS.request(release.key, t.tool.name),
+        contents: toolModule(`${release.label} ${t.tool.name} request: ${t.tool.requestSchema}`, [`exports.validate = ${ref(t.request, from)}.validate;`]),
+        inputs: [input(file(t.tool.requestSchema))],
+      });
+      const asyncLines = t.async.map((a) => `  get ${jsonText(a.status)}() {\n    return ${ref(a.unit, from)}.validate;\n  },`);
+      out.push({
+        path: ARTIFACT_PATHS.response(release.key, t.tool.name),
+        contents: toolModule(`${release.label} ${t.tool.name} response: ${t.tool.responseSchema}`, [
+          `exports.validate = ${ref(t.response, from)}.validate;`,
+          '// Async task responses by task status; each is loaded on first use only.',
+          t.async.length === 0 ? 'exports.validateAsync = {};' : `exports.validateAsync = {\n${asyncLines.join('\n')}\n};`,
+        ]),
+        inputs: [t.tool.responseSchema, ...t.async.map((a) => a.path)].map((p) => input(file(p))),
+      });
+    }
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
@@ -66,27 +88,47 @@ export function compileSchemaValidators(release: Release, uris: readonly string[
     if (fn === undefined) throw new CodegenError(release.label, '', `no schema at ${uri}`);
     return splitter.unitOf(fn as unknown as CompiledFn);
   });
-  const { files, defPath } = emitDefinitions(release, roots);
-  const base = `releases/${release.key}/validate`;
-  return { files, modules: new Map(uris.map((uri, i) => [uri, `${base}/${defPath(roots[i]!)}`])) };
+  const { files, ref } = emitDefinitions(roots.map((root, i) => ({ name: `location-${i}`, roots: [root], label: release.label })));
+  const base = `releases/${release.key}/validate/locations`;
+  const modules = new Map<string, string>();
+  uris.forEach((uri, i) => {
+    const path = `${base}/${i}.cjs`;
+    files.push({ path, contents: toolModule(uri, [`exports.validate = ${ref(roots[i]!, base)}.validate;`]), inputs: [] });
+    modules.set(uri, path);
+  });
+  return { files, modules };
 }
 
-/** The definition modules of every unit reachable from the roots, and the support files they require. */
-function emitDefinitions(release: Release, roots: readonly Unit[]): { files: EmittedFile[]; defPath: (u: Unit) => string } {
-  const units = closure(roots);
-  const names = nameModules(units, release.label);
-  const base = `releases/${release.key}/validate`;
-  const defPath = (u: Unit): string => `${DEFS_DIR}/${names.get(u)!}`;
-  const files: EmittedFile[] = units.map((u) => ({
-    path: `${base}/${defPath(u)}`,
-    contents: renderUnit(u, release.label, (d) => names.get(d)!),
-    inputs: [{ name: `${release.label}:${u.location.file.path}`, hash: u.location.file.hash }],
+/** Where the definition packs and the vendored support modules of every release live. */
+export const VALIDATE_DIR = 'validate';
+
+/**
+ * The definition packs of every unit the entries reach (of one or several releases), and the support files they
+ * require. `ref(unit, fromDir)` is the expression, in a module of directory `fromDir`, for the unit's exports.
+ */
+function emitDefinitions(entries: readonly (PackEntry & { label: string })[]): { files: EmittedFile[]; ref: (u: Unit, fromDir: string) => string } {
+  const units = closure(entries.flatMap((e) => e.roots));
+  // Units are per release (each release has its own Ajv): the release of a unit is the release of its entries.
+  const labels = new Map<Unit, string>();
+  for (const e of entries) for (const u of closure(e.roots)) labels.set(u, e.label);
+  const releaseLabel = (u: Unit): string => labels.get(u)!;
+  const packed = packUnits(entries, units, nameModules(units));
+  const files: EmittedFile[] = packed.files.map((p) => ({
+    path: `${VALIDATE_DIR}/${p.path}`,
+    contents: p.contents,
+    inputs: [...new Map(p.units.map((u) => [`${u.location.file.path}\0${u.location.file.hash}`, u])).values()]
+      .map((u) => ({ name: `${releaseLabel(u)}:${u.location.file.path}`, hash: u.location.file.hash }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     // Ajv's code, one statement per line: prettier would indent its deep nesting into three times the bytes (and
     // the parse time at cold start) for no reader — these modules are content-addressed and never edited.
     verbatim: true,
   }));
-  files.push(...supportFiles(`${base}/${SUPPORT_DIR}`));
-  return { files, defPath };
+  files.push(...supportFiles(`${VALIDATE_DIR}/${SUPPORT_DIR}`));
+  const ref = (u: Unit, fromDir: string): string => {
+    const target = posix.relative(fromDir, `${VALIDATE_DIR}/${packed.pathOf(u)}`);
+    return `require(${jsonText(target.startsWith('.') ? target : `./${target}`)})[${jsonText(packed.keyOf(u))}]`;
+  };
+  return { files, ref };
 }
 
 function toolModule(comment: string, body: string[]): string {

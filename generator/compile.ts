@@ -1,7 +1,7 @@
 import { compileNormalizers } from './compile-normalize.js';
 import { compileStripModules } from './compile-strip.js';
 import { compileTypes } from './compile-types.js';
-import { compileValidators } from './compile-validators.js';
+import { compileValidatorSets } from './compile-validators.js';
 import type { EmittedFile, Release } from './model.js';
 import { planNormalizations, type NormalizationRule } from './normalize-rules.js';
 import type { Selection } from './select.js';
@@ -29,6 +29,7 @@ export async function compile(releases: readonly Release[], selections: Readonly
   const files: EmittedFile[] = [];
   const skippedRules: SkippedRule[] = [];
   const toolsByRelease = new Map<string, readonly string[]>();
+  const validatorSets: { release: Release; tools: readonly string[] }[] = [];
   for (const release of releases) {
     const tools = [...new Set([...selections.values()].flatMap((ss) => ss.filter((s) => s.release === release).flatMap((s) => s.tools.map((t) => t.name))))].sort();
     if (tools.length === 0) continue;
@@ -36,13 +37,15 @@ export async function compile(releases: readonly Release[], selections: Readonly
     const plan = planNormalizations(release, [...rules]);
     const names = new Set(tools);
     for (const s of plan.skipped) if (names.has(s.tool)) skippedRules.push({ release: release.key, ...s });
+    validatorSets.push({ release, tools });
     files.push(
-      ...compileValidators(release, tools),
       ...compileStripModules(release, tools),
       ...compileNormalizers(release, plan, tools),
       ...(await compileTypes(release, tools)),
     );
   }
+  // Validators of every release at once: a definition compiled to the same code in two releases is emitted once.
+  files.push(...compileValidatorSets(validatorSets));
   return { files: dedupe(files), skippedRules, tools: toolsByRelease };
 }
 

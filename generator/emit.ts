@@ -6,6 +6,7 @@ import { servedCapabilities } from './capabilities.js';
 import { refusedEnvelopeFields } from './envelope.js';
 import type { EmittedFile, InputRef, Profile } from './model.js';
 import { packageRoot } from './package-root.js';
+import { BUNDLE, bundleRuntime } from './runtime-bundle.js';
 import { sha256 } from './hash.js';
 import type { Selection } from './select.js';
 
@@ -58,20 +59,43 @@ export function jsonFile(path: string, dataKey: string, data: unknown, inputs: r
   return { path, inputs, contents: render('json-file.hbs', { notice: NOTICE, inputs: inputs.map((i) => `${i.name} ${i.hash.slice(0, 16)}`), dataKey, data }) };
 }
 
-/** The runtime, compiled from runtime/*.ts, copied into the output so the set needs no adcp-codegen at run time. */
+/**
+ * The runtime, compiled from runtime/*.ts, copied into the output so the set needs no adcp-codegen at run time: one
+ * bundled module (runtime/bundle.js, what index.js imports), a facade per runtime module re-exporting its names from
+ * the bundle, and the type declarations.
+ */
 export function runtimeFiles(): EmittedFile[] {
   const dir = join(packageRoot, 'dist', 'runtime');
-  return readdirSync(dir)
-    .filter((n) => n.endsWith('.js') || n.endsWith('.d.ts'))
-    .sort()
-    .map((name) => {
-      const contents = readFileSync(join(dir, name), 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '');
-      const source = `runtime/${name.replace(/\.d\.ts$|\.js$/, '.ts')}`;
-      return withHeader(
-        { path: `runtime/${name}`, contents, inputs: [{ name: `adcp-codegen ${GENERATOR_VERSION}:${source}`, hash: sha256(contents) }] },
-        `The adcp-codegen runtime, compiled from ${source}: the generated set needs no adcp-codegen at run time.`,
-      );
-    });
+  const names = readdirSync(dir).sort();
+  const read = (name: string): string => readFileSync(join(dir, name), 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '');
+  const sourceOf = (name: string): string => `runtime/${name.replace(/\.d\.ts$|\.js$/, '.ts')}`;
+  const inputOf = (name: string, contents: string): InputRef => ({ name: `adcp-codegen ${GENERATOR_VERSION}:${sourceOf(name)}`, hash: sha256(contents) });
+  const js = names.filter((n) => n.endsWith('.js')).map((name) => ({ name, text: read(name) }));
+  const { bundle, facades } = bundleRuntime(js);
+  const files: EmittedFile[] = [
+    withHeader(
+      { path: `runtime/${BUNDLE}`, contents: bundle, inputs: js.map((s) => inputOf(s.name, s.text)) },
+      'The adcp-codegen runtime in one module (runtime/*.ts compiled, each module a CommonJS function): one file to load at cold start.',
+    ),
+  ];
+  for (const s of js) {
+    files.push(
+      withHeader(
+        { path: `runtime/${s.name}`, contents: facades.get(s.name)!, inputs: [inputOf(s.name, s.text)] },
+        `The names of ${sourceOf(s.name)}, from the bundled runtime (runtime/${BUNDLE}).`,
+      ),
+    );
+  }
+  for (const name of names.filter((n) => n.endsWith('.d.ts'))) {
+    const contents = read(name);
+    files.push(
+      withHeader(
+        { path: `runtime/${name}`, contents, inputs: [inputOf(name, contents)] },
+        `The adcp-codegen runtime's types, compiled from ${sourceOf(name)}.`,
+      ),
+    );
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 export interface ProfileData {

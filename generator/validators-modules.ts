@@ -1,7 +1,7 @@
 import { sha256, shortHash } from './hash.js';
 import { jsonText } from './validators-code.js';
 import { stronglyConnected } from './graph.js';
-import { unitComment, type Unit } from './validators-split.js';
+import { locationComment, type Unit } from './validators-split.js';
 
 /**
  * Names and renders the shared definition modules. A module's file name is `<schema location>-<hash>.cjs`, the
@@ -10,7 +10,6 @@ import { unitComment, type Unit } from './validators-split.js';
  * each other in a cycle (a strongly connected component) share one hash computed over all their texts.
  */
 
-export const DEFS_DIR = 'defs';
 export const SUPPORT_DIR = 'support';
 
 /** Every unit reachable from the roots, sorted by URI. */
@@ -26,35 +25,48 @@ export function closure(roots: readonly Unit[]): Unit[] {
   return [...seen].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 }
 
-/** File names (inside defs/) of every unit, content-addressed. */
-export function nameModules(units: readonly Unit[], label: string): Map<Unit, string> {
+/**
+ * Names of every unit, content-addressed. The hash covers the unit's location by file path and pointer (not its
+ * `$id`, which carries the release version) and its release-independent text, so a definition compiled to the same
+ * code, with the same dependencies, in two releases gets the same name and is emitted once.
+ */
+export function nameModules(units: readonly Unit[]): Map<Unit, string> {
   const names = new Map<Unit, string>();
+  const where = (u: Unit): string => `${u.location.file.path}#${u.location.pointer}`;
   for (const scc of stronglyConnectedUnits(units)) {
     const members = new Set(scc);
-    const text = scc.map((u) => `${u.uri}\n${renderUnit(u, label, (dep) => (members.has(dep) ? `<${dep.uri}>` : names.get(dep)!))}`).join('\n');
+    const text = scc.map((u) => `${where(u)}\n${renderUnit(u, (dep) => (members.has(dep) ? `<${where(dep)}>` : names.get(dep)!))}`).join('\n');
     const sccHash = sha256(text);
-    for (const u of scc) names.set(u, `${slug(u)}-${shortHash(sha256(`${sccHash}\n${u.uri}`))}.cjs`);
+    for (const u of scc) names.set(u, `${slug(u)}-${shortHash(sha256(`${sccHash}\n${where(u)}`))}.cjs`);
   }
   return names;
 }
 
 /** The module text of a unit, given the file names of the units it requires. */
-export function renderUnit(unit: Unit, label: string, nameOf: (dep: Unit) => string): string {
-  // The do-not-edit header already names the schema file; only a definition inside it needs its pointer spelled out.
-  const lines = ['"use strict";', ...(unit.location.pointer === '' ? [] : [unitComment(unit, label)]), 'exports.validate = validate;'];
+export function renderUnit(unit: Unit, nameOf: (dep: Unit) => string): string {
+  const head = ['"use strict";', locationComment(unit)];
+  return [...head, ...renderBindings(unit, (dep) => `require(${jsonText(`./${nameOf(dep)}`)})`, `../${SUPPORT_DIR}`), ''].join('\n');
+}
+
+/**
+ * A unit's own code: its exports, its bindings and its function. `ref` is the expression for the exports of a unit
+ * it calls (a module, or a member of a pack); `supportDir` the relative path of the support modules.
+ */
+export function renderBindings(unit: Unit, ref: (dep: Unit) => string, supportDir: string): string[] {
+  const lines = ['exports.validate = validate;'];
   for (const b of unit.bindings) {
-    if (b.kind === 'unit' && b.whole) lines.push(`const ${b.local} = require(${jsonText(`./${nameOf(b.unit)}`)});`);
+    if (b.kind === 'unit' && b.whole) lines.push(`const ${b.local} = ${ref(b.unit)};`);
     else if (b.kind === 'unit') {
-      // Loaded on first call (a payload that never reaches a definition never loads its module): the call replaces
+      // Loaded on first call (a payload that never reaches a definition never loads its code): the call replaces
       // the binding with the real function, so the `.errors` Ajv reads right after the call are that function's.
       // `var`, not `let`: a reassigned `let` read from the validate function costs a TDZ check on every call.
-      lines.push(`var ${b.local} = (data, options) => (${b.local} = require(${jsonText(`./${nameOf(b.unit)}`)}).validate)(data, options);`);
+      lines.push(`var ${b.local} = (data, options) => (${b.local} = ${ref(b.unit)}.validate)(data, options);`);
     }
-    else if (b.kind === 'support') lines.push(`const ${b.local} = require(${jsonText(`../${SUPPORT_DIR}/${b.file}`)})${b.member};`);
+    else if (b.kind === 'support') lines.push(`const ${b.local} = require(${jsonText(`${supportDir}/${b.file}`)})${b.member};`);
     else lines.push(`const ${b.local} = ${b.code};`);
   }
-  lines.push(tidy(unit.code), '');
-  return lines.join('\n');
+  lines.push(tidy(unit.code));
+  return lines;
 }
 
 /**

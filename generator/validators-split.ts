@@ -281,7 +281,9 @@ export function unitIdent(unit: Unit): string {
 }
 
 /** The header comment of a unit module. */
-export function unitComment(unit: Unit, label: string): string {
-  return `/* ${commentText(`${label}:${unit.location.file.path}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`)} */`;
+/** `/* core/product.json#/definitions/x *\/`: where the definition lives, the same in every release that has it. */
+export function locationComment(unit: Unit): string {
+  return `/* ${commentText(`${unit.location.file.path}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`)} */`;
 }
+
 

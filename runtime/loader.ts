@@ -1,23 +1,22 @@
 /**
- * Loads generated CommonJS artifacts synchronously, lazily and once, with a V8 code cache.
+ * Loads generated CommonJS artifacts synchronously, lazily and once, with a V8 code cache that can only ever speed up
+ * compiling a generated module's own text.
  *
- * A validator module is loaded on the first call of its tool; the definitions it uses are required on first use
- * (generated code calls a stub that requires the definition's module and replaces itself), so a payload loads only
- * the code it reaches. Loading many small modules one by one costs more in file reads and compiles than the code
- * itself, so the loader keeps a *snapshot* per entry (a tool module, or a set loaded together by loadArtifacts) in
- * a cache directory: the modules that entry has loaded so far, concatenated into one script, plus V8's code cache
- * for that script (`vm.Script` `cachedData`, checked with `cachedDataRejected` and rebuilt when rejected). Keyed by
- * the entry's content hash and the Node/V8 build: generated modules are content-addressed (a definition's file
- * name carries the hash of its text and of everything it requires), so an entry's text determines its closure.
- * The first process loads from the files and writes the snapshot after its first turn (when it has usually
- * validated once) and again at exit if more modules joined; the next compiles the snapshot and writes the code
- * cache once the code has run (so the validate functions are compiled in it); later processes deserialize. The
- * cache is an optimisation only: a read-only or missing directory, a corrupt file or ADCP_CODEGEN_NO_CODE_CACHE=1
- * means loading the files.
+ * A validator module is loaded on the first call of its tool; what it requires loads when it is first reached. The
+ * code that runs is always the text of the module file in the generated set, read at load time. The cache holds
+ * nothing but V8's code cache for that text (`vm.Script` `cachedData`), in a file named by the SHA-256 of the exact
+ * text compiled and the Node/V8 build and starting with that SHA-256, so cached data is only ever offered to the
+ * script it was made from (V8 also checks it, by build and source length only, and `cachedDataRejected` says when it
+ * did not fit; it is rewritten then). Cached data is compiled code,
+ * so it is only read from a directory chain and from files owned by the current user and writable by no one else,
+ * opened without following symbolic links; on any doubt the module is compiled from its text without a cache. The
+ * code cache is written after the current turn (when the module has usually run, so the functions it compiled
+ * lazily are in it); a read-only output, a missing directory or ADCP_CODEGEN_NO_CODE_CACHE=1 means compiling.
  *
  * Copied into the generated output with the rest of the runtime: node: builtins only.
  */
-import { accessSync, constants, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { accessSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Script } from 'node:vm';
@@ -28,23 +27,19 @@ interface CjsModule {
 
 type ModuleFunction = (exports: unknown, require: (id: string) => unknown, module: CjsModule, filename: string, dirname: string) => void;
 
-/** Bump when the wrappers below change: cached code for old wrappers must not be offered to new ones. */
-const WRAPPER_VERSION = '2';
+/** Bump when the wrapper below changes (the key covers the wrapped text anyway; this keeps old files apart). */
+const WRAPPER_VERSION = '3';
 const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
 
 /** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
 const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
 
-interface Loaded {
-  readonly module: CjsModule;
-  readonly source: string;
-  /** Modules it required while it ran, in order (its part of the closure). */
-  readonly deps: string[];
-}
+const DIGEST_BYTES = 32;
 
-const loaded = new Map<string, Loaded>();
-/** Module functions from a snapshot that have not run yet. */
-const pendingFactories = new Map<string, ModuleFunction>();
+/** A code cache larger than this is not ours to trust (the largest generated module compiles to a few MB). */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+
+const loaded = new Map<string, CjsModule>();
 const loadedBy = new Map<string, Set<string>>();
 const cacheDirs = new Map<string, string | null>();
 const resolved = new Map<string, string>();
@@ -57,18 +52,13 @@ let exitHook = false;
  * inside `outDir`; artifacts may require only relative paths inside it.
  */
 export function loadArtifact(outDir: string, relPath: string): unknown {
-  return loadArtifacts(outDir, [relPath])[0];
+  const root = resolve(outDir);
+  return requireModule(root, inside(root, resolve(root, relPath), relPath));
 }
 
-/**
- * Several artifacts at once (every validator of a profile, say): their closures share one snapshot, so a module
- * required by many of them is read and compiled once.
- */
+/** Several artifacts at once (every validator of a profile, say). */
 export function loadArtifacts(outDir: string, relPaths: readonly string[]): unknown[] {
-  const root = resolve(outDir);
-  const files = relPaths.map((rel) => inside(root, resolve(root, rel), rel));
-  if (files.every((f) => loaded.has(f))) return files.map((f) => loaded.get(f)!.module.exports);
-  return loadEntries(root, files);
+  return relPaths.map((rel) => loadArtifact(outDir, rel));
 }
 
 /** Paths (relative to `outDir`, sorted) of every module loaded from it so far: what the calls really pulled in. */
@@ -77,7 +67,7 @@ export function loadedArtifacts(outDir: string): string[] {
   return [...(loadedBy.get(root) ?? [])].map((p) => relative(root, p).split(sep).join('/')).sort();
 }
 
-/** Writes pending snapshots and code caches now rather than after the current turn (benchmarks, tests). */
+/** Writes pending code caches now rather than after the current turn (benchmarks, tests). */
 export function flushCodeCache(): void {
   flushScheduled = false;
   for (const write of pendingWrites.splice(0)) {
@@ -97,65 +87,19 @@ function inside(root: string, file: string, asked: string): string {
   return file;
 }
 
-/**
- * A module required by another: already loaded, from a snapshot, or from its file — in which case the entry whose
- * closure it joins picks it up in its snapshot (the requires each module made are recorded).
- */
 function requireModule(root: string, file: string): unknown {
   const known = loaded.get(file);
-  if (known !== undefined) return known.module.exports;
-  const factory = pendingFactories.get(file);
-  if (factory !== undefined) return run(root, file, factory, undefined);
-  return fromFile(root, file);
-}
-
-/**
- * Entry modules (a tool's validator, or a set of them): their snapshot when there is one, else their files, and a
- * snapshot for the next process. The snapshot key covers the entries' texts, which determine their closures.
- */
-function loadEntries(root: string, files: readonly string[]): unknown[] {
-  {
-    const cacheDir = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
-    if (cacheDir === null) return files.map((f) => requireModule(root, f));
-    const sources = files.map((f) => (loaded.has(f) ? '' : readFileSync(f, 'utf8')));
-    const text = sources.join('\0');
-    const snapshot = join(cacheDir, `${contentKey(text)}-${text.length}-${files.length}-${RUNTIME_KEY}`);
-    const haveSnapshot = loadSnapshot(root, snapshot, files);
-    let complete = haveSnapshot;
-    const exports = files.map((f, i) => {
-      const known = loaded.get(f);
-      if (known !== undefined) return known.module.exports;
-      const factory = pendingFactories.get(f);
-      if (factory !== undefined) return run(root, f, factory, undefined);
-      complete = false;
-      return run(root, f, compileModule(f, sources[i]!), sources[i]!);
-    });
-    if (!complete) scheduleSnapshot(root, files, snapshot);
-    else hookExit();
-    return exports;
-  }
-}
-
-function fromFile(root: string, file: string): unknown {
+  if (known !== undefined) return known.exports;
   const source = readFileSync(file, 'utf8');
-  return run(root, file, compileModule(file, source), source);
-}
-
-function run(root: string, file: string, fn: ModuleFunction, source: string | undefined): unknown {
-  pendingFactories.delete(file);
+  const fn = compileModule(root, file, `(function (${MODULE_PARAMS}) {${source}\n})`);
   const module: CjsModule = { exports: {} };
-  const record: Loaded = { module, source: source ?? '', deps: [] };
   // Registered before it runs, so a definition cycle sees the partly initialised exports (they set `validate` first).
-  loaded.set(file, record);
+  loaded.set(file, module);
   let set = loadedBy.get(root);
   if (set === undefined) loadedBy.set(root, (set = new Set()));
   set.add(file);
   const dir = dirname(file);
-  const requireArtifact = (id: string): unknown => {
-    const target = resolveRequire(root, file, dir, id);
-    record.deps.push(target);
-    return requireModule(root, target);
-  };
+  const requireArtifact = (id: string): unknown => requireModule(root, resolveRequire(root, file, dir, id));
   try {
     fn.call(module.exports, module.exports, requireArtifact, module, file, dir);
   } catch (e) {
@@ -178,116 +122,76 @@ function resolveRequire(root: string, file: string, dir: string, id: string): st
   return target;
 }
 
-function compileModule(file: string, source: string): ModuleFunction {
-  return new Script(`(function (${MODULE_PARAMS}) {${source}\n})`, { filename: file }).runInThisContext() as ModuleFunction;
+/**
+ * Compiles the wrapped module text, with V8's code cache for exactly this text when a trusted one exists; otherwise
+ * a code cache is written once the module has run.
+ */
+function compileModule(root: string, file: string, wrapped: string): ModuleFunction {
+  const cacheDir = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
+  if (cacheDir === null) return new Script(wrapped, { filename: file }).runInThisContext() as ModuleFunction;
+  const digest = createHash('sha256').update(wrapped).digest();
+  const cacheFile = join(cacheDir, `${digest.toString('hex')}-${RUNTIME_KEY}.v8`);
+  // The file starts with the SHA-256 of the text its data was made from: data moved or linked under another name
+  // is not offered to this text (V8's own check is only the source length).
+  const stored = readPrivate(cacheFile);
+  const cachedData = stored !== undefined && stored.length > DIGEST_BYTES && stored.subarray(0, DIGEST_BYTES).equals(digest) ? stored.subarray(DIGEST_BYTES) : undefined;
+  const script = new Script(wrapped, { filename: file, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected === true) schedule(() => writePrivate(cacheFile, Buffer.concat([digest, script.createCachedData()])));
+  return script.runInThisContext() as ModuleFunction;
+}
+
+const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+
+/** Ours alone: owned by this user, writable by no one else. */
+function ownedPrivately(st: { uid: number; mode: number }): boolean {
+  return uid !== undefined && st.uid === uid && (st.mode & 0o022) === 0;
 }
 
 /**
- * Registers the module functions of a snapshot (`<key>.js`, one script defining every module of an entry's
- * closure) without running them; with its code cache (`<key>.v8`) when V8 accepts it, otherwise a new code cache is
- * written once the modules have run. False when there is no usable snapshot.
+ * A cache file's bytes, only when it is a regular file (not a link: opened with O_NOFOLLOW) that this user owns and
+ * no one else can write; anything else is as good as no cache.
  */
-function loadSnapshot(root: string, base: string, entries: readonly string[]): boolean {
-  let text: string;
+function readPrivate(file: string): Buffer | undefined {
+  let fd: number;
   try {
-    text = readFileSync(`${base}.js`, 'utf8');
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   } catch {
-    return false;
-  }
-  let cachedData: Buffer | undefined;
-  try {
-    cachedData = readFileSync(`${base}.v8`);
-  } catch {
-    cachedData = undefined;
+    return undefined;
   }
   try {
-    const script = new Script(text, { filename: `${base}.js`, cachedData });
-    const define = script.runInThisContext() as (register: (rel: string, fn: ModuleFunction) => void) => void;
-    const held: string[] = [];
-    define((rel, fn) => {
-      const file = join(root, rel);
-      held.push(file);
-      if (!loaded.has(file)) pendingFactories.set(file, fn);
-    });
-    snapshots.set(base, { root, entries, modules: held.length, held });
-    if (cachedData === undefined || script.cachedDataRejected === true) {
-      schedule(() => writeAtomically(`${base}.v8`, script.createCachedData()));
+    const st = fstatSync(fd);
+    if (!st.isFile() || !ownedPrivately(st) || st.size === 0 || st.size > MAX_CACHE_BYTES) return undefined;
+    const buf = Buffer.allocUnsafe(st.size);
+    let n = 0;
+    while (n < st.size) {
+      const got = readSync(fd, buf, n, st.size - n, n);
+      if (got === 0) return undefined;
+      n += got;
     }
-    return true;
+    return buf;
   } catch {
-    return false;
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 
-/** Snapshots this process read or wrote, with how many modules they hold: grown ones are rewritten at exit. */
-const snapshots = new Map<string, { root: string; entries: readonly string[]; modules: number; held: string[] }>();
-
-/**
- * After the current turn (by which time the caller has usually validated once): the modules the entries have
- * loaded so far, as one script, for the next process. Definitions load on first use, so this is what payloads
- * really reach; modules loaded later are added when the process exits.
- */
-function scheduleSnapshot(root: string, entries: readonly string[], base: string): void {
-  snapshots.set(base, { root, entries, modules: 0, held: [] });
-  schedule(() => writeSnapshot(base));
-  hookExit();
-}
-
-function writeSnapshot(base: string): void {
-  const known = snapshots.get(base);
-  if (known === undefined) return;
-  // What this process loaded, plus what the snapshot held that this process did not need: it only ever grows.
-  const order = closureOf(known.entries);
-  const inOrder = new Set(order);
-  for (const file of known.held) if (!inOrder.has(file)) order.push(file);
-  if (order.length <= known.modules) return;
-  const parts = order.map((file) => {
-    const rel = relative(known.root, file).split(sep).join('/');
-    // Modules that ran from a snapshot are read again from their files (off the hot path).
-    const source = loaded.get(file)!.source || readFileSync(file, 'utf8');
-    return `define(${JSON.stringify(rel)}, function (${MODULE_PARAMS}) {${source}\n});`;
-  });
-  writeAtomically(`${base}.js`, `(function (define) {\n${parts.join('\n')}\n})`);
-  known.modules = order.length;
-  known.held = order;
-}
-
-/** The loaded modules reachable from the entries through the requires they made, entries first. */
-function closureOf(entries: readonly string[]): string[] {
-  const order: string[] = [];
-  const seen = new Set<string>();
-  const stack = [...entries].reverse();
-  while (stack.length > 0) {
-    const file = stack.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const record = loaded.get(file);
-    if (record === undefined) continue;
-    order.push(file);
-    for (let i = record.deps.length - 1; i >= 0; i--) stack.push(record.deps[i]!);
+/** Written to a new private file (never an existing one: `wx`), then renamed into place. */
+function writePrivate(file: string, data: Buffer): void {
+  const tmp = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' });
+  try {
+    renameSync(tmp, file);
+  } catch (e) {
+    unlinkSync(tmp);
+    throw e;
   }
-  return order;
 }
 
 function hookExit(): void {
   if (exitHook) return;
   exitHook = true;
-  process.once('exit', () => {
-    flushCodeCache();
-    for (const base of snapshots.keys()) {
-      try {
-        writeSnapshot(base);
-      } catch {
-        // best effort
-      }
-    }
-  });
-}
-
-function writeAtomically(file: string, data: string | Buffer): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, data, { mode: 0o600 });
-  renameSync(tmp, file);
+  process.once('exit', flushCodeCache);
 }
 
 function schedule(write: () => void): void {
@@ -300,56 +204,47 @@ function schedule(write: () => void): void {
 }
 
 /**
- * `<outDir>/.cache/v8` when writable, else a private directory under the OS temp dir, else none. Cached scripts
- * run as code, so a shared temp directory is only used when the directory is ours and no one else can write it.
+ * `<outDir>/.cache/v8` when it can be ours, else a private `adcp-codegen-v8-<uid>` directory under the OS temp dir,
+ * else none. Every directory from the cache root down must be a real directory (not a link) owned by this user and
+ * writable by no one else: whoever can write there could plant compiled code. Without a user id to compare
+ * (Windows) there is no cache.
  */
 function codeCacheDir(root: string): string | null {
   const known = cacheDirs.get(root);
   if (known !== undefined) return known;
   let chosen: string | null = null;
-  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  const candidates: [string, boolean][] = [
-    [join(root, '.cache', 'v8'), false],
-    [join(tmpdir(), `adcp-codegen-v8-${uid ?? 'user'}`), true],
-  ];
-  for (const [dir, shared] of candidates) {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      accessSync(dir, constants.W_OK);
-      if (shared) {
-        const st = statSync(dir);
-        if ((uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) continue;
-      } else {
-        // The output directory is committed by agents: keep the cache out of their repository.
-        const ignore = join(root, '.cache', '.gitignore');
-        try {
-          accessSync(ignore);
-        } catch {
-          writeFileSync(ignore, '*\n');
+  if (uid !== undefined) {
+    const candidates: [string, string[]][] = [
+      [join(root, '.cache', 'v8'), [join(root, '.cache'), join(root, '.cache', 'v8')]],
+      [join(tmpdir(), `adcp-codegen-v8-${uid}`), [join(tmpdir(), `adcp-codegen-v8-${uid}`)]],
+    ];
+    for (const [dir, chain] of candidates) {
+      try {
+        for (const d of chain) {
+          try {
+            mkdirSync(d, { mode: 0o700 });
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+          }
+          const st = lstatSync(d);
+          if (!st.isDirectory() || !ownedPrivately(st)) throw new Error(`${d} is not private`);
         }
+        accessSync(dir, constants.W_OK);
+        if (dir.startsWith(join(root, '.cache'))) {
+          // The output directory is committed by agents: keep the cache out of their repository.
+          try {
+            writeFileSync(join(root, '.cache', '.gitignore'), '*\n', { flag: 'wx', mode: 0o644 });
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+          }
+        }
+        chosen = dir;
+        break;
+      } catch {
+        // read-only output (a container image, a package), or a directory that is not ours alone: try the next place
       }
-      chosen = dir;
-      break;
-    } catch {
-      // read-only output (a container image, a package): try the next place
     }
   }
   cacheDirs.set(root, chosen);
   return chosen;
-}
-
-/**
- * A 64-bit content hash (two FNV-1a style lanes) of a module's text, in plain JavaScript: node:crypto's first use
- * initialises OpenSSL, which alone costs more than loading a tool's validators from the cache.
- */
-function contentKey(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }

@@ -32,8 +32,19 @@ export function removeTempDir(dir: string): void {
 /** The real OS temp dir, as it was before this run redirected TMPDIR. */
 export const systemTempDir = osTemp;
 
+/**
+ * What the code under test puts in the temp dir by design: the runtime's fallback V8 code cache, used for sets
+ * whose own `.cache` cannot be private (read-only copies, sets the tests make unwritable).
+ */
+const BY_DESIGN = /^adcp-codegen-v8-\d+$/;
+
 process.on('exit', () => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  try {
+    for (const entry of readdirSync(scratch)) if (BY_DESIGN.test(entry)) rmSync(join(scratch, entry), { recursive: true, force: true });
+  } catch {
+    /* already gone */
+  }
   let stray: string[] = [];
   try {
     stray = readdirSync(scratch);

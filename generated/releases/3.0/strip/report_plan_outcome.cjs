@@ -13,6 +13,8 @@
 'use strict';
 // Deep-strip for report_plan_outcome (adcp-3.0.6): removes unknown fields at closed objects of
 // governance/report-plan-outcome-request.json; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/governance.report-plan-outcome-request.5b09614c520d.cjs');
+const { entry } = require('./_shared/shared.cfd6936e5602.cjs').load('./support.bac401bafbbc.cjs');
+const root = require('./_shared/report_plan_outcome.7944c68ccba2.cjs').load(
+  './governance.report-plan-outcome-request.5b09614c520d.cjs',
+);
 exports.strip = entry(root.s_report_plan_outcome_request);

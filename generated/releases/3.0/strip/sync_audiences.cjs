@@ -11,6 +11,8 @@
 'use strict';
 // Deep-strip for sync_audiences (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/sync-audiences-request.json; the per-definition functions live in the shared modules.
-const { entry } = require('./_shared/support.bac401bafbbc.cjs');
-const root = require('./_shared/media-buy.sync-audiences-request.a4cb5534a663.cjs');
+const { entry } = require('./_shared/shared.cfd6936e5602.cjs').load('./support.bac401bafbbc.cjs');
+const root = require('./_shared/sync_audiences.54cebbbef6af.cjs').load(
+  './media-buy.sync-audiences-request.a4cb5534a663.cjs',
+);
 exports.strip = entry(root.s_sync_audiences_request);

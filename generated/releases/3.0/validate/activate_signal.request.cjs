@@ -3,4 +3,6 @@
 //   adcp-3.0.6:signals/activate-signal-request.json b0e1fac609290052
 'use strict';
 /* adcp-3.0.6 activate_signal request: signals/activate-signal-request.json */
-exports.validate = require('./defs/signals.activate-signal-request-11972a87854a.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-849a439a2616.cjs')[
+  'signals.activate-signal-request-43beb3ac9ed0'
+].validate;

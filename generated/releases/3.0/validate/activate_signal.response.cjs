@@ -3,6 +3,8 @@
 //   adcp-3.0.6:signals/activate-signal-response.json 6d8c104bb920d0dd
 'use strict';
 /* adcp-3.0.6 activate_signal response: signals/activate-signal-response.json */
-exports.validate = require('./defs/signals.activate-signal-response-1d547581c406.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-79eac819393d.cjs')[
+  'signals.activate-signal-response-d0e83edf48cd'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/build-creative-request.json 01109610369642f8
 'use strict';
 /* adcp-3.0.6 build_creative request: media-buy/build-creative-request.json */
-exports.validate = require('./defs/media-buy.build-creative-request-6afc355787ed.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-bff387ee4828.cjs')[
+  'media-buy.build-creative-request-0d9deb09ba4f'
+].validate;

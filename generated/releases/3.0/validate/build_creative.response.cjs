@@ -6,16 +6,24 @@
 //   adcp-3.0.6:media-buy/build-creative-async-response-working.json 4df43c69c7f25ab9
 'use strict';
 /* adcp-3.0.6 build_creative response: media-buy/build-creative-response.json */
-exports.validate = require('./defs/media-buy.build-creative-response-57555968b65c.cjs').validate;
+exports.validate = require('../../../validate/packs/build_creative.response-55329cb99005.cjs')[
+  'media-buy.build-creative-response-2e330221533f'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.build-creative-async-response-input-required-f1d3801c9537.cjs').validate;
+    return require('../../../validate/packs/build_creative.response-55329cb99005.cjs')[
+      'media-buy.build-creative-async-response-input-required-d091f0595697'
+    ].validate;
   },
   get submitted() {
-    return require('./defs/media-buy.build-creative-async-response-submitted-1ea48e59ac3e.cjs').validate;
+    return require('../../../validate/packs/build_creative.response-55329cb99005.cjs')[
+      'media-buy.build-creative-async-response-submitted-8f4d30f22d02'
+    ].validate;
   },
   get working() {
-    return require('./defs/media-buy.build-creative-async-response-working-0e5c5d1c812d.cjs').validate;
+    return require('../../../validate/packs/build_creative.response-55329cb99005.cjs')[
+      'media-buy.build-creative-async-response-working-c64c8d4fb3a6'
+    ].validate;
   },
 };

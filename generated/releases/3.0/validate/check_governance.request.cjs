@@ -3,4 +3,6 @@
 //   adcp-3.0.6:governance/check-governance-request.json 4a9b799ba2b8b45b
 'use strict';
 /* adcp-3.0.6 check_governance request: governance/check-governance-request.json */
-exports.validate = require('./defs/governance.check-governance-request-2d2b46916121.cjs').validate;
+exports.validate = require('../../../validate/packs/check_governance.request-67bb7ae8f8e7.cjs')[
+  'governance.check-governance-request-c0e11b267eec'
+].validate;

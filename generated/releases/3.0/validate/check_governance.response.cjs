@@ -3,6 +3,8 @@
 //   adcp-3.0.6:governance/check-governance-response.json d827fa79d32f4df7
 'use strict';
 /* adcp-3.0.6 check_governance response: governance/check-governance-response.json */
-exports.validate = require('./defs/governance.check-governance-response-000ecfcb447d.cjs').validate;
+exports.validate = require('../../../validate/packs/check_governance.response-1cfad363f994.cjs')[
+  'governance.check-governance-response-41a704f4e4bd'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

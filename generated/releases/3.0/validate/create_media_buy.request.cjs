@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/create-media-buy-request.json cf5b2fe94c826cde
 'use strict';
 /* adcp-3.0.6 create_media_buy request: media-buy/create-media-buy-request.json */
-exports.validate = require('./defs/media-buy.create-media-buy-request-9fa66868d962.cjs').validate;
+exports.validate = require('../../../validate/packs/create_media_buy.request-d7ea2d0b3ee7.cjs')[
+  'media-buy.create-media-buy-request-f27da2ff321c'
+].validate;

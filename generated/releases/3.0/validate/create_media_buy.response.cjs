@@ -6,16 +6,24 @@
 //   adcp-3.0.6:media-buy/create-media-buy-async-response-working.json c8b1b2ba0f4f5985
 'use strict';
 /* adcp-3.0.6 create_media_buy response: media-buy/create-media-buy-response.json */
-exports.validate = require('./defs/media-buy.create-media-buy-response-79622766adfb.cjs').validate;
+exports.validate = require('../../../validate/packs/create_media_buy.response-0da104923699.cjs')[
+  'media-buy.create-media-buy-response-18294298c9ca'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.create-media-buy-async-response-input-required-1bcdc89ab28a.cjs').validate;
+    return require('../../../validate/packs/create_media_buy.response-0da104923699.cjs')[
+      'media-buy.create-media-buy-async-response-input-required-8147f34e6375'
+    ].validate;
   },
   get submitted() {
-    return require('./defs/media-buy.create-media-buy-async-response-submitted-9233bb48d785.cjs').validate;
+    return require('../../../validate/packs/create_media_buy.response-0da104923699.cjs')[
+      'media-buy.create-media-buy-async-response-submitted-eaad0594ebcf'
+    ].validate;
   },
   get working() {
-    return require('./defs/media-buy.create-media-buy-async-response-working-7448b7b155b6.cjs').validate;
+    return require('../../../validate/packs/create_media_buy.response-0da104923699.cjs')[
+      'media-buy.create-media-buy-async-response-working-906b8c8fdaf8'
+    ].validate;
   },
 };

@@ -3,4 +3,6 @@
 //   adcp-3.0.6:property/create-property-list-request.json aeb6baedb08ec2f2
 'use strict';
 /* adcp-3.0.6 create_property_list request: property/create-property-list-request.json */
-exports.validate = require('./defs/property.create-property-list-request-7af3e0a55050.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-849a439a2616.cjs')[
+  'property.create-property-list-request-853295ee1cc1'
+].validate;

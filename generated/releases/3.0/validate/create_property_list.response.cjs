@@ -3,6 +3,8 @@
 //   adcp-3.0.6:property/create-property-list-response.json 1c6a8ad7633a183a
 'use strict';
 /* adcp-3.0.6 create_property_list response: property/create-property-list-response.json */
-exports.validate = require('./defs/property.create-property-list-response-c3da307aa504.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-3e22febfaaca.cjs')[
+  'property.create-property-list-response-7ddebbe487bb'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

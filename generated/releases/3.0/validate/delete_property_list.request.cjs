@@ -3,4 +3,6 @@
 //   adcp-3.0.6:property/delete-property-list-request.json 970d8ef8db9a2606
 'use strict';
 /* adcp-3.0.6 delete_property_list request: property/delete-property-list-request.json */
-exports.validate = require('./defs/property.delete-property-list-request-8da8e8a730bd.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-d245b18e13b3.cjs')[
+  'property.delete-property-list-request-fded5882fae5'
+].validate;

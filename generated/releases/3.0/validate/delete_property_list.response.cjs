@@ -3,6 +3,8 @@
 //   adcp-3.0.6:property/delete-property-list-response.json 5a0b0b5aa97b0032
 'use strict';
 /* adcp-3.0.6 delete_property_list response: property/delete-property-list-response.json */
-exports.validate = require('./defs/property.delete-property-list-response-72160335ccfa.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-d77e4e31c509.cjs')[
+  'property.delete-property-list-response-41acc2c74d63'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

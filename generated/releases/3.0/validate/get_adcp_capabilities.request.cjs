@@ -3,4 +3,6 @@
 //   adcp-3.0.6:protocol/get-adcp-capabilities-request.json 8dc354240179d2b9
 'use strict';
 /* adcp-3.0.6 get_adcp_capabilities request: protocol/get-adcp-capabilities-request.json */
-exports.validate = require('./defs/protocol.get-adcp-capabilities-request-45abca3ef34f.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-bee4fd7a1d96.cjs')[
+  'protocol.get-adcp-capabilities-request-b6ec53fdb0eb'
+].validate;

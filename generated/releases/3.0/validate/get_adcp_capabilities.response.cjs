@@ -3,6 +3,8 @@
 //   adcp-3.0.6:protocol/get-adcp-capabilities-response.json 352ac513868a4418
 'use strict';
 /* adcp-3.0.6 get_adcp_capabilities response: protocol/get-adcp-capabilities-response.json */
-exports.validate = require('./defs/protocol.get-adcp-capabilities-response-303314797976.cjs').validate;
+exports.validate = require('../../../validate/packs/get_adcp_capabilities.response-091e2eb0942c.cjs')[
+  'protocol.get-adcp-capabilities-response-7656cacb3917'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,6 @@
 //   adcp-3.0.6:creative/get-creative-delivery-request.json c3b444d0f168b1e9
 'use strict';
 /* adcp-3.0.6 get_creative_delivery request: creative/get-creative-delivery-request.json */
-exports.validate = require('./defs/creative.get-creative-delivery-request-588e4003428a.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-ab2c6e9e1e45.cjs')[
+  'creative.get-creative-delivery-request-2efb95d2d6cd'
+].validate;

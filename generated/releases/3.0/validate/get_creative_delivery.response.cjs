@@ -3,6 +3,8 @@
 //   adcp-3.0.6:creative/get-creative-delivery-response.json cb6b1b05d696783a
 'use strict';
 /* adcp-3.0.6 get_creative_delivery response: creative/get-creative-delivery-response.json */
-exports.validate = require('./defs/creative.get-creative-delivery-response-a76dff068553.cjs').validate;
+exports.validate = require('../../../validate/packs/get_creative_delivery.response-105d8646c602.cjs')[
+  'creative.get-creative-delivery-response-7e7c6bf7de98'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

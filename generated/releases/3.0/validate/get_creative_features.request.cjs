@@ -3,4 +3,6 @@
 //   adcp-3.0.6:creative/get-creative-features-request.json 24a79cdd025abb14
 'use strict';
 /* adcp-3.0.6 get_creative_features request: creative/get-creative-features-request.json */
-exports.validate = require('./defs/creative.get-creative-features-request-48a7da0f547f.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-d245b18e13b3.cjs')[
+  'creative.get-creative-features-request-78b346f737bf'
+].validate;

@@ -3,6 +3,8 @@
 //   adcp-3.0.6:creative/get-creative-features-response.json f950e6aada08b8c9
 'use strict';
 /* adcp-3.0.6 get_creative_features response: creative/get-creative-features-response.json */
-exports.validate = require('./defs/creative.get-creative-features-response-d53af77942ad.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-bee4fd7a1d96.cjs')[
+  'creative.get-creative-features-response-328a0f72ad7a'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

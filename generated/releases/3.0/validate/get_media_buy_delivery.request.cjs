@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/get-media-buy-delivery-request.json d3d0b81146a38845
 'use strict';
 /* adcp-3.0.6 get_media_buy_delivery request: media-buy/get-media-buy-delivery-request.json */
-exports.validate = require('./defs/media-buy.get-media-buy-delivery-request-1e57a80ef673.cjs').validate;
+exports.validate = require('../../../validate/packs/get_media_buy_delivery.request-8c4c00da5d00.cjs')[
+  'media-buy.get-media-buy-delivery-request-614cb3a93055'
+].validate;

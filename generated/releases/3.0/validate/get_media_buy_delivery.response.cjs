@@ -3,6 +3,8 @@
 //   adcp-3.0.6:media-buy/get-media-buy-delivery-response.json 0a894dbeef50e10b
 'use strict';
 /* adcp-3.0.6 get_media_buy_delivery response: media-buy/get-media-buy-delivery-response.json */
-exports.validate = require('./defs/media-buy.get-media-buy-delivery-response-154d69db17ff.cjs').validate;
+exports.validate = require('../../../validate/packs/get_media_buy_delivery.response-efd4ab411f7f.cjs')[
+  'media-buy.get-media-buy-delivery-response-0474824478d6'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

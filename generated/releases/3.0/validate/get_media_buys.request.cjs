@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/get-media-buys-request.json c3beec67e3bbc7ac
 'use strict';
 /* adcp-3.0.6 get_media_buys request: media-buy/get-media-buys-request.json */
-exports.validate = require('./defs/media-buy.get-media-buys-request-ca4403a44d3e.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-3e22febfaaca.cjs')[
+  'media-buy.get-media-buys-request-47108721284a'
+].validate;

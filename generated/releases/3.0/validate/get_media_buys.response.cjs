@@ -3,6 +3,8 @@
 //   adcp-3.0.6:media-buy/get-media-buys-response.json a822e8870fca60a8
 'use strict';
 /* adcp-3.0.6 get_media_buys response: media-buy/get-media-buys-response.json */
-exports.validate = require('./defs/media-buy.get-media-buys-response-c272363ef52f.cjs').validate;
+exports.validate = require('../../../validate/packs/get_media_buys.response-1b3a2614971b.cjs')[
+  'media-buy.get-media-buys-response-004635e4c3f5'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

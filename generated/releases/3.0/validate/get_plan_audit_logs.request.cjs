@@ -3,4 +3,6 @@
 //   adcp-3.0.6:governance/get-plan-audit-logs-request.json 5ea177a671d0145d
 'use strict';
 /* adcp-3.0.6 get_plan_audit_logs request: governance/get-plan-audit-logs-request.json */
-exports.validate = require('./defs/governance.get-plan-audit-logs-request-8ad5e3459a1a.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-cb8a8fc36993.cjs')[
+  'governance.get-plan-audit-logs-request-34ae77edf314'
+].validate;

@@ -3,6 +3,8 @@
 //   adcp-3.0.6:governance/get-plan-audit-logs-response.json a06b68a45cecc59c
 'use strict';
 /* adcp-3.0.6 get_plan_audit_logs response: governance/get-plan-audit-logs-response.json */
-exports.validate = require('./defs/governance.get-plan-audit-logs-response-b461f18f5074.cjs').validate;
+exports.validate = require('../../../validate/packs/get_plan_audit_logs.response-9b8b08df1212.cjs')[
+  'governance.get-plan-audit-logs-response-bfd0eb02b3df'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

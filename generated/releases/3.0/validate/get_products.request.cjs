@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/get-products-request.json ba513ff0ba5d083a
 'use strict';
 /* adcp-3.0.6 get_products request: media-buy/get-products-request.json */
-exports.validate = require('./defs/media-buy.get-products-request-92586ff0dad2.cjs').validate;
+exports.validate = require('../../../validate/packs/get_products.request-fedfc5676b26.cjs')[
+  'media-buy.get-products-request-9391c1f008a3'
+].validate;

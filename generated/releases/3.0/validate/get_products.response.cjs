@@ -6,16 +6,24 @@
 //   adcp-3.0.6:media-buy/get-products-async-response-working.json f5f83a9946ad7add
 'use strict';
 /* adcp-3.0.6 get_products response: media-buy/get-products-response.json */
-exports.validate = require('./defs/media-buy.get-products-response-449d1465b56c.cjs').validate;
+exports.validate = require('../../../validate/packs/get_products.response-5dec0e39d476.cjs')[
+  'media-buy.get-products-response-0431974a9cb3'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.get-products-async-response-input-required-5f1740f84420.cjs').validate;
+    return require('../../../validate/packs/get_products.response-5dec0e39d476.cjs')[
+      'media-buy.get-products-async-response-input-required-193a989d81d7'
+    ].validate;
   },
   get submitted() {
-    return require('./defs/media-buy.get-products-async-response-submitted-08ecb3666709.cjs').validate;
+    return require('../../../validate/packs/get_products.response-5dec0e39d476.cjs')[
+      'media-buy.get-products-async-response-submitted-c4e231e35d2b'
+    ].validate;
   },
   get working() {
-    return require('./defs/media-buy.get-products-async-response-working-a0116056e909.cjs').validate;
+    return require('../../../validate/packs/get_products.response-5dec0e39d476.cjs')[
+      'media-buy.get-products-async-response-working-581db1720931'
+    ].validate;
   },
 };

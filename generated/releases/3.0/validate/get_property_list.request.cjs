@@ -3,4 +3,6 @@
 //   adcp-3.0.6:property/get-property-list-request.json 742f9135391d8a30
 'use strict';
 /* adcp-3.0.6 get_property_list request: property/get-property-list-request.json */
-exports.validate = require('./defs/property.get-property-list-request-3f3a191e21eb.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-2fa755c7d1dc.cjs')[
+  'property.get-property-list-request-d388ea836952'
+].validate;

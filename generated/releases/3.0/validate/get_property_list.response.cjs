@@ -3,6 +3,8 @@
 //   adcp-3.0.6:property/get-property-list-response.json 7d20da899e9119e0
 'use strict';
 /* adcp-3.0.6 get_property_list response: property/get-property-list-response.json */
-exports.validate = require('./defs/property.get-property-list-response-2d70670662f9.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-2fa755c7d1dc.cjs')[
+  'property.get-property-list-response-15804f52615c'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

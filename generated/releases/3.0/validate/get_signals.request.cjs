@@ -3,4 +3,6 @@
 //   adcp-3.0.6:signals/get-signals-request.json 2d2667258811205d
 'use strict';
 /* adcp-3.0.6 get_signals request: signals/get-signals-request.json */
-exports.validate = require('./defs/signals.get-signals-request-e698dcfc91e3.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-bda6d967ca3e.cjs')[
+  'signals.get-signals-request-3079cf694882'
+].validate;

@@ -3,6 +3,8 @@
 //   adcp-3.0.6:signals/get-signals-response.json b1b4ed0ca9fbabe9
 'use strict';
 /* adcp-3.0.6 get_signals response: signals/get-signals-response.json */
-exports.validate = require('./defs/signals.get-signals-response-77e1d9942daf.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-849a439a2616.cjs')[
+  'signals.get-signals-response-38863c466edc'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

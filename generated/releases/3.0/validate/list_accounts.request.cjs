@@ -3,4 +3,6 @@
 //   adcp-3.0.6:account/list-accounts-request.json da0fe2bb5a653938
 'use strict';
 /* adcp-3.0.6 list_accounts request: account/list-accounts-request.json */
-exports.validate = require('./defs/account.list-accounts-request-c173b0e67ff6.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-3e22febfaaca.cjs')[
+  'account.list-accounts-request-a7f82b1624d4'
+].validate;

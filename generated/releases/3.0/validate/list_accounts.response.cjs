@@ -3,6 +3,8 @@
 //   adcp-3.0.6:account/list-accounts-response.json 2cf6cf1ffec573c5
 'use strict';
 /* adcp-3.0.6 list_accounts response: account/list-accounts-response.json */
-exports.validate = require('./defs/account.list-accounts-response-965a1322d742.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-f1c3eff96f82.cjs')[
+  'account.list-accounts-response-bdfe37b48f1b'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/list-creative-formats-request.json 8fb4fc63a8a4fa15
 'use strict';
 /* adcp-3.0.6 list_creative_formats request: media-buy/list-creative-formats-request.json */
-exports.validate = require('./defs/media-buy.list-creative-formats-request-37f9b1c124ab.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-2fa755c7d1dc.cjs')[
+  'media-buy.list-creative-formats-request-e4452cf895ee'
+].validate;

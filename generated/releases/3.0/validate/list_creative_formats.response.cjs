@@ -3,6 +3,8 @@
 //   adcp-3.0.6:media-buy/list-creative-formats-response.json 6da1f275fc404327
 'use strict';
 /* adcp-3.0.6 list_creative_formats response: media-buy/list-creative-formats-response.json */
-exports.validate = require('./defs/media-buy.list-creative-formats-response-887cb880632f.cjs').validate;
+exports.validate = require('../../../validate/packs/list_creative_formats.response-06cba09d4b05.cjs')[
+  'media-buy.list-creative-formats-response-5487b9f3cadf'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,6 @@
 //   adcp-3.0.6:creative/list-creatives-request.json aa0a18cfb3728c47
 'use strict';
 /* adcp-3.0.6 list_creatives request: creative/list-creatives-request.json */
-exports.validate = require('./defs/creative.list-creatives-request-a196354cf9d8.cjs').validate;
+exports.validate = require('../../../validate/packs/list_creatives.request-6eeba9649ff1.cjs')[
+  'creative.list-creatives-request-d836deb85fe8'
+].validate;

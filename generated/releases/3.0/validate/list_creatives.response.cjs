@@ -3,6 +3,8 @@
 //   adcp-3.0.6:creative/list-creatives-response.json 8b9b987c93ecd5b3
 'use strict';
 /* adcp-3.0.6 list_creatives response: creative/list-creatives-response.json */
-exports.validate = require('./defs/creative.list-creatives-response-95bcf7266a32.cjs').validate;
+exports.validate = require('../../../validate/packs/list_creatives.response-02d70702f07e.cjs')[
+  'creative.list-creatives-response-bc54ec8e80fe'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

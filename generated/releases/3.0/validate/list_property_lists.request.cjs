@@ -3,4 +3,6 @@
 //   adcp-3.0.6:property/list-property-lists-request.json 18cf8ae277cb2a05
 'use strict';
 /* adcp-3.0.6 list_property_lists request: property/list-property-lists-request.json */
-exports.validate = require('./defs/property.list-property-lists-request-42621fccfe71.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-3e22febfaaca.cjs')[
+  'property.list-property-lists-request-394ccf7cca8c'
+].validate;

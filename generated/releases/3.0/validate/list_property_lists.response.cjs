@@ -3,6 +3,8 @@
 //   adcp-3.0.6:property/list-property-lists-response.json c9ac8e92dd8202a7
 'use strict';
 /* adcp-3.0.6 list_property_lists response: property/list-property-lists-response.json */
-exports.validate = require('./defs/property.list-property-lists-response-42434314daf6.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-d19a12ce5dd4.cjs')[
+  'property.list-property-lists-response-f423efe8d76a'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

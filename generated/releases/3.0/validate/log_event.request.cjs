@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/log-event-request.json ed2c3412738346f8
 'use strict';
 /* adcp-3.0.6 log_event request: media-buy/log-event-request.json */
-exports.validate = require('./defs/media-buy.log-event-request-19c2c7f0b266.cjs').validate;
+exports.validate = require('../../../validate/packs/log_event.request-c0d1447602a5.cjs')[
+  'media-buy.log-event-request-57943e9564bb'
+].validate;

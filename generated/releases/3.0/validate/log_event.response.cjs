@@ -3,6 +3,8 @@
 //   adcp-3.0.6:media-buy/log-event-response.json 1e79e16d27c6e78f
 'use strict';
 /* adcp-3.0.6 log_event response: media-buy/log-event-response.json */
-exports.validate = require('./defs/media-buy.log-event-response-007d38e41a43.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-bff387ee4828.cjs')[
+  'media-buy.log-event-response-cf83d0c7215a'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

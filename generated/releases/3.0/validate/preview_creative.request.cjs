@@ -3,4 +3,6 @@
 //   adcp-3.0.6:creative/preview-creative-request.json 1f3fe7cd8294ac34
 'use strict';
 /* adcp-3.0.6 preview_creative request: creative/preview-creative-request.json */
-exports.validate = require('./defs/creative.preview-creative-request-9cee3628ee0b.cjs').validate;
+exports.validate = require('../../../validate/packs/preview_creative.request-ed976afa4435.cjs')[
+  'creative.preview-creative-request-7792c5281152'
+].validate;

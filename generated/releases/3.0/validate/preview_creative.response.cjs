@@ -3,6 +3,8 @@
 //   adcp-3.0.6:creative/preview-creative-response.json 10472a02a1eded03
 'use strict';
 /* adcp-3.0.6 preview_creative response: creative/preview-creative-response.json */
-exports.validate = require('./defs/creative.preview-creative-response-79de801806f9.cjs').validate;
+exports.validate = require('../../../validate/packs/preview_creative.response-1be2855176c0.cjs')[
+  'creative.preview-creative-response-62331f76dfd2'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/provide-performance-feedback-request.json 1a87678afa3f0b75
 'use strict';
 /* adcp-3.0.6 provide_performance_feedback request: media-buy/provide-performance-feedback-request.json */
-exports.validate = require('./defs/media-buy.provide-performance-feedback-request-ac1c45538262.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-38087c864a31.cjs')[
+  'media-buy.provide-performance-feedback-request-3cad8d47c3e8'
+].validate;

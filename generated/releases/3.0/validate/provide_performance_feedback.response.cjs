@@ -3,6 +3,8 @@
 //   adcp-3.0.6:media-buy/provide-performance-feedback-response.json a0f7cd4011185268
 'use strict';
 /* adcp-3.0.6 provide_performance_feedback response: media-buy/provide-performance-feedback-response.json */
-exports.validate = require('./defs/media-buy.provide-performance-feedback-response-cb690ddb73bc.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-79eac819393d.cjs')[
+  'media-buy.provide-performance-feedback-response-e2b440ddce3f'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

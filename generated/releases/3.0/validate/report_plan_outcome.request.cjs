@@ -3,4 +3,6 @@
 //   adcp-3.0.6:governance/report-plan-outcome-request.json 8fa63f0657f97ddc
 'use strict';
 /* adcp-3.0.6 report_plan_outcome request: governance/report-plan-outcome-request.json */
-exports.validate = require('./defs/governance.report-plan-outcome-request-88eef425cd24.cjs').validate;
+exports.validate = require('../../../validate/packs/report_plan_outcome.request-39fe98a5bb08.cjs')[
+  'governance.report-plan-outcome-request-d29a38714c2d'
+].validate;

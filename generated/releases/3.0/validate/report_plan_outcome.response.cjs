@@ -3,6 +3,8 @@
 //   adcp-3.0.6:governance/report-plan-outcome-response.json 929e41983704d5c4
 'use strict';
 /* adcp-3.0.6 report_plan_outcome response: governance/report-plan-outcome-response.json */
-exports.validate = require('./defs/governance.report-plan-outcome-response-775edbc87b1c.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-f1c3eff96f82.cjs')[
+  'governance.report-plan-outcome-response-839a35a45b35'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,6 @@
 //   adcp-3.0.6:account/sync-accounts-request.json 562dff94946afc35
 'use strict';
 /* adcp-3.0.6 sync_accounts request: account/sync-accounts-request.json */
-exports.validate = require('./defs/account.sync-accounts-request-a8bbf780ea82.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-d245b18e13b3.cjs')[
+  'account.sync-accounts-request-4a6e84b1cd00'
+].validate;

@@ -3,6 +3,8 @@
 //   adcp-3.0.6:account/sync-accounts-response.json 93c795d6f4713793
 'use strict';
 /* adcp-3.0.6 sync_accounts response: account/sync-accounts-response.json */
-exports.validate = require('./defs/account.sync-accounts-response-49501fa0a604.cjs').validate;
+exports.validate = require('../../../validate/packs/sync_accounts.response-cfc222a41cd0.cjs')[
+  'account.sync-accounts-response-f0ad86b3e613'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-audiences-request.json 26b4fc06d76f3807
 'use strict';
 /* adcp-3.0.6 sync_audiences request: media-buy/sync-audiences-request.json */
-exports.validate = require('./defs/media-buy.sync-audiences-request-be80fee1c6f2.cjs').validate;
+exports.validate = require('../../../validate/packs/sync_audiences.request-6a8db7335e7e.cjs')[
+  'media-buy.sync-audiences-request-d9d05dcba1e5'
+].validate;

@@ -3,6 +3,8 @@
 //   adcp-3.0.6:media-buy/sync-audiences-response.json 090d878c82c26220
 'use strict';
 /* adcp-3.0.6 sync_audiences response: media-buy/sync-audiences-response.json */
-exports.validate = require('./defs/media-buy.sync-audiences-response-ebf8fe689d66.cjs').validate;
+exports.validate = require('../../../validate/packs/sync_audiences.response-13eb54634921.cjs')[
+  'media-buy.sync-audiences-response-a1a23b8e86b3'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

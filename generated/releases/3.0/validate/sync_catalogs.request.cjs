@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-request.json 83bc7b3aba2f406b
 'use strict';
 /* adcp-3.0.6 sync_catalogs request: media-buy/sync-catalogs-request.json */
-exports.validate = require('./defs/media-buy.sync-catalogs-request-706d4a4c33b0.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-cb8a8fc36993.cjs')[
+  'media-buy.sync-catalogs-request-7814466e114e'
+].validate;

@@ -6,16 +6,24 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-async-response-working.json a4d9c2765beeec7a
 'use strict';
 /* adcp-3.0.6 sync_catalogs response: media-buy/sync-catalogs-response.json */
-exports.validate = require('./defs/media-buy.sync-catalogs-response-ee7b82db2ef2.cjs').validate;
+exports.validate = require('../../../validate/packs/sync_catalogs.response-25e2421074ef.cjs')[
+  'media-buy.sync-catalogs-response-8bd369712954'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.sync-catalogs-async-response-input-required-58be4811660d.cjs').validate;
+    return require('../../../validate/packs/sync_catalogs.response-25e2421074ef.cjs')[
+      'media-buy.sync-catalogs-async-response-input-required-39ab53985976'
+    ].validate;
   },
   get submitted() {
-    return require('./defs/media-buy.sync-catalogs-async-response-submitted-f7f73e1de64a.cjs').validate;
+    return require('../../../validate/packs/sync_catalogs.response-25e2421074ef.cjs')[
+      'media-buy.sync-catalogs-async-response-submitted-513a47c8caae'
+    ].validate;
   },
   get working() {
-    return require('./defs/media-buy.sync-catalogs-async-response-working-05f641125075.cjs').validate;
+    return require('../../../validate/packs/sync_catalogs.response-25e2421074ef.cjs')[
+      'media-buy.sync-catalogs-async-response-working-7188a1cb5c56'
+    ].validate;
   },
 };

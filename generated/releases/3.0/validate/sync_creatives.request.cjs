@@ -3,4 +3,6 @@
 //   adcp-3.0.6:creative/sync-creatives-request.json 12f6b147f9245f9e
 'use strict';
 /* adcp-3.0.6 sync_creatives request: creative/sync-creatives-request.json */
-exports.validate = require('./defs/creative.sync-creatives-request-a19cd1f08669.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-bda6d967ca3e.cjs')[
+  'creative.sync-creatives-request-1ab05889d7c9'
+].validate;

@@ -6,16 +6,24 @@
 //   adcp-3.0.6:creative/sync-creatives-async-response-working.json 43d624c755a8cf00
 'use strict';
 /* adcp-3.0.6 sync_creatives response: creative/sync-creatives-response.json */
-exports.validate = require('./defs/creative.sync-creatives-response-0986819c24ec.cjs').validate;
+exports.validate = require('../../../validate/packs/sync_creatives.response-b71c59819813.cjs')[
+  'creative.sync-creatives-response-0468f87f5c97'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/creative.sync-creatives-async-response-input-required-a48c36e5101f.cjs').validate;
+    return require('../../../validate/packs/sync_creatives.response-b71c59819813.cjs')[
+      'creative.sync-creatives-async-response-input-required-0d7411281951'
+    ].validate;
   },
   get submitted() {
-    return require('./defs/creative.sync-creatives-async-response-submitted-a34d849ee290.cjs').validate;
+    return require('../../../validate/packs/sync_creatives.response-b71c59819813.cjs')[
+      'creative.sync-creatives-async-response-submitted-c7467110d062'
+    ].validate;
   },
   get working() {
-    return require('./defs/creative.sync-creatives-async-response-working-cbc3ec9b7b64.cjs').validate;
+    return require('../../../validate/packs/sync_creatives.response-b71c59819813.cjs')[
+      'creative.sync-creatives-async-response-working-757842d16814'
+    ].validate;
   },
 };

@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-event-sources-request.json 6034cd9bf21c1560
 'use strict';
 /* adcp-3.0.6 sync_event_sources request: media-buy/sync-event-sources-request.json */
-exports.validate = require('./defs/media-buy.sync-event-sources-request-161f316fad2a.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-ab2c6e9e1e45.cjs')[
+  'media-buy.sync-event-sources-request-3ae09f70e98b'
+].validate;

@@ -3,6 +3,8 @@
 //   adcp-3.0.6:media-buy/sync-event-sources-response.json ba17a75fe56ca9b5
 'use strict';
 /* adcp-3.0.6 sync_event_sources response: media-buy/sync-event-sources-response.json */
-exports.validate = require('./defs/media-buy.sync-event-sources-response-e5024f714aff.cjs').validate;
+exports.validate = require('../../../validate/packs/sync_event_sources.response-e0363c1179d3.cjs')[
+  'media-buy.sync-event-sources-response-274a4c107cb6'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

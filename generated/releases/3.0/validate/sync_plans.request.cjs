@@ -3,4 +3,6 @@
 //   adcp-3.0.6:governance/sync-plans-request.json 3ba8782111726efb
 'use strict';
 /* adcp-3.0.6 sync_plans request: governance/sync-plans-request.json */
-exports.validate = require('./defs/governance.sync-plans-request-9439d3c5cb7f.cjs').validate;
+exports.validate = require('../../../validate/packs/sync_plans.request-5f41479fab16.cjs')[
+  'governance.sync-plans-request-8a49700147d3'
+].validate;

@@ -3,6 +3,8 @@
 //   adcp-3.0.6:governance/sync-plans-response.json 05a77db9df8c0d5d
 'use strict';
 /* adcp-3.0.6 sync_plans response: governance/sync-plans-response.json */
-exports.validate = require('./defs/governance.sync-plans-response-f8590b28e16c.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-38087c864a31.cjs')[
+  'governance.sync-plans-response-35114906ece3'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

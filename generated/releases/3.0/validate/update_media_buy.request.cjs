@@ -3,4 +3,6 @@
 //   adcp-3.0.6:media-buy/update-media-buy-request.json 32d1f5acb9e32e9a
 'use strict';
 /* adcp-3.0.6 update_media_buy request: media-buy/update-media-buy-request.json */
-exports.validate = require('./defs/media-buy.update-media-buy-request-71199abc339c.cjs').validate;
+exports.validate = require('../../../validate/packs/update_media_buy.request-fa600500ce61.cjs')[
+  'media-buy.update-media-buy-request-3d6d1b04856e'
+].validate;

@@ -6,16 +6,24 @@
 //   adcp-3.0.6:media-buy/update-media-buy-async-response-working.json c8a2a923eaeec2c9
 'use strict';
 /* adcp-3.0.6 update_media_buy response: media-buy/update-media-buy-response.json */
-exports.validate = require('./defs/media-buy.update-media-buy-response-2b4fefb549af.cjs').validate;
+exports.validate = require('../../../validate/packs/update_media_buy.response-57e63d4acdd5.cjs')[
+  'media-buy.update-media-buy-response-e8ca1faa8ca8'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('./defs/media-buy.update-media-buy-async-response-input-required-2df505bf37b7.cjs').validate;
+    return require('../../../validate/packs/update_media_buy.response-57e63d4acdd5.cjs')[
+      'media-buy.update-media-buy-async-response-input-required-ef5ff9e86405'
+    ].validate;
   },
   get submitted() {
-    return require('./defs/media-buy.update-media-buy-async-response-submitted-44618bedb73b.cjs').validate;
+    return require('../../../validate/packs/update_media_buy.response-57e63d4acdd5.cjs')[
+      'media-buy.update-media-buy-async-response-submitted-15f40db3bfba'
+    ].validate;
   },
   get working() {
-    return require('./defs/media-buy.update-media-buy-async-response-working-dc5cdff7ce9d.cjs').validate;
+    return require('../../../validate/packs/update_media_buy.response-57e63d4acdd5.cjs')[
+      'media-buy.update-media-buy-async-response-working-d681bdbcabf7'
+    ].validate;
   },
 };

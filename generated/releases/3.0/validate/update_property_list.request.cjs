@@ -3,4 +3,6 @@
 //   adcp-3.0.6:property/update-property-list-request.json a2455beedbfc8957
 'use strict';
 /* adcp-3.0.6 update_property_list request: property/update-property-list-request.json */
-exports.validate = require('./defs/property.update-property-list-request-163494a58e7a.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-bee4fd7a1d96.cjs')[
+  'property.update-property-list-request-e42acbbc87ad'
+].validate;

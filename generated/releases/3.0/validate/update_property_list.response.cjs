@@ -3,6 +3,8 @@
 //   adcp-3.0.6:property/update-property-list-response.json c4ac1db0a15e338d
 'use strict';
 /* adcp-3.0.6 update_property_list response: property/update-property-list-response.json */
-exports.validate = require('./defs/property.update-property-list-response-9c045ab66294.cjs').validate;
+exports.validate = require('../../../validate/packs/shared-43ac111d0834.cjs')[
+  'property.update-property-list-response-53a54db78deb'
+].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -1,0 +1,89 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { generate } from '../generator/generate.js';
+import { silentLogger } from '../generator/log.js';
+import { listFiles } from '../generator/write.js';
+import { tempDir } from './helpers/fixture-release.js';
+import { createMediaBuyRequest } from './helpers/payloads.js';
+import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
+
+/**
+ * Issue 12 point 2, on a freshly generated set (AdCP 3.0.6, the example guaranteed-publisher profile): the runtime
+ * loads as one module, `loadProfile` loads no artifact, and the first call of a tool touches only that tool's files.
+ */
+const work = tempDir('adcp-first-call-');
+writeFileSync(join(work, 'profile.json'), readFileSync(join(repoRoot, 'schemas/profiles/guaranteed-publisher.json')));
+writeFileSync(
+  join(work, 'adcp-codegen.config.json'),
+  JSON.stringify({
+    releases: [sdkReleaseDir()],
+    profiles: ['profile.json'],
+    normalizations: [join(repoRoot, 'schemas/normalizations/*.json')],
+    overlays: [join(repoRoot, 'schemas/overlays/*.json')],
+    out: 'generated',
+  }),
+);
+const out = join(work, 'generated');
+
+/** Files reachable from one module by its literal relative requires (lazy ones included): its static closure. */
+function staticClosure(start: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [start];
+  while (stack.length > 0) {
+    const p = stack.pop()!;
+    if (seen.has(p)) continue;
+    seen.add(p);
+    const text = readFileSync(join(out, p), 'utf8');
+    // (Formatted output may quote with ' or ".)
+    // Inside a strip pack, `require("./x.cjs")` names a packed module, not a file: packs name the packs they require
+    // from in a table (`elsewhere`).
+    const packed = p.includes('/strip/_shared/');
+    if (!packed) for (const m of text.matchAll(/require\(\s*['"]([^'"]+)['"]\s*\)/g)) stack.push(posix.normalize(posix.join(posix.dirname(p), m[1]!)));
+    for (const m of text.matchAll(/^\s*['"]\.\/[^'"]+\.cjs['"]:\s*['"](\.\/[^'"]+\.cjs)['"],?$/gm)) stack.push(posix.normalize(posix.join(posix.dirname(p), m[1]!)));
+  }
+  return seen;
+}
+
+test('the runtime is one module; loadProfile loads no artifact; the first call touches only its tool\'s files', async () => {
+  try {
+    await generate({ config: join(work, 'adcp-codegen.config.json'), logger: silentLogger });
+    // index.js imports the bundled runtime alone, and the bundle imports only node: builtins.
+    const imports = (file: string) => [...readFileSync(join(out, file), 'utf8').matchAll(/^import [^'"]*['"]([^'"]+)['"];?$/gm)].map((m) => m[1]!);
+    assert.equal(imports('index.js'), ['./runtime/bundle.js']);
+    assert.ok(imports('runtime/bundle.js').every((s) => s.startsWith('node:')), imports('runtime/bundle.js').join(', '));
+
+    const probe = join(work, 'probe.mjs');
+    writeFileSync(
+      probe,
+      [
+        `const { loadProfile } = await import(${JSON.stringify(pathToFileURL(join(out, 'index.js')).href)});`,
+        `const { runtimeModule } = await import(${JSON.stringify(pathToFileURL(join(out, 'runtime/bundle.js')).href)});`,
+        `const { loadedArtifacts } = runtimeModule('./loader.js');`,
+        `const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });`,
+        `const atLoad = loadedArtifacts(${JSON.stringify(out)});`,
+        `const r = await agent.call('create_media_buy', ${JSON.stringify(createMediaBuyRequest())}, () => ({ media_buy_id: 'mb_1', packages: [] }));`,
+        `process.stdout.write(JSON.stringify({ atLoad, ok: r.isError !== true, text: r.content[0].text, loaded: loadedArtifacts(${JSON.stringify(out)}) }));`,
+      ].join('\n'),
+    );
+    const run = JSON.parse(execFileSync(process.execPath, [probe], { encoding: 'utf8' })) as { atLoad: string[]; ok: boolean; text: string; loaded: string[] };
+    assert.ok(run.ok, run.text);
+    assert.equal(run.atLoad, [], 'loadProfile loads no validator, strip or normalizer');
+    const own = new Set<string>();
+    for (const entry of ['validate/create_media_buy.request.cjs', 'validate/create_media_buy.response.cjs', 'strip/create_media_buy.cjs', 'normalize/create_media_buy.cjs']) {
+      const path = `releases/3.0/${entry}`;
+      if (listFiles(out).includes(path)) for (const p of staticClosure(path)) own.add(p);
+    }
+    assert.ok(run.loaded.length > 0);
+    for (const p of run.loaded) assert.ok(own.has(p), `${p} belongs to create_media_buy's closure`);
+    assert.not.ok(run.loaded.some((p) => /get_products|list_creatives|sync_creatives/.test(p)), run.loaded.join(', '));
+    assert.ok(run.loaded.length <= 30, `${run.loaded.length} files for the first validated create_media_buy (request and response)`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test.run();
