@@ -54,6 +54,9 @@ export interface A2ASkill {
   securityRequirements: never[];
 }
 
+/** What the executor needs of an agent: the pipeline, and what answers outside it are labelled with. */
+type PipelineAgent = Pick<Agent, 'call' | 'releases' | 'capabilities'>;
+
 /** The wire dialect of the calling @a2a-js/sdk. */
 type Dialect = 'v1' | 'v0.3';
 
@@ -73,7 +76,7 @@ const INVOCATION_ERRORS = {
   inputNotObject: 'the DataPart "input" (or legacy "parameters") must be an object, or omitted',
 } as const;
 
-export function createA2AExecutor(agent: Agent, handlers: Record<string, ToolHandler<any, any>>, options: A2AExecutorOptions = {}): A2AExecutor {
+export function createA2AExecutor(agent: PipelineAgent, handlers: Record<string, ToolHandler<any, any>>, options: A2AExecutorOptions = {}): A2AExecutor {
   const rejectedState = options.rejectedTaskState ?? 'failed';
   if (rejectedState !== 'failed' && rejectedState !== 'completed') throw new Error('adcp-codegen: rejectedTaskState must be "failed" or "completed"');
   const all: Record<string, ToolHandler<any, any>> = { ...handlers };
@@ -111,7 +114,7 @@ export function createA2AExecutor(agent: Agent, handlers: Record<string, ToolHan
 
 /** The message → the AdCP call and its result; every failure becomes an AdCP error body. */
 async function invoke(
-  agent: Agent,
+  agent: PipelineAgent,
   handlers: Record<string, ToolHandler<any, any>>,
   request: A2ARequestContext,
 ): Promise<{ skill: string; result: CallToolResult }> {
@@ -168,7 +171,7 @@ function dialectOf(request: A2ARequestContext): Dialect {
 }
 
 /** An AdCP rejection before or around the pipeline, shaped exactly as agent.call shapes its own. */
-function rejection(agent: Agent, error: AdcpErrorBody, input: unknown): CallToolResult {
+function rejection(agent: PipelineAgent, error: AdcpErrorBody, input: unknown): CallToolResult {
   const echo = contextEcho(input);
   const body = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: agent.releases[0] };
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
@@ -228,7 +231,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Agent-card skills for the profile's tools (tools/list descriptions reused). */
-export function a2aSkills(agent: Agent, release?: string): A2ASkill[] {
+export function a2aSkills(agent: Pick<Agent, 'toolsList'>, release?: string): A2ASkill[] {
   return agent.toolsList(release).map((t) => ({
     id: t.name,
     name: t.name,
