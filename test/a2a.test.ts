@@ -155,11 +155,10 @@ for (const [major, serve] of [
   ['1.x', serveV1],
   ['0.3.x', serveV03],
 ] as const) {
-  const suite = test;
   const part = parts[major];
   let served: Served;
 
-  suite(`${major}: a valid skill call completes with the AdCP response as a DataPart artifact`, async () => {
+  test(`${major}: a valid skill call completes with the AdCP response as a DataPart artifact`, async () => {
     served = await serve();
     const { state, body, text } = await served.send([
       part.data({ skill: 'create_media_buy', input: createMediaBuyRequest({ idempotency_key: randomUUID(), context: { via: major } }) }),
@@ -172,7 +171,7 @@ for (const [major, serve] of [
     assert.is(text, undefined);
   });
 
-  suite(`${major}: invalid input fails the task with the INVALID_REQUEST MCP gives, context echoed; legacy \`parameters\` works`, async () => {
+  test(`${major}: invalid input fails the task with the INVALID_REQUEST MCP gives, context echoed; legacy \`parameters\` works`, async () => {
     const args = { buying_mode: 'nope', brief: 'x', context: { via: major } };
     const { state, body, text } = await served.send([part.data({ skill: 'get_products', parameters: args })]);
     const direct = JSON.parse((await agent.call('get_products', args, handlers.get_products!)).content[0]!.text) as Record<string, unknown>;
@@ -185,7 +184,7 @@ for (const [major, serve] of [
     assert.is(text, `INVALID_REQUEST: ${body.adcp_error.message}`);
   });
 
-  suite(`${major}: an unknown skill fails with INVALID_REQUEST naming only the skill, context echoed`, async () => {
+  test(`${major}: an unknown skill fails with INVALID_REQUEST naming only the skill, context echoed`, async () => {
     const { state, body } = await served.send([part.data({ skill: 'get_signals', input: { context: { via: major } } })]);
     assert.is(state, 'failed');
     assert.equal(body.adcp_error, { code: 'INVALID_REQUEST', message: 'Tool get_signals not found', recovery: 'correctable', field: 'skill' });
@@ -193,7 +192,7 @@ for (const [major, serve] of [
     assert.is(body.adcp_version, '3.0');
   });
 
-  suite(`${major}: messages that are not one DataPart { skill, input } fail with INVALID_REQUEST`, async () => {
+  test(`${major}: messages that are not one DataPart { skill, input } fail with INVALID_REQUEST`, async () => {
     const cases: [unknown[], RegExp, unknown][] = [
       [[part.text('get_products please')], /no DataPart/, undefined],
       [[part.data({ skill: 'get_products', input: {} }), part.data({ skill: 'get_products', input: {} })], /several DataParts/, undefined],
@@ -213,7 +212,7 @@ for (const [major, serve] of [
     }
   });
 
-  suite(`${major}: a throwing handler fails the task with MCP's error and nothing of the fault`, async () => {
+  test(`${major}: a throwing handler fails the task with MCP's error and nothing of the fault`, async () => {
     const args = { context: { via: major } };
     const { state, body } = await served.send([part.data({ skill: 'list_creatives', input: args })]);
     const direct = JSON.parse((await agent.call('list_creatives', args, handlers.list_creatives!)).content[0]!.text) as Record<string, unknown>;
@@ -225,7 +224,7 @@ for (const [major, serve] of [
     for (const secret of ['hunter2', '/srv/', 'db.js', '    at ']) assert.not.ok(wire.includes(secret), `the body leaks ${secret}`);
   });
 
-  suite(`${major}: rejectedTaskState "completed" keeps the rejection artifact on a completed Task`, async () => {
+  test(`${major}: rejectedTaskState "completed" keeps the rejection artifact on a completed Task`, async () => {
     await served.close();
     served = await serve({ rejectedTaskState: 'completed' });
     const { state, body } = await served.send([part.data({ skill: 'get_products', input: { buying_mode: 'nope', context: { via: major } } })]);
