@@ -1,23 +1,37 @@
 import type { Agent, CallToolResult, ToolHandler } from './agent.js';
 import { resultBody, UnknownToolError } from './agent.js';
-import { invalidRequest } from './errors.js';
+import { contextEcho, type AdcpErrorBody } from './errors.js';
 
 /**
  * AdCP over A2A: the same pipeline behind an A2A skill dispatch. A buyer addresses a tool with a Message holding one
- * DataPart `{ skill, input }` (`parameters` is accepted as the older alias, as @adcp/sdk does); the answer is a Task,
- * `completed` or `failed`, whose artifact carries the AdCP response body (or the `adcp_error` rejection) as a
- * DataPart. A2A's Task.state tracks the transport call; the AdCP `status` inside the artifact tracks the work.
+ * DataPart `{ skill, input }` (`parameters` is accepted as the older alias, as @adcp/sdk's own client sends it); the
+ * answer is a Task whose artifact carries the AdCP body as a DataPart, `completed` or `failed` (AdCP's transport
+ * error mapping: a failed task carries `adcp_error` in an artifact DataPart, with a TextPart for humans).
  *
- * Typed structurally against @a2a-js/sdk's AgentExecutor, so the generated set imports nothing from it; pass the
- * result to `new DefaultRequestHandler(card, taskStore, executor)`.
+ * One executor serves both @a2a-js/sdk majors in use: 1.x (A2A 1.0, protobuf-shaped parts `{ content: { $case } }`,
+ * events wrapped `{ kind, data }`) and 0.3.x (A2A 0.3, parts `{ kind: 'data', data }`, bare events). Which one is
+ * calling is read from the RequestContext (1.x carries the whole `request`), so the generated set still imports
+ * nothing from either; pass the result to `new DefaultRequestHandler(card, taskStore, executor)`.
  */
 export interface A2AExecutor {
   execute(requestContext: A2ARequestContext, eventBus: A2AEventBus): Promise<void>;
   cancelTask(taskId: string, eventBus: A2AEventBus): Promise<void>;
 }
 
+export interface A2AExecutorOptions {
+  /**
+   * The A2A Task state of an AdCP rejection. `failed` (default) is AdCP's transport error mapping: a failed Task
+   * carrying `adcp_error` in an artifact DataPart. `completed` keeps the same artifact (its DataPart `status` is
+   * still `failed`) on a completed Task, for AdCP clients that extract artifacts only from completed Tasks:
+   * @adcp/sdk up to 6.11 (adcontextprotocol/adcp-client#1571, fixed upstream by #1572/#1577) reads no `adcp_error`
+   * from a failed Task, so its storyboards and fuzzer see "Task failed" instead of the error code.
+   */
+  rejectedTaskState?: 'failed' | 'completed';
+}
+
+/** What both majors' RequestContext share (parts are read structurally: their shapes differ by major). */
 export interface A2ARequestContext {
-  readonly userMessage: { readonly parts: readonly { kind: string; data?: unknown }[] };
+  readonly userMessage: { readonly parts: readonly unknown[] };
   readonly taskId: string;
   readonly contextId: string;
   readonly context?: unknown;
@@ -28,71 +42,204 @@ export interface A2AEventBus {
   finished(): void;
 }
 
+/** An agent-card skill, assignable to the AgentSkill of either major. */
 export interface A2ASkill {
   id: string;
   name: string;
   description: string;
   tags: string[];
+  examples: string[];
   inputModes: string[];
   outputModes: string[];
+  securityRequirements: never[];
 }
 
-export function createA2AExecutor(agent: Agent, handlers: Record<string, ToolHandler<any, any>>): A2AExecutor {
+/** What the executor needs of an agent: the pipeline, and what answers outside it are labelled with. */
+type PipelineAgent = Pick<Agent, 'call' | 'releases' | 'capabilities'>;
+
+/** The wire dialect of the calling @a2a-js/sdk. */
+type Dialect = 'v1' | 'v0.3';
+
+/** A Part of either major, read into one shape. */
+type ReadPart = { type: 'data'; data: unknown } | { type: 'other' };
+
+/** A2A 1.0 TaskState values (the 1.x SDK's protobuf enum). */
+const V1_STATE = { completed: 3, failed: 4, canceled: 5 } as const;
+
+/** The problems a Message can have before any tool runs, answered as AdCP INVALID_REQUEST (correctable). */
+const INVOCATION_ERRORS = {
+  noParts: 'the message carries no parts; send one DataPart { "skill": "<tool>", "input": { … } }',
+  noDataPart: 'the message has no DataPart; AdCP tools are addressed by one DataPart { "skill": "<tool>", "input": { … } }, not by text or files',
+  manyDataParts: 'the message carries several DataParts; send exactly one { "skill", "input" }',
+  dataNotObject: 'the DataPart data must be an object { "skill": "<tool>", "input": { … } }',
+  noSkill: 'the DataPart must name the AdCP tool in a non-empty string "skill"',
+  inputNotObject: 'the DataPart "input" (or legacy "parameters") must be an object, or omitted',
+} as const;
+
+export function createA2AExecutor(agent: PipelineAgent, handlers: Record<string, ToolHandler<any, any>>, options: A2AExecutorOptions = {}): A2AExecutor {
+  const rejectedState = options.rejectedTaskState ?? 'failed';
+  if (rejectedState !== 'failed' && rejectedState !== 'completed') throw new Error('adcp-codegen: rejectedTaskState must be "failed" or "completed"');
   const all: Record<string, ToolHandler<any, any>> = { ...handlers };
   if (all.get_adcp_capabilities === undefined) all.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
+  /** Tasks executing now, so a cancel can answer in the caller's dialect and context. */
+  const running = new Map<string, { contextId: string; dialect: Dialect }>();
+
   return {
     async execute(request, bus) {
-      const task = (result: CallToolResult, skill: string): unknown => ({
-        kind: 'task',
-        id: request.taskId,
-        contextId: request.contextId,
-        status: { state: result.isError === true ? 'failed' : 'completed', timestamp: new Date().toISOString() },
-        artifacts: [{ artifactId: `${request.taskId}-result`, name: skill, parts: [{ kind: 'data', data: resultBody(result) }] }],
-        history: [request.userMessage],
-      });
-      const part = request.userMessage.parts.find((p) => p.kind === 'data');
-      const data = part?.data;
-      if (data === null || typeof data !== 'object' || Array.isArray(data) || typeof (data as Record<string, unknown>).skill !== 'string') {
-        const body = {
-          adcp_error: invalidRequest('a2a', [{ pointer: '', keyword: 'required', message: 'must be a DataPart { skill, input } naming an AdCP tool' }]),
-          status: 'failed',
-          adcp_version: agent.releases[0],
-        };
-        bus.publish(task({ content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true }, 'unknown'));
-        bus.finished();
-        return;
-      }
-      const { skill, input, parameters } = data as { skill: string; input?: unknown; parameters?: unknown };
-      const handler = Object.prototype.hasOwnProperty.call(all, skill) ? all[skill] : undefined;
-      let result: CallToolResult;
+      const dialect = dialectOf(request);
+      running.set(request.taskId, { contextId: request.contextId, dialect });
       try {
-        if (handler === undefined) throw new UnknownToolError(skill);
-        result = await agent.call(skill, input ?? parameters ?? {}, handler, { a2a: { taskId: request.taskId, contextId: request.contextId } });
-      } catch (e) {
-        if (!(e instanceof UnknownToolError)) throw e;
-        // As on MCP: an unknown skill learns nothing beyond that.
-        const body = { adcp_error: { code: 'INVALID_REQUEST', message: `Tool ${skill} not found`, recovery: 'correctable' }, status: 'failed', adcp_version: agent.releases[0] };
-        result = { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+        const result = await invoke(agent, all, request);
+        const rejected = result.result.isError === true;
+        bus.publish(taskEvent(dialect, request, result.skill, resultBody(result.result), rejected, rejected ? rejectedState : 'completed'));
+      } finally {
+        running.delete(request.taskId);
+        bus.finished();
       }
-      bus.publish(task(result, skill));
-      bus.finished();
     },
     async cancelTask(taskId, bus) {
-      // Every AdCP call here completes within execute(); there is nothing in flight to cancel.
-      bus.publish({ kind: 'status-update', taskId, contextId: '', status: { state: 'canceled', timestamp: new Date().toISOString() }, final: true });
-      bus.finished();
+      // Every AdCP call here completes within execute(); a cancel that reaches an in-flight call gets a final
+      // `canceled` status in the caller's dialect, and execute()'s own finished() closes the bus.
+      const task = running.get(taskId);
+      if (task === undefined) return;
+      const status = { state: task.dialect === 'v1' ? V1_STATE.canceled : 'canceled', timestamp: new Date().toISOString() };
+      bus.publish(
+        task.dialect === 'v1'
+          ? { kind: 'statusUpdate', data: { taskId, contextId: task.contextId, status: { ...status, message: undefined }, metadata: undefined } }
+          : { kind: 'status-update', taskId, contextId: task.contextId, status, final: true },
+      );
     },
   };
 }
 
+/** The message → the AdCP call and its result; every failure becomes an AdCP error body. */
+async function invoke(
+  agent: PipelineAgent,
+  handlers: Record<string, ToolHandler<any, any>>,
+  request: A2ARequestContext,
+): Promise<{ skill: string; result: CallToolResult }> {
+  const parsed = readInvocation(request.userMessage.parts);
+  if (!parsed.ok) {
+    return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
+  }
+  const { skill, input } = parsed;
+  const handler = Object.prototype.hasOwnProperty.call(handlers, skill) ? handlers[skill] : undefined;
+  // As on MCP: an unknown skill learns nothing beyond that.
+  const unknown = (): CallToolResult =>
+    rejection(agent, { code: 'INVALID_REQUEST', message: `Tool ${skill} not found`, recovery: 'correctable', field: 'skill' }, input);
+  if (handler === undefined) return { skill, result: unknown() };
+  try {
+    return { skill, result: await agent.call(skill, input, handler, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
+  } catch (e) {
+    if (e instanceof UnknownToolError) return { skill, result: unknown() };
+    // agent.call answers handler failures itself; anything reaching here is a fault of the agent, not the buyer's
+    // request: logged on the server, answered with no detail and not as something a retry would fix.
+    process.emitWarning(`adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return { skill, result: rejection(agent, { code: 'SERVICE_UNAVAILABLE', message: `${skill} failed on the agent`, recovery: 'terminal' }, input) };
+  }
+}
+
+type Invocation = { ok: true; skill: string; input: Record<string, unknown> } | { ok: false; message: string; skill?: string; input?: unknown };
+
+/** The AdCP-over-A2A convention: exactly one DataPart `{ skill, input }` (or the legacy `parameters`). */
+function readInvocation(parts: readonly unknown[]): Invocation {
+  if (!Array.isArray(parts) || parts.length === 0) return { ok: false, message: INVOCATION_ERRORS.noParts };
+  const data = parts.map(readPart).filter((p): p is Extract<ReadPart, { type: 'data' }> => p.type === 'data');
+  if (data.length === 0) return { ok: false, message: INVOCATION_ERRORS.noDataPart };
+  if (data.length > 1) return { ok: false, message: INVOCATION_ERRORS.manyDataParts };
+  const value = data[0]!.data;
+  if (!isObject(value)) return { ok: false, message: INVOCATION_ERRORS.dataNotObject };
+  const input = value.input ?? value.parameters;
+  const skill = typeof value.skill === 'string' && value.skill.length > 0 ? value.skill : undefined;
+  if (skill === undefined) return { ok: false, message: INVOCATION_ERRORS.noSkill, input };
+  if (input !== undefined && input !== null && !isObject(input)) return { ok: false, message: INVOCATION_ERRORS.inputNotObject, skill, input };
+  return { ok: true, skill, input: (input ?? {}) as Record<string, unknown> };
+}
+
+/** A DataPart of either major: 0.3 `{ kind: 'data', data }`, 1.x `{ content: { $case: 'data', value } }`. */
+function readPart(part: unknown): ReadPart {
+  if (!isObject(part)) return { type: 'other' };
+  if (part.kind === 'data') return { type: 'data', data: part.data };
+  const content = part.content;
+  if (isObject(content) && content.$case === 'data') return { type: 'data', data: content.value };
+  return { type: 'other' };
+}
+
+function dialectOf(request: A2ARequestContext): Dialect {
+  // The 1.x RequestContext wraps the whole SendMessageRequest; 0.3's has no `request`.
+  return isObject((request as { request?: unknown }).request) ? 'v1' : 'v0.3';
+}
+
+/** An AdCP rejection before or around the pipeline, shaped exactly as agent.call shapes its own. */
+function rejection(agent: PipelineAgent, error: AdcpErrorBody, input: unknown): CallToolResult {
+  const echo = contextEcho(input);
+  const body = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: agent.releases[0] };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+}
+
+/**
+ * The final Task: one artifact with the AdCP body as a DataPart (first, where @adcp/sdk reads the AdCP status) and,
+ * on failure, a TextPart with the error for humans and LLM hosts, as AdCP's A2A error mapping recommends.
+ */
+function taskEvent(
+  dialect: Dialect,
+  request: A2ARequestContext,
+  skill: string,
+  body: Record<string, unknown>,
+  failed: boolean,
+  state: 'failed' | 'completed',
+): unknown {
+  const error = failed ? (body.adcp_error as AdcpErrorBody | undefined) : undefined;
+  const text = error !== undefined ? `${error.code}: ${error.message}` : undefined;
+  const timestamp = new Date().toISOString();
+  const artifactId = `${request.taskId}-${failed ? 'error' : 'result'}`;
+  if (dialect === 'v1') {
+    const part = (content: { $case: 'data'; value: unknown } | { $case: 'text'; value: string }, mediaType: string) => ({ content, metadata: undefined, filename: '', mediaType });
+    return {
+      kind: 'task',
+      data: {
+        id: request.taskId,
+        contextId: request.contextId,
+        status: { state: V1_STATE[state], message: undefined, timestamp },
+        artifacts: [
+          {
+            artifactId,
+            name: skill,
+            description: '',
+            parts: [part({ $case: 'data', value: body }, 'application/json'), ...(text !== undefined ? [part({ $case: 'text', value: text }, 'text/plain')] : [])],
+            metadata: undefined,
+            extensions: [],
+          },
+        ],
+        history: [request.userMessage],
+        metadata: undefined,
+      },
+    };
+  }
+  return {
+    kind: 'task',
+    id: request.taskId,
+    contextId: request.contextId,
+    status: { state, timestamp },
+    artifacts: [{ artifactId, name: skill, parts: [{ kind: 'data', data: body }, ...(text !== undefined ? [{ kind: 'text', text }] : [])] }],
+    history: [request.userMessage],
+  };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
 /** Agent-card skills for the profile's tools (tools/list descriptions reused). */
-export function a2aSkills(agent: Agent, release?: string): A2ASkill[] {
+export function a2aSkills(agent: Pick<Agent, 'toolsList'>, release?: string): A2ASkill[] {
   return agent.toolsList(release).map((t) => ({
     id: t.name,
     name: t.name,
-    description: `${t.description ?? `AdCP tool ${t.name}`} Send a DataPart { "skill": "${t.name}", "input": { … } }.`,
+    description: `${t.description ?? `AdCP tool ${t.name}`} Send one DataPart { "skill": "${t.name}", "input": { … } }.`,
     tags: ['adcp'],
+    examples: [],
     inputModes: ['application/json'],
     outputModes: ['application/json'],
+    securityRequirements: [],
   }));
 }

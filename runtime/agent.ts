@@ -19,7 +19,7 @@ import { AdcpError, contextEcho, invalidRequest, unsupportedTool, versionUnsuppo
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
-import { a2aSkills, createA2AExecutor, type A2AExecutor, type A2ASkill } from './a2a.js';
+import { a2aSkills, createA2AExecutor, type A2AExecutor, type A2AExecutorOptions, type A2ASkill } from './a2a.js';
 import { selectRelease, type ServedRelease } from './release-select.js';
 
 export type Mode = 'production' | 'development';
@@ -123,8 +123,11 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
   call(tool: string, args: unknown, handler: ToolHandler<any, any>, ctx?: CallContext): Promise<CallToolResult>;
   /** Serves the profile on an @modelcontextprotocol/sdk McpServer (or its low-level Server). */
   registerMcp(server: unknown, handlers: Handlers): void;
-  /** The same pipeline as an @a2a-js/sdk AgentExecutor (skill dispatch), and the agent-card skills to go with it. */
-  a2aExecutor(handlers: Handlers): A2AExecutor;
+  /**
+   * The same pipeline as an @a2a-js/sdk AgentExecutor (skill dispatch; either major, 1.x or 0.3.x), and the
+   * agent-card skills to go with it.
+   */
+  a2aExecutor(handlers: Handlers, options?: A2AExecutorOptions): A2AExecutor;
   a2aSkills(release?: string): A2ASkill[];
 }
 
@@ -348,7 +351,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     registerMcp(server, handlers) {
       registerMcpImpl(agent, server, handlers as Record<string, ToolHandler<any, any>>);
     },
-    a2aExecutor: (handlers) => createA2AExecutor(agent, handlers as Record<string, ToolHandler<any, any>>),
+    a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, handlers as Record<string, ToolHandler<any, any>>, a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),
   };
   return agent;
