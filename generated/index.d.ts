@@ -27,6 +27,7 @@ export type {
 } from './runtime/agent.js';
 export type { AdcpError, AdcpErrorBody } from './runtime/errors.js';
 export type { AppliedNormalization, Issue, StripResult } from './runtime/contract.js';
+export type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './runtime/a2a.js';
 export type * as V3_0 from './releases/3.0/types.js';
 
 /** Generated profile names. */

@@ -1,6 +1,6 @@
 import type { Agent, CallToolResult, ToolHandler } from './agent.js';
-import { resultBody, UnknownToolError } from './agent.js';
-import { contextEcho, type AdcpErrorBody } from './errors.js';
+import { errorResult, resultBody, UnknownToolError, unknownToolResult } from './agent.js';
+import type { AdcpErrorBody } from './errors.js';
 
 /**
  * AdCP over A2A: the same pipeline behind an A2A skill dispatch. A buyer addresses a tool with a Message holding one
@@ -124,9 +124,8 @@ async function invoke(
   }
   const { skill, input } = parsed;
   const handler = Object.prototype.hasOwnProperty.call(handlers, skill) ? handlers[skill] : undefined;
-  // As on MCP: an unknown skill learns nothing beyond that.
-  const unknown = (): CallToolResult =>
-    rejection(agent, { code: 'INVALID_REQUEST', message: `Tool ${skill} not found`, recovery: 'correctable', field: 'skill' }, input);
+  // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context.
+  const unknown = (): CallToolResult => unknownToolResult(skill, input, agent.releases);
   if (handler === undefined) return { skill, result: unknown() };
   try {
     return { skill, result: await agent.call(skill, input, handler, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
@@ -172,9 +171,7 @@ function dialectOf(request: A2ARequestContext): Dialect {
 
 /** An AdCP rejection before or around the pipeline, shaped exactly as agent.call shapes its own. */
 function rejection(agent: PipelineAgent, error: AdcpErrorBody, input: unknown): CallToolResult {
-  const echo = contextEcho(input);
-  const body = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: agent.releases[0] };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+  return errorResult(error, input, agent.releases[0]!);
 }
 
 /**

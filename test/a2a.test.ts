@@ -184,10 +184,10 @@ for (const [major, serve] of [
     assert.is(text, `INVALID_REQUEST: ${body.adcp_error.message}`);
   });
 
-  test(`${major}: an unknown skill fails with INVALID_REQUEST naming only the skill, context echoed`, async () => {
+  test(`${major}: an unknown skill fails with UNSUPPORTED_FEATURE naming only the skill, context echoed`, async () => {
     const { state, body } = await served.send([part.data({ skill: 'get_signals', input: { context: { via: major } } })]);
     assert.is(state, 'failed');
-    assert.equal(body.adcp_error, { code: 'INVALID_REQUEST', message: 'Tool get_signals not found', recovery: 'correctable', field: 'skill' });
+    assert.equal(body.adcp_error, { code: 'UNSUPPORTED_FEATURE', message: body.adcp_error.message, recovery: 'correctable', details: { tool: 'get_signals' } });
     assert.equal(body.context, { via: major });
     assert.is(body.adcp_version, '3.0');
   });
