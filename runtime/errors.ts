@@ -88,6 +88,24 @@ function fieldPointer(issue: Issue): string {
   return issue.pointer;
 }
 
+/**
+ * The agent itself is at fault (a handler threw, or answered with a body its release does not admit): a bug only the
+ * agent's operator can fix, so the buyer is told not to retry. AdCP has no "internal error" code; CONFIGURATION_ERROR
+ * is its code for "the seller's deployment cannot handle the request — the buyer cannot fix it, retrying will not
+ * help, report to the seller's operator" (enums/error-code.json, 3.2; codes are an open vocabulary, so earlier
+ * releases' buyers classify it by `recovery: terminal`). The message never carries a stack trace, a path or the
+ * handler's own error text: those go to the agent's log.
+ */
+export function agentFault(tool: string, problem: string, details?: Record<string, unknown>): AdcpErrorBody {
+  return {
+    code: 'CONFIGURATION_ERROR',
+    message: `${tool}: ${problem}`,
+    recovery: 'terminal',
+    suggestion: "report this to the agent's operator; retrying will not help",
+    ...(details !== undefined ? { details } : {}),
+  };
+}
+
 export function versionUnsupported(message: string, supported: readonly string[]): AdcpErrorBody {
   return {
     code: 'VERSION_UNSUPPORTED',

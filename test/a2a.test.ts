@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { committedSet } from './helpers/generated.js';
+import { committedSet, type SellerHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
 
@@ -15,7 +15,7 @@ import { repoRoot } from './helpers/releases.js';
  * AdCP over A2A through the real @a2a-js/sdk server and client over HTTP: the generated pipeline behind a skill
  * dispatch, answering exactly as it does over MCP.
  */
-const example = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as { createSellerHandlers(): Record<string, (a: any, c: any) => unknown> };
+const example = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as { createSellerHandlers(): SellerHandlers };
 const { loadProfile } = await committedSet();
 const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
 
