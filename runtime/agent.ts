@@ -355,7 +355,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const resultBody = result as Record<string, unknown>;
       if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
 
-      const envelope = responseEnvelope(resultBody, (parsed.value as Record<string, unknown>).context, r.key);
+      const envelope = responseEnvelope(resultBody, (parsed.value as Record<string, unknown>).context, r.key, (body) => statusDefined(responseValidator(r, tool), body));
       if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), args, r.key);
       const body = envelope.body;
       if (mode === 'development') {
@@ -416,17 +416,32 @@ function ownHandler(set: PerReleaseHandlers, release: string): ToolHandler<any, 
 /**
  * The response as it goes on the wire: the handler's body with the envelope the runtime owns. `adcp_version` is the
  * release that answered and `context` the caller's (a handler's own values are dropped); `status` defaults to
- * `completed`, and a handler may only state another AdCP task status (an async `submitted`, a `rejected` arm): any
- * other value is the agent's bug, answered as one instead of being sent.
+ * `completed`. A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
+ * release's response schema itself defines (3.0's create_media_buy carries the media buy's status there); any other
+ * value is the agent's bug, answered as one instead of being sent.
  */
-function responseEnvelope(result: Record<string, unknown>, sentContext: unknown, release: string): { ok: true; body: Record<string, unknown> } | { ok: false; message: string } {
+function responseEnvelope(
+  result: Record<string, unknown>,
+  sentContext: unknown,
+  release: string,
+  schemaDefinesStatus: (body: Record<string, unknown>) => boolean,
+): { ok: true; body: Record<string, unknown> } | { ok: false; message: string } {
   const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
-  if (status !== undefined && !(typeof status === 'string' && TASK_STATUSES.has(status))) {
-    return { ok: false, message: `the handler set status ${jsonText(status)}, which is not an AdCP task status (${[...TASK_STATUSES].join(', ')})` };
-  }
   const body: Record<string, unknown> = { ...rest, status: status ?? 'completed', adcp_version: release };
   if (sentContext !== undefined) body.context = sentContext;
+  if (status !== undefined && !(typeof status === 'string' && TASK_STATUSES.has(status)) && !schemaDefinesStatus(body)) {
+    return { ok: false, message: `the handler set status ${jsonText(status)}, which is neither an AdCP task status (${[...TASK_STATUSES].join(', ')}) nor one the AdCP ${release} response defines` };
+  }
   return { ok: true, body };
+}
+
+/**
+ * Whether the response schema itself defines the body's `status`: the body validates, and the same body with a
+ * status no schema can define does not. (Only asked for a status outside the task statuses, so production pays for
+ * the response validator only when a handler answers that way.)
+ */
+function statusDefined(validate: ValidateFn, body: Record<string, unknown>): boolean {
+  return validate(body).ok && !validate({ ...body, status: '\u0000' }).ok;
 }
 
 /** AdCP's task statuses (enums/task-status.json, the same from 3.0 to 3.2) a response body may carry. */

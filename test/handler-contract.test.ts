@@ -69,9 +69,18 @@ test('the envelope is the runtime\'s: adcp_version and context are never the han
   const e = body(r);
   assert.is(e.adcp_error.code, 'CONFIGURATION_ERROR');
   assert.is(e.adcp_error.recovery, 'terminal');
-  assert.match(e.adcp_error.message, /get_things: the handler set status "bogus", which is not an AdCP task status/);
+  assert.match(e.adcp_error.message, /^get_things: the handler set status "bogus", which is neither an AdCP task status \(.*\) nor one the AdCP 9\.2 response defines$/);
   assert.equal(e.context, { c: 2 });
   assert.is(e.adcp_version, '9.2');
+  // A status the release's response schema defines for the task (9.1's make_thing: the thing's state, as 3.0's
+  // create_media_buy) is the handler's to state; one it does not define is refused there too.
+  const thing = { thing: { id: 't' }, adcp_version: '9.1' };
+  r = await agent.call('make_thing', thing, () => ({ thing: { id: 't' }, status: 'active' }));
+  assert.equal(r.structuredContent, { thing: { id: 't' }, status: 'active', adcp_version: '9.1' });
+  r = await agent.call('make_thing', thing, () => ({ thing: { id: 't' }, status: 'bogus' }));
+  assert.is(body(r).adcp_error.code, 'CONFIGURATION_ERROR');
+  r = await agent.call('make_thing', { thing: { id: 't' } }, () => ({ thing: { id: 't' }, status: 'active' }));
+  assert.is(body(r).adcp_error.code, 'CONFIGURATION_ERROR', '9.2 defines no such status');
 });
 
 test('an invalid response in development: a non-retryable agent error naming the tool and the pointer', async () => {

@@ -133,6 +133,11 @@ console.log(request, body);
   // Every served release needs its handler, and only served releases have one.
   assert.match(bad(`{ '9.2': () => ({ things: [], cache_scope: 'public' }) }`), /9\.1/);
   assert.match(bad(`{ '9.2': () => ({ things: [], cache_scope: 'public' }), '9.1': () => ({ things: [] }), '9.0': () => ({ things: [] }) }`), /9\.0/);
+  // 9.1's make_thing defines its own status values; 9.2's does not.
+  const make = (handler: string) => typecheck(`import { loadProfile } from GENERATED;\nconst agent = await loadProfile('things-seller');\nagent.registerMcp({}, { get_things: (_a, ctx) => ({ things: [], cache_scope: 'public' as const, r: ctx.release }), make_thing: ${handler} });\n`, entry);
+  const active = make(`{ '9.1': () => ({ status: 'active' }), '9.2': () => ({}) }`);
+  assert.ok(active.ok, active.output);
+  assert.not.ok(make(`{ '9.1': () => ({}), '9.2': () => ({ status: 'active' }) }`).ok);
   // A 9.1 request has no mode.
   assert.match(bad(`{ '9.2': () => ({ things: [], cache_scope: 'public' }), '9.1': (args) => ({ things: [{ id: args.mode }] }) }`), /mode/);
 });

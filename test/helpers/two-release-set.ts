@@ -8,7 +8,7 @@ import { repoRoot } from './releases.js';
  * A generated set serving two releases of the tiny fixture, 9.2 and 9.1, whose `get_things` differ the way AdCP 3.2's
  * get_products differs from 3.0's: 9.2 requires a `mode` in the request, and its response requires `things` and
  * `cache_scope` — stated, as AdCP states it, in an `if`/`then`/`else` — unless it is a typed `rejected` answer,
- * which requires a `reason`. Generated once per process into a temporary agent directory (a second of work), so
+ * which requires a `reason`; 9.1's make_thing carries the thing's own state in `status`. Generated once per process into a temporary agent directory (a second of work), so
  * the tests need neither shared/ nor the committed generated/.
  */
 let pending: Promise<string> | undefined;
@@ -20,7 +20,18 @@ export function twoReleaseSet(): Promise<string> {
 
 async function build(): Promise<string> {
   const id = (p: string): string => `/schemas/9.2.0/${p}`;
-  const v91 = tinyRelease({}, '9.1.0');
+  // 9.1's make_thing says the thing's own state in `status`, as AdCP 3.0's create_media_buy does the media buy's.
+  const v91 = tinyRelease(
+    {
+      'media-buy/make-thing-response.json': {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        $id: '/schemas/9.1.0/media-buy/make-thing-response.json',
+        type: 'object',
+        properties: { thing: { $ref: '/schemas/9.1.0/core/thing.json' }, status: { type: 'string', enum: ['pending', 'active', 'completed'] } },
+      },
+    },
+    '9.1.0',
+  );
   const v92 = tinyRelease(
     {
       'media-buy/get-things-request.json': {
@@ -38,7 +49,7 @@ async function build(): Promise<string> {
           things: { type: 'array', items: { $ref: id('core/thing.json') } },
           cache_scope: { type: 'string', enum: ['public', 'account'] },
           reason: { type: 'string' },
-          status: { type: 'string' },
+          status: { type: 'string', enum: ['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown'] },
           adcp_version: { type: 'string' },
           context: { type: 'object' },
         },
