@@ -1,27 +1,16 @@
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempDir } from './helpers/fixture-release.js';
 import { repoRoot } from './helpers/releases.js';
+import { typecheck as typecheckAt } from './helpers/typecheck.js';
 import { twoReleaseSet } from './helpers/two-release-set.js';
 
 /**
  * Generated entries under TypeScript strict, module NodeNext, as an agent repository compiles them: handlers are
  * typed by each tool's request and response types, per release, and a wrong one does not compile.
  */
-function typecheck(source: string, entry = join(repoRoot, 'generated/index.js')): { ok: boolean; output: string } {
-  const dir = tempDir('adcp-codegen-types-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, skipLibCheck: false, types: [] }, files: ['agent.ts'] }),
-  );
-  writeFileSync(join(dir, 'agent.ts'), source.replace(/GENERATED/g, JSON.stringify(entry)));
-  const r = spawnSync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
-  return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
-}
+const committed = join(repoRoot, 'generated/index.js');
+const typecheck = (source: string, entry = committed) => typecheckAt(source, entry);
 
 /** Handlers for the tools of the committed guaranteed-publisher set (AdCP 3.0.6) other than the ones a test varies. */
 const PUBLISHER_REST = `
