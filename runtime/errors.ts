@@ -67,12 +67,17 @@ export function jsonPathLite(pointer: string): string {
   return out;
 }
 
+/** Issues spelled out in an INVALID_REQUEST message. */
+const MESSAGE_ISSUES = 3;
+
 export function invalidRequest(tool: string, issues: Issue[]): AdcpErrorBody {
   const first = issues[0];
-  const where = first === undefined || first.pointer === '' ? 'the request' : first.pointer;
+  // The first few issues in the message itself; every one in issues[].
+  const listed = issues.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
+  const more = issues.length - listed.length;
   return {
     code: 'INVALID_REQUEST',
-    message: first === undefined ? `${tool}: invalid request` : `${tool}: ${where} ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : ''}`,
+    message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${more > 0 ? ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)` : ''}`,
     recovery: 'correctable',
     ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
     issues,

@@ -38,8 +38,18 @@ async function build(): Promise<string> {
         $schema: 'http://json-schema.org/draft-07/schema#',
         $id: id('media-buy/get-things-request.json'),
         type: 'object',
-        properties: { limit: { type: 'integer' }, mode: { type: 'string', enum: ['brief', 'wholesale'] }, context: { type: 'object' } },
+        properties: {
+          limit: { type: 'integer' },
+          mode: { type: 'string', enum: ['brief', 'wholesale'] },
+          context: { type: 'object' },
+          // For rejection messages (test/issue-collect.test.ts): several independent problems, and two kinds of `not`.
+          pacing: { type: 'string', enum: ['even', 'asap'] },
+          start: { type: 'string', format: 'date-time' },
+          brand: { type: 'object', required: ['domain'], properties: { domain: { type: 'string', minLength: 3 } } },
+          channel: { type: 'string', not: { const: 'print' } },
+        },
         required: ['mode'],
+        not: { anyOf: [{ required: ['legacy_filter'] }, { required: ['old_mode'] }] },
       },
       'media-buy/get-things-response.json': {
         $schema: 'http://json-schema.org/draft-07/schema#',
