@@ -47,12 +47,10 @@ export function collectIssues(issuesOf: IssuesOf, data: unknown, first: Issue[])
   const out = first.map((i) => (i.keyword === 'not' ? explainNot(issuesOf, data, i) : i));
   if (out.some((i) => i.discriminator !== undefined)) return out; // going on would mean guessing the caller's branch
   const seen = new Set(out.map(key));
-  let work: unknown;
-  try {
-    work = structuredClone(data);
-  } catch {
-    return out;
-  }
+  // Copy-on-write: each repair copies only the containers on its path, so the caller's value is never touched and a
+  // large payload is not copied whole.
+  let work: unknown = data;
+  const owned = new WeakSet<object>();
   const placeholders: string[] = [];
   const under = (pointer: string) => placeholders.some((p) => pointer === p || pointer.startsWith(`${p}/`));
   let round = first;
@@ -60,9 +58,9 @@ export function collectIssues(issuesOf: IssuesOf, data: unknown, first: Issue[])
     for (let n = 0; n < MAX_ROUNDS && out.length < MAX_ISSUES; n++) {
       let progressed = false;
       for (const issue of round) {
-        const fix = repair(issue, under(issue.pointer) || (issue.keyword === 'required' && under(`${issue.pointer}/${escapeToken(issue.missingProperty ?? '')}`)));
+        const fix = repair(issue, under(issue.pointer));
         if (fix === undefined) return out;
-        const root = apply(work, fix);
+        const root = apply(work, fix, owned);
         if (root === undefined) return out;
         work = root.value;
         if (fix.placeholder !== undefined) placeholders.push(fix.placeholder);
@@ -148,27 +146,50 @@ const EMPTY: Readonly<Record<string, () => unknown>> = {
   null: () => null,
 };
 
-/** Applies a fix to the working copy (the root itself may be replaced); undefined when its parent is gone. */
-function apply(root: unknown, fix: Fix): { value: unknown } | undefined {
+/**
+ * A new root with the fix applied, copying only the containers on the fix's path (the input is never mutated);
+ * undefined when the path is gone.
+ */
+function apply(root: unknown, fix: Fix, owned: WeakSet<object> = new WeakSet()): { value: unknown } | undefined {
   if (fix.pointer === '') return fix.remove === true ? undefined : { value: fix.value };
   const tokens = fix.pointer.slice(1).split('/').map(unescapeToken);
-  const last = tokens.pop()!;
-  let node = root;
-  for (const t of tokens) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[t];
-  }
-  if (node === null || typeof node !== 'object') return undefined;
-  if (Array.isArray(node)) {
-    if (!/^(0|[1-9]\d*)$/.test(last) || fix.remove === true) return undefined; // removing would shift the pointers after it
-    node[Number(last)] = fix.value;
-  } else if (fix.remove === true) {
-    delete (node as Record<string, unknown>)[last];
-  } else {
-    Object.defineProperty(node, last, { value: fix.value, enumerable: true, writable: true, configurable: true });
-  }
-  return { value: root };
+  const copy = (node: unknown, i: number): unknown => {
+    if (node === null || typeof node !== 'object') return NO_PATH;
+    const t = tokens[i]!;
+    const last = i === tokens.length - 1;
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9]\d*)$/.test(t) || Number(t) >= node.length) return NO_PATH;
+      if (last && fix.remove === true) return NO_PATH; // removing an item would shift the pointers after it
+      const child = last ? fix.value : copy(node[Number(t)], i + 1);
+      if (child === NO_PATH) return NO_PATH;
+      const out = own(node, () => node.slice());
+      out[Number(t)] = child;
+      return out;
+    }
+    const out = own(node as Record<string, unknown>, () => ({ ...(node as Record<string, unknown>) }));
+    if (last) {
+      if (fix.remove === true) delete out[t];
+      else Object.defineProperty(out, t, { value: fix.value, enumerable: true, writable: true, configurable: true });
+      return out;
+    }
+    if (!Object.prototype.hasOwnProperty.call(out, t)) return NO_PATH;
+    const child = copy(out[t], i + 1);
+    if (child === NO_PATH) return NO_PATH;
+    Object.defineProperty(out, t, { value: child, enumerable: true, writable: true, configurable: true });
+    return out;
+  };
+  // A container this collection already copied is its own: changed in place, so a large array is copied once.
+  const own = <T extends object>(node: T, make: () => T): T => {
+    if (owned.has(node)) return node;
+    const made = make();
+    owned.add(made);
+    return made;
+  };
+  const value = copy(root, 0);
+  return value === NO_PATH ? undefined : { value };
 }
+
+const NO_PATH = Symbol('no path');
 
 /**
  * An unmet `not`, said in terms of the payload: for a scalar, the value itself is what is forbidden; for an object,
@@ -183,9 +204,8 @@ function explainNot(issuesOf: IssuesOf, data: unknown, issue: Issue): Issue {
     if (Array.isArray(value)) return issue;
     const names = Object.keys(value).slice(0, MAX_NOT_PROBES);
     const satisfiedWithout = (removed: readonly string[]): boolean => {
-      const copy = structuredClone(data);
-      const target = valueAt(copy, issue.pointer) as Record<string, unknown>;
-      for (const name of removed) delete target[name];
+      let copy: unknown = data;
+      for (const name of removed) copy = apply(copy, { pointer: `${issue.pointer}/${escapeToken(name)}`, remove: true })!.value;
       return !issuesOf(copy).some((i) => i.keyword === 'not' && i.pointer === issue.pointer);
     };
     let forbidden = names.filter((n) => satisfiedWithout([n]));
