@@ -279,7 +279,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
       out[tool] = (args, ctx) => ownHandler(h, ctx.release)!(args, ctx);
     }
-    for (const tool of [...allTools].sort()) if (tool !== 'get_adcp_capabilities' && !Object.prototype.hasOwnProperty.call(handlers, tool)) missing.push(tool);
+    for (const tool of [...allTools].sort()) if (tool !== 'get_adcp_capabilities' && !Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
     if (extra.length > 0) throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
     if (missing.length > 0) throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
     return out;
@@ -339,7 +339,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues), args, r.key);
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
-      if (fn === undefined) throw new Error(`adcp-codegen: no ${tool} handler for AdCP ${r.key}`);
+      if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
       const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
       let result: unknown;
       try {

@@ -131,9 +131,14 @@ test('registration refuses what the types refuse: a missing tool or release, a t
   const make_thing = (args: { thing: unknown }) => ({ thing: args.thing });
   const server = () => new McpServer({ name: 's', version: '1' });
   assert.throws(() => agent.registerMcp(server(), { get_things: perRelease }), /serves tools without a handler: make_thing$/);
+  assert.throws(() => agent.registerMcp(server(), { get_things: perRelease, make_thing: undefined }), /serves tools without a handler: make_thing$/);
   assert.throws(() => agent.registerMcp(server(), { get_things: { '9.2': perRelease['9.2'] }, make_thing }), /without a handler: get_things \(AdCP 9\.1\)$/);
   assert.throws(() => agent.registerMcp(server(), { get_things: { ...perRelease, '9.0': perRelease['9.1'] }, make_thing }), /does not serve: get_things \(AdCP 9\.0\)$/);
   assert.throws(() => agent.registerMcp(server(), { get_things: perRelease, make_thing, get_signals: make_thing }), /does not serve: get_signals$/);
+  // agent.call with a per-release set lacking the release that answers: the agent's error, not a crash.
+  const lacking = body(await agent.call('get_things', { mode: 'brief' }, { '9.1': perRelease['9.1'] }));
+  assert.is(lacking.adcp_error.code, 'CONFIGURATION_ERROR');
+  assert.match(lacking.adcp_error.message, /no handler for AdCP 9\.2/);
   // get_adcp_capabilities alone may be left to the profile.
   agent.registerMcp(server(), { get_things: perRelease, make_thing });
 });
