@@ -19,13 +19,16 @@ import type { ToolTypes as V3_0Tools } from './releases/3.0/types.js';
 export type {
   Agent,
   AgentOptions,
+  AnyToolHandler,
   CallContext,
   HandlerContext,
+  PerReleaseHandlers,
   ToolHandler,
   ToolsListEntry,
   ValidationResult,
 } from './runtime/agent.js';
-export type { AdcpError, AdcpErrorBody } from './runtime/errors.js';
+export { AdcpError } from './runtime/errors.js';
+export type { AdcpErrorBody } from './runtime/errors.js';
 export type { AppliedNormalization, Issue, StripResult } from './runtime/contract.js';
 export type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './runtime/a2a.js';
 export type * as V3_0 from './releases/3.0/types.js';
@@ -34,77 +37,171 @@ export type * as V3_0 from './releases/3.0/types.js';
 export type ProfileName =
   'creative-agent' | 'governance-agent' | 'guaranteed-publisher' | 'programmatic-seller' | 'signals-agent';
 
-/** The tools each profile can serve, in any of its releases. */
-export interface ProfileTools {
-  'creative-agent':
-    | 'build_creative'
-    | 'get_adcp_capabilities'
-    | 'get_creative_delivery'
-    | 'get_creative_features'
-    | 'list_creative_formats'
-    | 'list_creatives'
-    | 'preview_creative'
-    | 'sync_creatives';
-  'governance-agent':
-    | 'check_governance'
-    | 'create_property_list'
-    | 'delete_property_list'
-    | 'get_adcp_capabilities'
-    | 'get_plan_audit_logs'
-    | 'get_property_list'
-    | 'list_property_lists'
-    | 'report_plan_outcome'
-    | 'sync_plans'
-    | 'update_property_list';
-  'guaranteed-publisher':
-    | 'create_media_buy'
-    | 'get_adcp_capabilities'
-    | 'get_media_buy_delivery'
-    | 'get_media_buys'
-    | 'get_products'
-    | 'list_accounts'
-    | 'list_creative_formats'
-    | 'list_creatives'
-    | 'provide_performance_feedback'
-    | 'sync_accounts'
-    | 'sync_creatives'
-    | 'update_media_buy';
-  'programmatic-seller':
-    | 'create_media_buy'
-    | 'get_adcp_capabilities'
-    | 'get_media_buy_delivery'
-    | 'get_media_buys'
-    | 'get_products'
-    | 'list_accounts'
-    | 'list_creative_formats'
-    | 'log_event'
-    | 'provide_performance_feedback'
-    | 'sync_accounts'
-    | 'sync_audiences'
-    | 'sync_catalogs'
-    | 'sync_creatives'
-    | 'sync_event_sources'
-    | 'update_media_buy';
-  'signals-agent': 'activate_signal' | 'get_adcp_capabilities' | 'get_signals';
+/** Each release of this set (its key, as `ctx.release` and `adcp_version` name it) and the types of its tools. */
+export interface ReleaseTools {
+  '3.0': V3_0Tools;
 }
 
-/** A tool's request as the handler receives it: the parsed value of whichever served release the buyer pinned. */
-export type RequestOf<T extends string> = T extends keyof V3_0Tools ? V3_0Tools[T]['request'] : never;
+/** A release key of this set (`3.2`). */
+export type ReleaseKey = keyof ReleaseTools;
 
-/** What a handler returns: the response body; the runtime adds the envelope (status, adcp_version, context). */
-export type ResponseOf<T extends string> = T extends keyof V3_0Tools
-  ? WithoutEnvelope<V3_0Tools[T]['response']>
+/** The tools each profile serves, per release. */
+export interface ProfileReleases {
+  'creative-agent': {
+    '3.0':
+      | 'build_creative'
+      | 'get_adcp_capabilities'
+      | 'get_creative_delivery'
+      | 'get_creative_features'
+      | 'list_creative_formats'
+      | 'list_creatives'
+      | 'preview_creative'
+      | 'sync_creatives';
+  };
+  'governance-agent': {
+    '3.0':
+      | 'check_governance'
+      | 'create_property_list'
+      | 'delete_property_list'
+      | 'get_adcp_capabilities'
+      | 'get_plan_audit_logs'
+      | 'get_property_list'
+      | 'list_property_lists'
+      | 'report_plan_outcome'
+      | 'sync_plans'
+      | 'update_property_list';
+  };
+  'guaranteed-publisher': {
+    '3.0':
+      | 'create_media_buy'
+      | 'get_adcp_capabilities'
+      | 'get_media_buy_delivery'
+      | 'get_media_buys'
+      | 'get_products'
+      | 'list_accounts'
+      | 'list_creative_formats'
+      | 'list_creatives'
+      | 'provide_performance_feedback'
+      | 'sync_accounts'
+      | 'sync_creatives'
+      | 'update_media_buy';
+  };
+  'programmatic-seller': {
+    '3.0':
+      | 'create_media_buy'
+      | 'get_adcp_capabilities'
+      | 'get_media_buy_delivery'
+      | 'get_media_buys'
+      | 'get_products'
+      | 'list_accounts'
+      | 'list_creative_formats'
+      | 'log_event'
+      | 'provide_performance_feedback'
+      | 'sync_accounts'
+      | 'sync_audiences'
+      | 'sync_catalogs'
+      | 'sync_creatives'
+      | 'sync_event_sources'
+      | 'update_media_buy';
+  };
+  'signals-agent': {
+    '3.0': 'activate_signal' | 'get_adcp_capabilities' | 'get_signals';
+  };
+}
+
+/** The tools each profile can serve, in any of its releases. */
+export type ProfileTools = { [P in ProfileName]: ProfileReleases[P][keyof ProfileReleases[P]] & string };
+
+/** The releases in which profile `P` serves tool `T`. */
+export type ReleasesServing<P extends ProfileName, T extends string> = {
+  [R in keyof ProfileReleases[P]]: T extends ProfileReleases[P][R] ? R : never;
+}[keyof ProfileReleases[P]] &
+  ReleaseKey;
+
+/** A tool's request as the handler receives it in release `R` (default: whichever served release the buyer pinned). */
+export type RequestOf<T extends string, R extends ReleaseKey = ReleaseKey> = R extends ReleaseKey
+  ? T extends keyof ReleaseTools[R]
+    ? ReleaseTools[R][T] extends { request: infer Q }
+      ? Q
+      : never
+    : never
   : never;
 
-type EnvelopeKey = 'status' | 'adcp_version' | 'context';
+/**
+ * What a handler may return for tool `T` sent as release `R`: a body of the release's response schema (or of one of
+ * its async responses), without the envelope the runtime sets. `adcp_version` and `context` are the runtime's alone;
+ * `status` is `completed` unless the body is one the task defines with another status (an async `submitted`, a
+ * `rejected` arm), which the handler must then state.
+ */
+export type ResponseOf<T extends string, R extends ReleaseKey = ReleaseKey> = R extends ReleaseKey
+  ? T extends keyof ReleaseTools[R]
+    ? ReleaseTools[R][T] extends { response: infer S }
+      ? HandlerBody<S> | AsyncBodies<ReleaseTools[R][T]>
+      : never
+    : never
+  : never;
+
+type EnvelopeKey = 'status' | 'adcp_version' | 'adcp_major_version' | 'context';
 // Key remapping rather than Omit: Omit over a type with an index signature (open AdCP objects) loses every declared property.
-type WithoutEnvelope<R> = R extends unknown
-  ? { [P in keyof R as P extends EnvelopeKey ? never : P]: R[P] } & { [P in Extract<keyof R, EnvelopeKey>]?: R[P] }
+type WithoutEnvelope<M> = { [P in keyof M as P extends EnvelopeKey ? never : P]: M[P] } & {
+  adcp_version?: never;
+  adcp_major_version?: never;
+  context?: never;
+};
+// No status of its own: the runtime's `completed`. One that admits `completed` (3.2's task status, 3.0's media buy
+// status on create_media_buy): optional, the runtime fills `completed`. One that does not (`rejected`, `submitted`): stated.
+type StatusOf<M> = 'status' extends keyof M
+  ? unknown extends M['status']
+    ? { status?: 'completed' }
+    : 'completed' extends M['status']
+      ? { status?: M['status'] }
+      : { status: M['status'] }
+  : { status?: 'completed' };
+type HandlerBody<S> = S extends unknown ? WithoutEnvelope<S> & StatusOf<S> : never;
+type AsyncStatus<K> = K extends 'input_required' ? 'input-required' : K;
+type AsyncBodies<E> = E extends { async: infer A }
+  ? { [K in keyof A]: WithoutEnvelope<A[K]> & { status: AsyncStatus<K> } }[keyof A]
   : never;
 
-/** One typed handler per tool the profile serves. */
-export type HandlersFor<T extends string> = {
-  [K in T]?: ToolHandler<RequestOf<K>, ResponseOf<K> | AdcpError | { adcp_error: AdcpErrorBody }>;
+/**
+ * A response valid in every release of `R` at once: what one handler serving them all may return. (Each release's
+ * response is put in a parameter position, distributing over the releases only, so inferring from it intersects
+ * the releases' responses, not their arms.)
+ */
+export type ResponseInAll<T extends string, R extends ReleaseKey> = (
+  R extends ReleaseKey ? (response: ResponseOf<T, R>) => void : never
+) extends (response: infer I) => void
+  ? I
+  : never;
+
+type Answer<B> = B | AdcpError | { adcp_error: AdcpErrorBody };
+
+/** One handler per release: each sees its release's request and must answer with its release's response. */
+export type PerReleaseHandlersFor<P extends ProfileName, T extends string> = {
+  [R in ReleasesServing<P, T>]: ToolHandler<RequestOf<T, R>, Answer<ResponseOf<T, R>>, R>;
+};
+
+/**
+ * A tool's handler: either one per release (`{ '3.2': …, '3.0': … }`, each typed by its own release), or one
+ * function for every release, which receives any served release's request and must return a body valid in each
+ * (its `ctx.release` says which release the call is answered in).
+ */
+export type HandlerFor<P extends ProfileName, T extends string> =
+  | ToolHandler<
+      RequestOf<T, ReleasesServing<P, T>>,
+      Answer<ResponseInAll<T, ReleasesServing<P, T>>>,
+      ReleasesServing<P, T>
+    >
+  | PerReleaseHandlersFor<P, T>;
+
+/**
+ * The handlers of profile `P`: one for every tool it serves (registration refuses a missing one), except
+ * get_adcp_capabilities, which is served from the profile unless a handler is given.
+ */
+export type HandlersFor<P extends ProfileName> = {
+  [T in Exclude<ProfileTools[P], 'get_adcp_capabilities'>]: HandlerFor<P, T>;
+} & {
+  [T in Extract<ProfileTools[P], 'get_adcp_capabilities'>]?: HandlerFor<P, T>;
 };
 
 export declare const profiles: readonly ProfileName[];
@@ -112,4 +209,4 @@ export declare const profiles: readonly ProfileName[];
 export declare function loadProfile<P extends ProfileName>(
   name: P,
   options?: AgentOptions,
-): Promise<Agent<ProfileTools[P], HandlersFor<ProfileTools[P]>>>;
+): Promise<Agent<ProfileTools[P], HandlersFor<P>>>;

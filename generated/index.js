@@ -15,6 +15,8 @@
 // The runtime is one bundled module: one file to load at cold start.
 import { createAgent } from './runtime/bundle.js';
 
+export { AdcpError } from './runtime/errors.js';
+
 /** The capability profiles this set was generated for. */
 export const profiles = Object.freeze([
   'creative-agent',

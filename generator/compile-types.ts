@@ -168,7 +168,40 @@ function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer:
       }
     }
   }
-  return out;
+  return conditionalAsUnion(requiredDeclared(out));
+}
+
+/**
+ * json-schema-to-typescript only makes a property required when the same schema declares it under `properties`;
+ * AdCP often requires names declared elsewhere (an `allOf` sibling, the object a `then` arm refines). Declaring
+ * each such name as `{}` (any value) changes nothing that validates and makes the type require it.
+ */
+function requiredDeclared(node: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(node.required)) return node;
+  const properties = isPlainObject(node.properties) ? node.properties : {};
+  const undeclared = node.required.filter((n): n is string => typeof n === 'string' && !Object.prototype.hasOwnProperty.call(properties, n));
+  if (undeclared.length === 0) return node;
+  const declared: Record<string, unknown> = { ...properties };
+  for (const name of undeclared) define(declared, name, {});
+  define(node, 'properties', declared);
+  return node;
+}
+
+/**
+ * json-schema-to-typescript ignores `if`/`then`/`else`, and AdCP states real requirements that way (3.2's
+ * get_products response requires `products` and `cache_scope` in its `else` arm), so a handler body missing them
+ * would type-check. `if: I, then: T, else: E` is rewritten as one more `allOf` member, `anyOf: [I ∧ T, E]`: a union
+ * TypeScript checks. It is a superset of the original (the `E` arm does not carry `¬I`, which has no type), so the
+ * types never reject a valid payload; they only stop missing what a branch requires.
+ */
+function conditionalAsUnion(node: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.prototype.hasOwnProperty.call(node, 'if')) return node;
+  const { if: cond, then: yes, else: no, ...rest } = node;
+  if (yes === undefined && no === undefined) return rest;
+  const arm = { anyOf: [{ allOf: [cond, yes ?? {}] }, no ?? {}] };
+  const allOf = Array.isArray(rest.allOf) ? [...(rest.allOf as unknown[]), arm] : [arm];
+  define(rest, 'allOf', allOf);
+  return rest;
 }
 
 /** Own data property, even for `__proto__`: schema keys are data. */

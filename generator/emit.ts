@@ -142,9 +142,10 @@ function listEntry(e: ToolsListEntry): Record<string, unknown> {
 
 export function entryFiles(profiles: readonly ProfileData[], releaseKeys: readonly string[], inputs: readonly InputRef[]): EmittedFile[] {
   const profileNames = profiles.map((p) => p.profile.name);
+  // Per profile, the tools of each release it serves: the types give each release its own handler contract.
   const profileTools = profiles.map((p) => ({
     name: p.profile.name,
-    tools: [...new Set(p.selections.flatMap((s) => s.tools.map((t) => t.name)))].sort(),
+    releases: p.selections.map((s) => ({ key: s.release.key, tools: s.tools.map((t) => t.name).sort() })),
   }));
   const releases = releaseKeys.map((key) => ({ key, namespace: `V${key.replace(/\./g, '_')}` }));
   const data = { inputs, profileNames, profileTools, releases, purpose: 'Entry point: import { loadProfile, profiles } from this file.' };

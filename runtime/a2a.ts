@@ -1,6 +1,6 @@
 import type { Agent, CallToolResult, ToolHandler } from './agent.js';
 import { errorResult, resultBody, UnknownToolError, unknownToolResult } from './agent.js';
-import type { AdcpErrorBody } from './errors.js';
+import { agentFault, type AdcpErrorBody } from './errors.js';
 
 /**
  * AdCP over A2A: the same pipeline behind an A2A skill dispatch. A buyer addresses a tool with a Message holding one
@@ -76,10 +76,10 @@ const INVOCATION_ERRORS = {
   inputNotObject: 'the DataPart "input" (or legacy "parameters") must be an object, or omitted',
 } as const;
 
-export function createA2AExecutor(agent: PipelineAgent, handlers: Record<string, ToolHandler<any, any>>, options: A2AExecutorOptions = {}): A2AExecutor {
+export function createA2AExecutor(agent: PipelineAgent, handlers: Record<string, ToolHandler<any, any, any>>, options: A2AExecutorOptions = {}): A2AExecutor {
   const rejectedState = options.rejectedTaskState ?? 'failed';
   if (rejectedState !== 'failed' && rejectedState !== 'completed') throw new Error('adcp-codegen: rejectedTaskState must be "failed" or "completed"');
-  const all: Record<string, ToolHandler<any, any>> = { ...handlers };
+  const all: Record<string, ToolHandler<any, any, any>> = { ...handlers };
   if (all.get_adcp_capabilities === undefined) all.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
   /** Tasks executing now, so a cancel can answer in the caller's dialect and context. */
   const running = new Map<string, { contextId: string; dialect: Dialect }>();
@@ -115,7 +115,7 @@ export function createA2AExecutor(agent: PipelineAgent, handlers: Record<string,
 /** The message → the AdCP call and its result; every failure becomes an AdCP error body. */
 async function invoke(
   agent: PipelineAgent,
-  handlers: Record<string, ToolHandler<any, any>>,
+  handlers: Record<string, ToolHandler<any, any, any>>,
   request: A2ARequestContext,
 ): Promise<{ skill: string; result: CallToolResult }> {
   const parsed = readInvocation(request.userMessage.parts);
@@ -134,7 +134,7 @@ async function invoke(
     // agent.call answers handler failures itself; anything reaching here is a fault of the agent, not the buyer's
     // request: logged on the server, answered with no detail and not as something a retry would fix.
     process.emitWarning(`adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    return { skill, result: rejection(agent, { code: 'SERVICE_UNAVAILABLE', message: `${skill} failed on the agent`, recovery: 'terminal' }, input) };
+    return { skill, result: rejection(agent, agentFault(skill, "the call failed on the agent (details are in the agent's log)"), input) };
   }
 }
 

@@ -15,7 +15,7 @@ import {
 } from './contract.js';
 import { driftIssues } from './drift.js';
 import { escapeToken } from './pointer.js';
-import { AdcpError, contextEcho, invalidRequest, unsupportedTool, versionUnsupported, type AdcpErrorBody } from './errors.js';
+import { AdcpError, agentFault, contextEcho, invalidRequest, unsupportedTool, versionUnsupported, type AdcpErrorBody } from './errors.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
@@ -40,10 +40,10 @@ export interface CallContext {
   [key: string]: unknown;
 }
 
-export interface HandlerContext extends CallContext {
+export interface HandlerContext<Release extends string = string> extends CallContext {
   readonly tool: string;
-  /** The release that serves this call (`3.2`); it labels the response. */
-  readonly release: string;
+  /** The release that serves this call (`3.2`); it labels the response, and the body is checked against its schema. */
+  readonly release: Release;
   readonly mode: Mode;
   /** Deprecated fields translated on the way in. */
   readonly normalized: readonly AppliedNormalization[];
@@ -51,11 +51,25 @@ export interface HandlerContext extends CallContext {
   readonly stripped: readonly string[];
 }
 
-/** What a handler returns: the task's response body (without envelope fields the runtime adds), or an AdcpError. */
-export type ToolHandler<Args = Record<string, unknown>, Result = Record<string, unknown>> = (
+/**
+ * What a handler returns: the task's response body, or an AdcpError. The envelope (`status`, `adcp_version`,
+ * `context`) is the runtime's: `adcp_version` names the release that answered, `context` is the caller's, and
+ * `status` is `completed` unless the body is one the task defines with another status (an async `submitted`, a
+ * typed `rejected` arm), which the handler states.
+ */
+export type ToolHandler<Args = Record<string, unknown>, Result = Record<string, unknown>, Release extends string = string> = (
   args: Args,
-  ctx: HandlerContext,
+  ctx: HandlerContext<Release>,
 ) => Result | AdcpError | Promise<Result | AdcpError>;
+
+/**
+ * One handler per release the tool is served in (`{ '3.2': …, '3.0': … }`), each typed by its own release's request
+ * and response; the runtime calls the one for the release the buyer pinned.
+ */
+export type PerReleaseHandlers = { readonly [release: string]: ToolHandler<any, any, any> };
+
+/** A tool's handler: one function for every release, or one per release. */
+export type AnyToolHandler = ToolHandler<any, any, any> | PerReleaseHandlers;
 
 export type ValidationResult<T = Record<string, unknown>> = { ok: true; value: T } | { ok: false; issues: Issue[] };
 
@@ -98,7 +112,7 @@ export interface ReleaseOption {
 }
 
 /** The handlers a profile's tools need, untyped; the generated entry narrows it with each release's types. */
-export type HandlerMap<Tools extends string> = Partial<Record<Tools, ToolHandler<any, any>>>;
+export type HandlerMap<Tools extends string> = Partial<Record<Tools, AnyToolHandler>>;
 
 export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tools>> {
   readonly name: string;
@@ -120,7 +134,7 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
   validateRequest(tool: Tools, args: unknown, options?: ReleaseOption): ValidationResult;
   validateResponse(tool: Tools, body: unknown, options?: ReleaseOption): ValidationResult;
   /** The whole pipeline for one call → an MCP CallToolResult. Throws UnknownToolError for tools outside the profile. */
-  call(tool: string, args: unknown, handler: ToolHandler<any, any>, ctx?: CallContext): Promise<CallToolResult>;
+  call(tool: string, args: unknown, handler: AnyToolHandler, ctx?: CallContext): Promise<CallToolResult>;
   /** Serves the profile on an @modelcontextprotocol/sdk McpServer (or its low-level Server). */
   registerMcp(server: unknown, handlers: Handlers): void;
   /**
@@ -238,6 +252,40 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     }
   };
 
+  /**
+   * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
+   * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
+   * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
+   * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
+   * the profile.
+   */
+  const bindHandlers = (handlers: HandlerMap<string>): Record<string, ToolHandler<any, any>> => {
+    if (handlers === null || typeof handlers !== 'object') throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
+    const out: Record<string, ToolHandler<any, any>> = {};
+    const extra: string[] = [];
+    const missing: string[] = [];
+    for (const tool of Object.keys(handlers)) {
+      const h = handlers[tool];
+      if (h === undefined) continue;
+      if (!allTools.has(tool)) {
+        extra.push(tool);
+        continue;
+      }
+      if (typeof h === 'function') {
+        out[tool] = h;
+        continue;
+      }
+      const releases = served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+      for (const key of releases) if (typeof ownHandler(h, key) !== 'function') missing.push(`${tool} (AdCP ${key})`);
+      for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
+      out[tool] = (args, ctx) => ownHandler(h, ctx.release)!(args, ctx);
+    }
+    for (const tool of [...allTools].sort()) if (tool !== 'get_adcp_capabilities' && !Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
+    if (extra.length > 0) throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
+    if (missing.length > 0) throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
+    return out;
+  };
+
   const agent: Agent = {
     name,
     mode,
@@ -299,12 +347,14 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const parsed = parse(tool, r, args);
       if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues), args, r.key);
 
+      const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
+      if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
       let result: unknown;
       try {
         // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
         const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
         if (options.authorize !== undefined) await options.authorize(tool, parsed.value, hctx);
-        result = await handler(parsed.value, hctx);
+        result = await fn(parsed.value, hctx);
         if (result instanceof AdcpError) throw result;
         // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
         const copy = jsonCopy(result);
@@ -314,14 +364,14 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         return errorResult(thrownBody(tool, e), args, r.key);
       }
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-        return errorResult(internalError(tool, new Error('the handler returned no response object')), args, r.key);
+        return errorResult(agentFault(tool, 'the handler returned no response object'), args, r.key);
       }
       const resultBody = result as Record<string, unknown>;
       if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
 
-      const body: Record<string, unknown> = { ...resultBody, status: resultBody.status ?? 'completed', adcp_version: r.key };
-      const sentContext = (parsed.value as Record<string, unknown>).context;
-      if (sentContext !== undefined) body.context = sentContext;
+      const envelope = responseEnvelope(resultBody, (parsed.value as Record<string, unknown>).context, r.key, (body) => statusDefined(responseValidator(r, tool), body));
+      if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), args, r.key);
+      const body = envelope.body;
       // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
       // handler's own `status` (async, or domain state) stays.
       for (const field of r.omitEnvelope?.[tool] ?? []) if (field !== 'status' || resultBody.status === undefined) delete body[field];
@@ -330,16 +380,15 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       if (mode === 'development' || outputAdvertised.has(tool)) {
         const verdict = validateWith(responseValidator(r, tool), body);
         if (!verdict.ok) {
-          // Never send an invalid response as if it were valid: the agent has a bug, the buyer gets a server error.
-          if (mode === 'production') process.emitWarning(`adcp-codegen: ${tool} produced a response that does not match the AdCP ${r.key} response schema: ${JSON.stringify(verdict.issues)}`);
+          // Never send an invalid response as if it were valid: the agent has a bug, which a retry cannot fix. The
+          // pointers help the agent's developer; a production buyer learns only that the call failed.
+          const first = verdict.issues[0]!;
+          const problem = `the agent's response does not match the AdCP ${r.key} response schema`;
+          if (mode === 'production') process.emitWarning(`adcp-codegen: ${tool}: ${problem}: ${JSON.stringify(verdict.issues)}`);
           return errorResult(
-            {
-              code: 'SERVICE_UNAVAILABLE',
-              message: `${tool}: the agent produced a response that does not match the AdCP ${r.key} response schema`,
-              recovery: 'transient',
-              // The pointers help the agent's developer; a production buyer learns only that the call failed.
-              details: mode === 'development' ? { tool, response_issues: verdict.issues } : { tool },
-            },
+            mode === 'development'
+              ? agentFault(tool, `${problem}: ${first.pointer === '' ? 'the response' : first.pointer} ${first.message}`, { tool, response_issues: verdict.issues })
+              : agentFault(tool, problem, { tool }),
             args,
             r.key,
           );
@@ -349,9 +398,9 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     },
 
     registerMcp(server, handlers) {
-      registerMcpImpl(agent, server, handlers as Record<string, ToolHandler<any, any>>);
+      registerMcpImpl(agent, server, bindHandlers(handlers as HandlerMap<string>));
     },
-    a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, handlers as Record<string, ToolHandler<any, any>>, a2aOptions),
+    a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, bindHandlers(handlers as HandlerMap<string>), a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),
   };
   return agent;
@@ -386,8 +435,8 @@ export function resultBody(result: CallToolResult): Record<string, unknown> {
   return result.structuredContent ?? (JSON.parse(result.content[0]!.text) as Record<string, unknown>);
 }
 
-function internalError(tool: string, e: unknown): AdcpErrorBody {
-  // The handler's own message stays in the server log; the buyer learns only that the call failed.
+/** A handler that threw: the buyer learns which tool failed, never the error itself (a stack, a path, a secret). */
+function handlerFailed(tool: string, e: unknown): AdcpErrorBody {
   let text: string;
   try {
     text = e instanceof Error ? (e.stack ?? e.message) : String(e);
@@ -395,7 +444,55 @@ function internalError(tool: string, e: unknown): AdcpErrorBody {
     text = 'a value that cannot be printed';
   }
   process.emitWarning(`adcp-codegen: handler for ${tool} failed: ${text}`);
-  return { code: 'SERVICE_UNAVAILABLE', message: `${tool} failed on the agent; retry later`, recovery: 'transient' };
+  return agentFault(tool, 'the handler failed with an unexpected error (details are in the agent\'s log)');
+}
+
+/** The handler of a per-release set for one release, own properties only. */
+function ownHandler(set: PerReleaseHandlers, release: string): ToolHandler<any, any, any> | undefined {
+  const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
+  return typeof h === 'function' ? h : undefined;
+}
+
+/**
+ * The response as it goes on the wire: the handler's body with the envelope the runtime owns. `adcp_version` is the
+ * release that answered and `context` the caller's (a handler's own values are dropped); `status` defaults to
+ * `completed`. A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
+ * release's response schema itself defines (3.0's create_media_buy carries the media buy's status there); any other
+ * value is the agent's bug, answered as one instead of being sent.
+ */
+function responseEnvelope(
+  result: Record<string, unknown>,
+  sentContext: unknown,
+  release: string,
+  schemaDefinesStatus: (body: Record<string, unknown>) => boolean,
+): { ok: true; body: Record<string, unknown> } | { ok: false; message: string } {
+  const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
+  const body: Record<string, unknown> = { ...rest, status: status ?? 'completed', adcp_version: release };
+  if (sentContext !== undefined) body.context = sentContext;
+  if (status !== undefined && !(typeof status === 'string' && TASK_STATUSES.has(status)) && !schemaDefinesStatus(body)) {
+    return { ok: false, message: `the handler set status ${jsonText(status)}, which is neither an AdCP task status (${[...TASK_STATUSES].join(', ')}) nor one the AdCP ${release} response defines` };
+  }
+  return { ok: true, body };
+}
+
+/**
+ * Whether the response schema itself defines the body's `status`: the body validates, and the same body with a
+ * status no schema can define does not. (Only asked for a status outside the task statuses, so production pays for
+ * the response validator only when a handler answers that way.)
+ */
+function statusDefined(validate: ValidateFn, body: Record<string, unknown>): boolean {
+  return validate(body).ok && !validate({ ...body, status: '\u0000' }).ok;
+}
+
+/** AdCP's task statuses (enums/task-status.json, the same from 3.0 to 3.2) a response body may carry. */
+const TASK_STATUSES: ReadonlySet<string> = new Set(['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown']);
+
+function jsonText(v: unknown): string {
+  try {
+    return (JSON.stringify(v) ?? String(v)).slice(0, 64);
+  } catch {
+    return String(v);
+  }
 }
 
 function isAdcpErrorBody(v: unknown): v is AdcpErrorBody {
@@ -478,5 +575,5 @@ function thrownBody(tool: string, e: unknown): AdcpErrorBody {
   } catch {
     /* fall through */
   }
-  return internalError(tool, e);
+  return handlerFailed(tool, e);
 }

@@ -18,6 +18,8 @@ export interface Issue {
   missingProperty?: string;
   /** unknown field at a closed object: its name. */
   additionalProperty?: string;
+  /** unmet `not` on an object: the properties whose presence it forbids. */
+  forbiddenProperties?: string[];
   /** discriminated unions: the discriminator property and the values it accepts. */
   discriminator?: { property: string; allowedValues: unknown[] };
 }

@@ -81,12 +81,17 @@ export function jsonPathLite(pointer: string): string {
   return out;
 }
 
+/** Issues spelled out in an INVALID_REQUEST message. */
+const MESSAGE_ISSUES = 3;
+
 export function invalidRequest(tool: string, issues: Issue[]): AdcpErrorBody {
   const first = issues[0];
-  const where = first === undefined || first.pointer === '' ? 'the request' : first.pointer;
+  // The first few issues in the message itself; every one in issues[].
+  const listed = issues.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
+  const more = issues.length - listed.length;
   return {
     code: 'INVALID_REQUEST',
-    message: first === undefined ? `${tool}: invalid request` : `${tool}: ${where} ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : ''}`,
+    message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${more > 0 ? ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)` : ''}`,
     recovery: 'correctable',
     ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
     issues,
@@ -100,6 +105,24 @@ function fieldPointer(issue: Issue): string {
     return `${issue.pointer}/${escapeToken(issue.missingProperty)}`;
   }
   return issue.pointer;
+}
+
+/**
+ * The agent itself is at fault (a handler threw, or answered with a body its release does not admit): a bug only the
+ * agent's operator can fix, so the buyer is told not to retry. AdCP has no "internal error" code; CONFIGURATION_ERROR
+ * is its code for "the seller's deployment cannot handle the request — the buyer cannot fix it, retrying will not
+ * help, report to the seller's operator" (enums/error-code.json, 3.2; codes are an open vocabulary, so earlier
+ * releases' buyers classify it by `recovery: terminal`). The message never carries a stack trace, a path or the
+ * handler's own error text: those go to the agent's log.
+ */
+export function agentFault(tool: string, problem: string, details?: Record<string, unknown>): AdcpErrorBody {
+  return {
+    code: 'CONFIGURATION_ERROR',
+    message: `${tool}: ${problem}`,
+    recovery: 'terminal',
+    suggestion: "report this to the agent's operator; retrying will not help",
+    ...(details !== undefined ? { details } : {}),
+  };
 }
 
 export function versionUnsupported(message: string, supported: readonly string[]): AdcpErrorBody {

@@ -3,6 +3,7 @@
  * Copied into the generated output with the rest of the runtime: imports nothing but the contract.
  */
 import type { AjvErrorObject, CheckResult, Issue, RawValidateFn, ResponseValidatorModule, ValidateFn } from './contract.js';
+import { collectIssues } from './issue-collect.js';
 import { escapeToken, unescapeToken } from './pointer.js';
 
 /** At most this many branch issues stand for a failed union (the closest branch's), never the whole cascade. */
@@ -36,8 +37,24 @@ export function wrapValidator(raw: RawValidateFn): ValidateFn {
       if (!(e instanceof RangeError)) throw e;
       issues = [];
     }
-    return { ok: false, issues: issues.length > 0 ? issues : [{ pointer: '', keyword: 'schema', message: 'does not match the schema' }] };
+    if (issues.length === 0) return { ok: false, issues: [{ pointer: '', keyword: 'schema', message: 'does not match the schema' }] };
+    // The issues past the first failure, and what an unmet `not` forbids (issue-collect.ts): only failed calls pay.
+    return { ok: false, issues: collectIssues((d) => rerun(raw, d), data, issues) };
   };
+}
+
+/** One more run of the raw validator, for the collection: its issues, its errors cleared. */
+function rerun(raw: RawValidateFn, data: unknown): Issue[] {
+  let ok: boolean;
+  try {
+    ok = raw(data) === true;
+  } catch {
+    raw.errors = null;
+    return [];
+  }
+  const errors = Array.isArray(raw.errors) ? raw.errors.slice() : [];
+  raw.errors = null;
+  return ok ? [] : toIssues(errors, data);
 }
 
 /**

@@ -12,12 +12,12 @@ import { UnknownToolError, unknownToolResult } from './agent.js';
  * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
  * first used, so agents that never serve MCP need not install it.
  */
-export function registerMcp(agent: Agent, server: unknown, handlers: Record<string, ToolHandler<any, any>>): void {
+export function registerMcp(agent: Agent, server: unknown, handlers: Record<string, ToolHandler<any, any, any>>): void {
   const low = lowLevelServer(server);
   const sdk = createRequire(import.meta.url)('@modelcontextprotocol/sdk/types.js') as McpTypes;
 
   const served = new Set(agent.releases.flatMap((r) => agent.tools(r)));
-  const all: Record<string, ToolHandler<any, any>> = { ...handlers };
+  const all: Record<string, ToolHandler<any, any, any>> = { ...handlers };
   if (served.has('get_adcp_capabilities') && all.get_adcp_capabilities === undefined) {
     all.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
   }

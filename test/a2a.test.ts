@@ -17,7 +17,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { a2aSkills, createA2AExecutor, type A2AExecutor, type A2AExecutorOptions } from '../runtime/a2a.js';
 import type { ToolHandler } from '../runtime/agent.js';
-import { committedSet } from './helpers/generated.js';
+import { committedSet, type SellerHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
 
@@ -27,12 +27,12 @@ import { repoRoot } from './helpers/releases.js';
  * the 1.x server through its v0.3 compatibility layer. The executor is this checkout's runtime/a2a.ts around an agent
  * of the committed generated set, so the test does not depend on a regenerated set.
  */
-const example = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as { createSellerHandlers(): Record<string, ToolHandler<any, any>> };
+const example = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as { createSellerHandlers(): SellerHandlers };
 const { loadProfile } = await committedSet();
 const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
 
 const faultMessage = 'database password hunter2 at /srv/seller/db.js:12';
-const handlers: Record<string, ToolHandler<any, any>> = {
+const handlers: Record<string, ToolHandler<any, any, any>> = {
   ...example.createSellerHandlers(),
   // A handler with a bug: its message, stack and file paths must stay on the server.
   list_creatives: () => {

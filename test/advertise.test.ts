@@ -147,7 +147,7 @@ test('supported_versions: the served releases are published; a profile stating o
   assert.not.ok(validate({ id: 7 }), 'still a schema: a body matching no member is refused');
 
   // Production with an advertised outputSchema: an invalid handler body never reaches a client that would throw on
-  // it; the buyer gets a well-formed SERVICE_UNAVAILABLE (admitted by the same schema), the pointers stay server-side.
+  // it; the buyer gets a well-formed, non-retryable CONFIGURATION_ERROR (admitted by the same schema), the pointers stay server-side.
   const { loadProfile } = await setAt(out);
   const agent = await loadProfile('p' as never, { mode: 'production' });
   const warnings: string[] = [];
@@ -157,7 +157,8 @@ test('supported_versions: the served releases are published; a profile stating o
   await new Promise((r) => setImmediate(r));
   process.off('warning', onWarning);
   assert.ok(bad.isError);
-  assert.equal(bad.structuredContent!.adcp_error, { code: 'SERVICE_UNAVAILABLE', message: (bad.structuredContent!.adcp_error as { message: string }).message, recovery: 'transient', details: { tool: 'make_thing' } });
+  const error = bad.structuredContent!.adcp_error as { message: string; suggestion: string };
+  assert.equal(error, { code: 'CONFIGURATION_ERROR', message: error.message, recovery: 'terminal', suggestion: error.suggestion, details: { tool: 'make_thing' } });
   assert.equal(bad.structuredContent!.context, { c: 1 });
   assert.ok(validate(bad.structuredContent));
   assert.ok(warnings.some((w) => w.includes('/id')), `the developer finds the pointer in the server log: ${warnings.join(' ')}`);

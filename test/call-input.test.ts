@@ -73,7 +73,7 @@ test('proxies, cycles, BigInts and throwing toJSON are INVALID_REQUEST, never an
   assert.is(result.isError, undefined, result.content[0]!.text);
 });
 
-test('a hostile handler result or thrown value is the agent’s failure (SERVICE_UNAVAILABLE), not an exception', async () => {
+test('a hostile handler result or thrown value is the agent’s failure (CONFIGURATION_ERROR, not retryable), not an exception', async () => {
   const warn = process.emitWarning;
   process.emitWarning = () => undefined; // the runtime logs the handler's failure; keep the test output clean
   try {
@@ -89,7 +89,7 @@ test('a hostile handler result or thrown value is the agent’s failure (SERVICE
     ];
     for (const r of outcomes) {
       const body = JSON.parse(r.content[0]!.text) as Body;
-      assert.is(body.adcp_error?.code, 'SERVICE_UNAVAILABLE', r.content[0]!.text);
+      assert.is(body.adcp_error?.code, 'CONFIGURATION_ERROR', r.content[0]!.text);
       assert.equal(body.context, context);
     }
   } finally {

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { committedSet } from './helpers/generated.js';
+import { committedSet, type SellerHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
 
-type Handlers = Record<string, (args: any, ctx: any) => unknown>;
+type Handlers = SellerHandlers;
 const example = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as {
   createSellerHandlers(): Handlers;
   startSellerAgent(o?: { mode?: 'production' | 'development' }): Promise<{ url: string; close(): Promise<unknown> }>;
@@ -148,8 +148,10 @@ test('handler failures echo context: a thrown error, a returned AdcpError, a thr
     list_accounts: () => ({ adcp_error: { code: 'ACCOUNT_NOT_FOUND', message: 'no such account' } }),
   });
   const thrown = body(await client.callTool({ name: 'get_products', arguments: { brief: 'x', buying_mode: 'brief', context: { trace: 't1' } } }));
-  assert.is(thrown.adcp_error.code, 'SERVICE_UNAVAILABLE');
-  assert.not.match(JSON.stringify(thrown), /secret/);
+  // The agent's bug, not the buyer's and not transient: a non-retryable code, and nothing of the error itself.
+  assert.is(thrown.adcp_error.code, 'CONFIGURATION_ERROR');
+  assert.is(thrown.adcp_error.recovery, 'terminal');
+  assert.not.match(JSON.stringify(thrown), /secret|database|\.js|\/work\/|file:|\n\s*at /);
   assert.equal(thrown.context, { trace: 't1' });
   const returned = body(await client.callTool({ name: 'create_media_buy', arguments: buy() }));
   assert.equal(returned.adcp_error, { code: 'BUDGET_TOO_LOW', message: 'budget below the minimum', recovery: 'correctable', field: 'packages[0].budget' });
@@ -184,7 +186,7 @@ test('get_adcp_capabilities is served from the profile; registration names missi
   assert.is(caps.structuredContent!.adcp_version, '3.0');
   await close();
   const { get_products: _drop, ...missing } = example.createSellerHandlers();
-  assert.throws(() => agent.registerMcp(new McpServer({ name: 's', version: '1' }), missing), /without a handler: get_products/);
+  assert.throws(() => agent.registerMcp(new McpServer({ name: 's', version: '1' }), missing as Handlers), /without a handler: get_products/);
   const extra: Record<string, unknown> = { ...example.createSellerHandlers(), get_signals: () => ({}) };
   assert.throws(() => agent.registerMcp(new McpServer({ name: 's', version: '1' }), extra as Parameters<typeof agent.registerMcp>[1]), /does not serve: get_signals/);
 });

@@ -471,7 +471,7 @@ test('types.d.ts and the normalizer declarations pass tsc --noEmit (strict, Node
         '});',
         'const request: CreateMediaBuyRequest = result.value;',
         "const viaMap: ToolTypes['create_media_buy']['request'] = request;",
-        'const signals: GetSignalsRequest = normalizeSignals({ max_results: 10 }).value;',
+        'const signals: GetSignalsRequest = normalizeSignals({ signal_spec: \'sports fans\', max_results: 10 }).value;',
         'export const rules: string[] = [...result.applied.map((a) => a.rule), String(viaMap.brand.domain), String(signals.pagination)];',
         '',
       ].join('\n'),

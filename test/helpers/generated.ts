@@ -12,3 +12,8 @@ export async function committedSet(): Promise<typeof Generated> {
 export async function setAt(out: string): Promise<typeof Generated> {
   return (await import(pathToFileURL(join(out, 'index.js')).href)) as typeof Generated;
 }
+
+/** The example seller's handlers (examples/seller-agent.js): the profile's typed handler set, every one a function. */
+export type SellerHandlers = {
+  [K in keyof Generated.HandlersFor<'guaranteed-publisher'>]: Extract<Generated.HandlersFor<'guaranteed-publisher'>[K], (...args: never[]) => unknown>;
+};

@@ -757,9 +757,19 @@ export type MediaChannel =
  * Frequency capping settings for package-level application. Two types of frequency control can be used independently or together: suppress enforces a cooldown between consecutive exposures; max_impressions + per + window caps total exposures per entity in a time window. When both suppress and max_impressions are set, an impression is delivered only if both constraints permit it (AND semantics). At least one of suppress, suppress_minutes, or max_impressions must be set.
  */
 export type FrequencyCap = CoreFrequencyCapJson & CoreFrequencyCapJson1;
-export type CoreFrequencyCapJson = {
-  [k: string]: unknown;
-};
+export type CoreFrequencyCapJson =
+  | {
+      suppress: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      suppress_minutes: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      max_impressions: unknown;
+      [k: string]: unknown;
+    };
 /**
  * Unit of measurement for reach and audience size metrics. Different channels and measurement providers count reach in fundamentally different units, making cross-channel comparison impossible without declaring the unit.
  */
@@ -919,9 +929,16 @@ export type OptimizationGoal =
       /**
        * Target frequency band for reach optimization. Only applicable when metric is 'reach'. Frames frequency as an optimization signal: the seller should treat impressions toward entities already within the [min, max] band as lower-value, and impressions toward unreached entities as higher-value. This shifts budget toward fresh reach rather than re-reaching known users. When omitted, the seller maximizes unique reach without a frequency constraint. A hard cap can still be layered via targeting_overlay.frequency_cap if a ceiling is needed.
        */
-      target_frequency?: {
-        [k: string]: unknown;
-      } & {
+      target_frequency?: (
+        | {
+            min: unknown;
+            [k: string]: unknown;
+          }
+        | {
+            max: unknown;
+            [k: string]: unknown;
+          }
+      ) & {
         /**
          * Minimum frequency for an entity to be considered meaningfully reached within the window. Impressions that would bring an entity below this threshold are treated as high-value (growing reach). When omitted, the seller uses their platform default (typically 1).
          */
@@ -1401,9 +1418,15 @@ export type AdCPSpecialism =
  */
 export type GetCreativeDeliveryRequest = CreativeGetCreativeDeliveryRequestJson &
   CreativeGetCreativeDeliveryRequestJson1;
-export type CreativeGetCreativeDeliveryRequestJson = {
-  [k: string]: unknown;
-};
+export type CreativeGetCreativeDeliveryRequestJson =
+  | {
+      media_buy_ids: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      creative_ids: unknown;
+      [k: string]: unknown;
+    };
 /**
  * A specific execution variant of a creative with delivery metrics. For catalog-driven packages, each catalog item rendered as a distinct ad execution is a variant — the variant's manifest includes the catalog reference with the specific item rendered. For asset group optimization, represents one combination of assets the platform selected. For generative creative, represents a platform-generated variant. For standard creatives, maps 1:1 with the creative itself.
  */
@@ -1523,9 +1546,19 @@ export type SnapshotUnavailableReason =
  * Retrieve governance state and audit trail for one or more plans.
  */
 export type GetPlanAuditLogsRequest = GovernanceGetPlanAuditLogsRequestJson & GovernanceGetPlanAuditLogsRequestJson1;
-export type GovernanceGetPlanAuditLogsRequestJson = {
-  [k: string]: unknown;
-};
+export type GovernanceGetPlanAuditLogsRequestJson =
+  | {
+      plan_ids: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      portfolio_plan_ids: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      governance_contexts: unknown;
+      [k: string]: unknown;
+    };
 /**
  * The type of outcome reported to a campaign governance agent after a seller interaction.
  */
@@ -1658,9 +1691,16 @@ export type DemographicSystem = 'nielsen' | 'barb' | 'agf' | 'oztam' | 'mediamet
  * A forecast value with optional confidence bounds. Either mid (point estimate) or both low and high (range) must be provided. mid represents the most likely outcome. low and high represent conservative and optimistic estimates. All three can be provided together.
  */
 export type ForecastRange = CoreForecastRangeJson & CoreForecastRangeJson1;
-export type CoreForecastRangeJson = {
-  [k: string]: unknown;
-};
+export type CoreForecastRangeJson =
+  | {
+      mid: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      low: unknown;
+      high: unknown;
+      [k: string]: unknown;
+    };
 /**
  * Describes how to interpret the points array in a DeliveryForecast — what axis the curve represents
  */
@@ -1777,9 +1817,15 @@ export type ProposalStatus = 'draft' | 'committed';
  * Request parameters for discovering and refining signals. Use signal_spec for natural language discovery, signal_ids for exact lookups, or both to refine previous results (signal_ids anchor the starting set, signal_spec guides adjustments).
  */
 export type GetSignalsRequest = SignalsGetSignalsRequestJson & SignalsGetSignalsRequestJson1;
-export type SignalsGetSignalsRequestJson = {
-  [k: string]: unknown;
-};
+export type SignalsGetSignalsRequestJson =
+  | {
+      signal_spec: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      signal_ids: unknown;
+      [k: string]: unknown;
+    };
 /**
  * Types of signal catalogs available for audience targeting
  */
@@ -1827,6 +1873,10 @@ export type IndividualImageAsset = BaseIndividualAsset & {
   requirements?: ImageAssetRequirements;
   [k: string]: unknown;
 };
+/**
+ * Requirements for image creative assets. These define the technical constraints for image files.
+ */
+export type ImageAssetRequirements = CoreRequirementsImageAssetRequirementsJson;
 /**
  * Video asset
  */
@@ -2142,9 +2192,28 @@ export type CreativeItem =
  * User identifiers for attribution matching. Supports universal IDs, hashed identifiers, click IDs, and probabilistic matching.
  */
 export type UserMatch = CoreUserMatchJson & CoreUserMatchJson1;
-export type CoreUserMatchJson = {
-  [k: string]: unknown;
-};
+export type CoreUserMatchJson =
+  | {
+      uids: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      hashed_email: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      hashed_phone: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      click_id: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      client_ip: unknown;
+      client_user_agent: unknown;
+      [k: string]: unknown;
+    };
 /**
  * Response from event logging operation. Returns either event processing results OR operation-level errors.
  */
@@ -2184,12 +2253,26 @@ export type ProvidePerformanceFeedbackResponse = ProvidePerformanceFeedbackSucce
  */
 export type SyncAccountsResponse = SyncAccountsSuccess | SyncAccountsError;
 /**
+ * Request parameters for managing CRM-based audiences on an account with upsert semantics. Existing audiences matched by audience_id are updated, new ones are created. Members are specified as delta operations: add appends new members, remove drops existing ones. Recommend no more than 100,000 members per call; for larger lists, chunk and call incrementally using add/remove deltas. When delete_missing is true, buyer-managed audiences on the account not in this request are removed — do not combine with omitted audiences or all buyer-managed audiences will be deleted. When audiences is omitted, the call is discovery-only: it returns all audiences on the account without modification.
+ */
+export type SyncAudiencesRequest = MediaBuySyncAudiencesRequestJson;
+/**
  * A CRM audience member identified by a buyer-assigned external_id and at least one matchable identifier. All identifiers must be normalized before hashing: emails to lowercase+trim, phone numbers to E.164 format (e.g. +12065551234). Providing multiple identifiers for the same person improves match rates. Composite identifiers (e.g. hashed first name + last name + zip for Google Customer Match) are not yet standardized — use the ext field for platform-specific extensions.
  */
 export type AudienceMember = CoreAudienceMemberJson & CoreAudienceMemberJson1;
-export type CoreAudienceMemberJson = {
-  [k: string]: unknown;
-};
+export type CoreAudienceMemberJson =
+  | {
+      hashed_email: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      hashed_phone: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      uids: unknown;
+      [k: string]: unknown;
+    };
 /**
  * Common GDPR lawful bases relevant to advertising. Covers the Article 6(1) bases used in programmatic advertising contexts.
  */
@@ -2207,6 +2290,10 @@ export type AudienceStatus = 'processing' | 'ready' | 'too_small';
  */
 export type MatchIDType =
   'hashed_email' | 'hashed_phone' | 'rampid' | 'id5' | 'uid2' | 'euid' | 'pairid' | 'maid' | 'other';
+/**
+ * Request parameters for syncing catalog feeds with upsert semantics. Supports bulk operations across multiple catalog types (products, inventory, stores, promotions, offerings). Existing catalogs matched by catalog_id are updated, new ones are created. When catalogs is omitted, the call is discovery-only: returns all catalogs on the account without modification.
+ */
+export type SyncCatalogsRequest = MediaBuySyncCatalogsRequestJson;
 /**
  * Creative validation strictness levels
  */
@@ -2480,9 +2567,16 @@ export interface BrandReference {
   /**
    * Inline override for the brand's contestation contact point. Useful when the operator does not control brand.json but needs to discharge Art 22(3) for this plan. brand.json is canonical; when omitted, governance agents resolve brand → house → missing.
    */
-  data_subject_contestation?: {
-    [k: string]: unknown;
-  } & {
+  data_subject_contestation?: (
+    | {
+        url: unknown;
+        [k: string]: unknown;
+      }
+    | {
+        email: unknown;
+        [k: string]: unknown;
+      }
+  ) & {
     url?: string;
     email?: string;
     languages?: string[];
@@ -4671,9 +4765,25 @@ export interface TargetingOverlay {
    *
    * @minItems 1
    */
-  geo_proximity?: ({
-    [k: string]: unknown;
-  } & {
+  geo_proximity?: ((
+    | {
+        lat: unknown;
+        lng: unknown;
+        travel_time: unknown;
+        transport_mode: unknown;
+        [k: string]: unknown;
+      }
+    | {
+        lat: unknown;
+        lng: unknown;
+        radius: unknown;
+        [k: string]: unknown;
+      }
+    | {
+        geometry: unknown;
+        [k: string]: unknown;
+      }
+  ) & {
     /**
      * Latitude in decimal degrees (WGS 84). Required for travel_time and radius methods.
      */
@@ -5289,9 +5399,16 @@ export interface PriceBreakdown {
    * @minItems 1
    * @maxItems 20
    */
-  adjustments: ({
-    [k: string]: unknown;
-  } & {
+  adjustments: ((
+    | {
+        rate: unknown;
+        [k: string]: unknown;
+      }
+    | {
+        amount: unknown;
+        [k: string]: unknown;
+      }
+  ) & {
     kind: PriceAdjustmentKind;
     /**
      * Specific adjustment name. Use well-known values where applicable for interoperability.
@@ -7351,6 +7468,7 @@ export interface GetMediaBuyDeliveryResponse {
        * Effective rate paid per unit based on pricing_model (e.g., actual CPM for 'cpm', actual cost per completed view for 'cpcv', actual cost per point for 'cpp')
        */
       effective_rate?: number;
+      spend: unknown;
       [k: string]: unknown;
     };
     /**
@@ -7403,6 +7521,8 @@ export interface GetMediaBuyDeliveryResponse {
          */
         content_id: string;
         content_id_type?: ContentIDType;
+        impressions: unknown;
+        spend: unknown;
         [k: string]: unknown;
       })[];
       /**
@@ -7417,6 +7537,8 @@ export interface GetMediaBuyDeliveryResponse {
          * Observed delivery share for this creative within the package during the reporting period, expressed as a percentage (0-100). Reflects actual delivery distribution, not a configured setting.
          */
         weight?: number;
+        impressions: unknown;
+        spend: unknown;
         [k: string]: unknown;
       })[];
       /**
@@ -7428,6 +7550,8 @@ export interface GetMediaBuyDeliveryResponse {
          */
         keyword: string;
         match_type: MatchType;
+        impressions: unknown;
+        spend: unknown;
         [k: string]: unknown;
       })[];
       /**
@@ -7447,6 +7571,8 @@ export interface GetMediaBuyDeliveryResponse {
          * Human-readable geographic name (e.g., 'United States', 'California', 'New York DMA')
          */
         geo_name?: string;
+        impressions: unknown;
+        spend: unknown;
         [k: string]: unknown;
       })[];
       /**
@@ -7458,6 +7584,8 @@ export interface GetMediaBuyDeliveryResponse {
        */
       by_device_type?: (DeliveryMetrics & {
         device_type: DeviceType;
+        impressions: unknown;
+        spend: unknown;
         [k: string]: unknown;
       })[];
       /**
@@ -7469,6 +7597,8 @@ export interface GetMediaBuyDeliveryResponse {
        */
       by_device_platform?: (DeliveryMetrics & {
         device_platform: DevicePlatform;
+        impressions: unknown;
+        spend: unknown;
         [k: string]: unknown;
       })[];
       /**
@@ -7488,6 +7618,8 @@ export interface GetMediaBuyDeliveryResponse {
          * Human-readable audience segment name
          */
         audience_name?: string;
+        impressions: unknown;
+        spend: unknown;
         [k: string]: unknown;
       })[];
       /**
@@ -7506,6 +7638,8 @@ export interface GetMediaBuyDeliveryResponse {
          * Human-readable placement name
          */
         placement_name?: string;
+        impressions: unknown;
+        spend: unknown;
         [k: string]: unknown;
       })[];
       /**
@@ -7546,6 +7680,7 @@ export interface GetMediaBuyDeliveryResponse {
         new_to_brand_rate?: number;
         [k: string]: unknown;
       }[];
+      spend: unknown;
       [k: string]: unknown;
     })[];
     /**
@@ -8364,9 +8499,16 @@ export interface ProductFilters {
   /**
    * Budget range to filter appropriate products
    */
-  budget_range?: {
-    [k: string]: unknown;
-  } & {
+  budget_range?: (
+    | {
+        min: unknown;
+        [k: string]: unknown;
+      }
+    | {
+        max: unknown;
+        [k: string]: unknown;
+      }
+  ) & {
     /**
      * Minimum budget amount
      */
@@ -8487,9 +8629,25 @@ export interface ProductFilters {
    *
    * @minItems 1
    */
-  geo_proximity?: ({
-    [k: string]: unknown;
-  } & {
+  geo_proximity?: ((
+    | {
+        lat: unknown;
+        lng: unknown;
+        travel_time: unknown;
+        transport_mode: unknown;
+        [k: string]: unknown;
+      }
+    | {
+        lat: unknown;
+        lng: unknown;
+        radius: unknown;
+        [k: string]: unknown;
+      }
+    | {
+        geometry: unknown;
+        [k: string]: unknown;
+      }
+  ) & {
     /**
      * Latitude in decimal degrees (WGS 84)
      */
@@ -10558,6 +10716,7 @@ export interface Format {
    */
   renders?: ((
     | {
+        dimensions: unknown;
         [k: string]: unknown;
       }
     | {
@@ -10749,6 +10908,7 @@ export interface BaseIndividualAsset {
    * Publisher-controlled elements rendered on top of buyer content at this asset's position (e.g., video player controls, publisher logos). Creative agents should avoid placing critical content (CTAs, logos, key copy) within overlay bounds.
    */
   overlays?: Overlay[];
+  asset_type: unknown;
   [k: string]: unknown;
 }
 /**
@@ -10806,10 +10966,7 @@ export interface Overlay {
     unit: 'px' | 'fraction' | 'inches' | 'cm' | 'mm' | 'pt';
   };
 }
-/**
- * Requirements for image creative assets. These define the technical constraints for image files.
- */
-export interface ImageAssetRequirements {
+export interface CoreRequirementsImageAssetRequirementsJson {
   /**
    * Minimum width. Interpretation depends on unit (default: pixels). For exact dimensions, set min_width = max_width.
    */
@@ -11341,6 +11498,7 @@ export interface BaseGroupAsset {
    * Publisher-controlled elements rendered on top of buyer content at this asset's position (e.g., carousel navigation arrows, slide indicators). Creative agents should avoid placing critical content within overlay bounds.
    */
   overlays?: Overlay[];
+  asset_type: unknown;
   [k: string]: unknown;
 }
 export interface CreativeListCreativesRequestJson {
@@ -12182,6 +12340,7 @@ export interface PreviewBatchResultSuccess {
    * Indicates this preview request succeeded
    */
   success?: true;
+  response: unknown;
   [k: string]: unknown;
 }
 export interface PreviewBatchResultError {
@@ -12189,6 +12348,7 @@ export interface PreviewBatchResultError {
    * Indicates this preview request failed
    */
   success?: false;
+  errors: unknown;
   [k: string]: unknown;
 }
 /**
@@ -12615,10 +12775,7 @@ export interface SyncAccountsError {
   ext?: ExtensionObject;
   [k: string]: unknown;
 }
-/**
- * Request parameters for managing CRM-based audiences on an account with upsert semantics. Existing audiences matched by audience_id are updated, new ones are created. Members are specified as delta operations: add appends new members, remove drops existing ones. Recommend no more than 100,000 members per call; for larger lists, chunk and call incrementally using add/remove deltas. When delete_missing is true, buyer-managed audiences on the account not in this request are removed — do not combine with omitted audiences or all buyer-managed audiences will be deleted. When audiences is omitted, the call is discovery-only: it returns all audiences on the account without modification.
- */
-export interface SyncAudiencesRequest {
+export interface MediaBuySyncAudiencesRequestJson {
   /**
    * The AdCP major version the buyer's payloads conform to. Sellers validate against their supported major_versions and return VERSION_UNSUPPORTED if unsupported. When omitted, the seller assumes its highest supported version.
    */
@@ -12808,10 +12965,7 @@ export interface SyncAudiencesError {
   ext?: ExtensionObject;
   [k: string]: unknown;
 }
-/**
- * Request parameters for syncing catalog feeds with upsert semantics. Supports bulk operations across multiple catalog types (products, inventory, stores, promotions, offerings). Existing catalogs matched by catalog_id are updated, new ones are created. When catalogs is omitted, the call is discovery-only: returns all catalogs on the account without modification.
- */
-export interface SyncCatalogsRequest {
+export interface MediaBuySyncCatalogsRequestJson {
   /**
    * The AdCP major version the buyer's payloads conform to. Sellers validate against their supported major_versions and return VERSION_UNSUPPORTED if unsupported. When omitted, the seller assumes its highest supported version.
    */
@@ -13428,6 +13582,7 @@ export interface SyncPlansRequest {
      */
     budget: (
       | {
+          reallocation_threshold: unknown;
           [k: string]: unknown;
         }
       | {

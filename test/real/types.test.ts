@@ -1,0 +1,87 @@
+import { readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runCli } from '../helpers/cli.js';
+import { tempDir, writeTree } from '../helpers/fixture-release.js';
+import { setAt } from '../helpers/generated.js';
+import { createMediaBuyRequest } from '../helpers/payloads.js';
+import { repoRoot, sdkReleaseDir, sharedReleaseDir } from '../helpers/releases.js';
+import { typecheck } from '../helpers/typecheck.js';
+
+/**
+ * Handlers typed per release against the real releases: the example guaranteed-publisher over AdCP 3.2.0-beta.5 and
+ * 3.0.6. 3.2's get_products requires `cache_scope` (in an `if`/`then`/`else` of its response schema), 3.0.6's does
+ * not know it; the README's per-release snippet compiles, a body valid only in 3.0 does not, and in development the
+ * runtime refuses to send it as a 3.2 answer.
+ */
+const release32 = sharedReleaseDir();
+if (release32 === undefined) throw new Error('../shared/adcp/3.2.0-beta.5 is required for the real-release suite');
+
+const work = tempDir('adcp-codegen-real-types-');
+symlinkSync(join(repoRoot, 'node_modules'), join(work, 'node_modules'), 'dir');
+writeTree(
+  {
+    'package.json': { name: 'agent', private: true, type: 'module' },
+    'profiles/guaranteed-publisher.json': readFileSync(join(repoRoot, 'schemas/profiles/guaranteed-publisher.json'), 'utf8'),
+    'adcp-codegen.config.json': {
+      releases: [sdkReleaseDir(), release32],
+      profiles: ['profiles/*.json'],
+      normalizations: [join(repoRoot, 'schemas/normalizations/*.json')],
+      overlays: [join(repoRoot, 'schemas/overlays/*.json')],
+    },
+  },
+  work,
+);
+const out = join(work, 'generated');
+const entry = join(out, 'index.js');
+
+test('generate guaranteed-publisher over 3.2 and 3.0.6', async () => {
+  const run = await runCli(['generate'], work);
+  assert.is(run.code, 0, run.stderr);
+});
+
+test('one handler for both releases must answer 3.2 too: the README\'s old `({ products: [] })` does not compile', () => {
+  const r = typecheck(`import type { HandlerFor } from GENERATED;\nexport const h: HandlerFor<'guaranteed-publisher', 'get_products'> = async () => ({ products: [] });\n`, entry);
+  assert.not.ok(r.ok);
+  assert.match(r.output, /cache_scope/);
+  const both = typecheck(`import type { HandlerFor } from GENERATED;\nexport const h: HandlerFor<'guaranteed-publisher', 'get_products'> = async (_args, ctx) => ({ products: [], cache_scope: 'public', note: ctx.release });\n`, entry);
+  assert.ok(both.ok, both.output);
+});
+
+test('the README\'s per-release get_products snippet compiles against 3.2 + 3.0.6', () => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const snippet = /^```ts\n(get_products: \{[\s\S]*?)^```$/m.exec(readme)?.[1];
+  assert.type(snippet, 'string', 'the README shows a per-release get_products handler');
+  const r = typecheck(
+    `import type { HandlerFor } from GENERATED;\nconst products: never[] = [];\nexport const handlers: { get_products: HandlerFor<'guaranteed-publisher', 'get_products'> } = {\n${snippet}};\n`,
+    entry,
+  );
+  assert.ok(r.ok, r.output);
+  const without = typecheck(
+    `import type { HandlerFor } from GENERATED;\nconst products: never[] = [];\nexport const handlers: { get_products: HandlerFor<'guaranteed-publisher', 'get_products'> } = {\n${snippet!.replace("cache_scope: 'public'", '')}};\n`,
+    entry,
+  );
+  assert.not.ok(without.ok, 'without cache_scope the 3.2 handler does not compile');
+});
+
+test('at run time: a 3.0 body sent as 3.2 is the agent\'s error in development; per-release handlers answer each pin', async () => {
+  const { loadProfile } = await setAt(out);
+  const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
+  const args = { brief: 'homepage', buying_mode: 'brief', context: { trace: 'p' } };
+  const wrong = JSON.parse((await agent.call('get_products', args, () => ({ products: [] }))).content[0]!.text) as Record<string, any>;
+  assert.is(wrong.adcp_error.code, 'CONFIGURATION_ERROR');
+  assert.is(wrong.adcp_error.recovery, 'terminal');
+  assert.match(wrong.adcp_error.message, /AdCP 3\.2 response schema: .*cache_scope/);
+  const perRelease = { '3.2': () => ({ products: [], cache_scope: 'public' }), '3.0': () => ({ products: [] }) };
+  const r32 = await agent.call('get_products', args, perRelease);
+  assert.equal(r32.structuredContent, { products: [], cache_scope: 'public', status: 'completed', adcp_version: '3.2', context: { trace: 'p' } });
+  const r30 = await agent.call('get_products', { ...args, adcp_version: '3.0' }, perRelease);
+  assert.equal(r30.structuredContent, { products: [], status: 'completed', adcp_version: '3.0', context: { trace: 'p' } });
+  // 3.0's create_media_buy carries the media buy's own status; 3.2's defines no such status.
+  const buy = createMediaBuyRequest({ adcp_version: '3.0' });
+  const created = await agent.call('create_media_buy', buy, () => ({ media_buy_id: 'mb', packages: [], status: 'active' }));
+  assert.is(created.structuredContent?.status, 'active', created.content[0]!.text);
+});
+
+test.run();
