@@ -15,6 +15,7 @@ Options:
   --out DIR      output directory (default: the config's "out", else ./generated)
   --check        compare the output with what would be generated; change nothing; exit 1 on drift
   --strict       treat x-adcp-applies-when lint warnings as errors
+  --verbose      also list each shipped normalization rule not emitted and each compile unit's time
   -h, --help     show this help
 
 Exit status: 0 ok, 1 generation error or drift found by --check, 2 usage error.
@@ -22,7 +23,7 @@ Exit status: 0 ok, 1 generation error or drift found by --check, 2 usage error.
 
 /** Runs the CLI; returns the exit code instead of exiting so tests can drive it in-process. */
 export async function main(argv: readonly string[], stderr: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
-  const log = createLogger(stderr);
+  let log = createLogger(stderr);
   let parsed;
   try {
     parsed = parseArgs({
@@ -36,6 +37,7 @@ export async function main(argv: readonly string[], stderr: NodeJS.WritableStrea
         out: { type: 'string' },
         check: { type: 'boolean' },
         strict: { type: 'boolean' },
+        verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -45,6 +47,7 @@ export async function main(argv: readonly string[], stderr: NodeJS.WritableStrea
     return 2;
   }
   const { values, positionals } = parsed;
+  if (values.verbose === true) log = createLogger(stderr, process.env, true);
   if (values.help === true) {
     stdout.write(USAGE);
     return 0;

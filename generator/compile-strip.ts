@@ -92,7 +92,9 @@ export function compileStripModules(release: Release, tools?: readonly string[])
   const files: EmittedFile[] = [{ path: dir(`_shared/${supportName}`), contents: supportSource, inputs: [] }];
   for (const unit of modules) if (need.has(unit)) files.push(rendered.get(unit)!);
   files.push(...out.values());
-  return files;
+  // Machine code laid out by strip-codegen (indented, one statement per line): prettier over it cost seconds per
+  // release and helps no reader, so the format stage leaves it as written.
+  return files.map((f) => ({ ...f, verbatim: true }));
 }
 
 /**

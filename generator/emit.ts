@@ -52,8 +52,14 @@ export function withHeader(file: EmittedFile, purpose?: string): EmittedFile {
   return { ...file, contents: render('artifact.hbs', { inputs: file.inputs, purpose, body: file.contents }) };
 }
 
-export function jsonFile(path: string, dataKey: string, data: unknown, inputs: readonly InputRef[]): EmittedFile {
-  return { path, inputs, contents: render('json-file.hbs', { notice: NOTICE, inputs: inputs.map((i) => `${i.name} ${i.hash.slice(0, 16)}`), dataKey, data }) };
+/**
+ * A generated JSON document: the do-not-edit notice and inputs on their own lines, then the data. JSON is data, not
+ * code, so no formatter runs over it: `compact` data (advertised schemas, read by machines) is one line, `indented`
+ * data (profiles, read by people) is JSON.stringify's two-space layout. Both are deterministic.
+ */
+export function jsonFile(path: string, dataKey: string, data: unknown, inputs: readonly InputRef[], layout: 'compact' | 'indented' = 'compact'): EmittedFile {
+  const body = layout === 'compact' ? json(data) : json(data, 2).replace(/\n/g, '\n  ');
+  return { path, inputs, contents: render('json-file.hbs', { notice: NOTICE, inputs: inputs.map((i) => `${i.name} ${i.hash.slice(0, 16)}`), dataKey, body }) };
 }
 
 /** The runtime, compiled from runtime/*.ts, copied into the output so the set needs no adcp-codegen at run time. */
@@ -66,7 +72,8 @@ export function runtimeFiles(): EmittedFile[] {
       const contents = readFileSync(join(dir, name), 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '');
       const source = `runtime/${name.replace(/\.d\.ts$|\.js$/, '.ts')}`;
       return withHeader(
-        { path: `runtime/${name}`, contents, inputs: [{ name: `adcp-codegen ${GENERATOR_VERSION}:${source}`, hash: sha256(contents) }] },
+        // tsc's output, already laid out: copied as it is.
+        { path: `runtime/${name}`, contents, inputs: [{ name: `adcp-codegen ${GENERATOR_VERSION}:${source}`, hash: sha256(contents) }], verbatim: true },
         `The adcp-codegen runtime, compiled from ${source}: the generated set needs no adcp-codegen at run time.`,
       );
     });
@@ -97,10 +104,13 @@ export function profileFile(data: ProfileData): EmittedFile {
       })),
     })),
   };
-  return jsonFile(`profiles/${profile.name}.json`, 'profile', body, [
-    { name: `profile:${profile.file}`, hash: profile.hash },
-    ...advertised.map(({ release }) => ({ name: release.label, hash: release.hash })),
-  ]);
+  return jsonFile(
+    `profiles/${profile.name}.json`,
+    'profile',
+    body,
+    [{ name: `profile:${profile.file}`, hash: profile.hash }, ...advertised.map(({ release }) => ({ name: release.label, hash: release.hash }))],
+    'indented',
+  );
 }
 
 export function entryFiles(profiles: readonly ProfileData[], releaseKeys: readonly string[], inputs: readonly InputRef[]): EmittedFile[] {
@@ -112,8 +122,9 @@ export function entryFiles(profiles: readonly ProfileData[], releaseKeys: readon
   const releases = releaseKeys.map((key) => ({ key, namespace: `V${key.replace(/\./g, '_')}` }));
   const data = { inputs, profileNames, profileTools, releases, purpose: 'Entry point: import { loadProfile, profiles } from this file.' };
   return [
-    { path: 'index.js', inputs, contents: render('index.js.hbs', data) },
-    { path: 'index.d.ts', inputs, contents: render('index.d.ts.hbs', data) },
+    // The templates lay these out: no formatter needed, so a regeneration that compiles nothing never loads prettier.
+    { path: 'index.js', inputs, contents: render('index.js.hbs', data), verbatim: true },
+    { path: 'index.d.ts', inputs, contents: render('index.d.ts.hbs', data), verbatim: true },
     { path: 'package.json', inputs: [], contents: render('package.json.hbs', { notice: NOTICE }) },
     { path: '.gitignore', inputs: [], contents: render('gitignore.hbs', {}) },
   ];

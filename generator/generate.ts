@@ -1,13 +1,13 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { advertise, AdvertisedSources, type AdvertisedRelease } from './advertise.js';
-import { compile } from './compile.js';
-import { entryFiles, GENERATOR_VERSION, jsonFile, profileFile, runtimeFiles, withHeader, type ProfileData } from './emit.js';
+import type { AdvertisedRelease } from './advertise.js';
+import type { SkippedRule } from './compile.js';
+import type { ProfileData } from './emit.js';
+import { generatorCodeHash, generatorVersion } from './code-hash.js';
 import { CodegenError } from './errors.js';
-import { format } from './format.js';
 import { sha256 } from './hash.js';
-import { load } from './load.js';
+import { load, readInputs } from './load.js';
 import { displayPath } from './load-release.js';
 import type { ConfigOverrides } from './load-config.js';
 import { createLogger, type Logger } from './log.js';
@@ -15,12 +15,16 @@ import type { EmittedFile, InputRef } from './model.js';
 import { loadNormalizationRules } from './normalize-rules.js';
 import { loadOverlays } from './overlay.js';
 import { packageRoot } from './package-root.js';
-import { select } from './select.js';
 import { diffOutput, MANIFEST, manifestFile, outputIntact, readManifest, write, type OutputManifest } from './write.js';
 
 export interface GenerateOptions extends ConfigOverrides {
   /** Compare instead of writing: report drift, change nothing. */
   readonly check?: boolean;
+  /**
+   * Reuse the previous set's files of compile units whose inputs are unchanged (default). `false` compiles
+   * everything, as a cold run would.
+   */
+  readonly reuse?: boolean;
   readonly logger?: Logger;
 }
 
@@ -56,30 +60,47 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     return ms;
   };
 
-  const inputs = load(options);
-  const { config } = inputs;
+  // Everything an output depends on, hashed from the files' bytes before any release is parsed: an unchanged
+  // regeneration costs reading and hashing, nothing more.
+  const files = readInputs(options);
+  const { config } = files;
   // Rule and overlay files are named by their path from the working directory: in error messages and in the
   // headers of generated files, never an absolute path.
   const cwd = process.cwd();
   const rules = loadNormalizationRules(config.normalizations.map((f) => displayPath(f, cwd)));
   const overlays = loadOverlays(config.overlays.map((f) => displayPath(f, cwd)));
-  log.stage('load', `${inputs.releases.map((r) => `AdCP ${r.version}`).join(', ')}; ${inputs.profiles.length} profile(s); ${rules.length} normalization rule(s); ${overlays.length} overlay(s)`, lap());
-
-  const inputRefs: InputRef[] = [
-    ...inputs.releases.map((r) => ({ name: r.label, hash: r.hash })),
-    ...inputs.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
-    // As the loaders hashed them, named as the compiled modules' headers name them: no file is read twice.
-    ...[...new Map(rules.map((r) => [r.file, r.fileHash])).entries()].map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
-    ...overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
-  ];
+  const code = generatorCodeHash();
   const inputsHash = sha256(
-    JSON.stringify({ generator: GENERATOR_VERSION, code: generatorCodeHash(), inputs: inputRefs, acceptedRecords: config.acceptedRecords, strict: config.strict }),
+    JSON.stringify({
+      generator: generatorVersion,
+      code,
+      releases: config.releaseDirs.map((r, i) => ({ name: r.display, hash: files.digests[i]!.hash })),
+      profiles: files.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
+      // As the loaders hashed them, named as the compiled modules' headers name them: no file is read twice.
+      rules: [...new Map(rules.map((r) => [r.file, r.fileHash])).entries()],
+      overlays: overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
+      acceptedRecords: config.acceptedRecords,
+      strict: config.strict,
+    }),
   );
   const previous = readManifest(config.out);
-  if (previous !== undefined && previous.inputsHash === inputsHash && outputIntact(config.out, previous)) {
+  if (options.reuse !== false && previous !== undefined && previous.inputsHash === inputsHash && outputIntact(config.out, previous)) {
     log.info(`${displayOut(config.out)} is up to date: nothing changed`);
     return { out: config.out, files: Object.keys(previous.files), changed: [], removed: [], upToDate: true, drift: [], warnings };
   }
+
+  // The compile stages and their dependencies (Ajv's code generation, json-schema-to-typescript, handlebars) load
+  // only when there is something to generate: a no-op run never pays for them.
+  const [{ advertise, AdvertisedSources }, { compile, dedupe }, { entryFiles, GENERATOR_VERSION, jsonFile, profileFile, runtimeFiles, withHeader }, { format }, { select }] =
+    await Promise.all([import('./advertise.js'), import('./compile.js'), import('./emit.js'), import('./format.js'), import('./select.js')]);
+  const inputs = load(files);
+  log.stage('load', `${inputs.releases.map((r) => `AdCP ${r.version}`).join(', ')}; ${inputs.profiles.length} profile(s); ${rules.length} normalization rule(s); ${overlays.length} overlay(s)`, lap());
+  const inputRefs: InputRef[] = [
+    ...inputs.releases.map((r) => ({ name: r.label, hash: r.hash })),
+    ...inputs.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
+    ...[...new Map(rules.map((r) => [r.file, r.fileHash])).entries()].map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
+    ...overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
+  ];
 
   const selections = select(inputs.profiles, inputs.served);
   const selected = [...selections.values()].flat();
@@ -110,22 +131,39 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   }
   log.stage('project', `${advertisedFiles.size} advertised schema document(s)`, lap());
 
-  const compiled = await compile(inputs.releases, selections, rules);
-  for (const s of compiled.skippedRules) log.info(`normalization ${s.rule} not emitted for ${s.tool} (${s.release}): ${s.reason}`);
-  log.stage('compile', [...compiled.tools].map(([k, ts]) => `${ts.length} tools for ${k}`).join(', ') + `; ${compiled.files.length} module(s)`, lap());
+  const compiled = await compile(inputs.releases, selections, rules, {
+    generatorHash: code,
+    reuse: (id, key) => (options.reuse === false ? undefined : reusable(config.out, previous, id, key)),
+    onUnit: (id, ms) => log.detail(`compiled ${id} in ${Math.round(ms)} ms`),
+  });
+  reportSkippedRules(compiled.skippedRules, log);
+  const reused = compiled.units.filter((u) => u.reused);
+  log.stage(
+    'compile',
+    [...compiled.tools].map(([k, ts]) => `${ts.length} tools for ${k}`).join(', ') +
+      `; ${compiled.units.length - reused.length} unit(s) compiled` +
+      (reused.length > 0 ? `, ${reused.length} reused from ${displayOut(config.out)} (${reused.map((u) => u.id).join(', ')})` : ''),
+    lap(),
+  );
 
-  const emitted: EmittedFile[] = [
+  const fresh: EmittedFile[] = [
     ...entryFiles(profiles, [...compiled.tools.keys()], inputRefs),
     ...runtimeFiles(),
     ...profiles.map(profileFile),
     ...advertisedFiles.values(),
-    ...compiled.files.map((f) => withHeader(f)),
-  ].sort((a, b) => (a.path < b.path ? -1 : 1));
-  log.stage('emit', `${emitted.length} file(s)`, lap());
+  ];
+  const compiledPaths = new Map<string, string[]>();
+  for (const u of compiled.units) {
+    compiledPaths.set(u.id, [...new Set(u.files.map((f) => f.path))].sort());
+    if (!u.reused) fresh.push(...u.files.map((f) => withHeader(f)));
+  }
+  log.stage('emit', `${fresh.length} file(s)`, lap());
 
-  const formatted = await format(emitted);
-  const manifest = manifestFile(formatted, `adcp-codegen ${GENERATOR_VERSION}`, inputsHash);
-  const all = [...formatted, manifest];
+  const formatted = await format(fresh);
+  const all = dedupe([...formatted, ...reused.flatMap((u) => u.files)]).sort((a, b) => (a.path < b.path ? -1 : 1));
+  const units = Object.fromEntries(compiled.units.map((u) => [u.id, { key: u.key, files: compiledPaths.get(u.id)! }]));
+  const manifest = manifestFile(all, `adcp-codegen ${GENERATOR_VERSION}`, inputsHash, units);
+  all.push(manifest);
   log.stage('format', `${(all.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB`, lap());
 
   if (options.check === true) {
@@ -141,29 +179,59 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   return { out: config.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings };
 }
 
+/**
+ * The previous set's files of one compile unit, when its manifest recorded the same key and every one of those
+ * files is still there byte for byte (a hand-edited or deleted file means the unit is compiled again). They were
+ * written by the same generator from the same inputs, so they are exactly what compiling would produce.
+ */
+function reusable(out: string, previous: OutputManifest | undefined, id: string, key: string): EmittedFile[] | undefined {
+  const record = previous?.units?.[id];
+  if (previous === undefined || record === undefined || record.key !== key) return undefined;
+  const files: EmittedFile[] = [];
+  for (const path of record.files) {
+    const expected = previous.files[path];
+    if (expected === undefined) return undefined;
+    let contents: string;
+    try {
+      contents = readFileSync(join(out, path), 'utf8');
+    } catch {
+      return undefined;
+    }
+    if (sha256(contents) !== expected) return undefined;
+    files.push({ path, contents, inputs: [] });
+  }
+  return files;
+}
+
+/**
+ * Rules that do not apply to a release (their deprecated field does not exist there) are expected for the rule
+ * files adcp-codegen ships, which cover every release: one summary line per release, each rule with --verbose.
+ * A team's own rule files are reported rule by rule — a rule that never applies there is worth a look.
+ */
+function reportSkippedRules(skipped: readonly SkippedRule[], log: Logger): void {
+  const shipped = (s: SkippedRule): boolean => isShipped(s.file);
+  const byRelease = new Map<string, SkippedRule[]>();
+  for (const s of skipped) {
+    const line = `normalization ${s.rule} not emitted for ${s.tool} (${s.release}): ${s.reason}`;
+    if (!shipped(s)) {
+      log.info(line);
+      continue;
+    }
+    log.detail(line);
+    byRelease.set(s.release, [...(byRelease.get(s.release) ?? []), s]);
+  }
+  for (const [release, list] of byRelease) {
+    log.info(`${list.length} shipped normalization rule(s) do not apply to AdCP ${release} and were not emitted (--verbose lists them)`);
+  }
+}
+
+/** A rule file inside adcp-codegen's own schemas/normalizations (through node_modules links as well). */
+function isShipped(file: string): boolean {
+  const real = (p: string): string => (existsSync(p) ? realpathSync(p) : resolve(p));
+  return real(file).startsWith(real(join(packageRoot, 'schemas', 'normalizations')) + sep);
+}
 
 function displayOut(out: string): string {
   const rel = out.startsWith(process.cwd() + '/') ? out.slice(process.cwd().length + 1) : out;
   return rel;
-}
-
-let codeHash: string | undefined;
-/** The generator's own code and templates: a changed generator must not be mistaken for an up-to-date output. */
-function generatorCodeHash(): string {
-  if (codeHash !== undefined) return codeHash;
-  const parts: string[] = [];
-  for (const dir of ['dist/generator', 'dist/runtime', 'templates', 'schemas']) {
-    const walk = (rel: string): void => {
-      for (const name of readdirSync(join(packageRoot, rel)).sort()) {
-        const path = join(rel, name);
-        if (statSync(join(packageRoot, path)).isDirectory()) {
-          if (rel === 'schemas' && name === 'profiles') continue;
-          walk(path);
-        } else if (!name.endsWith('.map')) parts.push(`${path}:${sha256(readFileSync(join(packageRoot, path)))}`);
-      }
-    };
-    walk(dir);
-  }
-  codeHash = sha256(parts.join('\n'));
-  return codeHash;
 }

@@ -3,7 +3,7 @@ import { CodegenError } from './errors.js';
 import { hashJson } from './hash.js';
 import type { JsonObject, Profile, Release } from './model.js';
 import { readJson } from './read-json.js';
-import { compileReleaseSchema } from './release-ajv.js';
+import { capabilitiesValidator } from './capabilities-validator.js';
 
 interface RawProfile {
   name: string;
@@ -63,7 +63,7 @@ export function servedReleases(profile: Profile, releases: readonly Release[]): 
 export function checkCapabilities(profile: Profile, release: Release): void {
   const tool = release.tools.get('get_adcp_capabilities');
   if (tool === undefined) return; // a release without the capabilities tool has nothing to check against
-  const validate = compileReleaseSchema(release, tool.responseSchema);
+  const validate = capabilitiesValidator(release, tool.responseSchema);
   // Validated as served: the runtime adds the protocol envelope's `status` to every completed response.
   if (!validate({ status: 'completed', ...profile.capabilities })) {
     const error = validate.errors![0]!;
