@@ -1,8 +1,7 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { AdvertisedRelease } from './advertise.js';
-import type { SkippedRule } from './compile.js';
 import type { ProfileData } from './emit.js';
 import { generatorCodeHash, generatorVersion } from './code-hash.js';
 import { CodegenError } from './errors.js';
@@ -11,10 +10,10 @@ import { load, readInputs } from './load.js';
 import { displayPath } from './load-release.js';
 import type { ConfigOverrides } from './load-config.js';
 import { createLogger, type Logger } from './log.js';
+import { reportSkippedRules } from './report-rules.js';
 import type { EmittedFile, InputRef } from './model.js';
 import { loadNormalizationRules } from './normalize-rules.js';
 import { loadOverlays } from './overlay.js';
-import { packageRoot } from './package-root.js';
 import { diffOutput, MANIFEST, manifestFile, outputIntact, readManifest, write, type OutputManifest } from './write.js';
 
 export interface GenerateOptions extends ConfigOverrides {
@@ -201,34 +200,6 @@ function reusable(out: string, previous: OutputManifest | undefined, id: string,
     files.push({ path, contents, inputs: [] });
   }
   return files;
-}
-
-/**
- * Rules that do not apply to a release (their deprecated field does not exist there) are expected for the rule
- * files adcp-codegen ships, which cover every release: one summary line per release, each rule with --verbose.
- * A team's own rule files are reported rule by rule — a rule that never applies there is worth a look.
- */
-function reportSkippedRules(skipped: readonly SkippedRule[], log: Logger): void {
-  const shipped = (s: SkippedRule): boolean => isShipped(s.file);
-  const byRelease = new Map<string, SkippedRule[]>();
-  for (const s of skipped) {
-    const line = `normalization ${s.rule} not emitted for ${s.tool} (${s.release}): ${s.reason}`;
-    if (!shipped(s)) {
-      log.info(line);
-      continue;
-    }
-    log.detail(line);
-    byRelease.set(s.release, [...(byRelease.get(s.release) ?? []), s]);
-  }
-  for (const [release, list] of byRelease) {
-    log.info(`${list.length} shipped normalization rule(s) do not apply to AdCP ${release} and were not emitted (--verbose lists them)`);
-  }
-}
-
-/** A rule file inside adcp-codegen's own schemas/normalizations (through node_modules links as well). */
-function isShipped(file: string): boolean {
-  const real = (p: string): string => (existsSync(p) ? realpathSync(p) : resolve(p));
-  return real(file).startsWith(real(join(packageRoot, 'schemas', 'normalizations')) + sep);
 }
 
 function displayOut(out: string): string {
