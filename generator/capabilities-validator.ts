@@ -22,17 +22,6 @@ export type CapabilitiesValidator = ((data: unknown) => boolean) & { errors?: Er
  * loads it. Ajv's own standalone output, loaded with the generator's own `require` (ajv's run-time helpers).
  */
 export function capabilitiesValidator(release: Release, path: string): CapabilitiesValidator {
-  let byPath = memo.get(release);
-  if (byPath === undefined) memo.set(release, (byPath = new Map()));
-  let validate = byPath.get(path);
-  if (validate === undefined) byPath.set(path, (validate = build(release, path)));
-  return validate;
-}
-
-/** Several profiles serve the same release: one validator per release and schema in a run. */
-const memo = new WeakMap<Release, Map<string, CapabilitiesValidator>>();
-
-function build(release: Release, path: string): CapabilitiesValidator {
   const dir = cacheDir('capabilities');
   const key = sha256(JSON.stringify({ code: generatorCodeHash(), release: release.hash, path }));
   const cached = dir === undefined ? undefined : readCache(dir, key);

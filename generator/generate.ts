@@ -90,7 +90,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
 
   // The compile stages and their dependencies (Ajv's code generation, json-schema-to-typescript, handlebars) load
   // only when there is something to generate: a no-op run never pays for them.
-  const [{ advertise, AdvertisedSources }, { compile, dedupe }, { entryFiles, GENERATOR_VERSION, jsonFile, profileFile, runtimeFiles, withHeader }, { format }, { select }] =
+  const [{ advertise, AdvertisedSources }, { compile, dedupe }, { entryFiles, GENERATOR_VERSION, jsonFile, profileFile, runtimeFiles, withHeader }, { format, formatted: formattedByPrettier }, { select }] =
     await Promise.all([import('./advertise.js'), import('./compile.js'), import('./emit.js'), import('./format.js'), import('./select.js')]);
   const inputs = load(files);
   log.stage('load', `${inputs.releases.map((r) => `AdCP ${r.version}`).join(', ')}; ${inputs.profiles.length} profile(s); ${rules.length} normalization rule(s); ${overlays.length} overlay(s)`, lap());
@@ -158,6 +158,8 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   }
   log.stage('emit', `${fresh.length} file(s)`, lap());
 
+  const pretty = fresh.filter(formattedByPrettier);
+  log.detail(`prettier over ${pretty.length} file(s), ${(pretty.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB: ${[...new Set(pretty.map((f) => f.path.replace(/[^/]*$/, '')))].join(', ')}`);
   const formatted = await format(fresh);
   const all = dedupe([...formatted, ...reused.flatMap((u) => u.files)]).sort((a, b) => (a.path < b.path ? -1 : 1));
   const units = Object.fromEntries(compiled.units.map((u) => [u.id, { key: u.key, files: compiledPaths.get(u.id)! }]));

@@ -1,5 +1,6 @@
 import { CodegenError } from './errors.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './load-config.js';
+import type { CapabilitiesValidator } from './capabilities-validator.js';
 import { checkCapabilities, readProfile, servedReleases } from './load-profile.js';
 import { digestRelease, displayPath, loadRelease, type ReleaseDigest } from './load-release.js';
 import type { Profile, Release } from './model.js';
@@ -54,9 +55,10 @@ export function load(input: ConfigOverrides | InputFiles): Inputs {
   releases.sort((a, b) => b.major - a.major || b.minor - a.minor);
 
   const served = new Map<string, readonly Release[]>();
+  const validators = new Map<Release, CapabilitiesValidator>();
   for (const p of profiles) {
     const rs = servedReleases(p, releases);
-    for (const r of rs) checkCapabilities(p, r);
+    for (const r of rs) checkCapabilities(p, r, validators);
     served.set(p.name, rs);
   }
   return { config, releases, profiles, served };
