@@ -105,30 +105,36 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const selected = [...selections.values()].flat();
   log.stage('select', selected.map((s) => `${s.tools.length}`).join('+') + ` tools over ${selected.length} profile×release surface(s)`, lap());
 
-  const sources = new AdvertisedSources(overlays);
-  const profiles: ProfileData[] = inputs.profiles.map((profile) => {
-    const ss = selections.get(profile.name)!;
-    const advertised: AdvertisedRelease[] = advertise(profile, ss, sources, config.acceptedRecords);
-    return { profile, selections: ss, advertised };
-  });
-  // A shared definition appears in many tools' documents: report each finding once.
-  const findings = [...new Map(sources.findings.map((f) => [`${f.pointer}\0${f.message}`, f])).values()];
-  for (const f of findings) {
-    const message = `${f.file}#${f.pointer}: ${f.message}`;
-    if (config.strict) throw new CodegenError(f.file, f.pointer, `${f.message} (--strict)`);
-    warn(message);
-  }
-  const advertisedFiles = new Map<string, EmittedFile>();
-  for (const p of profiles) {
-    for (const r of p.advertised) {
-      for (const e of r.entries) {
-        for (const s of [e.inputSchema, e.outputSchema]) {
-          if (!advertisedFiles.has(s.path)) advertisedFiles.set(s.path, jsonFile(s.path, 'schema', s.schema, s.inputs));
+  // Projection in its own scope: the projected schema objects (tens of MB for 3.2) are rendered to text here and
+  // can be collected before the compile stage, which is where a cold run peaks in memory.
+  const releaseKeys = inputs.releases.filter((r) => selected.some((s) => s.release === r && s.tools.length > 0)).map((r) => r.key);
+  const projected = ((): EmittedFile[] => {
+    const sources = new AdvertisedSources(overlays);
+    const profiles: ProfileData[] = inputs.profiles.map((profile) => {
+      const ss = selections.get(profile.name)!;
+      const advertised: AdvertisedRelease[] = advertise(profile, ss, sources, config.acceptedRecords);
+      return { profile, selections: ss, advertised };
+    });
+    // A shared definition appears in many tools' documents: report each finding once.
+    const findings = [...new Map(sources.findings.map((f) => [`${f.pointer}\0${f.message}`, f])).values()];
+    for (const f of findings) {
+      const message = `${f.file}#${f.pointer}: ${f.message}`;
+      if (config.strict) throw new CodegenError(f.file, f.pointer, `${f.message} (--strict)`);
+      warn(message);
+    }
+    const advertisedFiles = new Map<string, EmittedFile>();
+    for (const p of profiles) {
+      for (const r of p.advertised) {
+        for (const e of r.entries) {
+          for (const s of [e.inputSchema, e.outputSchema]) {
+            if (!advertisedFiles.has(s.path)) advertisedFiles.set(s.path, jsonFile(s.path, 'schema', s.schema, s.inputs));
+          }
         }
       }
     }
-  }
-  log.stage('project', `${advertisedFiles.size} advertised schema document(s)`, lap());
+    log.stage('project', `${advertisedFiles.size} advertised schema document(s)`, lap());
+    return [...entryFiles(profiles, releaseKeys, inputRefs), ...runtimeFiles(), ...profiles.map(profileFile), ...advertisedFiles.values()];
+  })();
 
   const compiled = await compile(inputs.releases, selections, rules, {
     generatorHash: code,
@@ -145,12 +151,8 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     lap(),
   );
 
-  const fresh: EmittedFile[] = [
-    ...entryFiles(profiles, [...compiled.tools.keys()], inputRefs),
-    ...runtimeFiles(),
-    ...profiles.map(profileFile),
-    ...advertisedFiles.values(),
-  ];
+  if (releaseKeys.join() !== [...compiled.tools.keys()].join()) throw new Error('adcp-codegen bug: compiled releases differ from the selected ones');
+  const fresh: EmittedFile[] = [...projected];
   const compiledPaths = new Map<string, string[]>();
   for (const u of compiled.units) {
     compiledPaths.set(u.id, [...new Set(u.files.map((f) => f.path))].sort());
