@@ -10,7 +10,10 @@ export const generatorVersion: string = (JSON.parse(readFileSync(join(packageRoo
 const OUTPUT_DEPENDENCIES = ['ajv', 'ajv-formats', 'prettier', 'json-schema-to-typescript', 'handlebars'] as const;
 
 let codeHash: string | undefined;
-/** The generator's own code and templates: a changed generator must not be mistaken for an up-to-date output. */
+/**
+ * The generator's version, code, templates, shipped rules and output-shaping dependencies: a changed generator must
+ * not be mistaken for an up-to-date output, nor its compile units reused.
+ */
 export function generatorCodeHash(): string {
   if (codeHash !== undefined) return codeHash;
   const parts: string[] = [];
@@ -37,6 +40,8 @@ export function generatorCodeHash(): string {
     }
     parts.push(`${dep}@${version}`);
   }
+  // The version is printed in every header.
+  parts.push(`adcp-codegen@${generatorVersion}`);
   codeHash = sha256(parts.join('\n'));
   return codeHash;
 }
