@@ -17,6 +17,7 @@ Options:
   --adopt        write into an existing, non-empty DIR that holds no adcp-codegen manifest (its other files are
                  left as they are); without it such a directory is refused
   --strict       treat x-adcp-applies-when lint warnings as errors
+  --verbose      also list each shipped normalization rule not emitted and each compile unit's time
   -h, --help     show this help
 
 Exit status: 0 ok, 1 generation error or drift found by --check, 2 usage error.
@@ -24,7 +25,7 @@ Exit status: 0 ok, 1 generation error or drift found by --check, 2 usage error.
 
 /** Runs the CLI; returns the exit code instead of exiting so tests can drive it in-process. */
 export async function main(argv: readonly string[], stderr: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
-  const log = createLogger(stderr);
+  let log = createLogger(stderr);
   let parsed;
   try {
     parsed = parseArgs({
@@ -39,6 +40,7 @@ export async function main(argv: readonly string[], stderr: NodeJS.WritableStrea
         check: { type: 'boolean' },
         adopt: { type: 'boolean' },
         strict: { type: 'boolean' },
+        verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -48,6 +50,7 @@ export async function main(argv: readonly string[], stderr: NodeJS.WritableStrea
     return 2;
   }
   const { values, positionals } = parsed;
+  if (values.verbose === true) log = createLogger(stderr, process.env, true);
   if (values.help === true) {
     stdout.write(USAGE);
     return 0;

@@ -55,8 +55,14 @@ export function withHeader(file: EmittedFile, purpose?: string): EmittedFile {
   return { ...file, contents: render('artifact.hbs', { inputs: file.inputs, purpose, body: file.contents }) };
 }
 
-export function jsonFile(path: string, dataKey: string, data: unknown, inputs: readonly InputRef[]): EmittedFile {
-  return { path, inputs, contents: render('json-file.hbs', { notice: NOTICE, inputs: inputs.map((i) => `${i.name} ${i.hash.slice(0, 16)}`), dataKey, data }) };
+/**
+ * A generated JSON document: the do-not-edit notice and inputs on their own lines, then the data. JSON is data, not
+ * code, so no formatter runs over it: `compact` data (advertised schemas, read by machines) is one line, `indented`
+ * data (profiles, read by people) is JSON.stringify's two-space layout. Both are deterministic.
+ */
+export function jsonFile(path: string, dataKey: string, data: unknown, inputs: readonly InputRef[], layout: 'compact' | 'indented' = 'compact'): EmittedFile {
+  const body = layout === 'compact' ? json(data) : json(data, 2).replace(/\n/g, '\n  ');
+  return { path, inputs, contents: render('json-file.hbs', { notice: NOTICE, inputs: inputs.map((i) => `${i.name} ${i.hash.slice(0, 16)}`), dataKey, body }) };
 }
 
 /**
@@ -74,14 +80,14 @@ export function runtimeFiles(): EmittedFile[] {
   const { bundle, facades } = bundleRuntime(js);
   const files: EmittedFile[] = [
     withHeader(
-      { path: `runtime/${BUNDLE}`, contents: bundle, inputs: js.map((s) => inputOf(s.name, s.text)) },
+      { path: `runtime/${BUNDLE}`, contents: bundle, inputs: js.map((s) => inputOf(s.name, s.text)), verbatim: true },
       'The adcp-codegen runtime in one module (runtime/*.ts compiled, each module a CommonJS function): one file to load at cold start.',
     ),
   ];
   for (const s of js) {
     files.push(
       withHeader(
-        { path: `runtime/${s.name}`, contents: facades.get(s.name)!, inputs: [inputOf(s.name, s.text)] },
+        { path: `runtime/${s.name}`, contents: facades.get(s.name)!, inputs: [inputOf(s.name, s.text)], verbatim: true },
         `The names of ${sourceOf(s.name)}, from the bundled runtime (runtime/${BUNDLE}).`,
       ),
     );
@@ -90,7 +96,8 @@ export function runtimeFiles(): EmittedFile[] {
     const contents = read(name);
     files.push(
       withHeader(
-        { path: `runtime/${name}`, contents, inputs: [inputOf(name, contents)] },
+        // tsc's output, already laid out: copied as it is.
+        { path: `runtime/${name}`, contents, inputs: [inputOf(name, contents)], verbatim: true },
         `The adcp-codegen runtime's types, compiled from ${sourceOf(name)}.`,
       ),
     );
@@ -124,10 +131,13 @@ export function profileFile(data: ProfileData): EmittedFile {
     // The single MCP endpoint serving every release: each tool once.
     endpoint: advertised.endpoint.map(listEntry),
   };
-  return jsonFile(`profiles/${profile.name}.json`, 'profile', body, [
-    { name: `profile:${profile.file}`, hash: profile.hash },
-    ...advertised.releases.map(({ release }) => ({ name: release.label, hash: release.hash })),
-  ]);
+  return jsonFile(
+    `profiles/${profile.name}.json`,
+    'profile',
+    body,
+    [{ name: `profile:${profile.file}`, hash: profile.hash }, ...advertised.releases.map(({ release }) => ({ name: release.label, hash: release.hash }))],
+    'indented',
+  );
 }
 
 function listEntry(e: ToolsListEntry): Record<string, unknown> {
@@ -150,8 +160,9 @@ export function entryFiles(profiles: readonly ProfileData[], releaseKeys: readon
   const releases = releaseKeys.map((key) => ({ key, namespace: `V${key.replace(/\./g, '_')}` }));
   const data = { inputs, profileNames, profileTools, releases, purpose: 'Entry point: import { loadProfile, profiles } from this file.' };
   return [
-    { path: 'index.js', inputs, contents: render('index.js.hbs', data) },
-    { path: 'index.d.ts', inputs, contents: render('index.d.ts.hbs', data) },
+    // The templates lay these out: no formatter needed, so a regeneration that compiles nothing never loads prettier.
+    { path: 'index.js', inputs, contents: render('index.js.hbs', data), verbatim: true },
+    { path: 'index.d.ts', inputs, contents: render('index.d.ts.hbs', data), verbatim: true },
     { path: 'package.json', inputs: [], contents: render('package.json.hbs', { notice: NOTICE }) },
     { path: '.gitignore', inputs: [], contents: render('gitignore.hbs', {}) },
   ];

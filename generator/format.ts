@@ -1,74 +1,67 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import * as prettier from 'prettier';
+import type * as Prettier from 'prettier';
+import { cacheDir, readCache, writeCache } from './build-cache.js';
 import { sha256 } from './hash.js';
 import type { EmittedFile } from './model.js';
 
 /** One fixed prettier configuration, never the user's: output must not depend on the machine it was made on. */
-export const PRETTIER_OPTIONS: prettier.Options = {
+export const PRETTIER_OPTIONS: Prettier.Options = {
   printWidth: 120,
   singleQuote: true,
   trailingComma: 'all',
   endOfLine: 'lf',
 };
 
-function parserFor(path: string): prettier.BuiltInParserName | undefined {
+/**
+ * Only code people read goes through prettier: TypeScript declarations (json-schema-to-typescript writes them
+ * unindented), the normalizers and the entry files. JSON is data laid out by its writer (JSON.stringify), and
+ * `verbatim` files (validator definitions, deep-strip modules, the copied runtime) are machine code their emitter
+ * already lays out; formatting megabytes of either was most of a cold run's time and memory.
+ */
+function parserFor(path: string): Prettier.BuiltInParserName | undefined {
   if (/\.(c|m)?js$/.test(path)) return 'babel';
-  if (/\.d\.(c|m)?ts$|\.ts$/.test(path)) return 'typescript';
-  if (path.endsWith('.json')) return 'json';
+  // Babel's TypeScript parser: the same output as prettier's `typescript` parser on declarations, in half the time.
+  if (/\.d\.(c|m)?ts$|\.ts$/.test(path)) return 'babel-ts';
   return undefined;
 }
 
 /**
- * Stage 6: every file through prettier; formatting never changes what code does. Prettier is the slowest stage by
- * far (megabytes of validator code), and its output is a pure function of its input, so results are cached by
- * content hash under node_modules/.cache/adcp-codegen: a regeneration formats only what changed.
+ * Stage 6: prettier over the files people read; formatting never changes what code does. Its output is a pure
+ * function of its input, so results are cached by content hash under node_modules/.cache/adcp-codegen: a
+ * regeneration formats only what changed. Files are formatted one after the other, so only one syntax tree is
+ * alive at a time (formatting them all at once held every tree in memory together).
  */
-export async function format(files: readonly EmittedFile[], cacheDir: string | undefined = defaultCacheDir()): Promise<EmittedFile[]> {
+export async function format(files: readonly EmittedFile[], cache: string | undefined = cacheDir('prettier')): Promise<EmittedFile[]> {
+  if (!files.some(formatted)) return [...files];
+  // Loaded only when something needs it: prettier and its parsers are a large part of a small run's start-up.
+  const prettier = await import('prettier');
   const salt = `${prettier.version}\0${JSON.stringify(PRETTIER_OPTIONS)}`;
-  return Promise.all(
-    files.map(async (file) => {
-      const parser = file.verbatim === true ? undefined : parserFor(file.path);
-      if (parser === undefined) return file;
-      const key = sha256(`${salt}\0${parser}\0${file.contents}`);
-      const cached = cacheDir === undefined ? undefined : readCache(cacheDir, key);
-      if (cached !== undefined) return { ...file, contents: cached };
-      let contents: string;
-      try {
-        contents = await prettier.format(file.contents, { ...PRETTIER_OPTIONS, parser });
-      } catch (e) {
-        // A formatting failure means the generator emitted invalid code: a bug to report, never to write.
-        throw new Error(`adcp-codegen bug: emitted ${file.path} does not parse: ${(e as Error).message.split('\n')[0]}`);
-      }
-      if (cacheDir !== undefined) writeCache(cacheDir, key, contents);
-      return { ...file, contents };
-    }),
-  );
-}
-
-function defaultCacheDir(): string | undefined {
-  return process.env.ADCP_CODEGEN_NO_CACHE ? undefined : join(process.cwd(), 'node_modules', '.cache', 'adcp-codegen', 'prettier');
-}
-
-function readCache(dir: string, key: string): string | undefined {
-  try {
-    const text = readFileSync(join(dir, key.slice(0, 2), key), 'utf8');
-    // An entry is its content's hash followed by the content: a torn or edited entry is never trusted.
-    const nl = text.indexOf('\n');
-    return nl === 64 && sha256(text.slice(65)) === text.slice(0, 64) ? text.slice(65) : undefined;
-  } catch {
-    return undefined;
+  const out: EmittedFile[] = [];
+  for (const file of files) {
+    const parser = file.verbatim === true ? undefined : parserFor(file.path);
+    if (parser === undefined) {
+      out.push(file);
+      continue;
+    }
+    const key = sha256(`${salt}\0${parser}\0${file.contents}`);
+    const cached = cache === undefined ? undefined : readCache(cache, key);
+    if (cached !== undefined) {
+      out.push({ ...file, contents: cached });
+      continue;
+    }
+    let contents: string;
+    try {
+      contents = await prettier.format(file.contents, { ...PRETTIER_OPTIONS, parser });
+    } catch (e) {
+      // A formatting failure means the generator emitted invalid code: a bug to report, never to write.
+      throw new Error(`adcp-codegen bug: emitted ${file.path} does not parse: ${(e as Error).message.split('\n')[0]}`);
+    }
+    if (cache !== undefined) writeCache(cache, key, contents);
+    out.push({ ...file, contents });
   }
+  return out;
 }
 
-function writeCache(dir: string, key: string, contents: string): void {
-  try {
-    const sub = join(dir, key.slice(0, 2));
-    mkdirSync(sub, { recursive: true });
-    const tmp = join(sub, `${key}.${process.pid}.tmp`);
-    writeFileSync(tmp, `${sha256(contents)}\n${contents}`);
-    renameSync(tmp, join(sub, key));
-  } catch {
-    // A read-only or full disk only costs speed.
-  }
+/** Whether `format` would run prettier over this file (the rest is written as emitted). */
+export function formatted(file: EmittedFile): boolean {
+  return file.verbatim !== true && parserFor(file.path) !== undefined;
 }

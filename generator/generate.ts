@@ -1,23 +1,19 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { advertise, AdvertisedSources, type Advertisement } from './advertise.js';
-import { servedCapabilities } from './capabilities.js';
-import { checkToolsLists } from './check-tools-list.js';
-import { compile } from './compile.js';
-import { entryFiles, GENERATOR_VERSION, jsonFile, profileFile, runtimeFiles, withHeader, type ProfileData } from './emit.js';
+import type { Advertisement } from './advertise.js';
+import type { ProfileData } from './emit.js';
+import { generatorCodeHash, generatorVersion } from './code-hash.js';
 import { CodegenError } from './errors.js';
-import { format } from './format.js';
 import { sha256 } from './hash.js';
-import { load } from './load.js';
+import { load, readInputs } from './load.js';
 import { displayPath } from './load-release.js';
 import type { ConfigOverrides } from './load-config.js';
 import { createLogger, type Logger } from './log.js';
+import { reportSkippedRules } from './report-rules.js';
 import type { EmittedFile, InputRef } from './model.js';
 import { loadNormalizationRules } from './normalize-rules.js';
 import { loadOverlays } from './overlay.js';
-import { packageRoot } from './package-root.js';
-import { select } from './select.js';
 import { diffOutput, MANIFEST, manifestFile, openOutput, outputIntact, readManifest, write, type OutputManifest } from './write.js';
 
 export interface GenerateOptions extends ConfigOverrides {
@@ -25,6 +21,11 @@ export interface GenerateOptions extends ConfigOverrides {
   readonly check?: boolean;
   /** Write into an existing, non-empty `out` that holds no adcp-codegen manifest (its other files are kept). */
   readonly adopt?: boolean;
+  /**
+   * Reuse the previous set's files of compile units whose inputs are unchanged (default). `false` compiles
+   * everything, as a cold run would.
+   */
+  readonly reuse?: boolean;
   readonly logger?: Logger;
 }
 
@@ -60,9 +61,12 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     return ms;
   };
 
-  const inputs = load(options);
-  const { config } = inputs;
-  // One writer per output directory, and what killed runs left is finished or cleared first (write.ts).
+  // Everything an output depends on, hashed from the files' bytes before any release is parsed: an unchanged
+  // regeneration costs reading and hashing, nothing more.
+  const files = readInputs(options);
+  const { config } = files;
+  // One writer per output directory, and what killed runs left is finished or cleared first (write.ts): before the
+  // previous manifest is read, so a pending commit is never mistaken for the set.
   using output = options.check === true ? undefined : openOutput(config.out, { adopt: options.adopt === true, display: displayOut(config.out) });
   for (const r of output?.recovered ?? []) log.info(`${displayOut(config.out)}: ${r}`);
   // Rule and overlay files are named by their path from the working directory: in error messages and in the
@@ -70,72 +74,127 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const cwd = process.cwd();
   const rules = loadNormalizationRules(config.normalizations.map((f) => displayPath(f, cwd)));
   const overlays = loadOverlays(config.overlays.map((f) => displayPath(f, cwd)));
-  log.stage('load', `${inputs.releases.map((r) => `AdCP ${r.version}`).join(', ')}; ${inputs.profiles.length} profile(s); ${rules.length} normalization rule(s); ${overlays.length} overlay(s)`, lap());
-
-  const inputRefs: InputRef[] = [
-    ...inputs.releases.map((r) => ({ name: r.label, hash: r.hash })),
-    ...inputs.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
-    // As the loaders hashed them, named as the compiled modules' headers name them: no file is read twice.
-    ...[...new Map(rules.map((r) => [r.file, r.fileHash])).entries()].map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
-    ...overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
-  ];
+  const code = generatorCodeHash();
   const inputsHash = sha256(
-    JSON.stringify({ generator: GENERATOR_VERSION, code: generatorCodeHash(), inputs: inputRefs, acceptedRecords: config.acceptedRecords, strict: config.strict }),
+    JSON.stringify({
+      generator: generatorVersion,
+      code,
+      releases: config.releaseDirs.map((r, i) => ({ name: r.display, hash: files.digests[i]!.hash })),
+      profiles: files.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
+      // As the loaders hashed them, named as the compiled modules' headers name them: no file is read twice.
+      rules: [...new Map(rules.map((r) => [r.file, r.fileHash])).entries()],
+      overlays: overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
+      acceptedRecords: config.acceptedRecords,
+      strict: config.strict,
+    }),
   );
   const previous = readManifest(config.out);
-  if (previous !== undefined && previous.inputsHash === inputsHash && outputIntact(config.out, previous)) {
+  if (options.reuse !== false && previous !== undefined && previous.inputsHash === inputsHash && outputIntact(config.out, previous)) {
     log.info(`${displayOut(config.out)} is up to date: nothing changed`);
     return { out: config.out, files: Object.keys(previous.files), changed: [], removed: [], upToDate: true, drift: [], warnings };
   }
+
+  // The compile stages and their dependencies (Ajv's code generation, json-schema-to-typescript, handlebars) load
+  // only when there is something to generate: a no-op run never pays for them.
+  const [
+    { advertise, AdvertisedSources },
+    { servedCapabilities },
+    { checkToolsLists },
+    { compile, dedupe },
+    { entryFiles, GENERATOR_VERSION, jsonFile, profileFile, runtimeFiles, withHeader },
+    { format, formatted: formattedByPrettier },
+    { select },
+  ] = await Promise.all([
+    import('./advertise.js'),
+    import('./capabilities.js'),
+    import('./check-tools-list.js'),
+    import('./compile.js'),
+    import('./emit.js'),
+    import('./format.js'),
+    import('./select.js'),
+  ]);
+  const inputs = load(files);
+  log.stage('load', `${inputs.releases.map((r) => `AdCP ${r.version}`).join(', ')}; ${inputs.profiles.length} profile(s); ${rules.length} normalization rule(s); ${overlays.length} overlay(s)`, lap());
+  const inputRefs: InputRef[] = [
+    ...inputs.releases.map((r) => ({ name: r.label, hash: r.hash })),
+    ...inputs.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
+    ...[...new Map(rules.map((r) => [r.file, r.fileHash])).entries()].map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
+    ...overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
+  ];
 
   const selections = select(inputs.profiles, inputs.served);
   const selected = [...selections.values()].flat();
   log.stage('select', selected.map((s) => `${s.tools.length}`).join('+') + ` tools over ${selected.length} profile×release surface(s)`, lap());
 
-  const sources = new AdvertisedSources(overlays);
-  const profiles: ProfileData[] = inputs.profiles.map((profile) => {
-    const ss = selections.get(profile.name)!;
-    servedCapabilities(profile, ss.map((s) => s.release.key)); // a stated supported_versions must match: fail before compiling
-    const advertised: Advertisement = advertise(profile, ss, sources, config.acceptedRecords);
-    return { profile, selections: ss, advertised };
-  });
-  // A shared definition appears in many tools' documents: report each finding once.
-  const findings = [...new Map(sources.findings.map((f) => [`${f.pointer}\0${f.message}`, f])).values()];
-  for (const f of findings) {
-    const message = `${f.file}#${f.pointer}: ${f.message}`;
-    if (config.strict) throw new CodegenError(f.file, f.pointer, `${f.message} (--strict)`);
-    warn(message);
-  }
-  const advertisedFiles = new Map<string, EmittedFile>();
-  for (const p of profiles) {
-    for (const entries of [...p.advertised.releases.map((r) => r.entries), p.advertised.endpoint]) {
-      for (const e of entries) {
-        for (const s of [e.inputSchema, e.outputSchema]) {
-          if (s !== undefined && !advertisedFiles.has(s.path)) advertisedFiles.set(s.path, jsonFile(s.path, 'schema', s.schema, s.inputs));
+  // Projection in its own scope: the projected schema objects (tens of MB for 3.2) are rendered to text here and
+  // can be collected before the compile stage, which is where a cold run peaks in memory.
+  const releaseKeys = inputs.releases.filter((r) => selected.some((s) => s.release === r && s.tools.length > 0)).map((r) => r.key);
+  const projected = ((): EmittedFile[] => {
+    const sources = new AdvertisedSources(overlays);
+    const profiles: ProfileData[] = inputs.profiles.map((profile) => {
+      const ss = selections.get(profile.name)!;
+      servedCapabilities(profile, ss.map((s) => s.release.key)); // a stated supported_versions must match: fail before compiling
+      const advertised: Advertisement = advertise(profile, ss, sources, config.acceptedRecords);
+      return { profile, selections: ss, advertised };
+    });
+    // A shared definition appears in many tools' documents: report each finding once.
+    const findings = [...new Map(sources.findings.map((f) => [`${f.pointer}\0${f.message}`, f])).values()];
+    for (const f of findings) {
+      const message = `${f.file}#${f.pointer}: ${f.message}`;
+      if (config.strict) throw new CodegenError(f.file, f.pointer, `${f.message} (--strict)`);
+      warn(message);
+    }
+    const advertisedFiles = new Map<string, EmittedFile>();
+    for (const p of profiles) {
+      for (const entries of [...p.advertised.releases.map((r) => r.entries), p.advertised.endpoint]) {
+        for (const e of entries) {
+          for (const s of [e.inputSchema, e.outputSchema]) {
+            if (s !== undefined && !advertisedFiles.has(s.path)) advertisedFiles.set(s.path, jsonFile(s.path, 'schema', s.schema, s.inputs));
+          }
         }
       }
     }
+    // What the MCP SDK's own client will accept, checked before anything is written (skipped without the SDK).
+    const checked = checkToolsLists(profiles, resolve(cwd, config.file ?? 'adcp-codegen.config.json'));
+    log.stage(
+      'project',
+      `${advertisedFiles.size} advertised schema document(s); ${checked === undefined ? 'tools/list not checked (no @modelcontextprotocol/sdk)' : `${checked} tools/list(s) accepted by the MCP SDK`}`,
+      lap(),
+    );
+    return [...entryFiles(profiles, releaseKeys, inputRefs), ...runtimeFiles(), ...profiles.map(profileFile), ...advertisedFiles.values()];
+  })();
+
+  const compiled = await compile(inputs.releases, selections, rules, {
+    generatorHash: code,
+    reuse: (id, key) => (options.reuse === false ? undefined : reusable(config.out, previous, id, key)),
+    onUnit: (id, ms) => log.detail(`compiled ${id} in ${Math.round(ms)} ms`),
+  });
+  reportSkippedRules(compiled.skippedRules, log);
+  const reused = compiled.units.filter((u) => u.reused);
+  log.stage(
+    'compile',
+    [...compiled.tools].map(([k, ts]) => `${ts.length} tools for ${k}`).join(', ') +
+      `; ${compiled.units.length - reused.length} unit(s) compiled` +
+      (reused.length > 0 ? `, ${reused.length} reused from ${displayOut(config.out)} (${reused.map((u) => u.id).join(', ')})` : ''),
+    lap(),
+  );
+
+  if (releaseKeys.join() !== [...compiled.tools.keys()].join()) throw new Error('adcp-codegen bug: compiled releases differ from the selected ones');
+  const fresh: EmittedFile[] = [...projected];
+  const compiledPaths = new Map<string, string[]>();
+  for (const u of compiled.units) {
+    compiledPaths.set(u.id, [...new Set(u.files.map((f) => f.path))].sort());
+    if (!u.reused) fresh.push(...u.files.map((f) => withHeader(f)));
   }
-  // What the MCP SDK's own client will accept, checked before anything is written (skipped without the SDK).
-  const checked = checkToolsLists(profiles, resolve(cwd, config.file ?? 'adcp-codegen.config.json'));
-  log.stage('project', `${advertisedFiles.size} advertised schema document(s); ${checked === undefined ? 'tools/list not checked (no @modelcontextprotocol/sdk)' : `${checked} tools/list(s) accepted by the MCP SDK`}`, lap());
+  log.stage('emit', `${fresh.length} file(s)`, lap());
 
-  const compiled = await compile(inputs.releases, selections, rules);
-  for (const s of compiled.skippedRules) log.info(`normalization ${s.rule} not emitted for ${s.tool} (${s.release}): ${s.reason}`);
-  log.stage('compile', [...compiled.tools].map(([k, ts]) => `${ts.length} tools for ${k}`).join(', ') + `; ${compiled.files.length} module(s)`, lap());
-
-  const emitted: EmittedFile[] = [
-    ...entryFiles(profiles, [...compiled.tools.keys()], inputRefs),
-    ...runtimeFiles(),
-    ...profiles.map(profileFile),
-    ...advertisedFiles.values(),
-    ...compiled.files.map((f) => withHeader(f)),
-  ].sort((a, b) => (a.path < b.path ? -1 : 1));
-  log.stage('emit', `${emitted.length} file(s)`, lap());
-
-  const formatted = await format(emitted);
-  const manifest = manifestFile(formatted, `adcp-codegen ${GENERATOR_VERSION}`, inputsHash);
-  const all = [...formatted, manifest];
+  const pretty = fresh.filter(formattedByPrettier);
+  log.detail(`prettier over ${pretty.length} file(s), ${(pretty.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB: ${[...new Set(pretty.map((f) => f.path.replace(/[^/]*$/, '')))].join(', ')}`);
+  const formatted = await format(fresh);
+  const all = dedupe([...formatted, ...reused.flatMap((u) => u.files)]).sort((a, b) => (a.path < b.path ? -1 : 1));
+  const units = Object.fromEntries(compiled.units.map((u) => [u.id, { key: u.key, files: compiledPaths.get(u.id)! }]));
+  const manifest = manifestFile(all, `adcp-codegen ${GENERATOR_VERSION}`, inputsHash, units);
+  all.push(manifest);
   log.stage('format', `${(all.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB`, lap());
 
   if (options.check === true) {
@@ -153,6 +212,29 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   return { out: config.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings };
 }
 
+/**
+ * The previous set's files of one compile unit, when its manifest recorded the same key and every one of those
+ * files is still there byte for byte (a hand-edited or deleted file means the unit is compiled again). They were
+ * written by the same generator from the same inputs, so they are exactly what compiling would produce.
+ */
+function reusable(out: string, previous: OutputManifest | undefined, id: string, key: string): EmittedFile[] | undefined {
+  const record = previous?.units?.[id];
+  if (previous === undefined || record === undefined || record.key !== key) return undefined;
+  const files: EmittedFile[] = [];
+  for (const path of record.files) {
+    const expected = previous.files[path];
+    if (expected === undefined) return undefined;
+    let contents: string;
+    try {
+      contents = readFileSync(join(out, path), 'utf8');
+    } catch {
+      return undefined;
+    }
+    if (sha256(contents) !== expected) return undefined;
+    files.push({ path, contents, inputs: [] });
+  }
+  return files;
+}
 
 function listed(paths: readonly string[]): string {
   return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, … ${paths.length - 5} more` : '');
@@ -161,25 +243,4 @@ function listed(paths: readonly string[]): string {
 function displayOut(out: string): string {
   const rel = out.startsWith(process.cwd() + '/') ? out.slice(process.cwd().length + 1) : out;
   return rel;
-}
-
-let codeHash: string | undefined;
-/** The generator's own code and templates: a changed generator must not be mistaken for an up-to-date output. */
-function generatorCodeHash(): string {
-  if (codeHash !== undefined) return codeHash;
-  const parts: string[] = [];
-  for (const dir of ['dist/generator', 'dist/runtime', 'templates', 'schemas']) {
-    const walk = (rel: string): void => {
-      for (const name of readdirSync(join(packageRoot, rel)).sort()) {
-        const path = join(rel, name);
-        if (statSync(join(packageRoot, path)).isDirectory()) {
-          if (rel === 'schemas' && name === 'profiles') continue;
-          walk(path);
-        } else if (!name.endsWith('.map')) parts.push(`${path}:${sha256(readFileSync(join(packageRoot, path)))}`);
-      }
-    };
-    walk(dir);
-  }
-  codeHash = sha256(parts.join('\n'));
-  return codeHash;
 }

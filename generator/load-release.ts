@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { CodegenError } from './errors.js';
-import { hashJson, sha256 } from './hash.js';
+import { sha256 } from './hash.js';
 import { joinPointer } from './json-pointer.js';
 import type {
   ErrorCodeDef,
@@ -15,7 +15,7 @@ import type {
   TaskResultResolution,
   ToolDef,
 } from './model.js';
-import { readJson } from './read-json.js';
+import { parseJson, readJson, readText } from './read-json.js';
 import { createRegistry } from './registry.js';
 import { collectRefs, isPlainObject } from './schema-walk.js';
 
@@ -27,14 +27,8 @@ const NON_MODULAR_DIRS = new Set(['bundled', 'mcp', 'node_modules']);
  * Nothing here depends on the version: layouts differ only in data (rooted vs absolute `$id`s, MCP projection
  * present or not), and the loader reads whatever the manifest and the files say.
  */
-export function loadRelease(dir: string, display: string = dir): Release {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new CodegenError(display, '', 'release directory not found');
-  }
+export function loadRelease(dir: string, display: string = dir, digest: ReleaseDigest = digestRelease(dir, display)): Release {
   const manifestFile = `${display}/manifest.json`;
-  if (!existsSync(join(dir, 'manifest.json'))) {
-    throw new CodegenError(manifestFile, '', 'missing manifest.json: not an AdCP release directory');
-  }
   const manifest = readJson(join(dir, 'manifest.json'), manifestFile);
   if (!isPlainObject(manifest)) throw new CodegenError(manifestFile, '', 'manifest must be a JSON object');
   const version = manifest.adcp_version;
@@ -57,9 +51,7 @@ export function loadRelease(dir: string, display: string = dir): Release {
   }
 
   const mcp = readMcpProjection(dir, display, tools);
-  const hash = sha256(
-    [hashJson(manifest), ...files.map((f) => `${f.path}:${f.hash}`).sort(), mcp ? hashJson([mcp.tools, mcp.production ?? new Map()].map((m) => [...m.entries()].map(([k, v]) => [k, v.inputSchema, v.outputSchema]))) : ''].join('\n'),
-  );
+  const hash = digest.hash;
 
   return {
     version,
@@ -79,6 +71,38 @@ export function loadRelease(dir: string, display: string = dir): Release {
   };
 }
 
+/** A release's identity without parsing it: the sha256 of every file the loader may read. */
+export interface ReleaseDigest {
+  /** sha256 over `path:sha256(bytes)` of every JSON file outside bundled/ and node_modules/, in path order. */
+  readonly hash: string;
+}
+
+/**
+ * Hashes the bytes of every JSON file of a release directory (the modular schemas, the manifest, the MCP
+ * projection) without parsing any: cheap enough to decide, before loading anything, that a regeneration has
+ * nothing to do. The same digest is the loaded release's `hash`, so both can never disagree.
+ */
+export function digestRelease(dir: string, display: string = dir): ReleaseDigest {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new CodegenError(display, '', 'release directory not found');
+  }
+  if (!existsSync(join(dir, 'manifest.json'))) {
+    throw new CodegenError(`${display}/manifest.json`, '', 'missing manifest.json: not an AdCP release directory');
+  }
+  const lines: string[] = [];
+  const walk = (sub: string): void => {
+    for (const entry of readdirSync(join(dir, sub), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const rel = sub === '' ? entry.name : `${sub}/${entry.name}`;
+      const isDir = entry.isDirectory() || (entry.isSymbolicLink() && statSync(join(dir, rel)).isDirectory());
+      if (isDir) {
+        if (!(sub === '' && (entry.name === 'bundled' || entry.name === 'node_modules'))) walk(rel);
+      } else if (entry.name.endsWith('.json')) lines.push(`${rel}:${sha256(readFileSync(join(dir, rel)))}`);
+    }
+  };
+  walk('');
+  return { hash: sha256(lines.join('\n')) };
+}
+
 function readModularSchemas(dir: string, display: string): SchemaFile[] {
   const out: SchemaFile[] = [];
   const walk = (sub: string): void => {
@@ -90,9 +114,11 @@ function readModularSchemas(dir: string, display: string): SchemaFile[] {
         if (sub === '' && NON_MODULAR_DIRS.has(name)) continue;
         walk(rel);
       } else if (name.endsWith('.json') && !(sub === '' && (name === 'manifest.json' || name === 'index.json'))) {
-        const schema = readJson(full, `${display}/${rel}`);
+        const text = readText(full, `${display}/${rel}`);
+        const schema = parseJson(text, `${display}/${rel}`);
         if (!isPlainObject(schema) || typeof schema.$id !== 'string') continue; // data files (adagents.json …) carry no $id
-        out.push({ id: schema.$id, path: rel, schema, hash: hashJson(schema) });
+        // The bytes' hash, not a canonical re-serialisation: sorting every key of every file cost more than parsing.
+        out.push({ id: schema.$id, path: rel, schema, hash: sha256(text) });
       }
     }
   };
@@ -238,16 +264,28 @@ function readProjectionManifest(
     if (!isPlainObject(entry) || typeof entry.inputSchema !== 'string' || typeof entry.outputSchema !== 'string') {
       throw new CodegenError(manifestFile, at, 'must name inputSchema and outputSchema files');
     }
-    const load = (p: string, key: string): JsonSchemaObject => {
-      const s = readJson(join(dir, rel, p), `${display}/${rel}/${p}`);
-      if (!isPlainObject(s)) throw new CodegenError(manifestFile, `${at}/${key}`, `${p} is not a schema object`);
-      return s;
+    // Parsed on first use: the projection holds every tool's bundled documents (31 MB for 3.2), and a profile reads
+    // a dozen of them. The release digest already covers their bytes.
+    const lazy = (p: string, key: string): (() => JsonSchemaObject) => {
+      let value: JsonSchemaObject | undefined;
+      return () => {
+        if (value !== undefined) return value;
+        const s = readJson(join(dir, rel, p), `${display}/${rel}/${p}`);
+        if (!isPlainObject(s)) throw new CodegenError(manifestFile, `${at}/${key}`, `${p} is not a schema object`);
+        return (value = s);
+      };
     };
+    const input = lazy(entry.inputSchema, 'inputSchema');
+    const output = lazy(entry.outputSchema, 'outputSchema');
     out.set(name, {
       inputSchemaPath: `${rel}/${entry.inputSchema}`,
       outputSchemaPath: `${rel}/${entry.outputSchema}`,
-      inputSchema: load(entry.inputSchema, 'inputSchema'),
-      outputSchema: load(entry.outputSchema, 'outputSchema'),
+      get inputSchema() {
+        return input();
+      },
+      get outputSchema() {
+        return output();
+      },
     });
   }
   return { manifest, tools: out };

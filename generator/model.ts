@@ -20,7 +20,7 @@ export interface SchemaFile {
   /** Path relative to the release directory, with forward slashes (`media-buy/create-media-buy-request.json`). */
   readonly path: string;
   readonly schema: JsonSchemaObject;
-  /** sha256 of the file's canonical JSON. */
+  /** sha256 of the file's bytes. */
   readonly hash: string;
 }
 
@@ -120,7 +120,7 @@ export interface Release {
   readonly taskResultResolution?: TaskResultResolution;
   readonly schemas: SchemaRegistry;
   readonly mcp?: McpProjection;
-  /** sha256 over the manifest and every schema file hash: the release's identity in headers and caches. */
+  /** The release digest (load-release.ts digestRelease): its identity in headers and caches. */
   readonly hash: string;
 }
 

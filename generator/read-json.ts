@@ -7,14 +7,17 @@ import { locateJsonError } from './json-locate.js';
  * line and column) rather than a bare SyntaxError.
  */
 export function readJson(path: string, display = path): unknown {
-  let text: string;
+  return parseJson(readText(path, display), display);
+}
+
+/** A file's text, or a CodegenError naming it. */
+export function readText(path: string, display = path): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new CodegenError(display, '', code === 'ENOENT' ? 'file not found' : `cannot read file (${code ?? String(e)})`);
   }
-  return parseJson(text, display);
 }
 
 export function parseJson(text: string, display: string): unknown {

@@ -1,4 +1,5 @@
 import { CodegenError } from './errors.js';
+import { hashJson } from './hash.js';
 import { getAtPointer, pointerFromFragment } from './json-pointer.js';
 import type { ResolvedRef, SchemaFile, SchemaRegistry } from './model.js';
 import { resolveUri, splitFragment } from './uri.js';
@@ -12,7 +13,8 @@ export function createRegistry(files: readonly SchemaFile[], releaseLabel: strin
   const byPath = new Map<string, SchemaFile>();
   for (const file of files) {
     const seen = byId.get(file.id);
-    if (seen !== undefined && seen.hash !== file.hash) {
+    // Hashes are of the files' bytes: the same schema written twice with different layout is still the same.
+    if (seen !== undefined && seen.hash !== file.hash && hashJson(seen.schema) !== hashJson(file.schema)) {
       throw new CodegenError(
         `${releaseLabel}/${file.path}`,
         '/$id',

@@ -4,4 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/a2a.ts 1d24bb6f2095e7fa
 import { runtimeModule } from './bundle.js';
 
-export const { a2aSkills, createA2AExecutor } = runtimeModule('./a2a.js');
+export const { a2aSkills, createA2AExecutor } = runtimeModule("./a2a.js");
+

@@ -4,5 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/agent.ts f7b8137d38b83f23
 import { runtimeModule } from './bundle.js';
 
-export const { UnknownToolError, createAgent, errorResult, resultBody, unknownToolResult } =
-  runtimeModule('./agent.js');
+export const { UnknownToolError, createAgent, errorResult, resultBody, unknownToolResult } = runtimeModule("./agent.js");
+

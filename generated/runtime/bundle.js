@@ -12,220 +12,180 @@
 //   adcp-codegen 0.1.0:runtime/mcp.ts d4ffc67f5fce1587
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
-import * as builtin_0 from 'node:crypto';
-import * as builtin_1 from 'node:fs';
-import * as builtin_2 from 'node:module';
-import * as builtin_3 from 'node:os';
-import * as builtin_4 from 'node:path';
-import * as builtin_5 from 'node:url';
-import * as builtin_6 from 'node:vm';
+import * as builtin_0 from "node:crypto";
+import * as builtin_1 from "node:fs";
+import * as builtin_2 from "node:module";
+import * as builtin_3 from "node:os";
+import * as builtin_4 from "node:path";
+import * as builtin_5 from "node:url";
+import * as builtin_6 from "node:vm";
 
 /** The runtime modules as CommonJS functions, evaluated once, on first require. */
 const definitions = {
-  './a2a.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.createA2AExecutor = createA2AExecutor;
-    exports.a2aSkills = a2aSkills;
-    const agent_js_1 = require('./agent.js');
-    const errors_js_1 = require('./errors.js');
-    /** A2A 1.0 TaskState values (the 1.x SDK's protobuf enum). */
-    const V1_STATE = { completed: 3, failed: 4, canceled: 5 };
-    /** The problems a Message can have before any tool runs, answered as AdCP INVALID_REQUEST (correctable). */
-    const INVOCATION_ERRORS = {
-      noParts: 'the message carries no parts; send one DataPart { "skill": "<tool>", "input": { … } }',
-      noDataPart:
-        'the message has no DataPart; AdCP tools are addressed by one DataPart { "skill": "<tool>", "input": { … } }, not by text or files',
-      manyDataParts: 'the message carries several DataParts; send exactly one { "skill", "input" }',
-      dataNotObject: 'the DataPart data must be an object { "skill": "<tool>", "input": { … } }',
-      noSkill: 'the DataPart must name the AdCP tool in a non-empty string "skill"',
-      inputNotObject: 'the DataPart "input" (or legacy "parameters") must be an object, or omitted',
-    };
-    function createA2AExecutor(agent, handlers, options = {}) {
-      const rejectedState = options.rejectedTaskState ?? 'failed';
-      if (rejectedState !== 'failed' && rejectedState !== 'completed')
+  "./a2a.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.createA2AExecutor = createA2AExecutor;
+exports.a2aSkills = a2aSkills;
+const agent_js_1 = require("./agent.js");
+const errors_js_1 = require("./errors.js");
+/** A2A 1.0 TaskState values (the 1.x SDK's protobuf enum). */
+const V1_STATE = { completed: 3, failed: 4, canceled: 5 };
+/** The problems a Message can have before any tool runs, answered as AdCP INVALID_REQUEST (correctable). */
+const INVOCATION_ERRORS = {
+    noParts: 'the message carries no parts; send one DataPart { "skill": "<tool>", "input": { … } }',
+    noDataPart: 'the message has no DataPart; AdCP tools are addressed by one DataPart { "skill": "<tool>", "input": { … } }, not by text or files',
+    manyDataParts: 'the message carries several DataParts; send exactly one { "skill", "input" }',
+    dataNotObject: 'the DataPart data must be an object { "skill": "<tool>", "input": { … } }',
+    noSkill: 'the DataPart must name the AdCP tool in a non-empty string "skill"',
+    inputNotObject: 'the DataPart "input" (or legacy "parameters") must be an object, or omitted',
+};
+function createA2AExecutor(agent, handlers, options = {}) {
+    const rejectedState = options.rejectedTaskState ?? 'failed';
+    if (rejectedState !== 'failed' && rejectedState !== 'completed')
         throw new Error('adcp-codegen: rejectedTaskState must be "failed" or "completed"');
-      const all = { ...handlers };
-      if (all.get_adcp_capabilities === undefined)
+    const all = { ...handlers };
+    if (all.get_adcp_capabilities === undefined)
         all.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
-      /** Tasks executing now, so a cancel can answer in the caller's dialect and context. */
-      const running = new Map();
-      return {
+    /** Tasks executing now, so a cancel can answer in the caller's dialect and context. */
+    const running = new Map();
+    return {
         async execute(request, bus) {
-          const dialect = dialectOf(request);
-          running.set(request.taskId, { contextId: request.contextId, dialect });
-          try {
-            const result = await invoke(agent, all, request);
-            const rejected = result.result.isError === true;
-            bus.publish(
-              taskEvent(
-                dialect,
-                request,
-                result.skill,
-                (0, agent_js_1.resultBody)(result.result),
-                rejected,
-                rejected ? rejectedState : 'completed',
-              ),
-            );
-          } finally {
-            running.delete(request.taskId);
-            bus.finished();
-          }
+            const dialect = dialectOf(request);
+            running.set(request.taskId, { contextId: request.contextId, dialect });
+            try {
+                const result = await invoke(agent, all, request);
+                const rejected = result.result.isError === true;
+                bus.publish(taskEvent(dialect, request, result.skill, (0, agent_js_1.resultBody)(result.result), rejected, rejected ? rejectedState : 'completed'));
+            }
+            finally {
+                running.delete(request.taskId);
+                bus.finished();
+            }
         },
         async cancelTask(taskId, bus) {
-          // Every AdCP call here completes within execute(); a cancel that reaches an in-flight call gets a final
-          // `canceled` status in the caller's dialect, and execute()'s own finished() closes the bus.
-          const task = running.get(taskId);
-          if (task === undefined) return;
-          const status = {
-            state: task.dialect === 'v1' ? V1_STATE.canceled : 'canceled',
-            timestamp: new Date().toISOString(),
-          };
-          bus.publish(
-            task.dialect === 'v1'
-              ? {
-                  kind: 'statusUpdate',
-                  data: {
-                    taskId,
-                    contextId: task.contextId,
-                    status: { ...status, message: undefined },
-                    metadata: undefined,
-                  },
-                }
-              : { kind: 'status-update', taskId, contextId: task.contextId, status, final: true },
-          );
+            // Every AdCP call here completes within execute(); a cancel that reaches an in-flight call gets a final
+            // `canceled` status in the caller's dialect, and execute()'s own finished() closes the bus.
+            const task = running.get(taskId);
+            if (task === undefined)
+                return;
+            const status = { state: task.dialect === 'v1' ? V1_STATE.canceled : 'canceled', timestamp: new Date().toISOString() };
+            bus.publish(task.dialect === 'v1'
+                ? { kind: 'statusUpdate', data: { taskId, contextId: task.contextId, status: { ...status, message: undefined }, metadata: undefined } }
+                : { kind: 'status-update', taskId, contextId: task.contextId, status, final: true });
         },
-      };
+    };
+}
+/** The message → the AdCP call and its result; every failure becomes an AdCP error body. */
+async function invoke(agent, handlers, request) {
+    const parsed = readInvocation(request.userMessage.parts);
+    if (!parsed.ok) {
+        return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
     }
-    /** The message → the AdCP call and its result; every failure becomes an AdCP error body. */
-    async function invoke(agent, handlers, request) {
-      const parsed = readInvocation(request.userMessage.parts);
-      if (!parsed.ok) {
-        return {
-          skill: parsed.skill ?? 'unknown',
-          result: rejection(
-            agent,
-            { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' },
-            parsed.input,
-          ),
-        };
-      }
-      const { skill, input } = parsed;
-      const handler = Object.prototype.hasOwnProperty.call(handlers, skill) ? handlers[skill] : undefined;
-      // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context.
-      const unknown = () => (0, agent_js_1.unknownToolResult)(skill, input, agent.releases);
-      if (handler === undefined) return { skill, result: unknown() };
-      try {
-        return {
-          skill,
-          result: await agent.call(skill, input, handler, {
-            a2a: { taskId: request.taskId, contextId: request.contextId },
-          }),
-        };
-      } catch (e) {
-        if (e instanceof agent_js_1.UnknownToolError) return { skill, result: unknown() };
+    const { skill, input } = parsed;
+    const handler = Object.prototype.hasOwnProperty.call(handlers, skill) ? handlers[skill] : undefined;
+    // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context.
+    const unknown = () => (0, agent_js_1.unknownToolResult)(skill, input, agent.releases);
+    if (handler === undefined)
+        return { skill, result: unknown() };
+    try {
+        return { skill, result: await agent.call(skill, input, handler, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
+    }
+    catch (e) {
+        if (e instanceof agent_js_1.UnknownToolError)
+            return { skill, result: unknown() };
         // agent.call answers handler failures itself; anything reaching here is a fault of the agent, not the buyer's
         // request: logged on the server, answered with no detail and not as something a retry would fix.
-        process.emitWarning(
-          `adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
-        );
-        return {
-          skill,
-          result: rejection(
-            agent,
-            (0, errors_js_1.agentFault)(skill, "the call failed on the agent (details are in the agent's log)"),
-            input,
-          ),
-        };
-      }
+        process.emitWarning(`adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        return { skill, result: rejection(agent, (0, errors_js_1.agentFault)(skill, "the call failed on the agent (details are in the agent's log)"), input) };
     }
-    /** The AdCP-over-A2A convention: exactly one DataPart `{ skill, input }` (or the legacy `parameters`). */
-    function readInvocation(parts) {
-      if (!Array.isArray(parts) || parts.length === 0) return { ok: false, message: INVOCATION_ERRORS.noParts };
-      const data = parts.map(readPart).filter((p) => p.type === 'data');
-      if (data.length === 0) return { ok: false, message: INVOCATION_ERRORS.noDataPart };
-      if (data.length > 1) return { ok: false, message: INVOCATION_ERRORS.manyDataParts };
-      const value = data[0].data;
-      if (!isObject(value)) return { ok: false, message: INVOCATION_ERRORS.dataNotObject };
-      const input = value.input ?? value.parameters;
-      const skill = typeof value.skill === 'string' && value.skill.length > 0 ? value.skill : undefined;
-      if (skill === undefined) return { ok: false, message: INVOCATION_ERRORS.noSkill, input };
-      if (input !== undefined && input !== null && !isObject(input))
+}
+/** The AdCP-over-A2A convention: exactly one DataPart `{ skill, input }` (or the legacy `parameters`). */
+function readInvocation(parts) {
+    if (!Array.isArray(parts) || parts.length === 0)
+        return { ok: false, message: INVOCATION_ERRORS.noParts };
+    const data = parts.map(readPart).filter((p) => p.type === 'data');
+    if (data.length === 0)
+        return { ok: false, message: INVOCATION_ERRORS.noDataPart };
+    if (data.length > 1)
+        return { ok: false, message: INVOCATION_ERRORS.manyDataParts };
+    const value = data[0].data;
+    if (!isObject(value))
+        return { ok: false, message: INVOCATION_ERRORS.dataNotObject };
+    const input = value.input ?? value.parameters;
+    const skill = typeof value.skill === 'string' && value.skill.length > 0 ? value.skill : undefined;
+    if (skill === undefined)
+        return { ok: false, message: INVOCATION_ERRORS.noSkill, input };
+    if (input !== undefined && input !== null && !isObject(input))
         return { ok: false, message: INVOCATION_ERRORS.inputNotObject, skill, input };
-      return { ok: true, skill, input: input ?? {} };
-    }
-    /** A DataPart of either major: 0.3 `{ kind: 'data', data }`, 1.x `{ content: { $case: 'data', value } }`. */
-    function readPart(part) {
-      if (!isObject(part)) return { type: 'other' };
-      if (part.kind === 'data') return { type: 'data', data: part.data };
-      const content = part.content;
-      if (isObject(content) && content.$case === 'data') return { type: 'data', data: content.value };
-      return { type: 'other' };
-    }
-    function dialectOf(request) {
-      // The 1.x RequestContext wraps the whole SendMessageRequest; 0.3's has no `request`.
-      return isObject(request.request) ? 'v1' : 'v0.3';
-    }
-    /** An AdCP rejection before or around the pipeline, shaped exactly as agent.call shapes its own. */
-    function rejection(agent, error, input) {
-      return (0, agent_js_1.errorResult)(error, input, agent.releases[0]);
-    }
-    /**
-     * The final Task: one artifact with the AdCP body as a DataPart (first, where @adcp/sdk reads the AdCP status) and,
-     * on failure, a TextPart with the error for humans and LLM hosts, as AdCP's A2A error mapping recommends.
-     */
-    function taskEvent(dialect, request, skill, body, failed, state) {
-      const error = failed ? body.adcp_error : undefined;
-      const text = error !== undefined ? `${error.code}: ${error.message}` : undefined;
-      const timestamp = new Date().toISOString();
-      const artifactId = `${request.taskId}-${failed ? 'error' : 'result'}`;
-      if (dialect === 'v1') {
+    return { ok: true, skill, input: (input ?? {}) };
+}
+/** A DataPart of either major: 0.3 `{ kind: 'data', data }`, 1.x `{ content: { $case: 'data', value } }`. */
+function readPart(part) {
+    if (!isObject(part))
+        return { type: 'other' };
+    if (part.kind === 'data')
+        return { type: 'data', data: part.data };
+    const content = part.content;
+    if (isObject(content) && content.$case === 'data')
+        return { type: 'data', data: content.value };
+    return { type: 'other' };
+}
+function dialectOf(request) {
+    // The 1.x RequestContext wraps the whole SendMessageRequest; 0.3's has no `request`.
+    return isObject(request.request) ? 'v1' : 'v0.3';
+}
+/** An AdCP rejection before or around the pipeline, shaped exactly as agent.call shapes its own. */
+function rejection(agent, error, input) {
+    return (0, agent_js_1.errorResult)(error, input, agent.releases[0]);
+}
+/**
+ * The final Task: one artifact with the AdCP body as a DataPart (first, where @adcp/sdk reads the AdCP status) and,
+ * on failure, a TextPart with the error for humans and LLM hosts, as AdCP's A2A error mapping recommends.
+ */
+function taskEvent(dialect, request, skill, body, failed, state) {
+    const error = failed ? body.adcp_error : undefined;
+    const text = error !== undefined ? `${error.code}: ${error.message}` : undefined;
+    const timestamp = new Date().toISOString();
+    const artifactId = `${request.taskId}-${failed ? 'error' : 'result'}`;
+    if (dialect === 'v1') {
         const part = (content, mediaType) => ({ content, metadata: undefined, filename: '', mediaType });
         return {
-          kind: 'task',
-          data: {
-            id: request.taskId,
-            contextId: request.contextId,
-            status: { state: V1_STATE[state], message: undefined, timestamp },
-            artifacts: [
-              {
-                artifactId,
-                name: skill,
-                description: '',
-                parts: [
-                  part({ $case: 'data', value: body }, 'application/json'),
-                  ...(text !== undefined ? [part({ $case: 'text', value: text }, 'text/plain')] : []),
+            kind: 'task',
+            data: {
+                id: request.taskId,
+                contextId: request.contextId,
+                status: { state: V1_STATE[state], message: undefined, timestamp },
+                artifacts: [
+                    {
+                        artifactId,
+                        name: skill,
+                        description: '',
+                        parts: [part({ $case: 'data', value: body }, 'application/json'), ...(text !== undefined ? [part({ $case: 'text', value: text }, 'text/plain')] : [])],
+                        metadata: undefined,
+                        extensions: [],
+                    },
                 ],
+                history: [request.userMessage],
                 metadata: undefined,
-                extensions: [],
-              },
-            ],
-            history: [request.userMessage],
-            metadata: undefined,
-          },
+            },
         };
-      }
-      return {
+    }
+    return {
         kind: 'task',
         id: request.taskId,
         contextId: request.contextId,
         status: { state, timestamp },
-        artifacts: [
-          {
-            artifactId,
-            name: skill,
-            parts: [{ kind: 'data', data: body }, ...(text !== undefined ? [{ kind: 'text', text }] : [])],
-          },
-        ],
+        artifacts: [{ artifactId, name: skill, parts: [{ kind: 'data', data: body }, ...(text !== undefined ? [{ kind: 'text', text }] : [])] }],
         history: [request.userMessage],
-      };
-    }
-    function isObject(v) {
-      return v !== null && typeof v === 'object' && !Array.isArray(v);
-    }
-    /** Agent-card skills for the profile's tools (tools/list descriptions reused). */
-    function a2aSkills(agent, release) {
-      return agent.toolsList(release).map((t) => ({
+    };
+}
+function isObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+/** Agent-card skills for the profile's tools (tools/list descriptions reused). */
+function a2aSkills(agent, release) {
+    return agent.toolsList(release).map((t) => ({
         id: t.name,
         name: t.name,
         description: `${t.description ?? `AdCP tool ${t.name}`} Send one DataPart { "skill": "${t.name}", "input": { … } }.`,
@@ -234,190 +194,163 @@ const definitions = {
         inputModes: ['application/json'],
         outputModes: ['application/json'],
         securityRequirements: [],
-      }));
-    }
+    }));
+}
+
   },
-  './agent.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.UnknownToolError = void 0;
-    exports.createAgent = createAgent;
-    exports.errorResult = errorResult;
-    exports.unknownToolResult = unknownToolResult;
-    exports.resultBody = resultBody;
-    const node_fs_1 = require('node:fs');
-    const node_path_1 = require('node:path');
-    const node_url_1 = require('node:url');
-    const contract_js_1 = require('./contract.js');
-    const drift_js_1 = require('./drift.js');
-    const pointer_js_1 = require('./pointer.js');
-    const errors_js_1 = require('./errors.js');
-    const issues_js_1 = require('./issues.js');
-    const loader_js_1 = require('./loader.js');
-    const mcp_js_1 = require('./mcp.js');
-    const a2a_js_1 = require('./a2a.js');
-    const release_select_js_1 = require('./release-select.js');
-    /** Raised for a tool the profile does not serve; transports map it to their "unknown tool" error and nothing else. */
-    class UnknownToolError extends Error {
-      tool;
-      constructor(tool) {
+  "./agent.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.UnknownToolError = void 0;
+exports.createAgent = createAgent;
+exports.errorResult = errorResult;
+exports.unknownToolResult = unknownToolResult;
+exports.resultBody = resultBody;
+const node_fs_1 = require("node:fs");
+const node_path_1 = require("node:path");
+const node_url_1 = require("node:url");
+const contract_js_1 = require("./contract.js");
+const drift_js_1 = require("./drift.js");
+const pointer_js_1 = require("./pointer.js");
+const errors_js_1 = require("./errors.js");
+const issues_js_1 = require("./issues.js");
+const loader_js_1 = require("./loader.js");
+const mcp_js_1 = require("./mcp.js");
+const a2a_js_1 = require("./a2a.js");
+const release_select_js_1 = require("./release-select.js");
+/** Raised for a tool the profile does not serve; transports map it to their "unknown tool" error and nothing else. */
+class UnknownToolError extends Error {
+    tool;
+    constructor(tool) {
         super(`Tool ${tool} not found`);
         this.name = 'UnknownToolError';
         this.tool = tool;
-      }
     }
-    exports.UnknownToolError = UnknownToolError;
-    async function createAgent(base, name, options = {}) {
-      const outDir = (0, node_url_1.fileURLToPath)(base);
-      // A regeneration committed but not yet fully applied (killed midway): the files may be a mix of two sets.
-      if ((0, node_fs_1.existsSync)((0, node_path_1.join)(outDir, '.adcp-codegen', 'commit.json'))) {
-        throw new Error(
-          `adcp-codegen: the generated set in ${outDir} is being replaced by an interrupted regeneration; run adcp-codegen generate to finish it`,
-        );
-      }
-      const mode = options.mode ?? 'production';
-      if (mode !== 'production' && mode !== 'development')
+}
+exports.UnknownToolError = UnknownToolError;
+async function createAgent(base, name, options = {}) {
+    const outDir = (0, node_url_1.fileURLToPath)(base);
+    // A regeneration committed but not yet fully applied (killed midway): the files may be a mix of two sets.
+    if ((0, node_fs_1.existsSync)((0, node_path_1.join)(outDir, '.adcp-codegen', 'commit.json'))) {
+        throw new Error(`adcp-codegen: the generated set in ${outDir} is being replaced by an interrupted regeneration; run adcp-codegen generate to finish it`);
+    }
+    const mode = options.mode ?? 'production';
+    if (mode !== 'production' && mode !== 'development')
         throw new Error(`adcp-codegen: mode must be "production" or "development"`);
-      const file = JSON.parse(
-        (0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, 'profiles', `${name}.json`), 'utf8'),
-      );
-      const served = file.profile.releases.map((r) => {
+    const file = JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, 'profiles', `${name}.json`), 'utf8'));
+    const served = file.profile.releases.map((r) => {
         const [major, minor] = r.key.split('.').map(Number);
         return { ...r, major, minor };
-      });
-      const byKey = new Map(served.map((r) => [r.key, r]));
-      const outputAdvertised = new Set(
-        file.profile.endpoint.filter((e) => e.outputSchema !== undefined).map((e) => e.name),
-      );
-      const allTools = new Set(served.flatMap((r) => r.tools));
-      const releaseFor = (key) => {
-        if (key === undefined) return served[0];
+    });
+    const byKey = new Map(served.map((r) => [r.key, r]));
+    const outputAdvertised = new Set(file.profile.endpoint.filter((e) => e.outputSchema !== undefined).map((e) => e.name));
+    const allTools = new Set(served.flatMap((r) => r.tools));
+    const releaseFor = (key) => {
+        if (key === undefined)
+            return served[0];
         const r = byKey.get(key);
         if (r === undefined)
-          throw new Error(
-            `adcp-codegen: profile ${name} does not serve release ${key} (serves ${[...byKey.keys()].join(', ')})`,
-          );
+            throw new Error(`adcp-codegen: profile ${name} does not serve release ${key} (serves ${[...byKey.keys()].join(', ')})`);
         return r;
-      };
-      const requireTool = (tool, release) => {
-        if (!release.tools.includes(tool)) throw new UnknownToolError(tool);
-      };
-      const memo = new Map();
-      const cached = (key, make) => {
-        if (!memo.has(key)) memo.set(key, make());
+    };
+    const requireTool = (tool, release) => {
+        if (!release.tools.includes(tool))
+            throw new UnknownToolError(tool);
+    };
+    const memo = new Map();
+    const cached = (key, make) => {
+        if (!memo.has(key))
+            memo.set(key, make());
         return memo.get(key);
-      };
-      const requestValidator = (r, tool) =>
-        cached(`req\0${r.key}\0${tool}`, () =>
-          (0, issues_js_1.wrapValidator)(
-            (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.request(r.key, tool)).validate,
-          ),
-        );
-      // Picks the async variant by the body's `status`, as the response schemas intend.
-      const responseValidator = (r, tool) =>
-        cached(`res\0${r.key}\0${tool}`, () =>
-          (0, issues_js_1.wrapResponseValidator)(
-            (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(r.key, tool)),
-          ),
-        );
-      const stripFn = (r, tool) =>
-        cached(
-          `strip\0${r.key}\0${tool}`,
-          () => (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(r.key, tool)).strip,
-        );
-      const normalizeFn = (r, tool) =>
-        cached(
-          `norm\0${r.key}\0${tool}`,
-          () => (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(r.key, tool)).normalize,
-        );
-      // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
-      const schema = (path) =>
-        cached(`schema\0${path}`, () =>
-          deepFreeze(JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, path), 'utf8')).schema),
-        );
-      const listFrom = (entries) =>
-        entries.map((e) => ({
-          name: e.name,
-          ...(e.description !== undefined ? { description: e.description } : {}),
-          inputSchema: schema(e.inputSchema),
-          ...(e.outputSchema !== undefined ? { outputSchema: schema(e.outputSchema) } : {}),
-          annotations: { ...e.annotations },
-        }));
-      const copyList = (list) => list.map((e) => ({ ...e, annotations: { ...e.annotations } }));
-      const toolsList = (key) => {
+    };
+    const requestValidator = (r, tool) => cached(`req\0${r.key}\0${tool}`, () => (0, issues_js_1.wrapValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.request(r.key, tool)).validate));
+    // Picks the async variant by the body's `status`, as the response schemas intend.
+    const responseValidator = (r, tool) => cached(`res\0${r.key}\0${tool}`, () => (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(r.key, tool))));
+    const stripFn = (r, tool) => cached(`strip\0${r.key}\0${tool}`, () => (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(r.key, tool)).strip);
+    const normalizeFn = (r, tool) => cached(`norm\0${r.key}\0${tool}`, () => (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(r.key, tool)).normalize);
+    // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
+    const schema = (path) => cached(`schema\0${path}`, () => deepFreeze(JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, path), 'utf8')).schema));
+    const listFrom = (entries) => entries.map((e) => ({
+        name: e.name,
+        ...(e.description !== undefined ? { description: e.description } : {}),
+        inputSchema: schema(e.inputSchema),
+        ...(e.outputSchema !== undefined ? { outputSchema: schema(e.outputSchema) } : {}),
+        annotations: { ...e.annotations },
+    }));
+    const copyList = (list) => list.map((e) => ({ ...e, annotations: { ...e.annotations } }));
+    const toolsList = (key) => {
         const r = releaseFor(key);
         return copyList(cached(`list\0${r.key}`, () => listFrom(r.toolsList)));
-      };
-      const endpointToolsList = () => copyList(cached('endpoint', () => listFrom(file.profile.endpoint)));
-      const validateWith = (validate, value) => {
+    };
+    const endpointToolsList = () => copyList(cached('endpoint', () => listFrom(file.profile.endpoint)));
+    const validateWith = (validate, value) => {
         const result = validate(value); // wrapValidator turns a stack overflow on absurd nesting into ok: false
         return result.ok ? { ok: true, value: value } : { ok: false, issues: result.issues };
-      };
-      /** The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. */
-      const parse = (tool, r, input) => {
+    };
+    /** The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. */
+    const parse = (tool, r, input) => {
         try {
-          const normalized = normalizeFn(r, tool)(input);
-          const stripped = stripFn(r, tool)(normalized.value);
-          // Both modes validate the stripped value, so the validator reports every other problem; development then
-          // rejects the unknown fields production would have dropped, one issue per field.
-          const verdict = validateWith(requestValidator(r, tool), stripped.value);
-          const issues = [
-            ...(mode === 'development' ? (0, drift_js_1.driftIssues)(stripped) : []),
-            ...(verdict.ok ? [] : verdict.issues),
-          ];
-          if (issues.length > 0) return { ok: false, issues };
-          return { ok: true, value: stripped.value, normalized: normalized.applied, stripped: stripped.removed };
-        } catch (e) {
-          // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
-          if (e instanceof RangeError)
-            return {
-              ok: false,
-              issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }],
-            };
-          throw e;
+            const normalized = normalizeFn(r, tool)(input);
+            const stripped = stripFn(r, tool)(normalized.value);
+            // Both modes validate the stripped value, so the validator reports every other problem; development then
+            // rejects the unknown fields production would have dropped, one issue per field.
+            const verdict = validateWith(requestValidator(r, tool), stripped.value);
+            const issues = [...(mode === 'development' ? (0, drift_js_1.driftIssues)(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
+            if (issues.length > 0)
+                return { ok: false, issues };
+            return { ok: true, value: stripped.value, normalized: normalized.applied, stripped: stripped.removed };
         }
-      };
-      /**
-       * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
-       * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
-       * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
-       * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
-       * the profile.
-       */
-      const bindHandlers = (handlers) => {
+        catch (e) {
+            // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
+            if (e instanceof RangeError)
+                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }] };
+            throw e;
+        }
+    };
+    /**
+     * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
+     * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
+     * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
+     * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
+     * the profile.
+     */
+    const bindHandlers = (handlers) => {
         if (handlers === null || typeof handlers !== 'object')
-          throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
+            throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
         const out = {};
         const extra = [];
         const missing = [];
         for (const tool of Object.keys(handlers)) {
-          const h = handlers[tool];
-          if (h === undefined) continue;
-          if (!allTools.has(tool)) {
-            extra.push(tool);
-            continue;
-          }
-          if (typeof h === 'function') {
-            out[tool] = h;
-            continue;
-          }
-          const releases = served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
-          for (const key of releases)
-            if (typeof ownHandler(h, key) !== 'function') missing.push(`${tool} (AdCP ${key})`);
-          for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
-          out[tool] = (args, ctx) => ownHandler(h, ctx.release)(args, ctx);
+            const h = handlers[tool];
+            if (h === undefined)
+                continue;
+            if (!allTools.has(tool)) {
+                extra.push(tool);
+                continue;
+            }
+            if (typeof h === 'function') {
+                out[tool] = h;
+                continue;
+            }
+            const releases = served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+            for (const key of releases)
+                if (typeof ownHandler(h, key) !== 'function')
+                    missing.push(`${tool} (AdCP ${key})`);
+            for (const key of Object.keys(h))
+                if (!releases.includes(key))
+                    extra.push(`${tool} (AdCP ${key})`);
+            out[tool] = (args, ctx) => ownHandler(h, ctx.release)(args, ctx);
         }
         for (const tool of [...allTools].sort())
-          if (tool !== 'get_adcp_capabilities' && !Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
+            if (tool !== 'get_adcp_capabilities' && !Object.prototype.hasOwnProperty.call(out, tool))
+                missing.push(tool);
         if (extra.length > 0)
-          throw new Error(
-            `adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`,
-          );
+            throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
         if (missing.length > 0)
-          throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
+            throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
         return out;
-      };
-      const agent = {
+    };
+    const agent = {
         name,
         mode,
         releases: served.map((r) => r.key),
@@ -426,414 +359,356 @@ const definitions = {
         endpointToolsList,
         capabilities: (key) => structuredClone(releaseFor(key).capabilities),
         normalize(tool, args, opts = {}) {
-          const r = releaseFor(opts.release);
-          requireTool(tool, r);
-          return normalizeFn(r, tool)(args);
+            const r = releaseFor(opts.release);
+            requireTool(tool, r);
+            return normalizeFn(r, tool)(args);
         },
         strip(tool, args, opts = {}) {
-          const r = releaseFor(opts.release);
-          requireTool(tool, r);
-          return stripFn(r, tool)(args);
+            const r = releaseFor(opts.release);
+            requireTool(tool, r);
+            return stripFn(r, tool)(args);
         },
         validateRequest(tool, args, opts = {}) {
-          const r = releaseFor(opts.release);
-          requireTool(tool, r);
-          return validateWith(requestValidator(r, tool), args);
+            const r = releaseFor(opts.release);
+            requireTool(tool, r);
+            return validateWith(requestValidator(r, tool), args);
         },
         validateResponse(tool, body, opts = {}) {
-          const r = releaseFor(opts.release);
-          requireTool(tool, r);
-          return validateWith(responseValidator(r, tool), body);
+            const r = releaseFor(opts.release);
+            requireTool(tool, r);
+            return validateWith(responseValidator(r, tool), body);
         },
         async call(tool, args, handler, ctx = {}) {
-          if (typeof tool !== 'string' || !allTools.has(tool))
-            throw new UnknownToolError(typeof tool === 'string' ? tool : `(${typeof tool})`);
-          // Parse once, before anything looks at the arguments: a private JSON copy, exactly what the wire would carry
-          // (no getters, proxies, shared references or prototypes). Release selection, the context echo, normalizers,
-          // strip, validation, authorization and the handler all see this copy; the caller's object is never read again.
-          const request = readRequest(args);
-          if (!request.ok) {
-            return errorResult(
-              (0, errors_js_1.invalidRequest)(tool, [request.issue]),
-              request.context === undefined ? undefined : { context: request.context },
-              served[0].key,
-            );
-          }
-          args = request.value;
-          const choice = (0, release_select_js_1.selectRelease)(served, args);
-          if (!choice.ok) {
-            const body =
-              choice.code === 'VERSION_UNSUPPORTED'
-                ? (0, errors_js_1.versionUnsupported)(
-                    choice.message,
-                    served.map((r) => r.key),
-                  )
-                : (0, errors_js_1.invalidRequest)(tool, choice.issues);
-            return errorResult(body, args, served[0].key);
-          }
-          const r = byKey.get(choice.release.key);
-          if (!r.tools.includes(tool)) {
-            return errorResult(
-              {
-                code: 'UNSUPPORTED_FEATURE',
-                message: `${tool} is not served in AdCP ${r.key}; served in ${served
-                  .filter((x) => x.tools.includes(tool))
-                  .map((x) => x.key)
-                  .join(', ')}`,
-                recovery: 'correctable',
-                details: { tool, supported_versions: served.filter((x) => x.tools.includes(tool)).map((x) => x.key) },
-              },
-              args,
-              r.key,
-            );
-          }
-          const parsed = parse(tool, r, args);
-          if (!parsed.ok) return errorResult((0, errors_js_1.invalidRequest)(tool, parsed.issues), args, r.key);
-          const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
-          if (fn === undefined)
-            return errorResult(
-              (0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`),
-              args,
-              r.key,
-            );
-          let result;
-          try {
-            // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
-            const hctx = {
-              ...ctx,
-              tool,
-              release: r.key,
-              mode,
-              normalized: parsed.normalized,
-              stripped: parsed.stripped,
-            };
-            if (options.authorize !== undefined) await options.authorize(tool, parsed.value, hctx);
-            result = await fn(parsed.value, hctx);
-            if (result instanceof errors_js_1.AdcpError) throw result;
-            // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
-            const copy = jsonCopy(result);
-            if (!copy.ok) throw new Error('the handler returned a value that cannot be read as JSON');
-            result = copy.value;
-          } catch (e) {
-            return errorResult(thrownBody(tool, e), args, r.key);
-          }
-          if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-            return errorResult(
-              (0, errors_js_1.agentFault)(tool, 'the handler returned no response object'),
-              args,
-              r.key,
-            );
-          }
-          const resultBody = result;
-          if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
-          const envelope = responseEnvelope(resultBody, parsed.value.context, r.key, (body) =>
-            statusDefined(responseValidator(r, tool), body),
-          );
-          if (!envelope.ok) return errorResult((0, errors_js_1.agentFault)(tool, envelope.message), args, r.key);
-          const body = envelope.body;
-          // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
-          // handler's own `status` (async, or domain state) stays.
-          for (const field of r.omitEnvelope?.[tool] ?? [])
-            if (field !== 'status' || resultBody.status === undefined) delete body[field];
-          // Development validates every response; production only where tools/list advertises an outputSchema, because
-          // MCP clients validate structuredContent against it and would throw on the buyer's side.
-          if (mode === 'development' || outputAdvertised.has(tool)) {
-            const verdict = validateWith(responseValidator(r, tool), body);
-            if (!verdict.ok) {
-              // Never send an invalid response as if it were valid: the agent has a bug, which a retry cannot fix. The
-              // pointers help the agent's developer; a production buyer learns only that the call failed.
-              const first = verdict.issues[0];
-              const problem = `the agent's response does not match the AdCP ${r.key} response schema`;
-              if (mode === 'production')
-                process.emitWarning(`adcp-codegen: ${tool}: ${problem}: ${JSON.stringify(verdict.issues)}`);
-              return errorResult(
-                mode === 'development'
-                  ? (0, errors_js_1.agentFault)(
-                      tool,
-                      `${problem}: ${first.pointer === '' ? 'the response' : first.pointer} ${first.message}`,
-                      { tool, response_issues: verdict.issues },
-                    )
-                  : (0, errors_js_1.agentFault)(tool, problem, { tool }),
-                args,
-                r.key,
-              );
+            if (typeof tool !== 'string' || !allTools.has(tool))
+                throw new UnknownToolError(typeof tool === 'string' ? tool : `(${typeof tool})`);
+            // Parse once, before anything looks at the arguments: a private JSON copy, exactly what the wire would carry
+            // (no getters, proxies, shared references or prototypes). Release selection, the context echo, normalizers,
+            // strip, validation, authorization and the handler all see this copy; the caller's object is never read again.
+            const request = readRequest(args);
+            if (!request.ok) {
+                return errorResult((0, errors_js_1.invalidRequest)(tool, [request.issue]), request.context === undefined ? undefined : { context: request.context }, served[0].key);
             }
-          }
-          return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+            args = request.value;
+            const choice = (0, release_select_js_1.selectRelease)(served, args);
+            if (!choice.ok) {
+                const body = choice.code === 'VERSION_UNSUPPORTED' ? (0, errors_js_1.versionUnsupported)(choice.message, served.map((r) => r.key)) : (0, errors_js_1.invalidRequest)(tool, choice.issues);
+                return errorResult(body, args, served[0].key);
+            }
+            const r = byKey.get(choice.release.key);
+            if (!r.tools.includes(tool)) {
+                return errorResult({
+                    code: 'UNSUPPORTED_FEATURE',
+                    message: `${tool} is not served in AdCP ${r.key}; served in ${served.filter((x) => x.tools.includes(tool)).map((x) => x.key).join(', ')}`,
+                    recovery: 'correctable',
+                    details: { tool, supported_versions: served.filter((x) => x.tools.includes(tool)).map((x) => x.key) },
+                }, args, r.key);
+            }
+            const parsed = parse(tool, r, args);
+            if (!parsed.ok)
+                return errorResult((0, errors_js_1.invalidRequest)(tool, parsed.issues), args, r.key);
+            const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
+            if (fn === undefined)
+                return errorResult((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
+            let result;
+            try {
+                // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
+                const hctx = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
+                if (options.authorize !== undefined)
+                    await options.authorize(tool, parsed.value, hctx);
+                result = await fn(parsed.value, hctx);
+                if (result instanceof errors_js_1.AdcpError)
+                    throw result;
+                // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
+                const copy = jsonCopy(result);
+                if (!copy.ok)
+                    throw new Error('the handler returned a value that cannot be read as JSON');
+                result = copy.value;
+            }
+            catch (e) {
+                return errorResult(thrownBody(tool, e), args, r.key);
+            }
+            if (result === null || typeof result !== 'object' || Array.isArray(result)) {
+                return errorResult((0, errors_js_1.agentFault)(tool, 'the handler returned no response object'), args, r.key);
+            }
+            const resultBody = result;
+            if (isAdcpErrorBody(resultBody.adcp_error))
+                return errorResult(resultBody.adcp_error, args, r.key);
+            const envelope = responseEnvelope(resultBody, parsed.value.context, r.key, (body) => statusDefined(responseValidator(r, tool), body));
+            if (!envelope.ok)
+                return errorResult((0, errors_js_1.agentFault)(tool, envelope.message), args, r.key);
+            const body = envelope.body;
+            // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
+            // handler's own `status` (async, or domain state) stays.
+            for (const field of r.omitEnvelope?.[tool] ?? [])
+                if (field !== 'status' || resultBody.status === undefined)
+                    delete body[field];
+            // Development validates every response; production only where tools/list advertises an outputSchema, because
+            // MCP clients validate structuredContent against it and would throw on the buyer's side.
+            if (mode === 'development' || outputAdvertised.has(tool)) {
+                const verdict = validateWith(responseValidator(r, tool), body);
+                if (!verdict.ok) {
+                    // Never send an invalid response as if it were valid: the agent has a bug, which a retry cannot fix. The
+                    // pointers help the agent's developer; a production buyer learns only that the call failed.
+                    const first = verdict.issues[0];
+                    const problem = `the agent's response does not match the AdCP ${r.key} response schema`;
+                    if (mode === 'production')
+                        process.emitWarning(`adcp-codegen: ${tool}: ${problem}: ${JSON.stringify(verdict.issues)}`);
+                    return errorResult(mode === 'development'
+                        ? (0, errors_js_1.agentFault)(tool, `${problem}: ${first.pointer === '' ? 'the response' : first.pointer} ${first.message}`, { tool, response_issues: verdict.issues })
+                        : (0, errors_js_1.agentFault)(tool, problem, { tool }), args, r.key);
+                }
+            }
+            return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
         },
         registerMcp(server, handlers) {
-          (0, mcp_js_1.registerMcp)(agent, server, bindHandlers(handlers));
+            (0, mcp_js_1.registerMcp)(agent, server, bindHandlers(handlers));
         },
-        a2aExecutor: (handlers, a2aOptions) =>
-          (0, a2a_js_1.createA2AExecutor)(agent, bindHandlers(handlers), a2aOptions),
+        a2aExecutor: (handlers, a2aOptions) => (0, a2a_js_1.createA2AExecutor)(agent, bindHandlers(handlers), a2aOptions),
         a2aSkills: (release) => (0, a2a_js_1.a2aSkills)(agent, release),
-      };
-      return agent;
-    }
-    /**
-     * A rejection: the AdCP error body as structuredContent (where AdCP's storyboard runner and MCP hosts read it) and
-     * the same JSON in content[0].text. MCP clients validate structuredContent against a tool's outputSchema, errors
-     * included: a profile advertising output schemas makes each one admit this body.
-     */
-    function errorResult(error, args, release) {
-      // The caller's own context, measured only when there is a rejection to echo it on.
-      const echo = (0, errors_js_1.contextEcho)(args);
-      const body = {
-        adcp_error: error,
-        ...(echo.present ? { context: echo.value } : {}),
-        status: 'failed',
-        adcp_version: release,
-      };
-      return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
-    }
-    /**
-     * The rejection of a call to a tool the agent does not serve: an AdCP error with the caller's context, labelled
-     * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
-     */
-    function unknownToolResult(tool, args, releases) {
-      // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
-      const request = readRequest(args);
-      const value = request.ok
-        ? request.value
-        : request.context === undefined
-          ? undefined
-          : { context: request.context };
-      const pinned = value !== null && typeof value === 'object' ? value.adcp_version : undefined;
-      return errorResult(
-        (0, errors_js_1.unsupportedTool)(tool),
-        value,
-        typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0],
-      );
-    }
-    /** The AdCP body of a CallToolResult, success or rejection. */
-    function resultBody(result) {
-      return result.structuredContent ?? JSON.parse(result.content[0].text);
-    }
-    /** A handler that threw: the buyer learns which tool failed, never the error itself (a stack, a path, a secret). */
-    function handlerFailed(tool, e) {
-      let text;
-      try {
+    };
+    return agent;
+}
+/**
+ * A rejection: the AdCP error body as structuredContent (where AdCP's storyboard runner and MCP hosts read it) and
+ * the same JSON in content[0].text. MCP clients validate structuredContent against a tool's outputSchema, errors
+ * included: a profile advertising output schemas makes each one admit this body.
+ */
+function errorResult(error, args, release) {
+    // The caller's own context, measured only when there is a rejection to echo it on.
+    const echo = (0, errors_js_1.contextEcho)(args);
+    const body = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+}
+/**
+ * The rejection of a call to a tool the agent does not serve: an AdCP error with the caller's context, labelled
+ * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
+ */
+function unknownToolResult(tool, args, releases) {
+    // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
+    const request = readRequest(args);
+    const value = request.ok ? request.value : request.context === undefined ? undefined : { context: request.context };
+    const pinned = value !== null && typeof value === 'object' ? value.adcp_version : undefined;
+    return errorResult((0, errors_js_1.unsupportedTool)(tool), value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]);
+}
+/** The AdCP body of a CallToolResult, success or rejection. */
+function resultBody(result) {
+    return result.structuredContent ?? JSON.parse(result.content[0].text);
+}
+/** A handler that threw: the buyer learns which tool failed, never the error itself (a stack, a path, a secret). */
+function handlerFailed(tool, e) {
+    let text;
+    try {
         text = e instanceof Error ? (e.stack ?? e.message) : String(e);
-      } catch {
+    }
+    catch {
         text = 'a value that cannot be printed';
-      }
-      process.emitWarning(`adcp-codegen: handler for ${tool} failed: ${text}`);
-      return (0, errors_js_1.agentFault)(
-        tool,
-        "the handler failed with an unexpected error (details are in the agent's log)",
-      );
     }
-    /** The handler of a per-release set for one release, own properties only. */
-    function ownHandler(set, release) {
-      const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
-      return typeof h === 'function' ? h : undefined;
+    process.emitWarning(`adcp-codegen: handler for ${tool} failed: ${text}`);
+    return (0, errors_js_1.agentFault)(tool, 'the handler failed with an unexpected error (details are in the agent\'s log)');
+}
+/** The handler of a per-release set for one release, own properties only. */
+function ownHandler(set, release) {
+    const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
+    return typeof h === 'function' ? h : undefined;
+}
+/**
+ * The response as it goes on the wire: the handler's body with the envelope the runtime owns. `adcp_version` is the
+ * release that answered and `context` the caller's (a handler's own values are dropped); `status` defaults to
+ * `completed`. A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
+ * release's response schema itself defines (3.0's create_media_buy carries the media buy's status there); any other
+ * value is the agent's bug, answered as one instead of being sent.
+ */
+function responseEnvelope(result, sentContext, release, schemaDefinesStatus) {
+    const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
+    const body = { ...rest, status: status ?? 'completed', adcp_version: release };
+    if (sentContext !== undefined)
+        body.context = sentContext;
+    if (status !== undefined && !(typeof status === 'string' && TASK_STATUSES.has(status)) && !schemaDefinesStatus(body)) {
+        return { ok: false, message: `the handler set status ${jsonText(status)}, which is neither an AdCP task status (${[...TASK_STATUSES].join(', ')}) nor one the AdCP ${release} response defines` };
     }
-    /**
-     * The response as it goes on the wire: the handler's body with the envelope the runtime owns. `adcp_version` is the
-     * release that answered and `context` the caller's (a handler's own values are dropped); `status` defaults to
-     * `completed`. A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
-     * release's response schema itself defines (3.0's create_media_buy carries the media buy's status there); any other
-     * value is the agent's bug, answered as one instead of being sent.
-     */
-    function responseEnvelope(result, sentContext, release, schemaDefinesStatus) {
-      const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
-      const body = { ...rest, status: status ?? 'completed', adcp_version: release };
-      if (sentContext !== undefined) body.context = sentContext;
-      if (
-        status !== undefined &&
-        !(typeof status === 'string' && TASK_STATUSES.has(status)) &&
-        !schemaDefinesStatus(body)
-      ) {
-        return {
-          ok: false,
-          message: `the handler set status ${jsonText(status)}, which is neither an AdCP task status (${[...TASK_STATUSES].join(', ')}) nor one the AdCP ${release} response defines`,
-        };
-      }
-      return { ok: true, body };
-    }
-    /**
-     * Whether the response schema itself defines the body's `status`: the body validates, and the same body with a
-     * status no schema can define does not. (Only asked for a status outside the task statuses, so production pays for
-     * the response validator only when a handler answers that way.)
-     */
-    function statusDefined(validate, body) {
-      return validate(body).ok && !validate({ ...body, status: '\u0000' }).ok;
-    }
-    /** AdCP's task statuses (enums/task-status.json, the same from 3.0 to 3.2) a response body may carry. */
-    const TASK_STATUSES = new Set([
-      'submitted',
-      'working',
-      'input-required',
-      'completed',
-      'canceled',
-      'failed',
-      'rejected',
-      'auth-required',
-      'unknown',
-    ]);
-    function jsonText(v) {
-      try {
+    return { ok: true, body };
+}
+/**
+ * Whether the response schema itself defines the body's `status`: the body validates, and the same body with a
+ * status no schema can define does not. (Only asked for a status outside the task statuses, so production pays for
+ * the response validator only when a handler answers that way.)
+ */
+function statusDefined(validate, body) {
+    return validate(body).ok && !validate({ ...body, status: '\u0000' }).ok;
+}
+/** AdCP's task statuses (enums/task-status.json, the same from 3.0 to 3.2) a response body may carry. */
+const TASK_STATUSES = new Set(['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown']);
+function jsonText(v) {
+    try {
         return (JSON.stringify(v) ?? String(v)).slice(0, 64);
-      } catch {
+    }
+    catch {
         return String(v);
-      }
     }
-    function isAdcpErrorBody(v) {
-      return v !== null && typeof v === 'object' && typeof v.code === 'string' && typeof v.message === 'string';
-    }
-    function deepFreeze(value) {
-      if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-        for (const v of Object.values(value)) deepFreeze(v);
+}
+function isAdcpErrorBody(v) {
+    return v !== null && typeof v === 'object' && typeof v.code === 'string' && typeof v.message === 'string';
+}
+function deepFreeze(value) {
+    if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+        for (const v of Object.values(value))
+            deepFreeze(v);
         Object.freeze(value);
-      }
-      return value;
     }
-    /**
-     * The parse-once step. AdCP payloads are JSON: a copy through JSON is the value a buyer could have sent, whatever
-     * object the caller passed. Anything that cannot be read that way (a throwing getter or toJSON, a proxy trap, a
-     * cycle, a BigInt, nesting deep enough to overflow the serializer) is an INVALID_REQUEST naming the top-level field
-     * it is in, never an exception; the caller's `context` is then echoed only when it alone can be read.
-     */
-    function readRequest(args) {
-      const whole = jsonCopy(args);
-      if (whole.ok) return whole;
-      let pointer = '';
-      let tooDeep = whole.tooDeep;
-      let context;
-      try {
+    return value;
+}
+/**
+ * The parse-once step. AdCP payloads are JSON: a copy through JSON is the value a buyer could have sent, whatever
+ * object the caller passed. Anything that cannot be read that way (a throwing getter or toJSON, a proxy trap, a
+ * cycle, a BigInt, nesting deep enough to overflow the serializer) is an INVALID_REQUEST naming the top-level field
+ * it is in, never an exception; the caller's `context` is then echoed only when it alone can be read.
+ */
+function readRequest(args) {
+    const whole = jsonCopy(args);
+    if (whole.ok)
+        return whole;
+    let pointer = '';
+    let tooDeep = whole.tooDeep;
+    let context;
+    try {
         if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
-          for (const key of Object.keys(args)) {
-            let field;
-            try {
-              field = jsonCopy(args[key]);
-            } catch {
-              field = { ok: false, tooDeep: false }; // the getter itself threw
+            for (const key of Object.keys(args)) {
+                let field;
+                try {
+                    field = jsonCopy(args[key]);
+                }
+                catch {
+                    field = { ok: false, tooDeep: false }; // the getter itself threw
+                }
+                if (key === 'context' && field.ok)
+                    context = field.value;
+                if (!field.ok && pointer === '') {
+                    pointer = `/${(0, pointer_js_1.escapeToken)(key)}`;
+                    tooDeep = field.tooDeep;
+                }
             }
-            if (key === 'context' && field.ok) context = field.value;
-            if (!field.ok && pointer === '') {
-              pointer = `/${(0, pointer_js_1.escapeToken)(key)}`;
-              tooDeep = field.tooDeep;
-            }
-          }
         }
-      } catch {
+    }
+    catch {
         // The object itself cannot be inspected (a proxy whose traps throw): the request as a whole, and no echo.
         pointer = '';
         context = undefined;
-      }
-      const issue = tooDeep
-        ? { pointer, keyword: 'maxDepth', message: 'nests too deeply to process' }
-        : {
-            pointer,
-            keyword: 'type',
-            message:
-              'is not a JSON value: it cannot be read (a throwing getter or proxy), or it holds a cycle or a BigInt',
-          };
-      return { ok: false, issue, ...(context !== undefined ? { context } : {}) };
     }
-    function jsonCopy(value) {
-      try {
+    const issue = tooDeep
+        ? { pointer, keyword: 'maxDepth', message: 'nests too deeply to process' }
+        : { pointer, keyword: 'type', message: 'is not a JSON value: it cannot be read (a throwing getter or proxy), or it holds a cycle or a BigInt' };
+    return { ok: false, issue, ...(context !== undefined ? { context } : {}) };
+}
+function jsonCopy(value) {
+    try {
         const text = JSON.stringify(value);
         return { ok: true, value: text === undefined ? undefined : JSON.parse(text) };
-      } catch (e) {
+    }
+    catch (e) {
         // Only classified, never read: the thrown value may itself be a hostile object.
         let tooDeep = false;
         try {
-          tooDeep = e instanceof RangeError;
-        } catch {
-          /* a proxy that refuses even instanceof */
+            tooDeep = e instanceof RangeError;
+        }
+        catch {
+            /* a proxy that refuses even instanceof */
         }
         return { ok: false, tooDeep };
-      }
     }
-    /** The AdcpErrorBody of a value a handler or authorize hook threw; anything unreadable is the agent's failure. */
-    function thrownBody(tool, e) {
-      try {
+}
+/** The AdcpErrorBody of a value a handler or authorize hook threw; anything unreadable is the agent's failure. */
+function thrownBody(tool, e) {
+    try {
         if (e instanceof errors_js_1.AdcpError) {
-          const body = jsonCopy(e.toBody());
-          if (body.ok && isAdcpErrorBody(body.value)) return body.value;
+            const body = jsonCopy(e.toBody());
+            if (body.ok && isAdcpErrorBody(body.value))
+                return body.value;
         }
-      } catch {
-        /* fall through */
-      }
-      return handlerFailed(tool, e);
     }
+    catch {
+        /* fall through */
+    }
+    return handlerFailed(tool, e);
+}
+
   },
-  './contract.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.ARTIFACT_PATHS = void 0;
-    /**
-     * The contract between the generated artifacts and the runtime. Every compiled artifact (validator, strip,
-     * normalizer) is a CommonJS module under `<out>/releases/<release key>/…` that the runtime loads synchronously,
-     * lazily, on first use of that tool; these are the shapes their exports take. This file is copied into the
-     * generated output with the rest of the runtime, so nothing here may import from the generator.
-     */
-    /**
-     * Artifact modules, per release key (`3.2`) and tool, all CommonJS, loaded lazily and synchronously:
-     *
-     *   releases/<key>/validate/<tool>.request.cjs   module.exports = { validate: RawValidateFn }
-     *   releases/<key>/validate/<tool>.response.cjs  module.exports = { validate: RawValidateFn,
-     *                                                                   validateAsync: { [status]: RawValidateFn } }
-     *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
-     *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
-     *
-     * Artifacts `require` only relative paths inside the output directory (shared definition modules and support
-     * files the compile stages emit themselves), never a package, so the generated set is self-contained.
-     */
-    exports.ARTIFACT_PATHS = {
-      request: (key, tool) => `releases/${key}/validate/${tool}.request.cjs`,
-      response: (key, tool) => `releases/${key}/validate/${tool}.response.cjs`,
-      strip: (key, tool) => `releases/${key}/strip/${tool}.cjs`,
-      normalize: (key, tool) => `releases/${key}/normalize/${tool}.cjs`,
-    };
+  "./contract.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.ARTIFACT_PATHS = void 0;
+/**
+ * The contract between the generated artifacts and the runtime. Every compiled artifact (validator, strip,
+ * normalizer) is a CommonJS module under `<out>/releases/<release key>/…` that the runtime loads synchronously,
+ * lazily, on first use of that tool; these are the shapes their exports take. This file is copied into the
+ * generated output with the rest of the runtime, so nothing here may import from the generator.
+ */
+/**
+ * Artifact modules, per release key (`3.2`) and tool, all CommonJS, loaded lazily and synchronously:
+ *
+ *   releases/<key>/validate/<tool>.request.cjs   module.exports = { validate: RawValidateFn }
+ *   releases/<key>/validate/<tool>.response.cjs  module.exports = { validate: RawValidateFn,
+ *                                                                   validateAsync: { [status]: RawValidateFn } }
+ *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
+ *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
+ *
+ * Artifacts `require` only relative paths inside the output directory (shared definition modules and support
+ * files the compile stages emit themselves), never a package, so the generated set is self-contained.
+ */
+exports.ARTIFACT_PATHS = {
+    request: (key, tool) => `releases/${key}/validate/${tool}.request.cjs`,
+    response: (key, tool) => `releases/${key}/validate/${tool}.response.cjs`,
+    strip: (key, tool) => `releases/${key}/strip/${tool}.cjs`,
+    normalize: (key, tool) => `releases/${key}/normalize/${tool}.cjs`,
+};
+
   },
-  './drift.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.driftIssues = driftIssues;
-    const pointer_js_1 = require('./pointer.js');
-    /**
-     * Development mode rejects what production strips: every unknown field the strip function found at a closed object
-     * becomes an INVALID_REQUEST issue whose pointer is the unknown field itself (what a buyer has to remove) and whose
-     * `additionalProperty` names it.
-     */
-    function driftIssues(result) {
-      return result.removed.map((pointer) => {
+  "./drift.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.driftIssues = driftIssues;
+const pointer_js_1 = require("./pointer.js");
+/**
+ * Development mode rejects what production strips: every unknown field the strip function found at a closed object
+ * becomes an INVALID_REQUEST issue whose pointer is the unknown field itself (what a buyer has to remove) and whose
+ * `additionalProperty` names it.
+ */
+function driftIssues(result) {
+    return result.removed.map((pointer) => {
         const slash = pointer.lastIndexOf('/');
         const parent = slash < 0 ? '' : pointer.slice(0, slash);
         const name = (0, pointer_js_1.unescapeToken)(slash < 0 ? pointer : pointer.slice(slash + 1));
         return {
-          pointer,
-          keyword: 'additionalProperties',
-          additionalProperty: name,
-          message: `unknown field ${JSON.stringify(name)} at ${parent === '' ? 'the top level' : parent}: this AdCP release does not define it here`,
+            pointer,
+            keyword: 'additionalProperties',
+            additionalProperty: name,
+            message: `unknown field ${JSON.stringify(name)} at ${parent === '' ? 'the top level' : parent}: this AdCP release does not define it here`,
         };
-      });
-    }
+    });
+}
+
   },
-  './errors.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.CONTEXT_ECHO_LIMIT = exports.AdcpError = void 0;
-    exports.unsupportedTool = unsupportedTool;
-    exports.jsonPathLite = jsonPathLite;
-    exports.invalidRequest = invalidRequest;
-    exports.agentFault = agentFault;
-    exports.versionUnsupported = versionUnsupported;
-    exports.contextEcho = contextEcho;
-    const pointer_js_1 = require('./pointer.js');
-    /**
-     * Thrown (or returned) by handlers to answer with an AdCP error instead of a result. The runtime echoes the
-     * caller's `context` and labels the release, exactly as for its own rejections.
-     */
-    class AdcpError extends Error {
-      code;
-      recovery;
-      field;
-      details;
-      suggestion;
-      constructor(code, message, extra = {}) {
+  "./errors.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.CONTEXT_ECHO_LIMIT = exports.AdcpError = void 0;
+exports.unsupportedTool = unsupportedTool;
+exports.jsonPathLite = jsonPathLite;
+exports.invalidRequest = invalidRequest;
+exports.agentFault = agentFault;
+exports.versionUnsupported = versionUnsupported;
+exports.contextEcho = contextEcho;
+const pointer_js_1 = require("./pointer.js");
+/**
+ * Thrown (or returned) by handlers to answer with an AdCP error instead of a result. The runtime echoes the
+ * caller's `context` and labels the release, exactly as for its own rejections.
+ */
+class AdcpError extends Error {
+    code;
+    recovery;
+    field;
+    details;
+    suggestion;
+    constructor(code, message, extra = {}) {
         super(message);
         this.name = 'AdcpError';
         this.code = code;
@@ -841,1196 +716,1113 @@ const definitions = {
         this.field = extra.field;
         this.details = extra.details;
         this.suggestion = extra.suggestion;
-      }
-      toBody() {
-        return {
-          code: this.code,
-          message: this.message,
-          ...(this.recovery !== undefined ? { recovery: this.recovery } : {}),
-          ...(this.field !== undefined ? { field: this.field } : {}),
-          ...(this.suggestion !== undefined ? { suggestion: this.suggestion } : {}),
-          ...(this.details !== undefined ? { details: this.details } : {}),
-        };
-      }
     }
-    exports.AdcpError = AdcpError;
-    /**
-     * A call to a tool the agent does not serve (unknown, or not advertised). AdCP defines no code of its own for it:
-     * UNSUPPORTED_FEATURE ("a requested feature … is not supported by this seller", correctable by re-reading the
-     * capabilities) is the one its error-code enum offers.
-     */
-    function unsupportedTool(tool) {
-      return {
+    toBody() {
+        return {
+            code: this.code,
+            message: this.message,
+            ...(this.recovery !== undefined ? { recovery: this.recovery } : {}),
+            ...(this.field !== undefined ? { field: this.field } : {}),
+            ...(this.suggestion !== undefined ? { suggestion: this.suggestion } : {}),
+            ...(this.details !== undefined ? { details: this.details } : {}),
+        };
+    }
+}
+exports.AdcpError = AdcpError;
+/**
+ * A call to a tool the agent does not serve (unknown, or not advertised). AdCP defines no code of its own for it:
+ * UNSUPPORTED_FEATURE ("a requested feature … is not supported by this seller", correctable by re-reading the
+ * capabilities) is the one its error-code enum offers.
+ */
+function unsupportedTool(tool) {
+    return {
         code: 'UNSUPPORTED_FEATURE',
         message: `Tool ${tool} is not served by this agent; tools/list names the tools it serves`,
         recovery: 'correctable',
         details: { tool },
-      };
-    }
-    /** RFC 6901 pointer → JSONPath-lite (`/packages/0/targeting` → `packages[0].targeting`). */
-    function jsonPathLite(pointer) {
-      if (pointer === '') return '';
-      let out = '';
-      for (const raw of pointer.slice(1).split('/')) {
+    };
+}
+/** RFC 6901 pointer → JSONPath-lite (`/packages/0/targeting` → `packages[0].targeting`). */
+function jsonPathLite(pointer) {
+    if (pointer === '')
+        return '';
+    let out = '';
+    for (const raw of pointer.slice(1).split('/')) {
         const token = (0, pointer_js_1.unescapeToken)(raw);
-        if (/^(0|[1-9]\d*)$/.test(token)) out += `[${token}]`;
-        else if (/^[A-Za-z_$][\w$]*$/.test(token)) out += out === '' ? token : `.${token}`;
-        else out += `[${JSON.stringify(token)}]`;
-      }
-      return out;
+        if (/^(0|[1-9]\d*)$/.test(token))
+            out += `[${token}]`;
+        else if (/^[A-Za-z_$][\w$]*$/.test(token))
+            out += out === '' ? token : `.${token}`;
+        else
+            out += `[${JSON.stringify(token)}]`;
     }
-    /** Issues spelled out in an INVALID_REQUEST message. */
-    const MESSAGE_ISSUES = 3;
-    function invalidRequest(tool, issues) {
-      const first = issues[0];
-      // The first few issues in the message itself; every one in issues[].
-      const listed = issues
-        .slice(0, MESSAGE_ISSUES)
-        .map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
-      const more = issues.length - listed.length;
-      return {
+    return out;
+}
+/** Issues spelled out in an INVALID_REQUEST message. */
+const MESSAGE_ISSUES = 3;
+function invalidRequest(tool, issues) {
+    const first = issues[0];
+    // The first few issues in the message itself; every one in issues[].
+    const listed = issues.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
+    const more = issues.length - listed.length;
+    return {
         code: 'INVALID_REQUEST',
-        message:
-          first === undefined
-            ? `${tool}: invalid request`
-            : `${tool}: ${listed.join('; ')}${more > 0 ? ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)` : ''}`,
+        message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${more > 0 ? ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)` : ''}`,
         recovery: 'correctable',
         ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
         issues,
         details: { tool, issues },
-      };
-    }
-    /** The field an issue is about: for a missing property, the property itself rather than its parent object. */
-    function fieldPointer(issue) {
-      if (issue.keyword === 'required' && typeof issue.missingProperty === 'string') {
+    };
+}
+/** The field an issue is about: for a missing property, the property itself rather than its parent object. */
+function fieldPointer(issue) {
+    if (issue.keyword === 'required' && typeof issue.missingProperty === 'string') {
         return `${issue.pointer}/${(0, pointer_js_1.escapeToken)(issue.missingProperty)}`;
-      }
-      return issue.pointer;
     }
-    /**
-     * The agent itself is at fault (a handler threw, or answered with a body its release does not admit): a bug only the
-     * agent's operator can fix, so the buyer is told not to retry. AdCP has no "internal error" code; CONFIGURATION_ERROR
-     * is its code for "the seller's deployment cannot handle the request — the buyer cannot fix it, retrying will not
-     * help, report to the seller's operator" (enums/error-code.json, 3.2; codes are an open vocabulary, so earlier
-     * releases' buyers classify it by `recovery: terminal`). The message never carries a stack trace, a path or the
-     * handler's own error text: those go to the agent's log.
-     */
-    function agentFault(tool, problem, details) {
-      return {
+    return issue.pointer;
+}
+/**
+ * The agent itself is at fault (a handler threw, or answered with a body its release does not admit): a bug only the
+ * agent's operator can fix, so the buyer is told not to retry. AdCP has no "internal error" code; CONFIGURATION_ERROR
+ * is its code for "the seller's deployment cannot handle the request — the buyer cannot fix it, retrying will not
+ * help, report to the seller's operator" (enums/error-code.json, 3.2; codes are an open vocabulary, so earlier
+ * releases' buyers classify it by `recovery: terminal`). The message never carries a stack trace, a path or the
+ * handler's own error text: those go to the agent's log.
+ */
+function agentFault(tool, problem, details) {
+    return {
         code: 'CONFIGURATION_ERROR',
         message: `${tool}: ${problem}`,
         recovery: 'terminal',
         suggestion: "report this to the agent's operator; retrying will not help",
         ...(details !== undefined ? { details } : {}),
-      };
-    }
-    function versionUnsupported(message, supported) {
-      return {
+    };
+}
+function versionUnsupported(message, supported) {
+    return {
         code: 'VERSION_UNSUPPORTED',
         message,
         recovery: 'correctable',
         suggestion: `pin adcp_version to one of ${supported.join(', ')}`,
         details: { supported_versions: [...supported] },
-      };
-    }
-    /** Serialized size above which a caller's `context` is not echoed on rejections: an error must not amplify. */
-    exports.CONTEXT_ECHO_LIMIT = 8 * 1024;
-    /**
-     * The caller's `context` to echo: the value itself when it is small enough, else nothing. The runtime passes the
-     * parse-once copy (plain JSON); anything else that cannot be read (a throwing getter, a proxy, a cycle) is not
-     * echoed, and this never throws.
-     */
-    function contextEcho(args) {
-      try {
-        if (args === null || typeof args !== 'object' || Array.isArray(args)) return { present: false };
-        if (!Object.prototype.hasOwnProperty.call(args, 'context')) return { present: false };
+    };
+}
+/** Serialized size above which a caller's `context` is not echoed on rejections: an error must not amplify. */
+exports.CONTEXT_ECHO_LIMIT = 8 * 1024;
+/**
+ * The caller's `context` to echo: the value itself when it is small enough, else nothing. The runtime passes the
+ * parse-once copy (plain JSON); anything else that cannot be read (a throwing getter, a proxy, a cycle) is not
+ * echoed, and this never throws.
+ */
+function contextEcho(args) {
+    try {
+        if (args === null || typeof args !== 'object' || Array.isArray(args))
+            return { present: false };
+        if (!Object.prototype.hasOwnProperty.call(args, 'context'))
+            return { present: false };
         const value = args.context;
         const size = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
         return size <= exports.CONTEXT_ECHO_LIMIT ? { present: true, value } : { present: false };
-      } catch {
+    }
+    catch {
         return { present: false };
-      }
     }
+}
+
   },
-  './issue-collect.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.collectIssues = collectIssues;
-    const pointer_js_1 = require('./pointer.js');
-    /** Validations of the repaired copy per failed call, and issues reported per rejection. */
-    const MAX_ROUNDS = 24;
-    const MAX_ISSUES = 12;
-    /** Properties probed, one removal each, to name what an unmet `not` forbids. */
-    const MAX_NOT_PROBES = 24;
-    /** A value of each JSON Schema format AdCP uses, for placeholders. */
-    const FORMAT_EXAMPLES = {
-      'date-time': '2000-01-01T00:00:00Z',
-      date: '2000-01-01',
-      time: '00:00:00Z',
-      uri: 'https://example.com/',
-      'uri-reference': 'https://example.com/',
-      'uri-template': 'https://example.com/',
-      url: 'https://example.com/',
-      email: 'placeholder@example.com',
-      hostname: 'example.com',
-      uuid: '00000000-0000-4000-8000-000000000000',
-      ipv4: '192.0.2.1',
-      ipv6: '2001:db8::1',
-    };
-    /**
-     * `first` (the issues of the failed run) followed by the further issues the repaired copies show. Never throws:
-     * anything unexpected (absurd nesting, say) ends the collection with what was found.
-     */
-    function collectIssues(issuesOf, data, first) {
-      const out = first.map((i) => (i.keyword === 'not' ? explainNot(issuesOf, data, i) : i));
-      if (out.some((i) => i.discriminator !== undefined)) return out; // going on would mean guessing the caller's branch
-      const seen = new Set(out.map(key));
-      // Copy-on-write: each repair copies only the containers on its path, so the caller's value is never touched and a
-      // large payload is not copied whole.
-      let work = data;
-      const owned = new WeakSet();
-      const placeholders = [];
-      const under = (pointer) => placeholders.some((p) => pointer === p || pointer.startsWith(`${p}/`));
-      let round = first;
-      try {
+  "./issue-collect.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.collectIssues = collectIssues;
+const pointer_js_1 = require("./pointer.js");
+/** Validations of the repaired copy per failed call, and issues reported per rejection. */
+const MAX_ROUNDS = 24;
+const MAX_ISSUES = 12;
+/** Properties probed, one removal each, to name what an unmet `not` forbids. */
+const MAX_NOT_PROBES = 24;
+/** A value of each JSON Schema format AdCP uses, for placeholders. */
+const FORMAT_EXAMPLES = {
+    'date-time': '2000-01-01T00:00:00Z',
+    date: '2000-01-01',
+    time: '00:00:00Z',
+    uri: 'https://example.com/',
+    'uri-reference': 'https://example.com/',
+    'uri-template': 'https://example.com/',
+    url: 'https://example.com/',
+    email: 'placeholder@example.com',
+    hostname: 'example.com',
+    uuid: '00000000-0000-4000-8000-000000000000',
+    ipv4: '192.0.2.1',
+    ipv6: '2001:db8::1',
+};
+/**
+ * `first` (the issues of the failed run) followed by the further issues the repaired copies show. Never throws:
+ * anything unexpected (absurd nesting, say) ends the collection with what was found.
+ */
+function collectIssues(issuesOf, data, first) {
+    const out = first.map((i) => (i.keyword === 'not' ? explainNot(issuesOf, data, i) : i));
+    if (out.some((i) => i.discriminator !== undefined))
+        return out; // going on would mean guessing the caller's branch
+    const seen = new Set(out.map(key));
+    // Copy-on-write: each repair copies only the containers on its path, so the caller's value is never touched and a
+    // large payload is not copied whole.
+    let work = data;
+    const owned = new WeakSet();
+    const placeholders = [];
+    const under = (pointer) => placeholders.some((p) => pointer === p || pointer.startsWith(`${p}/`));
+    let round = first;
+    try {
         for (let n = 0; n < MAX_ROUNDS && out.length < MAX_ISSUES; n++) {
-          let progressed = false;
-          for (const issue of round) {
-            const fix = repair(issue, under(issue.pointer));
-            if (fix === undefined) return out;
-            const root = apply(work, fix, owned);
-            if (root === undefined) return out;
-            work = root.value;
-            if (fix.placeholder !== undefined) placeholders.push(fix.placeholder);
-            progressed = true;
-          }
-          if (!progressed) return out;
-          round = issuesOf(work);
-          if (round.length === 0) return out;
-          for (const issue of round) {
-            if (issue.discriminator !== undefined) return out;
-            const reported =
-              issue.keyword === 'required'
-                ? `${issue.pointer}/${(0, pointer_js_1.escapeToken)(issue.missingProperty ?? '')}`
-                : issue.pointer;
-            if (under(issue.pointer) || under(reported)) continue;
-            if (seen.has(key(issue))) return out; // the repair did not get past it
-            seen.add(key(issue));
-            out.push(issue.keyword === 'not' ? explainNot(issuesOf, work, issue) : issue);
-            if (out.length >= MAX_ISSUES) return out;
-          }
+            let progressed = false;
+            for (const issue of round) {
+                const fix = repair(issue, under(issue.pointer));
+                if (fix === undefined)
+                    return out;
+                const root = apply(work, fix, owned);
+                if (root === undefined)
+                    return out;
+                work = root.value;
+                if (fix.placeholder !== undefined)
+                    placeholders.push(fix.placeholder);
+                progressed = true;
+            }
+            if (!progressed)
+                return out;
+            round = issuesOf(work);
+            if (round.length === 0)
+                return out;
+            for (const issue of round) {
+                if (issue.discriminator !== undefined)
+                    return out;
+                const reported = issue.keyword === 'required' ? `${issue.pointer}/${(0, pointer_js_1.escapeToken)(issue.missingProperty ?? '')}` : issue.pointer;
+                if (under(issue.pointer) || under(reported))
+                    continue;
+                if (seen.has(key(issue)))
+                    return out; // the repair did not get past it
+                seen.add(key(issue));
+                out.push(issue.keyword === 'not' ? explainNot(issuesOf, work, issue) : issue);
+                if (out.length >= MAX_ISSUES)
+                    return out;
+            }
         }
-      } catch {
+    }
+    catch {
         return out;
-      }
-      return out;
     }
-    function key(i) {
-      return `${i.pointer}\0${i.keyword}\0${i.missingProperty ?? ''}\0${i.additionalProperty ?? ''}`;
-    }
-    /** How to get past one issue, or undefined when it cannot be (the collection stops there). */
-    function repair(issue, synthetic) {
-      const at = issue.pointer;
-      const allowed = issue.allowedValues;
-      switch (issue.keyword) {
+    return out;
+}
+function key(i) {
+    return `${i.pointer}\0${i.keyword}\0${i.missingProperty ?? ''}\0${i.additionalProperty ?? ''}`;
+}
+/** How to get past one issue, or undefined when it cannot be (the collection stops there). */
+function repair(issue, synthetic) {
+    const at = issue.pointer;
+    const allowed = issue.allowedValues;
+    switch (issue.keyword) {
         case 'enum':
         case 'const':
-          return allowed !== undefined && allowed.length > 0
-            ? { pointer: at, value: structuredClone(allowed[0]), ...(synthetic ? { placeholder: at } : {}) }
-            : undefined;
+            return allowed !== undefined && allowed.length > 0 ? { pointer: at, value: structuredClone(allowed[0]), ...(synthetic ? { placeholder: at } : {}) } : undefined;
         case 'additionalProperties':
-          return at === '' ? undefined : { pointer: at, remove: true };
+            return at === '' ? undefined : { pointer: at, remove: true };
         case 'required':
-          return issue.missingProperty === undefined
-            ? undefined
-            : placeholder(`${at}/${(0, pointer_js_1.escapeToken)(issue.missingProperty)}`, null);
+            return issue.missingProperty === undefined ? undefined : placeholder(`${at}/${(0, pointer_js_1.escapeToken)(issue.missingProperty)}`, null);
         case 'type': {
-          const wanted = /^must be (\w+)/.exec(issue.message)?.[1];
-          const empty = wanted === undefined ? undefined : EMPTY[wanted];
-          return empty === undefined || at === '' ? undefined : placeholder(at, empty());
+            const wanted = /^must be (\w+)/.exec(issue.message)?.[1];
+            const empty = wanted === undefined ? undefined : EMPTY[wanted];
+            return empty === undefined || at === '' ? undefined : placeholder(at, empty());
         }
         case 'format': {
-          const name = /^must be a valid (.+)$/.exec(issue.message)?.[1];
-          const example = name === undefined ? undefined : FORMAT_EXAMPLES[name];
-          return example === undefined || at === '' ? undefined : placeholder(at, example);
+            const name = /^must be a valid (.+)$/.exec(issue.message)?.[1];
+            const example = name === undefined ? undefined : FORMAT_EXAMPLES[name];
+            return example === undefined || at === '' ? undefined : placeholder(at, example);
         }
         case 'minLength': {
-          const n = Number(/than (\d+) characters/.exec(issue.message)?.[1]);
-          return Number.isInteger(n) && at !== '' ? placeholder(at, 'x'.repeat(n)) : undefined;
+            const n = Number(/than (\d+) characters/.exec(issue.message)?.[1]);
+            return Number.isInteger(n) && at !== '' ? placeholder(at, 'x'.repeat(n)) : undefined;
         }
         default:
-          // A caller's value the validator refuses for another reason: a placeholder whose own complaints (its type
-          // first) shape it; a placeholder's own value it cannot get past ends the collection.
-          return synthetic || at === '' ? undefined : placeholder(at, null);
-      }
+            // A caller's value the validator refuses for another reason: a placeholder whose own complaints (its type
+            // first) shape it; a placeholder's own value it cannot get past ends the collection.
+            return synthetic || at === '' ? undefined : placeholder(at, null);
     }
-    function placeholder(pointer, value) {
-      return { pointer, value, placeholder: pointer };
-    }
-    const EMPTY = {
-      object: () => ({}),
-      array: () => [],
-      string: () => '',
-      number: () => 0,
-      integer: () => 0,
-      boolean: () => false,
-      null: () => null,
-    };
-    /**
-     * A new root with the fix applied, copying only the containers on the fix's path (the input is never mutated);
-     * undefined when the path is gone.
-     */
-    function apply(root, fix, owned = new WeakSet()) {
-      if (fix.pointer === '') return fix.remove === true ? undefined : { value: fix.value };
-      const tokens = fix.pointer.slice(1).split('/').map(pointer_js_1.unescapeToken);
-      const copy = (node, i) => {
-        if (node === null || typeof node !== 'object') return NO_PATH;
+}
+function placeholder(pointer, value) {
+    return { pointer, value, placeholder: pointer };
+}
+const EMPTY = {
+    object: () => ({}),
+    array: () => [],
+    string: () => '',
+    number: () => 0,
+    integer: () => 0,
+    boolean: () => false,
+    null: () => null,
+};
+/**
+ * A new root with the fix applied, copying only the containers on the fix's path (the input is never mutated);
+ * undefined when the path is gone.
+ */
+function apply(root, fix, owned = new WeakSet()) {
+    if (fix.pointer === '')
+        return fix.remove === true ? undefined : { value: fix.value };
+    const tokens = fix.pointer.slice(1).split('/').map(pointer_js_1.unescapeToken);
+    const copy = (node, i) => {
+        if (node === null || typeof node !== 'object')
+            return NO_PATH;
         const t = tokens[i];
         const last = i === tokens.length - 1;
         if (Array.isArray(node)) {
-          if (!/^(0|[1-9]\d*)$/.test(t) || Number(t) >= node.length) return NO_PATH;
-          if (last && fix.remove === true) return NO_PATH; // removing an item would shift the pointers after it
-          const child = last ? fix.value : copy(node[Number(t)], i + 1);
-          if (child === NO_PATH) return NO_PATH;
-          const out = own(node, () => node.slice());
-          out[Number(t)] = child;
-          return out;
+            if (!/^(0|[1-9]\d*)$/.test(t) || Number(t) >= node.length)
+                return NO_PATH;
+            if (last && fix.remove === true)
+                return NO_PATH; // removing an item would shift the pointers after it
+            const child = last ? fix.value : copy(node[Number(t)], i + 1);
+            if (child === NO_PATH)
+                return NO_PATH;
+            const out = own(node, () => node.slice());
+            out[Number(t)] = child;
+            return out;
         }
         const out = own(node, () => ({ ...node }));
         if (last) {
-          if (fix.remove === true) delete out[t];
-          else
-            Object.defineProperty(out, t, { value: fix.value, enumerable: true, writable: true, configurable: true });
-          return out;
+            if (fix.remove === true)
+                delete out[t];
+            else
+                Object.defineProperty(out, t, { value: fix.value, enumerable: true, writable: true, configurable: true });
+            return out;
         }
-        if (!Object.prototype.hasOwnProperty.call(out, t)) return NO_PATH;
+        if (!Object.prototype.hasOwnProperty.call(out, t))
+            return NO_PATH;
         const child = copy(out[t], i + 1);
-        if (child === NO_PATH) return NO_PATH;
+        if (child === NO_PATH)
+            return NO_PATH;
         Object.defineProperty(out, t, { value: child, enumerable: true, writable: true, configurable: true });
         return out;
-      };
-      // A container this collection already copied is its own: changed in place, so a large array is copied once.
-      const own = (node, make) => {
-        if (owned.has(node)) return node;
+    };
+    // A container this collection already copied is its own: changed in place, so a large array is copied once.
+    const own = (node, make) => {
+        if (owned.has(node))
+            return node;
         const made = make();
         owned.add(made);
         return made;
-      };
-      const value = copy(root, 0);
-      return value === NO_PATH ? undefined : { value };
-    }
-    const NO_PATH = Symbol('no path');
-    /**
-     * An unmet `not`, said in terms of the payload: for a scalar, the value itself is what is forbidden; for an object,
-     * the properties whose removal satisfies the `not` (probed on copies): each one whose removal alone does, or else
-     * the smallest set found whose removal together does (`not: { anyOf: [{ required: [a] }, { required: [b] }] }`
-     * with both present).
-     */
-    function explainNot(issuesOf, data, issue) {
-      try {
+    };
+    const value = copy(root, 0);
+    return value === NO_PATH ? undefined : { value };
+}
+const NO_PATH = Symbol('no path');
+/**
+ * An unmet `not`, said in terms of the payload: for a scalar, the value itself is what is forbidden; for an object,
+ * the properties whose removal satisfies the `not` (probed on copies): each one whose removal alone does, or else
+ * the smallest set found whose removal together does (`not: { anyOf: [{ required: [a] }, { required: [b] }] }`
+ * with both present).
+ */
+function explainNot(issuesOf, data, issue) {
+    try {
         const value = valueAt(data, issue.pointer);
         if (value === null || typeof value !== 'object')
-          return { ...issue, message: `must NOT be ${JSON.stringify(value)} here` };
-        if (Array.isArray(value)) return issue;
+            return { ...issue, message: `must NOT be ${JSON.stringify(value)} here` };
+        if (Array.isArray(value))
+            return issue;
         const names = Object.keys(value).slice(0, MAX_NOT_PROBES);
         const satisfiedWithout = (removed) => {
-          let copy = data;
-          for (const name of removed)
-            copy = apply(copy, {
-              pointer: `${issue.pointer}/${(0, pointer_js_1.escapeToken)(name)}`,
-              remove: true,
-            }).value;
-          return !issuesOf(copy).some((i) => i.keyword === 'not' && i.pointer === issue.pointer);
+            let copy = data;
+            for (const name of removed)
+                copy = apply(copy, { pointer: `${issue.pointer}/${(0, pointer_js_1.escapeToken)(name)}`, remove: true }).value;
+            return !issuesOf(copy).some((i) => i.keyword === 'not' && i.pointer === issue.pointer);
         };
         let forbidden = names.filter((n) => satisfiedWithout([n]));
         if (forbidden.length === 0) {
-          const together = [];
-          for (const n of names) {
-            together.push(n);
-            if (satisfiedWithout(together)) break;
-          }
-          if (!satisfiedWithout(together)) return issue;
-          forbidden = together.filter((n) => !satisfiedWithout(together.filter((m) => m !== n)));
+            const together = [];
+            for (const n of names) {
+                together.push(n);
+                if (satisfiedWithout(together))
+                    break;
+            }
+            if (!satisfiedWithout(together))
+                return issue;
+            forbidden = together.filter((n) => !satisfiedWithout(together.filter((m) => m !== n)));
         }
-        if (forbidden.length === 0) return issue;
+        if (forbidden.length === 0)
+            return issue;
         const listed = forbidden.map((n) => `'${n}'`);
-        const phrase =
-          listed.length > 1 ? `${listed.slice(0, -1).join(', ')} or ${listed[listed.length - 1]}` : listed[0];
+        const phrase = listed.length > 1 ? `${listed.slice(0, -1).join(', ')} or ${listed[listed.length - 1]}` : listed[0];
         return { ...issue, message: `must NOT have ${phrase} here`, forbiddenProperties: forbidden };
-      } catch {
+    }
+    catch {
         return issue;
-      }
     }
-    function valueAt(data, pointer) {
-      if (pointer === '') return data;
-      let node = data;
-      for (const raw of pointer.slice(1).split('/')) {
-        if (node === null || typeof node !== 'object') return undefined;
+}
+function valueAt(data, pointer) {
+    if (pointer === '')
+        return data;
+    let node = data;
+    for (const raw of pointer.slice(1).split('/')) {
+        if (node === null || typeof node !== 'object')
+            return undefined;
         node = node[(0, pointer_js_1.unescapeToken)(raw)];
-      }
-      return node;
     }
+    return node;
+}
+
   },
-  './issues.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.wrapValidator = wrapValidator;
-    exports.wrapResponseValidator = wrapResponseValidator;
-    exports.toIssues = toIssues;
-    const issue_collect_js_1 = require('./issue-collect.js');
-    const pointer_js_1 = require('./pointer.js');
-    /** At most this many branch issues stand for a failed union (the closest branch's), never the whole cascade. */
-    const MAX_BRANCH_ISSUES = 3;
-    /** Values listed in a message; `allowedValues` always carries them all. */
-    const MAX_LISTED = 12;
-    /**
-     * A pure validator: copies the errors Ajv leaves on the function before returning (and clears them, so no state or
-     * payload fragment survives the call). Input too deeply nested for the call stack is a clean failure, not a crash.
-     */
-    function wrapValidator(raw) {
-      return (data) => {
+  "./issues.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.wrapValidator = wrapValidator;
+exports.wrapResponseValidator = wrapResponseValidator;
+exports.toIssues = toIssues;
+const issue_collect_js_1 = require("./issue-collect.js");
+const pointer_js_1 = require("./pointer.js");
+/** At most this many branch issues stand for a failed union (the closest branch's), never the whole cascade. */
+const MAX_BRANCH_ISSUES = 3;
+/** Values listed in a message; `allowedValues` always carries them all. */
+const MAX_LISTED = 12;
+/**
+ * A pure validator: copies the errors Ajv leaves on the function before returning (and clears them, so no state or
+ * payload fragment survives the call). Input too deeply nested for the call stack is a clean failure, not a crash.
+ */
+function wrapValidator(raw) {
+    return (data) => {
         let ok;
         try {
-          ok = raw(data) === true;
-        } catch (e) {
-          raw.errors = null;
-          if (e instanceof RangeError) {
-            return {
-              ok: false,
-              issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }],
-            };
-          }
-          throw e;
+            ok = raw(data) === true;
         }
-        if (ok) return { ok: true };
+        catch (e) {
+            raw.errors = null;
+            if (e instanceof RangeError) {
+                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }] };
+            }
+            throw e;
+        }
+        if (ok)
+            return { ok: true };
         const errors = Array.isArray(raw.errors) ? raw.errors.slice() : [];
         raw.errors = null;
         let issues;
         try {
-          issues = toIssues(errors, data); // may re-run a union branch (see branchIssues)
-        } catch (e) {
-          if (!(e instanceof RangeError)) throw e;
-          issues = [];
+            issues = toIssues(errors, data); // may re-run a union branch (see branchIssues)
+        }
+        catch (e) {
+            if (!(e instanceof RangeError))
+                throw e;
+            issues = [];
         }
         if (issues.length === 0)
-          return { ok: false, issues: [{ pointer: '', keyword: 'schema', message: 'does not match the schema' }] };
+            return { ok: false, issues: [{ pointer: '', keyword: 'schema', message: 'does not match the schema' }] };
         // The issues past the first failure, and what an unmet `not` forbids (issue-collect.ts): only failed calls pay.
         return { ok: false, issues: (0, issue_collect_js_1.collectIssues)((d) => rerun(raw, d), data, issues) };
-      };
-    }
-    /** One more run of the raw validator, for the collection: its issues, its errors cleared. */
-    function rerun(raw, data) {
-      let ok;
-      try {
+    };
+}
+/** One more run of the raw validator, for the collection: its issues, its errors cleared. */
+function rerun(raw, data) {
+    let ok;
+    try {
         ok = raw(data) === true;
-      } catch {
+    }
+    catch {
         raw.errors = null;
         return [];
-      }
-      const errors = Array.isArray(raw.errors) ? raw.errors.slice() : [];
-      raw.errors = null;
-      return ok ? [] : toIssues(errors, data);
     }
-    /**
-     * Response validation (issue 7, point 5). The body is validated as it goes on the wire, envelope fields at its
-     * root, against the canonical schema the release publishes: 3.2 response schemas compose `core/version-envelope`
-     * and `core/protocol-envelope` themselves (status, context, adcp_version, task_id, … declared, `status` required),
-     * and 3.0 response schemas are open at the root, so the envelope fields the protocol layer adds are accepted as
-     * they are — nothing is added or stripped here, because the spec already says what it intends. An async task
-     * response is picked by the body's `status` (`submitted`, `working`, `input-required`) when the tool publishes a
-     * schema for that status; every other status (`completed`, `failed`, …) is checked against the response schema.
-     */
-    function wrapResponseValidator(module) {
-      const sync = wrapValidator(module.validate);
-      const byStatus = new Map();
-      return (body) => {
+    const errors = Array.isArray(raw.errors) ? raw.errors.slice() : [];
+    raw.errors = null;
+    return ok ? [] : toIssues(errors, data);
+}
+/**
+ * Response validation (issue 7, point 5). The body is validated as it goes on the wire, envelope fields at its
+ * root, against the canonical schema the release publishes: 3.2 response schemas compose `core/version-envelope`
+ * and `core/protocol-envelope` themselves (status, context, adcp_version, task_id, … declared, `status` required),
+ * and 3.0 response schemas are open at the root, so the envelope fields the protocol layer adds are accepted as
+ * they are — nothing is added or stripped here, because the spec already says what it intends. An async task
+ * response is picked by the body's `status` (`submitted`, `working`, `input-required`) when the tool publishes a
+ * schema for that status; every other status (`completed`, `failed`, …) is checked against the response schema.
+ */
+function wrapResponseValidator(module) {
+    const sync = wrapValidator(module.validate);
+    const byStatus = new Map();
+    return (body) => {
         const status = isObject(body) && Object.prototype.hasOwnProperty.call(body, 'status') ? body.status : undefined;
         if (typeof status === 'string' && Object.prototype.hasOwnProperty.call(module.validateAsync, status)) {
-          let fn = byStatus.get(status);
-          if (fn === undefined) byStatus.set(status, (fn = wrapValidator(module.validateAsync[status])));
-          return fn(body);
+            let fn = byStatus.get(status);
+            if (fn === undefined)
+                byStatus.set(status, (fn = wrapValidator(module.validateAsync[status])));
+            return fn(body);
         }
         return sync(body);
-      };
-    }
-    /**
-     * AdCP issues from Ajv's errors. With `allErrors: false` Ajv stops at the first failure, which comes last; before
-     * it, the errors of the union branches it tried. A union becomes one summary (the discriminator value expected,
-     * or the closest branch's few issues), never every branch's cascade.
-     */
-    function toIssues(errors, data) {
-      const top = [];
-      for (const raw of errors) {
-        if (raw === null || typeof raw !== 'object') continue;
+    };
+}
+/**
+ * AdCP issues from Ajv's errors. With `allErrors: false` Ajv stops at the first failure, which comes last; before
+ * it, the errors of the union branches it tried. A union becomes one summary (the discriminator value expected,
+ * or the closest branch's few issues), never every branch's cascade.
+ */
+function toIssues(errors, data) {
+    const top = [];
+    for (const raw of errors) {
+        if (raw === null || typeof raw !== 'object')
+            continue;
         const error = copyError(raw);
         if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') {
-          // Its branch errors are the run of preceding errors at or below its instance path — up to one that Ajv left
-          // for a sibling branch of an enclosing union (a nested union follows its enclosing union's earlier branches).
-          let start = top.length;
-          while (
-            start > 0 &&
-            within(top[start - 1].error.instancePath, error.instancePath) &&
-            !siblingBranch(top[start - 1].error.schemaPath, error.schemaPath)
-          )
-            start--;
-          top.push({ error, children: top.splice(start) });
-        } else {
-          top.push({ error, children: [] });
+            // Its branch errors are the run of preceding errors at or below its instance path — up to one that Ajv left
+            // for a sibling branch of an enclosing union (a nested union follows its enclosing union's earlier branches).
+            let start = top.length;
+            while (start > 0 && within(top[start - 1].error.instancePath, error.instancePath) && !siblingBranch(top[start - 1].error.schemaPath, error.schemaPath))
+                start--;
+            top.push({ error, children: top.splice(start) });
         }
-      }
-      const out = [];
-      const seen = new Set();
-      for (const node of top) {
+        else {
+            top.push({ error, children: [] });
+        }
+    }
+    const out = [];
+    const seen = new Set();
+    for (const node of top) {
         for (const issue of nodeIssues(node, data)) {
-          const key = `${issue.pointer}\0${issue.keyword}\0${issue.message}`;
-          if (!seen.has(key)) {
-            seen.add(key);
-            out.push(issue);
-          }
+            const key = `${issue.pointer}\0${issue.keyword}\0${issue.message}`;
+            if (!seen.has(key)) {
+                seen.add(key);
+                out.push(issue);
+            }
         }
-      }
-      return out;
     }
-    function nodeIssues(node, data) {
-      const { error, children } = node;
-      if (error.keyword === 'if')
+    return out;
+}
+function nodeIssues(node, data) {
+    const { error, children } = node;
+    if (error.keyword === 'if')
         return children.length > 0 ? children.flatMap((c) => nodeIssues(c, data)) : [issue(error)];
-      if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') return [issue(error)];
-      return unionIssues(error, children, data);
+    if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf')
+        return [issue(error)];
+    return unionIssues(error, children, data);
+}
+function unionIssues(error, children, data) {
+    const at = error.instancePath;
+    const passing = error.params.passingSchemas;
+    if (Array.isArray(passing)) {
+        return [{ pointer: at, keyword: error.keyword, message: `matches more than one of the allowed shapes (branches ${passing.join(' and ')}); it must match exactly one` }];
     }
-    function unionIssues(error, children, data) {
-      const at = error.instancePath;
-      const passing = error.params.passingSchemas;
-      if (Array.isArray(passing)) {
-        return [
-          {
-            pointer: at,
-            keyword: error.keyword,
-            message: `matches more than one of the allowed shapes (branches ${passing.join(' and ')}); it must match exactly one`,
-          },
-        ];
-      }
-      const hint = discriminatorHint(error.params.discriminator);
-      const target = valueAt(data, at);
-      let branchNodes = children;
-      if (hint !== undefined) {
+    const hint = discriminatorHint(error.params.discriminator);
+    const target = valueAt(data, at);
+    let branchNodes = children;
+    if (hint !== undefined) {
         const discriminator = { property: hint.property, allowedValues: hint.allowedValues.slice() };
         const choices = listValues(hint.allowedValues);
         if (!isObject(target)) {
-          return [
-            {
-              pointer: at,
-              keyword: 'type',
-              message: `must be an object whose '${hint.property}' is one of ${choices}`,
-              discriminator,
-            },
-          ];
+            return [{ pointer: at, keyword: 'type', message: `must be an object whose '${hint.property}' is one of ${choices}`, discriminator }];
         }
         const where = `${at}/${(0, pointer_js_1.escapeToken)(hint.property)}`;
         if (!Object.prototype.hasOwnProperty.call(target, hint.property)) {
-          return [
-            {
-              pointer: at,
-              keyword: 'required',
-              message: `must have required property '${hint.property}' (${choices})`,
-              missingProperty: hint.property,
-              discriminator,
-            },
-          ];
+            return [{ pointer: at, keyword: 'required', message: `must have required property '${hint.property}' (${choices})`, missingProperty: hint.property, discriminator }];
         }
         const value = target[hint.property];
         if (!hint.allowedValues.some((v) => sameJson(v, value))) {
-          return [
-            {
-              pointer: where,
-              keyword: error.keyword,
-              message: `must be one of ${choices}`,
-              allowedValues: hint.allowedValues.slice(),
-              discriminator,
-            },
-          ];
+            return [{ pointer: where, keyword: error.keyword, message: `must be one of ${choices}`, allowedValues: hint.allowedValues.slice(), discriminator }];
         }
         // The value selects its branch: what the other branches said (inline ones are recognisable by their schema
         // path, `<union>/<index>/…`), including their rejection of the value, is beside the point.
-        const selected = new Set(
-          hint.branches.flatMap((values, i) => (values.some((v) => sameJson(v, value)) ? [String(i)] : [])),
-        );
+        const selected = new Set(hint.branches.flatMap((values, i) => (values.some((v) => sameJson(v, value)) ? [String(i)] : [])));
         // A branch that is a `$ref`: run it alone, its errors are then exactly the selected branch's.
         if (selected.size === 1) {
-          const own = branchIssues(hint.validators[Number([...selected][0])], target, at, data);
-          if (own !== undefined) return own;
+            const own = branchIssues(hint.validators[Number([...selected][0])], target, at, data);
+            if (own !== undefined)
+                return own;
         }
         const prefix = `${error.schemaPath}/`;
         branchNodes = children.filter((c) => {
-          if (c.error.instancePath === where && (c.error.keyword === 'const' || c.error.keyword === 'enum'))
-            return false;
-          if (!c.error.schemaPath.startsWith(prefix)) return true;
-          return selected.has(c.error.schemaPath.slice(prefix.length).split('/')[0]);
+            if (c.error.instancePath === where && (c.error.keyword === 'const' || c.error.keyword === 'enum'))
+                return false;
+            if (!c.error.schemaPath.startsWith(prefix))
+                return true;
+            return selected.has(c.error.schemaPath.slice(prefix.length).split('/')[0]);
         });
-      }
-      const summary = { pointer: at, keyword: error.keyword, message: unionMessage(error.keyword, branchNodes, at) };
-      const deeper = branchNodes.filter((c) => depth(c.error.instancePath) > depth(at));
-      if (deeper.length === 0) {
+    }
+    const summary = { pointer: at, keyword: error.keyword, message: unionMessage(error.keyword, branchNodes, at) };
+    const deeper = branchNodes.filter((c) => depth(c.error.instancePath) > depth(at));
+    if (deeper.length === 0) {
         // A branch for another JSON type (`must be array` when an object came) is not what the caller meant; if what
         // remains is one nested union (a `$ref` to a union of shapes), its own summary is the useful one.
         const sameType = branchNodes.filter((c) => !(c.error.instancePath === at && c.error.keyword === 'type'));
-        const nested = sameType.filter(
-          (c) => c.children.length > 0 || c.error.keyword === 'oneOf' || c.error.keyword === 'anyOf',
-        );
+        const nested = sameType.filter((c) => c.children.length > 0 || c.error.keyword === 'oneOf' || c.error.keyword === 'anyOf');
         if (nested.length === 1 && sameType.length === 1)
-          return [...nodeIssues(nested[0], data).slice(0, MAX_BRANCH_ISSUES), summary];
+            return [...nodeIssues(nested[0], data).slice(0, MAX_BRANCH_ISSUES), summary];
         return [summary];
-      }
-      // The branch that got furthest into the payload is most likely the one the caller meant.
-      const deepest = Math.max(...deeper.map((c) => depth(c.error.instancePath)));
-      const closest = deeper.filter((c) => depth(c.error.instancePath) === deepest).slice(-MAX_BRANCH_ISSUES);
-      return [...closest.flatMap((c) => nodeIssues(c, data)).slice(0, MAX_BRANCH_ISSUES), summary];
     }
-    function unionMessage(keyword, children, at) {
-      const base =
-        keyword === 'oneOf'
-          ? 'must match exactly one of the allowed shapes'
-          : 'must match at least one of the allowed shapes';
-      const missing = [
-        ...new Set(
-          children
-            .filter((c) => c.error.keyword === 'required' && c.error.instancePath === at)
-            .map((c) => String(c.error.params.missingProperty)),
-        ),
-      ];
-      return missing.length > 0 ? `${base} (each requires one of: ${missing.map((m) => `'${m}'`).join(', ')})` : base;
-    }
-    function issue(error) {
-      const p = error.params;
-      const at = error.instancePath;
-      switch (error.keyword) {
+    // The branch that got furthest into the payload is most likely the one the caller meant.
+    const deepest = Math.max(...deeper.map((c) => depth(c.error.instancePath)));
+    const closest = deeper.filter((c) => depth(c.error.instancePath) === deepest).slice(-MAX_BRANCH_ISSUES);
+    return [...closest.flatMap((c) => nodeIssues(c, data)).slice(0, MAX_BRANCH_ISSUES), summary];
+}
+function unionMessage(keyword, children, at) {
+    const base = keyword === 'oneOf' ? 'must match exactly one of the allowed shapes' : 'must match at least one of the allowed shapes';
+    const missing = [...new Set(children.filter((c) => c.error.keyword === 'required' && c.error.instancePath === at).map((c) => String(c.error.params.missingProperty)))];
+    return missing.length > 0 ? `${base} (each requires one of: ${missing.map((m) => `'${m}'`).join(', ')})` : base;
+}
+function issue(error) {
+    const p = error.params;
+    const at = error.instancePath;
+    switch (error.keyword) {
         case 'required':
-          return {
-            pointer: at,
-            keyword: 'required',
-            message: `must have required property '${String(p.missingProperty)}'`,
-            missingProperty: String(p.missingProperty),
-          };
+            return { pointer: at, keyword: 'required', message: `must have required property '${String(p.missingProperty)}'`, missingProperty: String(p.missingProperty) };
         case 'dependencies':
         case 'dependentRequired':
-          return {
-            pointer: at,
-            keyword: error.keyword,
-            message: `must have property '${String(p.missingProperty)}' when property '${String(p.property)}' is present`,
-            missingProperty: String(p.missingProperty),
-          };
+            return {
+                pointer: at,
+                keyword: error.keyword,
+                message: `must have property '${String(p.missingProperty)}' when property '${String(p.property)}' is present`,
+                missingProperty: String(p.missingProperty),
+            };
         case 'additionalProperties':
-          return {
-            pointer: `${at}/${(0, pointer_js_1.escapeToken)(String(p.additionalProperty))}`,
-            keyword: 'additionalProperties',
-            message: `unknown property '${String(p.additionalProperty)}' is not allowed here`,
-            additionalProperty: String(p.additionalProperty),
-          };
+            return {
+                pointer: `${at}/${(0, pointer_js_1.escapeToken)(String(p.additionalProperty))}`,
+                keyword: 'additionalProperties',
+                message: `unknown property '${String(p.additionalProperty)}' is not allowed here`,
+                additionalProperty: String(p.additionalProperty),
+            };
         case 'enum': {
-          const values = Array.isArray(p.allowedValues) ? p.allowedValues.slice() : [];
-          return {
-            pointer: at,
-            keyword: 'enum',
-            message: `must be one of ${listValues(values)}`,
-            allowedValues: values,
-          };
+            const values = Array.isArray(p.allowedValues) ? p.allowedValues.slice() : [];
+            return { pointer: at, keyword: 'enum', message: `must be one of ${listValues(values)}`, allowedValues: values };
         }
         case 'const':
-          return {
-            pointer: at,
-            keyword: 'const',
-            message: `must be ${jsonOf(p.allowedValue)}`,
-            allowedValues: [p.allowedValue],
-          };
+            return { pointer: at, keyword: 'const', message: `must be ${jsonOf(p.allowedValue)}`, allowedValues: [p.allowedValue] };
         case 'type':
-          return { pointer: at, keyword: 'type', message: `must be ${String(p.type).split(',').join(' or ')}` };
+            return { pointer: at, keyword: 'type', message: `must be ${String(p.type).split(',').join(' or ')}` };
         case 'pattern':
-          return { pointer: at, keyword: 'pattern', message: `must match pattern ${jsonOf(p.pattern)}` };
+            return { pointer: at, keyword: 'pattern', message: `must match pattern ${jsonOf(p.pattern)}` };
         case 'format':
-          return { pointer: at, keyword: 'format', message: `must be a valid ${String(p.format)}` };
+            return { pointer: at, keyword: 'format', message: `must be a valid ${String(p.format)}` };
         case 'minLength':
         case 'maxLength':
-          return {
-            pointer: at,
-            keyword: error.keyword,
-            message: `must NOT have ${error.keyword === 'minLength' ? 'fewer' : 'more'} than ${String(p.limit)} characters`,
-          };
+            return { pointer: at, keyword: error.keyword, message: `must NOT have ${error.keyword === 'minLength' ? 'fewer' : 'more'} than ${String(p.limit)} characters` };
         case 'minItems':
         case 'maxItems':
-          return {
-            pointer: at,
-            keyword: error.keyword,
-            message: `must NOT have ${error.keyword === 'minItems' ? 'fewer' : 'more'} than ${String(p.limit)} items`,
-          };
+            return { pointer: at, keyword: error.keyword, message: `must NOT have ${error.keyword === 'minItems' ? 'fewer' : 'more'} than ${String(p.limit)} items` };
         case 'minProperties':
         case 'maxProperties':
-          return {
-            pointer: at,
-            keyword: error.keyword,
-            message: `must NOT have ${error.keyword === 'minProperties' ? 'fewer' : 'more'} than ${String(p.limit)} properties`,
-          };
+            return { pointer: at, keyword: error.keyword, message: `must NOT have ${error.keyword === 'minProperties' ? 'fewer' : 'more'} than ${String(p.limit)} properties` };
         case 'minimum':
         case 'maximum':
         case 'exclusiveMinimum':
         case 'exclusiveMaximum':
-          return { pointer: at, keyword: error.keyword, message: `must be ${String(p.comparison)} ${String(p.limit)}` };
+            return { pointer: at, keyword: error.keyword, message: `must be ${String(p.comparison)} ${String(p.limit)}` };
         case 'multipleOf':
-          return { pointer: at, keyword: 'multipleOf', message: `must be a multiple of ${String(p.multipleOf)}` };
+            return { pointer: at, keyword: 'multipleOf', message: `must be a multiple of ${String(p.multipleOf)}` };
         case 'uniqueItems':
-          return {
-            pointer: at,
-            keyword: 'uniqueItems',
-            message: `must NOT have duplicate items (items ${String(p.j)} and ${String(p.i)} are identical)`,
-          };
+            return { pointer: at, keyword: 'uniqueItems', message: `must NOT have duplicate items (items ${String(p.j)} and ${String(p.i)} are identical)` };
         case 'false schema':
-          return { pointer: at, keyword: 'false schema', message: 'is not allowed here' };
+            return { pointer: at, keyword: 'false schema', message: 'is not allowed here' };
         case 'not':
-          return { pointer: at, keyword: 'not', message: 'must NOT match a disallowed shape' };
+            return { pointer: at, keyword: 'not', message: 'must NOT match a disallowed shape' };
         case 'contains':
-          return { pointer: at, keyword: 'contains', message: 'must contain at least one valid item' };
+            return { pointer: at, keyword: 'contains', message: 'must contain at least one valid item' };
         case 'propertyNames':
-          return {
-            pointer: at,
-            keyword: 'propertyNames',
-            message: `property name '${String(p.propertyName)}' is invalid`,
-          };
+            return { pointer: at, keyword: 'propertyNames', message: `property name '${String(p.propertyName)}' is invalid` };
         case 'oneOf':
         case 'anyOf':
-          return {
-            pointer: at,
-            keyword: error.keyword,
-            message:
-              error.keyword === 'oneOf'
-                ? 'must match exactly one of the allowed shapes'
-                : 'must match at least one of the allowed shapes',
-          };
+            return { pointer: at, keyword: error.keyword, message: error.keyword === 'oneOf' ? 'must match exactly one of the allowed shapes' : 'must match at least one of the allowed shapes' };
         default:
-          return { pointer: at, keyword: error.keyword, message: `must satisfy ${error.keyword}` };
-      }
+            return { pointer: at, keyword: error.keyword, message: `must satisfy ${error.keyword}` };
     }
-    /** A detached copy: nothing of Ajv's objects (or the function's `errors`) escapes into an issue. */
-    function copyError(raw) {
-      const params = raw.params !== null && typeof raw.params === 'object' ? raw.params : {};
-      return {
+}
+/** A detached copy: nothing of Ajv's objects (or the function's `errors`) escapes into an issue. */
+function copyError(raw) {
+    const params = raw.params !== null && typeof raw.params === 'object' ? raw.params : {};
+    return {
         keyword: String(raw.keyword),
         instancePath: typeof raw.instancePath === 'string' ? raw.instancePath : '',
         schemaPath: typeof raw.schemaPath === 'string' ? raw.schemaPath : '',
         params: { ...params },
-      };
-    }
-    function discriminatorHint(raw) {
-      if (!isObject(raw) || typeof raw.property !== 'string' || !Array.isArray(raw.allowedValues)) return undefined;
-      const branches = Array.isArray(raw.branches) ? raw.branches.map((b) => (Array.isArray(b) ? b : [])) : [];
-      return {
-        property: raw.property,
-        allowedValues: raw.allowedValues,
-        branches,
-        validators: Array.isArray(raw.validators) ? raw.validators : [],
-      };
-    }
-    /**
-     * The issues of one `$ref` branch, re-run alone on the value (only ever on a failed call). The thunk returns the
-     * branch's binding: a loading stub on first use, which replaces itself, so the function that ran — and holds the
-     * errors — is what the thunk returns after the call.
-     */
-    function branchIssues(thunk, target, at, data) {
-      if (typeof thunk !== 'function') return undefined;
-      const run = thunk();
-      if (typeof run !== 'function') return undefined;
-      const ok = run(target, { instancePath: at, rootData: data });
-      if (ok === true) return undefined;
-      const fn = thunk();
-      const errors = Array.isArray(fn.errors) ? fn.errors.slice() : [];
-      const issues = toIssues(errors, data);
-      return issues.length > 0 ? issues : undefined;
-    }
-    /**
-     * Whether an error's schema path lies in another branch of a union enclosing `union` in the same schema:
-     * `#/oneOf/1/required` against `#/oneOf/2/anyOf`. Errors of called definitions have paths relative to their own
-     * schema and rarely look like that; when one does, it is only summarised one level up.
-     */
-    function siblingBranch(path, union) {
-      const a = path.split('/');
-      const b = union.split('/');
-      let i = 0;
-      while (i < a.length && i < b.length && a[i] === b[i]) i++;
-      const kw = a[i - 1];
-      return (
-        i > 0 &&
-        i < a.length &&
-        i < b.length &&
-        (kw === 'oneOf' || kw === 'anyOf') &&
-        /^\d+$/.test(a[i]) &&
-        /^\d+$/.test(b[i])
-      );
-    }
-    function within(path, parent) {
-      return path === parent || path.startsWith(`${parent}/`);
-    }
-    function depth(pointer) {
-      let n = 0;
-      for (let i = 0; i < pointer.length; i++) if (pointer.charCodeAt(i) === 47) n++;
-      return n;
-    }
-    /** The value at an RFC 6901 pointer, own properties only; iterative, so any depth is fine. */
-    function valueAt(data, pointer) {
-      if (pointer === '') return data;
-      let node = data;
-      for (const raw of pointer.slice(1).split('/')) {
+    };
+}
+function discriminatorHint(raw) {
+    if (!isObject(raw) || typeof raw.property !== 'string' || !Array.isArray(raw.allowedValues))
+        return undefined;
+    const branches = Array.isArray(raw.branches) ? raw.branches.map((b) => (Array.isArray(b) ? b : [])) : [];
+    return { property: raw.property, allowedValues: raw.allowedValues, branches, validators: Array.isArray(raw.validators) ? raw.validators : [] };
+}
+/**
+ * The issues of one `$ref` branch, re-run alone on the value (only ever on a failed call). The thunk returns the
+ * branch's binding: a loading stub on first use, which replaces itself, so the function that ran — and holds the
+ * errors — is what the thunk returns after the call.
+ */
+function branchIssues(thunk, target, at, data) {
+    if (typeof thunk !== 'function')
+        return undefined;
+    const run = thunk();
+    if (typeof run !== 'function')
+        return undefined;
+    const ok = run(target, { instancePath: at, rootData: data });
+    if (ok === true)
+        return undefined;
+    const fn = thunk();
+    const errors = Array.isArray(fn.errors) ? fn.errors.slice() : [];
+    const issues = toIssues(errors, data);
+    return issues.length > 0 ? issues : undefined;
+}
+/**
+ * Whether an error's schema path lies in another branch of a union enclosing `union` in the same schema:
+ * `#/oneOf/1/required` against `#/oneOf/2/anyOf`. Errors of called definitions have paths relative to their own
+ * schema and rarely look like that; when one does, it is only summarised one level up.
+ */
+function siblingBranch(path, union) {
+    const a = path.split('/');
+    const b = union.split('/');
+    let i = 0;
+    while (i < a.length && i < b.length && a[i] === b[i])
+        i++;
+    const kw = a[i - 1];
+    return i > 0 && i < a.length && i < b.length && (kw === 'oneOf' || kw === 'anyOf') && /^\d+$/.test(a[i]) && /^\d+$/.test(b[i]);
+}
+function within(path, parent) {
+    return path === parent || path.startsWith(`${parent}/`);
+}
+function depth(pointer) {
+    let n = 0;
+    for (let i = 0; i < pointer.length; i++)
+        if (pointer.charCodeAt(i) === 47)
+            n++;
+    return n;
+}
+/** The value at an RFC 6901 pointer, own properties only; iterative, so any depth is fine. */
+function valueAt(data, pointer) {
+    if (pointer === '')
+        return data;
+    let node = data;
+    for (const raw of pointer.slice(1).split('/')) {
         const token = (0, pointer_js_1.unescapeToken)(raw);
-        if (Array.isArray(node)) node = /^(0|[1-9]\d*)$/.test(token) ? node[Number(token)] : undefined;
-        else if (isObject(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
-        else return undefined;
-      }
-      return node;
+        if (Array.isArray(node))
+            node = /^(0|[1-9]\d*)$/.test(token) ? node[Number(token)] : undefined;
+        else if (isObject(node) && Object.prototype.hasOwnProperty.call(node, token))
+            node = node[token];
+        else
+            return undefined;
     }
-    function isObject(v) {
-      return v !== null && typeof v === 'object' && !Array.isArray(v);
-    }
-    function sameJson(a, b) {
-      if (a === b) return true;
-      if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-      return jsonOf(a) === jsonOf(b);
-    }
-    function jsonOf(v) {
-      try {
+    return node;
+}
+function isObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+function sameJson(a, b) {
+    if (a === b)
+        return true;
+    if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object')
+        return false;
+    return jsonOf(a) === jsonOf(b);
+}
+function jsonOf(v) {
+    try {
         return JSON.stringify(v) ?? String(v);
-      } catch {
+    }
+    catch {
         return String(v);
-      }
     }
-    function listValues(values) {
-      const shown = values.slice(0, MAX_LISTED).map(jsonOf).join(', ');
-      return values.length > MAX_LISTED ? `${shown}, … (${values.length} values)` : shown;
-    }
+}
+function listValues(values) {
+    const shown = values.slice(0, MAX_LISTED).map(jsonOf).join(', ');
+    return values.length > MAX_LISTED ? `${shown}, … (${values.length} values)` : shown;
+}
+
   },
-  './loader.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.loadArtifact = loadArtifact;
-    exports.loadArtifacts = loadArtifacts;
-    exports.loadedArtifacts = loadedArtifacts;
-    exports.flushCodeCache = flushCodeCache;
-    /**
-     * Loads generated CommonJS artifacts synchronously, lazily and once, with a V8 code cache that can only ever speed up
-     * compiling a generated module's own text.
-     *
-     * A validator module is loaded on the first call of its tool; what it requires loads when it is first reached. The
-     * code that runs is always the text of the module file in the generated set, read at load time. The cache holds
-     * nothing but V8's code cache for that text (`vm.Script` `cachedData`), in a file named by the SHA-256 of the exact
-     * text compiled and the Node/V8 build and starting with that SHA-256, so cached data is only ever offered to the
-     * script it was made from (V8 also checks it, by build and source length only, and `cachedDataRejected` says when it
-     * did not fit; it is rewritten then). Cached data is compiled code,
-     * so it is only read from a directory chain and from files owned by the current user and writable by no one else,
-     * opened without following symbolic links; on any doubt the module is compiled from its text without a cache. The
-     * code cache is written after the current turn (when the module has usually run, so the functions it compiled
-     * lazily are in it); a read-only output, a missing directory or ADCP_CODEGEN_NO_CODE_CACHE=1 means compiling.
-     *
-     * Copied into the generated output with the rest of the runtime: node: builtins only.
-     */
-    const node_crypto_1 = require('node:crypto');
-    const node_fs_1 = require('node:fs');
-    const node_os_1 = require('node:os');
-    const node_path_1 = require('node:path');
-    const node_vm_1 = require('node:vm');
-    /** Bump when the wrapper below changes (the key covers the wrapped text anyway; this keeps old files apart). */
-    const WRAPPER_VERSION = '3';
-    const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
-    /** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
-    const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(
-      /[^A-Za-z0-9_.-]/g,
-      '_',
-    );
-    const DIGEST_BYTES = 32;
-    /** A code cache larger than this is not ours to trust (the largest generated module compiles to a few MB). */
-    const MAX_CACHE_BYTES = 64 * 1024 * 1024;
-    const loaded = new Map();
-    const loadedBy = new Map();
-    const cacheDirs = new Map();
-    const resolved = new Map();
-    const pendingWrites = [];
-    let flushScheduled = false;
-    let exitHook = false;
-    /**
-     * The `module.exports` of `<outDir>/<relPath>`, loading it (and what it requires) on first use. `relPath` must stay
-     * inside `outDir`; artifacts may require only relative paths inside it.
-     */
-    function loadArtifact(outDir, relPath) {
-      const root = (0, node_path_1.resolve)(outDir);
-      return requireModule(root, inside(root, (0, node_path_1.resolve)(root, relPath), relPath));
-    }
-    /** Several artifacts at once (every validator of a profile, say). */
-    function loadArtifacts(outDir, relPaths) {
-      return relPaths.map((rel) => loadArtifact(outDir, rel));
-    }
-    /** Paths (relative to `outDir`, sorted) of every module loaded from it so far: what the calls really pulled in. */
-    function loadedArtifacts(outDir) {
-      const root = (0, node_path_1.resolve)(outDir);
-      return [...(loadedBy.get(root) ?? [])]
-        .map((p) => (0, node_path_1.relative)(root, p).split(node_path_1.sep).join('/'))
-        .sort();
-    }
-    /** Writes pending code caches now rather than after the current turn (benchmarks, tests). */
-    function flushCodeCache() {
-      flushScheduled = false;
-      for (const write of pendingWrites.splice(0)) {
+  "./loader.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.loadArtifact = loadArtifact;
+exports.loadArtifacts = loadArtifacts;
+exports.loadedArtifacts = loadedArtifacts;
+exports.flushCodeCache = flushCodeCache;
+/**
+ * Loads generated CommonJS artifacts synchronously, lazily and once, with a V8 code cache that can only ever speed up
+ * compiling a generated module's own text.
+ *
+ * A validator module is loaded on the first call of its tool; what it requires loads when it is first reached. The
+ * code that runs is always the text of the module file in the generated set, read at load time. The cache holds
+ * nothing but V8's code cache for that text (`vm.Script` `cachedData`), in a file named by the SHA-256 of the exact
+ * text compiled and the Node/V8 build and starting with that SHA-256, so cached data is only ever offered to the
+ * script it was made from (V8 also checks it, by build and source length only, and `cachedDataRejected` says when it
+ * did not fit; it is rewritten then). Cached data is compiled code,
+ * so it is only read from a directory chain and from files owned by the current user and writable by no one else,
+ * opened without following symbolic links; on any doubt the module is compiled from its text without a cache. The
+ * code cache is written after the current turn (when the module has usually run, so the functions it compiled
+ * lazily are in it); a read-only output, a missing directory or ADCP_CODEGEN_NO_CODE_CACHE=1 means compiling.
+ *
+ * Copied into the generated output with the rest of the runtime: node: builtins only.
+ */
+const node_crypto_1 = require("node:crypto");
+const node_fs_1 = require("node:fs");
+const node_os_1 = require("node:os");
+const node_path_1 = require("node:path");
+const node_vm_1 = require("node:vm");
+/** Bump when the wrapper below changes (the key covers the wrapped text anyway; this keeps old files apart). */
+const WRAPPER_VERSION = '3';
+const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
+/** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
+const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+const DIGEST_BYTES = 32;
+/** A code cache larger than this is not ours to trust (the largest generated module compiles to a few MB). */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+const loaded = new Map();
+const loadedBy = new Map();
+const cacheDirs = new Map();
+const resolved = new Map();
+const pendingWrites = [];
+let flushScheduled = false;
+let exitHook = false;
+/**
+ * The `module.exports` of `<outDir>/<relPath>`, loading it (and what it requires) on first use. `relPath` must stay
+ * inside `outDir`; artifacts may require only relative paths inside it.
+ */
+function loadArtifact(outDir, relPath) {
+    const root = (0, node_path_1.resolve)(outDir);
+    return requireModule(root, inside(root, (0, node_path_1.resolve)(root, relPath), relPath));
+}
+/** Several artifacts at once (every validator of a profile, say). */
+function loadArtifacts(outDir, relPaths) {
+    return relPaths.map((rel) => loadArtifact(outDir, rel));
+}
+/** Paths (relative to `outDir`, sorted) of every module loaded from it so far: what the calls really pulled in. */
+function loadedArtifacts(outDir) {
+    const root = (0, node_path_1.resolve)(outDir);
+    return [...(loadedBy.get(root) ?? [])].map((p) => (0, node_path_1.relative)(root, p).split(node_path_1.sep).join('/')).sort();
+}
+/** Writes pending code caches now rather than after the current turn (benchmarks, tests). */
+function flushCodeCache() {
+    flushScheduled = false;
+    for (const write of pendingWrites.splice(0)) {
         try {
-          write();
-        } catch {
-          // A cache we cannot write costs the next process a compile, nothing more.
+            write();
         }
-      }
+        catch {
+            // A cache we cannot write costs the next process a compile, nothing more.
+        }
     }
-    function inside(root, file, asked) {
-      const rel = (0, node_path_1.relative)(root, file);
-      if (rel === '' || rel.startsWith('..') || (0, node_path_1.resolve)(root, rel) !== file) {
+}
+function inside(root, file, asked) {
+    const rel = (0, node_path_1.relative)(root, file);
+    if (rel === '' || rel.startsWith('..') || (0, node_path_1.resolve)(root, rel) !== file) {
         throw new Error(`artifact ${JSON.stringify(asked)} is outside the generated directory`);
-      }
-      return file;
     }
-    function requireModule(root, file) {
-      const known = loaded.get(file);
-      if (known !== undefined) return known.exports;
-      const source = (0, node_fs_1.readFileSync)(file, 'utf8');
-      const fn = compileModule(root, file, `(function (${MODULE_PARAMS}) {${source}\n})`);
-      const module = { exports: {} };
-      // Registered before it runs, so a definition cycle sees the partly initialised exports (they set `validate` first).
-      loaded.set(file, module);
-      let set = loadedBy.get(root);
-      if (set === undefined) loadedBy.set(root, (set = new Set()));
-      set.add(file);
-      const dir = (0, node_path_1.dirname)(file);
-      const requireArtifact = (id) => requireModule(root, resolveRequire(root, file, dir, id));
-      try {
+    return file;
+}
+function requireModule(root, file) {
+    const known = loaded.get(file);
+    if (known !== undefined)
+        return known.exports;
+    const source = (0, node_fs_1.readFileSync)(file, 'utf8');
+    const fn = compileModule(root, file, `(function (${MODULE_PARAMS}) {${source}\n})`);
+    const module = { exports: {} };
+    // Registered before it runs, so a definition cycle sees the partly initialised exports (they set `validate` first).
+    loaded.set(file, module);
+    let set = loadedBy.get(root);
+    if (set === undefined)
+        loadedBy.set(root, (set = new Set()));
+    set.add(file);
+    const dir = (0, node_path_1.dirname)(file);
+    const requireArtifact = (id) => requireModule(root, resolveRequire(root, file, dir, id));
+    try {
         fn.call(module.exports, module.exports, requireArtifact, module, file, dir);
-      } catch (e) {
+    }
+    catch (e) {
         loaded.delete(file);
         set.delete(file);
         throw e;
-      }
-      return module.exports;
     }
-    function resolveRequire(root, file, dir, id) {
-      const key = `${dir}\0${id}`;
-      const known = resolved.get(key);
-      if (known !== undefined) return known;
-      if (!id.startsWith('./') && !id.startsWith('../')) {
-        throw new Error(
-          `${(0, node_path_1.relative)(root, file)}: generated artifacts may require only relative paths, not ${JSON.stringify(id)}`,
-        );
-      }
-      const target = inside(root, (0, node_path_1.resolve)(dir, id), id);
-      resolved.set(key, target);
-      return target;
+    return module.exports;
+}
+function resolveRequire(root, file, dir, id) {
+    const key = `${dir}\0${id}`;
+    const known = resolved.get(key);
+    if (known !== undefined)
+        return known;
+    if (!id.startsWith('./') && !id.startsWith('../')) {
+        throw new Error(`${(0, node_path_1.relative)(root, file)}: generated artifacts may require only relative paths, not ${JSON.stringify(id)}`);
     }
-    /**
-     * Compiles the wrapped module text, with V8's code cache for exactly this text when a trusted one exists; otherwise
-     * a code cache is written once the module has run.
-     */
-    function compileModule(root, file, wrapped) {
-      const cacheDir = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
-      if (cacheDir === null) return new node_vm_1.Script(wrapped, { filename: file }).runInThisContext();
-      const digest = (0, node_crypto_1.createHash)('sha256').update(wrapped).digest();
-      const cacheFile = (0, node_path_1.join)(cacheDir, `${digest.toString('hex')}-${RUNTIME_KEY}.v8`);
-      // The file starts with the SHA-256 of the text its data was made from: data moved or linked under another name
-      // is not offered to this text (V8's own check is only the source length).
-      const stored = readPrivate(cacheFile);
-      const cachedData =
-        stored !== undefined && stored.length > DIGEST_BYTES && stored.subarray(0, DIGEST_BYTES).equals(digest)
-          ? stored.subarray(DIGEST_BYTES)
-          : undefined;
-      const script = new node_vm_1.Script(wrapped, { filename: file, cachedData });
-      if (cachedData === undefined || script.cachedDataRejected === true)
+    const target = inside(root, (0, node_path_1.resolve)(dir, id), id);
+    resolved.set(key, target);
+    return target;
+}
+/**
+ * Compiles the wrapped module text, with V8's code cache for exactly this text when a trusted one exists; otherwise
+ * a code cache is written once the module has run.
+ */
+function compileModule(root, file, wrapped) {
+    const cacheDir = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
+    if (cacheDir === null)
+        return new node_vm_1.Script(wrapped, { filename: file }).runInThisContext();
+    const digest = (0, node_crypto_1.createHash)('sha256').update(wrapped).digest();
+    const cacheFile = (0, node_path_1.join)(cacheDir, `${digest.toString('hex')}-${RUNTIME_KEY}.v8`);
+    // The file starts with the SHA-256 of the text its data was made from: data moved or linked under another name
+    // is not offered to this text (V8's own check is only the source length).
+    const stored = readPrivate(cacheFile);
+    const cachedData = stored !== undefined && stored.length > DIGEST_BYTES && stored.subarray(0, DIGEST_BYTES).equals(digest) ? stored.subarray(DIGEST_BYTES) : undefined;
+    const script = new node_vm_1.Script(wrapped, { filename: file, cachedData });
+    if (cachedData === undefined || script.cachedDataRejected === true)
         schedule(() => writePrivate(cacheFile, Buffer.concat([digest, script.createCachedData()])));
-      return script.runInThisContext();
-    }
-    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-    /** Ours alone: owned by this user, writable by no one else. */
-    function ownedPrivately(st) {
-      return uid !== undefined && st.uid === uid && (st.mode & 0o022) === 0;
-    }
-    /**
-     * A cache file's bytes, only when it is a regular file (not a link: opened with O_NOFOLLOW) that this user owns and
-     * no one else can write; anything else is as good as no cache.
-     */
-    function readPrivate(file) {
-      let fd;
-      try {
+    return script.runInThisContext();
+}
+const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+/** Ours alone: owned by this user, writable by no one else. */
+function ownedPrivately(st) {
+    return uid !== undefined && st.uid === uid && (st.mode & 0o022) === 0;
+}
+/**
+ * A cache file's bytes, only when it is a regular file (not a link: opened with O_NOFOLLOW) that this user owns and
+ * no one else can write; anything else is as good as no cache.
+ */
+function readPrivate(file) {
+    let fd;
+    try {
         fd = (0, node_fs_1.openSync)(file, node_fs_1.constants.O_RDONLY | (node_fs_1.constants.O_NOFOLLOW ?? 0));
-      } catch {
+    }
+    catch {
         return undefined;
-      }
-      try {
+    }
+    try {
         const st = (0, node_fs_1.fstatSync)(fd);
-        if (!st.isFile() || !ownedPrivately(st) || st.size === 0 || st.size > MAX_CACHE_BYTES) return undefined;
+        if (!st.isFile() || !ownedPrivately(st) || st.size === 0 || st.size > MAX_CACHE_BYTES)
+            return undefined;
         const buf = Buffer.allocUnsafe(st.size);
         let n = 0;
         while (n < st.size) {
-          const got = (0, node_fs_1.readSync)(fd, buf, n, st.size - n, n);
-          if (got === 0) return undefined;
-          n += got;
+            const got = (0, node_fs_1.readSync)(fd, buf, n, st.size - n, n);
+            if (got === 0)
+                return undefined;
+            n += got;
         }
         return buf;
-      } catch {
-        return undefined;
-      } finally {
-        (0, node_fs_1.closeSync)(fd);
-      }
     }
-    /** Written to a new private file (never an existing one: `wx`), then renamed into place. */
-    function writePrivate(file, data) {
-      const tmp = `${file}.${process.pid}-${(0, node_crypto_1.randomBytes)(6).toString('hex')}.tmp`;
-      (0, node_fs_1.writeFileSync)(tmp, data, { mode: 0o600, flag: 'wx' });
-      try {
+    catch {
+        return undefined;
+    }
+    finally {
+        (0, node_fs_1.closeSync)(fd);
+    }
+}
+/** Written to a new private file (never an existing one: `wx`), then renamed into place. */
+function writePrivate(file, data) {
+    const tmp = `${file}.${process.pid}-${(0, node_crypto_1.randomBytes)(6).toString('hex')}.tmp`;
+    (0, node_fs_1.writeFileSync)(tmp, data, { mode: 0o600, flag: 'wx' });
+    try {
         (0, node_fs_1.renameSync)(tmp, file);
-      } catch (e) {
+    }
+    catch (e) {
         (0, node_fs_1.unlinkSync)(tmp);
         throw e;
-      }
     }
-    function hookExit() {
-      if (exitHook) return;
-      exitHook = true;
-      process.once('exit', flushCodeCache);
-    }
-    function schedule(write) {
-      pendingWrites.push(write);
-      hookExit();
-      if (!flushScheduled) {
+}
+function hookExit() {
+    if (exitHook)
+        return;
+    exitHook = true;
+    process.once('exit', flushCodeCache);
+}
+function schedule(write) {
+    pendingWrites.push(write);
+    hookExit();
+    if (!flushScheduled) {
         flushScheduled = true;
         setImmediate(flushCodeCache).unref();
-      }
     }
-    /**
-     * `<outDir>/.cache/v8` when it can be ours, else a private `adcp-codegen-v8-<uid>` directory under the OS temp dir,
-     * else none. Every directory from the cache root down must be a real directory (not a link) owned by this user and
-     * writable by no one else: whoever can write there could plant compiled code. Without a user id to compare
-     * (Windows) there is no cache.
-     */
-    function codeCacheDir(root) {
-      const known = cacheDirs.get(root);
-      if (known !== undefined) return known;
-      let chosen = null;
-      if (uid !== undefined) {
+}
+/**
+ * `<outDir>/.cache/v8` when it can be ours, else a private `adcp-codegen-v8-<uid>` directory under the OS temp dir,
+ * else none. Every directory from the cache root down must be a real directory (not a link) owned by this user and
+ * writable by no one else: whoever can write there could plant compiled code. Without a user id to compare
+ * (Windows) there is no cache.
+ */
+function codeCacheDir(root) {
+    const known = cacheDirs.get(root);
+    if (known !== undefined)
+        return known;
+    let chosen = null;
+    if (uid !== undefined) {
         const candidates = [
-          [
-            (0, node_path_1.join)(root, '.cache', 'v8'),
-            [(0, node_path_1.join)(root, '.cache'), (0, node_path_1.join)(root, '.cache', 'v8')],
-          ],
-          [
-            (0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-v8-${uid}`),
-            [(0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-v8-${uid}`)],
-          ],
+            [(0, node_path_1.join)(root, '.cache', 'v8'), [(0, node_path_1.join)(root, '.cache'), (0, node_path_1.join)(root, '.cache', 'v8')]],
+            [(0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-v8-${uid}`), [(0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-v8-${uid}`)]],
         ];
         for (const [dir, chain] of candidates) {
-          try {
-            for (const d of chain) {
-              try {
-                (0, node_fs_1.mkdirSync)(d, { mode: 0o700 });
-              } catch (e) {
-                if (e.code !== 'EEXIST') throw e;
-              }
-              const st = (0, node_fs_1.lstatSync)(d);
-              if (!st.isDirectory() || !ownedPrivately(st)) throw new Error(`${d} is not private`);
+            try {
+                for (const d of chain) {
+                    try {
+                        (0, node_fs_1.mkdirSync)(d, { mode: 0o700 });
+                    }
+                    catch (e) {
+                        if (e.code !== 'EEXIST')
+                            throw e;
+                    }
+                    const st = (0, node_fs_1.lstatSync)(d);
+                    if (!st.isDirectory() || !ownedPrivately(st))
+                        throw new Error(`${d} is not private`);
+                }
+                (0, node_fs_1.accessSync)(dir, node_fs_1.constants.W_OK);
+                if (dir.startsWith((0, node_path_1.join)(root, '.cache'))) {
+                    // The output directory is committed by agents: keep the cache out of their repository.
+                    try {
+                        (0, node_fs_1.writeFileSync)((0, node_path_1.join)(root, '.cache', '.gitignore'), '*\n', { flag: 'wx', mode: 0o644 });
+                    }
+                    catch (e) {
+                        if (e.code !== 'EEXIST')
+                            throw e;
+                    }
+                }
+                chosen = dir;
+                break;
             }
-            (0, node_fs_1.accessSync)(dir, node_fs_1.constants.W_OK);
-            if (dir.startsWith((0, node_path_1.join)(root, '.cache'))) {
-              // The output directory is committed by agents: keep the cache out of their repository.
-              try {
-                (0, node_fs_1.writeFileSync)((0, node_path_1.join)(root, '.cache', '.gitignore'), '*\n', {
-                  flag: 'wx',
-                  mode: 0o644,
-                });
-              } catch (e) {
-                if (e.code !== 'EEXIST') throw e;
-              }
+            catch {
+                // read-only output (a container image, a package), or a directory that is not ours alone: try the next place
             }
-            chosen = dir;
-            break;
-          } catch {
-            // read-only output (a container image, a package), or a directory that is not ours alone: try the next place
-          }
         }
-      }
-      cacheDirs.set(root, chosen);
-      return chosen;
     }
+    cacheDirs.set(root, chosen);
+    return chosen;
+}
+
   },
-  './mcp.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.registerMcp = registerMcp;
-    const node_module_1 = require('node:module');
-    const agent_js_1 = require('./agent.js');
-    /**
-     * Serves an agent's profile on an @modelcontextprotocol/sdk server. McpServer.registerTool takes zod schemas and
-     * validates arguments itself (a bare -32602 on failure), so the registration goes underneath it, on the low-level
-     * Server: tools/list answers with the precomputed entries (projected input and output schemas, annotations) and
-     * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST and a call to a
-     * tool the profile does not serve as an AdCP UNSUPPORTED_FEATURE.
-     *
-     * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
-     * first used, so agents that never serve MCP need not install it.
-     */
-    function registerMcp(agent, server, handlers) {
-      const low = lowLevelServer(server);
-      const sdk = (0, node_module_1.createRequire)(import.meta.url)('@modelcontextprotocol/sdk/types.js');
-      const served = new Set(agent.releases.flatMap((r) => agent.tools(r)));
-      const all = { ...handlers };
-      if (served.has('get_adcp_capabilities') && all.get_adcp_capabilities === undefined) {
+  "./mcp.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.registerMcp = registerMcp;
+const node_module_1 = require("node:module");
+const agent_js_1 = require("./agent.js");
+/**
+ * Serves an agent's profile on an @modelcontextprotocol/sdk server. McpServer.registerTool takes zod schemas and
+ * validates arguments itself (a bare -32602 on failure), so the registration goes underneath it, on the low-level
+ * Server: tools/list answers with the precomputed entries (projected input and output schemas, annotations) and
+ * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST and a call to a
+ * tool the profile does not serve as an AdCP UNSUPPORTED_FEATURE.
+ *
+ * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
+ * first used, so agents that never serve MCP need not install it.
+ */
+function registerMcp(agent, server, handlers) {
+    const low = lowLevelServer(server);
+    const sdk = (0, node_module_1.createRequire)(import.meta.url)('@modelcontextprotocol/sdk/types.js');
+    const served = new Set(agent.releases.flatMap((r) => agent.tools(r)));
+    const all = { ...handlers };
+    if (served.has('get_adcp_capabilities') && all.get_adcp_capabilities === undefined) {
         all.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
-      }
-      const extra = Object.keys(all)
-        .filter((t) => !served.has(t))
-        .sort();
-      if (extra.length > 0)
+    }
+    const extra = Object.keys(all).filter((t) => !served.has(t)).sort();
+    if (extra.length > 0)
         throw new Error(`adcp-codegen: handler(s) for tools profile ${agent.name} does not serve: ${extra.join(', ')}`);
-      const missing = [...served].filter((t) => typeof all[t] !== 'function').sort();
-      if (missing.length > 0)
+    const missing = [...served].filter((t) => typeof all[t] !== 'function').sort();
+    if (missing.length > 0)
         throw new Error(`adcp-codegen: profile ${agent.name} serves tools without a handler: ${missing.join(', ')}`);
-      low.registerCapabilities({ tools: { listChanged: false } });
-      low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
-      low.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
+    low.registerCapabilities({ tools: { listChanged: false } });
+    low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
+    low.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
         const { name, arguments: args } = request.params;
         const handler = Object.prototype.hasOwnProperty.call(all, name) ? all[name] : undefined;
         // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
-        if (handler === undefined) return (0, agent_js_1.unknownToolResult)(name, args, agent.releases);
-        try {
-          return await agent.call(name, args ?? {}, handler, {
-            authInfo: extra.authInfo,
-            sessionId: extra.sessionId,
-            requestId: extra.requestId,
-            signal: extra.signal,
-          });
-        } catch (e) {
-          if (e instanceof agent_js_1.UnknownToolError)
+        if (handler === undefined)
             return (0, agent_js_1.unknownToolResult)(name, args, agent.releases);
-          throw e;
-        }
-      });
-    }
-    function lowLevelServer(server) {
-      const candidate = server !== null && typeof server === 'object' && 'server' in server ? server.server : server;
-      if (candidate === null || typeof candidate !== 'object' || typeof candidate.setRequestHandler !== 'function') {
-        throw new Error('adcp-codegen: registerMcp needs an @modelcontextprotocol/sdk McpServer or Server');
-      }
-      return candidate;
-    }
-  },
-  './pointer.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.escapeToken = escapeToken;
-    exports.unescapeToken = unescapeToken;
-    /** RFC 6901 tokens, for the runtime (which imports nothing from the generator). */
-    function escapeToken(token) {
-      return token.replace(/~/g, '~0').replace(/\//g, '~1');
-    }
-    function unescapeToken(token) {
-      return token.replace(/~1/g, '/').replace(/~0/g, '~');
-    }
-  },
-  './release-select.js': function (exports, require) {
-    'use strict';
-    Object.defineProperty(exports, '__esModule', { value: true });
-    exports.selectRelease = selectRelease;
-    const RELEASE_PIN = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)?$/;
-    /**
-     * AdCP version negotiation (core/version-envelope.json): the buyer pins a release (`adcp_version`, release
-     * precision; pre-release tags hang off the release) or, deprecated, a major (`adcp_major_version`). No pin → the
-     * highest served release; a pin inside a served major → the highest served release not above it; otherwise, or when
-     * the two fields disagree, VERSION_UNSUPPORTED. Patches are not negotiated.
-     *
-     * `served` must be sorted highest first.
-     */
-    function selectRelease(served, args) {
-      // agent.call passes its parse-once copy; any other caller's value is read here once, and a field that cannot be
-      // read (a throwing getter, a proxy) is an INVALID_REQUEST at that field, never an exception.
-      const read = (k) => {
         try {
-          if (args === null || typeof args !== 'object' || Array.isArray(args)) return { ok: true, value: undefined };
-          return { ok: true, value: Object.prototype.hasOwnProperty.call(args, k) ? args[k] : undefined };
-        } catch {
-          return { ok: false };
+            return await agent.call(name, args ?? {}, handler, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
         }
-      };
-      const pinRead = read('adcp_version');
-      const majorRead = read('adcp_major_version');
-      for (const [k, r] of [
-        ['adcp_version', pinRead],
-        ['adcp_major_version', majorRead],
-      ]) {
+        catch (e) {
+            if (e instanceof agent_js_1.UnknownToolError)
+                return (0, agent_js_1.unknownToolResult)(name, args, agent.releases);
+            throw e;
+        }
+    });
+}
+function lowLevelServer(server) {
+    const candidate = server !== null && typeof server === 'object' && 'server' in server ? server.server : server;
+    if (candidate === null || typeof candidate !== 'object' || typeof candidate.setRequestHandler !== 'function') {
+        throw new Error('adcp-codegen: registerMcp needs an @modelcontextprotocol/sdk McpServer or Server');
+    }
+    return candidate;
+}
+
+  },
+  "./pointer.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.escapeToken = escapeToken;
+exports.unescapeToken = unescapeToken;
+/** RFC 6901 tokens, for the runtime (which imports nothing from the generator). */
+function escapeToken(token) {
+    return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+function unescapeToken(token) {
+    return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+  },
+  "./release-select.js": function (exports, require) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.selectRelease = selectRelease;
+const RELEASE_PIN = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)?$/;
+/**
+ * AdCP version negotiation (core/version-envelope.json): the buyer pins a release (`adcp_version`, release
+ * precision; pre-release tags hang off the release) or, deprecated, a major (`adcp_major_version`). No pin → the
+ * highest served release; a pin inside a served major → the highest served release not above it; otherwise, or when
+ * the two fields disagree, VERSION_UNSUPPORTED. Patches are not negotiated.
+ *
+ * `served` must be sorted highest first.
+ */
+function selectRelease(served, args) {
+    // agent.call passes its parse-once copy; any other caller's value is read here once, and a field that cannot be
+    // read (a throwing getter, a proxy) is an INVALID_REQUEST at that field, never an exception.
+    const read = (k) => {
+        try {
+            if (args === null || typeof args !== 'object' || Array.isArray(args))
+                return { ok: true, value: undefined };
+            return { ok: true, value: Object.prototype.hasOwnProperty.call(args, k) ? args[k] : undefined };
+        }
+        catch {
+            return { ok: false };
+        }
+    };
+    const pinRead = read('adcp_version');
+    const majorRead = read('adcp_major_version');
+    for (const [k, r] of [['adcp_version', pinRead], ['adcp_major_version', majorRead]]) {
         if (!r.ok)
-          return {
-            ok: false,
-            code: 'INVALID_REQUEST',
-            issues: [{ pointer: `/${k}`, keyword: 'type', message: 'cannot be read' }],
-          };
-      }
-      const pin = pinRead.ok ? pinRead.value : undefined;
-      const major = majorRead.ok ? majorRead.value : undefined;
-      const supported = () => served.map((r) => r.key).join(', ');
-      let wantMajor;
-      let wantMinor;
-      if (pin !== undefined) {
+            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: `/${k}`, keyword: 'type', message: 'cannot be read' }] };
+    }
+    const pin = pinRead.ok ? pinRead.value : undefined;
+    const major = majorRead.ok ? majorRead.value : undefined;
+    const supported = () => served.map((r) => r.key).join(', ');
+    let wantMajor;
+    let wantMinor;
+    if (pin !== undefined) {
         const m = typeof pin === 'string' ? RELEASE_PIN.exec(pin) : null;
         if (m === null) {
-          return {
-            ok: false,
-            code: 'INVALID_REQUEST',
-            issues: [
-              {
-                pointer: '/adcp_version',
-                keyword: 'pattern',
-                message: 'must be a release-precision version such as "3.2" or "3.1-beta"',
-              },
-            ],
-          };
+            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_version', keyword: 'pattern', message: 'must be a release-precision version such as "3.2" or "3.1-beta"' }] };
         }
         wantMajor = Number(m[1]);
         wantMinor = Number(m[2]);
-      }
-      if (major !== undefined) {
+    }
+    if (major !== undefined) {
         if (typeof major !== 'number' || !Number.isInteger(major)) {
-          return {
-            ok: false,
-            code: 'INVALID_REQUEST',
-            issues: [{ pointer: '/adcp_major_version', keyword: 'type', message: 'must be an integer' }],
-          };
+            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_major_version', keyword: 'type', message: 'must be an integer' }] };
         }
         if (wantMajor !== undefined && wantMajor !== major) {
-          return {
-            ok: false,
-            code: 'VERSION_UNSUPPORTED',
-            message: `adcp_version ${String(pin)} and adcp_major_version ${major} disagree; served releases: ${supported()}`,
-          };
+            return { ok: false, code: 'VERSION_UNSUPPORTED', message: `adcp_version ${String(pin)} and adcp_major_version ${major} disagree; served releases: ${supported()}` };
         }
         wantMajor = major;
-      }
-      if (wantMajor === undefined) return { ok: true, release: served[0] };
-      const inMajor = served.filter((r) => r.major === wantMajor);
-      const chosen = wantMinor === undefined ? inMajor[0] : inMajor.find((r) => r.minor <= wantMinor);
-      if (chosen === undefined) {
-        const asked = pin !== undefined ? `adcp_version ${String(pin)}` : `adcp_major_version ${String(major)}`;
-        return {
-          ok: false,
-          code: 'VERSION_UNSUPPORTED',
-          message: `${asked} is not served; served releases: ${supported()}`,
-        };
-      }
-      return { ok: true, release: chosen };
     }
+    if (wantMajor === undefined)
+        return { ok: true, release: served[0] };
+    const inMajor = served.filter((r) => r.major === wantMajor);
+    const chosen = wantMinor === undefined ? inMajor[0] : inMajor.find((r) => r.minor <= wantMinor);
+    if (chosen === undefined) {
+        const asked = pin !== undefined ? `adcp_version ${String(pin)}` : `adcp_major_version ${String(major)}`;
+        return { ok: false, code: 'VERSION_UNSUPPORTED', message: `${asked} is not served; served releases: ${supported()}` };
+    }
+    return { ok: true, release: chosen };
+}
+
   },
 };
 
 const builtins = {
-  'node:crypto': builtin_0,
-  'node:fs': builtin_1,
-  'node:module': builtin_2,
-  'node:os': builtin_3,
-  'node:path': builtin_4,
-  'node:url': builtin_5,
-  'node:vm': builtin_6,
+  "node:crypto": builtin_0,
+  "node:fs": builtin_1,
+  "node:module": builtin_2,
+  "node:os": builtin_3,
+  "node:path": builtin_4,
+  "node:url": builtin_5,
+  "node:vm": builtin_6,
 };
 
 const evaluated = new Map();
@@ -2050,3 +1842,4 @@ export function runtimeModule(id) {
 }
 
 export const { createAgent } = runtimeModule('./agent.js');
+

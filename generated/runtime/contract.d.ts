@@ -10,59 +10,57 @@
  */
 /** One problem with a payload, as AdCP errors carry it (`adcp_error.issues[]`). */
 export interface Issue {
-  /** RFC 6901 pointer into the payload ("" for the root). */
-  pointer: string;
-  message: string;
-  /** The JSON Schema keyword that failed (`required`, `enum`, `additionalProperties`, `oneOf`, …). */
-  keyword: string;
-  /** enum/const: the values that would have been accepted. */
-  allowedValues?: unknown[];
-  /** required: the name of the missing property (its pointer is the parent object's). */
-  missingProperty?: string;
-  /** unknown field at a closed object: its name. */
-  additionalProperty?: string;
-  /** unmet `not` on an object: the properties whose presence it forbids. */
-  forbiddenProperties?: string[];
-  /** discriminated unions: the discriminator property and the values it accepts. */
-  discriminator?: {
-    property: string;
-    allowedValues: unknown[];
-  };
-}
-export type CheckResult =
-  | {
-      ok: true;
-    }
-  | {
-      ok: false;
-      issues: Issue[];
+    /** RFC 6901 pointer into the payload ("" for the root). */
+    pointer: string;
+    message: string;
+    /** The JSON Schema keyword that failed (`required`, `enum`, `additionalProperties`, `oneOf`, …). */
+    keyword: string;
+    /** enum/const: the values that would have been accepted. */
+    allowedValues?: unknown[];
+    /** required: the name of the missing property (its pointer is the parent object's). */
+    missingProperty?: string;
+    /** unknown field at a closed object: its name. */
+    additionalProperty?: string;
+    /** unmet `not` on an object: the properties whose presence it forbids. */
+    forbiddenProperties?: string[];
+    /** discriminated unions: the discriminator property and the values it accepts. */
+    discriminator?: {
+        property: string;
+        allowedValues: unknown[];
     };
+}
+export type CheckResult = {
+    ok: true;
+} | {
+    ok: false;
+    issues: Issue[];
+};
 /** A compiled canonical validator. Pure: keeps no state between calls. */
 export type ValidateFn = (data: unknown) => CheckResult;
 export interface StripResult {
-  value: unknown;
-  /** Pointers (into the input) of the unknown fields removed at closed objects. */
-  removed: string[];
-  /** Pointers of unions where no branch could be chosen with confidence: nothing was stripped below them. */
-  undecided: string[];
+    value: unknown;
+    /** Pointers (into the input) of the unknown fields removed at closed objects. */
+    removed: string[];
+    /** Pointers of unions where no branch could be chosen with confidence: nothing was stripped below them. */
+    undecided: string[];
 }
 /** A compiled deep-strip function. Never mutates its input; idempotent. */
 export type StripFn = (data: unknown) => StripResult;
 export interface AppliedNormalization {
-  /** Rule id from schemas/normalizations (`brand_manifest-to-brand`). */
-  rule: string;
-  /** Pointer of the deprecated field in the input. */
-  from: string;
-  /** Pointer of the current field in the output. */
-  to: string;
-  /** Set when the current field was already present: it won and the deprecated value was dropped. */
-  conflict?: boolean;
-  /** For drop-with-reason rules. */
-  reason?: string;
+    /** Rule id from schemas/normalizations (`brand_manifest-to-brand`). */
+    rule: string;
+    /** Pointer of the deprecated field in the input. */
+    from: string;
+    /** Pointer of the current field in the output. */
+    to: string;
+    /** Set when the current field was already present: it won and the deprecated value was dropped. */
+    conflict?: boolean;
+    /** For drop-with-reason rules. */
+    reason?: string;
 }
 export interface NormalizeResult {
-  value: unknown;
-  applied: AppliedNormalization[];
+    value: unknown;
+    applied: AppliedNormalization[];
 }
 /** A compiled normalizer for one tool and release. Never mutates its input. */
 export type NormalizeFn = (data: unknown) => NormalizeResult;
@@ -79,37 +77,38 @@ export type NormalizeFn = (data: unknown) => NormalizeResult;
  * files the compile stages emit themselves), never a package, so the generated set is self-contained.
  */
 export declare const ARTIFACT_PATHS: {
-  readonly request: (key: string, tool: string) => string;
-  readonly response: (key: string, tool: string) => string;
-  readonly strip: (key: string, tool: string) => string;
-  readonly normalize: (key: string, tool: string) => string;
+    readonly request: (key: string, tool: string) => string;
+    readonly response: (key: string, tool: string) => string;
+    readonly strip: (key: string, tool: string) => string;
+    readonly normalize: (key: string, tool: string) => string;
 };
 /** An Ajv error object, as Ajv standalone code leaves it on `validate.errors`. */
 export interface AjvErrorObject {
-  keyword: string;
-  instancePath: string;
-  schemaPath: string;
-  params: Record<string, unknown>;
-  message?: string;
+    keyword: string;
+    instancePath: string;
+    schemaPath: string;
+    params: Record<string, unknown>;
+    message?: string;
 }
 /**
  * Ajv standalone code as emitted: returns a boolean and leaves its errors on the function itself. The runtime
  * copies `errors` into Issues immediately (runtime/issues.ts), so no state survives between calls.
  */
 export interface RawValidateFn {
-  (data: unknown): boolean;
-  errors?: AjvErrorObject[] | null;
+    (data: unknown): boolean;
+    errors?: AjvErrorObject[] | null;
 }
 export interface RequestValidatorModule {
-  validate: RawValidateFn;
+    validate: RawValidateFn;
 }
 export interface ResponseValidatorModule {
-  validate: RawValidateFn;
-  validateAsync: Readonly<Record<string, RawValidateFn>>;
+    validate: RawValidateFn;
+    validateAsync: Readonly<Record<string, RawValidateFn>>;
 }
 export interface StripModule {
-  strip: StripFn;
+    strip: StripFn;
 }
 export interface NormalizeModule {
-  normalize: NormalizeFn;
+    normalize: NormalizeFn;
 }
+

@@ -4,4 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
 import { runtimeModule } from './bundle.js';
 
-export const { ARTIFACT_PATHS } = runtimeModule('./contract.js');
+export const { ARTIFACT_PATHS } = runtimeModule("./contract.js");
+

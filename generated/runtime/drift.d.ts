@@ -9,3 +9,4 @@ import type { Issue, StripResult } from './contract.js';
  * `additionalProperty` names it.
  */
 export declare function driftIssues(result: StripResult): Issue[];
+

@@ -4,4 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
 import { runtimeModule } from './bundle.js';
 
-export const { driftIssues } = runtimeModule('./drift.js');
+export const { driftIssues } = runtimeModule("./drift.js");
+

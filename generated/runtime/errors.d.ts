@@ -5,34 +5,34 @@
 import type { Issue } from './contract.js';
 /** The `adcp_error` object of a rejection (AdCP core/error.json, plus the 3.1+ `issues`). */
 export interface AdcpErrorBody {
-  code: string;
-  message: string;
-  recovery?: 'transient' | 'correctable' | 'terminal';
-  /** JSONPath-lite of issues[0].pointer, as core/error.json requires for pre-3.1 readers (`packages[0].pacing`). */
-  field?: string;
-  issues?: Issue[];
-  suggestion?: string;
-  details?: Record<string, unknown>;
+    code: string;
+    message: string;
+    recovery?: 'transient' | 'correctable' | 'terminal';
+    /** JSONPath-lite of issues[0].pointer, as core/error.json requires for pre-3.1 readers (`packages[0].pacing`). */
+    field?: string;
+    issues?: Issue[];
+    suggestion?: string;
+    details?: Record<string, unknown>;
 }
 /** A rejection as it goes on the wire: the error, the caller's context echoed, and the release that answered. */
 export interface AdcpErrorResponse {
-  adcp_error: AdcpErrorBody;
-  context?: unknown;
-  status: 'failed';
-  adcp_version: string;
+    adcp_error: AdcpErrorBody;
+    context?: unknown;
+    status: 'failed';
+    adcp_version: string;
 }
 /**
  * Thrown (or returned) by handlers to answer with an AdCP error instead of a result. The runtime echoes the
  * caller's `context` and labels the release, exactly as for its own rejections.
  */
 export declare class AdcpError extends Error {
-  readonly code: string;
-  readonly recovery?: AdcpErrorBody['recovery'];
-  readonly field?: string;
-  readonly details?: Record<string, unknown>;
-  readonly suggestion?: string;
-  constructor(code: string, message: string, extra?: Omit<Partial<AdcpErrorBody>, 'code' | 'message'>);
-  toBody(): AdcpErrorBody;
+    readonly code: string;
+    readonly recovery?: AdcpErrorBody['recovery'];
+    readonly field?: string;
+    readonly details?: Record<string, unknown>;
+    readonly suggestion?: string;
+    constructor(code: string, message: string, extra?: Omit<Partial<AdcpErrorBody>, 'code' | 'message'>);
+    toBody(): AdcpErrorBody;
 }
 /**
  * A call to a tool the agent does not serve (unknown, or not advertised). AdCP defines no code of its own for it:
@@ -61,6 +61,7 @@ export declare const CONTEXT_ECHO_LIMIT: number;
  * echoed, and this never throws.
  */
 export declare function contextEcho(args: unknown): {
-  present: boolean;
-  value?: unknown;
+    present: boolean;
+    value?: unknown;
 };
+

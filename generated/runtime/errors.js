@@ -4,13 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
 import { runtimeModule } from './bundle.js';
 
-export const {
-  AdcpError,
-  CONTEXT_ECHO_LIMIT,
-  agentFault,
-  contextEcho,
-  invalidRequest,
-  jsonPathLite,
-  unsupportedTool,
-  versionUnsupported,
-} = runtimeModule('./errors.js');
+export const { AdcpError, CONTEXT_ECHO_LIMIT, agentFault, contextEcho, invalidRequest, jsonPathLite, unsupportedTool, versionUnsupported } = runtimeModule("./errors.js");
+

@@ -23,3 +23,4 @@ export type IssuesOf = (data: unknown) => Issue[];
  * anything unexpected (absurd nesting, say) ends the collection with what was found.
  */
 export declare function collectIssues(issuesOf: IssuesOf, data: unknown, first: Issue[]): Issue[];
+

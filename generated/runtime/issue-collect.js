@@ -4,4 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 import { runtimeModule } from './bundle.js';
 
-export const { collectIssues } = runtimeModule('./issue-collect.js');
+export const { collectIssues } = runtimeModule("./issue-collect.js");
+

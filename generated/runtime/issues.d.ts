@@ -28,3 +28,4 @@ export declare function wrapResponseValidator(module: ResponseValidatorModule): 
  * or the closest branch's few issues), never every branch's cascade.
  */
 export declare function toIssues(errors: readonly AjvErrorObject[], data: unknown): Issue[];
+

@@ -4,4 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/issues.ts c1767e2dbe3a37f9
 import { runtimeModule } from './bundle.js';
 
-export const { toIssues, wrapResponseValidator, wrapValidator } = runtimeModule('./issues.js');
+export const { toIssues, wrapResponseValidator, wrapValidator } = runtimeModule("./issues.js");
+

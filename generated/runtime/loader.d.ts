@@ -13,3 +13,4 @@ export declare function loadArtifacts(outDir: string, relPaths: readonly string[
 export declare function loadedArtifacts(outDir: string): string[];
 /** Writes pending code caches now rather than after the current turn (benchmarks, tests). */
 export declare function flushCodeCache(): void;
+

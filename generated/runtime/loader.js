@@ -4,4 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/loader.ts 2e0821855d755546
 import { runtimeModule } from './bundle.js';
 
-export const { flushCodeCache, loadArtifact, loadArtifacts, loadedArtifacts } = runtimeModule('./loader.js');
+export const { flushCodeCache, loadArtifact, loadArtifacts, loadedArtifacts } = runtimeModule("./loader.js");
+

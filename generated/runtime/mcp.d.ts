@@ -13,8 +13,5 @@ import type { Agent, ToolHandler } from './agent.js';
  * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
  * first used, so agents that never serve MCP need not install it.
  */
-export declare function registerMcp(
-  agent: Agent,
-  server: unknown,
-  handlers: Record<string, ToolHandler<any, any, any>>,
-): void;
+export declare function registerMcp(agent: Agent, server: unknown, handlers: Record<string, ToolHandler<any, any, any>>): void;
+

@@ -4,4 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/mcp.ts d4ffc67f5fce1587
 import { runtimeModule } from './bundle.js';
 
-export const { registerMcp } = runtimeModule('./mcp.js');
+export const { registerMcp } = runtimeModule("./mcp.js");
+

@@ -5,3 +5,4 @@
 /** RFC 6901 tokens, for the runtime (which imports nothing from the generator). */
 export declare function escapeToken(token: string): string;
 export declare function unescapeToken(token: string): string;
+

@@ -4,4 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 import { runtimeModule } from './bundle.js';
 
-export const { escapeToken, unescapeToken } = runtimeModule('./pointer.js');
+export const { escapeToken, unescapeToken } = runtimeModule("./pointer.js");
+

@@ -4,26 +4,23 @@
 //   adcp-codegen 0.1.0:runtime/release-select.ts 80131f02cd717c1f
 import type { Issue } from './contract.js';
 export interface ServedRelease {
-  /** Release precision, `3.2`. */
-  readonly key: string;
-  readonly major: number;
-  readonly minor: number;
+    /** Release precision, `3.2`. */
+    readonly key: string;
+    readonly major: number;
+    readonly minor: number;
 }
-export type ReleaseChoice =
-  | {
-      ok: true;
-      release: ServedRelease;
-    }
-  | {
-      ok: false;
-      code: 'VERSION_UNSUPPORTED';
-      message: string;
-    }
-  | {
-      ok: false;
-      code: 'INVALID_REQUEST';
-      issues: Issue[];
-    };
+export type ReleaseChoice = {
+    ok: true;
+    release: ServedRelease;
+} | {
+    ok: false;
+    code: 'VERSION_UNSUPPORTED';
+    message: string;
+} | {
+    ok: false;
+    code: 'INVALID_REQUEST';
+    issues: Issue[];
+};
 /**
  * AdCP version negotiation (core/version-envelope.json): the buyer pins a release (`adcp_version`, release
  * precision; pre-release tags hang off the release) or, deprecated, a major (`adcp_major_version`). No pin → the
@@ -33,3 +30,4 @@ export type ReleaseChoice =
  * `served` must be sorted highest first.
  */
 export declare function selectRelease(served: readonly ServedRelease[], args: unknown): ReleaseChoice;
+

@@ -4,4 +4,5 @@
 //   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
 import { runtimeModule } from './bundle.js';
 
-export const { selectRelease } = runtimeModule('./release-select.js');
+export const { selectRelease } = runtimeModule("./release-select.js");
+
