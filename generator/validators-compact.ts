@@ -50,7 +50,8 @@ export function compactCode(code: string): string {
   let nl = false;
   let gap = '';
   for (const t of all) {
-    if (t.kind === 'other' && /^\s+$/.test(t.text)) {
+    // The scanner gives a run of whitespace as one token of its own, so its first character tells.
+    if (t.kind === 'other' && isSpace(t.text.charCodeAt(0))) {
       gap = t.text;
       if (/[\n\r\u2028\u2029]/.test(t.text)) nl = true;
       continue;
@@ -308,12 +309,24 @@ function joinTexts(parts: readonly string[]): string {
   return out;
 }
 
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13 || (c > 127 && /\s/.test(String.fromCharCode(c)));
+}
+
 /** Whether two adjacent tokens would run together (or change meaning) without whitespace between them. */
 function needsSpace(a: string, b: string, lineBreak: boolean): boolean {
   if (lineBreak && (RESTRICTED.has(a) || b === '++' || b === '--' || b.startsWith('+') || b.startsWith('-'))) return true;
-  const last = a.slice(-1);
-  const first = b[0]!;
-  if (/[\w$]/.test(last) && /[\w$]/.test(first)) return true;
+  const last = a.charCodeAt(a.length - 1);
+  const first = b.charCodeAt(0);
+  if (isWordChar(last) && isWordChar(first)) return true;
+  return needsSpaceRare(a, b, String.fromCharCode(last), String.fromCharCode(first));
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36 || c > 127;
+}
+
+function needsSpaceRare(a: string, b: string, last: string, first: string): boolean {
   if (/^[0-9]/.test(a) && first === '.') return true;
   if ((last === '+' || last === '-') && first === last) return true;
   if ((last === '<' && first === '!') || (a.endsWith('--') && first === '>')) return true; // `<!--` and `-->` start comments in scripts

@@ -66,9 +66,14 @@ export function renderBindings(unit: Unit, ref: (dep: Unit) => string, supportDi
     else if (b.kind === 'support') lines.push(`const ${b.local} = require(${jsonText(`${supportDir}/${b.file}`)})${b.member};`);
     else lines.push(`const ${b.local} = ${b.code};`);
   }
-  lines.push(compactCode(unit.code));
+  let code = compacted.get(unit);
+  if (code === undefined) compacted.set(unit, (code = compactCode(unit.code)));
+  lines.push(code);
   return lines;
 }
+
+/** A unit's compacted code, computed once: naming and packing render every unit several times. */
+const compacted = new WeakMap<Unit, string>();
 
 /** A file-name-safe rendering of a unit's location: `core.product`, `core.targeting.definitions.geo`. */
 function slug(unit: Unit): string {
