@@ -5,7 +5,7 @@ import { ts } from 'ts-morph';
  * ~36 ms cold start: each is a separate resolve, read, parse and link. At generation the compiled runtime
  * (dist/runtime/*.js, whatever the runtime sources are at that moment) is turned into one ES module,
  * `runtime/bundle.js`: every module transpiled by TypeScript to CommonJS and wrapped in a function, evaluated on
- * first require, in one file; `node:` builtins are imported statically at its top. Each `runtime/<name>.js` stays as
+ * first require, in one file; `node:` builtins are required (CommonJS) when a module first needs them. Each `runtime/<name>.js` stays as
  * a facade re-exporting that module's names from the bundle, so code importing `runtime/errors.js` gets the same
  * `AdcpError` class the bundle uses (`instanceof` holds), and `runtime/<name>.d.ts` keep the types.
  *
@@ -52,28 +52,46 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
         : `import { runtimeModule } from './${BUNDLE}';\n\nexport const { ${names.join(', ')} } = runtimeModule(${JSON.stringify(`./${source.name}`)});\n`,
     );
   }
-  const imports = [...builtins].sort().map((b, i) => `import * as builtin_${i} from ${JSON.stringify(b)};`);
-  const table = [...builtins].sort().map((b, i) => `  ${JSON.stringify(b)}: builtin_${i},`);
+  const table = [...builtins].sort().map((b) => `  ${JSON.stringify(b)},`);
   const bundle = [
-    ...imports,
+    // Builtins through CommonJS `require`, each on first use: an ES namespace import (`import * as crypto`) makes
+    // node read every export of the builtin, which for node:crypto loads Web Crypto, ciphers and streams (~7 ms of
+    // a cold start), and for node:fs loads fs/promises.
+    "import { createRequire } from 'node:module';",
+    '',
+    'const requireBuiltin = createRequire(import.meta.url);',
     '',
     '/** The runtime modules as CommonJS functions, evaluated once, on first require. */',
     'const definitions = {',
     ...modules,
     '};',
     '',
-    'const builtins = {',
+    '/** The node: builtins the runtime imports, and only those. */',
+    'const builtins = new Set([',
     ...table,
-    '};',
+    ']);',
     '',
     'const evaluated = new Map();',
+    '',
+    '/**',
+    ' * A builtin, required when one of its members is first read (the compiled modules read members at call time:',
+    ' * `(0, node_crypto_1.createHash)(…)`), so a builtin only some paths need (node:crypto, for the code cache) costs',
+    ' * nothing to a process that never takes them.',
+    ' */',
+    'function lazyBuiltin(id) {',
+    '  let loaded;',
+    '  const target = () => (loaded ??= requireBuiltin(id));',
+    '  return new Proxy(Object.create(null), {',
+    '    get: (_, key) => target()[key],',
+    '    has: (_, key) => key in target(),',
+    '  });',
+    '}',
     '',
     '/** The exports of one runtime module (`./agent.js`). */',
     'export function runtimeModule(id) {',
     '  const known = evaluated.get(id);',
     '  if (known !== undefined) return known.exports;',
-    '  const builtin = builtins[id];',
-    '  if (builtin !== undefined) return builtin;',
+    '  if (builtins.has(id)) return lazyBuiltin(id);',
     '  const define = definitions[id];',
     '  if (define === undefined) throw new Error(`adcp-codegen runtime: no module ${id}`);',
     '  const module = { exports: {} };',

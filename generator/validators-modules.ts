@@ -1,5 +1,6 @@
 import { sha256, shortHash } from './hash.js';
 import { jsonText } from './validators-code.js';
+import { COMPACT_HELPERS, compactCode } from './validators-compact.js';
 import { stronglyConnected } from './graph.js';
 import { locationComment, type Unit } from './validators-split.js';
 
@@ -44,7 +45,7 @@ export function nameModules(units: readonly Unit[]): Map<Unit, string> {
 
 /** The module text of a unit, given the file names of the units it requires. */
 export function renderUnit(unit: Unit, nameOf: (dep: Unit) => string): string {
-  const head = ['"use strict";', locationComment(unit)];
+  const head = ['"use strict";', locationComment(unit), ...COMPACT_HELPERS];
   return [...head, ...renderBindings(unit, (dep) => `require(${jsonText(`./${nameOf(dep)}`)})`, `../${SUPPORT_DIR}`), ''].join('\n');
 }
 
@@ -65,18 +66,14 @@ export function renderBindings(unit: Unit, ref: (dep: Unit) => string, supportDi
     else if (b.kind === 'support') lines.push(`const ${b.local} = require(${jsonText(`${supportDir}/${b.file}`)})${b.member};`);
     else lines.push(`const ${b.local} = ${b.code};`);
   }
-  lines.push(tidy(unit.code));
+  let code = compacted.get(unit);
+  if (code === undefined) compacted.set(unit, (code = compactCode(unit.code)));
+  lines.push(code);
   return lines;
 }
 
-/**
- * Ajv's `lines` output puts `else` and stray `;` on lines of their own. Joining them back costs nothing to read and
- * saves a few percent of every definition module. Ajv emits no template literals and escapes newlines inside
- * strings, so a raw newline is always between tokens.
- */
-function tidy(code: string): string {
-  return code.replace(/\}\nelse /g, '} else ').replace(/\n;(?=\n)/g, '');
-}
+/** A unit's compacted code, computed once: naming and packing render every unit several times. */
+const compacted = new WeakMap<Unit, string>();
 
 /** A file-name-safe rendering of a unit's location: `core.product`, `core.targeting.definitions.geo`. */
 function slug(unit: Unit): string {

@@ -1,6 +1,7 @@
 import { stronglyConnected } from './graph.js';
 import { sha256, shortHash } from './hash.js';
 import { jsonText } from './validators-code.js';
+import { COMPACT_HELPERS } from './validators-compact.js';
 import { renderBindings, SUPPORT_DIR } from './validators-modules.js';
 import { locationComment, type Unit } from './validators-split.js';
 
@@ -121,6 +122,8 @@ function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => 
     '    return unit;',
     '  } });',
     '}',
+    '// Error objects and error collection, shared by every definition (validators-compact.ts).',
+    ...COMPACT_HELPERS,
   ];
   for (const u of g.units) {
     lines.push(locationComment(u), `define(${jsonText(keyOf(u))}, (exports) => {`, ...renderBindings(u, ref, `../${SUPPORT_DIR}`), '});');

@@ -79,9 +79,11 @@ export function flushCodeCache(): void {
   }
 }
 
+/** `file` (absolute and normalised by `resolve`) when it lies strictly inside `root` (also resolved). */
 function inside(root: string, file: string, asked: string): string {
-  const rel = relative(root, file);
-  if (rel === '' || rel.startsWith('..') || resolve(root, rel) !== file) {
+  // A prefix test on two resolved paths: no `..` segment is left in either, so a path under root starts with it.
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  if (file.length <= prefix.length || !file.startsWith(prefix)) {
     throw new Error(`artifact ${JSON.stringify(asked)} is outside the generated directory`);
   }
   return file;
@@ -221,19 +223,24 @@ function codeCacheDir(root: string): string | null {
     for (const [dir, chain] of candidates) {
       try {
         for (const d of chain) {
-          try {
-            mkdirSync(d, { mode: 0o700 });
-          } catch (e) {
-            if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+          // Created only when missing (a failed mkdir throws, and building that error costs more than the lstat).
+          let st = lstatSync(d, { throwIfNoEntry: false });
+          if (st === undefined) {
+            try {
+              mkdirSync(d, { mode: 0o700 });
+            } catch (e) {
+              if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+            }
+            st = lstatSync(d);
           }
-          const st = lstatSync(d);
           if (!st.isDirectory() || !ownedPrivately(st)) throw new Error(`${d} is not private`);
         }
         accessSync(dir, constants.W_OK);
-        if (dir.startsWith(join(root, '.cache'))) {
+        const gitignore = join(root, '.cache', '.gitignore');
+        if (dir.startsWith(join(root, '.cache')) && lstatSync(gitignore, { throwIfNoEntry: false }) === undefined) {
           // The output directory is committed by agents: keep the cache out of their repository.
           try {
-            writeFileSync(join(root, '.cache', '.gitignore'), '*\n', { flag: 'wx', mode: 0o644 });
+            writeFileSync(gitignore, '*\n', { flag: 'wx', mode: 0o644 });
           } catch (e) {
             if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
           }

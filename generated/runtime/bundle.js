@@ -8,17 +8,13 @@
 //   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts c1767e2dbe3a37f9
-//   adcp-codegen 0.1.0:runtime/loader.ts 2e0821855d755546
+//   adcp-codegen 0.1.0:runtime/loader.ts 8016a1297cf5267f
 //   adcp-codegen 0.1.0:runtime/mcp.ts d4ffc67f5fce1587
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
-import * as builtin_0 from "node:crypto";
-import * as builtin_1 from "node:fs";
-import * as builtin_2 from "node:module";
-import * as builtin_3 from "node:os";
-import * as builtin_4 from "node:path";
-import * as builtin_5 from "node:url";
-import * as builtin_6 from "node:vm";
+import { createRequire } from 'node:module';
+
+const requireBuiltin = createRequire(import.meta.url);
 
 /** The runtime modules as CommonJS functions, evaluated once, on first require. */
 const definitions = {
@@ -1495,9 +1491,11 @@ function flushCodeCache() {
         }
     }
 }
+/** `file` (absolute and normalised by `resolve`) when it lies strictly inside `root` (also resolved). */
 function inside(root, file, asked) {
-    const rel = (0, node_path_1.relative)(root, file);
-    if (rel === '' || rel.startsWith('..') || (0, node_path_1.resolve)(root, rel) !== file) {
+    // A prefix test on two resolved paths: no `..` segment is left in either, so a path under root starts with it.
+    const prefix = root.endsWith(node_path_1.sep) ? root : root + node_path_1.sep;
+    if (file.length <= prefix.length || !file.startsWith(prefix)) {
         throw new Error(`artifact ${JSON.stringify(asked)} is outside the generated directory`);
     }
     return file;
@@ -1641,22 +1639,27 @@ function codeCacheDir(root) {
         for (const [dir, chain] of candidates) {
             try {
                 for (const d of chain) {
-                    try {
-                        (0, node_fs_1.mkdirSync)(d, { mode: 0o700 });
+                    // Created only when missing (a failed mkdir throws, and building that error costs more than the lstat).
+                    let st = (0, node_fs_1.lstatSync)(d, { throwIfNoEntry: false });
+                    if (st === undefined) {
+                        try {
+                            (0, node_fs_1.mkdirSync)(d, { mode: 0o700 });
+                        }
+                        catch (e) {
+                            if (e.code !== 'EEXIST')
+                                throw e;
+                        }
+                        st = (0, node_fs_1.lstatSync)(d);
                     }
-                    catch (e) {
-                        if (e.code !== 'EEXIST')
-                            throw e;
-                    }
-                    const st = (0, node_fs_1.lstatSync)(d);
                     if (!st.isDirectory() || !ownedPrivately(st))
                         throw new Error(`${d} is not private`);
                 }
                 (0, node_fs_1.accessSync)(dir, node_fs_1.constants.W_OK);
-                if (dir.startsWith((0, node_path_1.join)(root, '.cache'))) {
+                const gitignore = (0, node_path_1.join)(root, '.cache', '.gitignore');
+                if (dir.startsWith((0, node_path_1.join)(root, '.cache')) && (0, node_fs_1.lstatSync)(gitignore, { throwIfNoEntry: false }) === undefined) {
                     // The output directory is committed by agents: keep the cache out of their repository.
                     try {
-                        (0, node_fs_1.writeFileSync)((0, node_path_1.join)(root, '.cache', '.gitignore'), '*\n', { flag: 'wx', mode: 0o644 });
+                        (0, node_fs_1.writeFileSync)(gitignore, '*\n', { flag: 'wx', mode: 0o644 });
                     }
                     catch (e) {
                         if (e.code !== 'EEXIST')
@@ -1815,24 +1818,38 @@ function selectRelease(served, args) {
   },
 };
 
-const builtins = {
-  "node:crypto": builtin_0,
-  "node:fs": builtin_1,
-  "node:module": builtin_2,
-  "node:os": builtin_3,
-  "node:path": builtin_4,
-  "node:url": builtin_5,
-  "node:vm": builtin_6,
-};
+/** The node: builtins the runtime imports, and only those. */
+const builtins = new Set([
+  "node:crypto",
+  "node:fs",
+  "node:module",
+  "node:os",
+  "node:path",
+  "node:url",
+  "node:vm",
+]);
 
 const evaluated = new Map();
+
+/**
+ * A builtin, required when one of its members is first read (the compiled modules read members at call time:
+ * `(0, node_crypto_1.createHash)(…)`), so a builtin only some paths need (node:crypto, for the code cache) costs
+ * nothing to a process that never takes them.
+ */
+function lazyBuiltin(id) {
+  let loaded;
+  const target = () => (loaded ??= requireBuiltin(id));
+  return new Proxy(Object.create(null), {
+    get: (_, key) => target()[key],
+    has: (_, key) => key in target(),
+  });
+}
 
 /** The exports of one runtime module (`./agent.js`). */
 export function runtimeModule(id) {
   const known = evaluated.get(id);
   if (known !== undefined) return known.exports;
-  const builtin = builtins[id];
-  if (builtin !== undefined) return builtin;
+  if (builtins.has(id)) return lazyBuiltin(id);
   const define = definitions[id];
   if (define === undefined) throw new Error(`adcp-codegen runtime: no module ${id}`);
   const module = { exports: {} };

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/build-creative-async-response-working.json d938fdc6d223c494
 'use strict';
 /* adcp-3.0.6 build_creative response: media-buy/build-creative-response.json */
-exports.validate = require('../../../validate/packs/build_creative.response-55329cb99005.cjs')[
-  'media-buy.build-creative-response-2e330221533f'
+exports.validate = require('../../../validate/packs/build_creative.response-142792bafce4.cjs')[
+  'media-buy.build-creative-response-00130740c486'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/build_creative.response-55329cb99005.cjs')[
-      'media-buy.build-creative-async-response-input-required-d091f0595697'
+    return require('../../../validate/packs/build_creative.response-142792bafce4.cjs')[
+      'media-buy.build-creative-async-response-input-required-ab974067423b'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/build_creative.response-55329cb99005.cjs')[
-      'media-buy.build-creative-async-response-submitted-8f4d30f22d02'
+    return require('../../../validate/packs/build_creative.response-142792bafce4.cjs')[
+      'media-buy.build-creative-async-response-submitted-9432c7619a92'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/build_creative.response-55329cb99005.cjs')[
-      'media-buy.build-creative-async-response-working-c64c8d4fb3a6'
+    return require('../../../validate/packs/build_creative.response-142792bafce4.cjs')[
+      'media-buy.build-creative-async-response-working-732b55efd600'
     ].validate;
   },
 };

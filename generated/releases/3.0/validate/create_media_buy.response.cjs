@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/create-media-buy-async-response-working.json d03e8e22927eb42c
 'use strict';
 /* adcp-3.0.6 create_media_buy response: media-buy/create-media-buy-response.json */
-exports.validate = require('../../../validate/packs/create_media_buy.response-0da104923699.cjs')[
-  'media-buy.create-media-buy-response-18294298c9ca'
+exports.validate = require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
+  'media-buy.create-media-buy-response-1cac74bf60ee'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/create_media_buy.response-0da104923699.cjs')[
-      'media-buy.create-media-buy-async-response-input-required-8147f34e6375'
+    return require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
+      'media-buy.create-media-buy-async-response-input-required-aed0415d9380'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/create_media_buy.response-0da104923699.cjs')[
-      'media-buy.create-media-buy-async-response-submitted-eaad0594ebcf'
+    return require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
+      'media-buy.create-media-buy-async-response-submitted-55b814d04a21'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/create_media_buy.response-0da104923699.cjs')[
-      'media-buy.create-media-buy-async-response-working-906b8c8fdaf8'
+    return require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
+      'media-buy.create-media-buy-async-response-working-c0d3e367c953'
     ].validate;
   },
 };

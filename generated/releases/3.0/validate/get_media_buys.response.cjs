@@ -3,8 +3,8 @@
 //   adcp-3.0.6:media-buy/get-media-buys-response.json 90ee93a777805e50
 'use strict';
 /* adcp-3.0.6 get_media_buys response: media-buy/get-media-buys-response.json */
-exports.validate = require('../../../validate/packs/get_media_buys.response-1b3a2614971b.cjs')[
-  'media-buy.get-media-buys-response-004635e4c3f5'
+exports.validate = require('../../../validate/packs/get_media_buys.response-b3555c675a34.cjs')[
+  'media-buy.get-media-buys-response-c39a79b1ef9a'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/get-products-async-response-working.json 77e7078ae60168bd
 'use strict';
 /* adcp-3.0.6 get_products response: media-buy/get-products-response.json */
-exports.validate = require('../../../validate/packs/get_products.response-5dec0e39d476.cjs')[
-  'media-buy.get-products-response-0431974a9cb3'
+exports.validate = require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
+  'media-buy.get-products-response-eab3c0ff6dea'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/get_products.response-5dec0e39d476.cjs')[
-      'media-buy.get-products-async-response-input-required-193a989d81d7'
+    return require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
+      'media-buy.get-products-async-response-input-required-a2bd3fe7444b'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/get_products.response-5dec0e39d476.cjs')[
-      'media-buy.get-products-async-response-submitted-c4e231e35d2b'
+    return require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
+      'media-buy.get-products-async-response-submitted-55d9b79431cc'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/get_products.response-5dec0e39d476.cjs')[
-      'media-buy.get-products-async-response-working-581db1720931'
+    return require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
+      'media-buy.get-products-async-response-working-515d94c0f478'
     ].validate;
   },
 };

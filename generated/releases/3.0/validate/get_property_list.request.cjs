@@ -3,6 +3,6 @@
 //   adcp-3.0.6:property/get-property-list-request.json d09851773c953c41
 'use strict';
 /* adcp-3.0.6 get_property_list request: property/get-property-list-request.json */
-exports.validate = require('../../../validate/packs/shared-2fa755c7d1dc.cjs')[
-  'property.get-property-list-request-d388ea836952'
+exports.validate = require('../../../validate/packs/shared-7c23eeb39c0b.cjs')[
+  'property.get-property-list-request-035a570c012a'
 ].validate;

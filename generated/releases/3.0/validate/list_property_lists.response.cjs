@@ -3,8 +3,8 @@
 //   adcp-3.0.6:property/list-property-lists-response.json bb834fabac2fb3d0
 'use strict';
 /* adcp-3.0.6 list_property_lists response: property/list-property-lists-response.json */
-exports.validate = require('../../../validate/packs/shared-d19a12ce5dd4.cjs')[
-  'property.list-property-lists-response-f423efe8d76a'
+exports.validate = require('../../../validate/packs/shared-c53cf4fe9cfa.cjs')[
+  'property.list-property-lists-response-20f76ec4f983'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

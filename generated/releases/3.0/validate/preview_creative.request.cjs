@@ -3,6 +3,6 @@
 //   adcp-3.0.6:creative/preview-creative-request.json 74c37d8db85823be
 'use strict';
 /* adcp-3.0.6 preview_creative request: creative/preview-creative-request.json */
-exports.validate = require('../../../validate/packs/preview_creative.request-ed976afa4435.cjs')[
-  'creative.preview-creative-request-7792c5281152'
+exports.validate = require('../../../validate/packs/preview_creative.request-083b711d3443.cjs')[
+  'creative.preview-creative-request-ae6d512b39bd'
 ].validate;

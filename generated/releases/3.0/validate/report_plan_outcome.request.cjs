@@ -3,6 +3,6 @@
 //   adcp-3.0.6:governance/report-plan-outcome-request.json 42a2745d8d1e7739
 'use strict';
 /* adcp-3.0.6 report_plan_outcome request: governance/report-plan-outcome-request.json */
-exports.validate = require('../../../validate/packs/report_plan_outcome.request-39fe98a5bb08.cjs')[
-  'governance.report-plan-outcome-request-d29a38714c2d'
+exports.validate = require('../../../validate/packs/report_plan_outcome.request-25425ac12839.cjs')[
+  'governance.report-plan-outcome-request-068404daa6c5'
 ].validate;

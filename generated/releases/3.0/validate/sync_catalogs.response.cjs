@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-async-response-working.json 7f2a5ec575d7d31f
 'use strict';
 /* adcp-3.0.6 sync_catalogs response: media-buy/sync-catalogs-response.json */
-exports.validate = require('../../../validate/packs/sync_catalogs.response-25e2421074ef.cjs')[
-  'media-buy.sync-catalogs-response-8bd369712954'
+exports.validate = require('../../../validate/packs/sync_catalogs.response-7db375dc36c4.cjs')[
+  'media-buy.sync-catalogs-response-3c13100cc1c3'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/sync_catalogs.response-25e2421074ef.cjs')[
-      'media-buy.sync-catalogs-async-response-input-required-39ab53985976'
+    return require('../../../validate/packs/sync_catalogs.response-7db375dc36c4.cjs')[
+      'media-buy.sync-catalogs-async-response-input-required-cf6ce0a73c9b'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/sync_catalogs.response-25e2421074ef.cjs')[
-      'media-buy.sync-catalogs-async-response-submitted-513a47c8caae'
+    return require('../../../validate/packs/sync_catalogs.response-7db375dc36c4.cjs')[
+      'media-buy.sync-catalogs-async-response-submitted-b5467787052b'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/sync_catalogs.response-25e2421074ef.cjs')[
-      'media-buy.sync-catalogs-async-response-working-7188a1cb5c56'
+    return require('../../../validate/packs/sync_catalogs.response-7db375dc36c4.cjs')[
+      'media-buy.sync-catalogs-async-response-working-801a583e7ab0'
     ].validate;
   },
 };

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:creative/sync-creatives-async-response-working.json 2973beed7056a1ea
 'use strict';
 /* adcp-3.0.6 sync_creatives response: creative/sync-creatives-response.json */
-exports.validate = require('../../../validate/packs/sync_creatives.response-b71c59819813.cjs')[
-  'creative.sync-creatives-response-0468f87f5c97'
+exports.validate = require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
+  'creative.sync-creatives-response-c1a1dfe3a174'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/sync_creatives.response-b71c59819813.cjs')[
-      'creative.sync-creatives-async-response-input-required-0d7411281951'
+    return require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
+      'creative.sync-creatives-async-response-input-required-f85d1485c3ff'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/sync_creatives.response-b71c59819813.cjs')[
-      'creative.sync-creatives-async-response-submitted-c7467110d062'
+    return require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
+      'creative.sync-creatives-async-response-submitted-50d95a4cdbce'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/sync_creatives.response-b71c59819813.cjs')[
-      'creative.sync-creatives-async-response-working-757842d16814'
+    return require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
+      'creative.sync-creatives-async-response-working-6a79adc4bd66'
     ].validate;
   },
 };

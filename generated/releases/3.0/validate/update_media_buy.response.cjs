@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/update-media-buy-async-response-working.json eb8ccb6750d96907
 'use strict';
 /* adcp-3.0.6 update_media_buy response: media-buy/update-media-buy-response.json */
-exports.validate = require('../../../validate/packs/update_media_buy.response-57e63d4acdd5.cjs')[
-  'media-buy.update-media-buy-response-e8ca1faa8ca8'
+exports.validate = require('../../../validate/packs/update_media_buy.response-e954ecc3d4d6.cjs')[
+  'media-buy.update-media-buy-response-ba497f5040a5'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/update_media_buy.response-57e63d4acdd5.cjs')[
-      'media-buy.update-media-buy-async-response-input-required-ef5ff9e86405'
+    return require('../../../validate/packs/update_media_buy.response-e954ecc3d4d6.cjs')[
+      'media-buy.update-media-buy-async-response-input-required-af41547f0dc4'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/update_media_buy.response-57e63d4acdd5.cjs')[
-      'media-buy.update-media-buy-async-response-submitted-15f40db3bfba'
+    return require('../../../validate/packs/update_media_buy.response-e954ecc3d4d6.cjs')[
+      'media-buy.update-media-buy-async-response-submitted-b9a326518a49'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/update_media_buy.response-57e63d4acdd5.cjs')[
-      'media-buy.update-media-buy-async-response-working-d681bdbcabf7'
+    return require('../../../validate/packs/update_media_buy.response-e954ecc3d4d6.cjs')[
+      'media-buy.update-media-buy-async-response-working-7a49059f548d'
     ].validate;
   },
 };

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:property/update-property-list-response.json 4ef0e996c14efd76
 'use strict';
 /* adcp-3.0.6 update_property_list response: property/update-property-list-response.json */
-exports.validate = require('../../../validate/packs/shared-43ac111d0834.cjs')[
-  'property.update-property-list-response-53a54db78deb'
+exports.validate = require('../../../validate/packs/shared-32c89dff6d6c.cjs')[
+  'property.update-property-list-response-1c9f33ef58db'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};
