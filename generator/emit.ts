@@ -111,10 +111,16 @@ export interface ProfileData {
   readonly advertised: Advertisement;
 }
 
-/** `profiles/<name>.json`: everything the runtime needs to serve one profile, schemas referenced by file. */
-export function profileFile(data: ProfileData): EmittedFile {
+/**
+ * A profile's two files, schemas referenced by file. `profiles/<name>.json` holds what `loadProfile` and every call
+ * need (per release: tools, capabilities, envelope fields to omit); `profiles/<name>.tools-list.json` holds the
+ * tools/list entries (descriptions, annotations, schema paths: most of the bytes), read on the first tools/list, so a
+ * cold start parses only what its first call uses. Profile names have no dot, so the second name is never a profile's.
+ */
+export function profileFiles(data: ProfileData): EmittedFile[] {
   const { profile, advertised } = data;
   const capabilities = servedCapabilities(profile, advertised.releases.map((r) => r.release.key));
+  const inputs = [{ name: `profile:${profile.file}`, hash: profile.hash }, ...advertised.releases.map(({ release }) => ({ name: release.label, hash: release.hash }))];
   const body = {
     name: profile.name,
     releases: advertised.releases.map(({ release, entries }) => ({
@@ -122,22 +128,24 @@ export function profileFile(data: ProfileData): EmittedFile {
       version: release.version,
       tools: entries.map((e) => e.name),
       capabilities,
-      toolsList: entries.map(listEntry),
       // Envelope fields the runtime must not add to a tool's success body: its response schema refuses them.
       omitEnvelope: Object.fromEntries(
         entries.map((e) => [e.name, refusedEnvelopeFields(release, release.tools.get(e.name)!)] as const).filter(([, fields]) => fields.length > 0),
       ),
     })),
+    // Tools whose endpoint tools/list advertises an outputSchema: MCP clients check their structured results, so the
+    // runtime validates those responses in production too.
+    outputAdvertised: advertised.endpoint.filter((e) => e.outputSchema !== undefined).map((e) => e.name),
+  };
+  const lists = {
+    releases: advertised.releases.map(({ release, entries }) => ({ key: release.key, toolsList: entries.map(listEntry) })),
     // The single MCP endpoint serving every release: each tool once.
     endpoint: advertised.endpoint.map(listEntry),
   };
-  return jsonFile(
-    `profiles/${profile.name}.json`,
-    'profile',
-    body,
-    [{ name: `profile:${profile.file}`, hash: profile.hash }, ...advertised.releases.map(({ release }) => ({ name: release.label, hash: release.hash }))],
-    'indented',
-  );
+  return [
+    jsonFile(`profiles/${profile.name}.json`, 'profile', body, inputs, 'indented'),
+    jsonFile(`profiles/${profile.name}.tools-list.json`, 'toolsList', lists, inputs, 'indented'),
+  ];
 }
 
 function listEntry(e: ToolsListEntry): Record<string, unknown> {

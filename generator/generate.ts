@@ -101,7 +101,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     { servedCapabilities },
     { checkToolsLists },
     { compile, dedupe },
-    { entryFiles, GENERATOR_VERSION, jsonFile, profileFile, runtimeFiles, withHeader },
+    { entryFiles, GENERATOR_VERSION, jsonFile, profileFiles, runtimeFiles, withHeader },
     { format, formatted: formattedByPrettier },
     { select },
   ] = await Promise.all([
@@ -161,7 +161,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
       `${advertisedFiles.size} advertised schema document(s); ${checked === undefined ? 'tools/list not checked (no @modelcontextprotocol/sdk)' : `${checked} tools/list(s) accepted by the MCP SDK`}`,
       lap(),
     );
-    return [...entryFiles(profiles, releaseKeys, inputRefs), ...runtimeFiles(), ...profiles.map(profileFile), ...advertisedFiles.values()];
+    return [...entryFiles(profiles, releaseKeys, inputRefs), ...runtimeFiles(), ...profiles.flatMap(profileFiles), ...advertisedFiles.values()];
   })();
 
   const compiled = await compile(inputs.releases, selections, rules, {

@@ -158,7 +158,6 @@ interface ProfileRelease extends ServedRelease {
   readonly version: string;
   readonly tools: readonly string[];
   readonly capabilities: Record<string, unknown>;
-  readonly toolsList: readonly ListEntryFile[];
   /** Per tool, envelope fields (`status`, `adcp_version`, `context`) its response schema refuses: never added. */
   readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
 }
@@ -172,15 +171,16 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   }
   const mode: Mode = options.mode ?? 'production';
   if (mode !== 'production' && mode !== 'development') throw new Error(`adcp-codegen: mode must be "production" or "development"`);
+  // Only what calls need: the tools/list entries (most of a profile's bytes) wait in their own file for the first list.
   const file = JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.json`), 'utf8')) as {
-    profile: { releases: Omit<ProfileRelease, 'major' | 'minor'>[]; endpoint: ListEntryFile[] };
+    profile: { releases: Omit<ProfileRelease, 'major' | 'minor'>[]; outputAdvertised: string[] };
   };
   const served: ProfileRelease[] = file.profile.releases.map((r) => {
     const [major, minor] = r.key.split('.').map(Number) as [number, number];
     return { ...r, major, minor };
   });
   const byKey = new Map(served.map((r) => [r.key, r]));
-  const outputAdvertised = new Set(file.profile.endpoint.filter((e) => e.outputSchema !== undefined).map((e) => e.name));
+  const outputAdvertised = new Set(file.profile.outputAdvertised);
   const allTools = new Set(served.flatMap((r) => r.tools));
 
   const releaseFor = (key: string | undefined): ProfileRelease => {
@@ -219,11 +219,20 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       annotations: { ...e.annotations },
     }));
   const copyList = (list: ToolsListEntry[]): ToolsListEntry[] => list.map((e) => ({ ...e, annotations: { ...e.annotations } }));
+  const listFile = (): { releases: { key: string; toolsList: ListEntryFile[] }[]; endpoint: ListEntryFile[] } =>
+    cached('listFile', () => (JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.tools-list.json`), 'utf8')) as { toolsList: ReturnType<typeof listFile> }).toolsList);
   const toolsList = (key?: string): ToolsListEntry[] => {
     const r = releaseFor(key);
-    return copyList(cached(`list\0${r.key}`, () => listFrom(r.toolsList)));
+    return copyList(
+      cached(`list\0${r.key}`, () => {
+        const entries = listFile().releases.find((l) => l.key === r.key)?.toolsList;
+        // Both files are written by one regeneration: a mismatch means a set edited by hand.
+        if (entries === undefined) throw new Error(`adcp-codegen: profiles/${name}.tools-list.json has no tools/list for release ${r.key}; run adcp-codegen generate`);
+        return listFrom(entries);
+      }),
+    );
   };
-  const endpointToolsList = (): ToolsListEntry[] => copyList(cached('endpoint', () => listFrom(file.profile.endpoint)));
+  const endpointToolsList = (): ToolsListEntry[] => copyList(cached('endpoint', () => listFrom(listFile().endpoint)));
 
   const validateWith = (validate: ValidateFn, value: unknown): ValidationResult => {
     const result = validate(value); // wrapValidator turns a stack overflow on absurd nesting into ok: false

@@ -134,11 +134,15 @@ test('supported_versions: the served releases are published; a profile stating o
   assert.match(run.stderr, /tools\/list\(s\) accepted by the MCP SDK/);
   const body = JSON.parse(readFileSync(join(out, 'profiles/p.json'), 'utf8')).profile as {
     releases: { capabilities: { adcp: { supported_versions: string[] } } }[];
-    endpoint: { name: string; outputSchema?: string }[];
+    outputAdvertised: string[];
   };
   assert.equal(body.releases[0]!.capabilities.adcp.supported_versions, ['9.1']);
+  const lists = JSON.parse(readFileSync(join(out, 'profiles/p.tools-list.json'), 'utf8')).toolsList as { endpoint: { name: string; outputSchema?: string }[] };
+  // The call file names the tools whose endpoint entry advertises an outputSchema: production validates their bodies.
+  assert.equal(body.outputAdvertised, lists.endpoint.filter((e) => e.outputSchema !== undefined).map((e) => e.name));
+  assert.ok(body.outputAdvertised.includes('make_thing'));
   // outputSchema on: the allOf-rooted response is advertised object-rooted inside a union that also admits errors.
-  const path = body.endpoint.find((e) => e.name === 'make_thing')!.outputSchema!;
+  const path = lists.endpoint.find((e) => e.name === 'make_thing')!.outputSchema!;
   const union = JSON.parse(readFileSync(join(out, path), 'utf8')).schema as Record<string, unknown>;
   assert.is(union.type, 'object');
   const validate = new Ajv({ strict: false, validateSchema: false }).compile(union);

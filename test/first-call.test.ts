@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
@@ -13,7 +13,8 @@ import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
 
 /**
  * Issue 12 point 2, on a freshly generated set (AdCP 3.0.6, the example guaranteed-publisher profile): the runtime
- * loads as one module, `loadProfile` loads no artifact, and the first call of a tool touches only that tool's files.
+ * loads as one module, `loadProfile` loads no artifact, the profile's tools/list entries are not read before a list
+ * is asked for, and the first call of a tool touches only that tool's files.
  */
 const work = tempDir('adcp-first-call-');
 writeFileSync(join(work, 'profile.json'), readFileSync(join(repoRoot, 'schemas/profiles/guaranteed-publisher.json')));
@@ -48,7 +49,7 @@ function staticClosure(start: string): Set<string> {
   return seen;
 }
 
-test('the runtime is one module; loadProfile loads no artifact; the first call touches only its tool\'s files', async () => {
+test('the runtime is one module; loadProfile loads no artifact nor the tools/list; the first call touches only its tool\'s files', async () => {
   try {
     await generate({ config: join(work, 'adcp-codegen.config.json'), logger: silentLogger });
     // index.js imports the bundled runtime alone, and the bundle imports only node: builtins.
@@ -56,6 +57,10 @@ test('the runtime is one module; loadProfile loads no artifact; the first call t
     assert.equal(imports('index.js'), ['./runtime/bundle.js']);
     assert.ok(imports('runtime/bundle.js').every((s) => s.startsWith('node:')), imports('runtime/bundle.js').join(', '));
 
+    // Without the tools/list file, loading and calling still work: neither reads it; the first list does.
+    const lists = join(out, 'profiles/guaranteed-publisher.tools-list.json');
+    assert.ok(existsSync(lists));
+    renameSync(lists, `${lists}.away`);
     const probe = join(work, 'probe.mjs');
     writeFileSync(
       probe,
@@ -66,11 +71,15 @@ test('the runtime is one module; loadProfile loads no artifact; the first call t
         `const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });`,
         `const atLoad = loadedArtifacts(${JSON.stringify(out)});`,
         `const r = await agent.call('create_media_buy', ${JSON.stringify(createMediaBuyRequest())}, () => ({ media_buy_id: 'mb_1', packages: [] }));`,
-        `process.stdout.write(JSON.stringify({ atLoad, ok: r.isError !== true, text: r.content[0].text, loaded: loadedArtifacts(${JSON.stringify(out)}) }));`,
+        `const loaded = loadedArtifacts(${JSON.stringify(out)});`,
+        `let listError = null; try { agent.endpointToolsList(); } catch (e) { listError = e.code + ' ' + e.message; }`,
+        `process.stdout.write(JSON.stringify({ atLoad, ok: r.isError !== true, text: r.content[0].text, loaded, listError }));`,
       ].join('\n'),
     );
-    const run = JSON.parse(execFileSync(process.execPath, [probe], { encoding: 'utf8' })) as { atLoad: string[]; ok: boolean; text: string; loaded: string[] };
+    const run = JSON.parse(execFileSync(process.execPath, [probe], { encoding: 'utf8' })) as { atLoad: string[]; ok: boolean; text: string; loaded: string[]; listError: string | null };
     assert.ok(run.ok, run.text);
+    assert.ok(run.listError?.startsWith('ENOENT') && run.listError.includes('guaranteed-publisher.tools-list.json'), String(run.listError));
+    renameSync(`${lists}.away`, lists);
     assert.equal(run.atLoad, [], 'loadProfile loads no validator, strip or normalizer');
     const own = new Set<string>();
     for (const entry of ['validate/create_media_buy.request.cjs', 'validate/create_media_buy.response.cjs', 'strip/create_media_buy.cjs', 'normalize/create_media_buy.cjs']) {

@@ -496,6 +496,32 @@ test('3.0.6: one strip module per available tool, shared modules content-address
   assert.ok(cmb.inputs.some((i) => i.name === 'adcp-3.0.6:media-buy/create-media-buy-request.json'));
 });
 
+test('3.0.6: shared modules packed into few files that require each other without a cycle; create_media_buy\'s strip reaches at most five', () => {
+  const packs = new Map(emitted.filter((f) => f.path.startsWith('releases/3.0/strip/_shared/')).map((f) => [f.path.slice('releases/3.0/strip/_shared/'.length), f.contents]));
+  // A pack names the packs it requires in its `elsewhere` table; a tool module requires packs directly.
+  const requires = (text: string): string[] => [...text.matchAll(/: "\.\/([^"]+\.cjs)",$/gm), ...text.matchAll(/require\("\.\/_shared\/([^"]+)"\)/g)].map((m) => m[1]!);
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (name: string, path: string[]): void => {
+    assert.ok(packs.has(name), `${name} is a pack`);
+    assert.not.equal(state.get(name), 'open', `a cycle of packs: ${[...path, name].join(' → ')}`);
+    if (state.get(name) === 'done') return;
+    state.set(name, 'open');
+    for (const d of requires(packs.get(name)!)) visit(d, [...path, name]);
+    state.set(name, 'done');
+  };
+  for (const name of [...packs.keys()].sort()) visit(name, []);
+  // Exact tool sets alone gave 57 packs here (and 10 files for the first create_media_buy strip): merged, far fewer.
+  assert.ok(packs.size <= 15, `${packs.size} packs`);
+  const cmb = emitted.find((f) => f.path === 'releases/3.0/strip/create_media_buy.cjs')!.contents;
+  const closure = new Set<string>();
+  const stack = requires(cmb);
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (!closure.has(n)) closure.add(n), stack.push(...requires(packs.get(n)!));
+  }
+  assert.ok(closure.size >= 1 && closure.size <= 5, `${closure.size} packs for create_media_buy: ${[...closure].join(', ')}`);
+});
+
 test('3.0.6: schema examples survive injected unknown fields through the emitted modules, like compileStrip and the interpreter', () => {
   const dir = writeModules(emitted);
   const ajv = releaseAjv(release);
