@@ -2,7 +2,7 @@
 // The adcp-codegen runtime in one module (runtime/*.ts compiled, each module a CommonJS function): one file to load at cold start.
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a.ts 1d24bb6f2095e7fa
-//   adcp-codegen 0.1.0:runtime/agent.ts f7b8137d38b83f23
+//   adcp-codegen 0.1.0:runtime/agent.ts 00d2545355a778c6
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
 //   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
@@ -233,13 +233,14 @@ async function createAgent(base, name, options = {}) {
     const mode = options.mode ?? 'production';
     if (mode !== 'production' && mode !== 'development')
         throw new Error(`adcp-codegen: mode must be "production" or "development"`);
+    // Only what calls need: the tools/list entries (most of a profile's bytes) wait in their own file for the first list.
     const file = JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, 'profiles', `${name}.json`), 'utf8'));
     const served = file.profile.releases.map((r) => {
         const [major, minor] = r.key.split('.').map(Number);
         return { ...r, major, minor };
     });
     const byKey = new Map(served.map((r) => [r.key, r]));
-    const outputAdvertised = new Set(file.profile.endpoint.filter((e) => e.outputSchema !== undefined).map((e) => e.name));
+    const outputAdvertised = new Set(file.profile.outputAdvertised);
     const allTools = new Set(served.flatMap((r) => r.tools));
     const releaseFor = (key) => {
         if (key === undefined)
@@ -274,11 +275,18 @@ async function createAgent(base, name, options = {}) {
         annotations: { ...e.annotations },
     }));
     const copyList = (list) => list.map((e) => ({ ...e, annotations: { ...e.annotations } }));
+    const listFile = () => cached('listFile', () => JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, 'profiles', `${name}.tools-list.json`), 'utf8')).toolsList);
     const toolsList = (key) => {
         const r = releaseFor(key);
-        return copyList(cached(`list\0${r.key}`, () => listFrom(r.toolsList)));
+        return copyList(cached(`list\0${r.key}`, () => {
+            const entries = listFile().releases.find((l) => l.key === r.key)?.toolsList;
+            // Both files are written by one regeneration: a mismatch means a set edited by hand.
+            if (entries === undefined)
+                throw new Error(`adcp-codegen: profiles/${name}.tools-list.json has no tools/list for release ${r.key}; run adcp-codegen generate`);
+            return listFrom(entries);
+        }));
     };
-    const endpointToolsList = () => copyList(cached('endpoint', () => listFrom(file.profile.endpoint)));
+    const endpointToolsList = () => copyList(cached('endpoint', () => listFrom(listFile().endpoint)));
     const validateWith = (validate, value) => {
         const result = validate(value); // wrapValidator turns a stack overflow on absurd nesting into ok: false
         return result.ok ? { ok: true, value: value } : { ok: false, issues: result.issues };

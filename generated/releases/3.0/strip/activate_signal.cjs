@@ -9,7 +9,7 @@
 "use strict";
 // Deep-strip for activate_signal (adcp-3.0.6): removes unknown fields at closed objects of
 // signals/activate-signal-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/activate_signal.8ad207d0aa84.cjs").load("./signals.activate-signal-request.84a426d72620.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.017449654a29.cjs").load("./signals.activate-signal-request.84a426d72620.cjs");
 exports.strip = entry(root.s_activate_signal_request);
 

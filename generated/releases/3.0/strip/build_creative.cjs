@@ -11,7 +11,7 @@
 "use strict";
 // Deep-strip for build_creative (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/build-creative-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/build_creative.7623bd999cb8.cjs").load("./media-buy.build-creative-request.2e2d03aaf483.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./media-buy.build-creative-request.2e2d03aaf483.cjs");
 exports.strip = entry(root.s_build_creative_request);
 

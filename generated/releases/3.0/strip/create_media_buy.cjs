@@ -44,7 +44,7 @@
 "use strict";
 // Deep-strip for create_media_buy (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/create-media-buy-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/create_media_buy.5e66043a3ac5.cjs").load("./media-buy.create-media-buy-request.cb6dbf3d2d56.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.d7494646d395.cjs").load("./media-buy.create-media-buy-request.cb6dbf3d2d56.cjs");
 exports.strip = entry(root.s_create_media_buy_request);
 

@@ -18,7 +18,7 @@
 "use strict";
 // Deep-strip for create_property_list (adcp-3.0.6): removes unknown fields at closed objects of
 // property/create-property-list-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/create_property_list.ccd3081e8127.cjs").load("./property.create-property-list-request.f22b0e95d0cf.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.6b9bf21fd00f.cjs").load("./property.create-property-list-request.f22b0e95d0cf.cjs");
 exports.strip = entry(root.s_create_property_list_request);
 

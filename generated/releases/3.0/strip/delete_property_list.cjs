@@ -9,7 +9,7 @@
 "use strict";
 // Deep-strip for delete_property_list (adcp-3.0.6): removes unknown fields at closed objects of
 // property/delete-property-list-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/delete_property_list.d51b84f7653f.cjs").load("./property.delete-property-list-request.a8ce98cb3f94.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./property.delete-property-list-request.a8ce98cb3f94.cjs");
 exports.strip = entry(root.s_delete_property_list_request);
 

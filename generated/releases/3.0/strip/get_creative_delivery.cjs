@@ -10,7 +10,7 @@
 "use strict";
 // Deep-strip for get_creative_delivery (adcp-3.0.6): removes unknown fields at closed objects of
 // creative/get-creative-delivery-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/get_creative_delivery.eddf13c30ade.cjs").load("./creative.get-creative-delivery-request.e7fd125c5318.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./creative.get-creative-delivery-request.e7fd125c5318.cjs");
 exports.strip = entry(root.s_get_creative_delivery_request);
 

@@ -11,7 +11,7 @@
 "use strict";
 // Deep-strip for get_media_buys (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/get-media-buys-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/get_media_buys.8e1d52f47e9a.cjs").load("./media-buy.get-media-buys-request.6d7e469e8f5d.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.6b9bf21fd00f.cjs").load("./media-buy.get-media-buys-request.6d7e469e8f5d.cjs");
 exports.strip = entry(root.s_get_media_buys_request);
 

@@ -9,7 +9,7 @@
 "use strict";
 // Deep-strip for get_property_list (adcp-3.0.6): removes unknown fields at closed objects of
 // property/get-property-list-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/get_property_list.7f1684ac0006.cjs").load("./property.get-property-list-request.39a1c2d0b132.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.9285dc2dbbc5.cjs").load("./property.get-property-list-request.39a1c2d0b132.cjs");
 exports.strip = entry(root.s_get_property_list_request);
 

@@ -7,7 +7,7 @@
 "use strict";
 // Deep-strip for list_creative_formats (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/list-creative-formats-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/list_creative_formats.7e9ed52631d3.cjs").load("./media-buy.list-creative-formats-request.89697be86910.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./media-buy.list-creative-formats-request.89697be86910.cjs");
 exports.strip = entry(root.s_list_creative_formats_request);
 

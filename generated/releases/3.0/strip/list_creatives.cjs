@@ -15,7 +15,7 @@
 "use strict";
 // Deep-strip for list_creatives (adcp-3.0.6): removes unknown fields at closed objects of
 // creative/list-creatives-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/list_creatives.ab2db922a517.cjs").load("./creative.list-creatives-request.2f4fd179f459.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./creative.list-creatives-request.2f4fd179f459.cjs");
 exports.strip = entry(root.s_list_creatives_request);
 

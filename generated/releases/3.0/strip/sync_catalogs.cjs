@@ -13,7 +13,7 @@
 "use strict";
 // Deep-strip for sync_catalogs (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/sync-catalogs-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/sync_catalogs.f9536b751233.cjs").load("./media-buy.sync-catalogs-request.b36a1fa94531.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./media-buy.sync-catalogs-request.b36a1fa94531.cjs");
 exports.strip = entry(root.s_sync_catalogs_request);
 

@@ -17,7 +17,7 @@
 "use strict";
 // Deep-strip for sync_plans (adcp-3.0.6): removes unknown fields at closed objects of
 // governance/sync-plans-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/sync_plans.898fd0638c2e.cjs").load("./governance.sync-plans-request.b3701d22e53e.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.d7494646d395.cjs").load("./governance.sync-plans-request.b3701d22e53e.cjs");
 exports.strip = entry(root.s_sync_plans_request);
 

@@ -18,7 +18,7 @@
 "use strict";
 // Deep-strip for update_property_list (adcp-3.0.6): removes unknown fields at closed objects of
 // property/update-property-list-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.cfd6936e5602.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/update_property_list.622034f1655e.cjs").load("./property.update-property-list-request.d8242c463164.cjs");
+const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.6b9bf21fd00f.cjs").load("./property.update-property-list-request.d8242c463164.cjs");
 exports.strip = entry(root.s_update_property_list_request);
 

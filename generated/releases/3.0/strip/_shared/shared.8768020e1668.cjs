@@ -1139,11 +1139,11 @@ exports.s_package_request = s_package_request;
 };
 // Modules this pack requires from other packs.
 const elsewhere = {
-"./core.brand-ref.6d3c6ff4052d.cjs": "./shared.963daf3bb25b.cjs",
-"./core.frequency-cap.54a567cead8e.cjs": "./shared.35a9134b8a77.cjs",
-"./core.performance-standard.7be5137de1c8.cjs": "./shared.99b837173b58.cjs",
-"./core.property-list-ref.6fb2c6e61d8a.cjs": "./shared.99b837173b58.cjs",
-"./support.bac401bafbbc.cjs": "./shared.cfd6936e5602.cjs",
+"./core.brand-ref.6d3c6ff4052d.cjs": "./shared.9285dc2dbbc5.cjs",
+"./core.frequency-cap.54a567cead8e.cjs": "./shared.fd05ec1d71d5.cjs",
+"./core.performance-standard.7be5137de1c8.cjs": "./shared.fd05ec1d71d5.cjs",
+"./core.property-list-ref.6fb2c6e61d8a.cjs": "./shared.fd05ec1d71d5.cjs",
+"./support.bac401bafbbc.cjs": "./shared.9285dc2dbbc5.cjs",
 };
 const done = new Map();
 function load(id) {
