@@ -5,10 +5,12 @@ import {
   ARTIFACT_PATHS,
   type AppliedNormalization,
   type Issue,
+  type NormalizeFn,
   type NormalizeModule,
   type NormalizeResult,
   type RequestValidatorModule,
   type ResponseValidatorModule,
+  type StripFn,
   type StripModule,
   type StripResult,
   type ValidateFn,
@@ -154,6 +156,14 @@ interface ListEntryFile {
   outputSchema?: string;
 }
 
+/** The artifacts of one tool in one release, loaded on first use. */
+interface ToolSlots {
+  request?: ValidateFn;
+  response?: ValidateFn;
+  strip?: StripFn;
+  normalize?: NormalizeFn;
+}
+
 interface ProfileRelease extends ServedRelease {
   readonly version: string;
   readonly tools: readonly string[];
@@ -189,8 +199,11 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     if (r === undefined) throw new Error(`adcp-codegen: profile ${name} does not serve release ${key} (serves ${[...byKey.keys()].join(', ')})`);
     return r;
   };
+  // Per release and tool, the loaded artifacts: one Map lookup per call on the hot path, no key strings built.
+  const slots = new Map<ProfileRelease, Map<string, ToolSlots>>(served.map((r) => [r, new Map(r.tools.map((t) => [t, {}]))]));
+  const slot = (r: ProfileRelease, tool: string): ToolSlots => slots.get(r)!.get(tool)!;
   const requireTool = (tool: string, release: ProfileRelease): void => {
-    if (!release.tools.includes(tool)) throw new UnknownToolError(tool);
+    if (!slots.get(release)!.has(tool)) throw new UnknownToolError(tool);
   };
 
   const memo = new Map<string, unknown>();
@@ -198,14 +211,15 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     if (!memo.has(key)) memo.set(key, make());
     return memo.get(key) as T;
   };
+  // Callers check the tool first (requireTool, or the served tools in call), so a slot always exists.
   const requestValidator = (r: ProfileRelease, tool: string): ValidateFn =>
-    cached(`req\0${r.key}\0${tool}`, () => wrapValidator((loadArtifact(outDir, ARTIFACT_PATHS.request(r.key, tool)) as RequestValidatorModule).validate));
+    (slot(r, tool).request ??= wrapValidator((loadArtifact(outDir, ARTIFACT_PATHS.request(r.key, tool)) as RequestValidatorModule).validate));
   // Picks the async variant by the body's `status`, as the response schemas intend.
   const responseValidator = (r: ProfileRelease, tool: string): ValidateFn =>
-    cached(`res\0${r.key}\0${tool}`, () => wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(r.key, tool)) as ResponseValidatorModule));
-  const stripFn = (r: ProfileRelease, tool: string) => cached(`strip\0${r.key}\0${tool}`, () => (loadArtifact(outDir, ARTIFACT_PATHS.strip(r.key, tool)) as StripModule).strip);
-  const normalizeFn = (r: ProfileRelease, tool: string) =>
-    cached(`norm\0${r.key}\0${tool}`, () => (loadArtifact(outDir, ARTIFACT_PATHS.normalize(r.key, tool)) as NormalizeModule).normalize);
+    (slot(r, tool).response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(r.key, tool)) as ResponseValidatorModule));
+  const stripFn = (r: ProfileRelease, tool: string): StripFn => (slot(r, tool).strip ??= (loadArtifact(outDir, ARTIFACT_PATHS.strip(r.key, tool)) as StripModule).strip);
+  const normalizeFn = (r: ProfileRelease, tool: string): NormalizeFn =>
+    (slot(r, tool).normalize ??= (loadArtifact(outDir, ARTIFACT_PATHS.normalize(r.key, tool)) as NormalizeModule).normalize);
 
   // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
   const schema = (path: string): Record<string, unknown> =>
@@ -341,7 +355,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         return errorResult(body, args, served[0]!.key);
       }
       const r = byKey.get(choice.release.key)!;
-      if (!r.tools.includes(tool)) {
+      if (!slots.get(r)!.has(tool)) {
         return errorResult(
           {
             code: 'UNSUPPORTED_FEATURE',

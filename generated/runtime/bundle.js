@@ -2,7 +2,7 @@
 // The adcp-codegen runtime in one module (runtime/*.ts compiled, each module a CommonJS function): one file to load at cold start.
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a.ts 1d24bb6f2095e7fa
-//   adcp-codegen 0.1.0:runtime/agent.ts 00d2545355a778c6
+//   adcp-codegen 0.1.0:runtime/agent.ts 41ca931316f2585e
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
 //   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
@@ -250,8 +250,11 @@ async function createAgent(base, name, options = {}) {
             throw new Error(`adcp-codegen: profile ${name} does not serve release ${key} (serves ${[...byKey.keys()].join(', ')})`);
         return r;
     };
+    // Per release and tool, the loaded artifacts: one Map lookup per call on the hot path, no key strings built.
+    const slots = new Map(served.map((r) => [r, new Map(r.tools.map((t) => [t, {}]))]));
+    const slot = (r, tool) => slots.get(r).get(tool);
     const requireTool = (tool, release) => {
-        if (!release.tools.includes(tool))
+        if (!slots.get(release).has(tool))
             throw new UnknownToolError(tool);
     };
     const memo = new Map();
@@ -260,11 +263,12 @@ async function createAgent(base, name, options = {}) {
             memo.set(key, make());
         return memo.get(key);
     };
-    const requestValidator = (r, tool) => cached(`req\0${r.key}\0${tool}`, () => (0, issues_js_1.wrapValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.request(r.key, tool)).validate));
+    // Callers check the tool first (requireTool, or the served tools in call), so a slot always exists.
+    const requestValidator = (r, tool) => (slot(r, tool).request ??= (0, issues_js_1.wrapValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.request(r.key, tool)).validate));
     // Picks the async variant by the body's `status`, as the response schemas intend.
-    const responseValidator = (r, tool) => cached(`res\0${r.key}\0${tool}`, () => (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(r.key, tool))));
-    const stripFn = (r, tool) => cached(`strip\0${r.key}\0${tool}`, () => (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(r.key, tool)).strip);
-    const normalizeFn = (r, tool) => cached(`norm\0${r.key}\0${tool}`, () => (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(r.key, tool)).normalize);
+    const responseValidator = (r, tool) => (slot(r, tool).response ??= (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(r.key, tool))));
+    const stripFn = (r, tool) => (slot(r, tool).strip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(r.key, tool)).strip);
+    const normalizeFn = (r, tool) => (slot(r, tool).normalize ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(r.key, tool)).normalize);
     // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
     const schema = (path) => cached(`schema\0${path}`, () => deepFreeze(JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, path), 'utf8')).schema));
     const listFrom = (entries) => entries.map((e) => ({
@@ -399,7 +403,7 @@ async function createAgent(base, name, options = {}) {
                 return errorResult(body, args, served[0].key);
             }
             const r = byKey.get(choice.release.key);
-            if (!r.tools.includes(tool)) {
+            if (!slots.get(r).has(tool)) {
                 return errorResult({
                     code: 'UNSUPPORTED_FEATURE',
                     message: `${tool} is not served in AdCP ${r.key}; served in ${served.filter((x) => x.tools.includes(tool)).map((x) => x.key).join(', ')}`,
