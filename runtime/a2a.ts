@@ -79,8 +79,6 @@ const INVOCATION_ERRORS = {
 export function createA2AExecutor(agent: PipelineAgent, handlers: Record<string, ToolHandler<any, any, any>>, options: A2AExecutorOptions = {}): A2AExecutor {
   const rejectedState = options.rejectedTaskState ?? 'failed';
   if (rejectedState !== 'failed' && rejectedState !== 'completed') throw new Error('adcp-codegen: rejectedTaskState must be "failed" or "completed"');
-  const all: Record<string, ToolHandler<any, any, any>> = { ...handlers };
-  if (all.get_adcp_capabilities === undefined) all.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
   /** Tasks executing now, so a cancel can answer in the caller's dialect and context. */
   const running = new Map<string, { contextId: string; dialect: Dialect }>();
 
@@ -89,7 +87,7 @@ export function createA2AExecutor(agent: PipelineAgent, handlers: Record<string,
       const dialect = dialectOf(request);
       running.set(request.taskId, { contextId: request.contextId, dialect });
       try {
-        const result = await invoke(agent, all, request);
+        const result = await invoke(agent, handlers, request);
         const rejected = result.result.isError === true;
         bus.publish(taskEvent(dialect, request, result.skill, resultBody(result.result), rejected, rejected ? rejectedState : 'completed'));
       } finally {

@@ -303,7 +303,11 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
       out[tool] = (args, ctx) => ownHandler(h, ctx.release)!(args, ctx);
     }
-    for (const tool of [...allTools].sort()) if (tool !== 'get_adcp_capabilities' && !Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
+    // The one handler the profile itself can give: its capabilities, as served in the answering release.
+    if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
+      out.get_adcp_capabilities = (_args, ctx) => structuredClone(releaseFor(ctx.release).capabilities);
+    }
+    for (const tool of [...allTools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
     if (extra.length > 0) throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
     if (missing.length > 0) throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
     return out;
