@@ -6,7 +6,7 @@ import { servedCapabilities } from './capabilities.js';
 import { refusedEnvelopeFields } from './envelope.js';
 import type { EmittedFile, InputRef, Profile } from './model.js';
 import { packageRoot } from './package-root.js';
-import { BUNDLE, bundleRuntime } from './runtime-bundle.js';
+import { BUNDLE, MODULES, bundleRuntime } from './runtime-bundle.js';
 import { sha256 } from './hash.js';
 import type { Selection } from './select.js';
 
@@ -77,11 +77,15 @@ export function runtimeFiles(): EmittedFile[] {
   const sourceOf = (name: string): string => `runtime/${name.replace(/\.d\.ts$|\.js$/, '.ts')}`;
   const inputOf = (name: string, contents: string): InputRef => ({ name: `adcp-codegen ${GENERATOR_VERSION}:${sourceOf(name)}`, hash: sha256(contents) });
   const js = names.filter((n) => n.endsWith('.js')).map((name) => ({ name, text: read(name) }));
-  const { bundle, facades } = bundleRuntime(js);
+  const { bundle, modules, facades } = bundleRuntime(js);
   const files: EmittedFile[] = [
     withHeader(
       { path: `runtime/${BUNDLE}`, contents: bundle, inputs: js.map((s) => inputOf(s.name, s.text)), verbatim: true },
-      'The adcp-codegen runtime in one module (runtime/*.ts compiled, each module a CommonJS function): one file to load at cold start.',
+      `The adcp-codegen runtime's entry (runtime/*.ts compiled, each module a CommonJS function): the loader, which loads the rest from runtime/${MODULES}.`,
+    ),
+    withHeader(
+      { path: `runtime/${MODULES}`, contents: modules, inputs: js.map((s) => inputOf(s.name, s.text)), verbatim: true },
+      `The adcp-codegen runtime's modules but the loader (runtime/*.ts compiled, each a CommonJS function), for runtime/${BUNDLE}.`,
     ),
   ];
   for (const s of js) {

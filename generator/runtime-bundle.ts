@@ -20,30 +20,44 @@ export interface RuntimeSource {
 }
 
 export interface RuntimeBundle {
+  /** `runtime/bundle.js`: the ES module index.js imports, holding the bootstrap modules (the loader). */
   readonly bundle: string;
+  /** `runtime/modules.cjs`: every other runtime module, loaded by the bundled loader with its V8 code cache. */
+  readonly modules: string;
   /** name → facade module text */
   readonly facades: ReadonlyMap<string, string>;
 }
 
 export const BUNDLE = 'bundle.js';
+export const MODULES = 'modules.cjs';
+
+/**
+ * Modules defined in the bundle itself: what is needed to load the rest. Node 20 keeps no code cache for an ES
+ * module, so the ES module is kept to this; the rest of the runtime (~85 KB) is one CommonJS artifact that the loader
+ * compiles with V8's code cache, like every other generated module (about half the runtime's share of a cold start).
+ */
+const BOOTSTRAP = new Set(['loader.js']);
 
 export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle {
   const builtins = new Set<string>();
+  const bootstrap: string[] = [];
   const modules: string[] = [];
   const facades = new Map<string, string>();
   for (const source of [...sources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (source.name === BUNDLE) throw new Error(`runtime/${BUNDLE} is the bundle's own name: rename that runtime module`);
+    if (source.name === BUNDLE || source.name === MODULES) throw new Error(`runtime/${source.name} is the bundle's own name: rename that runtime module`);
     const file = ts.createSourceFile(source.name, source.text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
     for (const spec of moduleSpecifiers(file)) {
       if (spec.startsWith('node:')) builtins.add(spec);
       else if (!spec.startsWith('./')) throw new Error(`runtime/${source.name} imports ${spec}: the runtime may import only node: builtins and itself`);
+      else if (BOOTSTRAP.has(source.name)) throw new Error(`runtime/${source.name} imports ${spec}: the loader is bundled alone and may import only node: builtins`);
     }
     const cjs = ts.transpileModule(source.text, {
       fileName: source.name,
       reportDiagnostics: false,
+      transformers: { before: [importMetaToParameter] },
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: false, removeComments: false },
     }).outputText.replace(/^\/\/# sourceMappingURL=.*$/m, '');
-    modules.push(`  ${JSON.stringify(`./${source.name}`)}: function (exports, require) {\n${cjs}\n  },`);
+    (BOOTSTRAP.has(source.name) ? bootstrap : modules).push(`  ${JSON.stringify(`./${source.name}`)}: function (exports, require, ${IMPORT_META}) {\n${cjs}\n  },`);
     const names = exportedNames(file);
     facades.set(
       source.name,
@@ -61,10 +75,13 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
     '',
     'const requireBuiltin = createRequire(import.meta.url);',
     '',
-    '/** The runtime modules as CommonJS functions, evaluated once, on first require. */',
+    '/** The runtime modules as CommonJS functions, evaluated once, on first require; the loader here, the rest below. */',
     'const definitions = {',
-    ...modules,
+    ...bootstrap,
     '};',
+    '',
+    '/** `import.meta` of every runtime module: the bundle\'s, as when the modules were one ES module. */',
+    `const ${IMPORT_META} = Object.freeze({ url: import.meta.url });`,
     '',
     '/** The node: builtins the runtime imports, and only those. */',
     'const builtins = new Set([',
@@ -96,15 +113,35 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
     '  if (define === undefined) throw new Error(`adcp-codegen runtime: no module ${id}`);',
     '  const module = { exports: {} };',
     '  evaluated.set(id, module);',
-    '  define.call(module.exports, module.exports, runtimeModule);',
+    `  define.call(module.exports, module.exports, runtimeModule, ${IMPORT_META});`,
     '  return module.exports;',
     '}',
+    '',
+    '// The other runtime modules, from runtime/modules.cjs through the loader: compiled with their code cache.',
+    "const { loadArtifact } = runtimeModule('./loader.js');",
+    `Object.assign(definitions, loadArtifact(requireBuiltin('node:url').fileURLToPath(new URL('..', import.meta.url)), ${JSON.stringify(`runtime/${MODULES}`)}));`,
     '',
     "export const { createAgent } = runtimeModule('./agent.js');",
     '',
   ].join('\n');
-  return { bundle, facades };
+  const modulesCjs = ['"use strict";', '', '/** The runtime modules (except the loader) as CommonJS functions, for runtime/bundle.js. */', 'module.exports = {', ...modules, '};', ''].join('\n');
+  return { bundle, modules: modulesCjs, facades };
 }
+
+/** What `import.meta` becomes in a runtime module compiled to a CommonJS function (a parameter of that function). */
+const IMPORT_META = '__runtimeImportMeta';
+
+/**
+ * `import.meta` → the `__runtimeImportMeta` parameter: a CommonJS function has no `import.meta`, and the runtime
+ * resolves packages of the agent (the MCP SDK) from its own location. A TypeScript transform, not text replacement.
+ */
+const importMetaToParameter: ts.TransformerFactory<ts.SourceFile> = (context) => (root) => {
+  const visit = (node: ts.Node): ts.Node =>
+    ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword
+      ? context.factory.createIdentifier(IMPORT_META)
+      : ts.visitEachChild(node, visit, context);
+  return ts.visitNode(root, visit) as ts.SourceFile;
+};
 
 function moduleSpecifiers(file: ts.SourceFile): string[] {
   const out: string[] = [];

@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BUNDLE, bundleRuntime } from '../generator/runtime-bundle.js';
+import { BUNDLE, MODULES, bundleRuntime } from '../generator/runtime-bundle.js';
 import { repoRoot } from './helpers/releases.js';
 
 /** The runtime as one bundled module (issue 12 point 2), built from the compiled runtime/*.ts as generation does. */
@@ -15,13 +15,23 @@ const sources = readdirSync(dist)
   .map((name) => ({ name, text: readFileSync(join(dist, name), 'utf8') }));
 
 test('runtime bundle: one module importing only node: builtins; each facade exports exactly its module\'s names, the same objects', async () => {
-  const { bundle, facades } = bundleRuntime(sources);
+  const { bundle, modules, facades } = bundleRuntime(sources);
   for (const m of bundle.matchAll(/^import .* from (['"])([^'"]+)\1;$/gm)) assert.ok(m[2]!.startsWith('node:'), `the bundle imports ${m[2]}`);
   assert.is(facades.size, sources.length);
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-runtime-bundle-'));
+  // The bundle holds the loader alone; the other modules are one CommonJS artifact it loads with the code cache.
+  assert.equal([...bundle.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]), ['./loader.js']);
+  assert.equal(
+    [...modules.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]),
+    sources.map((s) => `./${s.name}`).filter((n) => n !== './loader.js').sort(),
+  );
+  assert.not.ok(modules.includes('import.meta'), 'a CommonJS function has no import.meta: it is a parameter');
+  const root = mkdtempSync(join(tmpdir(), 'adcp-runtime-bundle-'));
+  const dir = join(root, 'runtime');
   try {
+    mkdirSync(dir);
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
     writeFileSync(join(dir, BUNDLE), bundle);
+    writeFileSync(join(dir, MODULES), modules);
     for (const [name, text] of facades) writeFileSync(join(dir, name), text);
     for (const s of sources) {
       const original = (await import(pathToFileURL(join(dist, s.name)).href)) as Record<string, unknown>;
@@ -37,7 +47,7 @@ test('runtime bundle: one module importing only node: builtins; each facade expo
     assert.type(bundled.createAgent, 'function');
     assert.throws(() => bundled.runtimeModule('./nope.js'), /no module \.\/nope\.js/);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
   }
 });
 
@@ -45,6 +55,7 @@ test('runtime bundle: deterministic, and a runtime module may import only node: 
   assert.is(bundleRuntime(sources).bundle, bundleRuntime([...sources].reverse()).bundle);
   assert.throws(() => bundleRuntime([...sources, { name: 'extra.js', text: "import x from 'lodash';\nexport const y = x;\n" }]), /runtime\/extra\.js imports lodash/);
   assert.throws(() => bundleRuntime([{ name: BUNDLE, text: 'export {};' }]), /bundle's own name/);
+  assert.throws(() => bundleRuntime([{ name: 'loader.js', text: "import { x } from './other.js';\nexport const y = x;\n" }]), /the loader is bundled alone/);
 });
 
 test.run();
