@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { CodegenError, UsageError } from './errors.js';
-import { generate } from './generate.js';
+import { generateWithHeapBudget, heapBudgetMb } from './generate-worker.js';
 import { createLogger } from './log.js';
 
 export const USAGE = `Usage: adcp-codegen generate [options]
@@ -19,6 +19,10 @@ Options:
   --strict       treat x-adcp-applies-when lint warnings as errors
   --verbose      also list each shipped normalization rule not emitted and each compile unit's time
   -h, --help     show this help
+
+Environment:
+  ADCP_CODEGEN_HEAP_MB  heap budget of the generation worker in MB (default 256; 0: none, run on the main thread);
+                        a generation that outgrows it runs again without one
 
 Exit status: 0 ok, 1 generation error or drift found by --check, 2 usage error.
 `;
@@ -61,16 +65,11 @@ export async function main(argv: readonly string[], stderr: NodeJS.WritableStrea
     return 2;
   }
   try {
-    const result = await generate({
-      config: values.config,
-      releases: values.release,
-      profiles: values.profile,
-      out: values.out,
-      strict: values.strict,
-      check: values.check,
-      adopt: values.adopt,
-      logger: log,
-    });
+    const result = await generateWithHeapBudget(
+      { config: values.config, releases: values.release, profiles: values.profile, out: values.out, strict: values.strict, check: values.check, adopt: values.adopt },
+      log,
+      heapBudgetMb(),
+    );
     if (values.check === true && result.drift.length > 0) {
       log.error(`generated output is out of step with its inputs; run \`npm run generate\`. Stale files:\n  ${result.drift.join('\n  ')}`);
       return 1;

@@ -1,6 +1,7 @@
 import { linkSync, mkdirSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { CodegenError } from './errors.js';
 
 /** What a lock file says about the run holding it. */
@@ -8,6 +9,16 @@ export interface LockHolder {
   readonly pid: number;
   readonly host: string;
   readonly started: string;
+  /** The worker thread of that process holding it (generation runs in one: generate-worker.ts); 0 the main thread. */
+  readonly thread?: number;
+}
+
+/** Worker threads of this process that ended (their locks are stale although the pid runs). */
+const goneThreads = new Set<number>();
+
+/** Records that a worker thread of this process ended: a lock it held is stale (generate-worker.ts). */
+export function markThreadGone(thread: number): void {
+  goneThreads.add(thread);
 }
 
 export interface OutputLock {
@@ -27,7 +38,7 @@ export interface OutputLock {
  */
 export function lockOutput(work: string, display: string): OutputLock {
   const path = join(work, 'lock');
-  const me: LockHolder = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
+  const me: LockHolder = { pid: process.pid, host: hostname(), started: new Date().toISOString(), thread: threadId };
   const record = JSON.stringify(me) + '\n';
   const mine = join(work, `lock.${process.pid}.${Math.random().toString(36).slice(2)}`);
   for (let attempt = 0; attempt < 8; attempt++) {
@@ -118,9 +129,10 @@ function parseHolder(text: string): LockHolder | undefined {
   }
 }
 
-/** True unless the holder is on this host and its pid is certainly not running. */
-export function holderAlive(holder: Pick<LockHolder, 'pid' | 'host'>): boolean {
+/** True unless the holder is on this host and its pid is certainly not running, or is a thread of ours that ended. */
+export function holderAlive(holder: Pick<LockHolder, 'pid' | 'host' | 'thread'>): boolean {
   if (holder.host !== hostname()) return true;
+  if (holder.pid === process.pid && goneThreads.has(holder.thread ?? 0)) return false;
   return pidAlive(holder.pid);
 }
 

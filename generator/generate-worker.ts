@@ -1,0 +1,116 @@
+import { isMainThread, parentPort, threadId, Worker, workerData } from 'node:worker_threads';
+import { CodegenError, UsageError } from './errors.js';
+import { generate, type GenerateOptions, type GenerateResult } from './generate.js';
+import type { Logger } from './log.js';
+import { markThreadGone } from './out-lock.js';
+
+/**
+ * `adcp-codegen generate` in a worker thread with a heap budget (issue 12 point 3: ≤ 400 MB from cold).
+ *
+ * What a generation keeps alive is small (~90 MB for the example profile over two releases), but Ajv's code
+ * generation and prettier allocate several hundred MB that die young-ish; left to itself V8 lets the old generation
+ * grow to ~4× what survived the last full collection before collecting again, so the process peaked at ~500 MB RSS.
+ * A worker's `resourceLimits` give V8 a budget to collect within (peak ~320 MB, at about the same CPU time). A heap
+ * limit cannot be set on the running main thread (V8 reads it at start), hence the worker.
+ *
+ * A budget is a guess about the input: a generation that outgrows it (many profiles, a much larger release) ends
+ * the worker with ERR_WORKER_OUT_OF_MEMORY, and runs again on the main thread without a budget, after a warning
+ * naming the setting. Nothing is lost: the write stage is crash-safe (a worker ended midway is like a run killed
+ * with -9), and its output lock, held by a thread now known to be gone, is taken over.
+ *
+ * ADCP_CODEGEN_HEAP_MB sets the budget; 0 runs on the main thread.
+ */
+export const DEFAULT_HEAP_BUDGET_MB = 256;
+
+const WORKER_TAG = 'adcp-codegen generate';
+
+type WorkerOptions = Omit<GenerateOptions, 'logger'>;
+
+type LogLevel = 'stage' | 'info' | 'detail' | 'warn' | 'error';
+
+type FromWorker =
+  | { readonly kind: 'log'; readonly level: LogLevel; readonly args: [string] | [string, string, number] }
+  | { readonly kind: 'done'; readonly result: GenerateResult }
+  | { readonly kind: 'failed'; readonly error: SerializedError };
+
+type SerializedError =
+  | { readonly type: 'codegen'; readonly file: string; readonly pointer: string; readonly detail: string }
+  | { readonly type: 'usage'; readonly message: string }
+  | { readonly type: 'other'; readonly message: string; readonly stack?: string };
+
+/** The heap budget from the environment: a positive number of MB, 0 for none, or the default. */
+export function heapBudgetMb(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.ADCP_CODEGEN_HEAP_MB;
+  if (raw === undefined || raw === '') return DEFAULT_HEAP_BUDGET_MB;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`ADCP_CODEGEN_HEAP_MB must be a whole number of MB (0: no budget), not ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** `generate`, in a worker with `budgetMb` of old-generation heap (0: on this thread); same result, same errors. */
+export async function generateWithHeapBudget(options: WorkerOptions, logger: Logger, budgetMb: number): Promise<GenerateResult> {
+  if (budgetMb === 0) return generate({ ...options, logger });
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { tag: WORKER_TAG, options },
+    resourceLimits: { maxOldGenerationSizeMb: budgetMb },
+  });
+  // Read now: once the worker has stopped, `threadId` is -1.
+  const thread = worker.threadId;
+  const outcome = await new Promise<{ result: GenerateResult } | { error: unknown } | { outOfMemory: true }>((resolve) => {
+    let settled = false;
+    const settle = (v: { result: GenerateResult } | { error: unknown } | { outOfMemory: true }): void => {
+      if (!settled) {
+        settled = true;
+        resolve(v);
+      }
+    };
+    worker.on('message', (m: FromWorker) => {
+      if (m.kind === 'log') (logger[m.level] as (...a: unknown[]) => void)(...m.args);
+      else if (m.kind === 'done') settle({ result: m.result });
+      else settle({ error: revive(m.error) });
+    });
+    worker.on('error', (e: NodeJS.ErrnoException) => settle(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? { outOfMemory: true } : { error: e }));
+    worker.on('exit', (code) => settle({ error: new Error(`the generation worker exited (code ${code}) without a result`) }));
+  });
+  if ('result' in outcome) return outcome.result;
+  if ('error' in outcome) throw outcome.error;
+  markThreadGone(thread);
+  logger.warn(`generation needed more than its ${budgetMb} MB heap budget; running it again without one (set ADCP_CODEGEN_HEAP_MB higher, or 0, to skip the first attempt)`);
+  return generate({ ...options, logger });
+}
+
+function serialize(e: unknown): SerializedError {
+  if (e instanceof CodegenError) return { type: 'codegen', file: e.file, pointer: e.pointer, detail: e.detail };
+  if (e instanceof UsageError) return { type: 'usage', message: e.message };
+  return e instanceof Error ? { type: 'other', message: e.message, ...(e.stack !== undefined ? { stack: e.stack } : {}) } : { type: 'other', message: String(e) };
+}
+
+function revive(s: SerializedError): Error {
+  if (s.type === 'codegen') return new CodegenError(s.file, s.pointer, s.detail);
+  if (s.type === 'usage') return new UsageError(s.message);
+  const e = new Error(s.message);
+  if (s.stack !== undefined) e.stack = s.stack;
+  return e;
+}
+
+/** The worker's side: run, forward every log line, post the result or the error. */
+async function runInWorker(options: WorkerOptions): Promise<void> {
+  const port = parentPort!;
+  const post = (m: FromWorker): void => port.postMessage(m);
+  const logger: Logger = {
+    stage: (name, detail, ms) => post({ kind: 'log', level: 'stage', args: [name, detail, ms] }),
+    info: (message) => post({ kind: 'log', level: 'info', args: [message] }),
+    detail: (message) => post({ kind: 'log', level: 'detail', args: [message] }),
+    warn: (message) => post({ kind: 'log', level: 'warn', args: [message] }),
+    error: (message) => post({ kind: 'log', level: 'error', args: [message] }),
+  };
+  try {
+    post({ kind: 'done', result: await generate({ ...options, logger }) });
+  } catch (e) {
+    post({ kind: 'failed', error: serialize(e) });
+  }
+}
+
+if (!isMainThread && (workerData as { tag?: unknown } | null)?.tag === WORKER_TAG && threadId !== 0) {
+  await runInWorker((workerData as { options: WorkerOptions }).options);
+}
