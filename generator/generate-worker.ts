@@ -1,6 +1,6 @@
 import { isMainThread, parentPort, threadId, Worker, workerData } from 'node:worker_threads';
 import { CodegenError, UsageError } from './errors.js';
-import { generate, type GenerateOptions, type GenerateResult } from './generate.js';
+import type { GenerateOptions, GenerateResult } from './generate.js';
 import type { Logger } from './log.js';
 import { markThreadGone } from './out-lock.js';
 
@@ -25,6 +25,11 @@ export const DEFAULT_HEAP_BUDGET_MB = 256;
 const WORKER_TAG = 'adcp-codegen generate';
 
 type WorkerOptions = Omit<GenerateOptions, 'logger'>;
+
+/** The pipeline, imported where it runs: the main thread of a worker run never loads it (nor TypeScript, prettier, Ajv). */
+async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  return (await import('./generate.js')).generate(options);
+}
 
 type LogLevel = 'stage' | 'info' | 'detail' | 'warn' | 'error';
 
