@@ -120,7 +120,7 @@ export interface Release {
   readonly taskResultResolution?: TaskResultResolution;
   readonly schemas: SchemaRegistry;
   readonly mcp?: McpProjection;
-  /** The release digest (load-release.ts digestRelease): its identity in headers and caches. */
+  /** The release digest (release.ts digestRelease): its identity in headers and caches. */
   readonly hash: string;
 }
 
