@@ -1,8 +1,7 @@
 import { isMainThread, parentPort, threadId, Worker, workerData } from 'node:worker_threads';
-import { CodegenError, UsageError } from './errors.js';
 import type { GenerateOptions, GenerateResult } from './generate.js';
-import type { Logger } from './log.js';
-import { markThreadGone } from './out-lock.js';
+import { CodegenError, UsageError, type Logger } from './shared/index.js';
+import { markThreadGone } from './write/index.js';
 
 /**
  * `adcp-codegen generate` in a worker thread with a heap budget (issue 12 point 3: ≤ 400 MB from cold).

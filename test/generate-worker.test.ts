@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_HEAP_BUDGET_MB, heapBudgetMb } from '../generator/generate-worker.js';
-import { lockOutput, markThreadGone } from '../generator/out-lock.js';
-import { WORK_DIR } from '../generator/write.js';
+import { lockOutput, markThreadGone } from '../generator/write/index.js';
+import { WORK_DIR } from '../generator/load/index.js';
 import { runCli, snapshot } from './helpers/cli.js';
 import { tempDir, tinyRelease, writeTree } from './helpers/fixture-release.js';
 

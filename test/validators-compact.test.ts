@@ -3,11 +3,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ajv } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { ajvOptions } from '../generator/validators-ajv.js';
-import { COMPACT_HELPERS, compactCode, ERROR_HELPER, PUSH_HELPER } from '../generator/validators-compact.js';
+import { ajvOptions } from '../generator/load/index.js';
+import { COMPACT_HELPERS, compactCode, ERROR_HELPER, PUSH_HELPER } from '../generator/compile/index.js';
 
 /**
- * validators-compact.ts rewrites Ajv's code token by token. These tests run Ajv's real standalone output before and
+ * generator/compile/validators/compact.ts rewrites Ajv's code token by token. These tests run Ajv's real standalone output before and
  * after compaction on the same payloads and require the same verdicts and the same error objects (every property,
  * in the same order); the differential suites then check the whole generated set against run-time Ajv.
  */

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { EmittedFile, Release } from '../../generator/model.js';
-import { isPlainObject, walkSchema } from '../../generator/schema-walk.js';
+import type { EmittedFile, Release } from '../../generator/load/index.js';
+import { isPlainObject, walkSchema } from '../../generator/shared/index.js';
 
 /**
  * Inputs for the differential tests and benches of the compiled validators: every `examples` entry of a release,
@@ -50,7 +50,7 @@ function variants(example: unknown): [string, unknown][] {
   return [['string', 'not-the-right-type']];
 }
 
-/** Writes emitted files under `dir`, unformatted (tests and benches; generation itself writes through generator/write.ts). */
+/** Writes emitted files under `dir`, unformatted (tests and benches; generation itself writes through generator/write/). */
 export function writeEmitted(dir: string, files: readonly EmittedFile[]): void {
   for (const f of files) {
     mkdirSync(dirname(join(dir, f.path)), { recursive: true });
