@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BUNDLE, MODULES, bundleRuntime } from '../generator/emit/index.js';
+import { BUNDLE, MODULES, PREBUNDLE, bundleRuntime, prebundled, runtimeSources } from '../generator/emit/index.js';
 import { repoRoot } from './helpers/releases.js';
 
 /** The runtime as one bundled module (issue 12 point 2), built from the compiled runtime/*.ts as generation does. */
@@ -56,6 +56,27 @@ test('runtime bundle: deterministic, and a runtime module may import only node: 
   assert.throws(() => bundleRuntime([...sources, { name: 'extra.js', text: "import x from 'lodash';\nexport const y = x;\n" }]), /runtime\/extra\.js imports lodash/);
   assert.throws(() => bundleRuntime([{ name: BUNDLE, text: 'export {};' }]), /bundle's own name/);
   assert.throws(() => bundleRuntime([{ name: 'loader.js', text: "import { x } from './other.js';\nexport const y = x;\n" }]), /the loader is bundled alone/);
+});
+
+test('prebuilt bundle: the one the build wrote is the bundle of the compiled runtime now; a stale one is not used', () => {
+  const now = bundleRuntime(runtimeSources(dist));
+  const built = prebundled(runtimeSources(dist), join(repoRoot, 'dist', PREBUNDLE));
+  assert.is(built.bundle, now.bundle);
+  assert.is(built.modules, now.modules);
+  assert.equal([...built.facades], [...now.facades]);
+  // Made from other sources (a runtime module changed since): ignored, the bundle is made from the sources given.
+  const dir = mkdtempSync(join(tmpdir(), 'adcp-prebundle-'));
+  try {
+    const stale = join(dir, PREBUNDLE);
+    const file = JSON.parse(readFileSync(join(repoRoot, 'dist', PREBUNDLE), 'utf8')) as { inputs: Record<string, string>; modules: string };
+    writeFileSync(stale, JSON.stringify({ ...file, modules: '/* stale */', inputs: { ...file.inputs, 'agent.js': '0'.repeat(64) } }));
+    assert.is(prebundled(runtimeSources(dist), stale).modules, now.modules);
+    writeFileSync(stale, JSON.stringify({ ...file, modules: '/* same inputs */' }));
+    assert.is(prebundled(runtimeSources(dist), stale).modules, '/* same inputs */', 'used when made from exactly these sources');
+    assert.is(prebundled(runtimeSources(dist), join(dir, 'missing.json')).modules, now.modules);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
