@@ -14,66 +14,80 @@ export type Token =
 const IDENT = /[A-Za-z_$][\w$]*/y;
 const NUMBER = /[0-9][\w.]*/y;
 
+// Character classes by code, tested per character of megabytes of code (a regular expression per character made
+// the scanner a visible share of a cold generation). Same classes as /[A-Za-z_$]/, /[0-9]/, /\s/ and /[a-z]/.
+const isIdentStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isLower = (c: number): boolean => c >= 97 && c <= 122;
+const isSpace = (c: number): boolean =>
+  c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+/** The tokens after which a `/` starts a regular-expression literal (Ajv's code: `(`, `,`, `=`, …). */
+const BEFORE_REGEXP = new Set(['', '(', ',', '=', ':', '[', '!', '&', '|', '?', '{', '}', ';']);
+
 export function tokenize(code: string): Token[] {
   const out: Token[] = [];
+  const n = code.length;
   let i = 0;
   let lastSignificant = '';
-  const push = (t: Token): void => {
+  const significant = (t: Token): void => {
     out.push(t);
-    if (t.kind !== 'comment' && !(t.kind === 'other' && /^\s+$/.test(t.text))) lastSignificant = t.text;
+    lastSignificant = t.text;
   };
-  while (i < code.length) {
-    const c = code[i]!;
-    if (c === '"' || c === "'") {
+  while (i < n) {
+    const c = code.charCodeAt(i);
+    const next = i + 1 < n ? code.charCodeAt(i + 1) : -1;
+    if (c === 34 || c === 39) {
       let j = i + 1;
-      while (j < code.length && code[j] !== c) j += code[j] === '\\' ? 2 : 1;
-      if (j >= code.length) throw new Error('unterminated string literal in generated code');
-      push({ kind: 'string', text: code.slice(i, j + 1) });
+      while (j < n && code.charCodeAt(j) !== c) j += code.charCodeAt(j) === 92 ? 2 : 1;
+      if (j >= n) throw new Error('unterminated string literal in generated code');
+      significant({ kind: 'string', text: code.slice(i, j + 1) });
       i = j + 1;
-    } else if (c === '`') {
+    } else if (c === 96) {
       throw new Error('template literal in Ajv output: the validator emitter does not expect one');
-    } else if (c === '/' && code[i + 1] !== '*' && code[i + 1] !== '/' && (lastSignificant === '' || /^[(,=:[!&|?{};]$/.test(lastSignificant))) {
+    } else if (c === 47 && next !== 42 && next !== 47 && BEFORE_REGEXP.has(lastSignificant)) {
       // A regular-expression literal (Ajv escapes JSON pointer tokens with `.replace(/~/g, "~0")`).
       let j = i + 1;
       let inClass = false;
-      while (j < code.length && (inClass || code[j] !== '/')) {
-        if (code[j] === '\\') j++;
-        else if (code[j] === '[') inClass = true;
-        else if (code[j] === ']') inClass = false;
+      while (j < n && (inClass || code.charCodeAt(j) !== 47)) {
+        const d = code.charCodeAt(j);
+        if (d === 92) j++;
+        else if (d === 91) inClass = true;
+        else if (d === 93) inClass = false;
         j++;
       }
-      if (j >= code.length) throw new Error('unterminated regular expression literal in generated code');
+      if (j >= n) throw new Error('unterminated regular expression literal in generated code');
       j++;
-      while (j < code.length && /[a-z]/.test(code[j]!)) j++;
-      push({ kind: 'other', text: code.slice(i, j) });
+      while (j < n && isLower(code.charCodeAt(j))) j++;
+      significant({ kind: 'other', text: code.slice(i, j) });
       i = j;
-    } else if (c === '/' && code[i + 1] === '*') {
+    } else if (c === 47 && next === 42) {
       const j = code.indexOf('*/', i + 2);
       if (j < 0) throw new Error('unterminated comment in generated code');
-      push({ kind: 'comment', text: code.slice(i, j + 2) });
+      out.push({ kind: 'comment', text: code.slice(i, j + 2) });
       i = j + 2;
-    } else if (c === '/' && code[i + 1] === '/') {
+    } else if (c === 47 && next === 47) {
       const j = code.indexOf('\n', i);
-      const end = j < 0 ? code.length : j;
-      push({ kind: 'comment', text: code.slice(i, end) });
+      const end = j < 0 ? n : j;
+      out.push({ kind: 'comment', text: code.slice(i, end) });
       i = end;
-    } else if (/[A-Za-z_$]/.test(c)) {
+    } else if (isIdentStart(c)) {
       IDENT.lastIndex = i;
-      const m = IDENT.exec(code)!;
-      push({ kind: 'ident', text: m[0], afterDot: lastSignificant === '.' });
-      i += m[0].length;
-    } else if (/[0-9]/.test(c)) {
+      const m = IDENT.exec(code)![0];
+      significant({ kind: 'ident', text: m, afterDot: lastSignificant === '.' });
+      i += m.length;
+    } else if (isDigit(c)) {
       NUMBER.lastIndex = i;
-      const m = NUMBER.exec(code)!;
-      push({ kind: 'other', text: m[0] });
-      i += m[0].length;
-    } else if (/\s/.test(c)) {
-      let j = i;
-      while (j < code.length && /\s/.test(code[j]!)) j++;
-      push({ kind: 'other', text: code.slice(i, j) });
+      const m = NUMBER.exec(code)![0];
+      significant({ kind: 'other', text: m });
+      i += m.length;
+    } else if (isSpace(c)) {
+      let j = i + 1;
+      while (j < n && isSpace(code.charCodeAt(j))) j++;
+      // Whitespace is not significant: a `/` after it is judged by the token before it.
+      out.push({ kind: 'other', text: code.slice(i, j) });
       i = j;
     } else {
-      push({ kind: 'other', text: c });
+      significant({ kind: 'other', text: code[i]! });
       i++;
     }
   }
