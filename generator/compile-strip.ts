@@ -3,7 +3,6 @@ import { ARTIFACT_PATHS, type StripFn } from '../runtime/contract.js';
 import { sha256, shortHash } from './hash.js';
 import { parsePointer } from './json-pointer.js';
 import type { EmittedFile, InputRef, JsonSchema, Release, SchemaFile } from './model.js';
-import { collectRefs } from './schema-walk.js';
 import { localResolver, StripAnalyzer, type Plan, type Resolver, type SchemaNode, type Shape } from './strip-analysis.js';
 import { comment, emitStripFunction, lit, type CodegenScope } from './strip-codegen.js';
 import { packStripModules } from './strip-packs.js';
@@ -347,35 +346,22 @@ function closure(unit: ModuleUnit, seen = new Set<ModuleUnit>()): Set<ModuleUnit
   return seen;
 }
 
-/** Every schema file an available tool's request schema reaches. */
-function requestUniverse(release: Release): SchemaFile[] {
-  const seen = new Map<string, SchemaFile>();
-  const stack: SchemaFile[] = [];
+/** Every schema file an available tool's request schema reaches (the release's schema graph). */
+function requestUniverse(release: Release): readonly SchemaFile[] {
+  const roots: SchemaFile[] = [];
   for (const tool of release.tools.values()) {
     if (release.unavailable.has(tool.name)) continue;
     const f = release.schemas.byPath.get(tool.requestSchema);
-    if (f !== undefined) stack.push(f);
+    if (f !== undefined) roots.push(f);
   }
-  while (stack.length > 0) {
-    const f = stack.pop()!;
-    if (seen.has(f.path)) continue;
-    seen.set(f.path, f);
-    for (const { ref } of collectRefs(f.schema)) {
-      const target = release.schemas.resolve(ref, f.id);
-      if (!seen.has(target.file.path)) stack.push(target.file);
-    }
-  }
-  return [...seen.values()].sort(byPath);
+  return release.graph.reach(roots);
 }
 
-/** Per file, the places anything can enter: its root and every `$ref` target inside it. */
+/** Per file, the places anything can enter: its root and every `$ref` target inside it (resolved by the graph). */
 function entryPointers(universe: readonly SchemaFile[], release: Release): Map<string, string[]> {
   const sets = new Map<string, Set<string>>(universe.map((f) => [f.path, new Set([''])]));
   for (const f of universe) {
-    for (const { ref } of collectRefs(f.schema)) {
-      const target = release.schemas.resolve(ref, f.id);
-      sets.get(target.file.path)?.add(target.pointer);
-    }
+    for (const { target } of release.graph.references(f)) if (target !== undefined) sets.get(target.file.path)?.add(target.pointer);
   }
   return new Map([...sets].map(([path, set]) => [path, [...set].sort(cmp)]));
 }

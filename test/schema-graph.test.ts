@@ -162,6 +162,18 @@ test('keywords and property names: what Ajv strict mode and the annotation vocab
   assert.not.ok(r.graph.propertyNames.has('a/b'), '$defs keys are definitions, not properties');
 });
 
+test('a document shipped twice (same $id and content, two paths): both copies are walked, refs land on the registered one', () => {
+  const id = '/schemas/9.1.0/media-buy/make-thing-response.json';
+  const doc = { $schema: D7, $id: id, type: 'object', properties: { thing: { $ref: '../core/thing.json' } } };
+  // The copy sorts first, so the registry keeps it under the $id; the manifest names the other path.
+  const r = loadRelease(tinyRelease({ 'media-buy/make-thing-response.json': doc, 'core/copies/make-thing-response.json': doc }));
+  const named = file(r, 'media-buy/make-thing-response.json');
+  const copy = file(r, 'core/copies/make-thing-response.json');
+  assert.is(r.graph.documents.get(id), copy);
+  assert.is(r.graph.target((named.schema.properties as Record<string, object>).thing!).file.path, 'core/thing.json');
+  assert.equal(paths(r.graph.tool('make_thing')!.response), ['core/thing.json', 'media-buy/make-thing-response.json']);
+});
+
 test('absolute $ids (AdCP 3.2 style): relative refs resolve against the URL, by $id too', () => {
   const base = 'https://adcontextprotocol.org/schemas/9.3.0';
   const r = loadRelease(

@@ -17,7 +17,9 @@ export function buildSchemaGraph(registry: SchemaRegistry, tools: ReadonlyMap<st
   const byNode = new Map<object, SchemaReference>();
   const vocabulary = new Set<string>();
   const propertyNames = new Set<string>();
-  for (const file of registry.byId.values()) {
+  // Every file, not only the first of each `$id`: a release may ship the same document twice (same `$id`, same
+  // content, two paths), and a tool's schema path can name either copy.
+  for (const file of registry.byPath.values()) {
     const references: SchemaReference[] = [];
     const keywords = new Set<string>();
     walkSchema(file.schema, (node, pointer) => {
@@ -40,7 +42,7 @@ export function buildSchemaGraph(registry: SchemaRegistry, tools: ReadonlyMap<st
     facts.set(file, { references, keywords });
   }
 
-  const documentsInOrder = [...registry.byId.values()].sort(byPath);
+  const documentsInOrder = [...registry.byPath.values()].sort(byPath);
   const dependencyMemo = new Map<SchemaFile, SchemaFile[]>();
   const dependencies = (file: SchemaFile): SchemaFile[] => {
     let deps = dependencyMemo.get(file);
