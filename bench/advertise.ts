@@ -6,13 +6,10 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { advertise, AdvertisedSources, type ToolsListEntry } from '../generator/advertise.js';
-import { toolsListJson } from '../generator/check-tools-list.js';
-import { readProfile, servedReleases } from '../generator/load-profile.js';
-import { loadRelease } from '../generator/load-release.js';
-import type { Profile } from '../generator/model.js';
-import { loadOverlays } from '../generator/overlay.js';
-import { select } from '../generator/select.js';
+import { advertise, AdvertisedSources, type ToolsListEntry } from '../generator/project/index.js';
+import { toolsListJson } from '../generator/emit/index.js';
+import { loadOverlays, readProfile, servedReleases, loadRelease, type Profile } from '../generator/load/index.js';
+import { select } from '../generator/select/index.js';
 import { repoRoot, sdkReleaseDir, sharedReleaseDir } from '../test/helpers/releases.js';
 
 /**

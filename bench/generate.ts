@@ -3,10 +3,9 @@ import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createRuntimeAjv } from '../generator/compile-validators.js';
-import { loadRelease } from '../generator/load-release.js';
-import type { Release } from '../generator/model.js';
-import { listFiles } from '../generator/write.js';
+import { createRuntimeAjv } from '../generator/compile/index.js';
+import { loadRelease, type Release } from '../generator/load/index.js';
+import { listFiles } from '../generator/write/index.js';
 import { tempDir } from '../test/helpers/fixture-release.js';
 import { repoRoot, sdkReleaseDir, sharedReleaseDir } from '../test/helpers/releases.js';
 

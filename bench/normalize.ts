@@ -3,15 +3,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
-import { compileNormalizers } from '../generator/compile-normalize.js';
-import { compileTypes } from '../generator/compile-types.js';
-import { loadRelease } from '../generator/load-release.js';
-import type { Release } from '../generator/model.js';
-import { loadNormalizationRules, planNormalizations } from '../generator/normalize-rules.js';
+import { compileNormalizers, compileTypes, planNormalizations } from '../generator/compile/index.js';
+import { loadNormalizationRules, loadRelease, type Release, compileReleaseSchema } from '../generator/load/index.js';
 import type { NormalizeFn } from '../runtime/contract.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
-import { compileReleaseSchema } from '../generator/release-ajv.js';
 import { writeEmitted } from '../test/helpers/differential.js';
 
 /**

@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRelease } from '../generator/load-release.js';
-import type { JsonObject, JsonSchemaObject, Release } from '../generator/model.js';
-import { annotateAdvertised, loadOverlays, resolveOverlays } from '../generator/overlay.js';
-import { projectSchemaForCapabilities } from '../generator/project.js';
+import { loadOverlays, loadRelease, type JsonObject, type JsonSchemaObject, type Release } from '../generator/load/index.js';
+import { annotateAdvertised, resolveOverlays, projectSchemaForCapabilities } from '../generator/project/index.js';
 import { repoRoot, sdkReleaseDir, sharedReleaseDir } from '../test/helpers/releases.js';
 
 /**

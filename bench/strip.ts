@@ -3,14 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { compileStripModules } from '../generator/compile-strip.js';
-import { loadRelease } from '../generator/load-release.js';
-import type { Release } from '../generator/model.js';
-import { interpretStrip } from '../generator/strip-interpret.js';
+import { compileStripModules, interpretStrip } from '../generator/compile/index.js';
+import { loadRelease, type Release, compileReleaseSchema } from '../generator/load/index.js';
 import { ARTIFACT_PATHS, type StripFn, type StripModule } from '../runtime/contract.js';
 import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
-import { compileReleaseSchema } from '../generator/release-ajv.js';
 
 
 interface Payload {

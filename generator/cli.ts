@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
-import { CodegenError, UsageError } from './errors.js';
+import { CodegenError, UsageError, createLogger } from './shared/index.js';
 import { generate } from './generate.js';
-import { createLogger } from './log.js';
 
 export const USAGE = `Usage: adcp-codegen generate [options]
 

@@ -1,20 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Advertisement } from './advertise.js';
-import type { ProfileData } from './emit.js';
-import { generatorCodeHash, generatorVersion } from './code-hash.js';
-import { CodegenError } from './errors.js';
-import { sha256 } from './hash.js';
-import { load, readInputs } from './load.js';
-import { displayPath } from './load-release.js';
-import type { ConfigOverrides } from './load-config.js';
-import { createLogger, type Logger } from './log.js';
-import { reportSkippedRules } from './report-rules.js';
-import type { EmittedFile, InputRef } from './model.js';
-import { loadNormalizationRules } from './normalize-rules.js';
-import { loadOverlays } from './overlay.js';
-import { diffOutput, MANIFEST, manifestFile, openOutput, outputIntact, readManifest, write, type OutputManifest } from './write.js';
+import type { Advertisement } from './project/index.js';
+import type { ProfileData } from './emit/index.js';
+import { generatorCodeHash, generatorVersion, CodegenError, sha256, createLogger, type Logger } from './shared/index.js';
+import { load, readInputs, displayPath, loadNormalizationRules, loadOverlays, MANIFEST, readManifest, type ConfigOverrides, type EmittedFile, type InputRef, type OutputManifest } from './load/index.js';
+import { diffOutput, manifestFile, openOutput, outputIntact, write } from './write/index.js';
 
 export interface GenerateOptions extends ConfigOverrides {
   /** Compare instead of writing: report drift, change nothing. */
@@ -97,21 +88,17 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   // The compile stages and their dependencies (Ajv's code generation, json-schema-to-typescript, handlebars) load
   // only when there is something to generate: a no-op run never pays for them.
   const [
-    { advertise, AdvertisedSources },
-    { servedCapabilities },
-    { checkToolsLists },
-    { compile, dedupe },
-    { entryFiles, GENERATOR_VERSION, jsonFile, profileFiles, runtimeFiles, withHeader },
+    { advertise, AdvertisedSources, servedCapabilities },
+    { compile, dedupe, reportSkippedRules },
+    { checkToolsLists, entryFiles, GENERATOR_VERSION, jsonFile, profileFiles, runtimeFiles, withHeader },
     { format, formatted: formattedByPrettier },
     { select },
   ] = await Promise.all([
-    import('./advertise.js'),
-    import('./capabilities.js'),
-    import('./check-tools-list.js'),
-    import('./compile.js'),
-    import('./emit.js'),
-    import('./format.js'),
-    import('./select.js'),
+    import('./project/index.js'),
+    import('./compile/index.js'),
+    import('./emit/index.js'),
+    import('./format/index.js'),
+    import('./select/index.js'),
   ]);
   const inputs = load(files);
   log.stage('load', `${inputs.releases.map((r) => `AdCP ${r.version}`).join(', ')}; ${inputs.profiles.length} profile(s); ${rules.length} normalization rule(s); ${overlays.length} overlay(s)`, lap());

@@ -2,8 +2,7 @@ import { chmodSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readCache, writeCache } from '../generator/build-cache.js';
-import { sha256 } from '../generator/hash.js';
+import { readCache, writeCache, sha256 } from '../generator/shared/index.js';
 import { tempDir } from './helpers/temp.js';
 
 /**

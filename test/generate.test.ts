@@ -2,7 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger } from '../generator/log.js';
+import { createLogger } from '../generator/shared/index.js';
 import { runCli, snapshot } from './helpers/cli.js';
 import { tempDir, tinyRelease, writeTree } from './helpers/fixture-release.js';
 import { repoRoot } from './helpers/releases.js';

@@ -2,13 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleSchema } from '../generator/bundle.js';
-import { CodegenError } from '../generator/errors.js';
-import { lintAppliesWhen } from '../generator/lint-applies-when.js';
-import { loadRelease } from '../generator/load-release.js';
-import type { JsonObject, JsonSchema, JsonSchemaObject, Release } from '../generator/model.js';
-import { annotateAdvertised, loadOverlays, resolveOverlays, type ResolvedOverlay } from '../generator/overlay.js';
-import { appliesWhenSatisfied, projectSchemaForCapabilities, releasePathOfId } from '../generator/project.js';
+import { bundleSchema, lintAppliesWhen, annotateAdvertised, resolveOverlays, type ResolvedOverlay, appliesWhenSatisfied, projectSchemaForCapabilities, releasePathOfId } from '../generator/project/index.js';
+import { CodegenError } from '../generator/shared/index.js';
+import { loadOverlays, loadRelease, type JsonObject, type JsonSchema, type JsonSchemaObject, type Release } from '../generator/load/index.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
 import { tempDir } from './helpers/temp.js';
 

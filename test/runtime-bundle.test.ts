@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BUNDLE, bundleRuntime } from '../generator/runtime-bundle.js';
+import { BUNDLE, bundleRuntime } from '../generator/emit/index.js';
 import { repoRoot } from './helpers/releases.js';
 
 /** The runtime as one bundled module (issue 12 point 2), built from the compiled runtime/*.ts as generation does. */

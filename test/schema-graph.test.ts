@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CodegenError } from '../generator/errors.js';
-import { loadRelease } from '../generator/load-release.js';
-import type { Release, SchemaFile } from '../generator/model.js';
+import { CodegenError } from '../generator/shared/index.js';
+import { loadRelease } from '../generator/load/index.js';
+import type { Release, SchemaFile } from '../generator/load/index.js';
 import { tinyRelease } from './helpers/fixture-release.js';
 import { sdkReleaseDir } from './helpers/releases.js';
 

@@ -1,14 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CodegenError } from '../generator/errors.js';
-import { checkCapabilities } from '../generator/load-profile.js';
-import { loadRelease } from '../generator/load-release.js';
-import { selectTools } from '../generator/select.js';
+import { CodegenError } from '../generator/shared/index.js';
+import { checkCapabilities, loadRelease, readProfile } from '../generator/load/index.js';
+import { selectTools } from '../generator/select/index.js';
 import { tinyRelease, writeTree } from './helpers/fixture-release.js';
 import { exampleProfiles, profileFrom } from './helpers/profiles.js';
 import { sdkReleaseDir } from './helpers/releases.js';
 import { EXPECTED_3_0 } from './helpers/expected-selection.js';
-import { readProfile } from '../generator/load-profile.js';
 import { join } from 'node:path';
 
 const r30 = loadRelease(sdkReleaseDir());

@@ -3,8 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ajv } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { ajvOptions } from '../generator/validators-ajv.js';
-import { COMPACT_HELPERS, compactCode, ERROR_HELPER, PUSH_HELPER } from '../generator/validators-compact.js';
+import { ajvOptions } from '../generator/load/index.js';
+import { COMPACT_HELPERS, compactCode, ERROR_HELPER, PUSH_HELPER } from '../generator/compile/index.js';
 
 /**
  * validators-compact.ts rewrites Ajv's code token by token. These tests run Ajv's real standalone output before and

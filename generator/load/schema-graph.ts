@@ -1,6 +1,5 @@
-import { stronglyConnected } from '../graph.js';
-import type { SchemaFile, SchemaGraph, SchemaReference, SchemaRegistry, ToolDef, ToolReach } from '../model.js';
-import { isPlainObject, walkSchema } from '../schema-walk.js';
+import { isPlainObject, stronglyConnected, walkSchema } from '../shared/index.js';
+import type { SchemaFile, SchemaGraph, SchemaReference, SchemaRegistry, ToolDef, ToolReach } from './model.js';
 
 interface DocumentFacts {
   readonly references: SchemaReference[];

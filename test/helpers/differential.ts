@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { EmittedFile, Release } from '../../generator/model.js';
-import { isPlainObject, walkSchema } from '../../generator/schema-walk.js';
+import type { EmittedFile, Release } from '../../generator/load/index.js';
+import { isPlainObject, walkSchema } from '../../generator/shared/index.js';
 
 /**
  * Inputs for the differential tests and benches of the compiled validators: every `examples` entry of a release,

@@ -1,7 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readProfile } from '../../generator/load-profile.js';
-import type { Profile } from '../../generator/model.js';
+import { readProfile, type Profile } from '../../generator/load/index.js';
 import { repoRoot } from './releases.js';
 
 export const profilesDir = join(repoRoot, 'schemas/profiles');

@@ -4,13 +4,11 @@ import { dirname, join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileNormalizers } from '../../generator/compile-normalize.js';
-import { loadRelease } from '../../generator/load-release.js';
-import { deprecatedRequestFields, loadNormalizationRules, planNormalizations } from '../../generator/normalize-rules.js';
+import { compileNormalizers, deprecatedRequestFields, planNormalizations } from '../../generator/compile/index.js';
+import { loadNormalizationRules, loadRelease, compileReleaseSchema } from '../../generator/load/index.js';
 import type { NormalizeFn } from '../../runtime/contract.js';
 import { repoRoot, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
-import { compileReleaseSchema } from '../../generator/release-ajv.js';
 import { tempDir } from '../helpers/temp.js';
 
 /**

@@ -2,11 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { lintAppliesWhen } from '../../generator/lint-applies-when.js';
-import { loadRelease } from '../../generator/load-release.js';
-import type { JsonObject, JsonSchemaObject, Release } from '../../generator/model.js';
-import { annotateAdvertised, loadOverlays, resolveOverlays, type ResolvedOverlay } from '../../generator/overlay.js';
-import { projectSchemaForCapabilities } from '../../generator/project.js';
+import { lintAppliesWhen, annotateAdvertised, resolveOverlays, type ResolvedOverlay, projectSchemaForCapabilities } from '../../generator/project/index.js';
+import { loadOverlays, loadRelease, type JsonObject, type JsonSchemaObject, type Release } from '../../generator/load/index.js';
 import { repoRoot, sharedReleaseDir } from '../helpers/releases.js';
 
 /**

@@ -3,15 +3,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { compileStrip, compileStripModules } from '../../generator/compile-strip.js';
-import { loadRelease } from '../../generator/load-release.js';
-import { interpretStrip } from '../../generator/strip-interpret.js';
+import { compileStrip, compileStripModules, interpretStrip } from '../../generator/compile/index.js';
+import { loadRelease, releaseAjv, createRuntimeAjv } from '../../generator/load/index.js';
 import { ARTIFACT_PATHS, type StripFn, type StripModule } from '../../runtime/contract.js';
 import { tempDir } from '../helpers/fixture-release.js';
 import { sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples, type StoryboardSample } from '../helpers/storyboards.js';
-import { releaseAjv } from '../../generator/release-ajv.js';
-import { createRuntimeAjv } from '../../generator/validators-ajv.js';
 import { writeEmitted } from '../helpers/differential.js';
 
 

@@ -1,8 +1,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '../../generator/compile-validators.js';
-import { loadRelease } from '../../generator/load-release.js';
+import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '../../generator/compile/index.js';
+import { loadRelease } from '../../generator/load/index.js';
 import { examplesDifferential, writeEmitted } from '../helpers/differential.js';
 import type { RequestValidatorModule } from '../../runtime/contract.js';
 import { wrapValidator } from '../../runtime/issues.js';

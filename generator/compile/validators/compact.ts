@@ -1,0 +1,335 @@
+import { jsonText, tokenize, type Token } from './code.js';
+
+/**
+ * Compacts one Ajv function's code, token by token (the scanner in validators-code.ts, never a regular expression
+ * over code that holds schema strings), for issue 12's size goal. A quarter of Ajv's standalone output is error
+ * objects, and a tenth is whitespace:
+ *
+ * - An error object literal `{instancePath:…,schemaPath:"…/<keyword>",keyword:"<keyword>",params:…}` becomes
+ *   `ERROR(instancePath expr, "…", "<keyword>", params expr)`: the same four properties, in the same order, with the
+ *   same values (the schema path is rebuilt as `<path>/<keyword>`, Ajv's own rule for every keyword's error).
+ * - Ajv's "collect an error" statement (`const errN = …; if(vErrors === null){vErrors = [errN];} else
+ *   {vErrors.push(errN);}`) becomes `vErrors=PUSH(vErrors,…);`: the same array, pushed or created.
+ * - Whitespace between tokens is dropped wherever the two tokens cannot run together; a line break is kept where
+ *   Ajv put one after a `;`, `{` or `}`, so a reader still follows one statement per line.
+ *
+ * The helpers are defined once per pack (`COMPACT_HELPERS`). Nothing here changes what the code computes: every
+ * rewrite is a fixed, checked token sequence, and anything unexpected is left as Ajv wrote it.
+ */
+
+export const ERROR_HELPER = '$err';
+export const PUSH_HELPER = '$push';
+
+/** The helpers' definitions, placed once ahead of the definitions that use them. */
+export const COMPACT_HELPERS = [
+  `function ${ERROR_HELPER}(instancePath, schemaPath, keyword, params) {`,
+  '  return { instancePath, schemaPath: schemaPath + "/" + keyword, keyword, params };',
+  '}',
+  `function ${PUSH_HELPER}(vErrors, error) {`,
+  '  if (vErrors === null) return [error];',
+  '  vErrors.push(error);',
+  '  return vErrors;',
+  '}',
+];
+
+const ERROR_KEYS = ['instancePath', 'schemaPath', 'keyword', 'params'];
+
+/** Tokens after which a line break in Ajv's code is kept, so the output keeps one statement per line. */
+const LINE_ENDS = new Set([';', '{', '}']);
+
+/** Keywords of JavaScript's restricted productions: a line break after them is meaningful (no ASI change allowed). */
+const RESTRICTED = new Set(['return', 'throw', 'break', 'continue', 'yield']);
+
+export function compactCode(code: string): string {
+  const all = tokenize(code);
+  for (const t of all) {
+    if (t.kind === 'ident' && !t.afterDot && (t.text === ERROR_HELPER || t.text === PUSH_HELPER)) throw new Error(`Ajv code already uses the name ${t.text}`);
+  }
+  // Significant tokens, each with whether a line break preceded it.
+  let sig: Sig[] = [];
+  let nl = false;
+  let gap = '';
+  for (const t of all) {
+    // The scanner gives a run of whitespace as one token of its own, so its first character tells.
+    if (t.kind === 'other' && isSpace(t.text.charCodeAt(0))) {
+      gap = t.text;
+      if (/[\n\r\u2028\u2029]/.test(t.text)) nl = true;
+      continue;
+    }
+    // `++` and `--` are one operator: the scanner gives single characters, and only a space may separate `+ +`.
+    const last = sig[sig.length - 1];
+    if (!nl && gap === '' && last !== undefined && (t.text === '+' || t.text === '-') && last.t.text === t.text) {
+      last.t = { kind: 'other', text: t.text + t.text };
+      continue;
+    }
+    sig.push({ t, nl });
+    nl = false;
+    gap = '';
+  }
+  sig = shortInstancePath(sig);
+  const uses = new Map<string, number>();
+  for (const { t } of sig) if (t.kind === 'ident' && !t.afterDot) uses.set(t.text, (uses.get(t.text) ?? 0) + 1);
+  const text = rewrite(shortLocals(sig.map((s) => s.t), uses), uses);
+  // Re-join with the line breaks of the significant tokens that survived the rewrite (their positions shifted).
+  return join(text, sig);
+}
+
+/** Pieces of output: a token's text, or a rewritten span (which carries no line breaks of its own). */
+interface Piece {
+  text: string;
+  /** Index of the original significant token this piece starts at, for its line break. */
+  from: number;
+}
+
+function rewrite(texts: readonly string[], uses: ReadonlyMap<string, number>): Piece[] {
+  const out: Piece[] = [];
+  let i = 0;
+  while (i < texts.length) {
+    const push = collected(texts, i, uses);
+    if (push !== undefined) {
+      out.push({ text: `${push.list}=${PUSH_HELPER}(${push.list},${spanText(texts, push.valueStart, push.valueEnd)});`, from: i });
+      i = push.end;
+      continue;
+    }
+    const err = errorLiteral(texts, i);
+    if (err !== undefined) {
+      out.push({ text: err.text, from: i });
+      i = err.end;
+      continue;
+    }
+    out.push({ text: texts[i]!, from: i });
+    i++;
+  }
+  return out;
+}
+
+/** The text of tokens [start, end), error literals inside it rewritten. */
+function spanText(texts: readonly string[], start: number, end: number): string {
+  const parts: string[] = [];
+  let i = start;
+  while (i < end) {
+    const err = errorLiteral(texts, i);
+    if (err !== undefined && err.end <= end) {
+      parts.push(err.text);
+      i = err.end;
+    } else {
+      parts.push(texts[i]!);
+      i++;
+    }
+  }
+  return joinTexts(parts);
+}
+
+/**
+ * `const errN = <value>;if(vErrors===null){vErrors=[errN];}else{vErrors.push(errN);}` at i, where errN is used
+ * nowhere else in the function: Ajv's addError.
+ */
+function collected(texts: readonly string[], i: number, uses: ReadonlyMap<string, number>): { list: string; valueStart: number; valueEnd: number; end: number } | undefined {
+  if (texts[i] !== 'const' || texts[i + 2] !== '=') return undefined;
+  const name = texts[i + 1]!;
+  if (!/^err\d+$/.test(name) || uses.get(name) !== 3) return undefined;
+  const valueStart = i + 3;
+  const valueEnd = topLevelEnd(texts, valueStart, ';');
+  if (valueEnd === undefined) return undefined;
+  const list = texts[valueEnd + 3]!; // vErrors, or its short name
+  if (list !== 'vErrors' && list !== SHORT_NAMES.vErrors) return undefined;
+  const tail = `;if(${list}===null){${list}=[${name}];}else{${list}.push(${name});}`;
+  let j = valueEnd;
+  let s = '';
+  while (j < texts.length && s.length < tail.length) s += texts[j++];
+  return s === tail ? { list, valueStart, valueEnd, end: j } : undefined;
+}
+
+/**
+ * Ajv's locals of one function, renamed to short names: `errors` (the error count) → `N`, `vErrors` (the error
+ * list) → `V`, `_errsK` → `eK`, `validK` → `vK`, `dataK` → `dK`. They are plain variables of the function (never
+ * properties: a property read is `.errors`, after a dot, and left alone), so renaming them changes nothing but their
+ * spelling. A function whose code already uses one of the short names, or uses a long one as an object key, keeps
+ * Ajv's names.
+ */
+export const SHORT_NAMES = { errors: 'N', vErrors: 'V' } as const;
+const NUMBERED: [RegExp, string][] = [
+  [/^_errs(\d+)$/, 'e'],
+  [/^valid(\d+)$/, 'v'],
+  [/^data(\d+)$/, 'd'],
+];
+
+function shortName(name: string): string | undefined {
+  if (name === 'errors' || name === 'vErrors') return SHORT_NAMES[name];
+  for (const [re, prefix] of NUMBERED) {
+    const m = re.exec(name);
+    if (m !== null) return `${prefix}${m[1]!}`;
+  }
+  return undefined;
+}
+
+function shortLocals(tokens: readonly Token[], uses: ReadonlyMap<string, number>): string[] {
+  const texts = tokens.map((t) => t.text);
+  const renames = new Map<string, string>();
+  for (const name of uses.keys()) {
+    const short = shortName(name);
+    if (short !== undefined) renames.set(name, short);
+  }
+  for (const short of renames.values()) if (uses.has(short)) return texts;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.kind !== 'ident' || t.afterDot || !renames.has(t.text)) continue;
+    const before = texts[i - 1];
+    const after = texts[i + 1];
+    // An object key (`{errors: …}`) or shorthand property (`{errors}`) would change the object: keep Ajv's names.
+    if ((before === '{' || before === ',') && (after === ':' || after === ',' || after === '}')) return texts;
+    texts[i] = renames.get(t.text)!;
+  }
+  return texts;
+}
+
+/** A significant token, and whether a line break preceded it. */
+interface Sig {
+  t: Token;
+  nl: boolean;
+}
+
+/** The function head every Ajv function has: the options it destructures, `instancePath` among them. */
+const HEAD = ['function', '*', '(', 'data', ',', '{', 'instancePath', '=', '""', ','];
+export const SHORT_INSTANCE_PATH = 'P';
+
+/**
+ * `instancePath`, the most frequent name in Ajv's code, read as the local `P`: the head destructures
+ * `{instancePath:P="",…}`, object literals keep their `instancePath` key (`{instancePath:P,…}` for Ajv's
+ * shorthand), and every other read is `P`. Only for a function with Ajv's head that does not use `P` already.
+ */
+function shortInstancePath(sig: Sig[]): Sig[] {
+  const isHead = HEAD.every((text, i) => text === '*' || sig[i]?.t.text === text);
+  if (!isHead || sig.some((s) => s.t.kind === 'ident' && !s.t.afterDot && s.t.text === SHORT_INSTANCE_PATH)) return sig;
+  const ident = (text: string): Token => ({ kind: 'ident', text, afterDot: false });
+  const colon: Token = { kind: 'other', text: ':' };
+  const out: Sig[] = [];
+  const open: string[] = [];
+  for (let i = 0; i < sig.length; i++) {
+    const s = sig[i]!;
+    const text = s.t.text;
+    if (text === '(' || text === '[' || text === '{') open.push(text);
+    else if (text === ')' || text === ']' || text === '}') open.pop();
+    if (s.t.kind !== 'ident' || s.t.afterDot || text !== 'instancePath') {
+      out.push(s);
+      continue;
+    }
+    const before = sig[i - 1]?.t.text;
+    const after = sig[i + 1]?.t.text;
+    const inObject = open[open.length - 1] === '{' && (before === '{' || before === ',');
+    if (inObject && after === ':') out.push(s); // a key
+    else if (inObject && (after === ',' || after === '}' || (after === '=' && i === HEAD.indexOf('instancePath')))) {
+      out.push(s, { t: colon, nl: false }, { t: ident(SHORT_INSTANCE_PATH), nl: false }); // shorthand, or the head's default
+    } else if (inObject) {
+      throw new Error('instancePath in an unexpected position in Ajv code');
+    } else out.push({ t: ident(SHORT_INSTANCE_PATH), nl: s.nl });
+  }
+  return out;
+}
+
+/** An error object literal at i (`{instancePath…}` in an expression position), as a call to the error helper. */
+function errorLiteral(texts: readonly string[], i: number): { text: string; end: number } | undefined {
+  if (texts[i] !== '{' || texts[i + 1] !== 'instancePath' || !['[', '=', '(', ','].includes(texts[i - 1] ?? '')) return undefined;
+  const close = topLevelEnd(texts, i + 1, '}');
+  if (close === undefined) return undefined;
+  // Entries split at top-level commas.
+  const entries: [number, number][] = [];
+  let start = i + 1;
+  for (;;) {
+    const end = topLevelEnd(texts, start, ',', close);
+    entries.push([start, end ?? close]);
+    if (end === undefined) break;
+    start = end + 1;
+  }
+  if (entries.length !== ERROR_KEYS.length) return undefined;
+  const values: string[] = [];
+  for (let k = 0; k < entries.length; k++) {
+    const [s, e] = entries[k]!;
+    const key = ERROR_KEYS[k]!;
+    if (texts[s] !== key) return undefined;
+    if (e === s + 1) values.push(key); // shorthand `{instancePath,…}`
+    else if (texts[s + 1] === ':' && e > s + 2) values.push(spanText(texts, s + 2, e));
+    else return undefined;
+  }
+  const [path, keyword] = [values[1]!, values[2]!];
+  if (!isStringToken(path) || !isStringToken(keyword)) return undefined;
+  const p = JSON.parse(path) as string;
+  const kw = JSON.parse(keyword) as string;
+  if (!p.endsWith(`/${kw}`)) return undefined;
+  return { text: `${ERROR_HELPER}(${values[0]},${jsonText(p.slice(0, -kw.length - 1))},${keyword},${values[3]})`, end: close + 1 };
+}
+
+function isStringToken(text: string): boolean {
+  if (!/^"(?:[^"\\]|\\.)*"$/.test(text)) return false;
+  try {
+    return typeof JSON.parse(text) === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** Index of the first `stop` token at bracket depth 0 from i (before `limit`), or undefined. */
+function topLevelEnd(texts: readonly string[], i: number, stop: string, limit = texts.length): number | undefined {
+  let depth = 0;
+  for (let j = i; j < limit; j++) {
+    const t = texts[j]!;
+    if (depth === 0 && t === stop) return j;
+    if (t === '(' || t === '[' || t === '{') depth++;
+    else if (t === ')' || t === ']' || t === '}') {
+      depth--;
+      if (depth < 0) return undefined;
+    }
+  }
+  return undefined;
+}
+
+function join(pieces: readonly Piece[], sig: readonly Sig[]): string {
+  let out = '';
+  let prev = '';
+  for (const piece of pieces) {
+    const lineBreak = sig[piece.from]!.nl;
+    const before = sig[piece.from - 1]?.t;
+    const joins = piece.text === 'else' || piece.text === ';'; // `} else {` and a stray `;` stay on their line
+    if (out !== '' && lineBreak && !joins && (LINE_ENDS.has(prev.slice(-1)) || RESTRICTED.has(prev) || before?.kind === 'comment')) out += '\n';
+    else if (out !== '' && needsSpace(prev, piece.text, lineBreak)) out += lineBreak ? '\n' : ' ';
+    out += piece.text;
+    prev = piece.text;
+  }
+  return out;
+}
+
+function joinTexts(parts: readonly string[]): string {
+  let out = '';
+  let prev = '';
+  for (const p of parts) {
+    if (out !== '' && needsSpace(prev, p, false)) out += ' ';
+    out += p;
+    prev = p;
+  }
+  return out;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13 || (c > 127 && /\s/.test(String.fromCharCode(c)));
+}
+
+/** Whether two adjacent tokens would run together (or change meaning) without whitespace between them. */
+function needsSpace(a: string, b: string, lineBreak: boolean): boolean {
+  if (lineBreak && (RESTRICTED.has(a) || b === '++' || b === '--' || b.startsWith('+') || b.startsWith('-'))) return true;
+  const last = a.charCodeAt(a.length - 1);
+  const first = b.charCodeAt(0);
+  if (isWordChar(last) && isWordChar(first)) return true;
+  return needsSpaceRare(a, b, String.fromCharCode(last), String.fromCharCode(first));
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36 || c > 127;
+}
+
+function needsSpaceRare(a: string, b: string, last: string, first: string): boolean {
+  if (/^[0-9]/.test(a) && first === '.') return true;
+  if ((last === '+' || last === '-') && first === last) return true;
+  if ((last === '<' && first === '!') || (a.endsWith('--') && first === '>')) return true; // `<!--` and `-->` start comments in scripts
+  if (last === '/' && (first === '/' || first === '*')) return true;
+  return false;
+}

@@ -1,0 +1,194 @@
+import { posix } from 'node:path';
+import { ARTIFACT_PATHS } from '../../../runtime/contract.js';
+import { CodegenError, isPlainObject, walkSchema } from '../../shared/index.js';
+import { type EmittedFile, type InputRef, type Release, type SchemaFile, type ToolDef, createCompileAjv, type AjvInstance } from '../../load/index.js';
+import { jsonText } from './code.js';
+import { closure, nameModules, SUPPORT_DIR } from './modules.js';
+import { packUnits, type PackEntry } from './packs.js';
+import { UnitSplitter, type CompiledFn, type Unit } from './split.js';
+import { supportFiles } from './support.js';
+
+export { createRuntimeAjv } from '../../load/index.js';
+
+/**
+ * Compiled canonical validators of one release (issue 7). Every tool's request schema, response schema and async
+ * response schemas are compiled by Ajv standalone from the modular draft-07 schemas, split into one unit per
+ * compiled definition, packed into `validate/packs/<name>-<hash>.cjs`, and fronted by the per-tool modules the runtime loads
+ * (runtime/contract.ts ARTIFACT_PATHS). The definitions are packed into a few modules (validators-packs.ts): one
+ * shared by many tools is emitted once, and loading one tool opens a handful of files.
+ */
+export function compileValidators(release: Release, tools?: readonly string[]): EmittedFile[] {
+  return compileValidatorSets([{ release, tools }]);
+}
+
+/**
+ * The validators of several releases at once: a definition that compiles to the same code (with the same
+ * dependencies) in two releases is emitted once, in the packs shared by every release (`validate/packs/`).
+ */
+export function compileValidatorSets(sets: readonly { release: Release; tools?: readonly string[] | undefined }[]): EmittedFile[] {
+  const compiled = sets.map(({ release, tools }) => {
+    const selected = selectTools(release, tools);
+    const { ajv, locations } = createCompileAjv(release);
+    checkKeywords(release, ajv, selected);
+    const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId));
+    const rootOf = (path: string): Unit => splitter.unitOf(compileRoot(ajv, release, path));
+    const toolRoots = selected.map((tool) => ({
+      tool,
+      request: rootOf(tool.requestSchema),
+      response: rootOf(tool.responseSchema),
+      async: tool.asyncResponseSchemas.map((path) => ({ status: asyncStatus(release, path), path, unit: rootOf(path) })),
+    }));
+    return { release, toolRoots };
+  });
+
+  const { files: out, ref } = emitDefinitions(
+    compiled.flatMap(({ release, toolRoots }) =>
+      toolRoots.flatMap((t) => [
+        { name: `${t.tool.name}.request`, roots: [t.request] },
+        { name: `${t.tool.name}.response`, roots: [t.response, ...t.async.map((a) => a.unit)] },
+      ]).map((e) => ({ ...e, label: release.label })),
+    ),
+  );
+  for (const { release, toolRoots } of compiled) {
+    const input = (file: SchemaFile): InputRef => ({ name: `${release.label}:${file.path}`, hash: file.hash });
+    const from = `releases/${release.key}/validate`;
+    for (const t of toolRoots) {
+      const file = (p: string): SchemaFile => release.schemas.byPath.get(p)!;
+      out.push({
+        path: ARTIFACT_PATHS.request(release.key, t.tool.name),
+        contents: toolModule(`${release.label} ${t.tool.name} request: ${t.tool.requestSchema}`, [`exports.validate = ${ref(t.request, from)}.validate;`]),
+        inputs: [input(file(t.tool.requestSchema))],
+      });
+      const asyncLines = t.async.map((a) => `  get ${jsonText(a.status)}() {\n    return ${ref(a.unit, from)}.validate;\n  },`);
+      out.push({
+        path: ARTIFACT_PATHS.response(release.key, t.tool.name),
+        contents: toolModule(`${release.label} ${t.tool.name} response: ${t.tool.responseSchema}`, [
+          `exports.validate = ${ref(t.response, from)}.validate;`,
+          '// Async task responses by task status; each is loaded on first use only.',
+          t.async.length === 0 ? 'exports.validateAsync = {};' : `exports.validateAsync = {\n${asyncLines.join('\n')}\n};`,
+        ]),
+        inputs: [t.tool.responseSchema, ...t.async.map((a) => a.path)].map((p) => input(file(p))),
+      });
+    }
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Validators for arbitrary schema locations of a release (`<file $id>#<pointer>`), for tests and tools: the
+ * definition and support modules, and for each location the path of the module exporting its `validate`.
+ */
+export function compileSchemaValidators(release: Release, uris: readonly string[]): { files: EmittedFile[]; modules: Map<string, string> } {
+  const { ajv, locations } = createCompileAjv(release);
+  const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId));
+  const roots = uris.map((uri) => {
+    const fn = ajv.getSchema(uri);
+    if (fn === undefined) throw new CodegenError(release.label, '', `no schema at ${uri}`);
+    return splitter.unitOf(fn as unknown as CompiledFn);
+  });
+  const { files, ref } = emitDefinitions(roots.map((root, i) => ({ name: `location-${i}`, roots: [root], label: release.label })));
+  const base = `releases/${release.key}/validate/locations`;
+  const modules = new Map<string, string>();
+  uris.forEach((uri, i) => {
+    const path = `${base}/${i}.cjs`;
+    files.push({ path, contents: toolModule(uri, [`exports.validate = ${ref(roots[i]!, base)}.validate;`]), inputs: [] });
+    modules.set(uri, path);
+  });
+  return { files, modules };
+}
+
+/** Where the definition packs and the vendored support modules of every release live. */
+export const VALIDATE_DIR = 'validate';
+
+/**
+ * The definition packs of every unit the entries reach (of one or several releases), and the support files they
+ * require. `ref(unit, fromDir)` is the expression, in a module of directory `fromDir`, for the unit's exports.
+ */
+function emitDefinitions(entries: readonly (PackEntry & { label: string })[]): { files: EmittedFile[]; ref: (u: Unit, fromDir: string) => string } {
+  const units = closure(entries.flatMap((e) => e.roots));
+  // Units are per release (each release has its own Ajv): the release of a unit is the release of its entries.
+  const labels = new Map<Unit, string>();
+  for (const e of entries) for (const u of closure(e.roots)) labels.set(u, e.label);
+  const releaseLabel = (u: Unit): string => labels.get(u)!;
+  const packed = packUnits(entries, units, nameModules(units));
+  const files: EmittedFile[] = packed.files.map((p) => ({
+    path: `${VALIDATE_DIR}/${p.path}`,
+    contents: p.contents,
+    inputs: [...new Map(p.units.map((u) => [`${u.location.file.path}\0${u.location.file.hash}`, u])).values()]
+      .map((u) => ({ name: `${releaseLabel(u)}:${u.location.file.path}`, hash: u.location.file.hash }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    // Ajv's code, one statement per line: prettier would indent its deep nesting into three times the bytes (and
+    // the parse time at cold start) for no reader — these modules are content-addressed and never edited.
+    verbatim: true,
+  }));
+  files.push(...supportFiles(`${VALIDATE_DIR}/${SUPPORT_DIR}`));
+  const ref = (u: Unit, fromDir: string): string => {
+    const target = posix.relative(fromDir, `${VALIDATE_DIR}/${packed.pathOf(u)}`);
+    return `require(${jsonText(target.startsWith('.') ? target : `./${target}`)})[${jsonText(packed.keyOf(u))}]`;
+  };
+  return { files, ref };
+}
+
+function toolModule(comment: string, body: string[]): string {
+  return ['"use strict";', `/* ${comment.replace(/\*\//g, '*\\/')} */`, ...body, ''].join('\n');
+}
+
+function selectTools(release: Release, tools: readonly string[] | undefined): ToolDef[] {
+  const names = tools ?? [...release.tools.keys()].filter((n) => !release.unavailable.has(n));
+  return [...new Set(names)].sort().map((name) => {
+    const tool = release.tools.get(name);
+    if (tool === undefined) throw new CodegenError(`${release.label}/manifest.json`, `/tools`, `no tool ${JSON.stringify(name)} in this release`);
+    const why = release.unavailable.get(name);
+    if (why !== undefined) throw new CodegenError(`${release.label}/manifest.json`, `/tools/${name}`, `tool ${name} is unavailable: ${why}`);
+    return tool;
+  });
+}
+
+/**
+ * Strict mode, with the place named: Ajv's own "unknown keyword" error does not say where. Every keyword of the
+ * documents the tools reach (the schema graph knows each document's keywords) is checked against Ajv's keywords
+ * (including the declared annotations); a document holding an unknown one, such as a misspelt `minLenght`, is
+ * walked to name the node, and the build fails with its file and pointer.
+ */
+function checkKeywords(release: Release, ajv: AjvInstance, tools: readonly ToolDef[]): void {
+  const known = (key: string): boolean => Object.prototype.hasOwnProperty.call(ajv.RULES.keywords, key);
+  const files = new Set(tools.flatMap((t) => release.graph.tool(t.name)?.all ?? []));
+  for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    if ([...release.graph.keywords(file)].every(known)) continue;
+    walkSchema(file.schema, (node, pointer) => {
+      if (!isPlainObject(node)) return;
+      const key = Object.keys(node).find((k) => !known(k));
+      if (key !== undefined) {
+        throw new CodegenError(`${release.label}/${file.path}`, pointer, `unknown keyword ${JSON.stringify(key)} (strict mode; declare annotations as x-* keywords)`);
+      }
+    });
+  }
+}
+
+/** Compiles one canonical schema file; an Ajv failure becomes a CodegenError naming the file. */
+function compileRoot(ajv: AjvInstance, release: Release, path: string): CompiledFn {
+  const file = release.schemas.byPath.get(path);
+  if (file === undefined) throw new CodegenError(`${release.label}/manifest.json`, '/tools', `schema ${path} is not in the release`);
+  try {
+    const fn = ajv.getSchema(file.id);
+    if (fn === undefined) throw new Error(`Ajv has no schema ${file.id}`);
+    return fn as unknown as CompiledFn;
+  } catch (e) {
+    throw new CodegenError(`${release.label}/${path}`, '', `cannot compile the validator: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The task status an async response schema answers. Its `status` const when it declares one (3.2
+ * `…-async-response-submitted.json`); otherwise the suffix the release names it by (`…-async-response-working`,
+ * `…-input-required`), which are the task-status enum values.
+ */
+export function asyncStatus(release: Release, path: string): string {
+  const schema = release.schemas.byPath.get(path)?.schema;
+  const props = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : undefined;
+  const status = props !== undefined && isPlainObject(props.status) ? props.status.const : undefined;
+  if (typeof status === 'string') return status;
+  const m = /-async-response-([a-z-]+)\.json$/.exec(path);
+  if (m) return m[1]!;
+  throw new CodegenError(`${release.label}/${path}`, '/properties/status', 'async response schema declares no status const and its name carries none');
+}

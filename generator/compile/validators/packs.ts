@@ -1,0 +1,213 @@
+import { stronglyConnected, sha256, shortHash } from '../../shared/index.js';
+import { jsonText } from './code.js';
+import { COMPACT_HELPERS } from './compact.js';
+import { renderBindings, SUPPORT_DIR } from './modules.js';
+import { locationComment, type Unit } from './split.js';
+
+/**
+ * Packs the compiled definitions of a release into a few modules (issue 12): loading a tool's validators touches a
+ * handful of files instead of one per definition, and each definition is still emitted once.
+ *
+ * Every definition is reached by some set of *entries* (a tool's request validator, or its response validators).
+ * Definitions reached by exactly the same entries belong together: no entry that loads the group needs less of it.
+ * There are hundreds of such groups, most of them small, so small groups are merged, each into the group where the
+ * merge wastes least — the bytes an entry would load without reaching them (`bytes(a) × entries only b has +
+ * bytes(b) × entries only a has`) — until every group is at least MIN_PACK_BYTES or there is one group.
+ * (Grouping by schema area instead — core, enums, media-buy… — gives fewer files per tool but a 2.5 MB core pack
+ * that every first call reads: twice the cold start.) Inside a
+ * pack a definition is still initialised on first use (a getter), and V8 compiles functions lazily, so a payload
+ * runs only the code it reaches; what packing trades is reading (and caching) some bytes an entry never runs, for far
+ * fewer files to open, hash and deserialize at cold start.
+ *
+ * Deterministic: groups are ordered by their entry sets and names, ties broken by name, so a regeneration writes the
+ * same packs byte for byte. Content-addressed: a pack's file name carries the hash of its text and, through their
+ * names, of the packs it requires (packs that require each other share one hash over the whole cycle).
+ */
+
+export const PACKS_DIR = 'packs';
+
+/**
+ * Groups smaller than this are merged into a neighbour (bytes of definition code). Measured on the first validated
+ * create_media_buy of 3.2: exact groups (no merging) and 16 KB load 8–9 packs in the same time; from ~96 KB the
+ * merged groups carry so much code the call never reaches that cold start doubles.
+ */
+const MIN_PACK_BYTES = 16 * 1024;
+
+export interface PackEntry {
+  /** `create_media_buy.request`, `create_media_buy.response`: names a pack whose every definition only it reaches
+   * (entries of several releases may share a name). */
+  readonly name: string;
+  readonly roots: readonly Unit[];
+}
+
+export interface Packed {
+  /** `packs/<name>-<hash>.cjs` (relative to validate/) of the pack holding a unit. */
+  readonly pathOf: (unit: Unit) => string;
+  /** The key of a unit inside its pack's exports. */
+  readonly keyOf: (unit: Unit) => string;
+  /** `units`: every unit of every release that the pack's definitions stand for (for the inputs). */
+  readonly files: readonly { path: string; contents: string; units: readonly Unit[] }[];
+}
+
+interface Group {
+  bits: Uint32Array;
+  units: Unit[];
+  bytes: number;
+  key: string;
+}
+
+/**
+ * The packs of the definitions the entries reach. Units may come from several releases: `unitNames` are their
+ * content-addressed names (validators-modules nameModules), release-independent, so a definition compiled to the
+ * same code in two releases is one node here and is emitted once (its first unit stands for all).
+ */
+export function packUnits(entries: readonly PackEntry[], units: readonly Unit[], unitNames: ReadonlyMap<Unit, string>): Packed {
+  const keyOf = (u: Unit): string => unitNames.get(u)!.replace(/\.cjs$/, '');
+  const canonical = new Map<string, Unit>();
+  const standsFor = new Map<Unit, Unit[]>();
+  for (const u of units) {
+    const key = keyOf(u);
+    if (!canonical.has(key)) canonical.set(key, u);
+    const c = canonical.get(key)!;
+    let list = standsFor.get(c);
+    if (list === undefined) standsFor.set(c, (list = []));
+    list.push(u);
+  }
+  const canon = (u: Unit): Unit => canonical.get(keyOf(u))!;
+  const groups = mergeSmall(groupByEntries(entries, [...canonical.values()], canon));
+  const packOf = new Map<Unit, Group>();
+  for (const g of groups) for (const u of g.units) packOf.set(u, g);
+  const slugOf = (g: Group): string => {
+    const owners = new Set(entries.filter((_, i) => has(g.bits, i)).map((e) => e.name));
+    return owners.size === 1 ? [...owners][0]! : 'shared';
+  };
+  const groupOf = (u: Unit): Group => packOf.get(canon(u))!;
+
+  // Names: content hashes, per strongly connected component of the pack graph.
+  const names = new Map<Group, string>();
+  const depsOf = (g: Group): Group[] => {
+    const seen = new Set<Group>();
+    for (const u of g.units) for (const b of u.bindings) if (b.kind === 'unit' && groupOf(b.unit) !== g) seen.add(groupOf(b.unit));
+    return [...seen].sort(byKey);
+  };
+  for (const scc of stronglyConnected(groups, depsOf, byKey)) {
+    const members = new Set(scc);
+    const text = scc.map((g) => renderPack(g, keyOf, (d) => (members.has(d) ? `<${d.key}>` : names.get(d)!), groupOf)).join('\n');
+    const sccHash = sha256(text);
+    for (const g of scc) names.set(g, `${slugOf(g)}-${shortHash(sha256(`${sccHash}\n${g.key}`))}.cjs`);
+  }
+  const files = groups.map((g) => ({
+    path: `${PACKS_DIR}/${names.get(g)!}`,
+    contents: renderPack(g, keyOf, (d) => names.get(d)!, groupOf),
+    units: g.units.flatMap((u) => standsFor.get(u)!),
+  }));
+  return { pathOf: (u) => `${PACKS_DIR}/${names.get(groupOf(u))!}`, keyOf, files };
+}
+
+function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => string, groupOf: (u: Unit) => Group): string {
+  const ref = (u: Unit): string => {
+    const target = groupOf(u);
+    return target === g ? `pack[${jsonText(keyOf(u))}]` : `require(${jsonText(`./${nameOf(target)}`)})[${jsonText(keyOf(u))}]`;
+  };
+  const lines = [
+    '"use strict";',
+    '// Each definition is initialised on first use: `define` installs a getter that runs it once.',
+    'const pack = exports;',
+    'function define(name, init) {',
+    '  Object.defineProperty(pack, name, { configurable: true, enumerable: true, get() {',
+    '    const unit = {};',
+    '    Object.defineProperty(pack, name, { value: unit, enumerable: true });',
+    '    init(unit);',
+    '    return unit;',
+    '  } });',
+    '}',
+    '// Error objects and error collection, shared by every definition (validators-compact.ts).',
+    ...COMPACT_HELPERS,
+  ];
+  for (const u of g.units) {
+    lines.push(locationComment(u), `define(${jsonText(keyOf(u))}, (exports) => {`, ...renderBindings(u, ref, `../${SUPPORT_DIR}`), '});');
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+function byKey(a: Group, b: Group): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** Definitions grouped by the exact set of entries that reach them (`canon` maps a unit to the one standing for it). */
+function groupByEntries(entries: readonly PackEntry[], units: readonly Unit[], canon: (u: Unit) => Unit): Group[] {
+  const words = Math.max(1, Math.ceil(entries.length / 32));
+  const bits = new Map<Unit, Uint32Array>(units.map((u) => [u, new Uint32Array(words)]));
+  entries.forEach((entry, i) => {
+    const stack = entry.roots.map(canon);
+    const seen = new Set<Unit>();
+    while (stack.length > 0) {
+      const u = stack.pop()!;
+      if (seen.has(u)) continue;
+      seen.add(u);
+      bits.get(u)![i >>> 5]! |= 1 << (i & 31);
+      for (const b of u.bindings) if (b.kind === 'unit') stack.push(canon(b.unit));
+    }
+  });
+  const byBits = new Map<string, Group>();
+  for (const u of units) {
+    const b = bits.get(u)!;
+    const key = [...b].map((w) => (w >>> 0).toString(16).padStart(8, '0')).join('');
+    let g = byBits.get(key);
+    if (g === undefined) byBits.set(key, (g = { bits: b, units: [], bytes: 0, key: '' }));
+    g.units.push(u);
+    g.bytes += u.code.length;
+  }
+  const groups = [...byBits.values()];
+  for (const g of groups) {
+    g.units.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+    g.key = g.units[0]!.uri;
+  }
+  return groups.sort(byKey);
+}
+
+function has(bits: Uint32Array, i: number): boolean {
+  return (bits[i >>> 5]! & (1 << (i & 31))) !== 0;
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+/** Entries of a that b lacks. */
+function only(a: Uint32Array, b: Uint32Array): number {
+  let n = 0;
+  for (let i = 0; i < a.length; i++) n += popcount(a[i]! & ~b[i]!);
+  return n;
+}
+
+function mergeSmall(initial: Group[]): Group[] {
+  const groups = [...initial];
+  for (;;) {
+    let small: Group | undefined;
+    for (const g of groups) if (g.bytes < MIN_PACK_BYTES && (small === undefined || g.bytes < small.bytes || (g.bytes === small.bytes && g.key < small.key))) small = g;
+    if (small === undefined || groups.length === 1) break;
+    let best: Group | undefined;
+    let bestCost = Infinity;
+    for (const h of groups) {
+      if (h === small) continue;
+      const cost = small.bytes * only(h.bits, small.bits) + h.bytes * only(small.bits, h.bits);
+      if (cost < bestCost || (cost === bestCost && h.key < best!.key)) {
+        best = h;
+        bestCost = cost;
+      }
+    }
+    const into = best!;
+    for (let i = 0; i < into.bits.length; i++) into.bits[i] = into.bits[i]! | small.bits[i]!;
+    into.units.push(...small.units);
+    into.units.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+    into.bytes += small.bytes;
+    into.key = into.units[0]!.uri;
+    groups.splice(groups.indexOf(small), 1);
+  }
+  return groups.sort(byKey);
+}
+

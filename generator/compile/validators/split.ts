@@ -1,0 +1,271 @@
+import type { SchemaLocation } from '../../load/index.js';
+import { isPlainObject } from '../../shared/index.js';
+import { commentText, identFragment, jsValue, readAccessors, tokenize, type Token } from './code.js';
+import { unionHints, type UnionHint } from './unions.js';
+
+/**
+ * Splits Ajv's compiled code into one unit per compiled schema. With `inlineRefs: false` every `$ref` target is
+ * its own Ajv function; its code refers to the other functions, schema constants, patterns, formats and runtime
+ * helpers through Ajv's scope names (`validate12`, `schema31`, …), numbered in compile order. A unit is that one
+ * function with its scope names replaced by local, stable names, and its references to other units kept as a list,
+ * so each shared definition becomes one module that every tool requires.
+ */
+
+/** The parts of Ajv's internals the splitter reads (ajv/lib/types SourceCode, compile SchemaEnv). */
+interface AjvScopeName {
+  readonly str: string;
+  readonly prefix: string;
+  readonly value?: { readonly ref: unknown; readonly code?: unknown };
+}
+interface AjvSource {
+  readonly validateName: { readonly str: string };
+  readonly validateCode: string;
+  readonly scopeValues: Readonly<Record<string, Iterable<AjvScopeName> | undefined>>;
+  readonly evaluated?: unknown;
+}
+interface AjvSchemaEnv {
+  readonly schema: unknown;
+  readonly validate?: CompiledFn;
+}
+export interface CompiledFn {
+  (data: unknown): boolean;
+  readonly source?: AjvSource;
+  readonly schemaEnv?: AjvSchemaEnv;
+}
+
+/** Where a compiled schema lives in the release. */
+export type UnitLocation = SchemaLocation;
+
+/** One line before the function: a binding of a local name. */
+export type Binding =
+  | { kind: 'unit'; local: string; unit: Unit; whole: boolean }
+  | { kind: 'support'; local: string; file: string; member: string }
+  | { kind: 'const'; local: string; code: string };
+
+export interface Unit {
+  readonly location: UnitLocation;
+  /** `<file $id>#<pointer>`: unique in the release. */
+  readonly uri: string;
+  readonly bindings: Binding[];
+  /** The function (`function validate(…) {…}`), local names only. */
+  readonly code: string;
+}
+
+const SUPPORT_REQUIRES: readonly { readonly pattern: RegExp; readonly file: string; readonly local: (rest: string) => string }[] = [
+  { pattern: /^require\("ajv-formats\/dist\/formats"\)((?:\.[A-Za-z_$][\w$]*|\["[^"\\]*"\])+)$/, file: 'formats.cjs', local: (rest) => `format_${identFragment(rest.split(/[.[\]"]+/).filter(Boolean).pop() ?? 'x')}` },
+  { pattern: /^require\("ajv\/dist\/runtime\/equal"\)\.default$/, file: 'equal.cjs', local: () => 'func_equal' },
+  { pattern: /^require\("ajv\/dist\/runtime\/ucs2length"\)(\.default)$/, file: 'ucs2length.cjs', local: () => 'func_ucs2length' },
+];
+
+export class UnitSplitter {
+  private readonly units = new Map<CompiledFn, Unit>();
+
+  constructor(
+    private readonly locations: ReadonlyMap<unknown, UnitLocation>,
+    private readonly resolveSchema: (ref: string, baseId: string) => unknown,
+  ) {}
+
+  /** The unit of a compiled function, splitting it (and everything it calls) on first use. */
+  unitOf(fn: CompiledFn): Unit {
+    const known = this.units.get(fn);
+    if (known !== undefined) return known;
+    const source = fn.source;
+    const env = fn.schemaEnv;
+    if (source === undefined || env === undefined) throw new Error('Ajv function without source: code.source must be on');
+    const location = this.locations.get(env.schema);
+    if (location === undefined) throw new Error(`compiled schema not found in the release: ${JSON.stringify(env.schema).slice(0, 200)}`);
+    const bindings: Binding[] = [];
+    const unit: Unit = { location, uri: `${location.file.id}#${location.pointer}`, bindings, code: '' };
+    this.units.set(fn, unit);
+    (unit as { code: string }).code = this.rewrite(fn, source, location, bindings);
+    return unit;
+  }
+
+  private rewrite(fn: CompiledFn, source: AjvSource, location: UnitLocation, bindings: Binding[]): string {
+    const scope = new Map<string, AjvScopeName>();
+    for (const names of Object.values(source.scopeValues)) for (const n of names ?? []) scope.set(n.str, n);
+    const self = source.validateName.str;
+    const locals = new Map<string, string>(); // Ajv scope name → local name
+    const taken = new Set<string>(['validate', 'exports', 'require', 'module']);
+    const fresh = (base: string): string => {
+      let name = base;
+      for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
+      taken.add(name);
+      return name;
+    };
+    const hoisted = new Map<string, string>(); // JSON of a hoisted schema value → local name
+    const hints = unionHints(location, this.resolveSchema);
+    const usedHints = new Map<UnionHint, string>();
+    let patterns = 0;
+    const kept = new Set<string>(); // identifiers left as Ajv wrote them (its locals)
+
+    const tokens = tokenize(source.validateCode);
+    const out: string[] = [];
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (t.kind === 'comment') continue; // Ajv's `/*# sourceURL=… */`: the module header names the schema instead
+      if (t.kind === 'string' && i >= 2 && isUnionError(tokens, i)) {
+        out.push(t.text);
+        const hint = hints.get(JSON.parse(t.text) as string);
+        const j = paramsOpen(tokens, i);
+        if (hint !== undefined && j !== undefined) {
+          for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
+          let local = usedHints.get(hint);
+          if (local === undefined) {
+            local = fresh(`union_${usedHints.size + 1}`);
+            usedHints.set(hint, local);
+            bindings.push({ kind: 'const', local, code: hintCode(hint, bindings) });
+          }
+          out.push(`discriminator:${local}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          i = j;
+        }
+        continue;
+      }
+      if (t.kind !== 'ident' || t.afterDot) {
+        out.push(t.text);
+        continue;
+      }
+      if (t.text === self) {
+        out.push('validate');
+        continue;
+      }
+      const name = scope.get(t.text);
+      if (name === undefined) {
+        kept.add(t.text);
+        out.push(t.text);
+        continue;
+      }
+      if (name.prefix === 'schema') {
+        // Hoist only the value the code reads (`schema31.properties.pacing.enum`), not the whole schema object.
+        const steps = readAccessors(tokens, i + 1);
+        let chosen: { value: unknown; end: number } = { value: name.value?.ref, end: i + 1 };
+        for (const step of steps) {
+          const v = valueAt(name.value?.ref, step.keys);
+          if (v === NOT_DATA) break;
+          chosen = { value: v, end: step.end };
+        }
+        const json = jsValue(chosen.value);
+        let local = hoisted.get(json);
+        if (local === undefined) {
+          local = fresh(`schema_${hoisted.size + 1}`);
+          hoisted.set(json, local);
+          bindings.push({ kind: 'const', local, code: json });
+        }
+        out.push(local);
+        i = chosen.end - 1;
+        continue;
+      }
+      let local = locals.get(t.text);
+      if (local === undefined) {
+        const binding = this.bind(name, fn, fresh, () => `pattern_${++patterns}`);
+        local = binding.local;
+        locals.set(t.text, local);
+        bindings.push(binding);
+      }
+      out.push(local);
+    }
+    // An Ajv local that happened to equal a module-level name would silently change meaning: refuse.
+    for (const b of bindings) if (kept.has(b.local)) throw new Error(`generated local ${b.local} collides with a module binding`);
+    let code = out.join('');
+    if (source.evaluated !== undefined) code += `\nvalidate.evaluated = ${String(source.evaluated)};`;
+    return code;
+  }
+
+  private bind(name: AjvScopeName, self: CompiledFn, fresh: (base: string) => string, patternName: () => string): Binding {
+    const ref = name.value?.ref;
+    if (name.prefix === 'validate' && typeof ref === 'function') {
+      const target = this.unitOf(ref as CompiledFn);
+      return { kind: 'unit', local: fresh(`validate_${unitIdent(target)}`), unit: target, whole: false };
+    }
+    if ((name.prefix === 'wrapper' || name.prefix === 'root') && ref !== null && typeof ref === 'object') {
+      const env = ref as AjvSchemaEnv;
+      const fn = env.validate;
+      if (fn === undefined) throw new Error('Ajv wrapper without a compiled function');
+      const target = fn === self ? undefined : this.unitOf(fn);
+      if (target === undefined) return { kind: 'const', local: fresh('self'), code: 'exports' };
+      return { kind: 'unit', local: fresh(`ref_${unitIdent(target)}`), unit: target, whole: true };
+    }
+    const code = name.value?.code === undefined ? undefined : String(name.value.code);
+    if (code === undefined) throw new Error(`Ajv scope value ${name.str} has no code`);
+    if (name.prefix === 'pattern') {
+      if (!/^new RegExp\(/.test(code)) throw new Error(`unexpected pattern code ${code}`);
+      return { kind: 'const', local: fresh(patternName()), code };
+    }
+    if (name.prefix === 'formats' && code.startsWith('/')) {
+      // A format defined by a regular expression: Ajv writes the literal itself.
+      const key = (name.value as { key?: unknown } | undefined)?.key;
+      return { kind: 'const', local: fresh(`format_${identFragment(String(key ?? 'regexp'))}`), code };
+    }
+    if (code === 'Object.prototype.hasOwnProperty') return { kind: 'const', local: fresh('func_hasOwnProperty'), code };
+    for (const s of SUPPORT_REQUIRES) {
+      const m = s.pattern.exec(code);
+      if (m) return { kind: 'support', local: fresh(s.local(m[1] ?? '')), file: s.file, member: m[1] ?? '' };
+    }
+    throw new Error(`Ajv scope value ${name.str} needs ${code}: the validator emitter does not vendor it`);
+  }
+}
+
+/**
+ * A union hint as JavaScript: its JSON params, plus for `$ref` branches a thunk returning the branch's current
+ * binding (a stub until the definition is first loaded, then the function itself), so the runtime can re-run the
+ * branch a discriminator value selects. The branch calls precede the error in Ajv's code, so their bindings exist.
+ */
+function hintCode(hint: UnionHint, bindings: readonly Binding[]): string {
+  const json = jsValue(hint.params);
+  if (!json.startsWith('{') || !hint.refs.some((r) => r !== undefined)) return json;
+  const thunks = hint.refs.map((uri) => {
+    const b = uri === undefined ? undefined : bindings.find((x) => x.kind === 'unit' && !x.whole && x.unit.uri === uri);
+    return b === undefined ? 'null' : `() => ${b.local}`;
+  });
+  if (thunks.every((t) => t === 'null')) return json;
+  return `${json.slice(0, -1)},"validators":[${thunks.join(',')}]}`;
+}
+
+const NOT_DATA = Symbol('not data');
+
+/** The own data value at a path, or NOT_DATA when the path leaves plain JSON data (e.g. `.length`). */
+function valueAt(root: unknown, keys: readonly (string | number)[]): unknown {
+  let node = root;
+  for (const key of keys) {
+    if (Array.isArray(node)) {
+      if (typeof key !== 'number' || key >= node.length) return NOT_DATA;
+      node = node[key];
+    } else if (isPlainObject(node)) {
+      if (typeof key !== 'string' || !Object.prototype.hasOwnProperty.call(node, key)) return NOT_DATA;
+      node = node[key];
+    } else {
+      return NOT_DATA;
+    }
+  }
+  return node;
+}
+
+/** `schemaPath:"…",keyword:"oneOf"` (or anyOf): the string token at i is the schemaPath value. */
+function isUnionError(tokens: readonly Token[], i: number): boolean {
+  const prev = tokens[i - 2];
+  const colon = tokens[i - 1];
+  if (prev?.kind !== 'ident' || prev.text !== 'schemaPath' || colon?.text !== ':') return false;
+  const kw = tokens[i + 4];
+  return tokens[i + 1]?.text === ',' && tokens[i + 2]?.text === 'keyword' && tokens[i + 3]?.text === ':' && (kw?.text === '"oneOf"' || kw?.text === '"anyOf"');
+}
+
+/** Index of the `{` opening `params:{` right after a union error's keyword, if the shape is as expected. */
+function paramsOpen(tokens: readonly Token[], i: number): number | undefined {
+  const j = i + 5;
+  if (tokens[j]?.text === ',' && tokens[j + 1]?.text === 'params' && tokens[j + 2]?.text === ':' && tokens[j + 3]?.text === '{') return j + 3;
+  return undefined;
+}
+
+/** A readable identifier fragment for a unit: the last path segment and pointer tokens. */
+export function unitIdent(unit: Unit): string {
+  const base = unit.location.file.path.replace(/\.json$/, '').split('/').pop() ?? 'schema';
+  return identFragment(`${base}${unit.location.pointer}`.replace(/\/(definitions|\$defs|properties)\//g, '_'));
+}
+
+/** The header comment of a unit module. */
+/** `/* core/product.json#/definitions/x *\/`: where the definition lives, the same in every release that has it. */
+export function locationComment(unit: Unit): string {
+  return `/* ${commentText(`${unit.location.file.path}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`)} */`;
+}
+
+

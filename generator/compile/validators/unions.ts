@@ -1,0 +1,106 @@
+import { getAtPointer, isPlainObject, subschemas } from '../../shared/index.js';
+import type { SchemaFile } from '../../load/index.js';
+
+/**
+ * Discriminated unions, for error messages only. When every branch of a `oneOf`/`anyOf` pins the same property to
+ * constants (`pricing_model: { const: "cpm" }`), a failed union can tell the buyer which values that property
+ * accepts instead of listing every branch's errors. The OpenAPI `discriminator.propertyName` annotation names the
+ * property when present; otherwise the property every branch pins is used. Verdicts are untouched: the hint only
+ * rides along in the union error's `params`.
+ */
+export interface UnionHint {
+  /** `branches[i]`: the values branch i accepts for the property (so a value selects its branch's errors). */
+  readonly params: { readonly property: string; readonly allowedValues: readonly unknown[]; readonly branches: readonly (readonly unknown[])[] };
+  /**
+   * `refs[i]`: for a branch that is only a `$ref`, the URI of its target (`<file $id>#<pointer>`), whose compiled
+   * function the union's code calls; the emitter hands it to the runtime so the selected branch can be re-run
+   * alone to get its own errors (Ajv's errors from a called definition do not say which branch they came from).
+   */
+  readonly refs: readonly (string | undefined)[];
+}
+
+/** Hints for the unions compiled into one unit, keyed by the `schemaPath` Ajv writes in their errors. */
+export function unionHints(
+  location: { readonly file: SchemaFile; readonly pointer: string },
+  resolve: (ref: string, baseId: string) => unknown,
+): Map<string, UnionHint> {
+  const out = new Map<string, UnionHint>();
+  const root = getAtPointer(location.file.schema, location.pointer);
+  const baseId = location.file.id;
+  const visit = (node: unknown, errPath: string, isRoot: boolean): void => {
+    if (!isPlainObject(node)) return;
+    if (!isRoot && typeof node.$ref === 'string') return; // compiled as another unit
+    for (const kw of ['oneOf', 'anyOf'] as const) {
+      const branches = node[kw];
+      if (!Array.isArray(branches)) continue;
+      const hint = discriminate(node, branches, baseId, resolve);
+      if (hint !== undefined) out.set(`${errPath}/${kw}`, hint);
+    }
+    for (const sub of subschemas(node)) {
+      const tokens = sub.pointer.slice(1).split('/');
+      visit(sub.schema, `${errPath}/${tokens.map((t) => encodeURIComponent(t)).join('/')}`, false);
+    }
+  };
+  visit(root, '#', true);
+  return out;
+}
+
+function discriminate(node: Record<string, unknown>, branches: unknown[], baseId: string, resolve: (ref: string, baseId: string) => unknown): UnionHint | undefined {
+  if (branches.length < 2) return undefined;
+  const pinned = branches.map((b) => pinnedValues(b, baseId, resolve, 0));
+  const declared = isPlainObject(node.discriminator) && typeof node.discriminator.propertyName === 'string' ? node.discriminator.propertyName : undefined;
+  const candidates = declared !== undefined ? [declared] : [...(pinned[0]?.keys() ?? [])].sort();
+  for (const property of candidates) {
+    if (!pinned.every((p) => p.has(property))) continue;
+    const allowed: unknown[] = [];
+    for (const p of pinned) for (const v of p.get(property)!) if (!allowed.some((a) => JSON.stringify(a) === JSON.stringify(v))) allowed.push(v);
+    const refs = branches.map((b) => {
+      if (!isPlainObject(b) || typeof b.$ref !== 'string' || Object.keys(b).some((k) => k !== '$ref' && k !== 'description' && k !== 'title')) return undefined;
+      try {
+        const t = resolve(b.$ref, baseId) as { file: { id: string }; pointer: string };
+        return `${t.file.id}#${t.pointer}`;
+      } catch {
+        return undefined;
+      }
+    });
+    return { params: { property, allowedValues: allowed, branches: pinned.map((p) => p.get(property)!) }, refs };
+  }
+  return undefined;
+}
+
+/** Properties a branch pins to constants (const or enum), following `$ref` and `allOf`. */
+function pinnedValues(schema: unknown, baseId: string, resolve: (ref: string, baseId: string) => unknown, depth: number): Map<string, unknown[]> {
+  const out = new Map<string, unknown[]>();
+  if (!isPlainObject(schema) || depth > 8) return out;
+  if (typeof schema.$ref === 'string') {
+    let target: unknown;
+    try {
+      target = resolve(schema.$ref, baseId);
+    } catch {
+      return out;
+    }
+    const t = target as { schema?: unknown; file?: { id: string } } | undefined;
+    return pinnedValues(t?.schema, t?.file?.id ?? baseId, resolve, depth + 1);
+  }
+  if (isPlainObject(schema.properties)) {
+    for (const [name, prop] of Object.entries(schema.properties)) {
+      if (!isPlainObject(prop)) continue;
+      if ('const' in prop) out.set(name, [prop.const]);
+      else if (Array.isArray(prop.enum)) out.set(name, prop.enum);
+      else if (typeof prop.$ref === 'string') {
+        // `{ "$ref": "…/enums/x.json" }` whose target is an enum or const: still a pinned value.
+        try {
+          const t = resolve(prop.$ref, baseId) as { schema?: unknown };
+          if (isPlainObject(t.schema) && 'const' in t.schema) out.set(name, [t.schema.const]);
+        } catch {
+          /* not a pin */
+        }
+      }
+    }
+  }
+  if (Array.isArray(schema.allOf)) {
+    for (const part of schema.allOf) for (const [k, v] of pinnedValues(part, baseId, resolve, depth + 1)) if (!out.has(k)) out.set(k, v);
+  }
+  return out;
+}
+

@@ -1,0 +1,158 @@
+import { Ajv, type Options } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { escapeToken, isPlainObject, subschemas } from '../shared/index.js';
+import type { JsonSchemaObject, Release, SchemaFile } from './model.js';
+
+// ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module object.
+type AddFormats = (typeof addFormatsModule)['default'];
+const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+export type AjvInstance = Ajv;
+
+/**
+ * AdCP keywords that carry documentation or tooling hints, never validation: declared to Ajv as annotation
+ * keywords (no code) so strict mode stays on for everything else — a misspelt `minLenght` still fails the build.
+ * `discriminator` is the OpenAPI annotation, not Ajv's `discriminator: true` vocabulary (which changes `oneOf`
+ * semantics and cannot resolve the mapped `$ref`s of the modular schemas). `errorMessage` belongs to ajv-errors,
+ * which we do not use: under draft-07 it is an unknown keyword, i.e. an annotation. Every `x-*` keyword found in
+ * the release is added by `annotationKeywords`. Keys found only in data documents that carry an `$id`
+ * (creative/asset-types/index.json, extensions/index.json, vocabularies) are not listed: no tool compiles them.
+ */
+export const ADCP_ANNOTATION_KEYWORDS = ['discriminator', 'enumDescriptions', 'enumMetadata', 'notes', 'errorMessage', '_bundled'] as const;
+
+/** Annotation keywords of one release: the AdCP list plus every `x-*` keyword at a schema position (the graph's vocabulary). */
+export function annotationKeywords(release: Release): string[] {
+  const out = new Set<string>(ADCP_ANNOTATION_KEYWORDS);
+  for (const key of release.graph.vocabulary) if (key.startsWith('x-')) out.add(key);
+  return [...out].sort();
+}
+
+/**
+ * The Ajv options every canonical validator uses, at build time and in the run-time baseline alike (so the
+ * differential tests compare like with like). docs/validators.md explains each choice.
+ */
+export function ajvOptions(forStandalone: boolean, ownProperties: boolean): Options {
+  return {
+    strictSchema: true,
+    strictNumbers: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    allErrors: false,
+    messages: false,
+    verbose: false,
+    ownProperties,
+    inlineRefs: false,
+    validateFormats: true,
+    addUsedSchema: false,
+    discriminator: false,
+    unicodeRegExp: true,
+    logger: false,
+    ...(forStandalone ? { code: { source: true, esm: false, lines: true, optimize: 1 } } : {}),
+  };
+}
+
+function newAjv(release: Release, forStandalone: boolean, overrides: Options = {}): AjvInstance {
+  const ajv = new Ajv({ ...ajvOptions(forStandalone, declaresPrototypeNames(release)), ...overrides });
+  addFormats(ajv, { mode: 'full' });
+  ajv.addKeyword({ keyword: annotationKeywords(release) });
+  return ajv;
+}
+
+/**
+ * Whether any schema of the release names a property that plain objects inherit (`constructor`, `toString`, …).
+ * Ajv reads properties as `data.name`, which for such a name finds the inherited member; `ownProperties: true`
+ * guards every read with hasOwnProperty at a cost of ~9% more code and slower validation. AdCP declares no such
+ * name, so the option is only switched on for a release that does.
+ */
+export function declaresPrototypeNames(release: Release): boolean {
+  return Object.getOwnPropertyNames(Object.prototype).some((name) => release.graph.propertyNames.has(name));
+}
+
+/**
+ * Run-time Ajv over the release's modular schemas, exactly as an agent without adcp-codegen would do it: every
+ * file added to one registry, each tool schema compiled on first `getSchema`. The baseline of the differential
+ * tests and of the cold-start bench.
+ */
+export function createRuntimeAjv(release: Release, overrides: Options = {}): AjvInstance {
+  const ajv = newAjv(release, false, overrides);
+  for (const file of release.schemas.byId.values()) ajv.addSchema(file.schema);
+  return ajv;
+}
+
+/**
+ * Ajv standalone as its users would set it up: the same options and registry, documentation left in. The bench's
+ * "obvious designs" (one module for every tool, one module per tool) are built from it.
+ */
+export function createStandaloneAjv(release: Release): AjvInstance {
+  const ajv = newAjv(release, true);
+  for (const file of release.schemas.byId.values()) ajv.addSchema(file.schema);
+  return ajv;
+}
+
+/**
+ * Build-time Ajv: the same registry, but fed copies of the schemas without their documentation (descriptions,
+ * titles, examples, x-* annotations), because Ajv's standalone code embeds schema objects wherever a keyword needs
+ * one at run time. Verdicts do not change: only keywords without validation semantics are removed. `locations`
+ * names every object schema node of the copies by its document and pointer, recorded while copying: the splitter
+ * (validators-split.ts) finds each compiled function's place in the release through it.
+ */
+export function createCompileAjv(release: Release): { ajv: AjvInstance; locations: Map<unknown, SchemaLocation> } {
+  const ajv = newAjv(release, true);
+  const locations = new Map<unknown, SchemaLocation>();
+  for (const file of release.schemas.byId.values()) {
+    const copy = withoutDocumentation(file.schema, (node, pointer) => locations.set(node, { file, pointer })) as JsonSchemaObject;
+    ajv.addSchema(copy);
+  }
+  return { ajv, locations };
+}
+
+/** Where a schema node lives in the release. */
+export interface SchemaLocation {
+  readonly file: SchemaFile;
+  readonly pointer: string;
+}
+
+/** Keywords removed from build-time copies: pure annotations (draft-07 meta-data and AdCP's own). */
+const DOCUMENTATION_KEYWORDS = new Set(['title', 'description', 'examples', '$comment', 'default', 'deprecated', 'readOnly', 'writeOnly', ...ADCP_ANNOTATION_KEYWORDS]);
+
+/**
+ * A copy of a schema without documentation keywords at schema positions (never inside `properties` names,
+ * `enum`/`const` values or other data). `discriminator` is kept out as well: it is an annotation.
+ */
+export function withoutDocumentation(schema: unknown, copied?: (copy: Record<string, unknown>, pointer: string) => void, pointer = ''): unknown {
+  if (!isPlainObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  copied?.(out, pointer);
+  const subs = new Map<string, unknown>();
+  for (const sub of subschemas(schema)) subs.set(sub.pointer, withoutDocumentation(sub.schema, copied, pointer + sub.pointer));
+  for (const key of Object.keys(schema)) {
+    if (DOCUMENTATION_KEYWORDS.has(key) || key.startsWith('x-')) continue;
+    define(out, key, rebuild(schema[key], `/${escapeToken(key)}`, subs));
+  }
+  return out;
+}
+
+/** Rebuilds a keyword's value, substituting the already-cleaned subschemas found at their pointers. */
+function rebuild(value: unknown, pointer: string, subs: Map<string, unknown>): unknown {
+  if (subs.has(pointer)) return subs.get(pointer);
+  if (Array.isArray(value)) {
+    if (!value.some((_, i) => subs.has(`${pointer}/${i}`))) return value;
+    return value.map((v, i) => (subs.has(`${pointer}/${i}`) ? subs.get(`${pointer}/${i}`) : v));
+  }
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    if (!keys.some((k) => subs.has(`${pointer}/${escapeToken(k)}`))) return value;
+    const out: Record<string, unknown> = {};
+    for (const k of keys) {
+      const p = `${pointer}/${escapeToken(k)}`;
+      define(out, k, subs.has(p) ? subs.get(p) : value[k]);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Own data property even for `__proto__`. */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}

@@ -1,0 +1,120 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { checkFormat } from './check-format.js';
+import { CodegenError, UsageError } from '../shared/index.js';
+import { expandGlob } from './glob.js';
+import { displayPath } from './release.js';
+import type { Config } from './model.js';
+import { checkOutLocation } from './out-location.js';
+import { readJson } from './read-json.js';
+
+export const DEFAULT_CONFIG_FILE = 'adcp-codegen.config.json';
+/** The config word that names the release embedded in the installed @adcp/sdk package. */
+export const SDK_RELEASE = '@adcp/sdk';
+
+/** What the command line (or a programmatic caller) says; each given field replaces the config's. */
+export interface ConfigOverrides {
+  readonly config?: string;
+  readonly releases?: readonly string[];
+  readonly profiles?: readonly string[];
+  readonly out?: string;
+  readonly strict?: boolean;
+  readonly cwd?: string;
+}
+
+/** A config with every path made absolute and every glob expanded. */
+export interface ResolvedConfig extends Config {
+  /** Absolute release directories with how each is named in messages. */
+  readonly releaseDirs: readonly { dir: string; display: string }[];
+  readonly baseDir: string;
+}
+
+export function loadConfig(overrides: ConfigOverrides = {}): ResolvedConfig {
+  const cwd = overrides.cwd ?? process.cwd();
+  const configPath = overrides.config !== undefined ? resolve(cwd, overrides.config) : resolve(cwd, DEFAULT_CONFIG_FILE);
+  const configGiven = overrides.config !== undefined;
+  let raw: Record<string, unknown> = {};
+  let file: string | undefined;
+  if (existsSync(configPath)) {
+    file = displayPath(configPath, cwd);
+    const parsed = readJson(configPath, file);
+    checkFormat('config.schema.json', parsed, file);
+    raw = parsed as Record<string, unknown>;
+  } else if (configGiven) {
+    throw new CodegenError(displayPath(configPath, cwd), '', 'config file not found');
+  } else if (overrides.profiles === undefined) {
+    throw new UsageError(`no ${DEFAULT_CONFIG_FILE} here and no --profile given`);
+  }
+  const baseDir = file !== undefined ? dirname(configPath) : cwd;
+  const list = (key: string): string[] => (Array.isArray(raw[key]) ? (raw[key] as string[]) : []);
+  // Flags are relative to the working directory; config values to the config file.
+  const releases = overrides.releases ?? list('releases');
+  const releaseBase = overrides.releases !== undefined ? cwd : baseDir;
+  const profilePatterns = overrides.profiles ?? list('profiles');
+  const profileBase = overrides.profiles !== undefined ? cwd : baseDir;
+
+  const releaseDirs = (releases.length > 0 ? releases : [SDK_RELEASE]).flatMap((r, i) =>
+    resolveRelease(r, releaseBase, cwd, file ?? '<command line>', `/releases/${i}`),
+  );
+  const profiles = expandAll(profilePatterns, profileBase, file, 'profiles', overrides.profiles !== undefined);
+  const normalizations = expandAll(list('normalizations'), baseDir, file, 'normalizations', false);
+  const overlays = expandAll(list('overlays'), baseDir, file, 'overlays', false);
+  const out = resolve(overrides.out !== undefined ? cwd : baseDir, overrides.out ?? (typeof raw.out === 'string' ? raw.out : 'generated'));
+  const outFromConfig = overrides.out === undefined && typeof raw.out === 'string' && file !== undefined;
+  checkOutLocation(out, {
+    configDir: file !== undefined ? baseDir : undefined,
+    cwd,
+    inputs: [configPath, ...releaseDirs.map((r) => r.dir), ...profiles, ...normalizations, ...overlays].filter((p) => p !== configPath || file !== undefined),
+    file: overrides.out !== undefined ? '<command line>' : (file ?? '<command line>'),
+    pointer: outFromConfig ? '/out' : '',
+  });
+
+  return {
+    file,
+    baseDir,
+    releases: releaseDirs.map((r) => r.dir),
+    releaseDirs,
+    profiles,
+    normalizations,
+    overlays,
+    acceptedRecords: list('accepted_records'),
+    out,
+    strict: overrides.strict ?? raw.strict === true,
+  };
+}
+
+function expandAll(patterns: readonly string[], base: string, file: string | undefined, key: string, fromFlags: boolean): string[] {
+  const out: string[] = [];
+  patterns.forEach((pattern, i) => {
+    const found = expandGlob(pattern, base);
+    if (found.length === 0) {
+      throw new CodegenError(fromFlags || file === undefined ? '<command line>' : file, fromFlags ? '' : `/${key}/${i}`, `${JSON.stringify(pattern)} matches no file`);
+    }
+    out.push(...found);
+  });
+  return [...new Set(out)];
+}
+
+/** `@adcp/sdk` → every release directory (one with a manifest.json) the installed package embeds. */
+function resolveRelease(entry: string, base: string, cwd: string, file: string, pointer: string): { dir: string; display: string }[] {
+  if (entry !== SDK_RELEASE) {
+    const dir = resolve(base, entry);
+    return [{ dir, display: displayPath(dir, cwd) }];
+  }
+  let pkg: string;
+  try {
+    pkg = createRequire(join(base, 'package.json')).resolve('@adcp/sdk/package.json');
+  } catch {
+    throw new CodegenError(file, pointer, '"@adcp/sdk" is not installed here (npm install --save-dev @adcp/sdk)');
+  }
+  const dataDir = join(dirname(pkg), 'dist/lib/schemas-data');
+  const found = existsSync(dataDir)
+    ? readdirSync(dataDir)
+        .sort()
+        .filter((d) => existsSync(join(dataDir, d, 'manifest.json')))
+    : [];
+  if (found.length === 0) throw new CodegenError(file, pointer, `the installed @adcp/sdk embeds no release with a manifest under ${displayPath(dataDir, cwd)}`);
+  const version = (readJson(pkg) as Record<string, unknown>).version;
+  return found.map((d) => ({ dir: join(dataDir, d), display: `@adcp/sdk${typeof version === 'string' ? `@${version}` : ''}/${d}` }));
+}

@@ -1,0 +1,63 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, parse, relative, resolve, sep } from 'node:path';
+import { CodegenError } from '../shared/index.js';
+import { displayPath } from './release.js';
+import { readManifest } from './manifest.js';
+
+export interface OutLocationContext {
+  /** The config file's directory, when there is a config file. */
+  readonly configDir?: string;
+  readonly cwd: string;
+  /** Every input file or directory: the config, releases, profiles, rule and overlay files. */
+  readonly inputs: readonly string[];
+  /** Where `out` was given, for the message: the config file and `/out`, or `<command line>`. */
+  readonly file: string;
+  readonly pointer: string;
+}
+
+/**
+ * Directories the generated set must never be written into, whatever flag is passed: the config file's directory,
+ * a project or repository root (the nearest directory holding `package.json` or `.git` above the config and the
+ * working directory), the home directory, the filesystem root, and any directory holding an input. Mixing a
+ * generated set into one of those would put generated files next to, or over, the sources they come from.
+ */
+export function checkOutLocation(out: string, ctx: OutLocationContext): void {
+  const target = canonical(out);
+  const refuse = (why: string): never => {
+    throw new CodegenError(ctx.file, ctx.pointer, `refusing to generate into ${displayPath(out, ctx.cwd)}: it is ${why}; choose a directory of its own, such as "generated"`);
+  };
+  if (target === parse(target).root) refuse('the filesystem root');
+  if (target === canonical(homedir())) refuse('the home directory');
+  if (ctx.configDir !== undefined && target === canonical(ctx.configDir)) refuse('the directory of the config file');
+  for (const start of new Set([ctx.configDir ?? ctx.cwd, ctx.cwd])) {
+    const project = nearestHolding(start, 'package.json');
+    if (project !== undefined && target === project) refuse('the project root (it holds package.json)');
+    const repo = nearestHolding(start, '.git');
+    if (repo !== undefined && target === repo) refuse('the repository root (it holds .git)');
+  }
+  for (const input of ctx.inputs) {
+    const c = canonical(input);
+    if (c === target || c.startsWith(target.endsWith(sep) ? target : target + sep)) refuse(`a parent of the input ${displayPath(input, ctx.cwd)}`);
+  }
+}
+
+/** The nearest directory at or above `start` holding `name`; a generated set's own package.json does not count. */
+function nearestHolding(start: string, name: string): string | undefined {
+  for (let dir = canonical(start); ; dir = dirname(dir)) {
+    if (existsSync(resolve(dir, name)) && !(name === 'package.json' && readManifest(dir) !== undefined)) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The real path of `p`, resolving symbolic links in the part that exists (out may not exist yet). */
+function canonical(p: string): string {
+  const abs = resolve(p);
+  let existing = abs;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    return resolve(realpathSync(existing), relative(existing, abs));
+  } catch {
+    return abs;
+  }
+}

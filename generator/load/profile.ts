@@ -1,0 +1,84 @@
+import { checkFormat, describe, pointerOf } from './check-format.js';
+import { CodegenError, hashJson } from '../shared/index.js';
+import type { JsonObject, Profile, Release } from './model.js';
+import { readJson } from './read-json.js';
+import { capabilitiesValidator, type CapabilitiesValidator } from './capabilities-validator.js';
+
+interface RawProfile {
+  name: string;
+  tools: string[];
+  shared_tools?: string[];
+  surface?: 'production' | 'sandbox';
+  capabilities: JsonObject;
+  releases?: string[];
+  advertise?: { annotations?: 'structural' | 'full'; outputSchema?: boolean };
+}
+
+/** Reads and checks one profile file against schemas/profile.schema.json. */
+export function readProfile(path: string, display: string): Profile {
+  const raw = readJson(path, display);
+  checkFormat('profile.schema.json', raw, display);
+  const p = raw as RawProfile;
+  rejectDuplicates(p.tools, display, '/tools');
+  rejectDuplicates(p.shared_tools ?? [], display, '/shared_tools');
+  if (p.releases) rejectDuplicates(p.releases, display, '/releases');
+  return {
+    name: p.name,
+    file: display,
+    tools: p.tools,
+    sharedTools: p.shared_tools ?? [],
+    surface: p.surface ?? 'production',
+    advertise: {
+      // Production hosts advertise the structural projection (AdCP 3.2); sandbox keeps the documentation.
+      annotations: p.advertise?.annotations ?? (p.surface === 'sandbox' ? 'full' : 'structural'),
+      outputSchema: p.advertise?.outputSchema ?? false,
+    },
+    capabilities: p.capabilities,
+    releases: p.releases,
+    hash: hashJson(raw),
+  };
+}
+
+function rejectDuplicates(names: readonly string[], file: string, pointer: string): void {
+  const seen = new Map<string, number>();
+  names.forEach((name, i) => {
+    const first = seen.get(name);
+    if (first !== undefined) throw new CodegenError(file, `${pointer}/${i}`, `${JSON.stringify(name)} is listed twice (first at ${pointer}/${first})`);
+    seen.set(name, i);
+  });
+}
+
+/**
+ * The releases a profile serves, highest first. A release the profile names but the config does not provide is
+ * an error: the team asked for a surface the build cannot produce.
+ */
+export function servedReleases(profile: Profile, releases: readonly Release[]): Release[] {
+  const sorted = [...releases].sort((a, b) => b.major - a.major || b.minor - a.minor);
+  if (profile.releases === undefined) return sorted;
+  return profile.releases.map((key, i) => {
+    const r = sorted.find((x) => x.key === key);
+    if (r === undefined) {
+      throw new CodegenError(profile.file, `/releases/${i}`, `release ${key} is not configured (configured: ${sorted.map((x) => x.key).join(', ')})`);
+    }
+    return r;
+  }).sort((a, b) => b.major - a.major || b.minor - a.minor);
+}
+
+/** The profile's capabilities must be a valid get_adcp_capabilities response body of every release it serves. */
+export function checkCapabilities(profile: Profile, release: Release, validators: Map<Release, CapabilitiesValidator> = new Map()): void {
+  const tool = release.tools.get('get_adcp_capabilities');
+  if (tool === undefined) return; // a release without the capabilities tool has nothing to check against
+  // Several profiles serve one release: the caller's map shares one validator between them, and lets it (and the
+  // Ajv instance behind it) go once the profiles are checked.
+  let validate = validators.get(release);
+  if (validate === undefined) validators.set(release, (validate = capabilitiesValidator(release, tool.responseSchema)));
+  // Validated as served: the runtime adds the protocol envelope's `status` to every completed response.
+  if (!validate({ status: 'completed', ...profile.capabilities })) {
+    const error = validate.errors![0]!;
+    throw new CodegenError(
+      profile.file,
+      `/capabilities${pointerOf(error)}`,
+      `${describe(error)} (AdCP ${release.version} ${tool.responseSchema})`,
+    );
+  }
+}

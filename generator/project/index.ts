@@ -1,0 +1,14 @@
+/**
+ * Stage 3, project: each selected tool's request and response schemas as advertised (MCP-shaped, projected
+ * for the profile's capabilities, overlays applied, bundled), the tools/list entries, the A2A envelope and the
+ * get_adcp_capabilities response the profile serves.
+ */
+export { advertise, AdvertisedSources, type Advertisement, type ToolsListEntry } from './advertise.js';
+export { bundleSchema } from './bundle.js';
+export { servedCapabilities } from './capabilities.js';
+export { refusedEnvelopeFields } from './envelope.js';
+export { lintAppliesWhen } from './lint-applies-when.js';
+export { objectRooted } from './object-root.js';
+export { annotateAdvertised, type ResolvedOverlay, resolveOverlays } from './overlay.js';
+export { appliesWhenSatisfied, projectSchemaForCapabilities, releasePathOfId } from './project.js';
+export { PRESENTATION_ANNOTATIONS, rootConstraintProperties, structural } from './structural.js';

@@ -1,0 +1,6 @@
+/**
+ * Stage 7, write: the only stage that touches the output directory — a lock, a staged set, a commit journal,
+ * and the manifest last, so no reader ever sees a half-written set.
+ */
+export { lockOutput } from './out-lock.js';
+export { commitPending, diffOutput, listFiles, manifestFile, openOutput, outputIntact, write } from './write.js';
