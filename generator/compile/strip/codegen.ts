@@ -1,4 +1,4 @@
-import type { ArrayPlan, Branch, Group, ObjectPlan, Plan, Shape, UnionGroup } from './analysis.js';
+import type { ArrayPlan, Branch, Group, ObjectPlan, Plan, Shape, UnionGroup } from './plan.js';
 import type { Pred } from './predicates.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { SchemaNode } from './analysis.js';
+import type { SchemaNode } from './schema-nodes.js';
 import { isPlainObject } from '../../shared/index.js';
 
 /**
