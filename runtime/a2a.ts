@@ -1,5 +1,6 @@
-import type { Agent, CallToolResult, ToolHandler } from './agent.js';
-import { errorResult, resultBody, UnknownToolError, unknownToolResult } from './agent.js';
+import type { A2AExecutor, A2AExecutorOptions, A2ARequestContext, A2ASkill } from './a2a-types.js';
+import type { Agent, CallToolResult, ToolHandler } from './agent-types.js';
+import { errorResult, resultBody, UnknownToolError, unknownToolResult } from './results.js';
 import { agentFault, type AdcpErrorBody } from './errors.js';
 
 /**
@@ -13,46 +14,9 @@ import { agentFault, type AdcpErrorBody } from './errors.js';
  * calling is read from the RequestContext (1.x carries the whole `request`), so the generated set still imports
  * nothing from either; pass the result to `new DefaultRequestHandler(card, taskStore, executor)`.
  */
-export interface A2AExecutor {
-  execute(requestContext: A2ARequestContext, eventBus: A2AEventBus): Promise<void>;
-  cancelTask(taskId: string, eventBus: A2AEventBus): Promise<void>;
-}
 
-export interface A2AExecutorOptions {
-  /**
-   * The A2A Task state of an AdCP rejection. `failed` (default) is AdCP's transport error mapping: a failed Task
-   * carrying `adcp_error` in an artifact DataPart. `completed` keeps the same artifact (its DataPart `status` is
-   * still `failed`) on a completed Task, for AdCP clients that extract artifacts only from completed Tasks:
-   * @adcp/sdk up to 6.11 (adcontextprotocol/adcp-client#1571, fixed upstream by #1572/#1577) reads no `adcp_error`
-   * from a failed Task, so its storyboards and fuzzer see "Task failed" instead of the error code.
-   */
-  rejectedTaskState?: 'failed' | 'completed';
-}
-
-/** What both majors' RequestContext share (parts are read structurally: their shapes differ by major). */
-export interface A2ARequestContext {
-  readonly userMessage: { readonly parts: readonly unknown[] };
-  readonly taskId: string;
-  readonly contextId: string;
-  readonly context?: unknown;
-}
-
-export interface A2AEventBus {
-  publish(event: unknown): void;
-  finished(): void;
-}
-
-/** An agent-card skill, assignable to the AgentSkill of either major. */
-export interface A2ASkill {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  examples: string[];
-  inputModes: string[];
-  outputModes: string[];
-  securityRequirements: never[];
-}
+// The A2A shapes, where the generated index.d.ts and earlier callers import them.
+export type { A2AEventBus, A2AExecutor, A2AExecutorOptions, A2ARequestContext, A2ASkill } from './a2a-types.js';
 
 /** What the executor needs of an agent: the pipeline, and what answers outside it are labelled with. */
 type PipelineAgent = Pick<Agent, 'call' | 'releases' | 'capabilities'>;

@@ -7,145 +7,53 @@ import {
   type Issue,
   type NormalizeFn,
   type NormalizeModule,
-  type NormalizeResult,
   type RequestValidatorModule,
   type ResponseValidatorModule,
   type StripFn,
   type StripModule,
-  type StripResult,
   type ValidateFn,
 } from './contract.js';
 import { driftIssues } from './drift.js';
-import { escapeToken } from './pointer.js';
-import { AdcpError, agentFault, contextEcho, invalidRequest, unsupportedTool, versionUnsupported, type AdcpErrorBody } from './errors.js';
+import { AdcpError, agentFault, invalidRequest, versionUnsupported } from './errors.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
-import { a2aSkills, createA2AExecutor, type A2AExecutor, type A2AExecutorOptions, type A2ASkill } from './a2a.js';
+import { a2aSkills, createA2AExecutor } from './a2a.js';
 import { selectRelease, type ServedRelease } from './release-select.js';
+import type {
+  Agent,
+  AgentOptions,
+  HandlerContext,
+  HandlerMap,
+  Mode,
+  PerReleaseHandlers,
+  ToolAnnotations,
+  ToolHandler,
+  ToolsListEntry,
+  ValidationResult,
+} from './agent-types.js';
+import { readRequest, jsonCopy } from './json-copy.js';
+import { isAdcpErrorBody, responseEnvelope, statusDefined, thrownBody } from './response.js';
+import { errorResult, UnknownToolError } from './results.js';
 
-export type Mode = 'production' | 'development';
-
-export interface AgentOptions {
-  /** production (default): unknown fields at closed objects are stripped. development: they are rejected, and every
-   * response is validated against its schema before it is sent. */
-  mode?: Mode;
-  /**
-   * Runs after validation with the parsed value (what the handler will see), before the handler. Throw an AdcpError
-   * to reject. Never sees the raw arguments: authorization decides on exactly what will be executed.
-   */
-  authorize?: (tool: string, value: Record<string, unknown>, ctx: HandlerContext) => void | Promise<void>;
-}
-
-/** Per-call information from the transport (auth, request id …), passed through to the handler. */
-export interface CallContext {
-  [key: string]: unknown;
-}
-
-export interface HandlerContext<Release extends string = string> extends CallContext {
-  readonly tool: string;
-  /** The release that serves this call (`3.2`); it labels the response, and the body is checked against its schema. */
-  readonly release: Release;
-  readonly mode: Mode;
-  /** Deprecated fields translated on the way in. */
-  readonly normalized: readonly AppliedNormalization[];
-  /** Unknown fields stripped on the way in (production). */
-  readonly stripped: readonly string[];
-}
-
-/**
- * What a handler returns: the task's response body, or an AdcpError. The envelope (`status`, `adcp_version`,
- * `context`) is the runtime's: `adcp_version` names the release that answered, `context` is the caller's, and
- * `status` is `completed` unless the body is one the task defines with another status (an async `submitted`, a
- * typed `rejected` arm), which the handler states.
- */
-export type ToolHandler<Args = Record<string, unknown>, Result = Record<string, unknown>, Release extends string = string> = (
-  args: Args,
-  ctx: HandlerContext<Release>,
-) => Result | AdcpError | Promise<Result | AdcpError>;
-
-/**
- * One handler per release the tool is served in (`{ '3.2': …, '3.0': … }`), each typed by its own release's request
- * and response; the runtime calls the one for the release the buyer pinned.
- */
-export type PerReleaseHandlers = { readonly [release: string]: ToolHandler<any, any, any> };
-
-/** A tool's handler: one function for every release, or one per release. */
-export type AnyToolHandler = ToolHandler<any, any, any> | PerReleaseHandlers;
-
-export type ValidationResult<T = Record<string, unknown>> = { ok: true; value: T } | { ok: false; issues: Issue[] };
-
-export interface ToolAnnotations {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
-
-export interface ToolsListEntry {
-  name: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  /** Present only when the profile advertises output schemas (`advertise.outputSchema`). */
-  outputSchema?: Record<string, unknown>;
-  annotations: ToolAnnotations;
-}
-
-/** The MCP CallToolResult shape (structural, so no MCP SDK import is needed here). */
-export interface CallToolResult {
-  [key: string]: unknown;
-  content: { type: 'text'; text: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
-
-/** Raised for a tool the profile does not serve; transports map it to their "unknown tool" error and nothing else. */
-export class UnknownToolError extends Error {
-  readonly tool: string;
-  constructor(tool: string) {
-    super(`Tool ${tool} not found`);
-    this.name = 'UnknownToolError';
-    this.tool = tool;
-  }
-}
-
-export interface ReleaseOption {
-  release?: string;
-}
-
-/** The handlers a profile's tools need, untyped; the generated entry narrows it with each release's types. */
-export type HandlerMap<Tools extends string> = Partial<Record<Tools, AnyToolHandler>>;
-
-export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tools>> {
-  readonly name: string;
-  readonly mode: Mode;
-  /** Release keys served, highest first. */
-  readonly releases: readonly string[];
-  /** Tools served in `release` (default: the highest). */
-  tools(release?: string): readonly Tools[];
-  toolsList(release?: string): ToolsListEntry[];
-  /**
-   * The tools/list of a single endpoint serving every release: each tool once (from the highest release serving it);
-   * with `advertise.outputSchema`, an outputSchema admitting every body the tool returns in any served release (MCP
-   * clients validate structured results against it whatever release a buyer pinned), precomputed at build time.
-   */
-  endpointToolsList(): ToolsListEntry[];
-  capabilities(release?: string): Record<string, unknown>;
-  normalize(tool: Tools, args: unknown, options?: ReleaseOption): NormalizeResult;
-  strip(tool: Tools, args: unknown, options?: ReleaseOption): StripResult;
-  validateRequest(tool: Tools, args: unknown, options?: ReleaseOption): ValidationResult;
-  validateResponse(tool: Tools, body: unknown, options?: ReleaseOption): ValidationResult;
-  /** The whole pipeline for one call → an MCP CallToolResult. Throws UnknownToolError for tools outside the profile. */
-  call(tool: string, args: unknown, handler: AnyToolHandler, ctx?: CallContext): Promise<CallToolResult>;
-  /** Serves the profile on an @modelcontextprotocol/sdk McpServer (or its low-level Server). */
-  registerMcp(server: unknown, handlers: Handlers): void;
-  /**
-   * The same pipeline as an @a2a-js/sdk AgentExecutor (skill dispatch; either major, 1.x or 0.3.x), and the
-   * agent-card skills to go with it.
-   */
-  a2aExecutor(handlers: Handlers, options?: A2AExecutorOptions): A2AExecutor;
-  a2aSkills(release?: string): A2ASkill[];
-}
+// The Agent API's types and the rejection results, where the generated index.d.ts and earlier callers import them.
+export type {
+  Agent,
+  AgentOptions,
+  AnyToolHandler,
+  CallContext,
+  CallToolResult,
+  HandlerContext,
+  HandlerMap,
+  Mode,
+  PerReleaseHandlers,
+  ReleaseOption,
+  ToolAnnotations,
+  ToolHandler,
+  ToolsListEntry,
+  ValidationResult,
+} from './agent-types.js';
+export { errorResult, resultBody, UnknownToolError, unknownToolResult } from './results.js';
 
 /** A tools/list entry in the profile file: schemas by generated path. */
 interface ListEntryFile {
@@ -433,97 +341,10 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   return agent;
 }
 
-/**
- * A rejection: the AdCP error body as structuredContent (where AdCP's storyboard runner and MCP hosts read it) and
- * the same JSON in content[0].text. MCP clients validate structuredContent against a tool's outputSchema, errors
- * included: a profile advertising output schemas makes each one admit this body.
- */
-export function errorResult(error: AdcpErrorBody, args: unknown, release: string): CallToolResult {
-  // The caller's own context, measured only when there is a rejection to echo it on.
-  const echo = contextEcho(args);
-  const body: Record<string, unknown> = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
-}
-
-/**
- * The rejection of a call to a tool the agent does not serve: an AdCP error with the caller's context, labelled
- * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
- */
-export function unknownToolResult(tool: string, args: unknown, releases: readonly string[]): CallToolResult {
-  // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
-  const request = readRequest(args);
-  const value = request.ok ? request.value : request.context === undefined ? undefined : { context: request.context };
-  const pinned = value !== null && typeof value === 'object' ? (value as Record<string, unknown>).adcp_version : undefined;
-  return errorResult(unsupportedTool(tool), value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]!);
-}
-
-/** The AdCP body of a CallToolResult, success or rejection. */
-export function resultBody(result: CallToolResult): Record<string, unknown> {
-  return result.structuredContent ?? (JSON.parse(result.content[0]!.text) as Record<string, unknown>);
-}
-
-/** A handler that threw: the buyer learns which tool failed, never the error itself (a stack, a path, a secret). */
-function handlerFailed(tool: string, e: unknown): AdcpErrorBody {
-  let text: string;
-  try {
-    text = e instanceof Error ? (e.stack ?? e.message) : String(e);
-  } catch {
-    text = 'a value that cannot be printed';
-  }
-  process.emitWarning(`adcp-codegen: handler for ${tool} failed: ${text}`);
-  return agentFault(tool, 'the handler failed with an unexpected error (details are in the agent\'s log)');
-}
-
 /** The handler of a per-release set for one release, own properties only. */
 function ownHandler(set: PerReleaseHandlers, release: string): ToolHandler<any, any, any> | undefined {
   const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
   return typeof h === 'function' ? h : undefined;
-}
-
-/**
- * The response as it goes on the wire: the handler's body with the envelope the runtime owns. `adcp_version` is the
- * release that answered and `context` the caller's (a handler's own values are dropped); `status` defaults to
- * `completed`. A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
- * release's response schema itself defines (3.0's create_media_buy carries the media buy's status there); any other
- * value is the agent's bug, answered as one instead of being sent.
- */
-function responseEnvelope(
-  result: Record<string, unknown>,
-  sentContext: unknown,
-  release: string,
-  schemaDefinesStatus: (body: Record<string, unknown>) => boolean,
-): { ok: true; body: Record<string, unknown> } | { ok: false; message: string } {
-  const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
-  const body: Record<string, unknown> = { ...rest, status: status ?? 'completed', adcp_version: release };
-  if (sentContext !== undefined) body.context = sentContext;
-  if (status !== undefined && !(typeof status === 'string' && TASK_STATUSES.has(status)) && !schemaDefinesStatus(body)) {
-    return { ok: false, message: `the handler set status ${jsonText(status)}, which is neither an AdCP task status (${[...TASK_STATUSES].join(', ')}) nor one the AdCP ${release} response defines` };
-  }
-  return { ok: true, body };
-}
-
-/**
- * Whether the response schema itself defines the body's `status`: the body validates, and the same body with a
- * status no schema can define does not. (Only asked for a status outside the task statuses, so production pays for
- * the response validator only when a handler answers that way.)
- */
-function statusDefined(validate: ValidateFn, body: Record<string, unknown>): boolean {
-  return validate(body).ok && !validate({ ...body, status: '\u0000' }).ok;
-}
-
-/** AdCP's task statuses (enums/task-status.json, the same from 3.0 to 3.2) a response body may carry. */
-const TASK_STATUSES: ReadonlySet<string> = new Set(['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown']);
-
-function jsonText(v: unknown): string {
-  try {
-    return (JSON.stringify(v) ?? String(v)).slice(0, 64);
-  } catch {
-    return String(v);
-  }
-}
-
-function isAdcpErrorBody(v: unknown): v is AdcpErrorBody {
-  return v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>).code === 'string' && typeof (v as Record<string, unknown>).message === 'string';
 }
 
 function deepFreeze<T>(value: T): T {
@@ -534,73 +355,3 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-type Read = { ok: true; value: unknown } | { ok: false; issue: Issue; context?: unknown };
-type Copy = { ok: true; value: unknown } | { ok: false; tooDeep: boolean };
-
-/**
- * The parse-once step. AdCP payloads are JSON: a copy through JSON is the value a buyer could have sent, whatever
- * object the caller passed. Anything that cannot be read that way (a throwing getter or toJSON, a proxy trap, a
- * cycle, a BigInt, nesting deep enough to overflow the serializer) is an INVALID_REQUEST naming the top-level field
- * it is in, never an exception; the caller's `context` is then echoed only when it alone can be read.
- */
-function readRequest(args: unknown): Read {
-  const whole = jsonCopy(args);
-  if (whole.ok) return whole;
-  let pointer = '';
-  let tooDeep = whole.tooDeep;
-  let context: unknown;
-  try {
-    if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
-      for (const key of Object.keys(args)) {
-        let field: Copy;
-        try {
-          field = jsonCopy((args as Record<string, unknown>)[key]);
-        } catch {
-          field = { ok: false, tooDeep: false }; // the getter itself threw
-        }
-        if (key === 'context' && field.ok) context = field.value;
-        if (!field.ok && pointer === '') {
-          pointer = `/${escapeToken(key)}`;
-          tooDeep = field.tooDeep;
-        }
-      }
-    }
-  } catch {
-    // The object itself cannot be inspected (a proxy whose traps throw): the request as a whole, and no echo.
-    pointer = '';
-    context = undefined;
-  }
-  const issue: Issue = tooDeep
-    ? { pointer, keyword: 'maxDepth', message: 'nests too deeply to process' }
-    : { pointer, keyword: 'type', message: 'is not a JSON value: it cannot be read (a throwing getter or proxy), or it holds a cycle or a BigInt' };
-  return { ok: false, issue, ...(context !== undefined ? { context } : {}) };
-}
-
-function jsonCopy(value: unknown): Copy {
-  try {
-    const text = JSON.stringify(value);
-    return { ok: true, value: text === undefined ? undefined : JSON.parse(text) };
-  } catch (e) {
-    // Only classified, never read: the thrown value may itself be a hostile object.
-    let tooDeep = false;
-    try {
-      tooDeep = e instanceof RangeError;
-    } catch {
-      /* a proxy that refuses even instanceof */
-    }
-    return { ok: false, tooDeep };
-  }
-}
-
-/** The AdcpErrorBody of a value a handler or authorize hook threw; anything unreadable is the agent's failure. */
-function thrownBody(tool: string, e: unknown): AdcpErrorBody {
-  try {
-    if (e instanceof AdcpError) {
-      const body = jsonCopy(e.toBody());
-      if (body.ok && isAdcpErrorBody(body.value)) return body.value;
-    }
-  } catch {
-    /* fall through */
-  }
-  return handlerFailed(tool, e);
-}

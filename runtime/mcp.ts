@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import type { Agent, ToolHandler } from './agent.js';
-import { UnknownToolError, unknownToolResult } from './agent.js';
+import type { Agent, ToolHandler } from './agent-types.js';
+import { UnknownToolError, unknownToolResult } from './results.js';
 
 /**
  * Serves an agent's profile on an @modelcontextprotocol/sdk server. McpServer.registerTool takes zod schemas and

@@ -3,4 +3,7 @@
  * and the manifest last, so no reader ever sees a half-written set.
  */
 export { lockOutput } from './out-lock.js';
-export { commitPending, diffOutput, listFiles, manifestFile, openOutput, outputIntact, write } from './write.js';
+export { commitPending } from './journal.js';
+export { openOutput, type OpenOutput } from './open-output.js';
+export { diffOutput, listFiles, outputIntact } from './output-files.js';
+export { manifestFile, write, type WriteReport } from './write.js';

@@ -1,0 +1,93 @@
+import { existsSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { CodegenError } from '../shared/index.js';
+import { MANIFEST, readManifest, WORK_DIR } from '../load/index.js';
+import { recoverInterrupted } from './journal.js';
+import { lockOutput, pidAlive, type OutputLock } from './out-lock.js';
+import { listFiles } from './output-files.js';
+
+export interface OpenOutput {
+  /** What recovery did: an interrupted regeneration finished, stale staging or legacy directories removed. */
+  readonly recovered: readonly string[];
+  release(): void;
+  [Symbol.dispose](): void;
+}
+
+/**
+ * Takes `out` for writing: refuses a directory the generator does not own (unless `adopt`), takes the lock, and
+ * recovers from runs killed earlier. Hold it (`using`) from reading the previous manifest to the end of `write`.
+ */
+export function openOutput(out: string, options: { adopt: boolean; display: string }): OpenOutput {
+  // Checked before the lock too, so a refused directory gets nothing written into it, not even the lock.
+  checkOwnership(out, options.display, options.adopt);
+  // Before the lock creates `out`: a set the previous design left renamed aside is put back first.
+  const recovered = recoverLegacy(out);
+  const created = !existsSync(out);
+  const work = join(out, WORK_DIR);
+  let lock: OutputLock | undefined;
+  const release = (): void => {
+    lock?.release();
+    lock = undefined;
+    if (created) {
+      try {
+        rmdirSync(out); // a first run that failed leaves no empty directory behind
+      } catch {
+        /* it holds the set */
+      }
+    }
+  };
+  try {
+    lock = lockOutput(work, options.display);
+    recovered.push(...recoverInterrupted(out, options.display));
+    checkOwnership(out, options.display, options.adopt);
+    return { recovered, release, [Symbol.dispose]: release };
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+
+function checkOwnership(out: string, display: string, adopt: boolean): void {
+  if (!existsSync(out)) return;
+  if (!statSync(out).isDirectory()) throw new CodegenError(display, '', 'the output path exists and is not a directory');
+  if (adopt || readManifest(out) !== undefined) return;
+  const present = listFiles(out);
+  if (present.length === 0) return;
+  const shown = present.slice(0, 5).join(', ') + (present.length > 5 ? `, … ${present.length - 5} more` : '');
+  throw new CodegenError(
+    display,
+    '',
+    `refusing to write into a directory adcp-codegen does not own: it is not empty and holds no adcp-codegen ${MANIFEST} (${shown}). ` +
+      'Generate into a new or empty directory, or pass --adopt to write the generated set into this one (files the set does not write are left as they are)',
+  );
+}
+
+/**
+ * The `.<out>.staging-<pid>` / `.<out>.retired-<pid>` siblings the previous write design (rename `out` aside, rename
+ * the staging directory in) left when killed; only those of processes no longer running.
+ */
+function recoverLegacy(out: string): string[] {
+  const done: string[] = [];
+  const parent = dirname(out);
+  if (!existsSync(parent)) return done;
+  const base = basename(out);
+  for (const name of readdirSync(parent)) {
+    if (!name.startsWith(`.${base}.`)) continue;
+    const m = /^\.(.*)\.(staging|retired)-(\d+)$/.exec(name);
+    if (m === null || m[1] !== base || pidAlive(Number(m[3]))) continue;
+    const full = join(parent, name);
+    // Killed between the old design's two renames: the retired directory is the only copy of the set.
+    try {
+      if (m[2] === 'retired' && !existsSync(out)) {
+        renameSync(full, out);
+        done.push(`restored ${name} as the output directory`);
+        continue;
+      }
+      rmSync(full, { recursive: true, force: true });
+      done.push(`removed ${name}, left by an interrupted run`);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e; // another run recovered it first
+    }
+  }
+  return done;
+}

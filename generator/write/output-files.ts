@@ -1,0 +1,61 @@
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { sha256 } from '../shared/index.js';
+import { commitPending } from './journal.js';
+import { IGNORED, readManifest, type EmittedFile, type OutputManifest } from '../load/index.js';
+
+/** What `out` holds, compared with its manifest (is the set intact?) or with a new set (what --check reports). */
+
+/** Every file under `out` (relative, forward slashes; symbolic links listed, not followed), skipping IGNORED. */
+export function listFiles(out: string): string[] {
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      if (dir === out && IGNORED.has(name)) continue;
+      const full = join(dir, name);
+      if (lstatSync(full).isDirectory()) walk(full);
+      else files.push(relative(out, full).split('\\').join('/'));
+    }
+  };
+  if (existsSync(out)) walk(out);
+  return files;
+}
+
+/**
+ * True when `out` holds every file its manifest lists, byte for byte, and no commit is pending. Then an unchanged
+ * inputsHash means the run can stop before compiling anything. Files the generator does not own do not matter.
+ */
+export function outputIntact(out: string, manifest: OutputManifest): boolean {
+  if (commitPending(out)) return false;
+  for (const [path, hash] of Object.entries(manifest.files)) {
+    const full = join(out, path);
+    if (!isFile(full) || sha256(readFileSync(full)) !== hash) return false;
+  }
+  return true;
+}
+
+/**
+ * Differences between `files` and what `out` holds: stale (content differs), missing, and extra (owned by the
+ * previous manifest, no longer generated). Files the generator does not own are never extra.
+ */
+export function diffOutput(out: string, files: readonly EmittedFile[]): { stale: string[]; missing: string[]; extra: string[] } {
+  const want = new Map(files.map((f) => [f.path, f.contents]));
+  const stale: string[] = [];
+  const missing: string[] = [];
+  for (const [path, contents] of want) {
+    const full = join(out, path);
+    if (!isFile(full)) missing.push(path);
+    else if (readFileSync(full, 'utf8') !== contents) stale.push(path);
+  }
+  const owned = Object.keys(readManifest(out)?.files ?? {});
+  const extra = owned.filter((p) => !want.has(p) && existsSync(join(out, p))).sort();
+  return { stale, missing, extra };
+}
+
+function isFile(path: string): boolean {
+  try {
+    return !statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,106 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ts } from 'ts-morph';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stronglyConnected } from '../generator/shared/index.js';
+
+/**
+ * The layout rules of generator/ and runtime/ (README, "How it is built"), checked on the sources so they hold
+ * as the code changes: no circular imports; code outside a generator/ folder imports only that folder's
+ * index.ts; and stages import downward only (shared ← load ← select ← project ← compile ← emit ← format ← write,
+ * cli/generate/index on top). Type-only imports count: a cycle of types is still two files that cannot be read
+ * one without the other.
+ */
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * Cycles still present, each as its sorted member list. The strip analysis/predicates pair is being taken apart
+ * with the per-release schema graph (issue 13 point 2); remove an entry when its cycle is gone — the test fails
+ * on an entry that no longer matches a cycle, so the list can only shrink.
+ */
+const ALLOWED_CYCLES: readonly string[][] = [
+  // Strip's union analysis and its predicates call each other; issue 13 point 2 (the schema graph) removes this.
+  ['generator/compile/strip/analysis.ts', 'generator/compile/strip/predicates.ts'],
+];
+
+/** Stage order: a module may import its own stage and the ones before it. */
+const STAGES = ['shared', 'load', 'select', 'project', 'compile', 'emit', 'format', 'write', ''] as const;
+
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(root, dir)).sort()) {
+    const path = join(dir, name);
+    if (statSync(join(root, path)).isDirectory()) out.push(...sources(path));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Every relative module a source imports or re-exports, statically or with `import()`, as a repository path. */
+function importsOf(path: string): string[] {
+  const file = ts.createSourceFile(path, readFileSync(join(root, path), 'utf8'), ts.ScriptTarget.ES2022, true);
+  const specs: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+      specs.push(node.moduleSpecifier.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] !== undefined && ts.isStringLiteral(node.arguments[0])) {
+      specs.push(node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return specs.filter((s) => s.startsWith('.')).map((s) => relative(root, resolve(root, dirname(path), s)).replace(/\.js$/, '.ts'));
+}
+
+const modules = [...sources('generator'), ...sources('runtime')];
+const graph = new Map(modules.map((m) => [m, importsOf(m)]));
+
+/** `generator/compile/strip/analysis.ts` → `['compile', 'strip']`; runtime/ and top-level files → []. */
+const foldersOf = (path: string): string[] => (path.startsWith('generator/') ? path.split('/').slice(1, -1) : []);
+
+test('no circular imports in generator/ and runtime/ (beyond the listed ones)', () => {
+  for (const [from, to] of graph) for (const t of to) assert.ok(graph.has(t), `${from} imports ${t}, which does not exist`);
+  const cycles = stronglyConnected(modules, (m) => graph.get(m)!, (a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .filter((c) => c.length > 1 || graph.get(c[0]!)!.includes(c[0]!))
+    .map((c) => [...c].sort());
+  const key = (c: readonly string[]): string => c.join(' ↔ ');
+  const allowed = new Set(ALLOWED_CYCLES.map(key));
+  assert.equal(cycles.map(key).filter((c) => !allowed.has(c)), [], 'circular imports');
+  assert.equal([...allowed].filter((a) => !cycles.some((c) => key(c) === a)), [], 'ALLOWED_CYCLES names a cycle that is gone: remove it');
+});
+
+test("code outside a generator/ folder imports only that folder's index.ts", () => {
+  const bad: string[] = [];
+  for (const [from, to] of graph) {
+    for (const t of to.filter((t) => t.startsWith('generator/'))) {
+      const target = foldersOf(t);
+      // The outermost folder of the target that does not hold the importer is the door the import must use.
+      for (let depth = 1; depth <= target.length; depth++) {
+        const folder = ['generator', ...target.slice(0, depth)].join('/');
+        if (from.startsWith(folder + '/')) continue;
+        if (t !== `${folder}/index.ts`) bad.push(`${from} → ${t} (use ${folder}/index.ts)`);
+        break;
+      }
+    }
+  }
+  assert.equal(bad, []);
+});
+
+test('stages import downward only; the runtime imports nothing from the generator', () => {
+  const stage = (path: string): number => STAGES.indexOf((foldersOf(path)[0] ?? '') as (typeof STAGES)[number]);
+  const bad: string[] = [];
+  for (const [from, to] of graph) {
+    for (const t of to) {
+      if (from.startsWith('runtime/') && !t.startsWith('runtime/')) bad.push(`${from} → ${t}`);
+      if (!from.startsWith('generator/') || !t.startsWith('generator/')) continue;
+      assert.ok(stage(from) >= 0 && stage(t) >= 0, `${from} or ${t} is in no known stage folder: add it to STAGES`);
+      if (stage(t) > stage(from)) bad.push(`${from} → ${t}`);
+    }
+  }
+  assert.equal(bad, []);
+});
+
+test.run();
