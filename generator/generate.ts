@@ -56,7 +56,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   // regeneration costs reading and hashing, nothing more.
   const files = readInputs(options);
   const { config } = files;
-  // One writer per output directory, and what killed runs left is finished or cleared first (write.ts): before the
+  // One writer per output directory, and what killed runs left is finished or cleared first (write/open-output.ts): before the
   // previous manifest is read, so a pending commit is never mistaken for the set.
   using output = options.check === true ? undefined : openOutput(config.out, { adopt: options.adopt === true, display: displayOut(config.out) });
   for (const r of output?.recovered ?? []) log.info(`${displayOut(config.out)}: ${r}`);

@@ -269,7 +269,7 @@ interface DiscriminatorHint {
   property: string;
   allowedValues: unknown[];
   branches: unknown[][];
-  /** Per branch that is a `$ref`: a thunk returning the branch's compiled function (see validators-split.ts). */
+  /** Per branch that is a `$ref`: a thunk returning the branch's compiled function (see generator/compile/validators/split.ts). */
   validators: unknown[];
 }
 

@@ -7,7 +7,7 @@ import { ajvOptions } from '../generator/load/index.js';
 import { COMPACT_HELPERS, compactCode, ERROR_HELPER, PUSH_HELPER } from '../generator/compile/index.js';
 
 /**
- * validators-compact.ts rewrites Ajv's code token by token. These tests run Ajv's real standalone output before and
+ * generator/compile/validators/compact.ts rewrites Ajv's code token by token. These tests run Ajv's real standalone output before and
  * after compaction on the same payloads and require the same verdicts and the same error objects (every property,
  * in the same order); the differential suites then check the whole generated set against run-time Ajv.
  */

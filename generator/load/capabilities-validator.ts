@@ -14,7 +14,7 @@ export type CapabilitiesValidator = ((data: unknown) => boolean) & { errors?: Er
 
 /**
  * The validator a profile's capabilities are checked with: the release's get_adcp_capabilities response schema,
- * compiled by Ajv with the canonical validators' exact options (validators-ajv.ts). Compiling it takes a second
+ * compiled by Ajv with the canonical validators' exact options (load/ajv.ts). Compiling it takes a second
  * or more per release, and a capability edit changes the profile, not the schema, so the compiled code is kept in
  * the build cache keyed by the generator, the release and the schema: the next run with another profile only
  * loads it. Ajv's own standalone output, loaded with the generator's own `require` (ajv's run-time helpers).

@@ -182,7 +182,7 @@ export interface Release {
   /** The release's schema graph (load/schema-graph.ts), built once at load: what every compiler reads. */
   readonly graph: SchemaGraph;
   readonly mcp?: McpProjection;
-  /** The release digest (load-release.ts digestRelease): its identity in headers and caches. */
+  /** The release digest (release.ts digestRelease): its identity in headers and caches. */
   readonly hash: string;
 }
 

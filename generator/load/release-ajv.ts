@@ -3,7 +3,7 @@ import type { Release } from './model.js';
 import { createRuntimeAjv, type AjvInstance } from './ajv.js';
 
 /**
- * One run-time Ajv per release, configured exactly as the compiled validators are (validators-ajv.ts), for checks
+ * One run-time Ajv per release, configured exactly as the compiled validators are (ajv.ts), for checks
  * the generator makes while it runs (profile capabilities against the release's capabilities schema) and for the
  * tests and benches that need a reference verdict. It never reaches the generated output.
  */

@@ -137,7 +137,7 @@ const enum Kind {
 }
 
 /**
- * Every keyword that holds subschemas (generator/schema-walk.ts's lists), by how it relates to the instance: in-place
+ * Every keyword that holds subschemas (shared/schema-walk.ts's lists), by how it relates to the instance: in-place
  * applicators describe the same object as their parent (so they inherit its required names and closedness), child
  * keywords describe a nested value, and `$defs`/`definitions` are fresh roots.
  */

@@ -50,7 +50,7 @@ function variants(example: unknown): [string, unknown][] {
   return [['string', 'not-the-right-type']];
 }
 
-/** Writes emitted files under `dir`, unformatted (tests and benches; generation itself writes through generator/write.ts). */
+/** Writes emitted files under `dir`, unformatted (tests and benches; generation itself writes through generator/write/). */
 export function writeEmitted(dir: string, files: readonly EmittedFile[]): void {
   for (const f of files) {
     mkdirSync(dirname(join(dir, f.path)), { recursive: true });

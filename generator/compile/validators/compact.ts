@@ -1,7 +1,7 @@
 import { jsonText, tokenize, type Token } from './code.js';
 
 /**
- * Compacts one Ajv function's code, token by token (the scanner in validators-code.ts, never a regular expression
+ * Compacts one Ajv function's code, token by token (the scanner in code.ts, never a regular expression
  * over code that holds schema strings), for issue 12's size goal. A quarter of Ajv's standalone output is error
  * objects, and a tenth is whitespace:
  *

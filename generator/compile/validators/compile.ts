@@ -14,7 +14,7 @@ export { createRuntimeAjv } from '../../load/index.js';
  * Compiled canonical validators of one release (issue 7). Every tool's request schema, response schema and async
  * response schemas are compiled by Ajv standalone from the modular draft-07 schemas, split into one unit per
  * compiled definition, packed into `validate/packs/<name>-<hash>.cjs`, and fronted by the per-tool modules the runtime loads
- * (runtime/contract.ts ARTIFACT_PATHS). The definitions are packed into a few modules (validators-packs.ts): one
+ * (runtime/contract.ts ARTIFACT_PATHS). The definitions are packed into a few modules (packs.ts): one
  * shared by many tools is emitted once, and loading one tool opens a handful of files.
  */
 export function compileValidators(release: Release, tools?: readonly string[]): EmittedFile[] {

@@ -58,7 +58,7 @@ interface Group {
 
 /**
  * The packs of the definitions the entries reach. Units may come from several releases: `unitNames` are their
- * content-addressed names (validators-modules nameModules), release-independent, so a definition compiled to the
+ * content-addressed names (modules.ts nameModules), release-independent, so a definition compiled to the
  * same code in two releases is one node here and is emitted once (its first unit stands for all).
  */
 export function packUnits(entries: readonly PackEntry[], units: readonly Unit[], unitNames: ReadonlyMap<Unit, string>): Packed {
@@ -121,7 +121,7 @@ function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => 
     '    return unit;',
     '  } });',
     '}',
-    '// Error objects and error collection, shared by every definition (validators-compact.ts).',
+    '// Error objects and error collection, shared by every definition (compact.ts).',
     ...COMPACT_HELPERS,
   ];
   for (const u of g.units) {
