@@ -94,12 +94,14 @@ export function createStandaloneAjv(release: Release): AjvInstance {
  * titles, examples, x-* annotations), because Ajv's standalone code embeds schema objects wherever a keyword needs
  * one at run time. Verdicts do not change: only keywords without validation semantics are removed. `locations`
  * names every object schema node of the copies by its document and pointer, recorded while copying: the splitter
- * (validators-split.ts) finds each compiled function's place in the release through it.
+ * (compile/validators/split.ts) finds each compiled function's place in the release through it. `documents`
+ * (default: every document of the release) narrows the registry to what the compiled tools reach (the release's
+ * schema graph knows it): nothing else is ever compiled, so nothing else is copied.
  */
-export function createCompileAjv(release: Release): { ajv: AjvInstance; locations: Map<unknown, SchemaLocation> } {
+export function createCompileAjv(release: Release, documents: Iterable<SchemaFile> = release.schemas.byId.values()): { ajv: AjvInstance; locations: Map<unknown, SchemaLocation> } {
   const ajv = newAjv(release, true);
   const locations = new Map<unknown, SchemaLocation>();
-  for (const file of release.schemas.byId.values()) {
+  for (const file of documents) {
     const copy = withoutDocumentation(file.schema, (node, pointer) => locations.set(node, { file, pointer })) as JsonSchemaObject;
     ajv.addSchema(copy);
   }

@@ -28,8 +28,11 @@ export function compileValidators(release: Release, tools?: readonly string[]): 
 export function compileValidatorSets(sets: readonly { release: Release; tools?: readonly string[] | undefined }[]): EmittedFile[] {
   const compiled = sets.map(({ release, tools }) => {
     const selected = selectTools(release, tools);
-    const { ajv, locations } = createCompileAjv(release);
-    checkKeywords(release, ajv, selected);
+    // Only the documents the selected tools reach (the schema graph): nothing else is compiled.
+    const reached = reachedDocuments(release, selected);
+    const ids = new Set(reached.map((f) => f.id));
+    const { ajv, locations } = createCompileAjv(release, [...release.schemas.byId.values()].filter((f) => ids.has(f.id)));
+    checkKeywords(release, ajv, reached);
     const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId));
     const rootOf = (path: string): Unit => splitter.unitOf(compileRoot(ajv, release, path));
     const toolRoots = selected.map((tool) => ({
@@ -150,10 +153,9 @@ function selectTools(release: Release, tools: readonly string[] | undefined): To
  * (including the declared annotations); a document holding an unknown one, such as a misspelt `minLenght`, is
  * walked to name the node, and the build fails with its file and pointer.
  */
-function checkKeywords(release: Release, ajv: AjvInstance, tools: readonly ToolDef[]): void {
+function checkKeywords(release: Release, ajv: AjvInstance, files: readonly SchemaFile[]): void {
   const known = (key: string): boolean => Object.prototype.hasOwnProperty.call(ajv.RULES.keywords, key);
-  const files = new Set(tools.flatMap((t) => release.graph.tool(t.name)?.all ?? []));
-  for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+  for (const file of files) {
     if ([...release.graph.keywords(file)].every(known)) continue;
     walkSchema(file.schema, (node, pointer) => {
       if (!isPlainObject(node)) return;
@@ -163,6 +165,12 @@ function checkKeywords(release: Release, ajv: AjvInstance, tools: readonly ToolD
       }
     });
   }
+}
+
+/** Every document the tools' schemas reach, in path order. */
+function reachedDocuments(release: Release, tools: readonly ToolDef[]): SchemaFile[] {
+  const files = new Set(tools.flatMap((t) => release.graph.tool(t.name)?.all ?? []));
+  return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** Compiles one canonical schema file; an Ajv failure becomes a CodegenError naming the file. */
