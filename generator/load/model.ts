@@ -49,7 +49,7 @@ export interface SchemaRegistry {
  *
  * Nodes are the documents of the release (its modular schema files); an edge is a `$ref` from a schema position
  * of one document into another (or the same) document. `$ref`s are found only at schema positions
- * (generator/schema-walk.ts): a `$ref` key inside `enum`, `const`, `examples` or `x-*` data is data, not an edge.
+ * (shared/schema-walk.ts): a `$ref` key inside `enum`, `const`, `examples` or `x-*` data is data, not an edge.
  */
 export interface SchemaGraph {
   /** Every document of the release by its `$id` (the registry's index). */

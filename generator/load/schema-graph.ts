@@ -8,7 +8,7 @@ interface DocumentFacts {
 
 /**
  * Builds the schema graph (model.ts SchemaGraph) of a release's registry: one walk over every document's schema positions. A dangling `$ref` is
- * recorded, not thrown: a document no tool reaches may dangle harmlessly (load-release.ts reports the ones a tool
+ * recorded, not thrown: a document no tool reaches may dangle harmlessly (release.ts reports the ones a tool
  * reaches, with the file and pointer).
  */
 export function buildSchemaGraph(registry: SchemaRegistry, tools: ReadonlyMap<string, ToolDef>): SchemaGraph {

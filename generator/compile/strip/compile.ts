@@ -113,7 +113,7 @@ export function compileStripModules(release: Release, tools?: readonly string[])
     .filter((p) => p.members.some((m) => wanted.has(m)))
     .map((p) => ({ path: dir(`_shared/${p.name}`), contents: p.contents, inputs: p.inputs }));
   files.push(...out.values());
-  // Machine code laid out by strip-codegen (indented, one statement per line): prettier over it cost seconds per
+  // Machine code laid out by codegen.ts (indented, one statement per line): prettier over it cost seconds per
   // release and helps no reader, so the format stage leaves it as written.
   return files.map((f) => ({ ...f, verbatim: true }));
 }
