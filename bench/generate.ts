@@ -86,7 +86,44 @@ export async function run(): Promise<string[]> {
     `  the set: ${(bytes / 1e6).toFixed(2)} MB in ${fileCount} files; prettier over its ${jsonFiles.length} JSON files would add ${s(prettierJsonMs)} to every cold run`,
   );
   if (shared === undefined) lines.push('(3.2.0-beta.5 figures need ../shared: measured over 3.0.6 alone)');
+  else lines.push(...everyTool(shared, cold, profile.tools.length));
   return lines;
+}
+
+/**
+ * Issue 13 (point 4): every tool of AdCP 3.2.0-beta.5 and every tool of 3.0.6 over both releases — the profiles of
+ * test/real/mcp-every-tool.test.ts (every-3-2, every-3-0, both-releases) — generated cold: the figure a change to
+ * how the compilers walk a release (one shared schema graph instead of a walk each) must not make slower.
+ */
+function everyTool(shared: string, publisherCold: number, publisherTools: number): string[] {
+  const r32 = loadRelease(shared, '3.2.0-beta.5');
+  const r30 = loadRelease(sdkReleaseDir(), '@adcp/sdk');
+  const toolsOf = (r: Release): string[] => [...r.tools.keys()].filter((t) => !r.unavailable.has(t)).sort();
+  const caps = { adcp: { major_versions: [3], idempotency: { supported: true, replay_ttl_seconds: 86400 } }, supported_protocols: ['media_buy'] };
+  const profiles = [
+    { name: 'every-3-2', tools: toolsOf(r32), shared_tools: toolsOf(r32), surface: 'sandbox', releases: ['3.2'], capabilities: caps },
+    { name: 'every-3-0', tools: toolsOf(r30), shared_tools: toolsOf(r30), surface: 'sandbox', releases: ['3.0'], advertise: { outputSchema: true }, capabilities: caps },
+    {
+      name: 'both-releases',
+      tools: ['get_adcp_capabilities', 'get_products', 'create_media_buy', 'list_accounts'],
+      shared_tools: ['list_accounts'],
+      advertise: { annotations: 'structural', outputSchema: true },
+      capabilities: caps,
+    },
+  ];
+  const runs: Run[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const dir = agentDirectory([sdkReleaseDir(), shared]);
+    rmSync(join(dir, 'profiles/guaranteed-publisher.json'));
+    for (const p of profiles) writeFileSync(join(dir, 'profiles', `${p.name}.json`), JSON.stringify(p));
+    runs.push(cli(dir));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return [
+    `every tool of AdCP 3.2.0-beta.5 (${toolsOf(r32).length}) and of 3.0.6 (${toolsOf(r30).length}) over both releases, cold, new node process each, median of ${RUNS} (min–max):`,
+    `  ${s(median(runs.map((r) => r.ms)))} (${range(runs.map((r) => r.ms))}), CPU ${s(median(runs.map((r) => r.cpuMs)))}, peak RSS ${median(runs.map((r) => r.rssMb)).toFixed(0)} MB (${range(runs.map((r) => r.rssMb), 'MB')})` +
+      ` → ${(median(runs.map((r) => r.ms)) / publisherCold).toFixed(1)}× the guaranteed-publisher cold run above (${publisherTools} tools)`,
+  ];
 }
 
 /** A new agent repository: its own package.json, the example profile, the shipped rules and overlays. */

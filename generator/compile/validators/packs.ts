@@ -121,7 +121,9 @@ function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => 
     '    return unit;',
     '  } });',
     '}',
-    '// Error objects and error collection, shared by every definition (compact.ts).',
+    // Emitted text, part of every pack's content hash: it keeps naming compact.ts by its old file name, because
+    // renaming it would rename every pack of every generated set.
+    '// Error objects and error collection, shared by every definition (validators-compact.ts).',
     ...COMPACT_HELPERS,
   ];
   for (const u of g.units) {
