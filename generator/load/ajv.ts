@@ -1,7 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { escapeToken, isPlainObject, subschemas, walkSchema } from '../shared/index.js';
-import type { JsonSchemaObject, Release } from './model.js';
+import { escapeToken, isPlainObject, subschemas } from '../shared/index.js';
+import type { JsonSchemaObject, Release, SchemaFile } from './model.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module object.
 type AddFormats = (typeof addFormatsModule)['default'];
@@ -19,14 +19,10 @@ export type AjvInstance = Ajv;
  */
 export const ADCP_ANNOTATION_KEYWORDS = ['discriminator', 'enumDescriptions', 'enumMetadata', 'notes', 'errorMessage', '_bundled'] as const;
 
-/** Annotation keywords of one release: the AdCP list plus every `x-*` keyword at a schema position. */
+/** Annotation keywords of one release: the AdCP list plus every `x-*` keyword at a schema position (the graph's vocabulary). */
 export function annotationKeywords(release: Release): string[] {
   const out = new Set<string>(ADCP_ANNOTATION_KEYWORDS);
-  for (const file of release.schemas.byId.values()) {
-    walkSchema(file.schema, (node) => {
-      if (isPlainObject(node)) for (const key of Object.keys(node)) if (key.startsWith('x-')) out.add(key);
-    });
-  }
+  for (const key of release.graph.vocabulary) if (key.startsWith('x-')) out.add(key);
   return [...out].sort();
 }
 
@@ -69,20 +65,7 @@ function newAjv(release: Release, forStandalone: boolean, overrides: Options = {
  * name, so the option is only switched on for a release that does.
  */
 export function declaresPrototypeNames(release: Release): boolean {
-  const inherited = new Set(Object.getOwnPropertyNames(Object.prototype));
-  let found = false;
-  for (const file of release.schemas.byId.values()) {
-    walkSchema(file.schema, (node) => {
-      if (!isPlainObject(node)) return;
-      const names = [
-        ...(isPlainObject(node.properties) ? Object.keys(node.properties) : []),
-        ...(Array.isArray(node.required) ? node.required.filter((n): n is string => typeof n === 'string') : []),
-        ...(isPlainObject(node.dependencies) ? Object.keys(node.dependencies) : []),
-      ];
-      if (names.some((n) => inherited.has(n))) found = true;
-    });
-  }
-  return found;
+  return Object.getOwnPropertyNames(Object.prototype).some((name) => release.graph.propertyNames.has(name));
 }
 
 /**
@@ -109,17 +92,26 @@ export function createStandaloneAjv(release: Release): AjvInstance {
 /**
  * Build-time Ajv: the same registry, but fed copies of the schemas without their documentation (descriptions,
  * titles, examples, x-* annotations), because Ajv's standalone code embeds schema objects wherever a keyword needs
- * one at run time. Verdicts do not change: only keywords without validation semantics are removed.
+ * one at run time. Verdicts do not change: only keywords without validation semantics are removed. `locations`
+ * names every object schema node of the copies by its document and pointer, recorded while copying: the splitter
+ * (compile/validators/split.ts) finds each compiled function's place in the release through it. `documents`
+ * (default: every document of the release) narrows the registry to what the compiled tools reach (the release's
+ * schema graph knows it): nothing else is ever compiled, so nothing else is copied.
  */
-export function createCompileAjv(release: Release): { ajv: AjvInstance; docs: Map<string, JsonSchemaObject> } {
+export function createCompileAjv(release: Release, documents: Iterable<SchemaFile> = release.schemas.byId.values()): { ajv: AjvInstance; locations: Map<unknown, SchemaLocation> } {
   const ajv = newAjv(release, true);
-  const docs = new Map<string, JsonSchemaObject>();
-  for (const file of release.schemas.byId.values()) {
-    const copy = withoutDocumentation(file.schema) as JsonSchemaObject;
-    docs.set(file.id, copy);
+  const locations = new Map<unknown, SchemaLocation>();
+  for (const file of documents) {
+    const copy = withoutDocumentation(file.schema, (node, pointer) => locations.set(node, { file, pointer })) as JsonSchemaObject;
     ajv.addSchema(copy);
   }
-  return { ajv, docs };
+  return { ajv, locations };
+}
+
+/** Where a schema node lives in the release. */
+export interface SchemaLocation {
+  readonly file: SchemaFile;
+  readonly pointer: string;
 }
 
 /** Keywords removed from build-time copies: pure annotations (draft-07 meta-data and AdCP's own). */
@@ -129,11 +121,12 @@ const DOCUMENTATION_KEYWORDS = new Set(['title', 'description', 'examples', '$co
  * A copy of a schema without documentation keywords at schema positions (never inside `properties` names,
  * `enum`/`const` values or other data). `discriminator` is kept out as well: it is an annotation.
  */
-export function withoutDocumentation(schema: unknown): unknown {
+export function withoutDocumentation(schema: unknown, copied?: (copy: Record<string, unknown>, pointer: string) => void, pointer = ''): unknown {
   if (!isPlainObject(schema)) return schema;
-  const subs = new Map<string, unknown>();
-  for (const sub of subschemas(schema)) subs.set(sub.pointer, withoutDocumentation(sub.schema));
   const out: Record<string, unknown> = {};
+  copied?.(out, pointer);
+  const subs = new Map<string, unknown>();
+  for (const sub of subschemas(schema)) subs.set(sub.pointer, withoutDocumentation(sub.schema, copied, pointer + sub.pointer));
   for (const key of Object.keys(schema)) {
     if (DOCUMENTATION_KEYWORDS.has(key) || key.startsWith('x-')) continue;
     define(out, key, rebuild(schema[key], `/${escapeToken(key)}`, subs));

@@ -3,12 +3,12 @@
  * checked against the releases they serve, the overlay and normalization rule files, and the previous set's
  * manifest. Every later stage is a pure function of what this stage returns; load imports only shared/.
  */
-export { type AjvInstance, ajvOptions, createCompileAjv, createRuntimeAjv, createStandaloneAjv } from './ajv.js';
+export { type AjvInstance, ajvOptions, createCompileAjv, createRuntimeAjv, createStandaloneAjv, type SchemaLocation } from './ajv.js';
 export { checkFormat, describe, pointerOf } from './check-format.js';
 export type { ConfigOverrides } from './config.js';
 export { load, readInputs } from './load.js';
 export { IGNORED, JOURNAL, MANIFEST, type OutputManifest, ownablePath, readManifest, type UnitRecord, WORK_DIR } from './manifest.js';
-export type { EmittedFile, InputRef, JsonObject, JsonSchema, JsonSchemaObject, JsonValue, Profile, Release, SchemaFile, ToolDef } from './model.js';
+export type { EmittedFile, InputRef, JsonObject, JsonSchema, JsonSchemaObject, JsonValue, Profile, Release, SchemaFile, SchemaGraph, SchemaReference, ToolDef, ToolReach } from './model.js';
 export { ACCEPTED_RECORD, APPLIES_WHEN, loadOverlays, type Overlay, type OverlayEntry } from './overlays.js';
 export { checkCapabilities, readProfile, servedReleases } from './profile.js';
 export { readJson } from './read-json.js';

@@ -41,6 +41,66 @@ export interface SchemaRegistry {
   resolve(ref: string, baseId: string): ResolvedRef;
 }
 
+/**
+ * The schema graph of one release, built once when the release is loaded: every document by `$id`, every `$ref`
+ * of every document resolved once, which documents each tool's request and responses reach, and which documents
+ * refer to each other in cycles. The compilers (validators, strip, normalize, types) and the project stage read
+ * it instead of each walking the release again with a reference closure of its own.
+ *
+ * Nodes are the documents of the release (its modular schema files); an edge is a `$ref` from a schema position
+ * of one document into another (or the same) document. `$ref`s are found only at schema positions
+ * (shared/schema-walk.ts): a `$ref` key inside `enum`, `const`, `examples` or `x-*` data is data, not an edge.
+ */
+export interface SchemaGraph {
+  /** Every document of the release by its `$id` (the registry's index). */
+  readonly documents: ReadonlyMap<string, SchemaFile>;
+  /** The `$ref`s of one document, in the order a depth-first walk of its schema positions meets them. */
+  references(file: SchemaFile): readonly SchemaReference[];
+  /** The reference a schema object holds (`{ $ref }`), by the object's identity: resolved once for every reader. */
+  referenceAt(node: object): SchemaReference | undefined;
+  /** Where the `$ref` of `node` lands. Throws, with the reason, for a node without a reference or a dangling one. */
+  target(node: object): ResolvedRef;
+  /** The documents `file` refers to, itself included when it refers into itself, in path order. */
+  dependencies(file: SchemaFile): readonly SchemaFile[];
+  /** Every document reachable from `roots` (the roots included), in path order. */
+  reach(roots: readonly SchemaFile[]): readonly SchemaFile[];
+  /** What one available tool's schemas reach. Undefined for a tool the release lacks schemas for. */
+  tool(name: string): ToolReach | undefined;
+  /**
+   * Documents that refer to each other (or to themselves) in a cycle — the recursive definitions of the release
+   * (a product's child products) — as strongly connected components, dependencies first, each in path order.
+   */
+  readonly cycles: readonly (readonly SchemaFile[])[];
+  /** Every keyword used at a schema position of one document (Ajv strict mode checks them per reached document). */
+  keywords(file: SchemaFile): ReadonlySet<string>;
+  /** Every keyword used at a schema position anywhere in the release. */
+  readonly vocabulary: ReadonlySet<string>;
+  /** Every property name the release declares (`properties`, `required`, `dependencies` keys) anywhere. */
+  readonly propertyNames: ReadonlySet<string>;
+}
+
+/** One `$ref` at a schema position, with where it lands. */
+export interface SchemaReference {
+  readonly from: SchemaFile;
+  /** RFC 6901 pointer of the schema object that holds the `$ref`, inside `from.schema`. */
+  readonly pointer: string;
+  /** The `$ref` as written. */
+  readonly ref: string;
+  /** Where it lands; undefined when it dangles (then `problem` says why). */
+  readonly target?: ResolvedRef;
+  readonly problem?: string;
+}
+
+/** The documents one tool's schemas reach, each list in path order. */
+export interface ToolReach {
+  /** From the request schema. */
+  readonly request: readonly SchemaFile[];
+  /** From the response schema and every async response schema. */
+  readonly response: readonly SchemaFile[];
+  /** Both, without repeats. */
+  readonly all: readonly SchemaFile[];
+}
+
 export interface LegacyFallback {
   readonly mode: string;
   readonly tool: string;
@@ -119,6 +179,8 @@ export interface Release {
   readonly errorCodes: ReadonlyMap<string, ErrorCodeDef>;
   readonly taskResultResolution?: TaskResultResolution;
   readonly schemas: SchemaRegistry;
+  /** The release's schema graph (load/schema-graph.ts), built once at load: what every compiler reads. */
+  readonly graph: SchemaGraph;
   readonly mcp?: McpProjection;
   /** The release digest (release.ts digestRelease): its identity in headers and caches. */
   readonly hash: string;

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { CodegenError, sha256, joinPointer, collectRefs, isPlainObject } from '../shared/index.js';
+import { CodegenError, sha256, joinPointer, isPlainObject } from '../shared/index.js';
 import type {
   ErrorCodeDef,
   JsonSchemaObject,
@@ -9,12 +9,15 @@ import type {
   Release,
   ResolvedRef,
   SchemaFile,
+  SchemaGraph,
+  SchemaRegistry,
   SpecialismDef,
   TaskResultResolution,
   ToolDef,
 } from './model.js';
 import { parseJson, readJson, readText } from './read-json.js';
 import { createRegistry } from './registry.js';
+import { buildSchemaGraph } from './schema-graph.js';
 
 /** Directories of a release that are not modular canonical schemas. */
 const NON_MODULAR_DIRS = new Set(['bundled', 'mcp', 'node_modules']);
@@ -41,10 +44,12 @@ export function loadRelease(dir: string, display: string = dir, digest: ReleaseD
   // A release copy may omit a whole schema area (the one inside @adcp/sdk ships no compliance/ directory): such a
   // tool is kept out of reach, with the reason, instead of failing every profile that never asks for it.
   const unavailable = new Map<string, string>();
+  const graph = buildSchemaGraph(registry, tools);
+  const checked = new Set<SchemaFile>();
   for (const tool of tools.values()) {
     const missing = missingToolSchema(tool, registry);
     if (missing !== undefined) unavailable.set(tool.name, `schema ${missing} is not in this copy of the release`);
-    else checkToolSchemas(tool, registry, display);
+    else checkToolSchemas(tool, registry, graph, display, checked);
   }
 
   const mcp = readMcpProjection(dir, display, tools);
@@ -63,6 +68,7 @@ export function loadRelease(dir: string, display: string = dir, digest: ReleaseD
     errorCodes: readErrorCodes(manifest),
     taskResultResolution: readTaskResultResolution(manifest.task_result_resolution),
     schemas: registry,
+    graph,
     mcp,
     hash,
   };
@@ -163,10 +169,7 @@ function readTools(manifest: Record<string, unknown>, file: string): Map<string,
   return tools;
 }
 
-/**
- * Every `$ref` reachable from every tool's request, response and async response schema must resolve; the error
- * names the schema file holding the reference and the pointer of the reference.
- */
+/** A tool's canonical schemas: request, response, async responses. */
 export function toolSchemaPaths(tool: ToolDef): string[] {
   return [tool.requestSchema, tool.responseSchema, ...tool.asyncResponseSchemas];
 }
@@ -175,24 +178,24 @@ function missingToolSchema(tool: ToolDef, registry: Release['schemas']): string 
   return toolSchemaPaths(tool).find((p) => !registry.byPath.has(p));
 }
 
-function checkToolSchemas(tool: ToolDef, registry: Release['schemas'], display: string): void {
-  const seen = new Set<string>();
+/**
+ * Every `$ref` reachable from every tool's request, response and async response schema must resolve (the graph
+ * recorded each one at load); the error names the schema file holding the reference and the pointer of the
+ * reference. Each document is checked once, whichever tools reach it.
+ */
+function checkToolSchemas(tool: ToolDef, registry: SchemaRegistry, graph: SchemaGraph, display: string, checked: Set<SchemaFile>): void {
   for (const path of toolSchemaPaths(tool)) {
-    const file = registry.byPath.get(path)!;
-    const stack: SchemaFile[] = [file];
+    const stack: SchemaFile[] = [registry.byPath.get(path)!];
     while (stack.length > 0) {
       const current = stack.pop()!;
-      if (seen.has(current.id)) continue;
-      seen.add(current.id);
-      for (const { ref, pointer } of collectRefs(current.schema)) {
-        let target;
-        try {
-          target = registry.resolve(ref, current.id);
-        } catch (e) {
-          throw new CodegenError(`${display}/${current.path}`, `${pointer}/$ref`, `dangling $ref ${JSON.stringify(ref)}: ${(e as Error).message}`);
+      if (checked.has(current)) continue;
+      checked.add(current);
+      for (const { ref, pointer, target, problem } of graph.references(current)) {
+        if (target === undefined) {
+          throw new CodegenError(`${display}/${current.path}`, `${pointer}/$ref`, `dangling $ref ${JSON.stringify(ref)}: ${problem}`);
         }
         checkRefChain(registry, target, `${display}/${current.path}`, `${pointer}/$ref`);
-        if (!seen.has(target.file.id)) stack.push(target.file);
+        if (!checked.has(target.file)) stack.push(target.file);
       }
     }
   }

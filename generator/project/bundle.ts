@@ -1,5 +1,5 @@
-import { escapeToken, collectRefs, isPlainObject } from '../shared/index.js';
-import type { JsonSchemaObject, Release, SchemaFile } from '../load/index.js';
+import { escapeToken, isPlainObject } from '../shared/index.js';
+import type { JsonSchemaObject, Release, SchemaFile, SchemaReference } from '../load/index.js';
 
 /** `$defs` key of a bundled file, as the AdCP MCP projection names them: `external:core/product.json`. */
 export function externalKey(path: string): string {
@@ -19,35 +19,35 @@ export function bundleSchema(release: Release, rootPath: string): JsonSchemaObje
   const queue: SchemaFile[] = [root];
   while (queue.length > 0) {
     const file = queue.shift()!;
-    for (const { ref } of collectRefs(file.schema)) {
-      const target = release.schemas.resolve(ref, file.id).file;
+    for (const target of release.graph.dependencies(file)) {
       if (!included.has(target.id)) {
         included.set(target.id, target);
         queue.push(target);
       }
     }
   }
-  const local = (file: SchemaFile, ref: string): string => {
-    const target = release.schemas.resolve(ref, file.id);
+  const local = (reference: SchemaReference): string => {
+    const target = reference.target;
+    if (target === undefined) throw new Error(`${release.label}/${reference.from.path}#${reference.pointer}: dangling $ref ${JSON.stringify(reference.ref)}`);
     const prefix = target.file.id === root.id ? '#' : `#/$defs/${escapeToken(externalKey(target.file.path))}`;
     return prefix + target.pointer.split('/').map((t) => encodeURIComponent(t).replace(/%2F/gi, '/').replace(/%7E/gi, '~')).join('/');
   };
-  const rewrite = (file: SchemaFile, node: JsonSchemaObject, dropId: boolean): JsonSchemaObject => {
-    const refsAt = new Map(collectRefs(node).map((r) => [r.pointer, r.ref]));
-    return rewriteRefs(node, '', refsAt, (ref) => local(file, ref), dropId) as JsonSchemaObject;
+  const rewrite = (file: SchemaFile, dropId: boolean): JsonSchemaObject => {
+    const refsAt = new Map(release.graph.references(file).map((r) => [r.pointer, r]));
+    return rewriteRefs(file.schema, '', refsAt, local, dropId) as JsonSchemaObject;
   };
   const defs: Record<string, JsonSchemaObject> = {};
   for (const file of [...included.values()].filter((f) => f !== root).sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    defs[externalKey(file.path)] = rewrite(file, file.schema, true);
+    defs[externalKey(file.path)] = rewrite(file, true);
   }
-  const bundled = rewrite(root, root.schema, false);
+  const bundled = rewrite(root, false);
   if (Object.keys(defs).length === 0) return bundled;
   const existing = isPlainObject(bundled.$defs) ? bundled.$defs : {};
   return { ...bundled, $defs: { ...existing, ...defs } };
 }
 
 /** Copies `node`, replacing each `$ref` found at a pointer in `refsAt` and dropping `$id`/`$schema` when asked. */
-function rewriteRefs(node: unknown, pointer: string, refsAt: Map<string, string>, to: (ref: string) => string, dropId: boolean): unknown {
+function rewriteRefs(node: unknown, pointer: string, refsAt: ReadonlyMap<string, SchemaReference>, to: (reference: SchemaReference) => string, dropId: boolean): unknown {
   if (Array.isArray(node)) return node.map((v, i) => rewriteRefs(v, `${pointer}/${i}`, refsAt, to, dropId));
   if (!isPlainObject(node)) return node;
   const out: Record<string, unknown> = {};
@@ -55,7 +55,7 @@ function rewriteRefs(node: unknown, pointer: string, refsAt: Map<string, string>
   for (const [key, value] of Object.entries(node)) {
     if (dropId && pointer === '' && (key === '$id' || key === '$schema')) continue;
     const child = `${pointer}/${escapeToken(key)}`;
-    const v = key === '$ref' && ref !== undefined && value === ref ? to(ref) : rewriteRefs(value, child, refsAt, to, dropId);
+    const v = key === '$ref' && ref !== undefined && value === ref.ref ? to(ref) : rewriteRefs(value, child, refsAt, to, dropId);
     Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return out;

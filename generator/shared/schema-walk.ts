@@ -73,15 +73,6 @@ export function walkSchema(root: unknown, visit: (schema: unknown, pointer: stri
   for (const sub of subschemas(root, pointer)) walkSchema(sub.schema, visit, sub.pointer);
 }
 
-/** Every `$ref` string in a schema document, with the pointer of the schema object holding it. */
-export function collectRefs(root: unknown): { ref: string; pointer: string }[] {
-  const refs: { ref: string; pointer: string }[] = [];
-  walkSchema(root, (node, pointer) => {
-    if (isPlainObject(node) && typeof node.$ref === 'string') refs.push({ ref: node.$ref, pointer });
-  });
-  return refs;
-}
-
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

@@ -106,7 +106,8 @@ interface Shape {
 }
 
 /**
- * The object schemas a value at this place may match: `$ref`s followed (through the release registry), and
+ * The object schemas a value at this place may match: `$ref`s followed (where the release's schema graph resolved
+ * them), and
  * the arms of allOf/anyOf/oneOf and if/then/else flattened, since a property declared in any arm is declared.
  */
 function shapesOf(release: Release, nodes: { file: SchemaFile; schema: unknown }[]): Shape[] {
@@ -117,7 +118,7 @@ function shapesOf(release: Release, nodes: { file: SchemaFile; schema: unknown }
     seen.add(schema);
     out.push({ file, schema });
     if (typeof schema.$ref === 'string') {
-      const target = release.schemas.resolve(schema.$ref, file.id);
+      const target = release.graph.target(schema);
       visit(target.file, target.schema, depth + 1);
     }
     for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
@@ -148,7 +149,7 @@ function declared(release: Release, shapes: Shape[], name: string): { any: boole
     const props = s.schema.properties;
     if (isPlainObject(props) && Object.prototype.hasOwnProperty.call(props, name)) decls.push({ file: s.file, schema: props[name] });
   }
-  const current = decls.some((d) => !isDeprecated(release, d.file, d.schema));
+  const current = decls.some((d) => !isDeprecated(release, d.schema));
   return { any: decls.length > 0, current, shapes: shapesOf(release, decls) };
 }
 
@@ -156,12 +157,12 @@ function declared(release: Release, shapes: Shape[], name: string): { any: boole
  * `deprecated: true`, or a description that opens with "Deprecated"/"DEPRECATED" (3.0.6 marks some fields only
  * in prose), on the property or on the schema it references.
  */
-export function isDeprecated(release: Release, file: SchemaFile, schema: unknown): boolean {
+export function isDeprecated(release: Release, schema: unknown): boolean {
   if (!isPlainObject(schema)) return false;
   if (schema.deprecated === true) return true;
   if (typeof schema.description === 'string' && /^\W*deprecated\b/i.test(schema.description)) return true;
   if (typeof schema.$ref === 'string') {
-    const target = release.schemas.resolve(schema.$ref, file.id);
+    const target = release.graph.target(schema);
     return isPlainObject(target.schema) && target.schema.deprecated === true;
   }
   return false;
@@ -210,7 +211,7 @@ export function deprecatedRequestFields(release: Release): DeprecatedRequestFiel
       if (seen.has(key)) return;
       seen.add(key);
       if (typeof schema.$ref === 'string') {
-        const target = release.schemas.resolve(schema.$ref, file.id);
+        const target = release.graph.target(schema);
         visit(target.file, target.schema, target.pointer, path);
       }
       const props = schema.properties;
@@ -218,7 +219,7 @@ export function deprecatedRequestFields(release: Release): DeprecatedRequestFiel
         for (const name of Object.keys(props)) {
           const p = props[name];
           const at = `${pointer}/properties/${escapeToken(name)}`;
-          if (isPlainObject(p) && isDeprecated(release, file, p)) {
+          if (isPlainObject(p) && isDeprecated(release, p)) {
             const location = `${file.path}#${at}`;
             let entry = found.get(location);
             if (entry === undefined) {

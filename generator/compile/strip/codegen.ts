@@ -1,8 +1,8 @@
-import type { ArrayPlan, Branch, Group, ObjectPlan, Plan, Shape, UnionGroup } from './analysis.js';
+import type { ArrayPlan, Branch, Group, ObjectPlan, Plan, Shape, UnionGroup } from './plan.js';
 import type { Pred } from './predicates.js';
 
 /**
- * Turns one shape's plan (strip-analysis.ts) into one JavaScript function. Schema content reaches the code only
+ * Turns one shape's plan (plan.ts, decided by analysis.ts) into one JavaScript function. Schema content reaches the code only
  * through `lit` (JSON.stringify, line separators escaped) and `comment`; names, consts and structure are all that
  * is emitted — no schema object.
  */
@@ -270,7 +270,7 @@ const TYPE_TESTS: Record<string, (x: string) => string> = {
   null: (x) => `${x} === null`,
 };
 
-/** JSON Schema truth of `p` for the value in variable `x` (evalPred in strip-predicates.ts is the same, interpreted). */
+/** JSON Schema truth of `p` for the value in variable `x` (evalPred in predicates.ts is the same, interpreted). */
 function predExpr(p: Pred, x: string, scope: CodegenScope, depth: number): string {
   const isObj = TYPE_TESTS.object!(x);
   switch (p.k) {

@@ -1,6 +1,8 @@
 import type { StripFn } from '../../../runtime/contract.js';
 import type { JsonSchema } from '../../load/index.js';
-import { localResolver, StripAnalyzer, type Group, type Plan, type Resolver, type Shape } from './analysis.js';
+import { StripAnalyzer } from './analysis.js';
+import type { Group, Plan, Shape } from './plan.js';
+import { localResolver, type Resolver } from './schema-nodes.js';
 import { objectMatters, visitsByName } from './codegen.js';
 import { evalPred } from './predicates.js';
 import { STRIP_MAX_DEPTH, STRIP_MAX_HOPS, stripSupport, type StripContext } from './support.js';
@@ -81,7 +83,7 @@ export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver
       } else {
         let matched = false;
         for (const p of object.patterns) {
-          if (!analyzer.regexp(p.source).test(k)) continue;
+          if (!analyzer.nodes.regexp(p.source).test(k)) continue;
           matched = true;
           if (p.child !== undefined) {
             c.k[d] = k;
@@ -140,7 +142,7 @@ export function interpretStrip(schema: JsonSchema, options: { resolve?: Resolver
       });
       if (!Array.isArray(v) && (m & (m - 1)) !== 0) {
         const closed = g.branches.reduce((acc, b, i) => (b.evidence?.closed ? acc | (1 << i) : acc), 0);
-        m = S.byNames(v, m, closed, new Map(g.names ?? []), (g.patterns ?? []).map(([s, bit]) => [analyzer.regexp(s), bit] as const));
+        m = S.byNames(v, m, closed, new Map(g.names ?? []), (g.patterns ?? []).map(([s, bit]) => [analyzer.nodes.regexp(s), bit] as const));
       }
       chosen = m !== 0 && (m & (m - 1)) === 0 ? Math.log2(m) : -1;
     }

@@ -1,10 +1,10 @@
-import type { SchemaNode } from './analysis.js';
+import type { SchemaNode } from './schema-nodes.js';
 import { isPlainObject } from '../../shared/index.js';
 
 /**
  * `if` conditions as predicates deep-strip can decide: the keywords AdCP conditions use (type, const, enum,
  * required, properties, pattern, contains, allOf, anyOf, oneOf, not, $ref). `schemaPred` builds one at build time;
- * `evalPred` (the interpreter) and strip-codegen.ts's `predExpr` (the compiler) decide it the same way.
+ * `evalPred` (the interpreter) and codegen.ts's `predExpr` (the compiler) decide it the same way.
  */
 
 export type Pred =
@@ -118,7 +118,7 @@ export function isPrimitive(v: unknown): v is Primitive {
   return v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 }
 
-/** JSON Schema truth of a predicate, the same way compiled predicates decide (strip-codegen.ts). */
+/** JSON Schema truth of a predicate, the same way compiled predicates decide (codegen.ts). */
 export function evalPred(p: Pred, v: unknown): boolean {
   switch (p.k) {
     case 'true':

@@ -7,7 +7,8 @@ import type { EmittedFile, InputRef, Release, SchemaFile, ToolDef } from '../../
  * (`releases/<key>/types.d.ts`), so handlers and the normalizers' declarations are typed.
  *
  * json-schema-to-typescript runs once per release over one synthetic schema: every modular file the tools reach
- * becomes a `definitions` entry, and every `$ref` is rewritten (through release.schemas, never the network) to
+ * becomes a `definitions` entry, and every `$ref` is rewritten (to where the release's schema graph resolved it,
+ * never through the network) to
  * point at it. Because each shared definition is one object in that document, it is declared once per release,
  * not once per tool. The root is the `ToolTypes` map itself.
  */
@@ -99,32 +100,16 @@ function selectTools(release: Release, tools?: readonly string[]): ToolDef[] {
   });
 }
 
-/** Every schema file reachable from the tools' schemas, in path order (deterministic output). */
-function referenceClosure(release: Release, tools: readonly ToolDef[]): SchemaFile[] {
-  const seen = new Map<string, SchemaFile>();
-  const stack: SchemaFile[] = [];
-  for (const tool of tools) {
-    for (const path of [tool.requestSchema, tool.responseSchema, ...tool.asyncResponseSchemas]) {
+/** Every schema file the tools' schemas reach (the release's schema graph), in path order: deterministic output. */
+function referenceClosure(release: Release, tools: readonly ToolDef[]): readonly SchemaFile[] {
+  const roots = tools.flatMap((tool) =>
+    [tool.requestSchema, tool.responseSchema, ...tool.asyncResponseSchemas].map((path) => {
       const file = release.schemas.byPath.get(path);
       if (file === undefined) throw new CodegenError(`${release.label}/manifest.json`, `/tools/${escapeToken(tool.name)}`, `schema ${path} is not in the release`);
-      stack.push(file);
-    }
-  }
-  while (stack.length > 0) {
-    const file = stack.pop()!;
-    if (seen.has(file.path)) continue;
-    seen.set(file.path, file);
-    visitRefs(file.schema, (ref) => {
-      const target = release.schemas.resolve(ref, file.id).file;
-      if (!seen.has(target.path)) stack.push(target);
-    });
-  }
-  return [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-function visitRefs(node: unknown, visit: (ref: string) => void): void {
-  if (isPlainObject(node) && typeof node.$ref === 'string') visit(node.$ref);
-  for (const sub of subschemas(node)) visitRefs(sub.schema, visit);
+      return file;
+    }),
+  );
+  return release.graph.reach(roots);
 }
 
 /**
@@ -139,7 +124,7 @@ function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer:
     // object as its target, which is what makes a shared definition one declaration instead of one per site.
     let target;
     try {
-      target = release.schemas.resolve(node.$ref, file.id);
+      target = release.graph.target(node);
     } catch (e) {
       throw new CodegenError(`${release.label}/${file.path}`, `${pointer}/$ref`, (e as Error).message);
     }

@@ -5,7 +5,7 @@ import { type EmittedFile, type InputRef, type Release, type SchemaFile, type To
 import { jsonText } from './code.js';
 import { closure, nameModules, SUPPORT_DIR } from './modules.js';
 import { packUnits, type PackEntry } from './packs.js';
-import { locateSchemas, UnitSplitter, type CompiledFn, type Unit } from './split.js';
+import { UnitSplitter, type CompiledFn, type Unit } from './split.js';
 import { supportFiles } from './support.js';
 
 export { createRuntimeAjv } from '../../load/index.js';
@@ -28,9 +28,12 @@ export function compileValidators(release: Release, tools?: readonly string[]): 
 export function compileValidatorSets(sets: readonly { release: Release; tools?: readonly string[] | undefined }[]): EmittedFile[] {
   const compiled = sets.map(({ release, tools }) => {
     const selected = selectTools(release, tools);
-    const { ajv, docs } = createCompileAjv(release);
-    checkKeywords(release, ajv, selected.flatMap((t) => [t.requestSchema, t.responseSchema, ...t.asyncResponseSchemas]));
-    const splitter = new UnitSplitter(locateSchemas(docs, release.schemas.byId), (ref, baseId) => release.schemas.resolve(ref, baseId));
+    // Only the documents the selected tools reach (the schema graph): nothing else is compiled.
+    const reached = reachedDocuments(release, selected);
+    const ids = new Set(reached.map((f) => f.id));
+    const { ajv, locations } = createCompileAjv(release, [...release.schemas.byId.values()].filter((f) => ids.has(f.id)));
+    checkKeywords(release, ajv, reached);
+    const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId));
     const rootOf = (path: string): Unit => splitter.unitOf(compileRoot(ajv, release, path));
     const toolRoots = selected.map((tool) => ({
       tool,
@@ -79,8 +82,8 @@ export function compileValidatorSets(sets: readonly { release: Release; tools?: 
  * definition and support modules, and for each location the path of the module exporting its `validate`.
  */
 export function compileSchemaValidators(release: Release, uris: readonly string[]): { files: EmittedFile[]; modules: Map<string, string> } {
-  const { ajv, docs } = createCompileAjv(release);
-  const splitter = new UnitSplitter(locateSchemas(docs, release.schemas.byId), (ref, baseId) => release.schemas.resolve(ref, baseId));
+  const { ajv, locations } = createCompileAjv(release);
+  const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId));
   const roots = uris.map((uri) => {
     const fn = ajv.getSchema(uri);
     if (fn === undefined) throw new CodegenError(release.label, '', `no schema at ${uri}`);
@@ -145,28 +148,29 @@ function selectTools(release: Release, tools: readonly string[] | undefined): To
 }
 
 /**
- * Strict mode, with the place named: Ajv's own "unknown keyword" error does not say where. Every schema node of the
- * files the tools reach is checked against Ajv's keywords (including the declared annotations), so a typo such as
- * `minLenght` fails the build with the file and pointer of the node.
+ * Strict mode, with the place named: Ajv's own "unknown keyword" error does not say where. Every keyword of the
+ * documents the tools reach (the schema graph knows each document's keywords) is checked against Ajv's keywords
+ * (including the declared annotations); a document holding an unknown one, such as a misspelt `minLenght`, is
+ * walked to name the node, and the build fails with its file and pointer.
  */
-function checkKeywords(release: Release, ajv: AjvInstance, paths: readonly string[]): void {
-  const known = ajv.RULES.keywords as Record<string, unknown>;
-  const seen = new Set<string>();
-  const stack = paths.map((p) => release.schemas.byPath.get(p)!);
-  while (stack.length > 0) {
-    const file = stack.pop()!;
-    if (seen.has(file.id)) continue;
-    seen.add(file.id);
+function checkKeywords(release: Release, ajv: AjvInstance, files: readonly SchemaFile[]): void {
+  const known = (key: string): boolean => Object.prototype.hasOwnProperty.call(ajv.RULES.keywords, key);
+  for (const file of files) {
+    if ([...release.graph.keywords(file)].every(known)) continue;
     walkSchema(file.schema, (node, pointer) => {
       if (!isPlainObject(node)) return;
-      for (const key of Object.keys(node)) {
-        if (!Object.prototype.hasOwnProperty.call(known, key)) {
-          throw new CodegenError(`${release.label}/${file.path}`, pointer, `unknown keyword ${JSON.stringify(key)} (strict mode; declare annotations as x-* keywords)`);
-        }
+      const key = Object.keys(node).find((k) => !known(k));
+      if (key !== undefined) {
+        throw new CodegenError(`${release.label}/${file.path}`, pointer, `unknown keyword ${JSON.stringify(key)} (strict mode; declare annotations as x-* keywords)`);
       }
-      if (typeof node.$ref === 'string') stack.push(release.schemas.resolve(node.$ref, file.id).file);
     });
   }
+}
+
+/** Every document the tools' schemas reach, in path order. */
+function reachedDocuments(release: Release, tools: readonly ToolDef[]): SchemaFile[] {
+  const files = new Set(tools.flatMap((t) => release.graph.tool(t.name)?.all ?? []));
+  return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** Compiles one canonical schema file; an Ajv failure becomes a CodegenError naming the file. */

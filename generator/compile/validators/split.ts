@@ -1,5 +1,5 @@
-import type { JsonSchemaObject, SchemaFile } from '../../load/index.js';
-import { isPlainObject, subschemas } from '../../shared/index.js';
+import type { SchemaLocation } from '../../load/index.js';
+import { isPlainObject } from '../../shared/index.js';
 import { commentText, identFragment, jsValue, readAccessors, tokenize, type Token } from './code.js';
 import { unionHints, type UnionHint } from './unions.js';
 
@@ -34,10 +34,7 @@ export interface CompiledFn {
 }
 
 /** Where a compiled schema lives in the release. */
-export interface UnitLocation {
-  readonly file: SchemaFile;
-  readonly pointer: string;
-}
+export type UnitLocation = SchemaLocation;
 
 /** One line before the function: a binding of a local name. */
 export type Binding =
@@ -52,21 +49,6 @@ export interface Unit {
   readonly bindings: Binding[];
   /** The function (`function validate(…) {…}`), local names only. */
   readonly code: string;
-}
-
-/** Every object schema node of the release, by identity, with its file and pointer. */
-export function locateSchemas(docs: ReadonlyMap<string, JsonSchemaObject>, files: ReadonlyMap<string, SchemaFile>): Map<unknown, UnitLocation> {
-  const out = new Map<unknown, UnitLocation>();
-  for (const [id, doc] of docs) {
-    const file = files.get(id)!;
-    const visit = (node: unknown, pointer: string): void => {
-      if (!isPlainObject(node) || out.has(node)) return;
-      out.set(node, { file, pointer });
-      for (const sub of subschemas(node, pointer)) visit(sub.schema, sub.pointer);
-    };
-    visit(doc, '');
-  }
-  return out;
 }
 
 const SUPPORT_REQUIRES: readonly { readonly pattern: RegExp; readonly file: string; readonly local: (rest: string) => string }[] = [
