@@ -12,10 +12,11 @@
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-// The runtime is one bundled module: one file to load at cold start.
-import { createAgent } from './runtime/bundle.js';
+// The runtime is one bundled module: one file to load at cold start (runtime/errors.js re-exports the same class;
+// taking it from the bundle here spares a cold start that module).
+import { createAgent, runtimeModule } from './runtime/bundle.js';
 
-export { AdcpError } from './runtime/errors.js';
+export const { AdcpError } = runtimeModule('./errors.js');
 
 /** The capability profiles this set was generated for. */
 export const profiles = Object.freeze(["creative-agent","governance-agent","guaranteed-publisher","programmatic-seller","signals-agent"]);
