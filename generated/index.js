@@ -12,11 +12,9 @@
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-// The runtime is one bundled module: one file to load at cold start (runtime/errors.js re-exports the same class;
-// taking it from the bundle here spares a cold start that module).
-import { createAgent, runtimeModule } from './runtime/bundle.js';
-
-export const { AdcpError } = runtimeModule('./errors.js');
+//   adcp-codegen 0.1.0:runtime/loader.ts f08d9ec9dc0a3939
+// This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
+// module for a cold start to load.
 
 /** The capability profiles this set was generated for. */
 export const profiles = Object.freeze(["creative-agent","governance-agent","guaranteed-publisher","programmatic-seller","signals-agent"]);
@@ -31,3 +29,362 @@ export async function loadProfile(name, options = {}) {
   }
   return createAgent(new URL('.', import.meta.url), name, options);
 }
+
+import { createRequire } from 'node:module';
+
+const requireBuiltin = createRequire(import.meta.url);
+
+/** The runtime modules as CommonJS functions, evaluated once, on first require; the loader here, the rest below. */
+const definitions = {
+  "./loader.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.loadArtifact = loadArtifact;
+exports.loadArtifacts = loadArtifacts;
+exports.loadedArtifacts = loadedArtifacts;
+exports.flushCodeCache = flushCodeCache;
+/**
+ * Loads generated CommonJS artifacts synchronously, lazily and once, with a V8 code cache that can only ever speed up
+ * compiling a generated module's own text.
+ *
+ * A validator module is loaded on the first call of its tool; what it requires loads when it is first reached. The
+ * code that runs is always the text of the module file in the generated set, read at load time. The cache holds V8's
+ * code cache for that text (`vm.Script` `cachedData`) after an exact copy of the text it was made from; the data is
+ * offered to V8 only when that copy equals, byte for byte, the text being compiled now (V8's own check is the build
+ * and the source length only, and `cachedDataRejected` says when the data did not fit; it is rewritten then). The
+ * copy is compared, never executed. Comparing the bytes, rather than keying files by a digest of the text, is exact
+ * and costs a memcmp where a digest would cost loading `node:crypto` (with its ciphers and streams, ~3-5 ms of a
+ * cold start) and hashing the text. Cached data is compiled code, so it is only read from a directory chain and from
+ * files owned by the current user and writable by no one else, opened without following symbolic links; on any
+ * doubt the module is compiled from its text without a cache. The code cache is written after the current turn
+ * (when the module has usually run, so the functions it compiled lazily are in it); a read-only output, a missing
+ * directory or ADCP_CODEGEN_NO_CODE_CACHE=1 means compiling.
+ *
+ * Copied into the generated output with the rest of the runtime: node: builtins only.
+ */
+const node_fs_1 = require("node:fs");
+const node_os_1 = require("node:os");
+const node_path_1 = require("node:path");
+const node_vm_1 = require("node:vm");
+/** Bump when the wrapper below or the cache file layout changes: the copy compared is the module file's text only. */
+const WRAPPER_VERSION = '4';
+const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
+/** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
+const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+/** A cache file: the text's byte length (uint32, little-endian), the text, then V8's cached data. */
+const LENGTH_BYTES = 4;
+/**
+ * Modules shorter than this compile from their text: for a few kilobytes V8's lazy compile costs less than opening,
+ * checking and deserialising a cache file (measured: ~0.07 ms against ~0.2 ms per module at a cold start).
+ */
+const MIN_CACHED_BYTES = 4096;
+/** A code cache larger than this is not ours to trust (the largest generated module compiles to a few MB). */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+const loaded = new Map();
+const loadedBy = new Map();
+const cacheDirs = new Map();
+const resolved = new Map();
+const pendingWrites = [];
+let flushScheduled = false;
+let exitHook = false;
+/**
+ * The `module.exports` of `<outDir>/<relPath>`, loading it (and what it requires) on first use. `relPath` must stay
+ * inside `outDir`; artifacts may require only relative paths inside it.
+ */
+function loadArtifact(outDir, relPath) {
+    const root = (0, node_path_1.resolve)(outDir);
+    return requireModule(root, inside(root, (0, node_path_1.resolve)(root, relPath), relPath));
+}
+/** Several artifacts at once (every validator of a profile, say). */
+function loadArtifacts(outDir, relPaths) {
+    return relPaths.map((rel) => loadArtifact(outDir, rel));
+}
+/** Paths (relative to `outDir`, sorted) of every module loaded from it so far: what the calls really pulled in. */
+function loadedArtifacts(outDir) {
+    const root = (0, node_path_1.resolve)(outDir);
+    return [...(loadedBy.get(root) ?? [])].map((p) => (0, node_path_1.relative)(root, p).split(node_path_1.sep).join('/')).sort();
+}
+/** Writes pending code caches now rather than after the current turn (benchmarks, tests). */
+function flushCodeCache() {
+    flushScheduled = false;
+    for (const write of pendingWrites.splice(0)) {
+        try {
+            write();
+        }
+        catch {
+            // A cache we cannot write costs the next process a compile, nothing more.
+        }
+    }
+}
+/** `file` (absolute and normalised by `resolve`) when it lies strictly inside `root` (also resolved). */
+function inside(root, file, asked) {
+    // A prefix test on two resolved paths: no `..` segment is left in either, so a path under root starts with it.
+    const prefix = root.endsWith(node_path_1.sep) ? root : root + node_path_1.sep;
+    if (file.length <= prefix.length || !file.startsWith(prefix)) {
+        throw new Error(`artifact ${JSON.stringify(asked)} is outside the generated directory`);
+    }
+    return file;
+}
+function requireModule(root, file) {
+    const known = loaded.get(file);
+    if (known !== undefined)
+        return known.exports;
+    const text = (0, node_fs_1.readFileSync)(file);
+    const fn = compileModule(root, file, text);
+    const module = { exports: {} };
+    // Registered before it runs, so a definition cycle sees the partly initialised exports (they set `validate` first).
+    loaded.set(file, module);
+    let set = loadedBy.get(root);
+    if (set === undefined)
+        loadedBy.set(root, (set = new Set()));
+    set.add(file);
+    const dir = (0, node_path_1.dirname)(file);
+    const requireArtifact = (id) => requireModule(root, resolveRequire(root, file, dir, id));
+    try {
+        fn.call(module.exports, module.exports, requireArtifact, module, file, dir);
+    }
+    catch (e) {
+        loaded.delete(file);
+        set.delete(file);
+        throw e;
+    }
+    return module.exports;
+}
+function resolveRequire(root, file, dir, id) {
+    const key = `${dir}\0${id}`;
+    const known = resolved.get(key);
+    if (known !== undefined)
+        return known;
+    if (!id.startsWith('./') && !id.startsWith('../')) {
+        throw new Error(`${(0, node_path_1.relative)(root, file)}: generated artifacts may require only relative paths, not ${JSON.stringify(id)}`);
+    }
+    const target = inside(root, (0, node_path_1.resolve)(dir, id), id);
+    resolved.set(key, target);
+    return target;
+}
+/**
+ * Compiles the module text, wrapped as CommonJS, with V8's code cache for exactly this text when a trusted one
+ * exists; otherwise a code cache is written once the module has run.
+ */
+function compileModule(root, file, text) {
+    const wrapped = `(function (${MODULE_PARAMS}) {${text.toString('utf8')}\n})`;
+    const cacheDir = text.length < MIN_CACHED_BYTES || process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
+    if (cacheDir === null)
+        return new node_vm_1.Script(wrapped, { filename: file }).runInThisContext();
+    const cacheFile = (0, node_path_1.join)(cacheDir, cacheName(root, file));
+    const stored = readPrivate(cacheFile);
+    const cachedData = stored !== undefined && madeFrom(stored, text) ? stored.subarray(LENGTH_BYTES + text.length) : undefined;
+    const script = new node_vm_1.Script(wrapped, { filename: file, cachedData });
+    if (cachedData === undefined || script.cachedDataRejected === true) {
+        schedule(() => {
+            const head = Buffer.allocUnsafe(LENGTH_BYTES);
+            head.writeUInt32LE(text.length, 0);
+            writePrivate(cacheFile, Buffer.concat([head, text, script.createCachedData()]));
+        });
+    }
+    return script.runInThisContext();
+}
+/** Whether a cache file's data was made from exactly `text` (its stored copy is the same bytes). */
+function madeFrom(stored, text) {
+    const end = LENGTH_BYTES + text.length;
+    return stored.length > end && stored.readUInt32LE(0) === text.length && stored.subarray(LENGTH_BYTES, end).equals(text);
+}
+/**
+ * The cache file of a module: its path inside the set, made a file name, and a hash of the set's directory (the
+ * temp-dir fallback is shared by every set of this user; without it two sets would keep replacing each other's
+ * entries). Names only find entries: what makes an entry usable is `madeFrom`.
+ */
+function cacheName(root, file) {
+    const rel = (0, node_path_1.relative)(root, file).replace(/[^A-Za-z0-9_.-]/g, '~');
+    return `${rel}-${fnv1a(root)}-${RUNTIME_KEY}.v8`;
+}
+/** FNV-1a, 32 bits, hex: a short, stable tag of a string (not a security boundary; see `madeFrom`). */
+function fnv1a(s) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < s.length; i++)
+        h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+    return (h >>> 0).toString(16).padStart(8, '0');
+}
+const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+/** Ours alone: owned by this user, writable by no one else. */
+function ownedPrivately(st) {
+    return uid !== undefined && st.uid === uid && (st.mode & 0o022) === 0;
+}
+/**
+ * A cache file's bytes, only when it is a regular file (not a link: opened with O_NOFOLLOW) that this user owns and
+ * no one else can write; anything else is as good as no cache.
+ */
+function readPrivate(file) {
+    let fd;
+    try {
+        fd = (0, node_fs_1.openSync)(file, node_fs_1.constants.O_RDONLY | (node_fs_1.constants.O_NOFOLLOW ?? 0));
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const st = (0, node_fs_1.fstatSync)(fd);
+        if (!st.isFile() || !ownedPrivately(st) || st.size === 0 || st.size > MAX_CACHE_BYTES)
+            return undefined;
+        const buf = Buffer.allocUnsafe(st.size);
+        let n = 0;
+        while (n < st.size) {
+            const got = (0, node_fs_1.readSync)(fd, buf, n, st.size - n, n);
+            if (got === 0)
+                return undefined;
+            n += got;
+        }
+        return buf;
+    }
+    catch {
+        return undefined;
+    }
+    finally {
+        (0, node_fs_1.closeSync)(fd);
+    }
+}
+let tmpSerial = 0;
+/** Written to a new private file (never an existing one: `wx`), then renamed into place. */
+function writePrivate(file, data) {
+    const tmp = `${file}.${process.pid}-${Date.now().toString(36)}-${tmpSerial++}.tmp`;
+    (0, node_fs_1.writeFileSync)(tmp, data, { mode: 0o600, flag: 'wx' });
+    try {
+        (0, node_fs_1.renameSync)(tmp, file);
+    }
+    catch (e) {
+        (0, node_fs_1.unlinkSync)(tmp);
+        throw e;
+    }
+}
+function hookExit() {
+    if (exitHook)
+        return;
+    exitHook = true;
+    process.once('exit', flushCodeCache);
+}
+function schedule(write) {
+    pendingWrites.push(write);
+    hookExit();
+    if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flushCodeCache).unref();
+    }
+}
+/**
+ * `<outDir>/.cache/v8` when it can be ours, else a private `adcp-codegen-v8-<uid>` directory under the OS temp dir,
+ * else none. Every directory from the cache root down must be a real directory (not a link) owned by this user and
+ * writable by no one else: whoever can write there could plant compiled code. Without a user id to compare
+ * (Windows) there is no cache.
+ */
+function codeCacheDir(root) {
+    const known = cacheDirs.get(root);
+    if (known !== undefined)
+        return known;
+    let chosen = null;
+    if (uid !== undefined) {
+        // Thunks: the temp-dir fallback (and node:os with it) is only looked at when the output cannot hold the cache.
+        const candidates = [
+            () => [(0, node_path_1.join)(root, '.cache', 'v8'), [(0, node_path_1.join)(root, '.cache'), (0, node_path_1.join)(root, '.cache', 'v8')]],
+            () => [(0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-v8-${uid}`), [(0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-v8-${uid}`)]],
+        ];
+        for (const candidate of candidates) {
+            try {
+                const [dir, chain] = candidate();
+                let created = false;
+                for (const d of chain) {
+                    // Created only when missing (a failed mkdir throws, and building that error costs more than the lstat).
+                    let st = (0, node_fs_1.lstatSync)(d, { throwIfNoEntry: false });
+                    if (st === undefined) {
+                        try {
+                            (0, node_fs_1.mkdirSync)(d, { mode: 0o700 });
+                            created = true;
+                        }
+                        catch (e) {
+                            if (e.code !== 'EEXIST')
+                                throw e;
+                        }
+                        st = (0, node_fs_1.lstatSync)(d);
+                    }
+                    if (!st.isDirectory() || !ownedPrivately(st))
+                        throw new Error(`${d} is not private`);
+                }
+                // Checked once, when the directory is made (a cold start pays for every syscall): an existing cache directory
+                // that turns out read-only only means writes fail, which costs nothing but the cache.
+                if (created) {
+                    (0, node_fs_1.accessSync)(dir, node_fs_1.constants.W_OK);
+                    if (dir.startsWith((0, node_path_1.join)(root, '.cache'))) {
+                        // The output directory is committed by agents: keep the cache out of their repository.
+                        try {
+                            (0, node_fs_1.writeFileSync)((0, node_path_1.join)(root, '.cache', '.gitignore'), '*\n', { flag: 'wx', mode: 0o644 });
+                        }
+                        catch (e) {
+                            if (e.code !== 'EEXIST')
+                                throw e;
+                        }
+                    }
+                }
+                chosen = dir;
+                break;
+            }
+            catch {
+                // read-only output (a container image, a package), or a directory that is not ours alone: try the next place
+            }
+        }
+    }
+    cacheDirs.set(root, chosen);
+    return chosen;
+}
+
+  },
+};
+
+/** `import.meta` of every runtime module: the bundle's, as when the modules were one ES module. */
+const __runtimeImportMeta = Object.freeze({ url: import.meta.url });
+
+/** The node: builtins the runtime imports, and only those. */
+const builtins = new Set([
+  "node:fs",
+  "node:module",
+  "node:os",
+  "node:path",
+  "node:url",
+  "node:vm",
+]);
+
+const evaluated = new Map();
+
+/**
+ * A builtin, required when one of its members is first read (the compiled modules read members at call time:
+ * `(0, node_crypto_1.createHash)(…)`), so a builtin only some paths need (node:crypto, for the code cache) costs
+ * nothing to a process that never takes them.
+ */
+function lazyBuiltin(id) {
+  let loaded;
+  const target = () => (loaded ??= requireBuiltin(id));
+  return new Proxy(Object.create(null), {
+    get: (_, key) => target()[key],
+    has: (_, key) => key in target(),
+  });
+}
+
+/** The exports of one runtime module (`./agent.js`). */
+export function runtimeModule(id) {
+  const known = evaluated.get(id);
+  if (known !== undefined) return known.exports;
+  if (builtins.has(id)) return lazyBuiltin(id);
+  const define = definitions[id];
+  if (define === undefined) throw new Error(`adcp-codegen runtime: no module ${id}`);
+  const module = { exports: {} };
+  evaluated.set(id, module);
+  define.call(module.exports, module.exports, runtimeModule, __runtimeImportMeta);
+  return module.exports;
+}
+
+// The other runtime modules, from runtime/modules.cjs through the loader: compiled with their code cache.
+const { loadArtifact } = runtimeModule('./loader.js');
+Object.assign(definitions, loadArtifact(requireBuiltin('node:url').fileURLToPath(new URL('.', import.meta.url)), "runtime/modules.cjs"));
+
+export const { createAgent } = runtimeModule('./agent.js');
+
+/** The class of every AdCP error the agent sends (runtime/errors.js re-exports the same class). */
+export const { AdcpError } = runtimeModule('./errors.js');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BUNDLE, MODULES, PREBUNDLE, bundleRuntime, prebundled, runtimeSources } from '../generator/emit/index.js';
+import { BUNDLE, BUNDLE_FACADE, MODULES, PREBUNDLE, bundleRuntime, prebundled, runtimeSources } from '../generator/emit/index.js';
 import { repoRoot } from './helpers/releases.js';
 
 /** The runtime as one bundled module (issue 12 point 2), built from the compiled runtime/*.ts as generation does. */
@@ -14,12 +14,13 @@ const sources = readdirSync(dist)
   .filter((n) => n.endsWith('.js'))
   .map((name) => ({ name, text: readFileSync(join(dist, name), 'utf8') }));
 
-test('runtime bundle: one module importing only node: builtins; each facade exports exactly its module\'s names, the same objects', async () => {
-  const { bundle, modules, facades } = bundleRuntime(sources);
-  for (const m of bundle.matchAll(/^import .* from (['"])([^'"]+)\1;$/gm)) assert.ok(m[2]!.startsWith('node:'), `the bundle imports ${m[2]}`);
+test('runtime bundle: an entry importing only node: builtins; each facade exports exactly its module\'s names, the same objects', async () => {
+  const { entry, modules, facades } = bundleRuntime(sources);
+  for (const m of entry.matchAll(/^import .* from (['"])([^'"]+)\1;$/gm)) assert.ok(m[2]!.startsWith('node:'), `the entry imports ${m[2]}`);
   assert.is(facades.size, sources.length);
-  // The bundle holds the loader alone; the other modules are one CommonJS artifact it loads with the code cache.
-  assert.equal([...bundle.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]), ['./loader.js']);
+  // The entry (index.js's second half) holds the loader alone; the other modules are one CommonJS artifact it loads
+  // with the code cache.
+  assert.equal([...entry.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]), ['./loader.js']);
   assert.equal(
     [...modules.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]),
     sources.map((s) => `./${s.name}`).filter((n) => n !== './loader.js').sort(),
@@ -29,8 +30,9 @@ test('runtime bundle: one module importing only node: builtins; each facade expo
   const dir = join(root, 'runtime');
   try {
     mkdirSync(dir);
-    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
-    writeFileSync(join(dir, BUNDLE), bundle);
+    writeFileSync(join(root, 'package.json'), '{"type":"module"}');
+    writeFileSync(join(root, 'index.js'), entry);
+    writeFileSync(join(dir, BUNDLE), BUNDLE_FACADE);
     writeFileSync(join(dir, MODULES), modules);
     for (const [name, text] of facades) writeFileSync(join(dir, name), text);
     for (const s of sources) {
@@ -52,7 +54,8 @@ test('runtime bundle: one module importing only node: builtins; each facade expo
 });
 
 test('runtime bundle: deterministic, and a runtime module may import only node: builtins and the runtime', () => {
-  assert.is(bundleRuntime(sources).bundle, bundleRuntime([...sources].reverse()).bundle);
+  assert.is(bundleRuntime(sources).entry, bundleRuntime([...sources].reverse()).entry);
+  assert.is(bundleRuntime(sources).modules, bundleRuntime([...sources].reverse()).modules);
   assert.throws(() => bundleRuntime([...sources, { name: 'extra.js', text: "import x from 'lodash';\nexport const y = x;\n" }]), /runtime\/extra\.js imports lodash/);
   assert.throws(() => bundleRuntime([{ name: BUNDLE, text: 'export {};' }]), /bundle's own name/);
   assert.throws(() => bundleRuntime([{ name: 'loader.js', text: "import { x } from './other.js';\nexport const y = x;\n" }]), /the loader is bundled alone/);
@@ -61,7 +64,7 @@ test('runtime bundle: deterministic, and a runtime module may import only node: 
 test('prebuilt bundle: the one the build wrote is the bundle of the compiled runtime now; a stale one is not used', () => {
   const now = bundleRuntime(runtimeSources(dist));
   const built = prebundled(runtimeSources(dist), join(repoRoot, 'dist', PREBUNDLE));
-  assert.is(built.bundle, now.bundle);
+  assert.is(built.entry, now.entry);
   assert.is(built.modules, now.modules);
   assert.equal([...built.facades], [...now.facades]);
   // Made from other sources (a runtime module changed since): ignored, the bundle is made from the sources given.

@@ -16,7 +16,7 @@ export const PREBUNDLE = 'runtime-bundle.json';
 
 interface PrebundleFile {
   readonly inputs: Record<string, string>;
-  readonly bundle: string;
+  readonly entry: string;
   readonly modules: string;
   readonly facades: Record<string, string>;
 }
@@ -31,26 +31,36 @@ export function runtimeSources(dir: string = join(packageRoot, 'dist', 'runtime'
 
 const inputsOf = (sources: readonly RuntimeSource[]): Record<string, string> => Object.fromEntries(sources.map((s) => [s.name, sha256(s.text)]));
 
+/** Per process: `entryFiles` and `runtimeFiles` both ask, and bundling in-process is the slow path. */
+const made = new Map<string, RuntimeBundle>();
+
 /** The bundle of exactly these sources: the prebuilt one when it was made from them, else made now. */
-export function prebundled(sources: readonly RuntimeSource[], file: string = join(packageRoot, 'dist', PREBUNDLE)): RuntimeBundle {
+export function prebundled(sources: readonly RuntimeSource[], prebuilt?: string): RuntimeBundle {
+  const inputs = inputsOf(sources);
+  const file = prebuilt ?? join(packageRoot, 'dist', PREBUNDLE);
+  // Remembered for the package's own file only (a file given by a caller may be rewritten between calls).
+  const key = prebuilt === undefined ? JSON.stringify(inputs) : undefined;
+  const known = key === undefined ? undefined : made.get(key);
+  if (known !== undefined) return known;
   let stored: PrebundleFile | undefined;
   try {
     stored = JSON.parse(readFileSync(file, 'utf8')) as PrebundleFile;
   } catch {
     stored = undefined;
   }
-  const inputs = inputsOf(sources);
-  if (stored !== undefined && JSON.stringify(stored.inputs) === JSON.stringify(inputs)) {
-    return { bundle: stored.bundle, modules: stored.modules, facades: new Map(Object.entries(stored.facades)) };
-  }
-  return bundleRuntime(sources);
+  const bundle =
+    stored !== undefined && JSON.stringify(stored.inputs) === JSON.stringify(inputs)
+      ? { entry: stored.entry, modules: stored.modules, facades: new Map(Object.entries(stored.facades)) }
+      : bundleRuntime(sources);
+  if (key !== undefined) made.set(key, bundle);
+  return bundle;
 }
 
 /** Writes dist/runtime-bundle.json for the compiled runtime in dist/runtime (atomically: a reader never sees half). */
 export function writePrebundle(dist: string = join(packageRoot, 'dist')): void {
   const sources = runtimeSources(join(dist, 'runtime'));
-  const { bundle, modules, facades } = bundleRuntime(sources);
-  const file: PrebundleFile = { inputs: inputsOf(sources), bundle, modules, facades: Object.fromEntries(facades) };
+  const { entry, modules, facades } = bundleRuntime(sources);
+  const file: PrebundleFile = { inputs: inputsOf(sources), entry, modules, facades: Object.fromEntries(facades) };
   const target = join(dist, PREBUNDLE);
   const tmp = `${target}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(file));

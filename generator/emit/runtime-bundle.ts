@@ -1,15 +1,19 @@
 import { ts } from 'ts-morph';
 
 /**
- * The runtime as ONE module (issue 12 point 2). Importing the runtime's ESM modules one by one cost ~15 ms of a
+ * The runtime in two pieces (issue 12 point 2). Importing the runtime's ES modules one by one cost ~15 ms of a
  * ~36 ms cold start: each is a separate resolve, read, parse and link. At generation the compiled runtime
- * (dist/runtime/*.js, whatever the runtime sources are at that moment) is turned into one ES module,
- * `runtime/bundle.js`: every module transpiled by TypeScript to CommonJS and wrapped in a function, evaluated on
- * first require, in one file; `node:` builtins are required (CommonJS) when a module first needs them. Each `runtime/<name>.js` stays as
- * a facade re-exporting that module's names from the bundle, so code importing `runtime/errors.js` gets the same
- * `AdcpError` class the bundle uses (`instanceof` holds), and `runtime/<name>.d.ts` keep the types.
+ * (dist/runtime/*.js) is transpiled by TypeScript to CommonJS, each module wrapped in a function evaluated on first
+ * require:
+ * - the loader alone goes into the set's `index.js` (its `entry`), the one ES module a cold start imports: Node 20
+ *   keeps no code cache for an ES module, and each ES module is a resolve, read and link of its own;
+ * - every other module goes into `runtime/modules.cjs`, which that loader compiles with V8's code cache like every
+ *   generated module.
+ * `node:` builtins are required (CommonJS) when a module first needs them. Each `runtime/<name>.js` stays as a
+ * facade re-exporting that module's names from `index.js`, so code importing `runtime/errors.js` gets the same
+ * `AdcpError` class the agent uses (`instanceof` holds), and `runtime/<name>.d.ts` keep the types.
  *
- * The transformation is TypeScript's own (`transpileModule`), not string surgery: the bundle is only a table of
+ * The transformation is TypeScript's own (`transpileModule`), not string surgery: the result is only a table of
  * CommonJS module functions and a 10-line `require`.
  */
 
@@ -20,16 +24,22 @@ export interface RuntimeSource {
 }
 
 export interface RuntimeBundle {
-  /** `runtime/bundle.js`: the ES module index.js imports, holding the bootstrap modules (the loader). */
-  readonly bundle: string;
+  /**
+   * The runtime's entry, ES module code that becomes the second half of the set's `index.js` (one ES module to load
+   * at cold start): the bootstrap modules (the loader), `runtimeModule`, and the loading of `runtime/modules.cjs`.
+   */
+  readonly entry: string;
   /** `runtime/modules.cjs`: every other runtime module, loaded by the bundled loader with its V8 code cache. */
   readonly modules: string;
   /** name → facade module text */
   readonly facades: ReadonlyMap<string, string>;
 }
 
+/** `runtime/bundle.js`: the runtime's entry names (`runtimeModule`, `createAgent`), re-exported from `index.js`. */
 export const BUNDLE = 'bundle.js';
 export const MODULES = 'modules.cjs';
+/** The facade of `runtime/bundle.js`. */
+export const BUNDLE_FACADE = "export { createAgent, runtimeModule } from '../index.js';\n";
 
 /**
  * Modules defined in the bundle itself: what is needed to load the rest. Node 20 keeps no code cache for an ES
@@ -63,11 +73,11 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
       source.name,
       names.length === 0
         ? `export {};\n`
-        : `import { runtimeModule } from './${BUNDLE}';\n\nexport const { ${names.join(', ')} } = runtimeModule(${JSON.stringify(`./${source.name}`)});\n`,
+        : `import { runtimeModule } from '../index.js';\n\nexport const { ${names.join(', ')} } = runtimeModule(${JSON.stringify(`./${source.name}`)});\n`,
     );
   }
   const table = [...builtins].sort().map((b) => `  ${JSON.stringify(b)},`);
-  const bundle = [
+  const entry = [
     // Builtins through CommonJS `require`, each on first use: an ES namespace import (`import * as crypto`) makes
     // node read every export of the builtin, which for node:crypto loads Web Crypto, ciphers and streams (~7 ms of
     // a cold start), and for node:fs loads fs/promises.
@@ -119,13 +129,13 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
     '',
     '// The other runtime modules, from runtime/modules.cjs through the loader: compiled with their code cache.',
     "const { loadArtifact } = runtimeModule('./loader.js');",
-    `Object.assign(definitions, loadArtifact(requireBuiltin('node:url').fileURLToPath(new URL('..', import.meta.url)), ${JSON.stringify(`runtime/${MODULES}`)}));`,
+    `Object.assign(definitions, loadArtifact(requireBuiltin('node:url').fileURLToPath(new URL('.', import.meta.url)), ${JSON.stringify(`runtime/${MODULES}`)}));`,
     '',
     "export const { createAgent } = runtimeModule('./agent.js');",
     '',
   ].join('\n');
-  const modulesCjs = ['"use strict";', '', '/** The runtime modules (except the loader) as CommonJS functions, for runtime/bundle.js. */', 'module.exports = {', ...modules, '};', ''].join('\n');
-  return { bundle, modules: modulesCjs, facades };
+  const modulesCjs = ['"use strict";', '', '/** The runtime modules (except the loader) as CommonJS functions, for the loader in index.js. */', 'module.exports = {', ...modules, '};', ''].join('\n');
+  return { entry, modules: modulesCjs, facades };
 }
 
 /** What `import.meta` becomes in a runtime module compiled to a CommonJS function (a parameter of that function). */
