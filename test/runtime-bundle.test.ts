@@ -61,6 +61,38 @@ test('runtime bundle: deterministic, and a runtime module may import only node: 
   assert.throws(() => bundleRuntime([{ name: 'loader.js', text: "import { x } from './other.js';\nexport const y = x;\n" }]), /the loader is bundled alone/);
 });
 
+test('runtime bundle: ASCII only (one byte per character to compile), the escaped characters the same ones at run time', async () => {
+  const { entry, modules } = bundleRuntime(sources);
+  assert.not.ok(/[^\x00-\x7f]/.test(entry), 'index.js\'s runtime half is ASCII');
+  assert.not.ok(/[^\x00-\x7f]/.test(modules), 'runtime/modules.cjs is ASCII');
+  const own = {
+    name: 'chars.js',
+    text: [
+      '// a note → with — dashes',
+      "export const s = 'a … b';",
+      'export const d = "“quoted”";',
+      'export const t = `x — ${1 + 1} … y`;',
+      "export const r = /é+/.test('éé');",
+      '/* block ≤ comment */ export const q = 6 / 2 / 3;',
+    ].join('\n'),
+  };
+  const made = bundleRuntime([...sources, own]);
+  assert.not.ok(/[^\x00-\x7f]/.test(made.modules));
+  const root = mkdtempSync(join(tmpdir(), 'adcp-runtime-ascii-'));
+  try {
+    mkdirSync(join(root, 'runtime'));
+    writeFileSync(join(root, 'package.json'), '{"type":"module"}');
+    writeFileSync(join(root, 'index.js'), made.entry);
+    writeFileSync(join(root, 'runtime', MODULES), made.modules);
+    const { runtimeModule } = (await import(pathToFileURL(join(root, 'index.js')).href)) as { runtimeModule: (id: string) => Record<string, unknown> };
+    assert.equal(runtimeModule('./chars.js'), { s: 'a … b', d: '“quoted”', t: 'x — 2 … y', r: true, q: 1 });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  assert.throws(() => bundleRuntime([{ name: 'ident.js', text: 'export const café = 1;\n' }]), /runtime\/ident\.js: a non-ASCII character outside a comment or literal/);
+  assert.throws(() => bundleRuntime([{ name: 'tag.js', text: 'const tag = (s) => s.raw[0];\nexport const v = tag`é`;\n' }]), /runtime\/tag\.js: a non-ASCII character/);
+});
+
 test('prebuilt bundle: the one the build wrote is the bundle of the compiled runtime now; a stale one is not used', () => {
   const now = bundleRuntime(runtimeSources(dist));
   const built = prebundled(runtimeSources(dist), join(repoRoot, 'dist', PREBUNDLE));

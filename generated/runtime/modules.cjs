@@ -37,10 +37,10 @@ const errors_js_1 = require("./errors.js");
 const V1_STATE = { completed: 3, failed: 4, canceled: 5 };
 /** The problems a Message can have before any tool runs, answered as AdCP INVALID_REQUEST (correctable). */
 const INVOCATION_ERRORS = {
-    noParts: 'the message carries no parts; send one DataPart { "skill": "<tool>", "input": { … } }',
-    noDataPart: 'the message has no DataPart; AdCP tools are addressed by one DataPart { "skill": "<tool>", "input": { … } }, not by text or files',
+    noParts: 'the message carries no parts; send one DataPart { "skill": "<tool>", "input": { \u2026 } }',
+    noDataPart: 'the message has no DataPart; AdCP tools are addressed by one DataPart { "skill": "<tool>", "input": { \u2026 } }, not by text or files',
     manyDataParts: 'the message carries several DataParts; send exactly one { "skill", "input" }',
-    dataNotObject: 'the DataPart data must be an object { "skill": "<tool>", "input": { … } }',
+    dataNotObject: 'the DataPart data must be an object { "skill": "<tool>", "input": { \u2026 } }',
     noSkill: 'the DataPart must name the AdCP tool in a non-empty string "skill"',
     inputNotObject: 'the DataPart "input" (or legacy "parameters") must be an object, or omitted',
 };
@@ -77,7 +77,7 @@ function createA2AExecutor(agent, handlers, options = {}) {
         },
     };
 }
-/** The message → the AdCP call and its result; every failure becomes an AdCP error body. */
+/** The message \u2192 the AdCP call and its result; every failure becomes an AdCP error body. */
 async function invoke(agent, handlers, request) {
     const parsed = readInvocation(request.userMessage.parts);
     if (!parsed.ok) {
@@ -189,7 +189,7 @@ function a2aSkills(agent, release) {
     return agent.toolsList(release).map((t) => ({
         id: t.name,
         name: t.name,
-        description: `${t.description ?? `AdCP tool ${t.name}`} Send one DataPart { "skill": "${t.name}", "input": { … } }.`,
+        description: `${t.description ?? `AdCP tool ${t.name}`} Send one DataPart { "skill": "${t.name}", "input": { \u2026 } }.`,
         tags: ['adcp'],
         examples: [],
         inputModes: ['application/json'],
@@ -299,7 +299,7 @@ async function createAgent(base, name, options = {}) {
         const result = validate(value); // wrapValidator turns a stack overflow on absurd nesting into ok: false
         return result.ok ? { ok: true, value: value } : { ok: false, issues: result.issues };
     };
-    /** The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. */
+    /** The request pipeline after the parse-once copy: normalize \u2192 strip (production) or drift issues \u2192 validate. */
     const parse = (tool, r, input) => {
         try {
             const normalized = normalizeFn(r, tool)(input);
@@ -505,7 +505,7 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.ARTIFACT_PATHS = void 0;
 /**
  * The contract between the generated artifacts and the runtime. Every compiled artifact (validator, strip,
- * normalizer) is a CommonJS module under `<out>/releases/<release key>/…` that the runtime loads synchronously,
+ * normalizer) is a CommonJS module under `<out>/releases/<release key>/\u2026` that the runtime loads synchronously,
  * lazily, on first use of that tool; these are the shapes their exports take. This file is copied into the
  * generated output with the rest of the runtime, so nothing here may import from the generator.
  */
@@ -598,7 +598,7 @@ class AdcpError extends Error {
 exports.AdcpError = AdcpError;
 /**
  * A call to a tool the agent does not serve (unknown, or not advertised). AdCP defines no code of its own for it:
- * UNSUPPORTED_FEATURE ("a requested feature … is not supported by this seller", correctable by re-reading the
+ * UNSUPPORTED_FEATURE ("a requested feature \u2026 is not supported by this seller", correctable by re-reading the
  * capabilities) is the one its error-code enum offers.
  */
 function unsupportedTool(tool) {
@@ -609,7 +609,7 @@ function unsupportedTool(tool) {
         details: { tool },
     };
 }
-/** RFC 6901 pointer → JSONPath-lite (`/packages/0/targeting` → `packages[0].targeting`). */
+/** RFC 6901 pointer \u2192 JSONPath-lite (`/packages/0/targeting` \u2192 `packages[0].targeting`). */
 function jsonPathLite(pointer) {
     if (pointer === '')
         return '';
@@ -651,7 +651,7 @@ function fieldPointer(issue) {
 /**
  * The agent itself is at fault (a handler threw, or answered with a body its release does not admit): a bug only the
  * agent's operator can fix, so the buyer is told not to retry. AdCP has no "internal error" code; CONFIGURATION_ERROR
- * is its code for "the seller's deployment cannot handle the request — the buyer cannot fix it, retrying will not
+ * is its code for "the seller's deployment cannot handle the request \u2014 the buyer cannot fix it, retrying will not
  * help, report to the seller's operator" (enums/error-code.json, 3.2; codes are an open vocabulary, so earlier
  * releases' buyers classify it by `recovery: terminal`). The message never carries a stack trace, a path or the
  * handler's own error text: those go to the agent's log.
@@ -998,11 +998,11 @@ function rerun(raw, data) {
 /**
  * Response validation (issue 7, point 5). The body is validated as it goes on the wire, envelope fields at its
  * root, against the canonical schema the release publishes: 3.2 response schemas compose `core/version-envelope`
- * and `core/protocol-envelope` themselves (status, context, adcp_version, task_id, … declared, `status` required),
+ * and `core/protocol-envelope` themselves (status, context, adcp_version, task_id, \u2026 declared, `status` required),
  * and 3.0 response schemas are open at the root, so the envelope fields the protocol layer adds are accepted as
- * they are — nothing is added or stripped here, because the spec already says what it intends. An async task
+ * they are \u2014 nothing is added or stripped here, because the spec already says what it intends. An async task
  * response is picked by the body's `status` (`submitted`, `working`, `input-required`) when the tool publishes a
- * schema for that status; every other status (`completed`, `failed`, …) is checked against the response schema.
+ * schema for that status; every other status (`completed`, `failed`, \u2026) is checked against the response schema.
  */
 function wrapResponseValidator(module) {
     const sync = wrapValidator(module.validate);
@@ -1030,7 +1030,7 @@ function toIssues(errors, data) {
             continue;
         const error = copyError(raw);
         if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') {
-            // Its branch errors are the run of preceding errors at or below its instance path — up to one that Ajv left
+            // Its branch errors are the run of preceding errors at or below its instance path \u2014 up to one that Ajv left
             // for a sibling branch of an enclosing union (a nested union follows its enclosing union's earlier branches).
             let start = top.length;
             while (start > 0 && within(top[start - 1].error.instancePath, error.instancePath) && !siblingBranch(top[start - 1].error.schemaPath, error.schemaPath))
@@ -1086,7 +1086,7 @@ function unionIssues(error, children, data) {
             return [{ pointer: where, keyword: error.keyword, message: `must be one of ${choices}`, allowedValues: hint.allowedValues.slice(), discriminator }];
         }
         // The value selects its branch: what the other branches said (inline ones are recognisable by their schema
-        // path, `<union>/<index>/…`), including their rejection of the value, is beside the point.
+        // path, `<union>/<index>/\u2026`), including their rejection of the value, is beside the point.
         const selected = new Set(hint.branches.flatMap((values, i) => (values.some((v) => sameJson(v, value)) ? [String(i)] : [])));
         // A branch that is a `$ref`: run it alone, its errors are then exactly the selected branch's.
         if (selected.size === 1) {
@@ -1208,8 +1208,8 @@ function discriminatorHint(raw) {
 }
 /**
  * The issues of one `$ref` branch, re-run alone on the value (only ever on a failed call). The thunk returns the
- * branch's binding: a loading stub on first use, which replaces itself, so the function that ran — and holds the
- * errors — is what the thunk returns after the call.
+ * branch's binding: a loading stub on first use, which replaces itself, so the function that ran \u2014 and holds the
+ * errors \u2014 is what the thunk returns after the call.
  */
 function branchIssues(thunk, target, at, data) {
     if (typeof thunk !== 'function')
@@ -1285,7 +1285,7 @@ function jsonOf(v) {
 }
 function listValues(values) {
     const shown = values.slice(0, MAX_LISTED).map(jsonOf).join(', ');
-    return values.length > MAX_LISTED ? `${shown}, … (${values.length} values)` : shown;
+    return values.length > MAX_LISTED ? `${shown}, \u2026 (${values.length} values)` : shown;
 }
 
   },
@@ -1425,8 +1425,8 @@ exports.selectRelease = selectRelease;
 const RELEASE_PIN = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)?$/;
 /**
  * AdCP version negotiation (core/version-envelope.json): the buyer pins a release (`adcp_version`, release
- * precision; pre-release tags hang off the release) or, deprecated, a major (`adcp_major_version`). No pin → the
- * highest served release; a pin inside a served major → the highest served release not above it; otherwise, or when
+ * precision; pre-release tags hang off the release) or, deprecated, a major (`adcp_major_version`). No pin \u2192 the
+ * highest served release; a pin inside a served major \u2192 the highest served release not above it; otherwise, or when
  * the two fields disagree, VERSION_UNSUPPORTED. Patches are not negotiated.
  *
  * `served` must be sorted highest first.
