@@ -12,7 +12,7 @@
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts a0b5492720f377d1
+//   adcp-codegen 0.1.0:runtime/loader.ts c8ffd8a319335be7
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -129,8 +129,7 @@ function requireModule(root, file) {
     const known = loaded.get(file);
     if (known !== undefined)
         return known.exports;
-    const text = (0, node_fs_1.readFileSync)(file);
-    const fn = compileModule(root, file, text);
+    const fn = compileModule(root, file, readWrapped(file));
     const module = { exports: {} };
     // Registered before it runs, so a definition cycle sees the partly initialised exports (they set `validate` first).
     loaded.set(file, module);
@@ -162,12 +161,40 @@ function resolveRequire(root, file, dir, id) {
     resolved.set(key, target);
     return target;
 }
+/** The CommonJS wrapper around a module's text, as bytes (ASCII). */
+const WRAP_HEAD = Buffer.from(`(function (${MODULE_PARAMS}) {`);
+const WRAP_TAIL = Buffer.from('\n})');
+/**
+ * The file's bytes read straight between the wrapper's, so the source V8 compiles is decoded once into one flat
+ * string (decoding the text and then concatenating the wrapper made two copies of every module on the JS heap,
+ * enough to cost a cold start a garbage collection).
+ */
+function readWrapped(file) {
+    const fd = (0, node_fs_1.openSync)(file, 'r');
+    try {
+        const size = (0, node_fs_1.fstatSync)(fd).size;
+        const bytes = Buffer.allocUnsafe(WRAP_HEAD.length + size + WRAP_TAIL.length);
+        WRAP_HEAD.copy(bytes, 0);
+        let n = 0;
+        while (n < size) {
+            const got = (0, node_fs_1.readSync)(fd, bytes, WRAP_HEAD.length + n, size - n, n);
+            if (got === 0)
+                throw new Error(`${file} changed while it was read`);
+            n += got;
+        }
+        WRAP_TAIL.copy(bytes, WRAP_HEAD.length + size);
+        return { bytes, text: bytes.subarray(WRAP_HEAD.length, WRAP_HEAD.length + size) };
+    }
+    finally {
+        (0, node_fs_1.closeSync)(fd);
+    }
+}
 /**
  * Compiles the module text, wrapped as CommonJS, with V8's code cache for exactly this text when a trusted one
  * exists; otherwise a code cache is written once the module has run.
  */
-function compileModule(root, file, text) {
-    const wrapped = `(function (${MODULE_PARAMS}) {${text.toString('utf8')}\n})`;
+function compileModule(root, file, { bytes, text }) {
+    const wrapped = bytes.toString('utf8');
     const cacheDir = text.length < MIN_CACHED_BYTES || process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
     if (cacheDir === null)
         return new node_vm_1.Script(wrapped, { filename: file }).runInThisContext();

@@ -17,7 +17,7 @@
  *
  * Copied into the generated output with the rest of the runtime: node: builtins only.
  */
-import { accessSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Script } from 'node:vm';
@@ -100,8 +100,7 @@ function inside(root: string, file: string, asked: string): string {
 function requireModule(root: string, file: string): unknown {
   const known = loaded.get(file);
   if (known !== undefined) return known.exports;
-  const text = readFileSync(file);
-  const fn = compileModule(root, file, text);
+  const fn = compileModule(root, file, readWrapped(file));
   const module: CjsModule = { exports: {} };
   // Registered before it runs, so a definition cycle sees the partly initialised exports (they set `validate` first).
   loaded.set(file, module);
@@ -132,12 +131,46 @@ function resolveRequire(root: string, file: string, dir: string, id: string): st
   return target;
 }
 
+/** The CommonJS wrapper around a module's text, as bytes (ASCII). */
+const WRAP_HEAD = Buffer.from(`(function (${MODULE_PARAMS}) {`);
+const WRAP_TAIL = Buffer.from('\n})');
+
+/** A module file read once into its wrapper: `bytes` is the wrapped source, `text` the file's bytes within it. */
+interface Wrapped {
+  readonly bytes: Buffer;
+  readonly text: Buffer;
+}
+
+/**
+ * The file's bytes read straight between the wrapper's, so the source V8 compiles is decoded once into one flat
+ * string (decoding the text and then concatenating the wrapper made two copies of every module on the JS heap,
+ * enough to cost a cold start a garbage collection).
+ */
+function readWrapped(file: string): Wrapped {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = Buffer.allocUnsafe(WRAP_HEAD.length + size + WRAP_TAIL.length);
+    WRAP_HEAD.copy(bytes, 0);
+    let n = 0;
+    while (n < size) {
+      const got = readSync(fd, bytes, WRAP_HEAD.length + n, size - n, n);
+      if (got === 0) throw new Error(`${file} changed while it was read`);
+      n += got;
+    }
+    WRAP_TAIL.copy(bytes, WRAP_HEAD.length + size);
+    return { bytes, text: bytes.subarray(WRAP_HEAD.length, WRAP_HEAD.length + size) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Compiles the module text, wrapped as CommonJS, with V8's code cache for exactly this text when a trusted one
  * exists; otherwise a code cache is written once the module has run.
  */
-function compileModule(root: string, file: string, text: Buffer): ModuleFunction {
-  const wrapped = `(function (${MODULE_PARAMS}) {${text.toString('utf8')}\n})`;
+function compileModule(root: string, file: string, { bytes, text }: Wrapped): ModuleFunction {
+  const wrapped = bytes.toString('utf8');
   const cacheDir = text.length < MIN_CACHED_BYTES || process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
   if (cacheDir === null) return new Script(wrapped, { filename: file }).runInThisContext() as ModuleFunction;
   const cacheFile = join(cacheDir, cacheName(root, file));
