@@ -57,6 +57,9 @@ export async function generateWithHeapBudget(options: WorkerOptions, logger: Log
   const worker = new Worker(new URL(import.meta.url), {
     workerData: { tag: WORKER_TAG, options },
     resourceLimits: { maxOldGenerationSizeMb: budgetMb },
+    // Not the process's flags: they belong to the caller's entry (`node --input-type=module -e …`, a loader for its
+    // TypeScript), which the worker does not run, and some of them a worker refuses to start with.
+    execArgv: [],
   });
   // Read now: once the worker has stopped, `threadId` is -1.
   const thread = worker.threadId;

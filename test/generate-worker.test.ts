@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_HEAP_BUDGET_MB, heapBudgetMb } from '../generator/generate-worker.js';
@@ -8,6 +10,7 @@ import { lockOutput, markThreadGone } from '../generator/write/index.js';
 import { WORK_DIR } from '../generator/load/index.js';
 import { runCli, snapshot } from './helpers/cli.js';
 import { tempDir, tinyRelease, writeTree } from './helpers/fixture-release.js';
+import { repoRoot } from './helpers/releases.js';
 
 /**
  * `adcp-codegen generate` runs in a worker thread with a heap budget (generator/generate-worker.ts): the same output
@@ -38,6 +41,14 @@ test('in the worker: the same files and progress lines as on the main thread', a
   // --check through the worker: the result (no drift) comes back.
   const check = await runCli([...args('worker'), '--check'], work, String(DEFAULT_HEAP_BUDGET_MB));
   assert.is(check.code, 0, check.stderr);
+});
+
+test('in the worker, from a process started with flags a worker refuses (`node --input-type=module -e`): it runs', () => {
+  const script = `const { main } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'dist/generator/cli.js')).href)});
+process.exitCode = await main(${JSON.stringify(args('from-eval'))});`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: work, encoding: 'utf8', env: { ...process.env, ADCP_CODEGEN_HEAP_MB: String(DEFAULT_HEAP_BUDGET_MB) } });
+  assert.is(r.status, 0, r.stderr);
+  assert.equal(snapshot(join(work, 'from-eval')), snapshot(join(work, 'main-thread')));
 });
 
 test('in the worker: a generation error still names the file and pointer, exit 1, nothing written', async () => {
