@@ -199,9 +199,14 @@ function madeFrom(stored: Buffer, text: Buffer): boolean {
  * entries). Names only find entries: what makes an entry usable is `madeFrom`.
  */
 function cacheName(root: string, file: string): string {
-  const rel = relative(root, file).replace(/[^A-Za-z0-9_.-]/g, '~');
-  return `${rel}-${fnv1a(root)}-${RUNTIME_KEY}.v8`;
+  // `file` lies inside `root` (both resolved: `inside`), so its path in the set is what follows the root; the suffix
+  // is the same for every module of a set (a cold start names a dozen entries: measured ~0.4 ms before this).
+  let suffix = cacheSuffixes.get(root);
+  if (suffix === undefined) cacheSuffixes.set(root, (suffix = `-${fnv1a(root)}-${RUNTIME_KEY}.v8`));
+  return file.slice(root.length + (root.endsWith(sep) ? 0 : 1)).replace(/[^A-Za-z0-9_.-]/g, '~') + suffix;
 }
+
+const cacheSuffixes = new Map<string, string>();
 
 /** FNV-1a, 32 bits, hex: a short, stable tag of a string (not a security boundary; see `madeFrom`). */
 function fnv1a(s: string): string {
