@@ -79,6 +79,8 @@ export async function generateWithHeapBudget(options: WorkerOptions, logger: Log
     worker.on('error', (e: NodeJS.ErrnoException) => settle(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? { outOfMemory: true } : { error: e }));
     worker.on('exit', (code) => settle({ error: new Error(`the generation worker exited (code ${code}) without a result`) }));
   });
+  // The answer is in (or the worker failed): nothing the worker still holds open may keep the CLI's process alive.
+  void worker.terminate();
   if ('result' in outcome) return outcome.result;
   if ('error' in outcome) throw outcome.error;
   markThreadGone(thread);
