@@ -64,8 +64,10 @@ interface ListEntryFile {
   outputSchema?: string;
 }
 
-/** The artifacts of one tool in one release, loaded on first use. */
+/** One tool in one release, and its artifacts, loaded on first use. */
 interface ToolSlots {
+  readonly release: ProfileRelease;
+  readonly tool: string;
   request?: ValidateFn;
   response?: ValidateFn;
   strip?: StripFn;
@@ -107,27 +109,32 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     if (r === undefined) throw new Error(`adcp-codegen: profile ${name} does not serve release ${key} (serves ${[...byKey.keys()].join(', ')})`);
     return r;
   };
-  // Per release and tool, the loaded artifacts: one Map lookup per call on the hot path, no key strings built.
-  const slots = new Map<ProfileRelease, Map<string, ToolSlots>>(served.map((r) => [r, new Map(r.tools.map((t) => [t, {}]))]));
-  const slot = (r: ProfileRelease, tool: string): ToolSlots => slots.get(r)!.get(tool)!;
-  const requireTool = (tool: string, release: ProfileRelease): void => {
-    if (!slots.get(release)!.has(tool)) throw new UnknownToolError(tool);
+  // Per release and tool, the loaded artifacts: found once per call (the tool check is that lookup), no key strings
+  // built, and passed down the pipeline.
+  const slots = new Map<ProfileRelease, Map<string, ToolSlots>>(served.map((r) => [r, new Map(r.tools.map((tool) => [tool, { release: r, tool }]))]));
+  /** The tool's slot in release `r`, undefined when `r` does not serve it. */
+  const slotIn = (r: ProfileRelease, tool: string): ToolSlots | undefined => slots.get(r)!.get(tool);
+  /** The tool's slot in the release `key` names (default: the highest); UnknownToolError when it does not serve it. */
+  const requireTool = (tool: string, key: string | undefined): ToolSlots => {
+    const s = slotIn(releaseFor(key), tool);
+    if (s === undefined) throw new UnknownToolError(tool);
+    return s;
   };
+  /** The served releases that serve `tool`, highest first. */
+  const releasesServing = (tool: string): string[] => served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
 
   const memo = new Map<string, unknown>();
   const cached = <T>(key: string, make: () => T): T => {
     if (!memo.has(key)) memo.set(key, make());
     return memo.get(key) as T;
   };
-  // Callers check the tool first (requireTool, or the served tools in call), so a slot always exists.
-  const requestValidator = (r: ProfileRelease, tool: string): ValidateFn =>
-    (slot(r, tool).request ??= wrapValidator((loadArtifact(outDir, ARTIFACT_PATHS.request(r.key, tool)) as RequestValidatorModule).validate));
+  const requestValidator = (s: ToolSlots): ValidateFn =>
+    (s.request ??= wrapValidator((loadArtifact(outDir, ARTIFACT_PATHS.request(s.release.key, s.tool)) as RequestValidatorModule).validate));
   // Picks the async variant by the body's `status`, as the response schemas intend.
-  const responseValidator = (r: ProfileRelease, tool: string): ValidateFn =>
-    (slot(r, tool).response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(r.key, tool)) as ResponseValidatorModule));
-  const stripFn = (r: ProfileRelease, tool: string): StripFn => (slot(r, tool).strip ??= (loadArtifact(outDir, ARTIFACT_PATHS.strip(r.key, tool)) as StripModule).strip);
-  const normalizeFn = (r: ProfileRelease, tool: string): NormalizeFn =>
-    (slot(r, tool).normalize ??= (loadArtifact(outDir, ARTIFACT_PATHS.normalize(r.key, tool)) as NormalizeModule).normalize);
+  const responseValidator = (s: ToolSlots): ValidateFn =>
+    (s.response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(s.release.key, s.tool)) as ResponseValidatorModule));
+  const stripFn = (s: ToolSlots): StripFn => (s.strip ??= (loadArtifact(outDir, ARTIFACT_PATHS.strip(s.release.key, s.tool)) as StripModule).strip);
+  const normalizeFn = (s: ToolSlots): NormalizeFn => (s.normalize ??= (loadArtifact(outDir, ARTIFACT_PATHS.normalize(s.release.key, s.tool)) as NormalizeModule).normalize);
 
   // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
   const schema = (path: string): Record<string, unknown> =>
@@ -163,16 +170,15 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
 
   /** The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. */
   const parse = (
-    tool: string,
-    r: ProfileRelease,
+    s: ToolSlots,
     input: unknown,
   ): { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] } | { ok: false; issues: Issue[] } => {
     try {
-      const normalized = normalizeFn(r, tool)(input);
-      const stripped = stripFn(r, tool)(normalized.value);
+      const normalized = normalizeFn(s)(input);
+      const stripped = stripFn(s)(normalized.value);
       // Both modes validate the stripped value, so the validator reports every other problem; development then
       // rejects the unknown fields production would have dropped, one issue per field.
-      const verdict = validateWith(requestValidator(r, tool), stripped.value);
+      const verdict = validateWith(requestValidator(s), stripped.value);
       const issues = [...(mode === 'development' ? driftIssues(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
       if (issues.length > 0) return { ok: false, issues };
       return { ok: true, value: stripped.value as Record<string, unknown>, normalized: normalized.applied, stripped: stripped.removed };
@@ -206,7 +212,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         out[tool] = h;
         continue;
       }
-      const releases = served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+      const releases = releasesServing(tool);
       for (const key of releases) if (typeof ownHandler(h, key) !== 'function') missing.push(`${tool} (AdCP ${key})`);
       for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
       out[tool] = (args, ctx) => ownHandler(h, ctx.release)!(args, ctx);
@@ -229,26 +235,10 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     toolsList,
     endpointToolsList,
     capabilities: (key) => structuredClone(releaseFor(key).capabilities),
-    normalize(tool, args, opts = {}) {
-      const r = releaseFor(opts.release);
-      requireTool(tool, r);
-      return normalizeFn(r, tool)(args);
-    },
-    strip(tool, args, opts = {}) {
-      const r = releaseFor(opts.release);
-      requireTool(tool, r);
-      return stripFn(r, tool)(args);
-    },
-    validateRequest(tool, args, opts = {}) {
-      const r = releaseFor(opts.release);
-      requireTool(tool, r);
-      return validateWith(requestValidator(r, tool), args);
-    },
-    validateResponse(tool, body, opts = {}) {
-      const r = releaseFor(opts.release);
-      requireTool(tool, r);
-      return validateWith(responseValidator(r, tool), body);
-    },
+    normalize: (tool, args, opts = {}) => normalizeFn(requireTool(tool, opts.release))(args),
+    strip: (tool, args, opts = {}) => stripFn(requireTool(tool, opts.release))(args),
+    validateRequest: (tool, args, opts = {}) => validateWith(requestValidator(requireTool(tool, opts.release)), args),
+    validateResponse: (tool, body, opts = {}) => validateWith(responseValidator(requireTool(tool, opts.release)), body),
 
     async call(tool, args, handler, ctx = {}) {
       if (typeof tool !== 'string' || !allTools.has(tool)) throw new UnknownToolError(typeof tool === 'string' ? tool : `(${typeof tool})`);
@@ -267,19 +257,21 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         return errorResult(body, args, served[0]!.key);
       }
       const r = byKey.get(choice.release.key)!;
-      if (!slots.get(r)!.has(tool)) {
+      const s = slotIn(r, tool);
+      if (s === undefined) {
+        const supported = releasesServing(tool);
         return errorResult(
           {
             code: 'UNSUPPORTED_FEATURE',
-            message: `${tool} is not served in AdCP ${r.key}; served in ${served.filter((x) => x.tools.includes(tool)).map((x) => x.key).join(', ')}`,
+            message: `${tool} is not served in AdCP ${r.key}; served in ${supported.join(', ')}`,
             recovery: 'correctable',
-            details: { tool, supported_versions: served.filter((x) => x.tools.includes(tool)).map((x) => x.key) },
+            details: { tool, supported_versions: supported },
           },
           args,
           r.key,
         );
       }
-      const parsed = parse(tool, r, args);
+      const parsed = parse(s, args);
       if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues), args, r.key);
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
@@ -304,7 +296,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const resultBody = result as Record<string, unknown>;
       if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
 
-      const envelope = responseEnvelope(resultBody, (parsed.value as Record<string, unknown>).context, r.key, (body) => statusDefined(responseValidator(r, tool), body));
+      const envelope = responseEnvelope(resultBody, (parsed.value as Record<string, unknown>).context, r.key, (body) => statusDefined(responseValidator(s), body));
       if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), args, r.key);
       const body = envelope.body;
       // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
@@ -313,7 +305,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       // Development validates every response; production only where tools/list advertises an outputSchema, because
       // MCP clients validate structuredContent against it and would throw on the buyer's side.
       if (mode === 'development' || outputAdvertised.has(tool)) {
-        const verdict = validateWith(responseValidator(r, tool), body);
+        const verdict = validateWith(responseValidator(s), body);
         if (!verdict.ok) {
           // Never send an invalid response as if it were valid: the agent has a bug, which a retry cannot fix. The
           // pointers help the agent's developer; a production buyer learns only that the call failed.
