@@ -17,19 +17,16 @@ const MAX_LISTED = 12;
  */
 export function wrapValidator(raw: RawValidateFn): ValidateFn {
   return (data: unknown): CheckResult => {
-    let ok: boolean;
+    let errors: AjvErrorObject[] | undefined;
     try {
-      ok = raw(data) === true;
+      errors = runRaw(raw, data);
     } catch (e) {
-      raw.errors = null;
       if (e instanceof RangeError) {
         return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }] };
       }
       throw e;
     }
-    if (ok) return { ok: true };
-    const errors = Array.isArray(raw.errors) ? raw.errors.slice() : [];
-    raw.errors = null;
+    if (errors === undefined) return { ok: true };
     let issues: Issue[];
     try {
       issues = toIssues(errors, data); // may re-run a union branch (see branchIssues)
@@ -43,18 +40,28 @@ export function wrapValidator(raw: RawValidateFn): ValidateFn {
   };
 }
 
-/** One more run of the raw validator, for the collection: its issues, its errors cleared. */
-function rerun(raw: RawValidateFn, data: unknown): Issue[] {
-  let ok: boolean;
+/**
+ * One run of the raw validator: undefined when the value is valid, else a copy of the errors Ajv left on the
+ * function. They are cleared whatever happens (a throw included), so no payload fragment outlives the call.
+ */
+function runRaw(raw: RawValidateFn, data: unknown): AjvErrorObject[] | undefined {
   try {
-    ok = raw(data) === true;
-  } catch {
+    if (raw(data) === true) return undefined;
+    return Array.isArray(raw.errors) ? raw.errors.slice() : [];
+  } finally {
     raw.errors = null;
+  }
+}
+
+/** One more run of the raw validator, for the collection: its issues ([] when valid, or when it throws). */
+function rerun(raw: RawValidateFn, data: unknown): Issue[] {
+  let errors: AjvErrorObject[] | undefined;
+  try {
+    errors = runRaw(raw, data);
+  } catch {
     return [];
   }
-  const errors = Array.isArray(raw.errors) ? raw.errors.slice() : [];
-  raw.errors = null;
-  return ok ? [] : toIssues(errors, data);
+  return errors === undefined ? [] : toIssues(errors, data);
 }
 
 /**
