@@ -18,8 +18,11 @@ import { agentFault, type AdcpErrorBody } from './errors.js';
 // The A2A shapes, where the generated index.d.ts and earlier callers import them.
 export type { A2AEventBus, A2AExecutor, A2AExecutorOptions, A2ARequestContext, A2ASkill } from './a2a-types.js';
 
-/** What the executor needs of an agent: the pipeline, and what answers outside it are labelled with. */
-type PipelineAgent = Pick<Agent, 'call' | 'releases' | 'capabilities'>;
+/**
+ * What the executor needs of an agent: the pipeline, and what answers outside it are labelled with. Its capabilities
+ * are not: agent.a2aExecutor binds the get_adcp_capabilities handler (bindHandlers) before the executor sees it.
+ */
+type PipelineAgent = Pick<Agent, 'call' | 'releases'>;
 
 /** The wire dialect of the calling @a2a-js/sdk. */
 type Dialect = 'v1' | 'v0.3';
