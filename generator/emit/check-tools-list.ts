@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ToolsListEntry } from '../project/index.js';
-import type { ProfileData } from './emit.js';
+import { type ProfileData, toolsListEntryWith } from './emit.js';
 import { CodegenError } from '../shared/index.js';
 
 interface ZodLike {
@@ -42,13 +42,7 @@ export function checkToolsLists(profiles: readonly ProfileData[], anchor: string
 
 /** One tools/list entry as the runtime sends it. */
 export function toolsListJson(e: ToolsListEntry): Record<string, unknown> {
-  return {
-    name: e.name,
-    ...(e.description !== undefined ? { description: e.description } : {}),
-    annotations: e.annotations,
-    inputSchema: e.inputSchema.schema,
-    ...(e.outputSchema !== undefined ? { outputSchema: e.outputSchema.schema } : {}),
-  };
+  return toolsListEntryWith(e, (s) => s.schema);
 }
 
 function sdkSchema(anchor: string): ZodLike | undefined {

@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Advertisement, type ToolsListEntry, servedCapabilities, refusedEnvelopeFields } from '../project/index.js';
 import type { EmittedFile, InputRef, Profile } from '../load/index.js';
@@ -71,36 +71,35 @@ export function jsonFile(path: string, dataKey: string, data: unknown, inputs: r
  */
 export function runtimeFiles(): EmittedFile[] {
   const dir = join(packageRoot, 'dist', 'runtime');
-  const names = readdirSync(dir).sort();
-  const read = (name: string): string => readFileSync(join(dir, name), 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '');
   const sourceOf = (name: string): string => `runtime/${name.replace(/\.d\.ts$|\.js$/, '.ts')}`;
   const inputOf = (name: string, contents: string): InputRef => ({ name: `adcp-codegen ${GENERATOR_VERSION}:${sourceOf(name)}`, hash: sha256(contents) });
   const js = runtimeSources(dir);
+  // Each module's input once: the bundle and the modules file name them all, each facade its own.
+  const jsInputs = js.map((s) => inputOf(s.name, s.text));
   const { modules, facades } = prebundled(js);
   const files: EmittedFile[] = [
     withHeader(
-      { path: `runtime/${BUNDLE}`, contents: BUNDLE_FACADE, inputs: js.map((s) => inputOf(s.name, s.text)), verbatim: true },
+      { path: `runtime/${BUNDLE}`, contents: BUNDLE_FACADE, inputs: jsInputs, verbatim: true },
       'The runtime\'s entry names, from index.js (which holds the loader: one ES module to load at cold start).',
     ),
     withHeader(
-      { path: `runtime/${MODULES}`, contents: modules, inputs: js.map((s) => inputOf(s.name, s.text)), verbatim: true },
+      { path: `runtime/${MODULES}`, contents: modules, inputs: jsInputs, verbatim: true },
       'The adcp-codegen runtime\'s modules but the loader (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.',
     ),
   ];
-  for (const s of js) {
+  js.forEach((s, i) => {
     files.push(
       withHeader(
-        { path: `runtime/${s.name}`, contents: facades.get(s.name)!, inputs: [inputOf(s.name, s.text)], verbatim: true },
+        { path: `runtime/${s.name}`, contents: facades.get(s.name)!, inputs: [jsInputs[i]!], verbatim: true },
         `The names of ${sourceOf(s.name)}, from the runtime (index.js).`,
       ),
     );
-  }
-  for (const name of names.filter((n) => n.endsWith('.d.ts'))) {
-    const contents = read(name);
+  });
+  for (const { name, text } of runtimeSources(dir, '.d.ts')) {
     files.push(
       withHeader(
         // tsc's output, already laid out: copied as it is.
-        { path: `runtime/${name}`, contents, inputs: [inputOf(name, contents)], verbatim: true },
+        { path: `runtime/${name}`, contents: text, inputs: [inputOf(name, text)], verbatim: true },
         `The adcp-codegen runtime's types, compiled from ${sourceOf(name)}.`,
       ),
     );
@@ -151,14 +150,23 @@ export function profileFiles(data: ProfileData): EmittedFile[] {
   ];
 }
 
-function listEntry(e: ToolsListEntry): Record<string, unknown> {
+/**
+ * A tools/list entry with each schema written by `schemaOf`: the schema itself (what the runtime sends), or its
+ * generated file's path (the profile's tools-list file, which the runtime reads back into the first).
+ */
+export function toolsListEntryWith(e: ToolsListEntry, schemaOf: (s: ToolsListEntry['inputSchema']) => unknown): Record<string, unknown> {
   return {
     name: e.name,
     ...(e.description !== undefined ? { description: e.description } : {}),
     annotations: e.annotations,
-    inputSchema: e.inputSchema.path,
-    ...(e.outputSchema !== undefined ? { outputSchema: e.outputSchema.path } : {}),
+    inputSchema: schemaOf(e.inputSchema),
+    ...(e.outputSchema !== undefined ? { outputSchema: schemaOf(e.outputSchema) } : {}),
   };
+}
+
+/** The entry as the runtime sends it, but each schema named by its generated file (read on the first tools/list). */
+function listEntry(e: ToolsListEntry): Record<string, unknown> {
+  return toolsListEntryWith(e, (s) => s.path);
 }
 
 export function entryFiles(profiles: readonly ProfileData[], releaseKeys: readonly string[], inputs: readonly InputRef[]): EmittedFile[] {

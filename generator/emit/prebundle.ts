@@ -21,10 +21,10 @@ interface PrebundleFile {
   readonly facades: Record<string, string>;
 }
 
-/** The compiled runtime modules (dist/runtime/*.js), source-map comments removed. */
-export function runtimeSources(dir: string = join(packageRoot, 'dist', 'runtime')): RuntimeSource[] {
+/** The compiled runtime's files (dist/runtime/*.js, or its `.d.ts` declarations), source-map comments removed. */
+export function runtimeSources(dir: string = join(packageRoot, 'dist', 'runtime'), ext: '.js' | '.d.ts' = '.js'): RuntimeSource[] {
   return readdirSync(dir)
-    .filter((n) => n.endsWith('.js'))
+    .filter((n) => n.endsWith(ext))
     .sort()
     .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '') }));
 }
