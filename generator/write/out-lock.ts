@@ -130,7 +130,7 @@ function parseHolder(text: string): LockHolder | undefined {
 }
 
 /** True unless the holder is on this host and its pid is certainly not running, or is a thread of ours that ended. */
-export function holderAlive(holder: Pick<LockHolder, 'pid' | 'host' | 'thread'>): boolean {
+function holderAlive(holder: Pick<LockHolder, 'pid' | 'host' | 'thread'>): boolean {
   if (holder.host !== hostname()) return true;
   if (holder.pid === process.pid && goneThreads.has(holder.thread ?? 0)) return false;
   return pidAlive(holder.pid);
