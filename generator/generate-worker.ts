@@ -30,12 +30,16 @@ async function generate(options: GenerateOptions): Promise<GenerateResult> {
   return (await import('./generate.js')).generate(options);
 }
 
-type LogLevel = 'stage' | 'info' | 'detail' | 'warn' | 'error';
+/** A Logger method, forwarded from the worker by name. */
+type LogLevel = keyof Logger;
 
 type FromWorker =
   | { readonly kind: 'log'; readonly level: LogLevel; readonly args: [string] | [string, string, number] }
   | { readonly kind: 'done'; readonly result: GenerateResult }
   | { readonly kind: 'failed'; readonly error: SerializedError };
+
+/** How a worker run ended: its first word (a message, an error, or its exit) is the one that counts. */
+type Outcome = { result: GenerateResult } | { error: unknown } | { outOfMemory: true };
 
 type SerializedError =
   | { readonly type: 'codegen'; readonly file: string; readonly pointer: string; readonly detail: string }
@@ -63,9 +67,9 @@ export async function generateWithHeapBudget(options: WorkerOptions, logger: Log
   });
   // Read now: once the worker has stopped, `threadId` is -1.
   const thread = worker.threadId;
-  const outcome = await new Promise<{ result: GenerateResult } | { error: unknown } | { outOfMemory: true }>((resolve) => {
+  const outcome = await new Promise<Outcome>((resolve) => {
     let settled = false;
-    const settle = (v: { result: GenerateResult } | { error: unknown } | { outOfMemory: true }): void => {
+    const settle = (v: Outcome): void => {
       if (!settled) {
         settled = true;
         resolve(v);
