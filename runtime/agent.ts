@@ -219,7 +219,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     }
     // The one handler the profile itself can give: its capabilities, as served in the answering release.
     if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-      out.get_adcp_capabilities = (_args, ctx) => structuredClone(releaseFor(ctx.release).capabilities);
+      out.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
     }
     for (const tool of [...allTools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
     if (extra.length > 0) throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
@@ -296,7 +296,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const resultBody = result as Record<string, unknown>;
       if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
 
-      const envelope = responseEnvelope(resultBody, (parsed.value as Record<string, unknown>).context, r.key, (body) => statusDefined(responseValidator(s), body));
+      const envelope = responseEnvelope(resultBody, parsed.value.context, r.key, (body) => statusDefined(responseValidator(s), body));
       if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), args, r.key);
       const body = envelope.body;
       // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
