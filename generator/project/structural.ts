@@ -1,5 +1,5 @@
 import type { JsonSchemaObject } from '../load/index.js';
-import { isPlainObject, subschemas } from '../shared/index.js';
+import { copySchemaWithout, isPlainObject } from '../shared/index.js';
 
 /**
  * AdCP 3.2's `annotation_mode: "structural"` (the release's `mcp/<v>/profiles/production`): the presentation-only
@@ -18,7 +18,7 @@ const ROOT_CONSTRAINTS = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'
  * the guidance the flattening took away. Pure: the input is not mutated.
  */
 export function structural(doc: JsonSchemaObject, input?: { keep: ReadonlySet<string> }): JsonSchemaObject {
-  const stripped = strip(doc) as JsonSchemaObject;
+  const stripped = copySchemaWithout(doc, (key) => PRESENTATION_ANNOTATIONS.has(key)) as JsonSchemaObject;
   // Output schemas get nothing back: only the input flattening loses guidance worth restoring.
   if (input === undefined) return stripped;
   const { keep } = input;
@@ -35,29 +35,6 @@ export function structural(doc: JsonSchemaObject, input?: { keep: ReadonlySet<st
     stripped.properties = restored;
   }
   return typeof doc.description === 'string' ? { ...stripped, description: doc.description } : stripped;
-}
-
-function strip(node: unknown): unknown {
-  if (!isPlainObject(node)) return node;
-  const children = new Map(subschemas(node).map((c) => [c.pointer, c]));
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (PRESENTATION_ANNOTATIONS.has(key)) continue;
-    out[key] = stripChild(key, value, children);
-  }
-  return out;
-}
-
-function stripChild(key: string, value: unknown, children: Map<string, { pointer: string }>): unknown {
-  const at = `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-  if (children.has(at)) return strip(value);
-  if (Array.isArray(value) && value.some((_, i) => children.has(`${at}/${i}`))) return value.map((v, i) => (children.has(`${at}/${i}`) ? strip(v) : v));
-  if (isPlainObject(value) && Object.keys(value).some((k) => children.has(`${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`))) {
-    const o: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) o[k] = children.has(`${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`) ? strip(v) : v;
-    return o;
-  }
-  return value;
 }
 
 /**

@@ -11,4 +11,4 @@ export { hashJson, sha256, shortHash } from './hash.js';
 export { escapeToken, getAtPointer, joinPointer, parsePointer, pointerFromFragment } from './json-pointer.js';
 export { createLogger, type Logger, silentLogger } from './log.js';
 export { packageRoot } from './package-root.js';
-export { isPlainObject, SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, subschemas, walkSchema } from './schema-walk.js';
+export { copySchemaWithout, isPlainObject, SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, subschemas, walkSchema } from './schema-walk.js';
