@@ -1,6 +1,7 @@
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { CodegenError, escapeToken, isPlainObject, subschemas } from '../../shared/index.js';
 import type { EmittedFile, InputRef, Release, SchemaFile, ToolDef } from '../../load/index.js';
+import { selectTools } from '../select-tools.js';
 
 /**
  * TypeScript types for every tool's request, response and async responses of one release, in one file
@@ -87,17 +88,6 @@ function pascal(s: string): string {
 function asyncStatus(path: string): string {
   const m = /-async-response-([a-z0-9-]+)\.json$/.exec(path);
   return (m ? m[1]! : path.replace(/\.json$/, '')).replace(/-/g, '_');
-}
-
-function selectTools(release: Release, tools?: readonly string[]): ToolDef[] {
-  const names = tools ?? [...release.tools.keys()].filter((n) => !release.unavailable.has(n));
-  return [...names].sort().map((name) => {
-    const tool = release.tools.get(name);
-    if (tool === undefined) throw new CodegenError(`${release.label}/manifest.json`, '/tools', `no tool ${JSON.stringify(name)} in this release`);
-    const missing = release.unavailable.get(name);
-    if (missing !== undefined) throw new CodegenError(`${release.label}/manifest.json`, `/tools/${escapeToken(name)}`, missing);
-    return tool;
-  });
 }
 
 /** Every schema file the tools' schemas reach (the release's schema graph), in path order: deterministic output. */
