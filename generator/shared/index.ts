@@ -8,7 +8,7 @@ export { generatorCodeHash, generatorVersion } from './code-hash.js';
 export { CodegenError, UsageError } from './errors.js';
 export { stronglyConnected } from './graph.js';
 export { hashJson, sha256, shortHash } from './hash.js';
-export { escapeToken, getAtPointer, joinPointer, parsePointer, pointerFromFragment } from './json-pointer.js';
+export { escapeToken, fragmentFromPointer, getAtPointer, joinPointer, parsePointer, pointerFromFragment } from './json-pointer.js';
 export { createLogger, type Logger, silentLogger } from './log.js';
 export { packageRoot } from './package-root.js';
 export { copySchemaWithout, isPlainObject, SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, subschemas, walkSchema } from './schema-walk.js';

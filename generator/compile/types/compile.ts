@@ -1,5 +1,5 @@
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { CodegenError, escapeToken, isPlainObject, subschemas } from '../../shared/index.js';
+import { CodegenError, escapeToken, fragmentFromPointer, isPlainObject, subschemas } from '../../shared/index.js';
 import type { EmittedFile, InputRef, Release, SchemaFile, ToolDef } from '../../load/index.js';
 import { selectTools } from '../select-tools.js';
 
@@ -118,7 +118,7 @@ function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer:
     } catch (e) {
       throw new CodegenError(`${release.label}/${file.path}`, `${pointer}/$ref`, (e as Error).message);
     }
-    return { $ref: `#/definitions/${escapeToken(target.file.path)}${target.pointer.split('/').map(encodeURIComponent).join('/')}` };
+    return { $ref: `#/definitions/${escapeToken(target.file.path)}${fragmentFromPointer(target.pointer)}` };
   }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(node)) {
