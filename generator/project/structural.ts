@@ -1,4 +1,4 @@
-import type { JsonSchemaObject } from '../load/index.js';
+import type { JsonSchemaObject, Release, SchemaFile } from '../load/index.js';
 import { copySchemaWithout, isPlainObject } from '../shared/index.js';
 
 /**
@@ -40,32 +40,26 @@ export function structural(doc: JsonSchemaObject, input?: { keep: ReadonlySet<st
 /**
  * The property names a request schema's root constraints mention (`required` and `properties` inside root
  * `allOf`/`anyOf`/`oneOf`/`not`/`if`/`then`/`else`, through nested combinators and `$ref`s): the properties whose
- * descriptions the 3.2 production projection restores after the input flattening. `resolve` follows a `$ref`.
+ * descriptions the 3.2 production projection restores after the input flattening. `$ref`s are followed where the
+ * release's schema graph resolved them at load.
  */
-export function rootConstraintProperties(
-  root: JsonSchemaObject,
-  baseId: string,
-  resolve: (ref: string, baseId: string) => { schema: unknown; baseId: string } | undefined,
-): Set<string> {
+export function rootConstraintProperties(release: Release, root: SchemaFile): Set<string> {
   const names = new Set<string>();
   const seen = new Set<unknown>();
-  const visit = (node: unknown, base: string): void => {
+  const visit = (node: unknown): void => {
     if (!isPlainObject(node) || seen.has(node)) return;
     seen.add(node);
-    if (typeof node.$ref === 'string') {
-      const target = resolve(node.$ref, base);
-      if (target !== undefined) visit(target.schema, target.baseId);
-    }
+    if (typeof node.$ref === 'string') visit(release.graph.target(node).schema);
     if (Array.isArray(node.required)) for (const n of node.required) if (typeof n === 'string') names.add(n);
     if (isPlainObject(node.properties)) for (const n of Object.keys(node.properties)) names.add(n);
     for (const k of ROOT_CONSTRAINTS) {
       const v = node[k];
-      for (const child of Array.isArray(v) ? v : [v]) visit(child, base);
+      for (const child of Array.isArray(v) ? v : [v]) visit(child);
     }
   };
   for (const k of ROOT_CONSTRAINTS) {
-    const v = root[k];
-    for (const child of Array.isArray(v) ? v : [v]) visit(child, baseId);
+    const v = root.schema[k];
+    for (const child of Array.isArray(v) ? v : [v]) visit(child);
   }
   return names;
 }
