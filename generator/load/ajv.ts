@@ -1,6 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { escapeToken, isPlainObject, subschemas } from '../shared/index.js';
+import { copySchemaWithout } from '../shared/index.js';
 import type { JsonSchemaObject, Release, SchemaFile } from './model.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module object.
@@ -122,40 +122,6 @@ const DOCUMENTATION_KEYWORDS = new Set(['title', 'description', 'examples', '$co
  * A copy of a schema without documentation keywords at schema positions (never inside `properties` names,
  * `enum`/`const` values or other data). `discriminator` is kept out as well: it is an annotation.
  */
-export function withoutDocumentation(schema: unknown, copied?: (copy: Record<string, unknown>, pointer: string) => void, pointer = ''): unknown {
-  if (!isPlainObject(schema)) return schema;
-  const out: Record<string, unknown> = {};
-  copied?.(out, pointer);
-  const subs = new Map<string, unknown>();
-  for (const sub of subschemas(schema)) subs.set(sub.pointer, withoutDocumentation(sub.schema, copied, pointer + sub.pointer));
-  for (const key of Object.keys(schema)) {
-    if (DOCUMENTATION_KEYWORDS.has(key) || key.startsWith('x-')) continue;
-    define(out, key, rebuild(schema[key], `/${escapeToken(key)}`, subs));
-  }
-  return out;
-}
-
-/** Rebuilds a keyword's value, substituting the already-cleaned subschemas found at their pointers. */
-function rebuild(value: unknown, pointer: string, subs: Map<string, unknown>): unknown {
-  if (subs.has(pointer)) return subs.get(pointer);
-  if (Array.isArray(value)) {
-    if (!value.some((_, i) => subs.has(`${pointer}/${i}`))) return value;
-    return value.map((v, i) => (subs.has(`${pointer}/${i}`) ? subs.get(`${pointer}/${i}`) : v));
-  }
-  if (isPlainObject(value)) {
-    const keys = Object.keys(value);
-    if (!keys.some((k) => subs.has(`${pointer}/${escapeToken(k)}`))) return value;
-    const out: Record<string, unknown> = {};
-    for (const k of keys) {
-      const p = `${pointer}/${escapeToken(k)}`;
-      define(out, k, subs.has(p) ? subs.get(p) : value[k]);
-    }
-    return out;
-  }
-  return value;
-}
-
-/** Own data property even for `__proto__`. */
-function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+export function withoutDocumentation(schema: unknown, copied?: (copy: Record<string, unknown>, pointer: string) => void): unknown {
+  return copySchemaWithout(schema, (key) => DOCUMENTATION_KEYWORDS.has(key) || key.startsWith('x-'), copied);
 }

@@ -105,10 +105,7 @@ export class AdvertisedSources {
   private constraintNames(release: Release, rootPath: string): Set<string> {
     const root = release.schemas.byPath.get(rootPath);
     if (root === undefined) return new Set();
-    return rootConstraintProperties(root.schema, root.id, (ref, baseId) => {
-      const r = release.schemas.resolve(ref, baseId);
-      return { schema: r.schema, baseId: r.file.id };
-    });
+    return rootConstraintProperties(release, root);
   }
 
   private resolved(release: Release): ResolvedOverlay[] {

@@ -1,4 +1,4 @@
-import { escapeToken, isPlainObject } from '../shared/index.js';
+import { escapeToken, fragmentFromPointer, isPlainObject } from '../shared/index.js';
 import type { JsonSchemaObject, Release, SchemaFile, SchemaReference } from '../load/index.js';
 
 /** `$defs` key of a bundled file, as the AdCP MCP projection names them: `external:core/product.json`. */
@@ -30,7 +30,7 @@ export function bundleSchema(release: Release, rootPath: string): JsonSchemaObje
     const target = reference.target;
     if (target === undefined) throw new Error(`${release.label}/${reference.from.path}#${reference.pointer}: dangling $ref ${JSON.stringify(reference.ref)}`);
     const prefix = target.file.id === root.id ? '#' : `#/$defs/${escapeToken(externalKey(target.file.path))}`;
-    return prefix + target.pointer.split('/').map((t) => encodeURIComponent(t).replace(/%2F/gi, '/').replace(/%7E/gi, '~')).join('/');
+    return prefix + fragmentFromPointer(target.pointer);
   };
   const rewrite = (file: SchemaFile, dropId: boolean): JsonSchemaObject => {
     const refsAt = new Map(release.graph.references(file).map((r) => [r.pointer, r]));

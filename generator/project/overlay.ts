@@ -1,5 +1,5 @@
 import type { JsonSchemaObject, JsonValue, Overlay, OverlayEntry, Release, SchemaFile } from '../load/index.js';
-import { CodegenError, escapeToken, getAtPointer, joinPointer, parsePointer, SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, isPlainObject } from '../shared/index.js';
+import { CodegenError, getAtPointer, joinPointer, parsePointer, SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, isPlainObject } from '../shared/index.js';
 import { ACCEPTED_RECORD, APPLIES_WHEN } from './project.js';
 
 /**
@@ -212,9 +212,4 @@ function setIn(node: unknown, tokens: readonly string[], update: (node: unknown)
   Object.defineProperty(copy, head, { value: child, enumerable: true, writable: true, configurable: true });
   owned.add(copy);
   return copy;
-}
-
-/** The `$defs` key under which an advertised document holds a release file. */
-export function externalDefsPointer(path: string): string {
-  return `/$defs/${escapeToken(`external:${path}`)}`;
 }

@@ -1,5 +1,5 @@
-import type { JsonSchemaObject } from '../load/index.js';
-import { isPlainObject, subschemas } from '../shared/index.js';
+import type { JsonSchemaObject, Release, SchemaFile } from '../load/index.js';
+import { copySchemaWithout, isPlainObject } from '../shared/index.js';
 
 /**
  * AdCP 3.2's `annotation_mode: "structural"` (the release's `mcp/<v>/profiles/production`): the presentation-only
@@ -18,7 +18,7 @@ const ROOT_CONSTRAINTS = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'
  * the guidance the flattening took away. Pure: the input is not mutated.
  */
 export function structural(doc: JsonSchemaObject, input?: { keep: ReadonlySet<string> }): JsonSchemaObject {
-  const stripped = strip(doc) as JsonSchemaObject;
+  const stripped = copySchemaWithout(doc, (key) => PRESENTATION_ANNOTATIONS.has(key)) as JsonSchemaObject;
   // Output schemas get nothing back: only the input flattening loses guidance worth restoring.
   if (input === undefined) return stripped;
   const { keep } = input;
@@ -37,58 +37,29 @@ export function structural(doc: JsonSchemaObject, input?: { keep: ReadonlySet<st
   return typeof doc.description === 'string' ? { ...stripped, description: doc.description } : stripped;
 }
 
-function strip(node: unknown): unknown {
-  if (!isPlainObject(node)) return node;
-  const children = new Map(subschemas(node).map((c) => [c.pointer, c]));
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (PRESENTATION_ANNOTATIONS.has(key)) continue;
-    out[key] = stripChild(key, value, children);
-  }
-  return out;
-}
-
-function stripChild(key: string, value: unknown, children: Map<string, { pointer: string }>): unknown {
-  const at = `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-  if (children.has(at)) return strip(value);
-  if (Array.isArray(value) && value.some((_, i) => children.has(`${at}/${i}`))) return value.map((v, i) => (children.has(`${at}/${i}`) ? strip(v) : v));
-  if (isPlainObject(value) && Object.keys(value).some((k) => children.has(`${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`))) {
-    const o: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) o[k] = children.has(`${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`) ? strip(v) : v;
-    return o;
-  }
-  return value;
-}
-
 /**
  * The property names a request schema's root constraints mention (`required` and `properties` inside root
  * `allOf`/`anyOf`/`oneOf`/`not`/`if`/`then`/`else`, through nested combinators and `$ref`s): the properties whose
- * descriptions the 3.2 production projection restores after the input flattening. `resolve` follows a `$ref`.
+ * descriptions the 3.2 production projection restores after the input flattening. `$ref`s are followed where the
+ * release's schema graph resolved them at load.
  */
-export function rootConstraintProperties(
-  root: JsonSchemaObject,
-  baseId: string,
-  resolve: (ref: string, baseId: string) => { schema: unknown; baseId: string } | undefined,
-): Set<string> {
+export function rootConstraintProperties(release: Release, root: SchemaFile): Set<string> {
   const names = new Set<string>();
   const seen = new Set<unknown>();
-  const visit = (node: unknown, base: string): void => {
+  const visit = (node: unknown): void => {
     if (!isPlainObject(node) || seen.has(node)) return;
     seen.add(node);
-    if (typeof node.$ref === 'string') {
-      const target = resolve(node.$ref, base);
-      if (target !== undefined) visit(target.schema, target.baseId);
-    }
+    if (typeof node.$ref === 'string') visit(release.graph.target(node).schema);
     if (Array.isArray(node.required)) for (const n of node.required) if (typeof n === 'string') names.add(n);
     if (isPlainObject(node.properties)) for (const n of Object.keys(node.properties)) names.add(n);
     for (const k of ROOT_CONSTRAINTS) {
       const v = node[k];
-      for (const child of Array.isArray(v) ? v : [v]) visit(child, base);
+      for (const child of Array.isArray(v) ? v : [v]) visit(child);
     }
   };
   for (const k of ROOT_CONSTRAINTS) {
-    const v = root[k];
-    for (const child of Array.isArray(v) ? v : [v]) visit(child, baseId);
+    const v = root.schema[k];
+    for (const child of Array.isArray(v) ? v : [v]) visit(child);
   }
   return names;
 }

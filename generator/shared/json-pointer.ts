@@ -35,6 +35,11 @@ export function getAtPointer(doc: unknown, pointer: string): unknown {
   return node;
 }
 
+/** The URI fragment form of a pointer (without `#`): each token percent-encoded, so `/$defs/a b` is `/$defs/a%20b`. */
+export function fragmentFromPointer(pointer: string): string {
+  return pointer.split('/').map(encodeURIComponent).join('/');
+}
+
 /** URI fragments hold pointers percent-encoded; `#/$defs/a%20b` names `/$defs/a b`. */
 export function pointerFromFragment(fragment: string): string {
   const raw = fragment.startsWith('#') ? fragment.slice(1) : fragment;

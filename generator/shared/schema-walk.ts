@@ -80,3 +80,51 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 export function isSchema(v: unknown): boolean {
   return typeof v === 'boolean' || isPlainObject(v);
 }
+
+/**
+ * A copy of a schema without the keywords `drop` names, at schema positions only (never inside `properties` names,
+ * `enum`/`const` values or other data). Values that hold no subschema are shared with the input, not copied; the
+ * input is never mutated. `copied` sees every object node of the copy with its pointer, as it is made.
+ */
+export function copySchemaWithout(
+  schema: unknown,
+  drop: (keyword: string) => boolean,
+  copied?: (copy: Record<string, unknown>, pointer: string) => void,
+  pointer = '',
+): unknown {
+  if (!isPlainObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  copied?.(out, pointer);
+  const subs = new Map<string, unknown>();
+  for (const sub of subschemas(schema)) subs.set(sub.pointer, copySchemaWithout(sub.schema, drop, copied, pointer + sub.pointer));
+  for (const key of Object.keys(schema)) {
+    if (drop(key)) continue;
+    define(out, key, rebuild(schema[key], `/${escapeToken(key)}`, subs));
+  }
+  return out;
+}
+
+/** Rebuilds a keyword's value, substituting the already-copied subschemas found at their pointers. */
+function rebuild(value: unknown, pointer: string, subs: Map<string, unknown>): unknown {
+  if (subs.has(pointer)) return subs.get(pointer);
+  if (Array.isArray(value)) {
+    if (!value.some((_, i) => subs.has(`${pointer}/${i}`))) return value;
+    return value.map((v, i) => (subs.has(`${pointer}/${i}`) ? subs.get(`${pointer}/${i}`) : v));
+  }
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    if (!keys.some((k) => subs.has(`${pointer}/${escapeToken(k)}`))) return value;
+    const out: Record<string, unknown> = {};
+    for (const k of keys) {
+      const p = `${pointer}/${escapeToken(k)}`;
+      define(out, k, subs.has(p) ? subs.get(p) : value[k]);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Own data property even for `__proto__`. */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}

@@ -23,11 +23,7 @@ const r30 = loadRelease(sdkReleaseDir(), '@adcp/sdk');
 const addFormats = addFormatsImport as unknown as (ajv: Ajv | Ajv2020) => void;
 
 function keepFor(release: Release, path: string): Set<string> {
-  const root = release.schemas.byPath.get(path)!;
-  return rootConstraintProperties(root.schema, root.id, (ref, base) => {
-    const r = release.schemas.resolve(ref, base);
-    return { schema: r.schema, baseId: r.file.id };
-  });
+  return rootConstraintProperties(release, release.schemas.byPath.get(path)!);
 }
 
 test('our structural stripping of the full 3.2 projection reproduces the release production profile, every tool, both sides', () => {

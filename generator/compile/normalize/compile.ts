@@ -1,8 +1,8 @@
-import { CodegenError, escapeToken } from '../../shared/index.js';
 import type { EmittedFile, InputRef, Release } from '../../load/index.js';
 import { declarationSource } from './declaration.js';
 import { moduleSource } from './module.js';
 import { ruleInput, type NormalizationPlan } from './plan.js';
+import { selectTools } from '../select-tools.js';
 
 /**
  * Compiles a normalization plan into one CommonJS module per tool (`releases/<key>/normalize/<tool>.cjs`,
@@ -18,13 +18,9 @@ import { ruleInput, type NormalizationPlan } from './plan.js';
  * with or without the current field beside it.
  */
 export function compileNormalizers(release: Release, plan: NormalizationPlan, tools?: readonly string[]): EmittedFile[] {
-  const names = tools ?? [...release.tools.keys()].filter((n) => !release.unavailable.has(n));
   const out: EmittedFile[] = [];
-  for (const tool of [...names].sort()) {
-    const def = release.tools.get(tool);
-    if (def === undefined) throw new CodegenError(`${release.label}/manifest.json`, '/tools', `no tool ${JSON.stringify(tool)} in this release`);
-    const missing = release.unavailable.get(tool);
-    if (missing !== undefined) throw new CodegenError(`${release.label}/manifest.json`, `/tools/${escapeToken(tool)}`, missing);
+  for (const def of selectTools(release, tools)) {
+    const tool = def.name;
     const rules = plan.emitted.filter((p) => p.tool === tool).map((p) => p.rule);
     const schema = release.schemas.byPath.get(def.requestSchema);
     const inputs: InputRef[] = [];

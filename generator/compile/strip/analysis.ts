@@ -61,8 +61,6 @@ const STRIP_KEYWORDS = [
 
 const MAX_REF_CHAIN = 64;
 
-const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
 export class StripAnalyzer {
   readonly nodes: SchemaNodes;
   private readonly strippableMemo = new Map<string, boolean>();
@@ -124,7 +122,7 @@ export class StripAnalyzer {
   private collapse(o: SchemaNode): SchemaNode {
     for (let i = 0; i < MAX_REF_CHAIN; i++) {
       const s = o.schema;
-      if (!isPlainObject(s) || typeof s.$ref !== 'string' || own(s, 'allOf') || STRIP_KEYWORDS.some((k) => own(s, k))) break;
+      if (!isPlainObject(s) || typeof s.$ref !== 'string' || Object.hasOwn(s, 'allOf') || STRIP_KEYWORDS.some((k) => Object.hasOwn(s, k))) break;
       o = this.nodes.deref(o)!;
     }
     return o;
@@ -255,7 +253,6 @@ export class StripAnalyzer {
     return { ...plan, names: [...masks], patterns };
   }
 
-
   // ── if conditions ─────────────────────────────────────────────────────────────────────────────────────────────
 
   /** The `if` schema as a predicate, or undefined when it uses keywords this evaluator does not know. */
@@ -268,7 +265,7 @@ export class StripAnalyzer {
 /** Keywords a member holds directly that decide what is stripped (groups aside). */
 function direct(m: SchemaNode): boolean {
   const s = m.schema as Record<string, unknown>;
-  for (const k of DIRECT_KEYWORDS) if (own(s, k) && !(k === 'additionalProperties' && s[k] === true)) return true;
+  for (const k of DIRECT_KEYWORDS) if (Object.hasOwn(s, k) && !(k === 'additionalProperties' && s[k] === true)) return true;
   return false;
 }
 const DIRECT_KEYWORDS = ['properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties', 'items', 'prefixItems', 'additionalItems'];

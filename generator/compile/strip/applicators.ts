@@ -32,8 +32,6 @@ export interface StaticView {
   readonly items: { prefix: SchemaNode[][]; rest: SchemaNode[] } | undefined;
 }
 
-const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
 /**
  * The members of a shape: its nodes, followed through `$ref` and `allOf`, with decided groups replaced by their
  * chosen branch. `resolved` undefined: every group stays pending (used for static facts).
@@ -57,7 +55,7 @@ export function flatten(nodes: SchemaNodes, origins: readonly SchemaNode[], reso
       const g: PendingGroup = { kind, id: `${node.uri}/${kind}`, owner: node, branches: arr.map((_, i) => nodes.child(node, kind, i)) };
       pend(g);
     }
-    if (own(s, 'if') && (own(s, 'then') || own(s, 'else'))) {
+    if (Object.hasOwn(s, 'if') && (Object.hasOwn(s, 'then') || Object.hasOwn(s, 'else'))) {
       pend({ kind: 'if', id: `${node.uri}/if`, owner: node, branches: [nodes.child(node, 'then'), nodes.child(node, 'else')] });
     }
     for (const kw of ['dependencies', 'dependentSchemas'] as const) {
@@ -88,7 +86,6 @@ export function flatten(nodes: SchemaNodes, origins: readonly SchemaNode[], reso
   origins.forEach(visit);
   return { members, groups, conditionNames, conditionOwners };
 }
-
 
 /** Names, patterns, closure, additional and item schemas of a list of members (no groups). */
 export function staticView(nodes: SchemaNodes, members: readonly SchemaNode[]): StaticView {
@@ -123,7 +120,7 @@ export function staticView(nodes: SchemaNodes, members: readonly SchemaNode[]): 
       tuples.push({ prefix: s.prefixItems.map((_, i) => nodes.child(m, 'prefixItems', i)), rest: nodes.child(m, 'items') });
     } else if (Array.isArray(s.items)) {
       tuples.push({ prefix: s.items.map((_, i) => nodes.child(m, 'items', i)), rest: nodes.child(m, 'additionalItems') });
-    } else if (own(s, 'items')) {
+    } else if (Object.hasOwn(s, 'items')) {
       const c = nodes.child(m, 'items');
       if (c !== undefined) plainItems.push(c);
     }

@@ -19,7 +19,7 @@ import { SUPPORT_SOURCE, supportModuleSource } from './support.js';
  * which tools are selected, so one module serves every tool and profile that reaches it.
  */
 export function compileStripModules(release: Release, tools?: readonly string[]): EmittedFile[] {
-  const selected = (tools ?? [...release.tools.keys()].filter((t) => !release.unavailable.has(t))).filter((t) => !release.unavailable.has(t));
+  const selected = (tools ?? [...release.tools.keys()]).filter((t) => !release.unavailable.has(t));
   // `$ref`s resolved once, by the release's schema graph.
   const analyzer = new StripAnalyzer(release.schemas.resolve, (node) => release.graph.referenceAt(node)?.target);
   const program = new Program(analyzer);

@@ -18,8 +18,6 @@ export interface BranchFacts {
   readonly closed: boolean;
 }
 
-const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
 export class BranchEvidence {
   private readonly memo = new Map<string, BranchFacts>();
 
@@ -43,7 +41,7 @@ export class BranchEvidence {
       const s = m.schema as Record<string, unknown>;
       if (typeof s.type === 'string') narrow([s.type]);
       else if (Array.isArray(s.type)) narrow(s.type.filter((t): t is string => typeof t === 'string'));
-      if (own(s, 'const')) narrow([jsonType(s.const)]);
+      if (Object.hasOwn(s, 'const')) narrow([jsonType(s.const)]);
       if (Array.isArray(s.enum)) narrow(s.enum.map(jsonType));
       if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') required.add(r);
       if (isPlainObject(s.not)) forbidden.push(...requiredSets(s.not));
@@ -67,7 +65,7 @@ export class BranchEvidence {
     for (const m of flatten(this.nodes, nodes, undefined).members) {
       const s = m.schema as Record<string, unknown>;
       let vals: unknown[] | undefined;
-      if (own(s, 'const')) vals = [s.const];
+      if (Object.hasOwn(s, 'const')) vals = [s.const];
       else if (Array.isArray(s.enum)) vals = s.enum;
       if (vals === undefined) continue;
       if (!vals.every(isPrimitive)) return undefined;

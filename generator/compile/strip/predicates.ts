@@ -33,8 +33,6 @@ export const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'title', 'desc
 
 const MAX_REF_CHAIN = 64;
 
-const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
 /** The schema at `node` as a predicate, or undefined when it uses keywords this evaluator does not know. */
 export function schemaPred(node: SchemaNode, nav: PredNav, depth: number): Pred | undefined {
   if (depth > MAX_REF_CHAIN) return undefined;
@@ -138,9 +136,9 @@ export function evalPred(p: Pred, v: unknown): boolean {
     case 'eq':
       return p.values.some((x) => x === v);
     case 'required':
-      return !isObj(v) || p.names.every((n) => own(v, n));
+      return !isObj(v) || p.names.every((n) => Object.hasOwn(v, n));
     case 'prop':
-      return !isObj(v) || !own(v, p.name) || evalPred(p.p, (v as Record<string, unknown>)[p.name]);
+      return !isObj(v) || !Object.hasOwn(v, p.name) || evalPred(p.p, (v as Record<string, unknown>)[p.name]);
     case 'pattern':
       return typeof v !== 'string' || new RegExp(p.source, 'u').test(v);
     case 'contains':

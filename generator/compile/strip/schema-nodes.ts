@@ -19,8 +19,6 @@ export interface SchemaNode {
   readonly file?: SchemaFile;
 }
 
-const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
 export class SchemaNodes {
   private readonly nodes = new Map<string, SchemaNode>();
   private readonly refs = new Map<string, SchemaNode>();
@@ -61,7 +59,7 @@ export class SchemaNodes {
         if (i < 0 || i >= schema.length) return undefined;
         schema = schema[i];
       } else {
-        if (!own(schema, String(t))) return undefined;
+        if (!Object.hasOwn(schema, String(t))) return undefined;
         schema = (schema as Record<string, unknown>)[String(t)];
       }
       pointer += '/' + escapeToken(t);

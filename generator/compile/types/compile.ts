@@ -1,6 +1,7 @@
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { CodegenError, escapeToken, isPlainObject, subschemas } from '../../shared/index.js';
+import { CodegenError, escapeToken, fragmentFromPointer, isPlainObject, subschemas } from '../../shared/index.js';
 import type { EmittedFile, InputRef, Release, SchemaFile, ToolDef } from '../../load/index.js';
+import { selectTools } from '../select-tools.js';
 
 /**
  * TypeScript types for every tool's request, response and async responses of one release, in one file
@@ -89,17 +90,6 @@ function asyncStatus(path: string): string {
   return (m ? m[1]! : path.replace(/\.json$/, '')).replace(/-/g, '_');
 }
 
-function selectTools(release: Release, tools?: readonly string[]): ToolDef[] {
-  const names = tools ?? [...release.tools.keys()].filter((n) => !release.unavailable.has(n));
-  return [...names].sort().map((name) => {
-    const tool = release.tools.get(name);
-    if (tool === undefined) throw new CodegenError(`${release.label}/manifest.json`, '/tools', `no tool ${JSON.stringify(name)} in this release`);
-    const missing = release.unavailable.get(name);
-    if (missing !== undefined) throw new CodegenError(`${release.label}/manifest.json`, `/tools/${escapeToken(name)}`, missing);
-    return tool;
-  });
-}
-
 /** Every schema file the tools' schemas reach (the release's schema graph), in path order: deterministic output. */
 function referenceClosure(release: Release, tools: readonly ToolDef[]): readonly SchemaFile[] {
   const roots = tools.flatMap((tool) =>
@@ -128,7 +118,7 @@ function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer:
     } catch (e) {
       throw new CodegenError(`${release.label}/${file.path}`, `${pointer}/$ref`, (e as Error).message);
     }
-    return { $ref: `#/definitions/${escapeToken(target.file.path)}${target.pointer.split('/').map(encodeURIComponent).join('/')}` };
+    return { $ref: `#/definitions/${escapeToken(target.file.path)}${fragmentFromPointer(target.pointer)}` };
   }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(node)) {

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { ARTIFACT_PATHS } from '../../../runtime/contract.js';
 import { CodegenError, isPlainObject, walkSchema } from '../../shared/index.js';
 import { type EmittedFile, type InputRef, type Release, type SchemaFile, type ToolDef, createCompileAjv, type AjvInstance } from '../../load/index.js';
+import { selectTools } from '../select-tools.js';
 import { jsonText } from './code.js';
 import { closure, nameModules, SUPPORT_DIR } from './modules.js';
 import { packUnits, type PackEntry } from './packs.js';
@@ -134,17 +135,6 @@ function emitDefinitions(entries: readonly (PackEntry & { label: string })[]): {
 
 function toolModule(comment: string, body: string[]): string {
   return ['"use strict";', `/* ${comment.replace(/\*\//g, '*\\/')} */`, ...body, ''].join('\n');
-}
-
-function selectTools(release: Release, tools: readonly string[] | undefined): ToolDef[] {
-  const names = tools ?? [...release.tools.keys()].filter((n) => !release.unavailable.has(n));
-  return [...new Set(names)].sort().map((name) => {
-    const tool = release.tools.get(name);
-    if (tool === undefined) throw new CodegenError(`${release.label}/manifest.json`, `/tools`, `no tool ${JSON.stringify(name)} in this release`);
-    const why = release.unavailable.get(name);
-    if (why !== undefined) throw new CodegenError(`${release.label}/manifest.json`, `/tools/${name}`, `tool ${name} is unavailable: ${why}`);
-    return tool;
-  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { getAtPointer, isPlainObject, subschemas } from '../../shared/index.js';
+import { fragmentFromPointer, getAtPointer, isPlainObject, subschemas } from '../../shared/index.js';
 import type { SchemaFile } from '../../load/index.js';
 
 /**
@@ -37,8 +37,7 @@ export function unionHints(
       if (hint !== undefined) out.set(`${errPath}/${kw}`, hint);
     }
     for (const sub of subschemas(node)) {
-      const tokens = sub.pointer.slice(1).split('/');
-      visit(sub.schema, `${errPath}/${tokens.map((t) => encodeURIComponent(t)).join('/')}`, false);
+      visit(sub.schema, `${errPath}${fragmentFromPointer(sub.pointer)}`, false);
     }
   };
   visit(root, '#', true);
