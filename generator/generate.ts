@@ -185,14 +185,14 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   log.stage('format', `${(all.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB`, lap());
 
   if (options.check === true) {
-    const d = diffOutput(config.out, all.filter((f) => f.path !== MANIFEST));
+    const d = diffOutput(config.out, all.filter((f) => f.path !== MANIFEST), previous);
     const manifestDrift = previous === undefined || JSON.stringify(previous.files) !== JSON.stringify((JSON.parse(manifest.contents) as OutputManifest).files);
     const drift = [...d.stale, ...d.missing.map((p) => `${p} (missing)`), ...d.extra.filter((p) => p !== MANIFEST).map((p) => `${p} (not generated)`), ...(manifestDrift ? [MANIFEST] : [])];
     log.stage('check', drift.length === 0 ? `${displayOut(config.out)} is in step` : `${drift.length} file(s) out of step`, lap());
     return { out: config.out, files: all.map((f) => f.path), changed: [], removed: [], upToDate: drift.length === 0, drift, warnings };
   }
 
-  const report = write(config.out, all);
+  const report = write(config.out, all, previous);
   log.stage('write', report.changed.length + report.removed.length === 0 ? `nothing changed in ${displayOut(config.out)}` : `${report.changed.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged in ${displayOut(config.out)}`, lap());
   if (report.replaced.length > 0) log.warn(`replaced ${report.replaced.length} file(s) adcp-codegen had not written: ${listed(report.replaced)}`);
   if (report.kept.length > 0) log.info(`left ${report.kept.length} file(s) adcp-codegen does not own as they are: ${listed(report.kept)}`);
