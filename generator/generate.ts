@@ -5,7 +5,7 @@ import type { Advertisement } from './project/index.js';
 import type { ProfileData } from './emit/index.js';
 import { generatorCodeHash, generatorVersion, CodegenError, sha256, createLogger, type Logger } from './shared/index.js';
 import { load, readInputs, displayPath, loadNormalizationRules, loadOverlays, MANIFEST, readManifest, type ConfigOverrides, type EmittedFile, type InputRef, type OutputManifest } from './load/index.js';
-import { diffOutput, manifestFile, openOutput, outputIntact, write } from './write/index.js';
+import { diffOutput, manifestFile, openOutput, outputIntact, pathList, write } from './write/index.js';
 
 export interface GenerateOptions extends ConfigOverrides {
   /** Compare instead of writing: report drift, change nothing. */
@@ -194,8 +194,8 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
 
   const report = write(config.out, all, previous);
   log.stage('write', report.changed.length + report.removed.length === 0 ? `nothing changed in ${displayOut(config.out)}` : `${report.changed.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged in ${displayOut(config.out)}`, lap());
-  if (report.replaced.length > 0) log.warn(`replaced ${report.replaced.length} file(s) adcp-codegen had not written: ${listed(report.replaced)}`);
-  if (report.kept.length > 0) log.info(`left ${report.kept.length} file(s) adcp-codegen does not own as they are: ${listed(report.kept)}`);
+  if (report.replaced.length > 0) log.warn(`replaced ${report.replaced.length} file(s) adcp-codegen had not written: ${pathList(report.replaced)}`);
+  if (report.kept.length > 0) log.info(`left ${report.kept.length} file(s) adcp-codegen does not own as they are: ${pathList(report.kept)}`);
   return { out: config.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings };
 }
 
@@ -221,10 +221,6 @@ function reusable(out: string, previous: OutputManifest | undefined, id: string,
     files.push({ path, contents, inputs: [] });
   }
   return files;
-}
-
-function listed(paths: readonly string[]): string {
-  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, … ${paths.length - 5} more` : '');
 }
 
 function displayOut(out: string): string {

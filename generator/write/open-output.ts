@@ -4,7 +4,7 @@ import { CodegenError } from '../shared/index.js';
 import { MANIFEST, readManifest, WORK_DIR } from '../load/index.js';
 import { recoverInterrupted } from './journal.js';
 import { lockOutput, pidAlive, type OutputLock } from './out-lock.js';
-import { listFiles } from './output-files.js';
+import { listFiles, pathList } from './output-files.js';
 
 export interface OpenOutput {
   /** What recovery did: an interrupted regeneration finished, stale staging or legacy directories removed. */
@@ -53,11 +53,10 @@ function checkOwnership(out: string, display: string, adopt: boolean): void {
   if (adopt || readManifest(out) !== undefined) return;
   const present = listFiles(out);
   if (present.length === 0) return;
-  const shown = present.slice(0, 5).join(', ') + (present.length > 5 ? `, … ${present.length - 5} more` : '');
   throw new CodegenError(
     display,
     '',
-    `refusing to write into a directory adcp-codegen does not own: it is not empty and holds no adcp-codegen ${MANIFEST} (${shown}). ` +
+    `refusing to write into a directory adcp-codegen does not own: it is not empty and holds no adcp-codegen ${MANIFEST} (${pathList(present)}). ` +
       'Generate into a new or empty directory, or pass --adopt to write the generated set into this one (files the set does not write are left as they are)',
   );
 }

@@ -52,6 +52,11 @@ export function diffOutput(out: string, files: readonly EmittedFile[], previous:
   return { stale, missing, extra };
 }
 
+/** The first five of `paths` and how many more: how messages and warnings name a list of files. */
+export function pathList(paths: readonly string[]): string {
+  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, … ${paths.length - 5} more` : '');
+}
+
 function isFile(path: string): boolean {
   try {
     return !statSync(path).isDirectory();
