@@ -66,14 +66,15 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const rules = loadNormalizationRules(config.normalizations.map((f) => displayPath(f, cwd)));
   const overlays = loadOverlays(config.overlays.map((f) => displayPath(f, cwd)));
   const code = generatorCodeHash();
+  // As the loaders hashed them, named as the compiled modules' headers name them: no file is read twice.
+  const ruleHashes = [...new Map(rules.map((r) => [r.file, r.fileHash])).entries()];
   const inputsHash = sha256(
     JSON.stringify({
       generator: generatorVersion,
       code,
       releases: config.releaseDirs.map((r, i) => ({ name: r.display, hash: files.digests[i]!.hash })),
       profiles: files.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
-      // As the loaders hashed them, named as the compiled modules' headers name them: no file is read twice.
-      rules: [...new Map(rules.map((r) => [r.file, r.fileHash])).entries()],
+      rules: ruleHashes,
       overlays: overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
       acceptedRecords: config.acceptedRecords,
       strict: config.strict,
@@ -90,7 +91,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const [
     { advertise, AdvertisedSources, servedCapabilities },
     { compile, dedupe, reportSkippedRules },
-    { checkToolsLists, entryFiles, GENERATOR_VERSION, jsonFile, profileFiles, runtimeFiles, withHeader },
+    { checkToolsLists, entryFiles, jsonFile, profileFiles, runtimeFiles, withHeader },
     { format, formatted: formattedByPrettier },
     { select },
   ] = await Promise.all([
@@ -105,7 +106,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const inputRefs: InputRef[] = [
     ...inputs.releases.map((r) => ({ name: r.label, hash: r.hash })),
     ...inputs.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
-    ...[...new Map(rules.map((r) => [r.file, r.fileHash])).entries()].map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
+    ...ruleHashes.map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
     ...overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
   ];
 
@@ -168,19 +169,15 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
 
   if (releaseKeys.join() !== [...compiled.tools.keys()].join()) throw new Error('adcp-codegen bug: compiled releases differ from the selected ones');
   const fresh: EmittedFile[] = [...projected];
-  const compiledPaths = new Map<string, string[]>();
-  for (const u of compiled.units) {
-    compiledPaths.set(u.id, [...new Set(u.files.map((f) => f.path))].sort());
-    if (!u.reused) fresh.push(...u.files.map((f) => withHeader(f)));
-  }
+  for (const u of compiled.units) if (!u.reused) fresh.push(...u.files.map((f) => withHeader(f)));
   log.stage('emit', `${fresh.length} file(s)`, lap());
 
   const pretty = fresh.filter(formattedByPrettier);
   log.detail(`prettier over ${pretty.length} file(s), ${(pretty.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB: ${[...new Set(pretty.map((f) => f.path.replace(/[^/]*$/, '')))].join(', ')}`);
   const formatted = await format(fresh);
   const all = dedupe([...formatted, ...reused.flatMap((u) => u.files)]).sort((a, b) => (a.path < b.path ? -1 : 1));
-  const units = Object.fromEntries(compiled.units.map((u) => [u.id, { key: u.key, files: compiledPaths.get(u.id)! }]));
-  const manifest = manifestFile(all, `adcp-codegen ${GENERATOR_VERSION}`, inputsHash, units);
+  const units = Object.fromEntries(compiled.units.map((u) => [u.id, { key: u.key, files: [...new Set(u.files.map((f) => f.path))].sort() }]));
+  const manifest = manifestFile(all, `adcp-codegen ${generatorVersion}`, inputsHash, units);
   all.push(manifest);
   log.stage('format', `${(all.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB`, lap());
 
@@ -224,6 +221,5 @@ function reusable(out: string, previous: OutputManifest | undefined, id: string,
 }
 
 function displayOut(out: string): string {
-  const rel = out.startsWith(process.cwd() + '/') ? out.slice(process.cwd().length + 1) : out;
-  return rel;
+  return out.startsWith(process.cwd() + '/') ? out.slice(process.cwd().length + 1) : out;
 }
