@@ -11,6 +11,7 @@ import { tempDir } from '../test/helpers/fixture-release.js';
 import { createMediaBuyRequest } from '../test/helpers/payloads.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
+import { median } from './stats.js';
 
 /**
  * Issue 12 "Goals", over AdCP 3.2.0-beta.5 + the embedded 3.0.6:
@@ -227,8 +228,7 @@ function storyboardSample(release: Release): unknown {
 
 /** `median [min–max]` */
 function stats(xs: readonly number[], digits = 1): string {
-  const s = [...xs].sort((a, b) => a - b);
-  return `${s[Math.floor(s.length / 2)]!.toFixed(digits)} [${s[0]!.toFixed(digits)}–${s[s.length - 1]!.toFixed(digits)}]`;
+  return `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
 }
 
 function kilo(n: number): string {

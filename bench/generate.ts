@@ -8,6 +8,7 @@ import { loadRelease, type Release } from '../generator/load/index.js';
 import { listFiles } from '../generator/write/index.js';
 import { tempDir } from '../test/helpers/fixture-release.js';
 import { repoRoot, sdkReleaseDir, sharedReleaseDir } from '../test/helpers/releases.js';
+import { median } from './stats.js';
 
 /**
  * Issues 12 (point 3) and 14 (point 4): `adcp-codegen generate` as a new user meets it — the example
@@ -169,11 +170,6 @@ function runtimeCompile(release: Release, tools: readonly string[]): number {
     for (const path of [tool.requestSchema, tool.responseSchema]) ajv.getSchema(release.schemas.byPath.get(path)!.id);
   }
   return performance.now() - t;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 function range(xs: readonly number[], unit?: 'MB'): string {
