@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRuntimeAjv } from '../generator/compile/index.js';
@@ -11,6 +11,7 @@ import { tempDir } from '../test/helpers/fixture-release.js';
 import { createMediaBuyRequest } from '../test/helpers/payloads.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
+import { writeAgentDirectory } from './agent-directory.js';
 import { median } from './stats.js';
 
 /**
@@ -109,17 +110,7 @@ export async function run(): Promise<string[]> {
 }
 
 async function generateSet(tmp: string, name: string, profiles: Record<string, unknown>[], releases: string[]): Promise<string> {
-  const dir = join(tmp, name);
-  mkdirSync(join(dir, 'profiles'), { recursive: true });
-  for (const p of profiles) writeFileSync(join(dir, 'profiles', `${String(p.name)}.json`), JSON.stringify(p));
-  const config = {
-    releases,
-    profiles: ['profiles/*.json'],
-    normalizations: [join(repoRoot, 'schemas/normalizations/*.json')],
-    overlays: [join(repoRoot, 'schemas/overlays/*.json')],
-    out: 'generated',
-  };
-  writeFileSync(join(dir, 'adcp-codegen.config.json'), JSON.stringify(config));
+  const dir = writeAgentDirectory(join(tmp, name), releases, profiles);
   await generate({ config: join(dir, 'adcp-codegen.config.json'), logger: silentLogger });
   return join(dir, 'generated');
 }
