@@ -80,7 +80,8 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
       strict: config.strict,
     }),
   );
-  const previous = readManifest(config.out);
+  // Read once: under the lock when writing (openOutput read it after recovery), plainly for --check.
+  const previous = output !== undefined ? output.manifest : readManifest(config.out);
   if (options.reuse !== false && previous !== undefined && previous.inputsHash === inputsHash && outputIntact(config.out, previous)) {
     log.info(`${displayOut(config.out)} is up to date: nothing changed`);
     return { out: config.out, files: Object.keys(previous.files), changed: [], removed: [], upToDate: true, drift: [], warnings };
