@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createMediaBuyRequest } from '../test/helpers/payloads.js';
 import { repoRoot } from '../test/helpers/releases.js';
+import { median } from './stats.js';
 
 /**
  * Issue 6: end to end, `agent.call` on the generated set against @adcp/sdk's `createAdcpServer(...).invoke`, both
@@ -56,11 +57,6 @@ function measure(script: string): { first: number; warm: number } {
   if (r.status !== 0) throw new Error(`bench/call: child failed: ${r.stderr}`);
   const line = r.stdout.trim().split('\n').pop()!;
   return JSON.parse(line) as { first: number; warm: number };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 export async function run(): Promise<string[]> {

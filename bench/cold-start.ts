@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRuntimeAjv } from '../generator/compile/index.js';
@@ -11,6 +11,8 @@ import { tempDir } from '../test/helpers/fixture-release.js';
 import { createMediaBuyRequest } from '../test/helpers/payloads.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
+import { writeAgentDirectory } from './agent-directory.js';
+import { median } from './stats.js';
 
 /**
  * Issue 12 "Goals", over AdCP 3.2.0-beta.5 + the embedded 3.0.6:
@@ -108,17 +110,7 @@ export async function run(): Promise<string[]> {
 }
 
 async function generateSet(tmp: string, name: string, profiles: Record<string, unknown>[], releases: string[]): Promise<string> {
-  const dir = join(tmp, name);
-  mkdirSync(join(dir, 'profiles'), { recursive: true });
-  for (const p of profiles) writeFileSync(join(dir, 'profiles', `${String(p.name)}.json`), JSON.stringify(p));
-  const config = {
-    releases,
-    profiles: ['profiles/*.json'],
-    normalizations: [join(repoRoot, 'schemas/normalizations/*.json')],
-    overlays: [join(repoRoot, 'schemas/overlays/*.json')],
-    out: 'generated',
-  };
-  writeFileSync(join(dir, 'adcp-codegen.config.json'), JSON.stringify(config));
+  const dir = writeAgentDirectory(join(tmp, name), releases, profiles);
   await generate({ config: join(dir, 'adcp-codegen.config.json'), logger: silentLogger });
   return join(dir, 'generated');
 }
@@ -227,8 +219,7 @@ function storyboardSample(release: Release): unknown {
 
 /** `median [min–max]` */
 function stats(xs: readonly number[], digits = 1): string {
-  const s = [...xs].sort((a, b) => a - b);
-  return `${s[Math.floor(s.length / 2)]!.toFixed(digits)} [${s[0]!.toFixed(digits)}–${s[s.length - 1]!.toFixed(digits)}]`;
+  return `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
 }
 
 function kilo(n: number): string {

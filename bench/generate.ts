@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -8,6 +8,8 @@ import { loadRelease, type Release } from '../generator/load/index.js';
 import { listFiles } from '../generator/write/index.js';
 import { tempDir } from '../test/helpers/fixture-release.js';
 import { repoRoot, sdkReleaseDir, sharedReleaseDir } from '../test/helpers/releases.js';
+import { writeAgentDirectory } from './agent-directory.js';
+import { median } from './stats.js';
 
 /**
  * Issues 12 (point 3) and 14 (point 4): `adcp-codegen generate` as a new user meets it — the example
@@ -113,9 +115,7 @@ function everyTool(shared: string, publisherCold: number, publisherTools: number
   ];
   const runs: Run[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const dir = agentDirectory([sdkReleaseDir(), shared]);
-    rmSync(join(dir, 'profiles/guaranteed-publisher.json'));
-    for (const p of profiles) writeFileSync(join(dir, 'profiles', `${p.name}.json`), JSON.stringify(p));
+    const dir = agentDirectory([sdkReleaseDir(), shared], profiles);
     runs.push(cli(dir));
     rmSync(dir, { recursive: true, force: true });
   }
@@ -126,23 +126,13 @@ function everyTool(shared: string, publisherCold: number, publisherTools: number
   ];
 }
 
-/** A new agent repository: its own package.json, the example profile, the shipped rules and overlays. */
-function agentDirectory(releases: readonly string[]): string {
-  const dir = tempDir('adcp-codegen-bench-gen-');
-  mkdirSync(join(dir, 'profiles'));
-  cpSync(join(repoRoot, 'schemas/profiles/guaranteed-publisher.json'), join(dir, 'profiles/guaranteed-publisher.json'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'agent', private: true, type: 'module' }));
-  writeFileSync(
-    join(dir, 'adcp-codegen.config.json'),
-    JSON.stringify({
-      releases,
-      profiles: ['profiles/*.json'],
-      normalizations: [join(repoRoot, 'schemas/normalizations/*.json')],
-      overlays: [join(repoRoot, 'schemas/overlays/*.json')],
-      out: 'generated',
-    }),
-  );
-  return dir;
+/** A new agent repository: its own package.json, the profiles (the example one unless told), the shipped rules and overlays. */
+function agentDirectory(releases: readonly string[], profiles: readonly Record<string, unknown>[] = [guaranteedPublisher()]): string {
+  return writeAgentDirectory(tempDir('adcp-codegen-bench-gen-'), releases, profiles, { 'package.json': { name: 'agent', private: true, type: 'module' } });
+}
+
+function guaranteedPublisher(): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(repoRoot, 'schemas/profiles/guaranteed-publisher.json'), 'utf8')) as Record<string, unknown>;
 }
 
 /** `adcp-codegen generate` in `cwd`, in a new process: wall time and the process's peak RSS. */
@@ -169,11 +159,6 @@ function runtimeCompile(release: Release, tools: readonly string[]): number {
     for (const path of [tool.requestSchema, tool.responseSchema]) ajv.getSchema(release.schemas.byPath.get(path)!.id);
   }
   return performance.now() - t;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 function range(xs: readonly number[], unit?: 'MB'): string {

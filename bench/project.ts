@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { loadOverlays, loadRelease, type JsonObject, type JsonSchemaObject, type Release } from '../generator/load/index.js';
 import { annotateAdvertised, resolveOverlays, projectSchemaForCapabilities } from '../generator/project/index.js';
 import { repoRoot, sdkReleaseDir, sharedReleaseDir } from '../test/helpers/releases.js';
+import { median } from './stats.js';
 
 /**
  * Capability projection at build time: every advertised schema of a release (3.2: the MCP projection's inputSchema
@@ -36,11 +37,6 @@ function time(fn: () => void): number {
   const t0 = performance.now();
   fn();
   return performance.now() - t0;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 export async function run(): Promise<string[]> {

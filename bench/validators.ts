@@ -14,6 +14,7 @@ import { loadArtifact } from '../runtime/loader.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
 import { createMediaBuyRequest } from '../test/helpers/payloads.js';
+import { median } from './stats.js';
 
 /**
  * Issue 7 "Prove it": cold start to the first validated create_media_buy in a NEW node process (net of node's own
@@ -330,11 +331,6 @@ function throughput(release: Release, out: string, sample: unknown): string[] {
     );
   }
   return lines;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 function mb(bytes: number): string {

@@ -5,7 +5,7 @@ import type { Advertisement } from './project/index.js';
 import type { ProfileData } from './emit/index.js';
 import { generatorCodeHash, generatorVersion, CodegenError, sha256, createLogger, type Logger } from './shared/index.js';
 import { load, readInputs, displayPath, loadNormalizationRules, loadOverlays, MANIFEST, readManifest, type ConfigOverrides, type EmittedFile, type InputRef, type OutputManifest } from './load/index.js';
-import { diffOutput, manifestFile, openOutput, outputIntact, write } from './write/index.js';
+import { diffOutput, manifestFile, openOutput, outputIntact, pathList, write } from './write/index.js';
 
 export interface GenerateOptions extends ConfigOverrides {
   /** Compare instead of writing: report drift, change nothing. */
@@ -66,20 +66,22 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const rules = loadNormalizationRules(config.normalizations.map((f) => displayPath(f, cwd)));
   const overlays = loadOverlays(config.overlays.map((f) => displayPath(f, cwd)));
   const code = generatorCodeHash();
+  // As the loaders hashed them, named as the compiled modules' headers name them: no file is read twice.
+  const ruleHashes = [...new Map(rules.map((r) => [r.file, r.fileHash])).entries()];
   const inputsHash = sha256(
     JSON.stringify({
       generator: generatorVersion,
       code,
       releases: config.releaseDirs.map((r, i) => ({ name: r.display, hash: files.digests[i]!.hash })),
       profiles: files.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
-      // As the loaders hashed them, named as the compiled modules' headers name them: no file is read twice.
-      rules: [...new Map(rules.map((r) => [r.file, r.fileHash])).entries()],
+      rules: ruleHashes,
       overlays: overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
       acceptedRecords: config.acceptedRecords,
       strict: config.strict,
     }),
   );
-  const previous = readManifest(config.out);
+  // Read once: under the lock when writing (openOutput read it after recovery), plainly for --check.
+  const previous = output !== undefined ? output.manifest : readManifest(config.out);
   if (options.reuse !== false && previous !== undefined && previous.inputsHash === inputsHash && outputIntact(config.out, previous)) {
     log.info(`${displayOut(config.out)} is up to date: nothing changed`);
     return { out: config.out, files: Object.keys(previous.files), changed: [], removed: [], upToDate: true, drift: [], warnings };
@@ -90,7 +92,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const [
     { advertise, AdvertisedSources, servedCapabilities },
     { compile, dedupe, reportSkippedRules },
-    { checkToolsLists, entryFiles, GENERATOR_VERSION, jsonFile, profileFiles, runtimeFiles, withHeader },
+    { checkToolsLists, entryFiles, jsonFile, profileFiles, runtimeFiles, withHeader },
     { format, formatted: formattedByPrettier },
     { select },
   ] = await Promise.all([
@@ -105,7 +107,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const inputRefs: InputRef[] = [
     ...inputs.releases.map((r) => ({ name: r.label, hash: r.hash })),
     ...inputs.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
-    ...[...new Map(rules.map((r) => [r.file, r.fileHash])).entries()].map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
+    ...ruleHashes.map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
     ...overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
   ];
 
@@ -168,34 +170,30 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
 
   if (releaseKeys.join() !== [...compiled.tools.keys()].join()) throw new Error('adcp-codegen bug: compiled releases differ from the selected ones');
   const fresh: EmittedFile[] = [...projected];
-  const compiledPaths = new Map<string, string[]>();
-  for (const u of compiled.units) {
-    compiledPaths.set(u.id, [...new Set(u.files.map((f) => f.path))].sort());
-    if (!u.reused) fresh.push(...u.files.map((f) => withHeader(f)));
-  }
+  for (const u of compiled.units) if (!u.reused) fresh.push(...u.files.map((f) => withHeader(f)));
   log.stage('emit', `${fresh.length} file(s)`, lap());
 
   const pretty = fresh.filter(formattedByPrettier);
   log.detail(`prettier over ${pretty.length} file(s), ${(pretty.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB: ${[...new Set(pretty.map((f) => f.path.replace(/[^/]*$/, '')))].join(', ')}`);
   const formatted = await format(fresh);
   const all = dedupe([...formatted, ...reused.flatMap((u) => u.files)]).sort((a, b) => (a.path < b.path ? -1 : 1));
-  const units = Object.fromEntries(compiled.units.map((u) => [u.id, { key: u.key, files: compiledPaths.get(u.id)! }]));
-  const manifest = manifestFile(all, `adcp-codegen ${GENERATOR_VERSION}`, inputsHash, units);
+  const units = Object.fromEntries(compiled.units.map((u) => [u.id, { key: u.key, files: [...new Set(u.files.map((f) => f.path))].sort() }]));
+  const manifest = manifestFile(all, `adcp-codegen ${generatorVersion}`, inputsHash, units);
   all.push(manifest);
   log.stage('format', `${(all.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB`, lap());
 
   if (options.check === true) {
-    const d = diffOutput(config.out, all.filter((f) => f.path !== MANIFEST));
+    const d = diffOutput(config.out, all.filter((f) => f.path !== MANIFEST), previous);
     const manifestDrift = previous === undefined || JSON.stringify(previous.files) !== JSON.stringify((JSON.parse(manifest.contents) as OutputManifest).files);
     const drift = [...d.stale, ...d.missing.map((p) => `${p} (missing)`), ...d.extra.filter((p) => p !== MANIFEST).map((p) => `${p} (not generated)`), ...(manifestDrift ? [MANIFEST] : [])];
     log.stage('check', drift.length === 0 ? `${displayOut(config.out)} is in step` : `${drift.length} file(s) out of step`, lap());
     return { out: config.out, files: all.map((f) => f.path), changed: [], removed: [], upToDate: drift.length === 0, drift, warnings };
   }
 
-  const report = write(config.out, all);
+  const report = write(config.out, all, previous);
   log.stage('write', report.changed.length + report.removed.length === 0 ? `nothing changed in ${displayOut(config.out)}` : `${report.changed.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged in ${displayOut(config.out)}`, lap());
-  if (report.replaced.length > 0) log.warn(`replaced ${report.replaced.length} file(s) adcp-codegen had not written: ${listed(report.replaced)}`);
-  if (report.kept.length > 0) log.info(`left ${report.kept.length} file(s) adcp-codegen does not own as they are: ${listed(report.kept)}`);
+  if (report.replaced.length > 0) log.warn(`replaced ${report.replaced.length} file(s) adcp-codegen had not written: ${pathList(report.replaced)}`);
+  if (report.kept.length > 0) log.info(`left ${report.kept.length} file(s) adcp-codegen does not own as they are: ${pathList(report.kept)}`);
   return { out: config.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings };
 }
 
@@ -223,11 +221,6 @@ function reusable(out: string, previous: OutputManifest | undefined, id: string,
   return files;
 }
 
-function listed(paths: readonly string[]): string {
-  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, … ${paths.length - 5} more` : '');
-}
-
 function displayOut(out: string): string {
-  const rel = out.startsWith(process.cwd() + '/') ? out.slice(process.cwd().length + 1) : out;
-  return rel;
+  return out.startsWith(process.cwd() + '/') ? out.slice(process.cwd().length + 1) : out;
 }

@@ -3,7 +3,7 @@ import { cacheDir, readCache, writeCache, sha256 } from '../shared/index.js';
 import type { EmittedFile } from '../load/index.js';
 
 /** One fixed prettier configuration, never the user's: output must not depend on the machine it was made on. */
-export const PRETTIER_OPTIONS: Prettier.Options = {
+const PRETTIER_OPTIONS: Prettier.Options = {
   printWidth: 120,
   singleQuote: true,
   trailingComma: 'all',

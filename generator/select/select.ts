@@ -1,17 +1,17 @@
-import { CodegenError, isPlainObject } from '../shared/index.js';
+import { CodegenError, getAtPointer } from '../shared/index.js';
 import type { Profile, Release } from '../load/index.js';
 
-/** Capability blocks that enable tools by exact name (AdCP 3.2 tool surface, step 2). */
-export const EXACT_TOOL_CLAIMS: readonly (readonly string[])[] = [
-  ['media_buy', 'lifecycle_tools'],
-  ['media_buy', 'relationship_notifications', 'repair_tasks'],
-  ['media_buy', 'relationship_notifications', 'projection_tasks'],
+/** Capability blocks that enable tools by exact name (AdCP 3.2 tool surface, step 2), as pointers into `capabilities`. */
+const EXACT_TOOL_CLAIMS: readonly string[] = [
+  '/media_buy/lifecycle_tools',
+  '/media_buy/relationship_notifications/repair_tasks',
+  '/media_buy/relationship_notifications/projection_tasks',
 ];
 
 /** The manifest protocol every agent serves: discovery and task tools (get_adcp_capabilities, get_task_status …). */
-export const BASE_PROTOCOL = 'protocol';
+const BASE_PROTOCOL = 'protocol';
 /** Never on a production surface (step 4). */
-export const COMPLIANCE_PROTOCOL = 'compliance';
+const COMPLIANCE_PROTOCOL = 'compliance';
 
 export interface SelectedTool {
   readonly name: string;
@@ -68,12 +68,12 @@ export function selectTools(profile: Profile, release: Release, allServed: reado
     const enabled = new Set<string>([BASE_PROTOCOL, ...protocols.filter((p): p is string => typeof p === 'string').map(kebab)]);
     for (const name of inRelease) if (enabled.has(release.tools.get(name)!.protocol)) chosen.set(name, 'protocol');
     // … plus exact names enabled by capability blocks; a claim that is not implemented is a configuration error …
-    for (const path of EXACT_TOOL_CLAIMS) {
-      const claimed = valueAt(caps, path);
+    for (const claim of EXACT_TOOL_CLAIMS) {
+      const claimed = getAtPointer(caps, claim);
       if (!Array.isArray(claimed)) continue;
       claimed.forEach((name, i) => {
         if (typeof name !== 'string') return;
-        const pointer = `/capabilities/${path.join('/')}/${i}`;
+        const pointer = `/capabilities${claim}/${i}`;
         if (!implemented.has(name)) throw new CodegenError(file, pointer, `capabilities claim ${name}, which the agent does not implement (fail closed: add it to "tools" or drop the claim)`);
         if (release.tools.has(name) && !chosen.has(name)) chosen.set(name, 'capability');
       });
@@ -98,15 +98,6 @@ export function selectTools(profile: Profile, release: Release, allServed: reado
 
 function kebab(protocol: string): string {
   return protocol.replace(/_/g, '-');
-}
-
-function valueAt(root: unknown, path: readonly string[]): unknown {
-  let node = root;
-  for (const key of path) {
-    if (!isPlainObject(node) || !Object.prototype.hasOwnProperty.call(node, key)) return undefined;
-    node = node[key];
-  }
-  return node;
 }
 
 /** Stage 2: per profile, the selection for each release it serves (highest release first). */

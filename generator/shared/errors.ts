@@ -23,7 +23,3 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
-
-export function isCodegenError(e: unknown): e is CodegenError {
-  return e instanceof CodegenError;
-}

@@ -5,7 +5,7 @@ export function sha256(data: string | Uint8Array): string {
 }
 
 /** JSON with object keys sorted, so equal values hash equal whatever order they were written in. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
 

@@ -1,14 +1,16 @@
 import { existsSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CodegenError } from '../shared/index.js';
-import { MANIFEST, readManifest, WORK_DIR } from '../load/index.js';
+import { MANIFEST, readManifest, WORK_DIR, type OutputManifest } from '../load/index.js';
 import { recoverInterrupted } from './journal.js';
 import { lockOutput, pidAlive, type OutputLock } from './out-lock.js';
-import { listFiles } from './output-files.js';
+import { listFiles, pathList } from './output-files.js';
 
 export interface OpenOutput {
   /** What recovery did: an interrupted regeneration finished, stale staging or legacy directories removed. */
   readonly recovered: readonly string[];
+  /** The manifest `out` holds once recovered, read under the lock: the previous set, until `write` replaces it. */
+  readonly manifest: OutputManifest | undefined;
   release(): void;
   [Symbol.dispose](): void;
 }
@@ -39,25 +41,26 @@ export function openOutput(out: string, options: { adopt: boolean; display: stri
   try {
     lock = lockOutput(work, options.display);
     recovered.push(...recoverInterrupted(out, options.display));
-    checkOwnership(out, options.display, options.adopt);
-    return { recovered, release, [Symbol.dispose]: release };
+    const manifest = checkOwnership(out, options.display, options.adopt);
+    return { recovered, manifest, release, [Symbol.dispose]: release };
   } catch (e) {
     release();
     throw e;
   }
 }
 
-function checkOwnership(out: string, display: string, adopt: boolean): void {
-  if (!existsSync(out)) return;
+/** Refuses `out` unless the generator owns it (or may adopt it); returns the manifest it holds. */
+function checkOwnership(out: string, display: string, adopt: boolean): OutputManifest | undefined {
+  if (!existsSync(out)) return undefined;
   if (!statSync(out).isDirectory()) throw new CodegenError(display, '', 'the output path exists and is not a directory');
-  if (adopt || readManifest(out) !== undefined) return;
+  const manifest = readManifest(out);
+  if (adopt || manifest !== undefined) return manifest;
   const present = listFiles(out);
-  if (present.length === 0) return;
-  const shown = present.slice(0, 5).join(', ') + (present.length > 5 ? `, … ${present.length - 5} more` : '');
+  if (present.length === 0) return undefined;
   throw new CodegenError(
     display,
     '',
-    `refusing to write into a directory adcp-codegen does not own: it is not empty and holds no adcp-codegen ${MANIFEST} (${shown}). ` +
+    `refusing to write into a directory adcp-codegen does not own: it is not empty and holds no adcp-codegen ${MANIFEST} (${pathList(present)}). ` +
       'Generate into a new or empty directory, or pass --adopt to write the generated set into this one (files the set does not write are left as they are)',
   );
 }

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node
 import { join, relative } from 'node:path';
 import { sha256 } from '../shared/index.js';
 import { commitPending } from './journal.js';
-import { IGNORED, readManifest, type EmittedFile, type OutputManifest } from '../load/index.js';
+import { IGNORED, type EmittedFile, type OutputManifest } from '../load/index.js';
 
 /** What `out` holds, compared with its manifest (is the set intact?) or with a new set (what --check reports). */
 
@@ -35,10 +35,10 @@ export function outputIntact(out: string, manifest: OutputManifest): boolean {
 }
 
 /**
- * Differences between `files` and what `out` holds: stale (content differs), missing, and extra (owned by the
- * previous manifest, no longer generated). Files the generator does not own are never extra.
+ * Differences between `files` and what `out` holds: stale (content differs), missing, and extra (owned by
+ * `previous`, the manifest `out` holds, no longer generated). Files the generator does not own are never extra.
  */
-export function diffOutput(out: string, files: readonly EmittedFile[]): { stale: string[]; missing: string[]; extra: string[] } {
+export function diffOutput(out: string, files: readonly EmittedFile[], previous: OutputManifest | undefined): { stale: string[]; missing: string[]; extra: string[] } {
   const want = new Map(files.map((f) => [f.path, f.contents]));
   const stale: string[] = [];
   const missing: string[] = [];
@@ -47,9 +47,14 @@ export function diffOutput(out: string, files: readonly EmittedFile[]): { stale:
     if (!isFile(full)) missing.push(path);
     else if (readFileSync(full, 'utf8') !== contents) stale.push(path);
   }
-  const owned = Object.keys(readManifest(out)?.files ?? {});
+  const owned = Object.keys(previous?.files ?? {});
   const extra = owned.filter((p) => !want.has(p) && existsSync(join(out, p))).sort();
   return { stale, missing, extra };
+}
+
+/** The first five of `paths` and how many more: how messages and warnings name a list of files. */
+export function pathList(paths: readonly string[]): string {
+  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, … ${paths.length - 5} more` : '');
 }
 
 function isFile(path: string): boolean {

@@ -1,7 +1,7 @@
-import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CodegenError, sha256 } from '../shared/index.js';
-import { JOURNAL, MANIFEST, readManifest, WORK_DIR, type EmittedFile, type OutputManifest, type UnitRecord } from '../load/index.js';
+import { JOURNAL, MANIFEST, WORK_DIR, type EmittedFile, type OutputManifest, type UnitRecord } from '../load/index.js';
 import { applyJournal, type Journal } from './journal.js';
 import { diffOutput, listFiles } from './output-files.js';
 
@@ -50,13 +50,13 @@ export function manifestFile(files: readonly EmittedFile[], generator: string, i
 }
 
 /**
- * Stage 7: makes `out` hold the new set (see the top of this file). The caller holds `openOutput`. Only files that
- * differ are staged and moved; an unchanged file keeps its bytes and its timestamps.
+ * Stage 7: makes `out` hold the new set (see the top of this file). The caller holds `openOutput` and passes the
+ * manifest `out` held when it took it (`previous`, read once per run). Only files that differ are staged and moved;
+ * an unchanged file keeps its bytes and its timestamps.
  */
-export function write(out: string, files: readonly EmittedFile[]): WriteReport {
-  const previous = readManifest(out);
+export function write(out: string, files: readonly EmittedFile[], previous: OutputManifest | undefined): WriteReport {
   const owned = new Set(Object.keys(previous?.files ?? {}));
-  const { stale, missing, extra } = diffOutput(out, files);
+  const { stale, missing, extra } = diffOutput(out, files, previous);
   const newPaths = new Set(files.map((f) => f.path));
   const kept = listFiles(out).filter((p) => !owned.has(p) && !newPaths.has(p) && p !== MANIFEST);
   const changed = [...stale, ...missing].sort();
@@ -69,14 +69,14 @@ export function write(out: string, files: readonly EmittedFile[]): WriteReport {
   const work = join(out, WORK_DIR);
   const stagingName = `staging-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   const staging = join(work, stagingName);
+  const journal: Journal = {
+    '//': 'adcp-codegen commit journal: a regeneration was interrupted after its commit point; the next run finishes it.',
+    staging: stagingName,
+    write: [...changed.filter((p) => p !== MANIFEST), ...(changed.includes(MANIFEST) ? [MANIFEST] : [])],
+    remove: extra,
+  };
   try {
     for (const path of changed) writeDurable(join(staging, path), byPath.get(path)!);
-    const journal: Journal = {
-      '//': 'adcp-codegen commit journal: a regeneration was interrupted after its commit point; the next run finishes it.',
-      staging: stagingName,
-      write: [...changed.filter((p) => p !== MANIFEST), ...(changed.includes(MANIFEST) ? [MANIFEST] : [])],
-      remove: extra,
-    };
     const tmp = join(work, `${JOURNAL}.${process.pid}.tmp`);
     writeDurable(tmp, JSON.stringify(journal, null, 2) + '\n');
     renameSync(tmp, join(work, JOURNAL)); // the commit point
@@ -86,7 +86,7 @@ export function write(out: string, files: readonly EmittedFile[]): WriteReport {
     throw e;
   }
   try {
-    applyJournal(out, JSON.parse(readFileSync(join(work, JOURNAL), 'utf8')) as Journal);
+    applyJournal(out, journal); // the journal just committed: reading it back would give the same object
   } catch (e) {
     throw new CodegenError(out, '', `the new set was committed but could not be moved in (${(e as Error).message}); fix that and run generate again to finish it`);
   }

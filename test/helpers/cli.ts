@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { main } from '../../generator/cli.js';
+import { sha256 } from '../../generator/shared/index.js';
 import { listFiles } from '../../generator/write/index.js';
 
 export interface CliRun {
@@ -37,5 +37,5 @@ export async function runCli(args: string[], cwd?: string, heapMb = '0'): Promis
 
 /** Path → sha256 of every file under `dir` (the runtime's .cache excluded): equal snapshots mean untouched output. */
 export function snapshot(dir: string): Record<string, string> {
-  return Object.fromEntries(listFiles(dir).map((p) => [p, createHash('sha256').update(readFileSync(join(dir, p))).digest('hex')]));
+  return Object.fromEntries(listFiles(dir).map((p) => [p, sha256(readFileSync(join(dir, p)))]));
 }
