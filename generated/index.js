@@ -12,7 +12,7 @@
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts 3820494d1ac38bb3
+//   adcp-codegen 0.1.0:runtime/loader.ts 9c83d06ae0143d21
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -387,8 +387,8 @@ const evaluated = new Map();
 
 /**
  * A builtin, required when one of its members is first read (the compiled modules read members at call time:
- * `(0, node_crypto_1.createHash)(...)`), so a builtin only some paths need (node:crypto, for the code cache) costs
- * nothing to a process that never takes them.
+ * `(0, node_os_1.tmpdir)()`), so a builtin only some paths need (node:os, for the code cache's temp-dir fallback;
+ * node:module, for registerMcp) costs nothing to a process that never takes them.
  */
 function lazyBuiltin(id) {
   let loaded;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,9 +10,7 @@ import { repoRoot } from './helpers/releases.js';
 /** The runtime as one bundled module (issue 12 point 2), built from the compiled runtime/*.ts as generation does. */
 
 const dist = join(repoRoot, 'dist', 'runtime');
-const sources = readdirSync(dist)
-  .filter((n) => n.endsWith('.js'))
-  .map((name) => ({ name, text: readFileSync(join(dist, name), 'utf8') }));
+const sources = runtimeSources(dist);
 
 test('runtime bundle: an entry importing only node: builtins; each facade exports exactly its module\'s names, the same objects', async () => {
   const { entry, modules, facades } = bundleRuntime(sources);

@@ -4,12 +4,12 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts 90c1fe21b8839e7e
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 7e6b822ead1cf5fa
+//   adcp-codegen 0.1.0:runtime/agent.ts 61adbefd5c2d5b4e
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
 //   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
-//   adcp-codegen 0.1.0:runtime/issues.ts c1767e2dbe3a37f9
+//   adcp-codegen 0.1.0:runtime/issues.ts 17e7b3c2a53b42b3
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts d1d9a353c345a134
 //   adcp-codegen 0.1.0:runtime/mcp.ts 5ef8459f681f51fa
@@ -254,25 +254,31 @@ async function createAgent(base, name, options = {}) {
             throw new Error(`adcp-codegen: profile ${name} does not serve release ${key} (serves ${[...byKey.keys()].join(', ')})`);
         return r;
     };
-    // Per release and tool, the loaded artifacts: one Map lookup per call on the hot path, no key strings built.
-    const slots = new Map(served.map((r) => [r, new Map(r.tools.map((t) => [t, {}]))]));
-    const slot = (r, tool) => slots.get(r).get(tool);
-    const requireTool = (tool, release) => {
-        if (!slots.get(release).has(tool))
+    // Per release and tool, the loaded artifacts: found once per call (the tool check is that lookup), no key strings
+    // built, and passed down the pipeline.
+    const slots = new Map(served.map((r) => [r, new Map(r.tools.map((tool) => [tool, { release: r, tool }]))]));
+    /** The tool's slot in release `r`, undefined when `r` does not serve it. */
+    const slotIn = (r, tool) => slots.get(r).get(tool);
+    /** The tool's slot in the release `key` names (default: the highest); UnknownToolError when it does not serve it. */
+    const requireTool = (tool, key) => {
+        const s = slotIn(releaseFor(key), tool);
+        if (s === undefined)
             throw new results_js_1.UnknownToolError(tool);
+        return s;
     };
+    /** The served releases that serve `tool`, highest first. */
+    const releasesServing = (tool) => served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
     const memo = new Map();
     const cached = (key, make) => {
         if (!memo.has(key))
             memo.set(key, make());
         return memo.get(key);
     };
-    // Callers check the tool first (requireTool, or the served tools in call), so a slot always exists.
-    const requestValidator = (r, tool) => (slot(r, tool).request ??= (0, issues_js_1.wrapValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.request(r.key, tool)).validate));
+    const requestValidator = (s) => (s.request ??= (0, issues_js_1.wrapValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.request(s.release.key, s.tool)).validate));
     // Picks the async variant by the body's `status`, as the response schemas intend.
-    const responseValidator = (r, tool) => (slot(r, tool).response ??= (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(r.key, tool))));
-    const stripFn = (r, tool) => (slot(r, tool).strip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(r.key, tool)).strip);
-    const normalizeFn = (r, tool) => (slot(r, tool).normalize ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(r.key, tool)).normalize);
+    const responseValidator = (s) => (s.response ??= (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(s.release.key, s.tool))));
+    const stripFn = (s) => (s.strip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(s.release.key, s.tool)).strip);
+    const normalizeFn = (s) => (s.normalize ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(s.release.key, s.tool)).normalize);
     // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
     const schema = (path) => cached(`schema\0${path}`, () => deepFreeze(JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, path), 'utf8')).schema));
     const listFrom = (entries) => entries.map((e) => ({
@@ -300,13 +306,13 @@ async function createAgent(base, name, options = {}) {
         return result.ok ? { ok: true, value: value } : { ok: false, issues: result.issues };
     };
     /** The request pipeline after the parse-once copy: normalize \u2192 strip (production) or drift issues \u2192 validate. */
-    const parse = (tool, r, input) => {
+    const parse = (s, input) => {
         try {
-            const normalized = normalizeFn(r, tool)(input);
-            const stripped = stripFn(r, tool)(normalized.value);
+            const normalized = normalizeFn(s)(input);
+            const stripped = stripFn(s)(normalized.value);
             // Both modes validate the stripped value, so the validator reports every other problem; development then
             // rejects the unknown fields production would have dropped, one issue per field.
-            const verdict = validateWith(requestValidator(r, tool), stripped.value);
+            const verdict = validateWith(requestValidator(s), stripped.value);
             const issues = [...(mode === 'development' ? (0, drift_js_1.driftIssues)(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
             if (issues.length > 0)
                 return { ok: false, issues };
@@ -344,7 +350,7 @@ async function createAgent(base, name, options = {}) {
                 out[tool] = h;
                 continue;
             }
-            const releases = served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+            const releases = releasesServing(tool);
             for (const key of releases)
                 if (typeof ownHandler(h, key) !== 'function')
                     missing.push(`${tool} (AdCP ${key})`);
@@ -355,7 +361,7 @@ async function createAgent(base, name, options = {}) {
         }
         // The one handler the profile itself can give: its capabilities, as served in the answering release.
         if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-            out.get_adcp_capabilities = (_args, ctx) => structuredClone(releaseFor(ctx.release).capabilities);
+            out.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
         }
         for (const tool of [...allTools].sort())
             if (!Object.prototype.hasOwnProperty.call(out, tool))
@@ -374,26 +380,10 @@ async function createAgent(base, name, options = {}) {
         toolsList,
         endpointToolsList,
         capabilities: (key) => structuredClone(releaseFor(key).capabilities),
-        normalize(tool, args, opts = {}) {
-            const r = releaseFor(opts.release);
-            requireTool(tool, r);
-            return normalizeFn(r, tool)(args);
-        },
-        strip(tool, args, opts = {}) {
-            const r = releaseFor(opts.release);
-            requireTool(tool, r);
-            return stripFn(r, tool)(args);
-        },
-        validateRequest(tool, args, opts = {}) {
-            const r = releaseFor(opts.release);
-            requireTool(tool, r);
-            return validateWith(requestValidator(r, tool), args);
-        },
-        validateResponse(tool, body, opts = {}) {
-            const r = releaseFor(opts.release);
-            requireTool(tool, r);
-            return validateWith(responseValidator(r, tool), body);
-        },
+        normalize: (tool, args, opts = {}) => normalizeFn(requireTool(tool, opts.release))(args),
+        strip: (tool, args, opts = {}) => stripFn(requireTool(tool, opts.release))(args),
+        validateRequest: (tool, args, opts = {}) => validateWith(requestValidator(requireTool(tool, opts.release)), args),
+        validateResponse: (tool, body, opts = {}) => validateWith(responseValidator(requireTool(tool, opts.release)), body),
         async call(tool, args, handler, ctx = {}) {
             if (typeof tool !== 'string' || !allTools.has(tool))
                 throw new results_js_1.UnknownToolError(typeof tool === 'string' ? tool : `(${typeof tool})`);
@@ -411,15 +401,17 @@ async function createAgent(base, name, options = {}) {
                 return (0, results_js_1.errorResult)(body, args, served[0].key);
             }
             const r = byKey.get(choice.release.key);
-            if (!slots.get(r).has(tool)) {
+            const s = slotIn(r, tool);
+            if (s === undefined) {
+                const supported = releasesServing(tool);
                 return (0, results_js_1.errorResult)({
                     code: 'UNSUPPORTED_FEATURE',
-                    message: `${tool} is not served in AdCP ${r.key}; served in ${served.filter((x) => x.tools.includes(tool)).map((x) => x.key).join(', ')}`,
+                    message: `${tool} is not served in AdCP ${r.key}; served in ${supported.join(', ')}`,
                     recovery: 'correctable',
-                    details: { tool, supported_versions: served.filter((x) => x.tools.includes(tool)).map((x) => x.key) },
+                    details: { tool, supported_versions: supported },
                 }, args, r.key);
             }
-            const parsed = parse(tool, r, args);
+            const parsed = parse(s, args);
             if (!parsed.ok)
                 return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, parsed.issues), args, r.key);
             const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
@@ -449,7 +441,7 @@ async function createAgent(base, name, options = {}) {
             const resultBody = result;
             if ((0, response_js_1.isAdcpErrorBody)(resultBody.adcp_error))
                 return (0, results_js_1.errorResult)(resultBody.adcp_error, args, r.key);
-            const envelope = (0, response_js_1.responseEnvelope)(resultBody, parsed.value.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(r, tool), body));
+            const envelope = (0, response_js_1.responseEnvelope)(resultBody, parsed.value.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body));
             if (!envelope.ok)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), args, r.key);
             const body = envelope.body;
@@ -461,7 +453,7 @@ async function createAgent(base, name, options = {}) {
             // Development validates every response; production only where tools/list advertises an outputSchema, because
             // MCP clients validate structuredContent against it and would throw on the buyer's side.
             if (mode === 'development' || outputAdvertised.has(tool)) {
-                const verdict = validateWith(responseValidator(r, tool), body);
+                const verdict = validateWith(responseValidator(s), body);
                 if (!verdict.ok) {
                     // Never send an invalid response as if it were valid: the agent has a bug, which a retry cannot fix. The
                     // pointers help the agent's developer; a production buyer learns only that the call failed.
@@ -951,21 +943,18 @@ const MAX_LISTED = 12;
  */
 function wrapValidator(raw) {
     return (data) => {
-        let ok;
+        let errors;
         try {
-            ok = raw(data) === true;
+            errors = runRaw(raw, data);
         }
         catch (e) {
-            raw.errors = null;
             if (e instanceof RangeError) {
                 return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }] };
             }
             throw e;
         }
-        if (ok)
+        if (errors === undefined)
             return { ok: true };
-        const errors = Array.isArray(raw.errors) ? raw.errors.slice() : [];
-        raw.errors = null;
         let issues;
         try {
             issues = toIssues(errors, data); // may re-run a union branch (see branchIssues)
@@ -981,19 +970,30 @@ function wrapValidator(raw) {
         return { ok: false, issues: (0, issue_collect_js_1.collectIssues)((d) => rerun(raw, d), data, issues) };
     };
 }
-/** One more run of the raw validator, for the collection: its issues, its errors cleared. */
-function rerun(raw, data) {
-    let ok;
+/**
+ * One run of the raw validator: undefined when the value is valid, else a copy of the errors Ajv left on the
+ * function. They are cleared whatever happens (a throw included), so no payload fragment outlives the call.
+ */
+function runRaw(raw, data) {
     try {
-        ok = raw(data) === true;
+        if (raw(data) === true)
+            return undefined;
+        return Array.isArray(raw.errors) ? raw.errors.slice() : [];
+    }
+    finally {
+        raw.errors = null;
+    }
+}
+/** One more run of the raw validator, for the collection: its issues ([] when valid, or when it throws). */
+function rerun(raw, data) {
+    let errors;
+    try {
+        errors = runRaw(raw, data);
     }
     catch {
-        raw.errors = null;
         return [];
     }
-    const errors = Array.isArray(raw.errors) ? raw.errors.slice() : [];
-    raw.errors = null;
-    return ok ? [] : toIssues(errors, data);
+    return errors === undefined ? [] : toIssues(errors, data);
 }
 /**
  * Response validation (issue 7, point 5). The body is validated as it goes on the wire, envelope fields at its

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Advertisement, type ToolsListEntry, servedCapabilities, refusedEnvelopeFields } from '../project/index.js';
 import type { EmittedFile, InputRef, Profile } from '../load/index.js';
-import { packageRoot, sha256 } from '../shared/index.js';
+import { generatorVersion, packageRoot, sha256 } from '../shared/index.js';
 import { prebundled, runtimeSources } from './prebundle.js';
 import { BUNDLE, BUNDLE_FACADE, MODULES } from './runtime-bundle.js';
 import type { Selection } from '../select/index.js';
@@ -46,7 +46,8 @@ export function render(name: string, data: Record<string, unknown>): string {
   return template(name)({ version: GENERATOR_VERSION, ...data });
 }
 
-export const GENERATOR_VERSION: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+/** The package's version, as every generated header names it (one read of package.json: shared/code-hash.ts). */
+export const GENERATOR_VERSION: string = generatorVersion;
 
 /** Adds the do-not-edit header to a compiled artifact (JS/TS) from a compile stage. */
 export function withHeader(file: EmittedFile, purpose?: string): EmittedFile {
