@@ -70,8 +70,11 @@ export async function run(): Promise<string[]> {
     const write = (name: string, body: string[]): string => {
       const file = join(tmp, name);
       // The clock starts on the script's first line, before anything is imported: node's own start (and its noise,
-      // large on a busy machine) is left out; everything the design loads is in.
-      writeFileSync(file, ['const t0 = performance.now();', ...body, `process.stdout.write(String(performance.now() - t0));`].join('\n'));
+      // large on a busy machine) is left out; everything the design loads is in. It stops before the figure is
+      // written: `process.stdout` is created lazily on first access (3-5 ms for a pipe), and in
+      // `process.stdout.write(String(performance.now() - t0))` that getter runs before the argument, so the harness
+      // would time its own reporting on both sides.
+      writeFileSync(file, ['const t0 = performance.now();', ...body, 'const ms = performance.now() - t0;', 'process.stdout.write(String(ms));'].join('\n'));
       return file;
     };
     for (const [r, sample] of samples) {
