@@ -12,7 +12,7 @@
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts 9c83d06ae0143d21
+//   adcp-codegen 0.1.0:runtime/loader.ts ecec6470cc8f4325
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -30,9 +30,13 @@ export async function loadProfile(name, options = {}) {
   return createAgent(new URL('.', import.meta.url), name, options);
 }
 
-import { createRequire } from 'node:module';
-
-const requireBuiltin = createRequire(import.meta.url);
+/** A node: builtin, without an ES import (Node.js 20.16 and later: the `engines` of the generated package). */
+function requireBuiltin(id) {
+  if (typeof process.getBuiltinModule !== "function") {
+    throw new Error(`adcp-codegen runtime: Node.js ${process.version} has no process.getBuiltinModule; use Node.js 20.16 or later`);
+  }
+  return process.getBuiltinModule(id);
+}
 
 /** The runtime modules as CommonJS functions, evaluated once, on first require; the loader here, the rest below. */
 const definitions = {

@@ -36,7 +36,9 @@ hbs.registerPartial('header', readFileSync(join(templateDir, 'header.hbs'), 'utf
 function template(name: string): Handlebars.TemplateDelegate {
   let t = templates.get(name);
   if (t === undefined) {
-    t = hbs.compile(readFileSync(join(templateDir, name), 'utf8'), { noEscape: false, strict: true });
+    // Code, not HTML: HTML-escaping would turn an apostrophe in a comment into `&#x27;`. What needs escaping goes
+    // through `json` (string literals) or `comment` (comment text); everything else is generator-made identifiers.
+    t = hbs.compile(readFileSync(join(templateDir, name), 'utf8'), { noEscape: true, strict: true });
     templates.set(name, t);
   }
   return t;
