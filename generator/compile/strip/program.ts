@@ -176,7 +176,9 @@ export class Program {
       usedVars.add(v);
       vars.set(d, v);
     }
-    const body = this.renderBody(unit, (u) => vars.get(u)!);
+    // A dependency is required where it is first called, not when this module loads: a value without the field
+    // that leads there never loads it (nor, in a pack, the pack file holding it).
+    const body = this.renderBody(unit, (u) => `(${vars.get(u)!} ??= require(${lit(`./${depFile(u)}`)}))`);
     const exported = unit.shapes.filter((c) => c.external === true).map((c) => c.name!);
     return [
       '"use strict";',
@@ -184,7 +186,7 @@ export class Program {
       comment('One function per schema place, $refs resolved at build time; each returns its input itself when'),
       comment('nothing below it is removed.'),
       `const { ${SUPPORT_NAMES.filter((n) => n !== 'entry' && n !== 'StripDepthError').join(', ')} } = require(${lit(`./${supportName}`)});`,
-      ...deps.map((d) => `const ${vars.get(d)!} = require(${lit(`./${depFile(d)}`)});`),
+      ...(deps.length > 0 ? [comment('Modules called into, each required on first call.'), `let ${deps.map((d) => vars.get(d)!).join(', ')};`] : []),
       '',
       body,
       ...exported.map((n) => `exports.${n} = ${n};`),

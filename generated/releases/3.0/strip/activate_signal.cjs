@@ -9,7 +9,7 @@
 "use strict";
 // Deep-strip for activate_signal (adcp-3.0.6): removes unknown fields at closed objects of
 // signals/activate-signal-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.017449654a29.cjs").load("./signals.activate-signal-request.84a426d72620.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.79ba6f87c5b1.cjs").load("./signals.activate-signal-request.f48296935af9.cjs");
 exports.strip = entry(root.s_activate_signal_request);
 

@@ -11,7 +11,7 @@
 "use strict";
 // Deep-strip for build_creative (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/build-creative-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./media-buy.build-creative-request.2e2d03aaf483.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.361968b122ac.cjs").load("./media-buy.build-creative-request.358e1a65d6a9.cjs");
 exports.strip = entry(root.s_build_creative_request);
 

@@ -14,7 +14,7 @@
 "use strict";
 // Deep-strip for check_governance (adcp-3.0.6): removes unknown fields at closed objects of
 // governance/check-governance-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.017449654a29.cjs").load("./governance.check-governance-request.2d2f6b41f8e5.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.e94f5f086af4.cjs").load("./governance.check-governance-request.9f9a39ec5268.cjs");
 exports.strip = entry(root.s_check_governance_request);
 

@@ -44,7 +44,7 @@
 "use strict";
 // Deep-strip for create_media_buy (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/create-media-buy-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.d7494646d395.cjs").load("./media-buy.create-media-buy-request.cb6dbf3d2d56.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.b191845b2e72.cjs").load("./media-buy.create-media-buy-request.6d43311c3f3c.cjs");
 exports.strip = entry(root.s_create_media_buy_request);
 

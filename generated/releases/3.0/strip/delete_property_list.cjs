@@ -9,7 +9,7 @@
 "use strict";
 // Deep-strip for delete_property_list (adcp-3.0.6): removes unknown fields at closed objects of
 // property/delete-property-list-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./property.delete-property-list-request.a8ce98cb3f94.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.361968b122ac.cjs").load("./property.delete-property-list-request.87f8f888373c.cjs");
 exports.strip = entry(root.s_delete_property_list_request);
 

@@ -10,7 +10,7 @@
 "use strict";
 // Deep-strip for get_creative_delivery (adcp-3.0.6): removes unknown fields at closed objects of
 // creative/get-creative-delivery-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./creative.get-creative-delivery-request.e7fd125c5318.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.7c54db1db511.cjs").load("./creative.get-creative-delivery-request.7cb71d9e2d0b.cjs");
 exports.strip = entry(root.s_get_creative_delivery_request);
 

@@ -9,7 +9,7 @@
 "use strict";
 // Deep-strip for get_creative_features (adcp-3.0.6): removes unknown fields at closed objects of
 // creative/get-creative-features-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.d7494646d395.cjs").load("./creative.get-creative-features-request.f574e5b152a0.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.b191845b2e72.cjs").load("./creative.get-creative-features-request.cbcf32152cd3.cjs");
 exports.strip = entry(root.s_get_creative_features_request);
 

@@ -16,7 +16,7 @@
 "use strict";
 // Deep-strip for get_media_buy_delivery (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/get-media-buy-delivery-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.d7494646d395.cjs").load("./media-buy.get-media-buy-delivery-request.8f9130fe81f7.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.53f075aabdbc.cjs").load("./media-buy.get-media-buy-delivery-request.11dc0d16f547.cjs");
 exports.strip = entry(root.s_get_media_buy_delivery_request);
 

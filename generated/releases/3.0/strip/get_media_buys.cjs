@@ -11,7 +11,7 @@
 "use strict";
 // Deep-strip for get_media_buys (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/get-media-buys-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.6b9bf21fd00f.cjs").load("./media-buy.get-media-buys-request.6d7e469e8f5d.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.b191845b2e72.cjs").load("./media-buy.get-media-buys-request.4a4874ee0f54.cjs");
 exports.strip = entry(root.s_get_media_buys_request);
 

@@ -7,7 +7,7 @@
 "use strict";
 // Deep-strip for get_plan_audit_logs (adcp-3.0.6): removes unknown fields at closed objects of
 // governance/get-plan-audit-logs-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.6b9bf21fd00f.cjs").load("./governance.get-plan-audit-logs-request.abcfee2440fd.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.7c54db1db511.cjs").load("./governance.get-plan-audit-logs-request.abcfee2440fd.cjs");
 exports.strip = entry(root.s_get_plan_audit_logs_request);
 

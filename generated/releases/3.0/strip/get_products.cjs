@@ -28,7 +28,7 @@
 "use strict";
 // Deep-strip for get_products (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/get-products-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.e19bf234f3c5.cjs").load("./media-buy.get-products-request.59bf07590750.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.361968b122ac.cjs").load("./media-buy.get-products-request.bed699b2f33f.cjs");
 exports.strip = entry(root.s_get_products_request);
 

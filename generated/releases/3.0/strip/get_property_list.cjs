@@ -9,7 +9,7 @@
 "use strict";
 // Deep-strip for get_property_list (adcp-3.0.6): removes unknown fields at closed objects of
 // property/get-property-list-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.9285dc2dbbc5.cjs").load("./property.get-property-list-request.39a1c2d0b132.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.79ba6f87c5b1.cjs").load("./property.get-property-list-request.5c6413e14299.cjs");
 exports.strip = entry(root.s_get_property_list_request);
 

@@ -13,7 +13,7 @@
 "use strict";
 // Deep-strip for get_signals (adcp-3.0.6): removes unknown fields at closed objects of
 // signals/get-signals-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./signals.get-signals-request.4836f7929c84.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.b191845b2e72.cjs").load("./signals.get-signals-request.36fb201a2069.cjs");
 exports.strip = entry(root.s_get_signals_request);
 

@@ -7,7 +7,7 @@
 "use strict";
 // Deep-strip for list_accounts (adcp-3.0.6): removes unknown fields at closed objects of
 // account/list-accounts-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.d7494646d395.cjs").load("./account.list-accounts-request.36d26ce7bf89.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.b191845b2e72.cjs").load("./account.list-accounts-request.c872a5fe74b0.cjs");
 exports.strip = entry(root.s_list_accounts_request);
 

@@ -7,7 +7,7 @@
 "use strict";
 // Deep-strip for list_creative_formats (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/list-creative-formats-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./media-buy.list-creative-formats-request.89697be86910.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.b191845b2e72.cjs").load("./media-buy.list-creative-formats-request.1208c326ed01.cjs");
 exports.strip = entry(root.s_list_creative_formats_request);
 

@@ -15,7 +15,7 @@
 "use strict";
 // Deep-strip for list_creatives (adcp-3.0.6): removes unknown fields at closed objects of
 // creative/list-creatives-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./creative.list-creatives-request.2f4fd179f459.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.7c54db1db511.cjs").load("./creative.list-creatives-request.60407f1dc4fe.cjs");
 exports.strip = entry(root.s_list_creatives_request);
 

@@ -10,7 +10,7 @@
 "use strict";
 // Deep-strip for list_property_lists (adcp-3.0.6): removes unknown fields at closed objects of
 // property/list-property-lists-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.d7494646d395.cjs").load("./property.list-property-lists-request.143d3d417f9a.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.53f075aabdbc.cjs").load("./property.list-property-lists-request.5eb2593a471f.cjs");
 exports.strip = entry(root.s_list_property_lists_request);
 

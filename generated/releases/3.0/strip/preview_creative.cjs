@@ -4,7 +4,7 @@
 "use strict";
 // Deep-strip for preview_creative (adcp-3.0.6): removes unknown fields at closed objects of
 // creative/preview-creative-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
 // Nothing in this request schema is closed: there is never anything to strip.
 exports.strip = entry((v) => v);
 

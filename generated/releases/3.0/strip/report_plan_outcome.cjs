@@ -13,7 +13,7 @@
 "use strict";
 // Deep-strip for report_plan_outcome (adcp-3.0.6): removes unknown fields at closed objects of
 // governance/report-plan-outcome-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.fd05ec1d71d5.cjs").load("./governance.report-plan-outcome-request.5b09614c520d.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.2964abb8548e.cjs").load("./governance.report-plan-outcome-request.c3bfad07ae68.cjs");
 exports.strip = entry(root.s_report_plan_outcome_request);
 

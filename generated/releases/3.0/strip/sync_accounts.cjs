@@ -14,7 +14,7 @@
 "use strict";
 // Deep-strip for sync_accounts (adcp-3.0.6): removes unknown fields at closed objects of
 // account/sync-accounts-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./account.sync-accounts-request.59f1df1842c7.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.b191845b2e72.cjs").load("./account.sync-accounts-request.5df38d27df6b.cjs");
 exports.strip = entry(root.s_sync_accounts_request);
 

@@ -11,7 +11,7 @@
 "use strict";
 // Deep-strip for sync_audiences (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/sync-audiences-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.6b9bf21fd00f.cjs").load("./media-buy.sync-audiences-request.a4cb5534a663.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.7c54db1db511.cjs").load("./media-buy.sync-audiences-request.4e182a245525.cjs");
 exports.strip = entry(root.s_sync_audiences_request);
 

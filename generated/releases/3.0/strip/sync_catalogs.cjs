@@ -13,7 +13,7 @@
 "use strict";
 // Deep-strip for sync_catalogs (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/sync-catalogs-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.f5bbc26ba812.cjs").load("./media-buy.sync-catalogs-request.b36a1fa94531.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.7c54db1db511.cjs").load("./media-buy.sync-catalogs-request.665f4442961a.cjs");
 exports.strip = entry(root.s_sync_catalogs_request);
 

@@ -13,7 +13,7 @@
 "use strict";
 // Deep-strip for sync_creatives (adcp-3.0.6): removes unknown fields at closed objects of
 // creative/sync-creatives-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.6b9bf21fd00f.cjs").load("./creative.sync-creatives-request.6959c2b4fed2.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.361968b122ac.cjs").load("./creative.sync-creatives-request.38dbb2e05e74.cjs");
 exports.strip = entry(root.s_sync_creatives_request);
 

@@ -10,7 +10,7 @@
 "use strict";
 // Deep-strip for sync_event_sources (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/sync-event-sources-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.017449654a29.cjs").load("./media-buy.sync-event-sources-request.efda96f14808.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.79ba6f87c5b1.cjs").load("./media-buy.sync-event-sources-request.feca31bfa487.cjs");
 exports.strip = entry(root.s_sync_event_sources_request);
 

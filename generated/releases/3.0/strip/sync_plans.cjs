@@ -17,7 +17,7 @@
 "use strict";
 // Deep-strip for sync_plans (adcp-3.0.6): removes unknown fields at closed objects of
 // governance/sync-plans-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.d7494646d395.cjs").load("./governance.sync-plans-request.b3701d22e53e.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.136323a1d6f6.cjs").load("./governance.sync-plans-request.f51fa5e06718.cjs");
 exports.strip = entry(root.s_sync_plans_request);
 

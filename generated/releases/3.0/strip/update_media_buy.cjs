@@ -41,7 +41,7 @@
 "use strict";
 // Deep-strip for update_media_buy (adcp-3.0.6): removes unknown fields at closed objects of
 // media-buy/update-media-buy-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.017449654a29.cjs").load("./media-buy.update-media-buy-request.0254d2c416fa.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.53f075aabdbc.cjs").load("./media-buy.update-media-buy-request.3be29d7b62a2.cjs");
 exports.strip = entry(root.s_update_media_buy_request);
 

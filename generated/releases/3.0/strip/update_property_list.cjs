@@ -18,7 +18,7 @@
 "use strict";
 // Deep-strip for update_property_list (adcp-3.0.6): removes unknown fields at closed objects of
 // property/update-property-list-request.json; the per-definition functions live in the shared modules.
-const { entry } = require("./_shared/shared.9285dc2dbbc5.cjs").load("./support.bac401bafbbc.cjs");
-const root = require("./_shared/shared.6b9bf21fd00f.cjs").load("./property.update-property-list-request.d8242c463164.cjs");
+const { entry } = require("./_shared/shared.79ba6f87c5b1.cjs").load("./support.bac401bafbbc.cjs");
+const root = require("./_shared/shared.7c54db1db511.cjs").load("./property.update-property-list-request.c4ae967db044.cjs");
 exports.strip = entry(root.s_update_property_list_request);
 

@@ -282,13 +282,14 @@ function s_frequency_cap_window(v, c, d) {
 exports.s_frequency_cap = s_frequency_cap;
 
 },
-"./core.performance-standard.7be5137de1c8.cjs": function (exports, require, module) {
+"./core.performance-standard.59022dc1faa5.cjs": function (exports, require, module) {
 "use strict";
 // Deep-strip functions for core/performance-standard.json (adcp-3.0.6).
 // One function per schema place, $refs resolved at build time; each returns its input itself when
 // nothing below it is removed.
 const { MAX_DEPTH, MAX_HOPS, ABSENT, hasOwn, has, isObj, dig, at, upTo, copy, put, byNames, tooDeep } = require("./support.bac401bafbbc.cjs");
-const m_core_brand_ref = require("./core.brand-ref.6d3c6ff4052d.cjs");
+// Modules called into, each required on first call.
+let m_core_brand_ref;
 
 // core/performance-standard.json#
 function s_performance_standard(v, c, d) {
@@ -299,7 +300,7 @@ function s_performance_standard(v, c, d) {
   let o, x, y;
   if ((x = v["vendor"]) !== undefined && hasOwn.call(v, "vendor")) {
     c.k[d] = "vendor";
-    y = m_core_brand_ref.s_brand_ref(x, c, d + 1);
+    y = (m_core_brand_ref ??= require("./core.brand-ref.6d3c6ff4052d.cjs")).s_brand_ref(x, c, d + 1);
     if (y !== x) {
       if (o === undefined) o = copy(v);
       put(o, "vendor", y);
@@ -311,13 +312,14 @@ function s_performance_standard(v, c, d) {
 exports.s_performance_standard = s_performance_standard;
 
 },
-"./core.planned-delivery.e19abd084992.cjs": function (exports, require, module) {
+"./core.planned-delivery.056893b45a3a.cjs": function (exports, require, module) {
 "use strict";
 // Deep-strip functions for core/planned-delivery.json (adcp-3.0.6).
 // One function per schema place, $refs resolved at build time; each returns its input itself when
 // nothing below it is removed.
 const { MAX_DEPTH, MAX_HOPS, ABSENT, hasOwn, has, isObj, dig, at, upTo, copy, put, byNames, tooDeep } = require("./support.bac401bafbbc.cjs");
-const m_core_frequency_cap = require("./core.frequency-cap.54a567cead8e.cjs");
+// Modules called into, each required on first call.
+let m_core_frequency_cap;
 
 // core/planned-delivery.json#
 function s_planned_delivery(v, c, d) {
@@ -328,7 +330,7 @@ function s_planned_delivery(v, c, d) {
   let o, x, y;
   if ((x = v["frequency_cap"]) !== undefined && hasOwn.call(v, "frequency_cap")) {
     c.k[d] = "frequency_cap";
-    y = m_core_frequency_cap.s_frequency_cap(x, c, d + 1);
+    y = (m_core_frequency_cap ??= require("./core.frequency-cap.54a567cead8e.cjs")).s_frequency_cap(x, c, d + 1);
     if (y !== x) {
       if (o === undefined) o = copy(v);
       put(o, "frequency_cap", y);
@@ -437,13 +439,14 @@ function s_push_notification_config_authentication(v, c, d) {
 exports.s_push_notification_config = s_push_notification_config;
 
 },
-"./governance.report-plan-outcome-request.5b09614c520d.cjs": function (exports, require, module) {
+"./governance.report-plan-outcome-request.c3bfad07ae68.cjs": function (exports, require, module) {
 "use strict";
 // Deep-strip functions for governance/report-plan-outcome-request.json (adcp-3.0.6).
 // One function per schema place, $refs resolved at build time; each returns its input itself when
 // nothing below it is removed.
 const { MAX_DEPTH, MAX_HOPS, ABSENT, hasOwn, has, isObj, dig, at, upTo, copy, put, byNames, tooDeep } = require("./support.bac401bafbbc.cjs");
-const m_core_planned_delivery = require("./core.planned-delivery.e19abd084992.cjs");
+// Modules called into, each required on first call.
+let m_core_planned_delivery;
 
 // governance/report-plan-outcome-request.json#
 function s_report_plan_outcome_request(v, c, d) {
@@ -578,7 +581,7 @@ function s_report_plan_outcome_request_seller_response(v, c, d) {
   let o, x, y;
   if ((x = v["planned_delivery"]) !== undefined && hasOwn.call(v, "planned_delivery")) {
     c.k[d] = "planned_delivery";
-    y = m_core_planned_delivery.s_planned_delivery(x, c, d + 1);
+    y = (m_core_planned_delivery ??= require("./core.planned-delivery.056893b45a3a.cjs")).s_planned_delivery(x, c, d + 1);
     if (y !== x) {
       if (o === undefined) o = copy(v);
       put(o, "planned_delivery", y);
@@ -593,8 +596,8 @@ exports.s_report_plan_outcome_request = s_report_plan_outcome_request;
 };
 // Modules this pack requires from other packs.
 const elsewhere = {
-"./core.brand-ref.6d3c6ff4052d.cjs": "./shared.9285dc2dbbc5.cjs",
-"./support.bac401bafbbc.cjs": "./shared.9285dc2dbbc5.cjs",
+"./core.brand-ref.6d3c6ff4052d.cjs": "./shared.79ba6f87c5b1.cjs",
+"./support.bac401bafbbc.cjs": "./shared.79ba6f87c5b1.cjs",
 };
 const done = new Map();
 function load(id) {

@@ -115,13 +115,14 @@ function s_daypart_target(v, c, d) {
 exports.s_daypart_target = s_daypart_target;
 
 },
-"./core.measurement-terms.40b83c843996.cjs": function (exports, require, module) {
+"./core.measurement-terms.ecbefb672661.cjs": function (exports, require, module) {
 "use strict";
 // Deep-strip functions for core/measurement-terms.json (adcp-3.0.6).
 // One function per schema place, $refs resolved at build time; each returns its input itself when
 // nothing below it is removed.
 const { MAX_DEPTH, MAX_HOPS, ABSENT, hasOwn, has, isObj, dig, at, upTo, copy, put, byNames, tooDeep } = require("./support.bac401bafbbc.cjs");
-const m_core_brand_ref = require("./core.brand-ref.6d3c6ff4052d.cjs");
+// Modules called into, each required on first call.
+let m_core_brand_ref;
 
 // core/measurement-terms.json#
 function s_measurement_terms(v, c, d) {
@@ -150,7 +151,7 @@ function s_measurement_terms_billing_measurement(v, c, d) {
   let o, x, y;
   if ((x = v["vendor"]) !== undefined && hasOwn.call(v, "vendor")) {
     c.k[d] = "vendor";
-    y = m_core_brand_ref.s_brand_ref(x, c, d + 1);
+    y = (m_core_brand_ref ??= require("./core.brand-ref.6d3c6ff4052d.cjs")).s_brand_ref(x, c, d + 1);
     if (y !== x) {
       if (o === undefined) o = copy(v);
       put(o, "vendor", y);
@@ -426,16 +427,14 @@ function s_reporting_webhook_authentication(v, c, d) {
 exports.s_reporting_webhook = s_reporting_webhook;
 
 },
-"./core.targeting.b80a51d57714.cjs": function (exports, require, module) {
+"./core.targeting.2dd39705d205.cjs": function (exports, require, module) {
 "use strict";
 // Deep-strip functions for core/targeting.json (adcp-3.0.6).
 // One function per schema place, $refs resolved at build time; each returns its input itself when
 // nothing below it is removed.
 const { MAX_DEPTH, MAX_HOPS, ABSENT, hasOwn, has, isObj, dig, at, upTo, copy, put, byNames, tooDeep } = require("./support.bac401bafbbc.cjs");
-const m_core_collection_list_ref = require("./core.collection-list-ref.e51fb63b7a57.cjs");
-const m_core_daypart_target = require("./core.daypart-target.5710c4c16835.cjs");
-const m_core_frequency_cap = require("./core.frequency-cap.54a567cead8e.cjs");
-const m_core_property_list_ref = require("./core.property-list-ref.6fb2c6e61d8a.cjs");
+// Modules called into, each required on first call.
+let m_core_collection_list_ref, m_core_daypart_target, m_core_frequency_cap, m_core_property_list_ref;
 
 // core/targeting.json#
 function s_targeting(v, c, d) {
@@ -486,7 +485,7 @@ function s_targeting(v, c, d) {
   }
   if ((x = v["frequency_cap"]) !== undefined && hasOwn.call(v, "frequency_cap")) {
     c.k[d] = "frequency_cap";
-    y = m_core_frequency_cap.s_frequency_cap(x, c, d + 1);
+    y = (m_core_frequency_cap ??= require("./core.frequency-cap.54a567cead8e.cjs")).s_frequency_cap(x, c, d + 1);
     if (y !== x) {
       if (o === undefined) o = copy(v);
       put(o, "frequency_cap", y);
@@ -494,7 +493,7 @@ function s_targeting(v, c, d) {
   }
   if ((x = v["property_list"]) !== undefined && hasOwn.call(v, "property_list")) {
     c.k[d] = "property_list";
-    y = m_core_property_list_ref.s_property_list_ref(x, c, d + 1);
+    y = (m_core_property_list_ref ??= require("./core.property-list-ref.6fb2c6e61d8a.cjs")).s_property_list_ref(x, c, d + 1);
     if (y !== x) {
       if (o === undefined) o = copy(v);
       put(o, "property_list", y);
@@ -502,7 +501,7 @@ function s_targeting(v, c, d) {
   }
   if ((x = v["collection_list"]) !== undefined && hasOwn.call(v, "collection_list")) {
     c.k[d] = "collection_list";
-    y = m_core_collection_list_ref.s_collection_list_ref(x, c, d + 1);
+    y = (m_core_collection_list_ref ??= require("./core.collection-list-ref.e51fb63b7a57.cjs")).s_collection_list_ref(x, c, d + 1);
     if (y !== x) {
       if (o === undefined) o = copy(v);
       put(o, "collection_list", y);
@@ -510,7 +509,7 @@ function s_targeting(v, c, d) {
   }
   if ((x = v["collection_list_exclude"]) !== undefined && hasOwn.call(v, "collection_list_exclude")) {
     c.k[d] = "collection_list_exclude";
-    y = m_core_collection_list_ref.s_collection_list_ref(x, c, d + 1);
+    y = (m_core_collection_list_ref ??= require("./core.collection-list-ref.e51fb63b7a57.cjs")).s_collection_list_ref(x, c, d + 1);
     if (y !== x) {
       if (o === undefined) o = copy(v);
       put(o, "collection_list_exclude", y);
@@ -590,7 +589,7 @@ function s_targeting_daypart_targets(v, c, d) {
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
       c.k[d] = i;
-      const y = m_core_daypart_target.s_daypart_target(x, c, d + 1);
+      const y = (m_core_daypart_target ??= require("./core.daypart-target.5710c4c16835.cjs")).s_daypart_target(x, c, d + 1);
       if (y !== x) {
         if (o === undefined) o = v.slice();
         o[i] = y;
@@ -1040,16 +1039,14 @@ function s_targeting_negative_keywords_items(v, c, d) {
 exports.s_targeting = s_targeting;
 
 },
-"./media-buy.package-request.2e100fb11cea.cjs": function (exports, require, module) {
+"./media-buy.package-request.f7c87e26a92e.cjs": function (exports, require, module) {
 "use strict";
 // Deep-strip functions for media-buy/package-request.json (adcp-3.0.6).
 // One function per schema place, $refs resolved at build time; each returns its input itself when
 // nothing below it is removed.
 const { MAX_DEPTH, MAX_HOPS, ABSENT, hasOwn, has, isObj, dig, at, upTo, copy, put, byNames, tooDeep } = require("./support.bac401bafbbc.cjs");
-const m_core_measurement_terms = require("./core.measurement-terms.40b83c843996.cjs");
-const m_core_optimization_goal = require("./core.optimization-goal.621011118e03.cjs");
-const m_core_performance_standard = require("./core.performance-standard.7be5137de1c8.cjs");
-const m_core_targeting = require("./core.targeting.b80a51d57714.cjs");
+// Modules called into, each required on first call.
+let m_core_measurement_terms, m_core_optimization_goal, m_core_performance_standard, m_core_targeting;
 
 // media-buy/package-request.json#
 function s_package_request(v, c, d) {
@@ -1068,7 +1065,7 @@ function s_package_request(v, c, d) {
   }
   if ((x = v["targeting_overlay"]) !== undefined && hasOwn.call(v, "targeting_overlay")) {
     c.k[d] = "targeting_overlay";
-    y = m_core_targeting.s_targeting(x, c, d + 1);
+    y = (m_core_targeting ??= require("./core.targeting.2dd39705d205.cjs")).s_targeting(x, c, d + 1);
     if (y !== x) {
       if (o === undefined) o = copy(v);
       put(o, "targeting_overlay", y);
@@ -1076,7 +1073,7 @@ function s_package_request(v, c, d) {
   }
   if ((x = v["measurement_terms"]) !== undefined && hasOwn.call(v, "measurement_terms")) {
     c.k[d] = "measurement_terms";
-    y = m_core_measurement_terms.s_measurement_terms(x, c, d + 1);
+    y = (m_core_measurement_terms ??= require("./core.measurement-terms.ecbefb672661.cjs")).s_measurement_terms(x, c, d + 1);
     if (y !== x) {
       if (o === undefined) o = copy(v);
       put(o, "measurement_terms", y);
@@ -1102,7 +1099,7 @@ function s_package_request_optimization_goals(v, c, d) {
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
       c.k[d] = i;
-      const y = m_core_optimization_goal.s_optimization_goal(x, c, d + 1);
+      const y = (m_core_optimization_goal ??= require("./core.optimization-goal.621011118e03.cjs")).s_optimization_goal(x, c, d + 1);
       if (y !== x) {
         if (o === undefined) o = v.slice();
         o[i] = y;
@@ -1122,7 +1119,7 @@ function s_package_request_performance_standards(v, c, d) {
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
       c.k[d] = i;
-      const y = m_core_performance_standard.s_performance_standard(x, c, d + 1);
+      const y = (m_core_performance_standard ??= require("./core.performance-standard.59022dc1faa5.cjs")).s_performance_standard(x, c, d + 1);
       if (y !== x) {
         if (o === undefined) o = v.slice();
         o[i] = y;
@@ -1139,11 +1136,11 @@ exports.s_package_request = s_package_request;
 };
 // Modules this pack requires from other packs.
 const elsewhere = {
-"./core.brand-ref.6d3c6ff4052d.cjs": "./shared.9285dc2dbbc5.cjs",
-"./core.frequency-cap.54a567cead8e.cjs": "./shared.fd05ec1d71d5.cjs",
-"./core.performance-standard.7be5137de1c8.cjs": "./shared.fd05ec1d71d5.cjs",
-"./core.property-list-ref.6fb2c6e61d8a.cjs": "./shared.fd05ec1d71d5.cjs",
-"./support.bac401bafbbc.cjs": "./shared.9285dc2dbbc5.cjs",
+"./core.brand-ref.6d3c6ff4052d.cjs": "./shared.79ba6f87c5b1.cjs",
+"./core.frequency-cap.54a567cead8e.cjs": "./shared.2964abb8548e.cjs",
+"./core.performance-standard.59022dc1faa5.cjs": "./shared.2964abb8548e.cjs",
+"./core.property-list-ref.6fb2c6e61d8a.cjs": "./shared.2964abb8548e.cjs",
+"./support.bac401bafbbc.cjs": "./shared.79ba6f87c5b1.cjs",
 };
 const done = new Map();
 function load(id) {
