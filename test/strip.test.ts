@@ -11,6 +11,7 @@ import { driftIssues } from '../runtime/drift.js';
 import { tempDir } from './helpers/fixture-release.js';
 import { sdkReleaseDir } from './helpers/releases.js';
 import { writeEmitted } from './helpers/differential.js';
+import { createMediaBuyRequest } from './helpers/payloads.js';
 
 const requireCjs = createRequire(import.meta.url);
 
@@ -517,6 +518,25 @@ test('3.0.6: shared modules packed into few files that require each other withou
     if (!closure.has(n)) closure.add(n), stack.push(...requires(packs.get(n)!));
   }
   assert.ok(closure.size >= 1 && closure.size <= 5, `${closure.size} packs for create_media_buy: ${[...closure].join(', ')}`);
+});
+
+test('3.0.6: a strip module requires what it calls into on first call: a value without the field never loads that pack', () => {
+  const dir = writeModules(emitted);
+  const shared = join(dir, 'releases/3.0/strip/_shared/');
+  const loadedPacks = (): string[] => Object.keys(requireCjs.cache).filter((k) => k.startsWith(shared)).sort();
+  const strip = (requireCjs(join(dir, 'releases/3.0/strip/create_media_buy.cjs')) as StripModule).strip;
+  const atLoad = loadedPacks();
+  assert.ok(strip(createMediaBuyRequest()).removed.length === 0);
+  const minimal = loadedPacks();
+  // Every declared field of the request and of a package present, as an object and as an array of one.
+  const names = (path: string): string[] => Object.keys([...release.schemas.byPath.values()].find((f) => f.path === path)!.schema.properties as object);
+  const every = (shape: () => unknown, packages: unknown[]): Record<string, unknown> => ({ ...Object.fromEntries(names('media-buy/create-media-buy-request.json').map((k) => [k, shape()])), packages });
+  const pkg = (shape: () => unknown): Record<string, unknown> => Object.fromEntries(names('media-buy/package-request.json').map((k) => [k, shape()]));
+  strip(every(() => ({}), [pkg(() => ({})), pkg(() => [{}])]));
+  strip(every(() => [{}], [pkg(() => ({})), pkg(() => [{}])]));
+  const full = loadedPacks();
+  for (const p of [...atLoad, ...minimal]) assert.ok(full.includes(p), p);
+  assert.ok(atLoad.length <= minimal.length && minimal.length < full.length, `packs loaded: ${atLoad.length} at load, ${minimal.length} after a minimal request, ${full.length} after the examples`);
 });
 
 test('3.0.6: schema examples survive injected unknown fields through the emitted modules, like compileStrip and the interpreter', () => {
