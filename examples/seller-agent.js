@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { loadProfile } from '../generated/index.js';
+import { AdcpError, loadProfile } from '../generated/index.js';
 import { serveMcp } from './serve-mcp.js';
 
 /** In-memory inventory and state: one seller, one process. */
@@ -34,6 +34,14 @@ export function createSellerHandlers() {
     },
   };
   const now = () => new Date().toISOString();
+  /** A YYYY-MM-DD request date that is a calendar day (the schema's pattern also admits 2026-13-45). */
+  const day = (/** @type {string} */ value, /** @type {string} */ field) => {
+    const t = Date.parse(`${value}T00:00:00Z`);
+    if (Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== value) {
+      throw new AdcpError('INVALID_REQUEST', `${field} is not a calendar date`, { field, recovery: 'correctable' });
+    }
+    return value;
+  };
 
   /** @type {Record<string, (args: any, ctx: any) => unknown>} */
   const handlers = {
@@ -55,11 +63,20 @@ export function createSellerHandlers() {
     get_media_buys: () => ({
       media_buys: [...mediaBuys.values()].map((b) => ({ media_buy_id: b.media_buy_id, status: b.status, currency: 'USD', total_budget: 0, packages: [] })),
     }),
-    get_media_buy_delivery: () => ({
-      reporting_period: { start: now(), end: now() },
-      currency: 'USD',
-      media_buy_deliveries: [],
-    }),
+    // The requested window (UTC days), else the day so far; delivery only for buys this seller holds. An unknown id
+    // gets the same answer as any other unknown id (nothing echoes it): AdCP's uniform-error rule, which
+    // `adcp fuzz` checks, so a caller cannot probe which ids exist elsewhere.
+    get_media_buy_delivery: (args) => {
+      const today = now().slice(0, 10);
+      const start = day(args.start_date ?? today, 'start_date');
+      const end = day(args.end_date ?? today, 'end_date');
+      if (end < start) throw new AdcpError('INVALID_REQUEST', 'end_date is before start_date', { field: 'end_date', recovery: 'correctable' });
+      return {
+        reporting_period: { start: `${start}T00:00:00Z`, end: `${end}T23:59:59Z` },
+        currency: 'USD',
+        media_buy_deliveries: [],
+      };
+    },
     provide_performance_feedback: () => ({ success: true }),
     sync_creatives: (args) => ({ creatives: (args.creatives ?? []).map((/** @type {any} */ c) => ({ creative_id: c.creative_id, action: 'created' })) }),
     list_creatives: () => ({

@@ -270,6 +270,22 @@ test('1,000 interleaved calls with different payloads each get their own result'
   await Promise.all(calls);
 });
 
+test('the example seller answers unknown media buys alike and refuses a date that is no calendar day (what adcp fuzz checks)', async () => {
+  const { client, close } = await connect('production');
+  const delivery = async (args: Record<string, unknown>) => (await client.callTool({ name: 'get_media_buy_delivery', arguments: args })) as ToolResult;
+  const window = { start_date: '2026-11-01', end_date: '2026-11-30' };
+  const a = await delivery({ media_buy_ids: ['8a6f2a0e-0000-4000-8000-000000000001'], ...window });
+  const b = await delivery({ media_buy_ids: ['8a6f2a0e-0000-4000-8000-000000000002'], ...window });
+  assert.not.ok(a.isError, a.content[0]!.text);
+  assert.is(a.content[0]!.text, b.content[0]!.text, 'two unknown ids: byte-identical answers');
+  assert.equal(body(a).reporting_period, { start: '2026-11-01T00:00:00Z', end: '2026-11-30T23:59:59Z' });
+  // 0000-00-00 matches the schema's pattern (\d{4}-\d{2}-\d{2}) but is no date: an error, not an invalid date-time.
+  const bad = body(await delivery({ end_date: '0000-00-00' }));
+  assert.is(bad.adcp_error.code, 'INVALID_REQUEST');
+  assert.is(bad.adcp_error.field, 'end_date');
+  await close();
+});
+
 test('the example agent over Streamable HTTP: tools/list, a valid call, an invalid call', async () => {
   const running = await example.startSellerAgent({ mode: 'development' });
   const client = new Client({ name: 'http-buyer', version: '1.0.0' });
