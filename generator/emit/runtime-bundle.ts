@@ -1,4 +1,15 @@
-import { ts } from 'ts-morph';
+import { createRequire } from 'node:module';
+import type { ts as TS } from 'ts-morph';
+
+/**
+ * TypeScript (ts-morph's copy), loaded when the runtime is bundled, not when this module is imported: emit imports
+ * it for the runtime's file names, and a generation that finds the prebundled runtime (prebundle.ts) never
+ * transpiles, so it never pays TypeScript's load (~0.4 s of a cold run).
+ */
+let ts: typeof TS;
+function loadTypeScript(): void {
+  ts ??= (createRequire(import.meta.url)('ts-morph') as { ts: typeof TS }).ts;
+}
 
 /**
  * The runtime in two pieces (issue 12 point 2). Importing the runtime's ES modules one by one cost ~15 ms of a
@@ -49,6 +60,7 @@ export const BUNDLE_FACADE = "export { createAgent, runtimeModule } from '../ind
 const BOOTSTRAP = new Set(['loader.js']);
 
 export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle {
+  loadTypeScript();
   const builtins = new Set<string>();
   const bootstrap: string[] = [];
   const modules: string[] = [];
@@ -143,8 +155,21 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
   return { entry, modules: modulesCjs, facades };
 }
 
-/** Token kinds whose text may hold any character, and where `\\uXXXX` spells the same one (comments: a mere note). */
-const ESCAPABLE = new Set<ts.SyntaxKind>([
+interface TokenKinds {
+  /** Token kinds whose text may hold any character, and where `\\uXXXX` spells the same one (comments: a mere note). */
+  readonly escapable: ReadonlySet<TS.SyntaxKind>;
+  /** Tokens after which `/` divides (anything else starts a regular expression). */
+  readonly regexpNotAfter: ReadonlySet<TS.SyntaxKind>;
+  /** Tokens a template literal's tag ends with. */
+  readonly tagEnds: ReadonlySet<TS.SyntaxKind>;
+}
+
+let tokenKinds: TokenKinds | undefined;
+function kinds(): TokenKinds {
+  return (tokenKinds ??= { escapable: escapableKinds(), regexpNotAfter: regexpNotAfterKinds(), tagEnds: new Set([ts.SyntaxKind.Identifier, ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken]) });
+}
+
+const escapableKinds = (): Set<TS.SyntaxKind> => new Set([
   ts.SyntaxKind.SingleLineCommentTrivia,
   ts.SyntaxKind.MultiLineCommentTrivia,
   ts.SyntaxKind.StringLiteral,
@@ -164,6 +189,7 @@ const ESCAPABLE = new Set<ts.SyntaxKind>([
  */
 function asciiOnly(code: string, name: string): string {
   if (!/[^\x00-\x7f]/.test(code)) return code;
+  const { escapable: ESCAPABLE, regexpNotAfter: REGEXP_NOT_AFTER, tagEnds: TAG_ENDS } = kinds();
   const scanner = ts.createScanner(ts.ScriptTarget.ES2022, false, ts.LanguageVariant.Standard, code);
   const braces: number[] = []; // per open template substitution, the brace depth inside it
   let out = '';
@@ -192,8 +218,7 @@ function asciiOnly(code: string, name: string): string {
   return out;
 }
 
-/** Tokens after which `/` divides (anything else starts a regular expression). */
-const REGEXP_NOT_AFTER = new Set<ts.SyntaxKind>([
+const regexpNotAfterKinds = (): Set<TS.SyntaxKind> => new Set([
   ts.SyntaxKind.Identifier,
   ts.SyntaxKind.NumericLiteral,
   ts.SyntaxKind.StringLiteral,
@@ -210,9 +235,6 @@ const REGEXP_NOT_AFTER = new Set<ts.SyntaxKind>([
   ts.SyntaxKind.MinusMinusToken,
 ]);
 
-/** Tokens a template literal's tag ends with. */
-const TAG_ENDS = new Set<ts.SyntaxKind>([ts.SyntaxKind.Identifier, ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken]);
-
 /** What `import.meta` becomes in a runtime module compiled to a CommonJS function (a parameter of that function). */
 const IMPORT_META = '__runtimeImportMeta';
 
@@ -220,15 +242,15 @@ const IMPORT_META = '__runtimeImportMeta';
  * `import.meta` → the `__runtimeImportMeta` parameter: a CommonJS function has no `import.meta`, and the runtime
  * resolves packages of the agent (the MCP SDK) from its own location. A TypeScript transform, not text replacement.
  */
-const importMetaToParameter: ts.TransformerFactory<ts.SourceFile> = (context) => (root) => {
-  const visit = (node: ts.Node): ts.Node =>
+const importMetaToParameter: TS.TransformerFactory<TS.SourceFile> = (context) => (root) => {
+  const visit = (node: TS.Node): TS.Node =>
     ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword
       ? context.factory.createIdentifier(IMPORT_META)
       : ts.visitEachChild(node, visit, context);
-  return ts.visitNode(root, visit) as ts.SourceFile;
+  return ts.visitNode(root, visit) as TS.SourceFile;
 };
 
-function moduleSpecifiers(file: ts.SourceFile): string[] {
+function moduleSpecifiers(file: TS.SourceFile): string[] {
   const out: string[] = [];
   for (const st of file.statements) {
     if ((ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) && st.moduleSpecifier !== undefined && ts.isStringLiteral(st.moduleSpecifier)) {
@@ -239,7 +261,7 @@ function moduleSpecifiers(file: ts.SourceFile): string[] {
 }
 
 /** The value names an ES module exports (types are gone from the compiled .js). */
-function exportedNames(file: ts.SourceFile): string[] {
+function exportedNames(file: TS.SourceFile): string[] {
   const names: string[] = [];
   for (const st of file.statements) {
     const exported = ts.canHaveModifiers(st) && (ts.getModifiers(st) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);

@@ -84,8 +84,8 @@ export function createRuntimeAjv(release: Release, overrides: Options = {}): Ajv
  * "obvious designs" (one module for every tool, one module per tool) are built from it. `documents` (default: every
  * document of the release) narrows the registry to what will be compiled (the schema graph's reach).
  */
-export function createStandaloneAjv(release: Release, documents: Iterable<SchemaFile> = release.schemas.byId.values()): AjvInstance {
-  const ajv = newAjv(release, true);
+export function createStandaloneAjv(release: Release, documents: Iterable<SchemaFile> = release.schemas.byId.values(), overrides: Options = {}): AjvInstance {
+  const ajv = newAjv(release, true, overrides);
   for (const file of documents) ajv.addSchema(file.schema);
   return ajv;
 }

@@ -9,7 +9,8 @@ import { readJson } from './read-json.js';
  */
 // `discriminator`: a tagged union (a normalization rule's transform) reports the arm its tag names, not every arm.
 // `strictRequired` off: `not: { required: [...] }` ("must not name") is a legitimate use of a name declared elsewhere.
-const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, discriminator: true });
+// Code optimiser off: these validators live for one run, and optimising costs more than it saves.
+const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, discriminator: true, code: { optimize: false } });
 const compiled = new Map<string, ValidateFunction>();
 
 /**
