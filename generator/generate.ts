@@ -93,7 +93,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     { advertise, AdvertisedSources, servedCapabilities },
     { compile, dedupe, reportSkippedRules },
     { checkToolsLists, entryFiles, jsonFile, profileFiles, runtimeFiles, withHeader },
-    { format, formatted: formattedByPrettier },
+    { format, formatted: formattedByPrettier, FormatAhead },
     { select },
   ] = await Promise.all([
     import('./project/index.js'),
@@ -153,48 +153,57 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     return [...entryFiles(profiles, releaseKeys, inputRefs), ...runtimeFiles(), ...profiles.flatMap(profileFiles), ...advertisedFiles.values()];
   })();
 
-  const compiled = await compile(inputs.releases, selections, rules, {
-    generatorHash: code,
-    reuse: (id, key) => (options.reuse === false ? undefined : reusable(config.out, previous, id, key)),
-    onUnit: (id, ms) => log.detail(`compiled ${id} in ${Math.round(ms)} ms`),
-  });
-  reportSkippedRules(compiled.skippedRules, log);
-  const reused = compiled.units.filter((u) => u.reused);
-  log.stage(
-    'compile',
-    [...compiled.tools].map(([k, ts]) => `${ts.length} tools for ${k}`).join(', ') +
-      `; ${compiled.units.length - reused.length} unit(s) compiled` +
-      (reused.length > 0 ? `, ${reused.length} reused from ${displayOut(config.out)} (${reused.map((u) => u.id).join(', ')})` : ''),
-    lap(),
-  );
+  // Each unit's files people read are formatted on another thread while the next units compile.
+  const ahead = new FormatAhead();
+  try {
+    const compiled = await compile(inputs.releases, selections, rules, {
+      generatorHash: code,
+      reuse: (id, key) => (options.reuse === false ? undefined : reusable(config.out, previous, id, key)),
+      onUnit: (id, ms, files) => {
+        log.detail(`compiled ${id} in ${Math.round(ms)} ms`);
+        ahead.submit(files.filter(formattedByPrettier).map((f) => withHeader(f)));
+      },
+    });
+    reportSkippedRules(compiled.skippedRules, log);
+    const reused = compiled.units.filter((u) => u.reused);
+    log.stage(
+      'compile',
+      [...compiled.tools].map(([k, ts]) => `${ts.length} tools for ${k}`).join(', ') +
+        `; ${compiled.units.length - reused.length} unit(s) compiled` +
+        (reused.length > 0 ? `, ${reused.length} reused from ${displayOut(config.out)} (${reused.map((u) => u.id).join(', ')})` : ''),
+      lap(),
+    );
 
-  if (releaseKeys.join() !== [...compiled.tools.keys()].join()) throw new Error('adcp-codegen bug: compiled releases differ from the selected ones');
-  const fresh: EmittedFile[] = [...projected];
-  for (const u of compiled.units) if (!u.reused) fresh.push(...u.files.map((f) => withHeader(f)));
-  log.stage('emit', `${fresh.length} file(s)`, lap());
+    if (releaseKeys.join() !== [...compiled.tools.keys()].join()) throw new Error('adcp-codegen bug: compiled releases differ from the selected ones');
+    const fresh: EmittedFile[] = [...projected];
+    for (const u of compiled.units) if (!u.reused) fresh.push(...u.files.map((f) => withHeader(f)));
+    log.stage('emit', `${fresh.length} file(s)`, lap());
 
-  const pretty = fresh.filter(formattedByPrettier);
-  log.detail(`prettier over ${pretty.length} file(s), ${(pretty.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB: ${[...new Set(pretty.map((f) => f.path.replace(/[^/]*$/, '')))].join(', ')}`);
-  const formatted = await format(fresh);
-  const all = dedupe([...formatted, ...reused.flatMap((u) => u.files)]).sort((a, b) => (a.path < b.path ? -1 : 1));
-  const units = Object.fromEntries(compiled.units.map((u) => [u.id, { key: u.key, files: [...new Set(u.files.map((f) => f.path))].sort() }]));
-  const manifest = manifestFile(all, `adcp-codegen ${generatorVersion}`, inputsHash, units);
-  all.push(manifest);
-  log.stage('format', `${(all.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB`, lap());
+    const pretty = fresh.filter(formattedByPrettier);
+    log.detail(`prettier over ${pretty.length} file(s), ${(pretty.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB: ${[...new Set(pretty.map((f) => f.path.replace(/[^/]*$/, '')))].join(', ')}`);
+    const formatted = await format(fresh, undefined, ahead);
+    const all = dedupe([...formatted, ...reused.flatMap((u) => u.files)]).sort((a, b) => (a.path < b.path ? -1 : 1));
+    const units = Object.fromEntries(compiled.units.map((u) => [u.id, { key: u.key, files: [...new Set(u.files.map((f) => f.path))].sort() }]));
+    const manifest = manifestFile(all, `adcp-codegen ${generatorVersion}`, inputsHash, units);
+    all.push(manifest);
+    log.stage('format', `${(all.reduce((n, f) => n + f.contents.length, 0) / 1e6).toFixed(2)} MB`, lap());
 
-  if (options.check === true) {
-    const d = diffOutput(config.out, all.filter((f) => f.path !== MANIFEST), previous);
-    const manifestDrift = previous === undefined || JSON.stringify(previous.files) !== JSON.stringify((JSON.parse(manifest.contents) as OutputManifest).files);
-    const drift = [...d.stale, ...d.missing.map((p) => `${p} (missing)`), ...d.extra.filter((p) => p !== MANIFEST).map((p) => `${p} (not generated)`), ...(manifestDrift ? [MANIFEST] : [])];
-    log.stage('check', drift.length === 0 ? `${displayOut(config.out)} is in step` : `${drift.length} file(s) out of step`, lap());
-    return { out: config.out, files: all.map((f) => f.path), changed: [], removed: [], upToDate: drift.length === 0, drift, warnings };
+    if (options.check === true) {
+      const d = diffOutput(config.out, all.filter((f) => f.path !== MANIFEST), previous);
+      const manifestDrift = previous === undefined || JSON.stringify(previous.files) !== JSON.stringify((JSON.parse(manifest.contents) as OutputManifest).files);
+      const drift = [...d.stale, ...d.missing.map((p) => `${p} (missing)`), ...d.extra.filter((p) => p !== MANIFEST).map((p) => `${p} (not generated)`), ...(manifestDrift ? [MANIFEST] : [])];
+      log.stage('check', drift.length === 0 ? `${displayOut(config.out)} is in step` : `${drift.length} file(s) out of step`, lap());
+      return { out: config.out, files: all.map((f) => f.path), changed: [], removed: [], upToDate: drift.length === 0, drift, warnings };
+    }
+
+    const report = write(config.out, all, previous);
+    log.stage('write', report.changed.length + report.removed.length === 0 ? `nothing changed in ${displayOut(config.out)}` : `${report.changed.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged in ${displayOut(config.out)}`, lap());
+    if (report.replaced.length > 0) log.warn(`replaced ${report.replaced.length} file(s) adcp-codegen had not written: ${pathList(report.replaced)}`);
+    if (report.kept.length > 0) log.info(`left ${report.kept.length} file(s) adcp-codegen does not own as they are: ${pathList(report.kept)}`);
+    return { out: config.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings };
+  } finally {
+    await ahead.close();
   }
-
-  const report = write(config.out, all, previous);
-  log.stage('write', report.changed.length + report.removed.length === 0 ? `nothing changed in ${displayOut(config.out)}` : `${report.changed.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged in ${displayOut(config.out)}`, lap());
-  if (report.replaced.length > 0) log.warn(`replaced ${report.replaced.length} file(s) adcp-codegen had not written: ${pathList(report.replaced)}`);
-  if (report.kept.length > 0) log.info(`left ${report.kept.length} file(s) adcp-codegen does not own as they are: ${pathList(report.kept)}`);
-  return { out: config.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings };
 }
 
 /**

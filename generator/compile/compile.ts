@@ -40,8 +40,8 @@ export interface CompileOptions {
   readonly generatorHash: string;
   /** The previous set's finished files of a unit with this id and key, when they are intact; else undefined. */
   readonly reuse?: (id: string, key: string) => EmittedFile[] | undefined;
-  /** Called once per unit compiled (not reused), with its time: progress for --verbose. */
-  readonly onUnit?: (id: string, ms: number) => void;
+  /** Called once per unit compiled (not reused), with its time and files: progress, and formatting started early. */
+  readonly onUnit?: (id: string, ms: number, files: readonly EmittedFile[]) => void;
 }
 
 interface StageInput {
@@ -108,7 +108,7 @@ async function unit(options: CompileOptions, id: string, inputs: unknown, run: (
   if (previous !== undefined) return { id, key, files: previous, reused: true };
   const started = performance.now();
   const files = await run();
-  options.onUnit?.(id, performance.now() - started);
+  options.onUnit?.(id, performance.now() - started, files);
   return { id, key, files, reused: false };
 }
 

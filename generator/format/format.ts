@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type * as Prettier from 'prettier';
 import { cacheDir, readCache, writeCache, sha256 } from '../shared/index.js';
 import type { EmittedFile } from '../load/index.js';
@@ -23,44 +25,77 @@ function parserFor(path: string): Prettier.BuiltInParserName | undefined {
   return undefined;
 }
 
+/** Whether `format` would run prettier over this file (the rest is written as emitted). */
+export function formatted(file: EmittedFile): boolean {
+  return file.verbatim !== true && parserFor(file.path) !== undefined;
+}
+
+/** Prettier over one file with the fixed configuration; the parser follows from its path. */
+export async function prettierFormat(prettier: typeof Prettier, path: string, contents: string): Promise<string> {
+  try {
+    return await prettier.format(contents, { ...PRETTIER_OPTIONS, parser: parserFor(path) });
+  } catch (e) {
+    // A formatting failure means the generator emitted invalid code: a bug to report, never to write.
+    throw new Error(`adcp-codegen bug: emitted ${path} does not parse: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
+/**
+ * Formatting started before the format stage (format-ahead.ts): by path and exact contents, the formatted text, or
+ * undefined when it was not (or could not be) formatted ahead.
+ */
+export interface FormattedAhead {
+  get(file: EmittedFile): Promise<string | undefined> | undefined;
+}
+
+let installedVersion: string | undefined;
+
+/** The installed prettier's version, read from its package.json: knowing it does not cost loading prettier. */
+export function prettierVersion(): string {
+  if (installedVersion === undefined) {
+    const require = createRequire(import.meta.url);
+    installedVersion = (JSON.parse(readFileSync(require.resolve('prettier/package.json'), 'utf8')) as { version: string }).version;
+  }
+  return installedVersion;
+}
+
+/** The cache key of one file's formatting: prettier's version, the configuration, the parser and the text. */
+function cacheKey(prettierVersion: string, file: EmittedFile): string {
+  return sha256(`${prettierVersion}\0${JSON.stringify(PRETTIER_OPTIONS)}\0${parserFor(file.path)}\0${file.contents}`);
+}
+
+/** The cached formatting of a file, if any (a cache miss, a foreign cache or no cache: undefined). */
+export function cachedFormat(prettierVersion: string, file: EmittedFile, cache: string | undefined = cacheDir('prettier')): string | undefined {
+  return cache === undefined ? undefined : readCache(cache, cacheKey(prettierVersion, file));
+}
+
 /**
  * Stage 6: prettier over the files people read; formatting never changes what code does. Its output is a pure
  * function of its input, so results are cached by content hash under node_modules/.cache/adcp-codegen: a
- * regeneration formats only what changed. Files are formatted one after the other, so only one syntax tree is
- * alive at a time (formatting them all at once held every tree in memory together).
+ * regeneration formats only what changed. Files formatted ahead, on another thread while the compile stage ran
+ * (`ahead`), are taken from there; the rest are formatted here one after the other, so only one syntax tree is alive
+ * at a time (formatting them all at once held every tree in memory together).
  */
-export async function format(files: readonly EmittedFile[], cache: string | undefined = cacheDir('prettier')): Promise<EmittedFile[]> {
+export async function format(files: readonly EmittedFile[], cache: string | undefined = cacheDir('prettier'), ahead?: FormattedAhead): Promise<EmittedFile[]> {
   if (!files.some(formatted)) return [...files];
-  // Loaded only when something needs it: prettier and its parsers are a large part of a small run's start-up.
-  const prettier = await import('prettier');
-  const salt = `${prettier.version}\0${JSON.stringify(PRETTIER_OPTIONS)}`;
+  const version = prettierVersion();
+  // Loaded only when something is left to format here: prettier and its parsers are a large part of a small run's
+  // start-up, and files formatted ahead were formatted on the other thread.
+  let prettier: typeof Prettier | undefined;
   const out: EmittedFile[] = [];
   for (const file of files) {
-    const parser = file.verbatim === true ? undefined : parserFor(file.path);
-    if (parser === undefined) {
+    if (!formatted(file)) {
       out.push(file);
       continue;
     }
-    const key = sha256(`${salt}\0${parser}\0${file.contents}`);
-    const cached = cache === undefined ? undefined : readCache(cache, key);
+    const cached = cachedFormat(version, file, cache);
     if (cached !== undefined) {
       out.push({ ...file, contents: cached });
       continue;
     }
-    let contents: string;
-    try {
-      contents = await prettier.format(file.contents, { ...PRETTIER_OPTIONS, parser });
-    } catch (e) {
-      // A formatting failure means the generator emitted invalid code: a bug to report, never to write.
-      throw new Error(`adcp-codegen bug: emitted ${file.path} does not parse: ${(e as Error).message.split('\n')[0]}`);
-    }
-    if (cache !== undefined) writeCache(cache, key, contents);
+    const contents = (await ahead?.get(file)) ?? (await prettierFormat((prettier ??= await import('prettier')), file.path, file.contents));
+    if (cache !== undefined) writeCache(cache, cacheKey(version, file), contents);
     out.push({ ...file, contents });
   }
   return out;
-}
-
-/** Whether `format` would run prettier over this file (the rest is written as emitted). */
-export function formatted(file: EmittedFile): boolean {
-  return file.verbatim !== true && parserFor(file.path) !== undefined;
 }
