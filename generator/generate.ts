@@ -190,7 +190,9 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
 
     if (options.check === true) {
       const d = diffOutput(config.out, all.filter((f) => f.path !== MANIFEST), previous);
-      const manifestDrift = previous === undefined || JSON.stringify(previous.files) !== JSON.stringify((JSON.parse(manifest.contents) as OutputManifest).files);
+      // The whole manifest, its input hash and unit keys included: a generator change that alters no file still
+      // changes what a regeneration writes there (and a stale key would make the next run recompile for nothing).
+      const manifestDrift = previous === undefined || JSON.stringify(previous) !== JSON.stringify(JSON.parse(manifest.contents) as OutputManifest);
       const drift = [...d.stale, ...d.missing.map((p) => `${p} (missing)`), ...d.extra.filter((p) => p !== MANIFEST).map((p) => `${p} (not generated)`), ...(manifestDrift ? [MANIFEST] : [])];
       log.stage('check', drift.length === 0 ? `${displayOut(config.out)} is in step` : `${drift.length} file(s) out of step`, lap());
       return { out: config.out, files: all.map((f) => f.path), changed: [], removed: [], upToDate: drift.length === 0, drift, warnings };
