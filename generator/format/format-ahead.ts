@@ -47,7 +47,11 @@ export class FormatAhead implements FormattedAhead {
       result.catch(() => undefined);
       this.byPath.set(file.path, { contents: file.contents, result });
       const job: FormatJob = { id, path: file.path, contents: file.contents };
-      this.start().postMessage(job);
+      const worker = this.start();
+      worker.postMessage(job);
+      // Held open while it owes answers (the format stage may be awaiting one with nothing else left to run), let go
+      // when idle: an idle formatting thread never keeps the process alive.
+      worker.ref();
     }
   }
 
@@ -72,6 +76,7 @@ export class FormatAhead implements FormattedAhead {
       const w = this.waiting.get(done.id);
       if (w === undefined) return;
       this.waiting.delete(done.id);
+      if (this.waiting.size === 0) worker.unref();
       if ('error' in done) w.reject(new Error(done.error));
       else w.resolve(done.contents);
     });
