@@ -12,7 +12,7 @@
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts ecec6470cc8f4325
+//   adcp-codegen 0.1.0:runtime/loader.ts 4201900002f6e3a9
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -179,19 +179,24 @@ function readWrapped(file) {
         const size = (0, node_fs_1.fstatSync)(fd).size;
         const bytes = Buffer.allocUnsafe(WRAP_HEAD.length + size + WRAP_TAIL.length);
         WRAP_HEAD.copy(bytes, 0);
-        let n = 0;
-        while (n < size) {
-            const got = (0, node_fs_1.readSync)(fd, bytes, WRAP_HEAD.length + n, size - n, n);
-            if (got === 0)
-                throw new Error(`${file} changed while it was read`);
-            n += got;
-        }
+        if (!readFully(fd, bytes, WRAP_HEAD.length, size))
+            throw new Error(`${file} changed while it was read`);
         WRAP_TAIL.copy(bytes, WRAP_HEAD.length + size);
         return { bytes, text: bytes.subarray(WRAP_HEAD.length, WRAP_HEAD.length + size) };
     }
     finally {
         (0, node_fs_1.closeSync)(fd);
     }
+}
+/** The file's first `size` bytes into `buf` at `at`; false when it ends sooner (it changed while read). */
+function readFully(fd, buf, at, size) {
+    for (let n = 0; n < size;) {
+        const got = (0, node_fs_1.readSync)(fd, buf, at + n, size - n, n);
+        if (got === 0)
+            return false;
+        n += got;
+    }
+    return true;
 }
 /**
  * Compiles the module text, wrapped as CommonJS, with V8's code cache for exactly this text when a trusted one
@@ -263,14 +268,7 @@ function readPrivate(file) {
         if (!st.isFile() || !ownedPrivately(st) || st.size === 0 || st.size > MAX_CACHE_BYTES)
             return undefined;
         const buf = Buffer.allocUnsafe(st.size);
-        let n = 0;
-        while (n < st.size) {
-            const got = (0, node_fs_1.readSync)(fd, buf, n, st.size - n, n);
-            if (got === 0)
-                return undefined;
-            n += got;
-        }
-        return buf;
+        return readFully(fd, buf, 0, st.size) ? buf : undefined;
     }
     catch {
         return undefined;

@@ -1,4 +1,4 @@
-import { isMainThread, parentPort, threadId, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { GenerateOptions, GenerateResult } from './generate.js';
 import { CodegenError, UsageError, type Logger } from './shared/index.js';
 import { markThreadGone } from './write/index.js';
@@ -83,11 +83,12 @@ export async function generateWithHeapBudget(options: WorkerOptions, logger: Log
     worker.on('error', (e: NodeJS.ErrnoException) => settle(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? { outOfMemory: true } : { error: e }));
     worker.on('exit', (code) => settle({ error: new Error(`the generation worker exited (code ${code}) without a result`) }));
   });
-  // The answer is in (or the worker failed): nothing the worker still holds open may keep the CLI's process alive.
+  // The answer is in (or the worker failed): nothing the worker still holds open may keep the CLI's process alive,
+  // and a lock it may still hold (a worker that died without its cleanup, out of memory or otherwise) is stale.
   void worker.terminate();
+  markThreadGone(thread);
   if ('result' in outcome) return outcome.result;
   if ('error' in outcome) throw outcome.error;
-  markThreadGone(thread);
   logger.warn(`generation needed more than its ${budgetMb} MB heap budget; running it again without one (set ADCP_CODEGEN_HEAP_MB higher, or 0, to skip the first attempt)`);
   return generate({ ...options, logger });
 }
@@ -124,6 +125,6 @@ async function runInWorker(options: WorkerOptions): Promise<void> {
   }
 }
 
-if (!isMainThread && (workerData as { tag?: unknown } | null)?.tag === WORKER_TAG && threadId !== 0) {
+if (!isMainThread && (workerData as { tag?: unknown } | null)?.tag === WORKER_TAG) {
   await runInWorker((workerData as { options: WorkerOptions }).options);
 }

@@ -154,14 +154,19 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   })();
 
   // Each unit's files people read are formatted on another thread while the next units compile.
+  // The files to format and write: the projection's, then each compiled (not reused) unit's, headed once, as it
+  // comes.
   const ahead = new FormatAhead();
+  const fresh: EmittedFile[] = [...projected];
   try {
     const compiled = await compile(inputs.releases, selections, rules, {
       generatorHash: code,
       reuse: (id, key) => (options.reuse === false ? undefined : reusable(config.out, previous, id, key)),
       onUnit: (id, ms, files) => {
         log.detail(`compiled ${id} in ${Math.round(ms)} ms`);
-        ahead.submit(files.filter(formattedByPrettier).map((f) => withHeader(f)));
+        const headed = files.map((f) => withHeader(f));
+        fresh.push(...headed);
+        ahead.submit(headed);
       },
     });
     reportSkippedRules(compiled.skippedRules, log);
@@ -175,8 +180,6 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     );
 
     if (releaseKeys.join() !== [...compiled.tools.keys()].join()) throw new Error('adcp-codegen bug: compiled releases differ from the selected ones');
-    const fresh: EmittedFile[] = [...projected];
-    for (const u of compiled.units) if (!u.reused) fresh.push(...u.files.map((f) => withHeader(f)));
     log.stage('emit', `${fresh.length} file(s)`, lap());
 
     const pretty = fresh.filter(formattedByPrettier);

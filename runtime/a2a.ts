@@ -1,6 +1,6 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ARequestContext, A2ASkill } from './a2a-types.js';
 import type { Agent, CallToolResult, ToolHandler } from './agent-types.js';
-import { errorResult, resultBody, UnknownToolError, unknownToolResult } from './results.js';
+import { callBound, errorResult, resultBody } from './results.js';
 import { agentFault, type AdcpErrorBody } from './errors.js';
 
 /**
@@ -88,14 +88,10 @@ async function invoke(
     return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
   }
   const { skill, input } = parsed;
-  const handler = Object.prototype.hasOwnProperty.call(handlers, skill) ? handlers[skill] : undefined;
   // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context.
-  const unknown = (): CallToolResult => unknownToolResult(skill, input, agent.releases);
-  if (handler === undefined) return { skill, result: unknown() };
   try {
-    return { skill, result: await agent.call(skill, input, handler, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
+    return { skill, result: await callBound(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
   } catch (e) {
-    if (e instanceof UnknownToolError) return { skill, result: unknown() };
     // agent.call answers handler failures itself; anything reaching here is a fault of the agent, not the buyer's
     // request: logged on the server, answered with no detail and not as something a retry would fix.
     process.emitWarning(`adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

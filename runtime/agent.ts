@@ -219,7 +219,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     }
     // The one handler the profile itself can give: its capabilities, as served in the answering release.
     if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-      out.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
+      // The profile's own object: `call` copies every handler result before anything reads it.
+      out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
     }
     for (const tool of [...allTools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
     if (extra.length > 0) throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);

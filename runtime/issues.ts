@@ -299,6 +299,8 @@ function branchIssues(thunk: unknown, target: unknown, at: string, data: unknown
   if (ok === true) return undefined;
   const fn = (thunk as () => { errors?: unknown })();
   const errors = Array.isArray(fn.errors) ? (fn.errors.slice() as AjvErrorObject[]) : [];
+  // As runRaw does: no payload fragment outlives the call on a shared compiled function.
+  fn.errors = null;
   const issues = toIssues(errors, data);
   return issues.length > 0 ? issues : undefined;
 }

@@ -152,17 +152,22 @@ function readWrapped(file: string): Wrapped {
     const size = fstatSync(fd).size;
     const bytes = Buffer.allocUnsafe(WRAP_HEAD.length + size + WRAP_TAIL.length);
     WRAP_HEAD.copy(bytes, 0);
-    let n = 0;
-    while (n < size) {
-      const got = readSync(fd, bytes, WRAP_HEAD.length + n, size - n, n);
-      if (got === 0) throw new Error(`${file} changed while it was read`);
-      n += got;
-    }
+    if (!readFully(fd, bytes, WRAP_HEAD.length, size)) throw new Error(`${file} changed while it was read`);
     WRAP_TAIL.copy(bytes, WRAP_HEAD.length + size);
     return { bytes, text: bytes.subarray(WRAP_HEAD.length, WRAP_HEAD.length + size) };
   } finally {
     closeSync(fd);
   }
+}
+
+/** The file's first `size` bytes into `buf` at `at`; false when it ends sooner (it changed while read). */
+function readFully(fd: number, buf: Buffer, at: number, size: number): boolean {
+  for (let n = 0; n < size; ) {
+    const got = readSync(fd, buf, at + n, size - n, n);
+    if (got === 0) return false;
+    n += got;
+  }
+  return true;
 }
 
 /**
@@ -237,13 +242,7 @@ function readPrivate(file: string): Buffer | undefined {
     const st = fstatSync(fd);
     if (!st.isFile() || !ownedPrivately(st) || st.size === 0 || st.size > MAX_CACHE_BYTES) return undefined;
     const buf = Buffer.allocUnsafe(st.size);
-    let n = 0;
-    while (n < st.size) {
-      const got = readSync(fd, buf, n, st.size - n, n);
-      if (got === 0) return undefined;
-      n += got;
-    }
-    return buf;
+    return readFully(fd, buf, 0, st.size) ? buf : undefined;
   } catch {
     return undefined;
   } finally {

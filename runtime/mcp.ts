@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Agent, ToolHandler } from './agent-types.js';
-import { UnknownToolError, unknownToolResult } from './results.js';
+import { callBound } from './results.js';
 
 /**
  * Serves an agent's profile on an @modelcontextprotocol/sdk server. McpServer.registerTool takes zod schemas and
@@ -22,15 +22,8 @@ export function registerMcp(agent: Agent, server: unknown, handlers: Record<stri
   low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
   low.setRequestHandler(sdk.CallToolRequestSchema, async (request: { params: { name: string; arguments?: unknown } }, extra: Record<string, unknown>) => {
     const { name, arguments: args } = request.params;
-    const handler = Object.prototype.hasOwnProperty.call(handlers, name) ? handlers[name] : undefined;
     // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
-    if (handler === undefined) return unknownToolResult(name, args, agent.releases);
-    try {
-      return await agent.call(name, args ?? {}, handler, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
-    } catch (e) {
-      if (e instanceof UnknownToolError) return unknownToolResult(name, args, agent.releases);
-      throw e;
-    }
+    return callBound(agent, handlers, name, args ?? {}, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
   });
 }
 

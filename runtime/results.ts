@@ -1,4 +1,4 @@
-import type { CallToolResult } from './agent-types.js';
+import type { Agent, AnyToolHandler, CallContext, CallToolResult } from './agent-types.js';
 import { contextEcho, unsupportedTool, type AdcpErrorBody } from './errors.js';
 import { readRequest } from './json-copy.js';
 
@@ -44,4 +44,20 @@ export function unknownToolResult(tool: string, args: unknown, releases: readonl
 /** The AdCP body of a CallToolResult, success or rejection. */
 export function resultBody(result: CallToolResult): Record<string, unknown> {
   return result.structuredContent ?? (JSON.parse(result.content[0]!.text) as Record<string, unknown>);
+}
+
+/**
+ * A transport's call of `tool` (MCP tools/call, an A2A skill): through the agent with the handler bound to it, or
+ * AdCP's "unknown tool" rejection, with the caller's context, when none is bound or the agent serves no such tool.
+ * Anything else the call throws is the transport's to answer.
+ */
+export async function callBound(agent: Pick<Agent, 'call' | 'releases'>, handlers: Readonly<Record<string, AnyToolHandler>>, tool: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
+  const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
+  if (handler === undefined) return unknownToolResult(tool, args, agent.releases);
+  try {
+    return await agent.call(tool, args, handler, ctx);
+  } catch (e) {
+    if (e instanceof UnknownToolError) return unknownToolResult(tool, args, agent.releases);
+    throw e;
+  }
 }

@@ -2,21 +2,21 @@
 // The adcp-codegen runtime's modules but the loader (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts 90c1fe21b8839e7e
+//   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 61adbefd5c2d5b4e
+//   adcp-codegen 0.1.0:runtime/agent.ts 43409b4064439c51
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
 //   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
-//   adcp-codegen 0.1.0:runtime/issues.ts 17e7b3c2a53b42b3
+//   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
-//   adcp-codegen 0.1.0:runtime/loader.ts d1d9a353c345a134
-//   adcp-codegen 0.1.0:runtime/mcp.ts 5ef8459f681f51fa
+//   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
+//   adcp-codegen 0.1.0:runtime/mcp.ts 64fb8e859f7a4b39
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
-//   adcp-codegen 0.1.0:runtime/results.ts af7985451762518a
+//   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
 "use strict";
 
 /** The runtime modules (except the loader) as CommonJS functions, for the loader in index.js. */
@@ -84,17 +84,11 @@ async function invoke(agent, handlers, request) {
         return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
     }
     const { skill, input } = parsed;
-    const handler = Object.prototype.hasOwnProperty.call(handlers, skill) ? handlers[skill] : undefined;
     // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context.
-    const unknown = () => (0, results_js_1.unknownToolResult)(skill, input, agent.releases);
-    if (handler === undefined)
-        return { skill, result: unknown() };
     try {
-        return { skill, result: await agent.call(skill, input, handler, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
+        return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
     }
     catch (e) {
-        if (e instanceof results_js_1.UnknownToolError)
-            return { skill, result: unknown() };
         // agent.call answers handler failures itself; anything reaching here is a fault of the agent, not the buyer's
         // request: logged on the server, answered with no detail and not as something a retry would fix.
         process.emitWarning(`adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -361,7 +355,8 @@ async function createAgent(base, name, options = {}) {
         }
         // The one handler the profile itself can give: its capabilities, as served in the answering release.
         if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-            out.get_adcp_capabilities = (_args, ctx) => agent.capabilities(ctx.release);
+            // The profile's own object: `call` copies every handler result before anything reads it.
+            out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
         }
         for (const tool of [...allTools].sort())
             if (!Object.prototype.hasOwnProperty.call(out, tool))
@@ -1222,6 +1217,8 @@ function branchIssues(thunk, target, at, data) {
         return undefined;
     const fn = thunk();
     const errors = Array.isArray(fn.errors) ? fn.errors.slice() : [];
+    // As runRaw does: no payload fragment outlives the call on a shared compiled function.
+    fn.errors = null;
     const issues = toIssues(errors, data);
     return issues.length > 0 ? issues : undefined;
 }
@@ -1381,18 +1378,8 @@ function registerMcp(agent, server, handlers) {
     low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
     low.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
         const { name, arguments: args } = request.params;
-        const handler = Object.prototype.hasOwnProperty.call(handlers, name) ? handlers[name] : undefined;
         // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
-        if (handler === undefined)
-            return (0, results_js_1.unknownToolResult)(name, args, agent.releases);
-        try {
-            return await agent.call(name, args ?? {}, handler, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
-        }
-        catch (e) {
-            if (e instanceof results_js_1.UnknownToolError)
-                return (0, results_js_1.unknownToolResult)(name, args, agent.releases);
-            throw e;
-        }
+        return (0, results_js_1.callBound)(agent, handlers, name, args ?? {}, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
     });
 }
 function lowLevelServer(server) {
@@ -1570,6 +1557,7 @@ exports.UnknownToolError = void 0;
 exports.errorResult = errorResult;
 exports.unknownToolResult = unknownToolResult;
 exports.resultBody = resultBody;
+exports.callBound = callBound;
 const errors_js_1 = require("./errors.js");
 const json_copy_js_1 = require("./json-copy.js");
 /**
@@ -1611,6 +1599,24 @@ function unknownToolResult(tool, args, releases) {
 /** The AdCP body of a CallToolResult, success or rejection. */
 function resultBody(result) {
     return result.structuredContent ?? JSON.parse(result.content[0].text);
+}
+/**
+ * A transport's call of `tool` (MCP tools/call, an A2A skill): through the agent with the handler bound to it, or
+ * AdCP's "unknown tool" rejection, with the caller's context, when none is bound or the agent serves no such tool.
+ * Anything else the call throws is the transport's to answer.
+ */
+async function callBound(agent, handlers, tool, args, ctx) {
+    const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
+    if (handler === undefined)
+        return unknownToolResult(tool, args, agent.releases);
+    try {
+        return await agent.call(tool, args, handler, ctx);
+    }
+    catch (e) {
+        if (e instanceof UnknownToolError)
+            return unknownToolResult(tool, args, agent.releases);
+        throw e;
+    }
 }
 
   },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type Advertisement, type ToolsListEntry, servedCapabilities, refusedEnvelopeFields } from '../project/index.js';
 import type { EmittedFile, InputRef, Profile } from '../load/index.js';
 import { generatorVersion, packageRoot, sha256 } from '../shared/index.js';
-import { prebundled, runtimeSources } from './prebundle.js';
+import { prebundled, runtimeSources, sourceHash } from './prebundle.js';
 import { BUNDLE, BUNDLE_FACADE, MODULES } from './runtime-bundle.js';
 import type { Selection } from '../select/index.js';
 
@@ -73,12 +73,11 @@ export function jsonFile(path: string, dataKey: string, data: unknown, inputs: r
  * declarations.
  */
 export function runtimeFiles(): EmittedFile[] {
-  const dir = join(packageRoot, 'dist', 'runtime');
   const sourceOf = (name: string): string => `runtime/${name.replace(/\.d\.ts$|\.js$/, '.ts')}`;
-  const inputOf = (name: string, contents: string): InputRef => ({ name: `adcp-codegen ${GENERATOR_VERSION}:${sourceOf(name)}`, hash: sha256(contents) });
-  const js = runtimeSources(dir);
+  const inputOf = (name: string, hash: string): InputRef => ({ name: `adcp-codegen ${GENERATOR_VERSION}:${sourceOf(name)}`, hash });
+  const js = runtimeSources();
   // Each module's input once: the bundle and the modules file name them all, each facade its own.
-  const jsInputs = js.map((s) => inputOf(s.name, s.text));
+  const jsInputs = js.map((s) => inputOf(s.name, sourceHash(s)));
   const { modules, facades } = prebundled(js);
   const files: EmittedFile[] = [
     withHeader(
@@ -98,12 +97,12 @@ export function runtimeFiles(): EmittedFile[] {
       ),
     );
   });
-  for (const { name, text } of runtimeSources(dir, '.d.ts')) {
+  for (const d of runtimeSources(join(packageRoot, 'dist', 'runtime'), '.d.ts')) {
     files.push(
       withHeader(
         // tsc's output, already laid out: copied as it is.
-        { path: `runtime/${name}`, contents: text, inputs: [inputOf(name, text)], verbatim: true },
-        `The adcp-codegen runtime's types, compiled from ${sourceOf(name)}.`,
+        { path: `runtime/${d.name}`, contents: d.text, inputs: [inputOf(d.name, sourceHash(d))], verbatim: true },
+        `The adcp-codegen runtime's types, compiled from ${sourceOf(d.name)}.`,
       ),
     );
   }

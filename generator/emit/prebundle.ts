@@ -21,15 +21,34 @@ interface PrebundleFile {
   readonly facades: Record<string, string>;
 }
 
-/** The compiled runtime's files (dist/runtime/*.js, or its `.d.ts` declarations), source-map comments removed. */
-export function runtimeSources(dir: string = join(packageRoot, 'dist', 'runtime'), ext: '.js' | '.d.ts' = '.js'): RuntimeSource[] {
+/**
+ * The compiled runtime's files (dist/runtime/*.js, or its `.d.ts` declarations), source-map comments removed. The
+ * package's own JavaScript (no arguments) is read once per process: the entry and the runtime files both need it.
+ */
+export function runtimeSources(dir?: string, ext: '.js' | '.d.ts' = '.js'): RuntimeSource[] {
+  if (dir === undefined && ext === '.js') return (packageSources ??= readSources(join(packageRoot, 'dist', 'runtime'), ext));
+  return readSources(dir ?? join(packageRoot, 'dist', 'runtime'), ext);
+}
+
+let packageSources: RuntimeSource[] | undefined;
+
+function readSources(dir: string, ext: '.js' | '.d.ts'): RuntimeSource[] {
   return readdirSync(dir)
     .filter((n) => n.endsWith(ext))
     .sort()
     .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '') }));
 }
 
-const inputsOf = (sources: readonly RuntimeSource[]): Record<string, string> => Object.fromEntries(sources.map((s) => [s.name, sha256(s.text)]));
+const hashes = new WeakMap<RuntimeSource, string>();
+
+/** The SHA-256 of a runtime source's text, computed once per source (the bundle check and the headers use it). */
+export function sourceHash(source: RuntimeSource): string {
+  let h = hashes.get(source);
+  if (h === undefined) hashes.set(source, (h = sha256(source.text)));
+  return h;
+}
+
+const inputsOf = (sources: readonly RuntimeSource[]): Record<string, string> => Object.fromEntries(sources.map((s) => [s.name, sourceHash(s)]));
 
 /** Per process: `entryFiles` and `runtimeFiles` both ask, and bundling in-process is the slow path. */
 const made = new Map<string, RuntimeBundle>();

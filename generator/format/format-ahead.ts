@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { EmittedFile } from '../load/index.js';
-import { cacheDir } from '../shared/index.js';
-import { cachedFormat, formatted, prettierVersion, type FormattedAhead } from './format.js';
+import { cacheDir, readCache } from '../shared/index.js';
+import { cacheKey, formatted, prettierVersion, type AheadResult, type FormattedAhead } from './format.js';
 
 /**
  * The formatting thread's old-generation budget. Prettier's working set grows with the file (the 1.6 MB types.d.ts
@@ -30,22 +30,31 @@ export class FormatAhead implements FormattedAhead {
   private worker: Worker | undefined;
   private nextId = 0;
   private readonly waiting = new Map<number, { resolve(text: string | undefined): void; reject(e: Error): void }>();
-  private readonly byPath = new Map<string, { contents: string; result: Promise<string | undefined> }>();
+  private readonly byPath = new Map<string, AheadResult & { readonly contents: string }>();
 
   constructor(
     private readonly cache: string | undefined = cacheDir('prettier'),
     private readonly heapMb: number = FORMAT_HEAP_MB,
   ) {}
 
-  /** Starts formatting those of `files` the format stage would format and the cache does not already hold. */
+  /**
+   * Starts formatting those of `files` the format stage would format; one the cache holds is answered from it (and
+   * the stage does not look it up again).
+   */
   submit(files: readonly EmittedFile[]): void {
     for (const file of files) {
-      if (!formatted(file) || this.byPath.has(file.path) || cachedFormat(prettierVersion(), file, this.cache) !== undefined) continue;
+      if (!formatted(file) || this.byPath.has(file.path)) continue;
+      const key = cacheKey(prettierVersion(), file);
+      const hit = this.cache === undefined ? undefined : readCache(this.cache, key);
+      if (hit !== undefined) {
+        this.byPath.set(file.path, { contents: file.contents, key, cached: true, text: Promise.resolve(hit) });
+        continue;
+      }
       const id = this.nextId++;
       const result = new Promise<string | undefined>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
       // Awaited by the format stage, or never (a run that fails before it): never an unhandled rejection.
       result.catch(() => undefined);
-      this.byPath.set(file.path, { contents: file.contents, result });
+      this.byPath.set(file.path, { contents: file.contents, key, cached: false, text: result });
       const job: FormatJob = { id, path: file.path, contents: file.contents };
       const worker = this.start();
       worker.postMessage(job);
@@ -56,9 +65,9 @@ export class FormatAhead implements FormattedAhead {
   }
 
   /** The formatting of exactly this file's text, if it was submitted (undefined once the thread gave it up). */
-  get(file: EmittedFile): Promise<string | undefined> | undefined {
+  get(file: EmittedFile): AheadResult | undefined {
     const known = this.byPath.get(file.path);
-    return known !== undefined && known.contents === file.contents ? known.result : undefined;
+    return known !== undefined && known.contents === file.contents ? known : undefined;
   }
 
   /** Ends the worker (whatever it was still doing is not needed). */

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type * as Prettier from 'prettier';
-import { cacheDir, readCache, writeCache, sha256 } from '../shared/index.js';
+import { cacheDir, dependencyVersion, readCache, writeCache, sha256 } from '../shared/index.js';
 import type { EmittedFile } from '../load/index.js';
 
 /** One fixed prettier configuration, never the user's: output must not depend on the machine it was made on. */
@@ -45,27 +43,30 @@ export async function prettierFormat(prettier: typeof Prettier, path: string, co
  * undefined when it was not (or could not be) formatted ahead.
  */
 export interface FormattedAhead {
-  get(file: EmittedFile): Promise<string | undefined> | undefined;
+  get(file: EmittedFile): AheadResult | undefined;
 }
 
-let installedVersion: string | undefined;
+/** A file's formatting as found ahead: its cache key, whether the cache already held it, and the text. */
+export interface AheadResult {
+  readonly key: string;
+  readonly cached: boolean;
+  readonly text: Promise<string | undefined>;
+}
 
-/** The installed prettier's version, read from its package.json: knowing it does not cost loading prettier. */
+/** The installed prettier's version (part of every cache key), read without loading prettier. */
 export function prettierVersion(): string {
-  if (installedVersion === undefined) {
-    const require = createRequire(import.meta.url);
-    installedVersion = (JSON.parse(readFileSync(require.resolve('prettier/package.json'), 'utf8')) as { version: string }).version;
-  }
-  return installedVersion;
+  const version = dependencyVersion('prettier');
+  if (version === undefined) throw new Error('adcp-codegen: prettier is not installed');
+  return version;
 }
 
 /** The cache key of one file's formatting: prettier's version, the configuration, the parser and the text. */
-function cacheKey(prettierVersion: string, file: EmittedFile): string {
+export function cacheKey(prettierVersion: string, file: EmittedFile): string {
   return sha256(`${prettierVersion}\0${JSON.stringify(PRETTIER_OPTIONS)}\0${parserFor(file.path)}\0${file.contents}`);
 }
 
 /** The cached formatting of a file, if any (a cache miss, a foreign cache or no cache: undefined). */
-export function cachedFormat(prettierVersion: string, file: EmittedFile, cache: string | undefined = cacheDir('prettier')): string | undefined {
+function cachedFormat(prettierVersion: string, file: EmittedFile, cache: string | undefined): string | undefined {
   return cache === undefined ? undefined : readCache(cache, cacheKey(prettierVersion, file));
 }
 
@@ -88,13 +89,15 @@ export async function format(files: readonly EmittedFile[], cache: string | unde
       out.push(file);
       continue;
     }
-    const cached = cachedFormat(version, file, cache);
+    // A file submitted ahead was looked up in the cache then: no second lookup, and a hit is not written back.
+    const early = ahead?.get(file);
+    const cached = early === undefined ? cachedFormat(version, file, cache) : undefined;
     if (cached !== undefined) {
       out.push({ ...file, contents: cached });
       continue;
     }
-    const contents = (await ahead?.get(file)) ?? (await prettierFormat((prettier ??= await import('prettier')), file.path, file.contents));
-    if (cache !== undefined) writeCache(cache, cacheKey(version, file), contents);
+    const contents = (await early?.text) ?? (await prettierFormat((prettier ??= await import('prettier')), file.path, file.contents));
+    if (cache !== undefined && early?.cached !== true) writeCache(cache, early?.key ?? cacheKey(version, file), contents);
     out.push({ ...file, contents });
   }
   return out;

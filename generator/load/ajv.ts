@@ -52,7 +52,9 @@ export function ajvOptions(forStandalone: boolean, ownProperties: boolean): Opti
 }
 
 function newAjv(release: Release, forStandalone: boolean, overrides: Options = {}): AjvInstance {
-  const ajv = new Ajv({ ...ajvOptions(forStandalone, declaresPrototypeNames(release)), ...overrides });
+  const base = ajvOptions(forStandalone, declaresPrototypeNames(release));
+  // `code` merged one level deep: an override of one code option keeps the others.
+  const ajv = new Ajv({ ...base, ...overrides, ...(overrides.code !== undefined ? { code: { ...base.code, ...overrides.code } } : {}) });
   addFormats(ajv, { mode: 'full' });
   ajv.addKeyword({ keyword: annotationKeywords(release) });
   return ajv;

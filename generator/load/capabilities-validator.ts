@@ -29,7 +29,7 @@ export function capabilitiesValidator(release: Release, path: string): Capabilit
   // Only the documents the schema reaches: Ajv checks every document it is given against the meta-schema, and a
   // release holds several times more than this one schema needs (a cold run's load stage was ~1 s of this).
   // Ajv's code optimiser off: this code is never shipped (only cached), and the optimiser is ~40% of its compile.
-  const ajv = createStandaloneAjv(release, release.graph.reach([file]), { code: { source: true, esm: false, lines: true, optimize: false } });
+  const ajv = createStandaloneAjv(release, release.graph.reach([file]), { code: { optimize: false } });
   const validate = ajv.getSchema(file.id);
   if (validate === undefined) throw new Error(`${release.label}: Ajv has no schema ${file.id}`);
   if (dir !== undefined) writeCache(dir, key, standaloneCode(ajv, validate));

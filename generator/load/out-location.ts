@@ -1,9 +1,8 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, parse, relative, resolve, sep } from 'node:path';
-import { CodegenError } from '../shared/index.js';
+import { CodegenError, readManifest } from '../shared/index.js';
 import { displayPath } from './release.js';
-import { readManifest } from './manifest.js';
 
 export interface OutLocationContext {
   /** The config file's directory, when there is a config file. */

@@ -78,7 +78,7 @@ export function buildSchemaGraph(registry: SchemaRegistry, tools: ReadonlyMap<st
     const result =
       requestRoots === undefined || responseRoots === undefined
         ? undefined
-        : { request: reach(requestRoots), response: reach(responseRoots), all: reach([...requestRoots, ...responseRoots]) };
+        : lazyReach(() => reach(requestRoots), () => reach(responseRoots), reach([...requestRoots, ...responseRoots]));
     toolMemo.set(name, result);
     return result;
   };
@@ -106,6 +106,21 @@ export function buildSchemaGraph(registry: SchemaRegistry, tools: ReadonlyMap<st
     propertyNames,
   };
   return graph;
+}
+
+/** A tool's reach: `all` (what the compilers read) now, the request's and the responses' own when first asked. */
+function lazyReach(request: () => readonly SchemaFile[], response: () => readonly SchemaFile[], all: readonly SchemaFile[]): ToolReach {
+  let req: readonly SchemaFile[] | undefined;
+  let res: readonly SchemaFile[] | undefined;
+  return {
+    get request() {
+      return (req ??= request());
+    },
+    get response() {
+      return (res ??= response());
+    },
+    all,
+  };
 }
 
 function byPath(a: SchemaFile, b: SchemaFile): number {

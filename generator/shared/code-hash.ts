@@ -30,18 +30,29 @@ export function generatorCodeHash(): string {
     walk(dir);
   }
   // The packages whose output we write: an upgraded Ajv or prettier must not be mistaken for the same generator.
-  const require = createRequire(join(packageRoot, 'package.json'));
-  for (const dep of OUTPUT_DEPENDENCIES) {
-    let version = 'missing';
-    try {
-      version = (JSON.parse(readFileSync(require.resolve(`${dep}/package.json`), 'utf8')) as { version: string }).version;
-    } catch {
-      // Not resolvable from here: the run fails later with the real error if the package is needed.
-    }
-    parts.push(`${dep}@${version}`);
-  }
+  for (const dep of OUTPUT_DEPENDENCIES) parts.push(`${dep}@${dependencyVersion(dep) ?? 'missing'}`);
   // The version is printed in every header.
   parts.push(`adcp-codegen@${generatorVersion}`);
   codeHash = sha256(parts.join('\n'));
   return codeHash;
+}
+
+const dependencyVersions = new Map<string, string | undefined>();
+
+/**
+ * The installed version of one of the generator's dependencies, from its package.json (knowing it does not load the
+ * package); undefined when it does not resolve from here (the run fails later with the real error if it is needed).
+ */
+export function dependencyVersion(dep: string): string | undefined {
+  if (!dependencyVersions.has(dep)) {
+    let version: string | undefined;
+    try {
+      const require = createRequire(join(packageRoot, 'package.json'));
+      version = (JSON.parse(readFileSync(require.resolve(`${dep}/package.json`), 'utf8')) as { version: string }).version;
+    } catch {
+      version = undefined;
+    }
+    dependencyVersions.set(dep, version);
+  }
+  return dependencyVersions.get(dep);
 }

@@ -1,7 +1,6 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CodegenError } from '../shared/index.js';
-import { JOURNAL, MANIFEST, ownablePath, WORK_DIR } from '../load/index.js';
+import { CodegenError, JOURNAL, MANIFEST, ownablePath, WORK_DIR } from '../shared/index.js';
 import { pidAlive } from './out-lock.js';
 
 /**

@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { CodegenError } from '../shared/index.js';
-import { MANIFEST, readManifest, WORK_DIR, type OutputManifest } from '../load/index.js';
+import { CodegenError, MANIFEST, readManifest, WORK_DIR, type OutputManifest } from '../shared/index.js';
 import { recoverInterrupted } from './journal.js';
 import { lockOutput, pidAlive, type OutputLock } from './out-lock.js';
 import { listFiles, pathList } from './output-files.js';

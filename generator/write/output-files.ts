@@ -1,8 +1,8 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { sha256 } from '../shared/index.js';
+import type { EmittedFile } from '../load/index.js';
+import { IGNORED, sha256, type OutputManifest } from '../shared/index.js';
 import { commitPending } from './journal.js';
-import { IGNORED, type EmittedFile, type OutputManifest } from '../load/index.js';
 
 /** What `out` holds, compared with its manifest (is the set intact?) or with a new set (what --check reports). */
 

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CodegenError, sha256 } from '../shared/index.js';
-import { JOURNAL, MANIFEST, WORK_DIR, type EmittedFile, type OutputManifest, type UnitRecord } from '../load/index.js';
+import type { EmittedFile } from '../load/index.js';
+import { CodegenError, JOURNAL, MANIFEST, sha256, WORK_DIR, type OutputManifest, type UnitRecord } from '../shared/index.js';
 import { applyJournal, type Journal } from './journal.js';
 import { diffOutput, listFiles } from './output-files.js';
 
