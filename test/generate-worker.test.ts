@@ -29,6 +29,17 @@ writeTree(
 );
 const args = (out: string, profile = 'profiles/seller.json'): string[] => ['generate', '--release', release, '--profile', profile, '--out', out];
 
+test('the CLI\'s main thread loads no compiler: importing it loads neither Ajv, TypeScript nor prettier', () => {
+  const probe = [
+    `await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'dist/generator/cli.js')).href)});`,
+    `const loaded = Object.keys(process.getBuiltinModule('node:module')._cache);`,
+    `process.stdout.write(JSON.stringify(['/node_modules/ajv/', '/node_modules/typescript/', '/node_modules/@ts-morph/', '/node_modules/prettier/'].filter((p) => loaded.some((f) => f.includes(p)))));`,
+  ].join('\n');
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' });
+  assert.is(r.status, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout), []);
+});
+
 test('in the worker: the same files and progress lines as on the main thread', async () => {
   const main = await runCli(args('main-thread'), work, '0');
   assert.is(main.code, 0, main.stderr);
