@@ -1,6 +1,6 @@
 import type { SchemaLocation } from '../../load/index.js';
 import { isPlainObject } from '../../shared/index.js';
-import { commentText, identFragment, jsValue, readAccessors, tokenize, type Token } from './code.js';
+import { identFragment, jsValue, readAccessors, tokenize, type Token } from './code.js';
 import { unionHints, type UnionHint } from './unions.js';
 
 /**
@@ -106,17 +106,18 @@ export class UnitSplitter {
       if (t.kind === 'comment') continue; // Ajv's `/*# sourceURL=… */`: the module header names the schema instead
       if (t.kind === 'string' && i >= 2 && isUnionError(tokens, i)) {
         out.push(t.text);
-        const hint = hints.get(JSON.parse(t.text) as string);
+        const site = hints.get(JSON.parse(t.text) as string);
         const j = paramsOpen(tokens, i);
-        if (hint !== undefined && j !== undefined) {
+        if (site !== undefined && j !== undefined) {
           for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
-          let local = usedHints.get(hint);
-          if (local === undefined) {
+          const hint = site.hint;
+          let local = hint === undefined ? undefined : usedHints.get(hint);
+          if (hint !== undefined && local === undefined) {
             local = fresh(`union_${usedHints.size + 1}`);
             usedHints.set(hint, local);
             bindings.push({ kind: 'const', local, code: hintCode(hint, bindings) });
           }
-          out.push(`discriminator:${local}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          out.push(`${local === undefined ? '' : `discriminator:${local},`}arms:${site.arms}`, tokens[j + 1]?.text === '}' ? '' : ',');
           i = j;
         }
         continue;
@@ -262,10 +263,9 @@ export function unitIdent(unit: Unit): string {
   return identFragment(`${base}${unit.location.pointer}`.replace(/\/(definitions|\$defs|properties)\//g, '_'));
 }
 
-/** The header comment of a unit module. */
-/** `/* core/product.json#/definitions/x *\/`: where the definition lives, the same in every release that has it. */
-export function locationComment(unit: Unit): string {
-  return `/* ${commentText(`${unit.location.file.path}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`)} */`;
+/** `core/product.json#/definitions/x`: where the definition lives, the same in every release that has it. */
+export function unitLocation(unit: Unit): string {
+  return `${unit.location.file.path}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`;
 }
 
 

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/create-media-buy-async-response-working.json d03e8e22927eb42c
 'use strict';
 /* adcp-3.0.6 create_media_buy response: media-buy/create-media-buy-response.json */
-exports.validate = require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
-  'media-buy.create-media-buy-response-1cac74bf60ee'
+exports.validate = require('../../../validate/packs/create_media_buy.response-ef0a35a95626.cjs')[
+  'media-buy.create-media-buy-response-a97d741d01e8'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
-      'media-buy.create-media-buy-async-response-input-required-aed0415d9380'
+    return require('../../../validate/packs/create_media_buy.response-ef0a35a95626.cjs')[
+      'media-buy.create-media-buy-async-response-input-required-77ba6d5485f7'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
-      'media-buy.create-media-buy-async-response-submitted-55b814d04a21'
+    return require('../../../validate/packs/create_media_buy.response-ef0a35a95626.cjs')[
+      'media-buy.create-media-buy-async-response-submitted-cc5802d8160c'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
-      'media-buy.create-media-buy-async-response-working-c0d3e367c953'
+    return require('../../../validate/packs/create_media_buy.response-ef0a35a95626.cjs')[
+      'media-buy.create-media-buy-async-response-working-34d98e5527c6'
     ].validate;
   },
 };

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/get-products-async-response-working.json 77e7078ae60168bd
 'use strict';
 /* adcp-3.0.6 get_products response: media-buy/get-products-response.json */
-exports.validate = require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
-  'media-buy.get-products-response-eab3c0ff6dea'
+exports.validate = require('../../../validate/packs/get_products.response-ed0b331b2123.cjs')[
+  'media-buy.get-products-response-fd0ade918d2b'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
-      'media-buy.get-products-async-response-input-required-a2bd3fe7444b'
+    return require('../../../validate/packs/get_products.response-ed0b331b2123.cjs')[
+      'media-buy.get-products-async-response-input-required-ec86aa67bc35'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
-      'media-buy.get-products-async-response-submitted-55d9b79431cc'
+    return require('../../../validate/packs/get_products.response-ed0b331b2123.cjs')[
+      'media-buy.get-products-async-response-submitted-f9f1fe100705'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
-      'media-buy.get-products-async-response-working-515d94c0f478'
+    return require('../../../validate/packs/get_products.response-ed0b331b2123.cjs')[
+      'media-buy.get-products-async-response-working-faa77f905d01'
     ].validate;
   },
 };

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:property/get-property-list-request.json d09851773c953c41
 'use strict';
 /* adcp-3.0.6 get_property_list request: property/get-property-list-request.json */
-exports.validate = require('../../../validate/packs/shared-7c23eeb39c0b.cjs')[
-  'property.get-property-list-request-035a570c012a'
+exports.validate = require('../../../validate/packs/shared-20cd9baf4b13.cjs')[
+  'property.get-property-list-request-2ec14e7f1ed1'
 ].validate;

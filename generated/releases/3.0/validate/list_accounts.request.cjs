@@ -3,6 +3,6 @@
 //   adcp-3.0.6:account/list-accounts-request.json 8877def5633cfa27
 'use strict';
 /* adcp-3.0.6 list_accounts request: account/list-accounts-request.json */
-exports.validate = require('../../../validate/packs/shared-2e9bbcee1792.cjs')[
-  'account.list-accounts-request-37980b2c5990'
+exports.validate = require('../../../validate/packs/shared-d48a11006f0c.cjs')[
+  'account.list-accounts-request-c20814a502a2'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:media-buy/list-creative-formats-response.json f5a6a487c795187d
 'use strict';
 /* adcp-3.0.6 list_creative_formats response: media-buy/list-creative-formats-response.json */
-exports.validate = require('../../../validate/packs/list_creative_formats.response-023277f0b4a6.cjs')[
-  'media-buy.list-creative-formats-response-615b3e18c6bb'
+exports.validate = require('../../../validate/packs/list_creative_formats.response-3844afce7046.cjs')[
+  'media-buy.list-creative-formats-response-a2dad2878fcc'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

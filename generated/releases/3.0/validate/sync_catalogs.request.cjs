@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-request.json b590ddaf1283f821
 'use strict';
 /* adcp-3.0.6 sync_catalogs request: media-buy/sync-catalogs-request.json */
-exports.validate = require('../../../validate/packs/shared-d84cf8121fb0.cjs')[
-  'media-buy.sync-catalogs-request-40fa3a990121'
+exports.validate = require('../../../validate/packs/shared-45b4765e1908.cjs')[
+  'media-buy.sync-catalogs-request-250c1fc6f9ff'
 ].validate;

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:creative/sync-creatives-async-response-working.json 2973beed7056a1ea
 'use strict';
 /* adcp-3.0.6 sync_creatives response: creative/sync-creatives-response.json */
-exports.validate = require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
-  'creative.sync-creatives-response-c1a1dfe3a174'
+exports.validate = require('../../../validate/packs/sync_creatives.response-ff3ccca03ede.cjs')[
+  'creative.sync-creatives-response-d91ba1e4616c'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
-      'creative.sync-creatives-async-response-input-required-f85d1485c3ff'
+    return require('../../../validate/packs/sync_creatives.response-ff3ccca03ede.cjs')[
+      'creative.sync-creatives-async-response-input-required-489c7badeaae'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
-      'creative.sync-creatives-async-response-submitted-50d95a4cdbce'
+    return require('../../../validate/packs/sync_creatives.response-ff3ccca03ede.cjs')[
+      'creative.sync-creatives-async-response-submitted-58c464f58af9'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
-      'creative.sync-creatives-async-response-working-6a79adc4bd66'
+    return require('../../../validate/packs/sync_creatives.response-ff3ccca03ede.cjs')[
+      'creative.sync-creatives-async-response-working-6727a6b69706'
     ].validate;
   },
 };
