@@ -5,8 +5,10 @@ import {
   ARTIFACT_PATHS,
   type AppliedNormalization,
   type Issue,
+  type ItemOutcomesModule,
   type NormalizeFn,
   type NormalizeModule,
+  type RawValidateFn,
   type RequestValidatorModule,
   type ResponseValidatorModule,
   type StripFn,
@@ -14,8 +16,10 @@ import {
   type ValidateFn,
 } from './contract.js';
 import { driftIssues } from './drift.js';
-import { AdcpError, agentFault, invalidRequest, versionUnsupported } from './errors.js';
-import { wrapResponseValidator, wrapValidator } from './issues.js';
+import { AdcpError, agentFault, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
+import { wrapRepairing, wrapResponseValidator, wrapValidator } from './issues.js';
+import { wireIssues } from './issue-wire.js';
+import { planItems, type ItemChecks, type ItemsPlan } from './items.js';
 import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor } from './a2a.js';
@@ -68,7 +72,9 @@ interface ListEntryFile {
 interface ToolSlots {
   readonly release: ProfileRelease;
   readonly tool: string;
+  raw?: RawValidateFn;
   request?: ValidateFn;
+  items?: ItemOutcomesModule | null;
   response?: ValidateFn;
   strip?: StripFn;
   normalize?: NormalizeFn;
@@ -80,6 +86,10 @@ interface ProfileRelease extends ServedRelease {
   readonly capabilities: Record<string, unknown>;
   /** Per tool, envelope fields (`status`, `adcp_version`, `context`) its response schema refuses: never added. */
   readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
+  /** The `$id` prefix of the release's schemas (issues name the one that rejected), and whether they are AdCP's published ones. */
+  readonly schemaIds?: { readonly base: string; readonly published: boolean };
+  /** Batch tools that answer items one by one (`ARTIFACT_PATHS.items`). */
+  readonly itemOutcomes?: readonly string[];
 }
 
 
@@ -128,11 +138,15 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     if (!memo.has(key)) memo.set(key, make());
     return memo.get(key) as T;
   };
-  const requestValidator = (s: ToolSlots): ValidateFn =>
-    (s.request ??= wrapValidator((loadArtifact(outDir, ARTIFACT_PATHS.request(s.release.key, s.tool)) as RequestValidatorModule).validate));
+  const rawRequest = (s: ToolSlots): RawValidateFn => (s.raw ??= (loadArtifact(outDir, ARTIFACT_PATHS.request(s.release.key, s.tool)) as RequestValidatorModule).validate);
+  const requestValidator = (s: ToolSlots): ValidateFn => (s.request ??= wrapValidator(rawRequest(s), { idBase: s.release.schemaIds?.base }));
   // Picks the async variant by the body's `status`, as the response schemas intend.
   const responseValidator = (s: ToolSlots): ValidateFn =>
-    (s.response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(s.release.key, s.tool)) as ResponseValidatorModule));
+    (s.response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(s.release.key, s.tool)) as ResponseValidatorModule, { idBase: s.release.schemaIds?.base }));
+  const itemsModule = (s: ToolSlots): ItemOutcomesModule | null =>
+    (s.items ??= s.release.itemOutcomes?.includes(s.tool) === true ? (loadArtifact(outDir, ARTIFACT_PATHS.items(s.release.key, s.tool)) as ItemOutcomesModule) : null);
+  /** The issues a rejection sends, under error-handling.mdx's production-emit rules (issue-wire.ts). */
+  const wire = (s: ToolSlots, issues: readonly Issue[]): Issue[] => wireIssues(issues, mode, s.release.schemaIds?.published === true);
   const stripFn = (s: ToolSlots): StripFn => (s.strip ??= (loadArtifact(outDir, ARTIFACT_PATHS.strip(s.release.key, s.tool)) as StripModule).strip);
   const normalizeFn = (s: ToolSlots): NormalizeFn => (s.normalize ??= (loadArtifact(outDir, ARTIFACT_PATHS.normalize(s.release.key, s.tool)) as NormalizeModule).normalize);
 
@@ -168,25 +182,54 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     return result.ok ? { ok: true, value: value as Record<string, unknown> } : { ok: false, issues: result.issues };
   };
 
-  /** The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. */
+  /**
+   * The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. A
+   * request that fails keeps what it was parsed into: a batch tool may still answer its valid items (items.ts).
+   */
   const parse = (
     s: ToolSlots,
     input: unknown,
-  ): { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] } | { ok: false; issues: Issue[] } => {
+  ):
+    | { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] }
+    | { ok: false; issues: Issue[]; value?: Record<string, unknown>; normalized?: AppliedNormalization[]; stripped?: string[]; drift?: string[] } => {
     try {
       const normalized = normalizeFn(s)(input);
       const stripped = stripFn(s)(normalized.value);
       // Both modes validate the stripped value, so the validator reports every other problem; development then
       // rejects the unknown fields production would have dropped, one issue per field.
       const verdict = validateWith(requestValidator(s), stripped.value);
-      const issues = [...(mode === 'development' ? driftIssues(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
-      if (issues.length > 0) return { ok: false, issues };
-      return { ok: true, value: stripped.value as Record<string, unknown>, normalized: normalized.applied, stripped: stripped.removed };
+      const drift = mode === 'development' ? driftIssues(stripped) : [];
+      const issues = [...drift, ...(verdict.ok ? [] : verdict.issues)];
+      const value = stripped.value as Record<string, unknown>;
+      if (issues.length > 0) {
+        const parsed = value !== null && typeof value === 'object' && !Array.isArray(value);
+        return { ok: false, issues, ...(parsed ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift.map((i) => i.pointer) } : {}) };
+      }
+      return { ok: true, value, normalized: normalized.applied, stripped: stripped.removed };
     } catch (e) {
       // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
       if (e instanceof RangeError) return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }] };
       throw e;
     }
+  };
+
+  /** The per-item plan of a failed batch request (items.ts), or undefined: it is rejected as a whole. */
+  const itemsPlan = (s: ToolSlots, failed: { value?: Record<string, unknown>; drift?: string[] }): ItemsPlan | undefined => {
+    const module = failed.value === undefined ? null : itemsModule(s);
+    if (module === null) return undefined;
+    const raw = rawRequest(s);
+    const checks: ItemChecks = {
+      item: (p) => wrapRepairing(p.validateItem, { idBase: s.release.schemaIds?.base }),
+      row: (p) => (row) => verdictOf(p.validateRow, row),
+      whole: (v) => verdictOf(raw, v),
+      drift: failed.drift ?? [],
+      // The row's own error: `issues` carry the detail (the whole-call rejection's `details` mirror is for pre-3.1 readers of `adcp_error`).
+      error: (issues) => {
+        const { details: _details, ...error } = invalidRequest(s.tool, wire(s, issues));
+        return error as Record<string, unknown>;
+      },
+    };
+    return planItems(module, failed.value!, checks);
   };
 
   /**
@@ -273,16 +316,25 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         );
       }
       const parsed = parse(s, args);
-      if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues), args, r.key);
+      // A batch tool whose only defects are inside some items answers those as failed rows (items.ts).
+      const plan = parsed.ok ? undefined : itemsPlan(s, parsed);
+      if (!parsed.ok && plan === undefined) return errorResult(invalidRequest(tool, wire(s, parsed.issues)), args, r.key);
+      const value = plan?.value ?? (parsed.value as Record<string, unknown>);
+      const applied = { normalized: parsed.normalized ?? [], stripped: parsed.stripped ?? [] };
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
       if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
       let result: unknown;
       try {
         // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
-        const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
-        if (options.authorize !== undefined) await options.authorize(tool, parsed.value, hctx);
-        result = await fn(parsed.value, hctx);
+        if (plan?.body !== undefined) {
+          // No valid item left: the runtime's own answer, the handler never called.
+          result = plan.body;
+        } else {
+          const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, ...applied, ...(plan !== undefined ? { requestIndex: plan.requestIndex } : {}) };
+          if (options.authorize !== undefined) await options.authorize(tool, value, hctx);
+          result = await fn(value, hctx);
+        }
         if (result instanceof AdcpError) throw result;
         // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
         const copy = jsonCopy(result);
@@ -294,10 +346,11 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
         return errorResult(agentFault(tool, 'the handler returned no response object'), args, r.key);
       }
-      const resultBody = result as Record<string, unknown>;
-      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
+      if (isAdcpErrorBody((result as Record<string, unknown>).adcp_error)) return errorResult((result as Record<string, unknown>).adcp_error as AdcpErrorBody, args, r.key);
+      // The failed items' rows, at their request positions among the handler's.
+      const resultBody = plan !== undefined && plan.body === undefined ? plan.merge(result as Record<string, unknown>) : (result as Record<string, unknown>);
 
-      const envelope = responseEnvelope(resultBody, parsed.value.context, r.key, (body) => statusDefined(responseValidator(s), body));
+      const envelope = responseEnvelope(resultBody, value.context, r.key, (body) => statusDefined(responseValidator(s), body));
       if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), args, r.key);
       const body = envelope.body;
       // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
@@ -332,6 +385,17 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     a2aSkills: (release) => a2aSkills(agent, release),
   };
   return agent;
+}
+
+/** A raw validator's verdict alone (its errors cleared, as wrapValidator does). */
+function verdictOf(raw: RawValidateFn, value: unknown): boolean {
+  try {
+    return raw(value) === true;
+  } catch {
+    return false;
+  } finally {
+    raw.errors = null;
+  }
 }
 
 /** The handler of a per-release set for one release, own properties only. */

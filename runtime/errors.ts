@@ -1,5 +1,5 @@
 import type { Issue } from './contract.js';
-import { escapeToken, unescapeToken } from './pointer.js';
+import { unescapeToken } from './pointer.js';
 
 /** The `adcp_error` object of a rejection (AdCP core/error.json, plus the 3.1+ `issues`). */
 export interface AdcpErrorBody {
@@ -93,18 +93,11 @@ export function invalidRequest(tool: string, issues: Issue[]): AdcpErrorBody {
     code: 'INVALID_REQUEST',
     message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${more > 0 ? ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)` : ''}`,
     recovery: 'correctable',
-    ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
+    // error-handling.mdx: `field` is issues[0].pointer in JSONPath-lite (a missing property's pointer is its own).
+    ...(first !== undefined ? { field: jsonPathLite(first.pointer) } : {}),
     issues,
     details: { tool, issues },
   };
-}
-
-/** The field an issue is about: for a missing property, the property itself rather than its parent object. */
-function fieldPointer(issue: Issue): string {
-  if (issue.keyword === 'required' && typeof issue.missingProperty === 'string') {
-    return `${issue.pointer}/${escapeToken(issue.missingProperty)}`;
-  }
-  return issue.pointer;
 }
 
 /**

@@ -4,3 +4,4 @@
  */
 export { CAT_HELPER, COMPACT_HELPERS, compactCode, ERROR_HELPER, PUSH_HELPER } from './compact.js';
 export { compileSchemaValidators, compileValidators, compileValidatorSets, createRuntimeAjv } from './compile.js';
+export { documentName, schemaIds, type SchemaIds } from './schema-ids.js';

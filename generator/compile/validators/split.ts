@@ -44,6 +44,8 @@ export type Binding =
 
 export interface Unit {
   readonly location: UnitLocation;
+  /** How the definition names its document at run time (`validate.location`): its `$id` after the release's prefix. */
+  readonly document: string;
   /** `<file $id>#<pointer>`: unique in the release. */
   readonly uri: string;
   readonly bindings: Binding[];
@@ -63,6 +65,7 @@ export class UnitSplitter {
   constructor(
     private readonly locations: ReadonlyMap<unknown, UnitLocation>,
     private readonly resolveSchema: (ref: string, baseId: string) => unknown,
+    private readonly documentOf: (location: UnitLocation) => string = (l) => l.file.path,
   ) {}
 
   /** The unit of a compiled function, splitting it (and everything it calls) on first use. */
@@ -75,7 +78,7 @@ export class UnitSplitter {
     const location = this.locations.get(env.schema);
     if (location === undefined) throw new Error(`compiled schema not found in the release: ${JSON.stringify(env.schema).slice(0, 200)}`);
     const bindings: Binding[] = [];
-    const unit: Unit = { location, uri: `${location.file.id}#${location.pointer}`, bindings, code: '' };
+    const unit: Unit = { location, document: this.documentOf(location), uri: `${location.file.id}#${location.pointer}`, bindings, code: '' };
     this.units.set(fn, unit);
     (unit as { code: string }).code = this.rewrite(fn, source, location, bindings);
     return unit;
@@ -265,7 +268,7 @@ export function unitIdent(unit: Unit): string {
 
 /** `core/product.json#/definitions/x`: where the definition lives, the same in every release that has it. */
 export function unitLocation(unit: Unit): string {
-  return `${unit.location.file.path}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`;
+  return `${unit.document}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`;
 }
 
 

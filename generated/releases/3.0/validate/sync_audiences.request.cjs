@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-audiences-request.json 2c3cef1646763f2c
 'use strict';
 /* adcp-3.0.6 sync_audiences request: media-buy/sync-audiences-request.json */
-exports.validate = require('../../../validate/packs/sync_audiences.request-66d6d0a3d3b2.cjs')[
-  'media-buy.sync-audiences-request-76b3a75c9368'
+exports.validate = require('../../../validate/packs/sync_audiences.request-75c45145bf19.cjs')[
+  'media-buy.sync-audiences-request-6d3b3a15a797'
 ].validate;

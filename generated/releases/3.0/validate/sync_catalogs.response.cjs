@@ -6,23 +6,23 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-async-response-working.json 7f2a5ec575d7d31f
 'use strict';
 /* adcp-3.0.6 sync_catalogs response: media-buy/sync-catalogs-response.json */
-exports.validate = require('../../../validate/packs/sync_catalogs.response-5d873814aef3.cjs')[
-  'media-buy.sync-catalogs-response-2ca6829a7fcd'
+exports.validate = require('../../../validate/packs/sync_catalogs.response-6098bc3e7f6a.cjs')[
+  'media-buy.sync-catalogs-response-ad84a9b3bdb4'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/sync_catalogs.response-5d873814aef3.cjs')[
+    return require('../../../validate/packs/sync_catalogs.response-6098bc3e7f6a.cjs')[
       'media-buy.sync-catalogs-async-response-input-required-457f8d5b90e7'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/sync_catalogs.response-5d873814aef3.cjs')[
+    return require('../../../validate/packs/sync_catalogs.response-6098bc3e7f6a.cjs')[
       'media-buy.sync-catalogs-async-response-submitted-51f617e7fefb'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/sync_catalogs.response-5d873814aef3.cjs')[
+    return require('../../../validate/packs/sync_catalogs.response-6098bc3e7f6a.cjs')[
       'media-buy.sync-catalogs-async-response-working-3a7fc92398ae'
     ].validate;
   },

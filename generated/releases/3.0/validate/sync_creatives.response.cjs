@@ -6,23 +6,23 @@
 //   adcp-3.0.6:creative/sync-creatives-async-response-working.json 2973beed7056a1ea
 'use strict';
 /* adcp-3.0.6 sync_creatives response: creative/sync-creatives-response.json */
-exports.validate = require('../../../validate/packs/sync_creatives.response-ff3ccca03ede.cjs')[
-  'creative.sync-creatives-response-d91ba1e4616c'
+exports.validate = require('../../../validate/packs/sync_creatives.response-d64d99bf319b.cjs')[
+  'creative.sync-creatives-response-f38da429073d'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/sync_creatives.response-ff3ccca03ede.cjs')[
+    return require('../../../validate/packs/sync_creatives.response-d64d99bf319b.cjs')[
       'creative.sync-creatives-async-response-input-required-489c7badeaae'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/sync_creatives.response-ff3ccca03ede.cjs')[
+    return require('../../../validate/packs/sync_creatives.response-d64d99bf319b.cjs')[
       'creative.sync-creatives-async-response-submitted-58c464f58af9'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/sync_creatives.response-ff3ccca03ede.cjs')[
+    return require('../../../validate/packs/sync_creatives.response-d64d99bf319b.cjs')[
       'creative.sync-creatives-async-response-working-6727a6b69706'
     ].validate;
   },

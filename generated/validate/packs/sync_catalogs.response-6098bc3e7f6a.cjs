@@ -373,15 +373,13 @@ validate.errors=V;
 return N===0;
 }
 });
-define("media-buy.sync-catalogs-response-2ca6829a7fcd", (exports) => {
+define("media-buy.sync-catalogs-response-ad84a9b3bdb4", (exports) => {
 exports.validate = validate;
 validate.location = "media-buy/sync-catalogs-response.json";
-var validate_catalog_action = (data, options) => (validate_catalog_action = pack["enums.catalog-action-fa291829ab43"].validate)(data, options);
-var validate_catalog_item_status = (data, options) => (validate_catalog_item_status = pack["enums.catalog-item-status-8850e14957b0"].validate)(data, options);
-const format_date_time = require("../support/formats.cjs").fullFormats["date-time"];
-var validate_error = (data, options) => (validate_error = require("./shared-9d337f2f9b65.cjs")["core.error-2e2fd845ffa0"].validate)(data, options);
+var validate_sync_catalogs_response_oneOf_0_catalogs_items = (data, options) => (validate_sync_catalogs_response_oneOf_0_catalogs_items = pack["media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-7c7c540a56c4"].validate)(data, options);
 var validate_context = (data, options) => (validate_context = require("./shared-f28b5f28444d.cjs")["core.context-36b133c0e79d"].validate)(data, options);
 var validate_ext = (data, options) => (validate_ext = require("./shared-f28b5f28444d.cjs")["core.ext-6d56f86292e6"].validate)(data, options);
+var validate_error = (data, options) => (validate_error = require("./shared-9d337f2f9b65.cjs")["core.error-2e2fd845ffa0"].validate)(data, options);
 function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){;
 let V=null;
 let N=0;
@@ -442,402 +440,10 @@ if(Array.isArray(d1)){
 var v3=true;
 const len0=d1.length;
 for(let i0=0;i0<len0;i0++){
-let d2=d1[i0];
 const e11=N;
-const e14=N;
-let v5=true;
-const e15=N;
-if(d2&&typeof d2=="object"&&!Array.isArray(d2)){
-let missing2;
-if((d2.action===undefined)&&(missing2="action")){
-V=$push(V,{});
-N++;
-}else{
-if(d2.action!==undefined){
-let d3=d2.action;
-if(!(((d3==="created")||(d3==="updated"))||(d3==="unchanged"))){
-V=$push(V,{});
-N++;
-}
-}
-}
-}
-var _valid1=e15===N;
-N=e14;
-if(V!==null){
-if(e14){
-V.length=e14;
-}else{
-V=null;
-}
-}
-if(_valid1){
-const e17=N;
-if(d2&&typeof d2=="object"&&!Array.isArray(d2)){
-let missing3;
-if((d2.item_count===undefined)&&(missing3="item_count")){
-V=$push(V,$err(P+"/catalogs/"+i0,"#/oneOf/0/properties/catalogs/items/allOf/0/then","required",{missingProperty:missing3}));
-N++;
-}
-}
-var _valid1=e17===N;
-v5=_valid1;
-}
-if(!v5){
-V=$push(V,$err(P+"/catalogs/"+i0,"#/oneOf/0/properties/catalogs/items/allOf/0","if",{failingKeyword:"then"}));
-N++;
-}
-if(N===e11){
-if(d2&&typeof d2=="object"&&!Array.isArray(d2)){
-let missing4;
-if(((d2.catalog_id===undefined)&&(missing4="catalog_id"))||((d2.action===undefined)&&(missing4="action"))){
-V=$push(V,$err(P+"/catalogs/"+i0,"#/oneOf/0/properties/catalogs/items","required",{missingProperty:missing4}));
-N++;
-}else{
-if(d2.catalog_id!==undefined){
-const e19=N;
-if(typeof d2.catalog_id!=="string"){
-V=$push(V,$err(P+"/catalogs/"+i0+"/catalog_id","#/oneOf/0/properties/catalogs/items/properties/catalog_id","type",{type:"string"}));
-N++;
-}
-var v7=e19===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.action!==undefined){
-const e21=N;
-if(!(validate_catalog_action(d2.action,{instancePath:P+"/catalogs/"+i0+"/action",parentData:d2,parentDataProperty:"action",rootData}))){
-V=$cat(V,validate_catalog_action);
+if(!(validate_sync_catalogs_response_oneOf_0_catalogs_items(d1[i0],{instancePath:P+"/catalogs/"+i0,parentData:d1,parentDataProperty:i0,rootData}))){
+V=$cat(V,validate_sync_catalogs_response_oneOf_0_catalogs_items);
 N=V.length;
-}
-var v7=e21===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.platform_id!==undefined){
-const e22=N;
-if(typeof d2.platform_id!=="string"){
-V=$push(V,$err(P+"/catalogs/"+i0+"/platform_id","#/oneOf/0/properties/catalogs/items/properties/platform_id","type",{type:"string"}));
-N++;
-}
-var v7=e22===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.item_count!==undefined){
-let d7=d2.item_count;
-const e24=N;
-if(!(((typeof d7=="number")&&(!(d7%1)&&!isNaN(d7)))&&(isFinite(d7)))){
-V=$push(V,$err(P+"/catalogs/"+i0+"/item_count","#/oneOf/0/properties/catalogs/items/properties/item_count","type",{type:"integer"}));
-N++;
-}
-if(N===e24){
-if((typeof d7=="number")&&(isFinite(d7))){
-if(d7<0||isNaN(d7)){
-V=$push(V,$err(P+"/catalogs/"+i0+"/item_count","#/oneOf/0/properties/catalogs/items/properties/item_count","minimum",{comparison:">=",limit:0}));
-N++;
-}
-}
-}
-var v7=e24===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.items_approved!==undefined){
-let d8=d2.items_approved;
-const e26=N;
-if(!(((typeof d8=="number")&&(!(d8%1)&&!isNaN(d8)))&&(isFinite(d8)))){
-V=$push(V,$err(P+"/catalogs/"+i0+"/items_approved","#/oneOf/0/properties/catalogs/items/properties/items_approved","type",{type:"integer"}));
-N++;
-}
-if(N===e26){
-if((typeof d8=="number")&&(isFinite(d8))){
-if(d8<0||isNaN(d8)){
-V=$push(V,$err(P+"/catalogs/"+i0+"/items_approved","#/oneOf/0/properties/catalogs/items/properties/items_approved","minimum",{comparison:">=",limit:0}));
-N++;
-}
-}
-}
-var v7=e26===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.items_pending!==undefined){
-let d9=d2.items_pending;
-const e28=N;
-if(!(((typeof d9=="number")&&(!(d9%1)&&!isNaN(d9)))&&(isFinite(d9)))){
-V=$push(V,$err(P+"/catalogs/"+i0+"/items_pending","#/oneOf/0/properties/catalogs/items/properties/items_pending","type",{type:"integer"}));
-N++;
-}
-if(N===e28){
-if((typeof d9=="number")&&(isFinite(d9))){
-if(d9<0||isNaN(d9)){
-V=$push(V,$err(P+"/catalogs/"+i0+"/items_pending","#/oneOf/0/properties/catalogs/items/properties/items_pending","minimum",{comparison:">=",limit:0}));
-N++;
-}
-}
-}
-var v7=e28===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.items_rejected!==undefined){
-let d10=d2.items_rejected;
-const e30=N;
-if(!(((typeof d10=="number")&&(!(d10%1)&&!isNaN(d10)))&&(isFinite(d10)))){
-V=$push(V,$err(P+"/catalogs/"+i0+"/items_rejected","#/oneOf/0/properties/catalogs/items/properties/items_rejected","type",{type:"integer"}));
-N++;
-}
-if(N===e30){
-if((typeof d10=="number")&&(isFinite(d10))){
-if(d10<0||isNaN(d10)){
-V=$push(V,$err(P+"/catalogs/"+i0+"/items_rejected","#/oneOf/0/properties/catalogs/items/properties/items_rejected","minimum",{comparison:">=",limit:0}));
-N++;
-}
-}
-}
-var v7=e30===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.item_issues!==undefined){
-let d11=d2.item_issues;
-const e32=N;
-if(N===e32){
-if(Array.isArray(d11)){
-var v8=true;
-const len1=d11.length;
-for(let i1=0;i1<len1;i1++){
-let d12=d11[i1];
-const e34=N;
-if(N===e34){
-if(d12&&typeof d12=="object"&&!Array.isArray(d12)){
-let missing5;
-if(((d12.item_id===undefined)&&(missing5="item_id"))||((d12.status===undefined)&&(missing5="status"))){
-V=$push(V,$err(P+"/catalogs/"+i0+"/item_issues/"+i1,"#/oneOf/0/properties/catalogs/items/properties/item_issues/items","required",{missingProperty:missing5}));
-N++;
-}else{
-if(d12.item_id!==undefined){
-const e37=N;
-if(typeof d12.item_id!=="string"){
-V=$push(V,$err(P+"/catalogs/"+i0+"/item_issues/"+i1+"/item_id","#/oneOf/0/properties/catalogs/items/properties/item_issues/items/properties/item_id","type",{type:"string"}));
-N++;
-}
-var v9=e37===N;
-}else{
-var v9=true;
-}
-if(v9){
-if(d12.status!==undefined){
-const e39=N;
-if(!(validate_catalog_item_status(d12.status,{instancePath:P+"/catalogs/"+i0+"/item_issues/"+i1+"/status",parentData:d12,parentDataProperty:"status",rootData}))){
-V=$cat(V,validate_catalog_item_status);
-N=V.length;
-}
-var v9=e39===N;
-}else{
-var v9=true;
-}
-if(v9){
-if(d12.reasons!==undefined){
-let d15=d12.reasons;
-const e40=N;
-if(N===e40){
-if(Array.isArray(d15)){
-var v10=true;
-const len2=d15.length;
-for(let i2=0;i2<len2;i2++){
-const e42=N;
-if(typeof d15[i2]!=="string"){
-V=$push(V,$err(P+"/catalogs/"+i0+"/item_issues/"+i1+"/reasons/"+i2,"#/oneOf/0/properties/catalogs/items/properties/item_issues/items/properties/reasons/items","type",{type:"string"}));
-N++;
-}
-var v10=e42===N;
-if(!v10){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/catalogs/"+i0+"/item_issues/"+i1+"/reasons","#/oneOf/0/properties/catalogs/items/properties/item_issues/items/properties/reasons","type",{type:"array"}));
-N++;
-}
-}
-var v9=e40===N;
-}else{
-var v9=true;
-}
-}
-}
-}
-}else{
-V=$push(V,$err(P+"/catalogs/"+i0+"/item_issues/"+i1,"#/oneOf/0/properties/catalogs/items/properties/item_issues/items","type",{type:"object"}));
-N++;
-}
-}
-var v8=e34===N;
-if(!v8){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/catalogs/"+i0+"/item_issues","#/oneOf/0/properties/catalogs/items/properties/item_issues","type",{type:"array"}));
-N++;
-}
-}
-var v7=e32===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.last_synced_at!==undefined){
-let d17=d2.last_synced_at;
-const e44=N;
-if(N===e44){
-if(N===e44){
-if(typeof d17==="string"){
-if(!(format_date_time.validate(d17))){
-V=$push(V,$err(P+"/catalogs/"+i0+"/last_synced_at","#/oneOf/0/properties/catalogs/items/properties/last_synced_at","format",{format:"date-time"}));
-N++;
-}
-}else{
-V=$push(V,$err(P+"/catalogs/"+i0+"/last_synced_at","#/oneOf/0/properties/catalogs/items/properties/last_synced_at","type",{type:"string"}));
-N++;
-}
-}
-}
-var v7=e44===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.next_fetch_at!==undefined){
-let d18=d2.next_fetch_at;
-const e46=N;
-if(N===e46){
-if(N===e46){
-if(typeof d18==="string"){
-if(!(format_date_time.validate(d18))){
-V=$push(V,$err(P+"/catalogs/"+i0+"/next_fetch_at","#/oneOf/0/properties/catalogs/items/properties/next_fetch_at","format",{format:"date-time"}));
-N++;
-}
-}else{
-V=$push(V,$err(P+"/catalogs/"+i0+"/next_fetch_at","#/oneOf/0/properties/catalogs/items/properties/next_fetch_at","type",{type:"string"}));
-N++;
-}
-}
-}
-var v7=e46===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.changes!==undefined){
-let d19=d2.changes;
-const e48=N;
-if(N===e48){
-if(Array.isArray(d19)){
-var v11=true;
-const len3=d19.length;
-for(let i3=0;i3<len3;i3++){
-const e50=N;
-if(typeof d19[i3]!=="string"){
-V=$push(V,$err(P+"/catalogs/"+i0+"/changes/"+i3,"#/oneOf/0/properties/catalogs/items/properties/changes/items","type",{type:"string"}));
-N++;
-}
-var v11=e50===N;
-if(!v11){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/catalogs/"+i0+"/changes","#/oneOf/0/properties/catalogs/items/properties/changes","type",{type:"array"}));
-N++;
-}
-}
-var v7=e48===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.errors!==undefined){
-let d21=d2.errors;
-const e52=N;
-if(N===e52){
-if(Array.isArray(d21)){
-var v12=true;
-const len4=d21.length;
-for(let i4=0;i4<len4;i4++){
-const e54=N;
-if(!(validate_error(d21[i4],{instancePath:P+"/catalogs/"+i0+"/errors/"+i4,parentData:d21,parentDataProperty:i4,rootData}))){
-V=$cat(V,validate_error);
-N=V.length;
-}
-var v12=e54===N;
-if(!v12){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/catalogs/"+i0+"/errors","#/oneOf/0/properties/catalogs/items/properties/errors","type",{type:"array"}));
-N++;
-}
-}
-var v7=e52===N;
-}else{
-var v7=true;
-}
-if(v7){
-if(d2.warnings!==undefined){
-let d23=d2.warnings;
-const e55=N;
-if(N===e55){
-if(Array.isArray(d23)){
-var v13=true;
-const len5=d23.length;
-for(let i5=0;i5<len5;i5++){
-const e57=N;
-if(typeof d23[i5]!=="string"){
-V=$push(V,$err(P+"/catalogs/"+i0+"/warnings/"+i5,"#/oneOf/0/properties/catalogs/items/properties/warnings/items","type",{type:"string"}));
-N++;
-}
-var v13=e57===N;
-if(!v13){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/catalogs/"+i0+"/warnings","#/oneOf/0/properties/catalogs/items/properties/warnings","type",{type:"array"}));
-N++;
-}
-}
-var v7=e55===N;
-}else{
-var v7=true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}else{
-V=$push(V,$err(P+"/catalogs/"+i0,"#/oneOf/0/properties/catalogs/items","type",{type:"object"}));
-N++;
-}
 }
 var v3=e11===N;
 if(!v3){
@@ -855,34 +461,34 @@ var v2=true;
 }
 if(v2){
 if(data.sandbox!==undefined){
-const e59=N;
+const e12=N;
 if(typeof data.sandbox!=="boolean"){
 V=$push(V,$err(P+"/sandbox","#/oneOf/0/properties/sandbox","type",{type:"boolean"}));
 N++;
 }
-var v2=e59===N;
+var v2=e12===N;
 }else{
 var v2=true;
 }
 if(v2){
 if(data.context!==undefined){
-const e61=N;
+const e14=N;
 if(!(validate_context(data.context,{instancePath:P+"/context",parentData:data,parentDataProperty:"context",rootData}))){
 V=$cat(V,validate_context);
 N=V.length;
 }
-var v2=e61===N;
+var v2=e14===N;
 }else{
 var v2=true;
 }
 if(v2){
 if(data.ext!==undefined){
-const e62=N;
+const e15=N;
 if(!(validate_ext(data.ext,{instancePath:P+"/ext",parentData:data,parentDataProperty:"ext",rootData}))){
 V=$cat(V,validate_ext);
 N=V.length;
 }
-var v2=e62===N;
+var v2=e15===N;
 }else{
 var v2=true;
 }
@@ -901,98 +507,98 @@ if(_valid0){
 v0=true;
 passing0=0;
 }
-const e63=N;
-const e65=N;
-const e66=N;
-const e67=N;
-let v15=false;
-const e68=N;
+const e16=N;
+const e18=N;
+const e19=N;
+const e20=N;
+let v5=false;
+const e21=N;
 if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing6;
-if((data.catalogs===undefined)&&(missing6="catalogs")){
+let missing2;
+if((data.catalogs===undefined)&&(missing2="catalogs")){
 V=$push(V,{});
 N++;
 }
 }
-var _valid2=e68===N;
-v15=v15||_valid2;
-if(!v15){
-const e69=N;
+var _valid1=e21===N;
+v5=v5||_valid1;
+if(!v5){
+const e22=N;
 if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing7;
-if((data.dry_run===undefined)&&(missing7="dry_run")){
+let missing3;
+if((data.dry_run===undefined)&&(missing3="dry_run")){
 V=$push(V,{});
 N++;
 }
 }
-var _valid2=e69===N;
-v15=v15||_valid2;
-if(!v15){
-const e70=N;
+var _valid1=e22===N;
+v5=v5||_valid1;
+if(!v5){
+const e23=N;
 if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing8;
-if((data.sandbox===undefined)&&(missing8="sandbox")){
+let missing4;
+if((data.sandbox===undefined)&&(missing4="sandbox")){
 V=$push(V,{});
 N++;
 }
 }
-var _valid2=e70===N;
-v15=v15||_valid2;
+var _valid1=e23===N;
+v5=v5||_valid1;
 }
 }
-if(!v15){
+if(!v5){
 V=$push(V,{});
 N++;
 }else{
-N=e67;
+N=e20;
 if(V!==null){
-if(e67){
-V.length=e67;
+if(e20){
+V.length=e20;
 }else{
 V=null;
 }
 }
 }
-var v14=e66===N;
-if(v14){
+var v4=e19===N;
+if(v4){
 V=$push(V,$err(P,"#/oneOf/1","not",{}));
 N++;
 }else{
-N=e65;
+N=e18;
 if(V!==null){
-if(e65){
-V.length=e65;
+if(e18){
+V.length=e18;
 }else{
 V=null;
 }
 }
 }
-if(N===e63){
+if(N===e16){
 if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing9;
-if((data.errors===undefined)&&(missing9="errors")){
-V=$push(V,$err(P,"#/oneOf/1","required",{missingProperty:missing9}));
+let missing5;
+if((data.errors===undefined)&&(missing5="errors")){
+V=$push(V,$err(P,"#/oneOf/1","required",{missingProperty:missing5}));
 N++;
 }else{
 if(data.errors!==undefined){
-let d28=data.errors;
-const e72=N;
-if(N===e72){
-if(Array.isArray(d28)){
-if(d28.length<1){
+let d6=data.errors;
+const e25=N;
+if(N===e25){
+if(Array.isArray(d6)){
+if(d6.length<1){
 V=$push(V,$err(P+"/errors","#/oneOf/1/properties/errors","minItems",{limit:1}));
 N++;
 }else{
-var v17=true;
-const len6=d28.length;
-for(let i6=0;i6<len6;i6++){
-const e74=N;
-if(!(validate_error(d28[i6],{instancePath:P+"/errors/"+i6,parentData:d28,parentDataProperty:i6,rootData}))){
+var v7=true;
+const len1=d6.length;
+for(let i1=0;i1<len1;i1++){
+const e27=N;
+if(!(validate_error(d6[i1],{instancePath:P+"/errors/"+i1,parentData:d6,parentDataProperty:i1,rootData}))){
 V=$cat(V,validate_error);
 N=V.length;
 }
-var v17=e74===N;
-if(!v17){
+var v7=e27===N;
+if(!v7){
 break;
 }
 }
@@ -1002,31 +608,31 @@ V=$push(V,$err(P+"/errors","#/oneOf/1/properties/errors","type",{type:"array"}))
 N++;
 }
 }
-var v16=e72===N;
+var v6=e25===N;
 }else{
-var v16=true;
+var v6=true;
 }
-if(v16){
+if(v6){
 if(data.context!==undefined){
-const e75=N;
+const e28=N;
 if(!(validate_context(data.context,{instancePath:P+"/context",parentData:data,parentDataProperty:"context",rootData}))){
 V=$cat(V,validate_context);
 N=V.length;
 }
-var v16=e75===N;
+var v6=e28===N;
 }else{
-var v16=true;
+var v6=true;
 }
-if(v16){
+if(v6){
 if(data.ext!==undefined){
-const e76=N;
+const e29=N;
 if(!(validate_ext(data.ext,{instancePath:P+"/ext",parentData:data,parentDataProperty:"ext",rootData}))){
 V=$cat(V,validate_ext);
 N=V.length;
 }
-var v16=e76===N;
+var v6=e29===N;
 }else{
-var v16=true;
+var v6=true;
 }
 }
 }
@@ -1036,7 +642,7 @@ V=$push(V,$err(P,"#/oneOf/1","type",{type:"object"}));
 N++;
 }
 }
-var _valid0=e63===N;
+var _valid0=e16===N;
 if(_valid0&&v0){
 v0=false;
 passing0=[passing0,1];
@@ -1059,6 +665,417 @@ V.length=e1;
 }else{
 V=null;
 }
+}
+}
+validate.errors=V;
+return N===0;
+}
+});
+define("media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-7c7c540a56c4", (exports) => {
+exports.validate = validate;
+validate.location = "media-buy/sync-catalogs-response.json#/oneOf/0/properties/catalogs/items";
+var validate_catalog_action = (data, options) => (validate_catalog_action = pack["enums.catalog-action-fa291829ab43"].validate)(data, options);
+var validate_catalog_item_status = (data, options) => (validate_catalog_item_status = pack["enums.catalog-item-status-8850e14957b0"].validate)(data, options);
+const format_date_time = require("../support/formats.cjs").fullFormats["date-time"];
+var validate_error = (data, options) => (validate_error = require("./shared-9d337f2f9b65.cjs")["core.error-2e2fd845ffa0"].validate)(data, options);
+function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){
+let V=null;
+let N=0;
+const e2=N;
+let v1=true;
+const e3=N;
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing0;
+if((data.action===undefined)&&(missing0="action")){
+V=$push(V,{});
+N++;
+}else{
+if(data.action!==undefined){
+let d0=data.action;
+if(!(((d0==="created")||(d0==="updated"))||(d0==="unchanged"))){
+V=$push(V,{});
+N++;
+}
+}
+}
+}
+var _valid0=e3===N;
+N=e2;
+if(V!==null){
+if(e2){
+V.length=e2;
+}else{
+V=null;
+}
+}
+if(_valid0){
+const e5=N;
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing1;
+if((data.item_count===undefined)&&(missing1="item_count")){
+validate.errors=[$err(P,"#/allOf/0/then","required",{missingProperty:missing1})];
+return false;
+}
+}
+var _valid0=e5===N;
+v1=_valid0;
+}
+if(!v1){
+V=$push(V,$err(P,"#/allOf/0","if",{failingKeyword:"then"}));
+N++;
+validate.errors=V;
+return false;
+}
+if(N===0){
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing2;
+if(((data.catalog_id===undefined)&&(missing2="catalog_id"))||((data.action===undefined)&&(missing2="action"))){
+validate.errors=[$err(P,"#","required",{missingProperty:missing2})];
+return false;
+}else{
+if(data.catalog_id!==undefined){
+const e7=N;
+if(typeof data.catalog_id!=="string"){
+validate.errors=[$err(P+"/catalog_id","#/properties/catalog_id","type",{type:"string"})];
+return false;
+}
+var v3=e7===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.action!==undefined){
+const e9=N;
+if(!(validate_catalog_action(data.action,{instancePath:P+"/action",parentData:data,parentDataProperty:"action",rootData}))){
+V=$cat(V,validate_catalog_action);
+N=V.length;
+}
+var v3=e9===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.platform_id!==undefined){
+const e10=N;
+if(typeof data.platform_id!=="string"){
+validate.errors=[$err(P+"/platform_id","#/properties/platform_id","type",{type:"string"})];
+return false;
+}
+var v3=e10===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.item_count!==undefined){
+let d4=data.item_count;
+const e12=N;
+if(!(((typeof d4=="number")&&(!(d4%1)&&!isNaN(d4)))&&(isFinite(d4)))){
+validate.errors=[$err(P+"/item_count","#/properties/item_count","type",{type:"integer"})];
+return false;
+}
+if(N===e12){
+if((typeof d4=="number")&&(isFinite(d4))){
+if(d4<0||isNaN(d4)){
+validate.errors=[$err(P+"/item_count","#/properties/item_count","minimum",{comparison:">=",limit:0})];
+return false;
+}
+}
+}
+var v3=e12===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.items_approved!==undefined){
+let d5=data.items_approved;
+const e14=N;
+if(!(((typeof d5=="number")&&(!(d5%1)&&!isNaN(d5)))&&(isFinite(d5)))){
+validate.errors=[$err(P+"/items_approved","#/properties/items_approved","type",{type:"integer"})];
+return false;
+}
+if(N===e14){
+if((typeof d5=="number")&&(isFinite(d5))){
+if(d5<0||isNaN(d5)){
+validate.errors=[$err(P+"/items_approved","#/properties/items_approved","minimum",{comparison:">=",limit:0})];
+return false;
+}
+}
+}
+var v3=e14===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.items_pending!==undefined){
+let d6=data.items_pending;
+const e16=N;
+if(!(((typeof d6=="number")&&(!(d6%1)&&!isNaN(d6)))&&(isFinite(d6)))){
+validate.errors=[$err(P+"/items_pending","#/properties/items_pending","type",{type:"integer"})];
+return false;
+}
+if(N===e16){
+if((typeof d6=="number")&&(isFinite(d6))){
+if(d6<0||isNaN(d6)){
+validate.errors=[$err(P+"/items_pending","#/properties/items_pending","minimum",{comparison:">=",limit:0})];
+return false;
+}
+}
+}
+var v3=e16===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.items_rejected!==undefined){
+let d7=data.items_rejected;
+const e18=N;
+if(!(((typeof d7=="number")&&(!(d7%1)&&!isNaN(d7)))&&(isFinite(d7)))){
+validate.errors=[$err(P+"/items_rejected","#/properties/items_rejected","type",{type:"integer"})];
+return false;
+}
+if(N===e18){
+if((typeof d7=="number")&&(isFinite(d7))){
+if(d7<0||isNaN(d7)){
+validate.errors=[$err(P+"/items_rejected","#/properties/items_rejected","minimum",{comparison:">=",limit:0})];
+return false;
+}
+}
+}
+var v3=e18===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.item_issues!==undefined){
+let d8=data.item_issues;
+const e20=N;
+if(N===e20){
+if(Array.isArray(d8)){
+var v4=true;
+const len0=d8.length;
+for(let i0=0;i0<len0;i0++){
+let d9=d8[i0];
+const e22=N;
+if(N===e22){
+if(d9&&typeof d9=="object"&&!Array.isArray(d9)){
+let missing3;
+if(((d9.item_id===undefined)&&(missing3="item_id"))||((d9.status===undefined)&&(missing3="status"))){
+validate.errors=[$err(P+"/item_issues/"+i0,"#/properties/item_issues/items","required",{missingProperty:missing3})];
+return false;
+}else{
+if(d9.item_id!==undefined){
+const e25=N;
+if(typeof d9.item_id!=="string"){
+validate.errors=[$err(P+"/item_issues/"+i0+"/item_id","#/properties/item_issues/items/properties/item_id","type",{type:"string"})];
+return false;
+}
+var v5=e25===N;
+}else{
+var v5=true;
+}
+if(v5){
+if(d9.status!==undefined){
+const e27=N;
+if(!(validate_catalog_item_status(d9.status,{instancePath:P+"/item_issues/"+i0+"/status",parentData:d9,parentDataProperty:"status",rootData}))){
+V=$cat(V,validate_catalog_item_status);
+N=V.length;
+}
+var v5=e27===N;
+}else{
+var v5=true;
+}
+if(v5){
+if(d9.reasons!==undefined){
+let d12=d9.reasons;
+const e28=N;
+if(N===e28){
+if(Array.isArray(d12)){
+var v6=true;
+const len1=d12.length;
+for(let i1=0;i1<len1;i1++){
+const e30=N;
+if(typeof d12[i1]!=="string"){
+validate.errors=[$err(P+"/item_issues/"+i0+"/reasons/"+i1,"#/properties/item_issues/items/properties/reasons/items","type",{type:"string"})];
+return false;
+}
+var v6=e30===N;
+if(!v6){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/item_issues/"+i0+"/reasons","#/properties/item_issues/items/properties/reasons","type",{type:"array"})];
+return false;
+}
+}
+var v5=e28===N;
+}else{
+var v5=true;
+}
+}
+}
+}
+}else{
+validate.errors=[$err(P+"/item_issues/"+i0,"#/properties/item_issues/items","type",{type:"object"})];
+return false;
+}
+}
+var v4=e22===N;
+if(!v4){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/item_issues","#/properties/item_issues","type",{type:"array"})];
+return false;
+}
+}
+var v3=e20===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.last_synced_at!==undefined){
+let d14=data.last_synced_at;
+const e32=N;
+if(N===e32){
+if(N===e32){
+if(typeof d14==="string"){
+if(!(format_date_time.validate(d14))){
+validate.errors=[$err(P+"/last_synced_at","#/properties/last_synced_at","format",{format:"date-time"})];
+return false;
+}
+}else{
+validate.errors=[$err(P+"/last_synced_at","#/properties/last_synced_at","type",{type:"string"})];
+return false;
+}
+}
+}
+var v3=e32===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.next_fetch_at!==undefined){
+let d15=data.next_fetch_at;
+const e34=N;
+if(N===e34){
+if(N===e34){
+if(typeof d15==="string"){
+if(!(format_date_time.validate(d15))){
+validate.errors=[$err(P+"/next_fetch_at","#/properties/next_fetch_at","format",{format:"date-time"})];
+return false;
+}
+}else{
+validate.errors=[$err(P+"/next_fetch_at","#/properties/next_fetch_at","type",{type:"string"})];
+return false;
+}
+}
+}
+var v3=e34===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.changes!==undefined){
+let d16=data.changes;
+const e36=N;
+if(N===e36){
+if(Array.isArray(d16)){
+var v7=true;
+const len2=d16.length;
+for(let i2=0;i2<len2;i2++){
+const e38=N;
+if(typeof d16[i2]!=="string"){
+validate.errors=[$err(P+"/changes/"+i2,"#/properties/changes/items","type",{type:"string"})];
+return false;
+}
+var v7=e38===N;
+if(!v7){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/changes","#/properties/changes","type",{type:"array"})];
+return false;
+}
+}
+var v3=e36===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.errors!==undefined){
+let d18=data.errors;
+const e40=N;
+if(N===e40){
+if(Array.isArray(d18)){
+var v8=true;
+const len3=d18.length;
+for(let i3=0;i3<len3;i3++){
+const e42=N;
+if(!(validate_error(d18[i3],{instancePath:P+"/errors/"+i3,parentData:d18,parentDataProperty:i3,rootData}))){
+V=$cat(V,validate_error);
+N=V.length;
+}
+var v8=e42===N;
+if(!v8){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/errors","#/properties/errors","type",{type:"array"})];
+return false;
+}
+}
+var v3=e40===N;
+}else{
+var v3=true;
+}
+if(v3){
+if(data.warnings!==undefined){
+let d20=data.warnings;
+const e43=N;
+if(N===e43){
+if(Array.isArray(d20)){
+var v9=true;
+const len4=d20.length;
+for(let i4=0;i4<len4;i4++){
+const e45=N;
+if(typeof d20[i4]!=="string"){
+validate.errors=[$err(P+"/warnings/"+i4,"#/properties/warnings/items","type",{type:"string"})];
+return false;
+}
+var v9=e45===N;
+if(!v9){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/warnings","#/properties/warnings","type",{type:"array"})];
+return false;
+}
+}
+var v3=e43===N;
+}else{
+var v3=true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}else{
+validate.errors=[$err(P,"#","type",{type:"object"})];
+return false;
 }
 }
 validate.errors=V;

@@ -289,13 +289,13 @@ validate.errors=V;
 return N===0;
 }
 });
-define("media-buy.sync-event-sources-request-07e22f28ac20", (exports) => {
+define("media-buy.sync-event-sources-request-22170c07e142", (exports) => {
 exports.validate = validate;
 validate.location = "media-buy/sync-event-sources-request.json";
 const func_ucs2length = require("../support/ucs2length.cjs").default;
 const pattern_1 = new RegExp("^[A-Za-z0-9_.:-]{16,255}$", "u");
 var validate_account_ref = (data, options) => (validate_account_ref = require("./shared-f28b5f28444d.cjs")["core.account-ref-d07808c8d4ef"].validate)(data, options);
-var validate_event_type = (data, options) => (validate_event_type = require("./shared-9d337f2f9b65.cjs")["enums.event-type-5ecd8cb31d44"].validate)(data, options);
+var validate_sync_event_sources_request_event_sources_items = (data, options) => (validate_sync_event_sources_request_event_sources_items = pack["media-buy.sync-event-sources-request.properties.event_sources.items-90585d0499f3"].validate)(data, options);
 var validate_context = (data, options) => (validate_context = require("./shared-f28b5f28444d.cjs")["core.context-36b133c0e79d"].validate)(data, options);
 var validate_ext = (data, options) => (validate_ext = require("./shared-f28b5f28444d.cjs")["core.ext-6d56f86292e6"].validate)(data, options);
 function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){;
@@ -385,110 +385,10 @@ return false;
 var v1=true;
 const len0=d3.length;
 for(let i0=0;i0<len0;i0++){
-let d4=d3[i0];
 const e9=N;
-if(N===e9){
-if(d4&&typeof d4=="object"&&!Array.isArray(d4)){
-let missing1;
-if((d4.event_source_id===undefined)&&(missing1="event_source_id")){
-validate.errors=[$err(P+"/event_sources/"+i0,"#/properties/event_sources/items","required",{missingProperty:missing1})];
-return false;
-}else{
-if(d4.event_source_id!==undefined){
-const e12=N;
-if(typeof d4.event_source_id!=="string"){
-validate.errors=[$err(P+"/event_sources/"+i0+"/event_source_id","#/properties/event_sources/items/properties/event_source_id","type",{type:"string"})];
-return false;
-}
-var v2=e12===N;
-}else{
-var v2=true;
-}
-if(v2){
-if(d4.name!==undefined){
-const e14=N;
-if(typeof d4.name!=="string"){
-validate.errors=[$err(P+"/event_sources/"+i0+"/name","#/properties/event_sources/items/properties/name","type",{type:"string"})];
-return false;
-}
-var v2=e14===N;
-}else{
-var v2=true;
-}
-if(v2){
-if(d4.event_types!==undefined){
-let d7=d4.event_types;
-const e16=N;
-if(N===e16){
-if(Array.isArray(d7)){
-if(d7.length<1){
-validate.errors=[$err(P+"/event_sources/"+i0+"/event_types","#/properties/event_sources/items/properties/event_types","minItems",{limit:1})];
-return false;
-}else{
-var v3=true;
-const len1=d7.length;
-for(let i1=0;i1<len1;i1++){
-const e18=N;
-if(!(validate_event_type(d7[i1],{instancePath:P+"/event_sources/"+i0+"/event_types/"+i1,parentData:d7,parentDataProperty:i1,rootData}))){
-V=$cat(V,validate_event_type);
+if(!(validate_sync_event_sources_request_event_sources_items(d3[i0],{instancePath:P+"/event_sources/"+i0,parentData:d3,parentDataProperty:i0,rootData}))){
+V=$cat(V,validate_sync_event_sources_request_event_sources_items);
 N=V.length;
-}
-var v3=e18===N;
-if(!v3){
-break;
-}
-}
-}
-}else{
-validate.errors=[$err(P+"/event_sources/"+i0+"/event_types","#/properties/event_sources/items/properties/event_types","type",{type:"array"})];
-return false;
-}
-}
-var v2=e16===N;
-}else{
-var v2=true;
-}
-if(v2){
-if(d4.allowed_domains!==undefined){
-let d9=d4.allowed_domains;
-const e19=N;
-if(N===e19){
-if(Array.isArray(d9)){
-if(d9.length<1){
-validate.errors=[$err(P+"/event_sources/"+i0+"/allowed_domains","#/properties/event_sources/items/properties/allowed_domains","minItems",{limit:1})];
-return false;
-}else{
-var v4=true;
-const len2=d9.length;
-for(let i2=0;i2<len2;i2++){
-const e21=N;
-if(typeof d9[i2]!=="string"){
-validate.errors=[$err(P+"/event_sources/"+i0+"/allowed_domains/"+i2,"#/properties/event_sources/items/properties/allowed_domains/items","type",{type:"string"})];
-return false;
-}
-var v4=e21===N;
-if(!v4){
-break;
-}
-}
-}
-}else{
-validate.errors=[$err(P+"/event_sources/"+i0+"/allowed_domains","#/properties/event_sources/items/properties/allowed_domains","type",{type:"array"})];
-return false;
-}
-}
-var v2=e19===N;
-}else{
-var v2=true;
-}
-}
-}
-}
-}
-}else{
-validate.errors=[$err(P+"/event_sources/"+i0,"#/properties/event_sources/items","type",{type:"object"})];
-return false;
-}
 }
 var v1=e9===N;
 if(!v1){
@@ -507,39 +407,153 @@ var v0=true;
 }
 if(v0){
 if(data.delete_missing!==undefined){
-const e23=N;
+const e10=N;
 if(typeof data.delete_missing!=="boolean"){
 validate.errors=[$err(P+"/delete_missing","#/properties/delete_missing","type",{type:"boolean"})];
 return false;
 }
-var v0=e23===N;
+var v0=e10===N;
 }else{
 var v0=true;
 }
 if(v0){
 if(data.context!==undefined){
-const e25=N;
+const e12=N;
 if(!(validate_context(data.context,{instancePath:P+"/context",parentData:data,parentDataProperty:"context",rootData}))){
 V=$cat(V,validate_context);
 N=V.length;
 }
-var v0=e25===N;
+var v0=e12===N;
 }else{
 var v0=true;
 }
 if(v0){
 if(data.ext!==undefined){
-const e26=N;
+const e13=N;
 if(!(validate_ext(data.ext,{instancePath:P+"/ext",parentData:data,parentDataProperty:"ext",rootData}))){
 V=$cat(V,validate_ext);
 N=V.length;
 }
-var v0=e26===N;
+var v0=e13===N;
 }else{
 var v0=true;
 }
 }
 }
+}
+}
+}
+}
+}
+}else{
+validate.errors=[$err(P,"#","type",{type:"object"})];
+return false;
+}
+}
+validate.errors=V;
+return N===0;
+}
+});
+define("media-buy.sync-event-sources-request.properties.event_sources.items-90585d0499f3", (exports) => {
+exports.validate = validate;
+validate.location = "media-buy/sync-event-sources-request.json#/properties/event_sources/items";
+var validate_event_type = (data, options) => (validate_event_type = require("./shared-9d337f2f9b65.cjs")["enums.event-type-5ecd8cb31d44"].validate)(data, options);
+function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){
+let V=null;
+let N=0;
+if(N===0){
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing0;
+if((data.event_source_id===undefined)&&(missing0="event_source_id")){
+validate.errors=[$err(P,"#","required",{missingProperty:missing0})];
+return false;
+}else{
+if(data.event_source_id!==undefined){
+const e2=N;
+if(typeof data.event_source_id!=="string"){
+validate.errors=[$err(P+"/event_source_id","#/properties/event_source_id","type",{type:"string"})];
+return false;
+}
+var v0=e2===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.name!==undefined){
+const e4=N;
+if(typeof data.name!=="string"){
+validate.errors=[$err(P+"/name","#/properties/name","type",{type:"string"})];
+return false;
+}
+var v0=e4===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.event_types!==undefined){
+let d2=data.event_types;
+const e6=N;
+if(N===e6){
+if(Array.isArray(d2)){
+if(d2.length<1){
+validate.errors=[$err(P+"/event_types","#/properties/event_types","minItems",{limit:1})];
+return false;
+}else{
+var v1=true;
+const len0=d2.length;
+for(let i0=0;i0<len0;i0++){
+const e8=N;
+if(!(validate_event_type(d2[i0],{instancePath:P+"/event_types/"+i0,parentData:d2,parentDataProperty:i0,rootData}))){
+V=$cat(V,validate_event_type);
+N=V.length;
+}
+var v1=e8===N;
+if(!v1){
+break;
+}
+}
+}
+}else{
+validate.errors=[$err(P+"/event_types","#/properties/event_types","type",{type:"array"})];
+return false;
+}
+}
+var v0=e6===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.allowed_domains!==undefined){
+let d4=data.allowed_domains;
+const e9=N;
+if(N===e9){
+if(Array.isArray(d4)){
+if(d4.length<1){
+validate.errors=[$err(P+"/allowed_domains","#/properties/allowed_domains","minItems",{limit:1})];
+return false;
+}else{
+var v2=true;
+const len1=d4.length;
+for(let i1=0;i1<len1;i1++){
+const e11=N;
+if(typeof d4[i1]!=="string"){
+validate.errors=[$err(P+"/allowed_domains/"+i1,"#/properties/allowed_domains/items","type",{type:"string"})];
+return false;
+}
+var v2=e11===N;
+if(!v2){
+break;
+}
+}
+}
+}else{
+validate.errors=[$err(P+"/allowed_domains","#/properties/allowed_domains","type",{type:"array"})];
+return false;
+}
+}
+var v0=e9===N;
+}else{
+var v0=true;
 }
 }
 }

@@ -252,15 +252,13 @@ validate.errors=V;
 return N===0;
 }
 });
-define("media-buy.sync-audiences-request-76b3a75c9368", (exports) => {
+define("media-buy.sync-audiences-request-6d3b3a15a797", (exports) => {
 exports.validate = validate;
 validate.location = "media-buy/sync-audiences-request.json";
 const func_ucs2length = require("../support/ucs2length.cjs").default;
 const pattern_1 = new RegExp("^[A-Za-z0-9_.:-]{16,255}$", "u");
 var validate_account_ref = (data, options) => (validate_account_ref = require("./shared-f28b5f28444d.cjs")["core.account-ref-d07808c8d4ef"].validate)(data, options);
-const schema_1 = ["crm","suppression","lookalike_seed"];
-var validate_audience_member = (data, options) => (validate_audience_member = pack["core.audience-member-a6626eee6cd5"].validate)(data, options);
-var validate_consent_basis = (data, options) => (validate_consent_basis = pack["enums.consent-basis-09276206a3ac"].validate)(data, options);
+var validate_sync_audiences_request_audiences_items = (data, options) => (validate_sync_audiences_request_audiences_items = pack["media-buy.sync-audiences-request.properties.audiences.items-adbcda84662e"].validate)(data, options);
 var validate_context = (data, options) => (validate_context = require("./shared-f28b5f28444d.cjs")["core.context-36b133c0e79d"].validate)(data, options);
 var validate_ext = (data, options) => (validate_ext = require("./shared-f28b5f28444d.cjs")["core.ext-6d56f86292e6"].validate)(data, options);
 function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){;
@@ -394,220 +392,10 @@ return false;
 var v3=true;
 const len0=d4.length;
 for(let i0=0;i0<len0;i0++){
-let d5=d4[i0];
 const e13=N;
-if(N===e13){
-if(d5&&typeof d5=="object"&&!Array.isArray(d5)){
-let missing3;
-if((d5.audience_id===undefined)&&(missing3="audience_id")){
-validate.errors=[$err(P+"/audiences/"+i0,"#/properties/audiences/items","required",{missingProperty:missing3})];
-return false;
-}else{
-if(d5.audience_id!==undefined){
-const e16=N;
-if(typeof d5.audience_id!=="string"){
-validate.errors=[$err(P+"/audiences/"+i0+"/audience_id","#/properties/audiences/items/properties/audience_id","type",{type:"string"})];
-return false;
-}
-var v4=e16===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d5.name!==undefined){
-const e18=N;
-if(typeof d5.name!=="string"){
-validate.errors=[$err(P+"/audiences/"+i0+"/name","#/properties/audiences/items/properties/name","type",{type:"string"})];
-return false;
-}
-var v4=e18===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d5.description!==undefined){
-const e20=N;
-if(typeof d5.description!=="string"){
-validate.errors=[$err(P+"/audiences/"+i0+"/description","#/properties/audiences/items/properties/description","type",{type:"string"})];
-return false;
-}
-var v4=e20===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d5.audience_type!==undefined){
-let d9=d5.audience_type;
-const e22=N;
-if(typeof d9!=="string"){
-validate.errors=[$err(P+"/audiences/"+i0+"/audience_type","#/properties/audiences/items/properties/audience_type","type",{type:"string"})];
-return false;
-}
-if(!(((d9==="crm")||(d9==="suppression"))||(d9==="lookalike_seed"))){
-validate.errors=[$err(P+"/audiences/"+i0+"/audience_type","#/properties/audiences/items/properties/audience_type","enum",{allowedValues:schema_1})];
-return false;
-}
-var v4=e22===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d5.tags!==undefined){
-let d10=d5.tags;
-const e24=N;
-if(N===e24){
-if(Array.isArray(d10)){
-var v5=true;
-const len1=d10.length;
-for(let i1=0;i1<len1;i1++){
-let d11=d10[i1];
-const e26=N;
-if(N===e26){
-if(typeof d11==="string"){
-if(func_ucs2length(d11)<1){
-validate.errors=[$err(P+"/audiences/"+i0+"/tags/"+i1,"#/properties/audiences/items/properties/tags/items","minLength",{limit:1})];
-return false;
-}
-}else{
-validate.errors=[$err(P+"/audiences/"+i0+"/tags/"+i1,"#/properties/audiences/items/properties/tags/items","type",{type:"string"})];
-return false;
-}
-}
-var v5=e26===N;
-if(!v5){
-break;
-}
-}
-if(v5){
-let i2=d10.length;
-let j0;
-if(i2>1){
-const indices0={};
-for(;i2--;){
-let item0=d10[i2];
-if(typeof item0!=="string"){
-continue;
-}
-if(typeof indices0[item0]=="number"){
-j0=indices0[item0];
-validate.errors=[$err(P+"/audiences/"+i0+"/tags","#/properties/audiences/items/properties/tags","uniqueItems",{i:i2,j:j0})];
-return false;
-break;
-}
-indices0[item0]=i2;
-}
-}
-}
-}else{
-validate.errors=[$err(P+"/audiences/"+i0+"/tags","#/properties/audiences/items/properties/tags","type",{type:"array"})];
-return false;
-}
-}
-var v4=e24===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d5.add!==undefined){
-let d12=d5.add;
-const e28=N;
-if(N===e28){
-if(Array.isArray(d12)){
-if(d12.length<1){
-validate.errors=[$err(P+"/audiences/"+i0+"/add","#/properties/audiences/items/properties/add","minItems",{limit:1})];
-return false;
-}else{
-var v7=true;
-const len2=d12.length;
-for(let i3=0;i3<len2;i3++){
-const e30=N;
-if(!(validate_audience_member(d12[i3],{instancePath:P+"/audiences/"+i0+"/add/"+i3,parentData:d12,parentDataProperty:i3,rootData}))){
-V=$cat(V,validate_audience_member);
+if(!(validate_sync_audiences_request_audiences_items(d4[i0],{instancePath:P+"/audiences/"+i0,parentData:d4,parentDataProperty:i0,rootData}))){
+V=$cat(V,validate_sync_audiences_request_audiences_items);
 N=V.length;
-}
-var v7=e30===N;
-if(!v7){
-break;
-}
-}
-}
-}else{
-validate.errors=[$err(P+"/audiences/"+i0+"/add","#/properties/audiences/items/properties/add","type",{type:"array"})];
-return false;
-}
-}
-var v4=e28===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d5.remove!==undefined){
-let d14=d5.remove;
-const e31=N;
-if(N===e31){
-if(Array.isArray(d14)){
-if(d14.length<1){
-validate.errors=[$err(P+"/audiences/"+i0+"/remove","#/properties/audiences/items/properties/remove","minItems",{limit:1})];
-return false;
-}else{
-var v8=true;
-const len3=d14.length;
-for(let i4=0;i4<len3;i4++){
-const e33=N;
-if(!(validate_audience_member(d14[i4],{instancePath:P+"/audiences/"+i0+"/remove/"+i4,parentData:d14,parentDataProperty:i4,rootData}))){
-V=$cat(V,validate_audience_member);
-N=V.length;
-}
-var v8=e33===N;
-if(!v8){
-break;
-}
-}
-}
-}else{
-validate.errors=[$err(P+"/audiences/"+i0+"/remove","#/properties/audiences/items/properties/remove","type",{type:"array"})];
-return false;
-}
-}
-var v4=e31===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d5.delete!==undefined){
-const e34=N;
-if(typeof d5.delete!=="boolean"){
-validate.errors=[$err(P+"/audiences/"+i0+"/delete","#/properties/audiences/items/properties/delete","type",{type:"boolean"})];
-return false;
-}
-var v4=e34===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d5.consent_basis!==undefined){
-const e36=N;
-if(!(validate_consent_basis(d5.consent_basis,{instancePath:P+"/audiences/"+i0+"/consent_basis",parentData:d5,parentDataProperty:"consent_basis",rootData}))){
-V=$cat(V,validate_consent_basis);
-N=V.length;
-}
-var v4=e36===N;
-}else{
-var v4=true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}else{
-validate.errors=[$err(P+"/audiences/"+i0,"#/properties/audiences/items","type",{type:"object"})];
-return false;
-}
 }
 var v3=e13===N;
 if(!v3){
@@ -626,36 +414,263 @@ var v2=true;
 }
 if(v2){
 if(data.delete_missing!==undefined){
-const e37=N;
+const e14=N;
 if(typeof data.delete_missing!=="boolean"){
 validate.errors=[$err(P+"/delete_missing","#/properties/delete_missing","type",{type:"boolean"})];
 return false;
 }
-var v2=e37===N;
+var v2=e14===N;
 }else{
 var v2=true;
 }
 if(v2){
 if(data.context!==undefined){
-const e39=N;
+const e16=N;
 if(!(validate_context(data.context,{instancePath:P+"/context",parentData:data,parentDataProperty:"context",rootData}))){
 V=$cat(V,validate_context);
 N=V.length;
 }
-var v2=e39===N;
+var v2=e16===N;
 }else{
 var v2=true;
 }
 if(v2){
 if(data.ext!==undefined){
-const e40=N;
+const e17=N;
 if(!(validate_ext(data.ext,{instancePath:P+"/ext",parentData:data,parentDataProperty:"ext",rootData}))){
 V=$cat(V,validate_ext);
 N=V.length;
 }
-var v2=e40===N;
+var v2=e17===N;
 }else{
 var v2=true;
+}
+}
+}
+}
+}
+}
+}
+}
+}else{
+validate.errors=[$err(P,"#","type",{type:"object"})];
+return false;
+}
+}
+validate.errors=V;
+return N===0;
+}
+});
+define("media-buy.sync-audiences-request.properties.audiences.items-adbcda84662e", (exports) => {
+exports.validate = validate;
+validate.location = "media-buy/sync-audiences-request.json#/properties/audiences/items";
+const schema_1 = ["crm","suppression","lookalike_seed"];
+const func_ucs2length = require("../support/ucs2length.cjs").default;
+var validate_audience_member = (data, options) => (validate_audience_member = pack["core.audience-member-a6626eee6cd5"].validate)(data, options);
+var validate_consent_basis = (data, options) => (validate_consent_basis = pack["enums.consent-basis-09276206a3ac"].validate)(data, options);
+function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){
+let V=null;
+let N=0;
+if(N===0){
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing0;
+if((data.audience_id===undefined)&&(missing0="audience_id")){
+validate.errors=[$err(P,"#","required",{missingProperty:missing0})];
+return false;
+}else{
+if(data.audience_id!==undefined){
+const e2=N;
+if(typeof data.audience_id!=="string"){
+validate.errors=[$err(P+"/audience_id","#/properties/audience_id","type",{type:"string"})];
+return false;
+}
+var v0=e2===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.name!==undefined){
+const e4=N;
+if(typeof data.name!=="string"){
+validate.errors=[$err(P+"/name","#/properties/name","type",{type:"string"})];
+return false;
+}
+var v0=e4===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.description!==undefined){
+const e6=N;
+if(typeof data.description!=="string"){
+validate.errors=[$err(P+"/description","#/properties/description","type",{type:"string"})];
+return false;
+}
+var v0=e6===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.audience_type!==undefined){
+let d3=data.audience_type;
+const e8=N;
+if(typeof d3!=="string"){
+validate.errors=[$err(P+"/audience_type","#/properties/audience_type","type",{type:"string"})];
+return false;
+}
+if(!(((d3==="crm")||(d3==="suppression"))||(d3==="lookalike_seed"))){
+validate.errors=[$err(P+"/audience_type","#/properties/audience_type","enum",{allowedValues:schema_1})];
+return false;
+}
+var v0=e8===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.tags!==undefined){
+let d4=data.tags;
+const e10=N;
+if(N===e10){
+if(Array.isArray(d4)){
+var v1=true;
+const len0=d4.length;
+for(let i0=0;i0<len0;i0++){
+let d5=d4[i0];
+const e12=N;
+if(N===e12){
+if(typeof d5==="string"){
+if(func_ucs2length(d5)<1){
+validate.errors=[$err(P+"/tags/"+i0,"#/properties/tags/items","minLength",{limit:1})];
+return false;
+}
+}else{
+validate.errors=[$err(P+"/tags/"+i0,"#/properties/tags/items","type",{type:"string"})];
+return false;
+}
+}
+var v1=e12===N;
+if(!v1){
+break;
+}
+}
+if(v1){
+let i1=d4.length;
+let j0;
+if(i1>1){
+const indices0={};
+for(;i1--;){
+let item0=d4[i1];
+if(typeof item0!=="string"){
+continue;
+}
+if(typeof indices0[item0]=="number"){
+j0=indices0[item0];
+validate.errors=[$err(P+"/tags","#/properties/tags","uniqueItems",{i:i1,j:j0})];
+return false;
+break;
+}
+indices0[item0]=i1;
+}
+}
+}
+}else{
+validate.errors=[$err(P+"/tags","#/properties/tags","type",{type:"array"})];
+return false;
+}
+}
+var v0=e10===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.add!==undefined){
+let d6=data.add;
+const e14=N;
+if(N===e14){
+if(Array.isArray(d6)){
+if(d6.length<1){
+validate.errors=[$err(P+"/add","#/properties/add","minItems",{limit:1})];
+return false;
+}else{
+var v3=true;
+const len1=d6.length;
+for(let i2=0;i2<len1;i2++){
+const e16=N;
+if(!(validate_audience_member(d6[i2],{instancePath:P+"/add/"+i2,parentData:d6,parentDataProperty:i2,rootData}))){
+V=$cat(V,validate_audience_member);
+N=V.length;
+}
+var v3=e16===N;
+if(!v3){
+break;
+}
+}
+}
+}else{
+validate.errors=[$err(P+"/add","#/properties/add","type",{type:"array"})];
+return false;
+}
+}
+var v0=e14===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.remove!==undefined){
+let d8=data.remove;
+const e17=N;
+if(N===e17){
+if(Array.isArray(d8)){
+if(d8.length<1){
+validate.errors=[$err(P+"/remove","#/properties/remove","minItems",{limit:1})];
+return false;
+}else{
+var v4=true;
+const len2=d8.length;
+for(let i3=0;i3<len2;i3++){
+const e19=N;
+if(!(validate_audience_member(d8[i3],{instancePath:P+"/remove/"+i3,parentData:d8,parentDataProperty:i3,rootData}))){
+V=$cat(V,validate_audience_member);
+N=V.length;
+}
+var v4=e19===N;
+if(!v4){
+break;
+}
+}
+}
+}else{
+validate.errors=[$err(P+"/remove","#/properties/remove","type",{type:"array"})];
+return false;
+}
+}
+var v0=e17===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.delete!==undefined){
+const e20=N;
+if(typeof data.delete!=="boolean"){
+validate.errors=[$err(P+"/delete","#/properties/delete","type",{type:"boolean"})];
+return false;
+}
+var v0=e20===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.consent_basis!==undefined){
+const e22=N;
+if(!(validate_consent_basis(data.consent_basis,{instancePath:P+"/consent_basis",parentData:data,parentDataProperty:"consent_basis",rootData}))){
+V=$cat(V,validate_consent_basis);
+N=V.length;
+}
+var v0=e22===N;
+}else{
+var v0=true;
+}
+}
 }
 }
 }

@@ -254,18 +254,13 @@ validate.errors=V;
 return N===0;
 }
 });
-define("media-buy.sync-event-sources-response-fd10b7a75def", (exports) => {
+define("media-buy.sync-event-sources-response-bcab2986f303", (exports) => {
 exports.validate = validate;
 validate.location = "media-buy/sync-event-sources-response.json";
-var validate_event_type = (data, options) => (validate_event_type = require("./shared-9d337f2f9b65.cjs")["enums.event-type-5ecd8cb31d44"].validate)(data, options);
-var validate_action_source = (data, options) => (validate_action_source = require("./shared-9d337f2f9b65.cjs")["enums.action-source-bbcfcc5a3dc9"].validate)(data, options);
-const schema_1 = ["buyer","seller"];
-const schema_2 = ["javascript","html","pixel_url","server_only"];
-const schema_3 = ["created","updated","unchanged","deleted","failed"];
-var validate_event_source_health = (data, options) => (validate_event_source_health = pack["core.event-source-health-c63db646defb"].validate)(data, options);
-var validate_error = (data, options) => (validate_error = require("./shared-9d337f2f9b65.cjs")["core.error-2e2fd845ffa0"].validate)(data, options);
+var validate_sync_event_sources_response_oneOf_0_event_sources_items = (data, options) => (validate_sync_event_sources_response_oneOf_0_event_sources_items = pack["media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-6c59003fa8a8"].validate)(data, options);
 var validate_context = (data, options) => (validate_context = require("./shared-f28b5f28444d.cjs")["core.context-36b133c0e79d"].validate)(data, options);
 var validate_ext = (data, options) => (validate_ext = require("./shared-f28b5f28444d.cjs")["core.ext-6d56f86292e6"].validate)(data, options);
+var validate_error = (data, options) => (validate_error = require("./shared-9d337f2f9b65.cjs")["core.error-2e2fd845ffa0"].validate)(data, options);
 function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){;
 let V=null;
 let N=0;
@@ -315,225 +310,10 @@ if(Array.isArray(d0)){
 var v3=true;
 const len0=d0.length;
 for(let i0=0;i0<len0;i0++){
-let d1=d0[i0];
 const e9=N;
-if(N===e9){
-if(d1&&typeof d1=="object"&&!Array.isArray(d1)){
-let missing2;
-if(((d1.event_source_id===undefined)&&(missing2="event_source_id"))||((d1.action===undefined)&&(missing2="action"))){
-V=$push(V,$err(P+"/event_sources/"+i0,"#/oneOf/0/properties/event_sources/items","required",{missingProperty:missing2}));
-N++;
-}else{
-if(d1.event_source_id!==undefined){
-const e12=N;
-if(typeof d1.event_source_id!=="string"){
-V=$push(V,$err(P+"/event_sources/"+i0+"/event_source_id","#/oneOf/0/properties/event_sources/items/properties/event_source_id","type",{type:"string"}));
-N++;
-}
-var v4=e12===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d1.name!==undefined){
-const e14=N;
-if(typeof d1.name!=="string"){
-V=$push(V,$err(P+"/event_sources/"+i0+"/name","#/oneOf/0/properties/event_sources/items/properties/name","type",{type:"string"}));
-N++;
-}
-var v4=e14===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d1.seller_id!==undefined){
-const e16=N;
-if(typeof d1.seller_id!=="string"){
-V=$push(V,$err(P+"/event_sources/"+i0+"/seller_id","#/oneOf/0/properties/event_sources/items/properties/seller_id","type",{type:"string"}));
-N++;
-}
-var v4=e16===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d1.event_types!==undefined){
-let d5=d1.event_types;
-const e18=N;
-if(N===e18){
-if(Array.isArray(d5)){
-var v5=true;
-const len1=d5.length;
-for(let i1=0;i1<len1;i1++){
-const e20=N;
-if(!(validate_event_type(d5[i1],{instancePath:P+"/event_sources/"+i0+"/event_types/"+i1,parentData:d5,parentDataProperty:i1,rootData}))){
-V=$cat(V,validate_event_type);
+if(!(validate_sync_event_sources_response_oneOf_0_event_sources_items(d0[i0],{instancePath:P+"/event_sources/"+i0,parentData:d0,parentDataProperty:i0,rootData}))){
+V=$cat(V,validate_sync_event_sources_response_oneOf_0_event_sources_items);
 N=V.length;
-}
-var v5=e20===N;
-if(!v5){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/event_sources/"+i0+"/event_types","#/oneOf/0/properties/event_sources/items/properties/event_types","type",{type:"array"}));
-N++;
-}
-}
-var v4=e18===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d1.action_source!==undefined){
-const e21=N;
-if(!(validate_action_source(d1.action_source,{instancePath:P+"/event_sources/"+i0+"/action_source",parentData:d1,parentDataProperty:"action_source",rootData}))){
-V=$cat(V,validate_action_source);
-N=V.length;
-}
-var v4=e21===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d1.managed_by!==undefined){
-let d8=d1.managed_by;
-const e22=N;
-if(typeof d8!=="string"){
-V=$push(V,$err(P+"/event_sources/"+i0+"/managed_by","#/oneOf/0/properties/event_sources/items/properties/managed_by","type",{type:"string"}));
-N++;
-}
-if(!((d8==="buyer")||(d8==="seller"))){
-V=$push(V,$err(P+"/event_sources/"+i0+"/managed_by","#/oneOf/0/properties/event_sources/items/properties/managed_by","enum",{allowedValues:schema_1}));
-N++;
-}
-var v4=e22===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d1.setup!==undefined){
-let d9=d1.setup;
-const e24=N;
-if(N===e24){
-if(d9&&typeof d9=="object"&&!Array.isArray(d9)){
-if(d9.snippet!==undefined){
-const e27=N;
-if(typeof d9.snippet!=="string"){
-V=$push(V,$err(P+"/event_sources/"+i0+"/setup/snippet","#/oneOf/0/properties/event_sources/items/properties/setup/properties/snippet","type",{type:"string"}));
-N++;
-}
-var v6=e27===N;
-}else{
-var v6=true;
-}
-if(v6){
-if(d9.snippet_type!==undefined){
-let d11=d9.snippet_type;
-const e29=N;
-if(typeof d11!=="string"){
-V=$push(V,$err(P+"/event_sources/"+i0+"/setup/snippet_type","#/oneOf/0/properties/event_sources/items/properties/setup/properties/snippet_type","type",{type:"string"}));
-N++;
-}
-if(!((((d11==="javascript")||(d11==="html"))||(d11==="pixel_url"))||(d11==="server_only"))){
-V=$push(V,$err(P+"/event_sources/"+i0+"/setup/snippet_type","#/oneOf/0/properties/event_sources/items/properties/setup/properties/snippet_type","enum",{allowedValues:schema_2}));
-N++;
-}
-var v6=e29===N;
-}else{
-var v6=true;
-}
-if(v6){
-if(d9.instructions!==undefined){
-const e31=N;
-if(typeof d9.instructions!=="string"){
-V=$push(V,$err(P+"/event_sources/"+i0+"/setup/instructions","#/oneOf/0/properties/event_sources/items/properties/setup/properties/instructions","type",{type:"string"}));
-N++;
-}
-var v6=e31===N;
-}else{
-var v6=true;
-}
-}
-}
-}else{
-V=$push(V,$err(P+"/event_sources/"+i0+"/setup","#/oneOf/0/properties/event_sources/items/properties/setup","type",{type:"object"}));
-N++;
-}
-}
-var v4=e24===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d1.action!==undefined){
-let d13=d1.action;
-const e33=N;
-if(typeof d13!=="string"){
-V=$push(V,$err(P+"/event_sources/"+i0+"/action","#/oneOf/0/properties/event_sources/items/properties/action","type",{type:"string"}));
-N++;
-}
-if(!(((((d13==="created")||(d13==="updated"))||(d13==="unchanged"))||(d13==="deleted"))||(d13==="failed"))){
-V=$push(V,$err(P+"/event_sources/"+i0+"/action","#/oneOf/0/properties/event_sources/items/properties/action","enum",{allowedValues:schema_3}));
-N++;
-}
-var v4=e33===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d1.health!==undefined){
-const e35=N;
-if(!(validate_event_source_health(d1.health,{instancePath:P+"/event_sources/"+i0+"/health",parentData:d1,parentDataProperty:"health",rootData}))){
-V=$cat(V,validate_event_source_health);
-N=V.length;
-}
-var v4=e35===N;
-}else{
-var v4=true;
-}
-if(v4){
-if(d1.errors!==undefined){
-let d15=d1.errors;
-const e36=N;
-if(N===e36){
-if(Array.isArray(d15)){
-var v7=true;
-const len2=d15.length;
-for(let i2=0;i2<len2;i2++){
-const e38=N;
-if(!(validate_error(d15[i2],{instancePath:P+"/event_sources/"+i0+"/errors/"+i2,parentData:d15,parentDataProperty:i2,rootData}))){
-V=$cat(V,validate_error);
-N=V.length;
-}
-var v7=e38===N;
-if(!v7){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/event_sources/"+i0+"/errors","#/oneOf/0/properties/event_sources/items/properties/errors","type",{type:"array"}));
-N++;
-}
-}
-var v4=e36===N;
-}else{
-var v4=true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}else{
-V=$push(V,$err(P+"/event_sources/"+i0,"#/oneOf/0/properties/event_sources/items","type",{type:"object"}));
-N++;
-}
 }
 var v3=e9===N;
 if(!v3){
@@ -551,34 +331,34 @@ var v2=true;
 }
 if(v2){
 if(data.sandbox!==undefined){
-const e39=N;
+const e10=N;
 if(typeof data.sandbox!=="boolean"){
 V=$push(V,$err(P+"/sandbox","#/oneOf/0/properties/sandbox","type",{type:"boolean"}));
 N++;
 }
-var v2=e39===N;
+var v2=e10===N;
 }else{
 var v2=true;
 }
 if(v2){
 if(data.context!==undefined){
-const e41=N;
+const e12=N;
 if(!(validate_context(data.context,{instancePath:P+"/context",parentData:data,parentDataProperty:"context",rootData}))){
 V=$cat(V,validate_context);
 N=V.length;
 }
-var v2=e41===N;
+var v2=e12===N;
 }else{
 var v2=true;
 }
 if(v2){
 if(data.ext!==undefined){
-const e42=N;
+const e13=N;
 if(!(validate_ext(data.ext,{instancePath:P+"/ext",parentData:data,parentDataProperty:"ext",rootData}))){
 V=$cat(V,validate_ext);
 N=V.length;
 }
-var v2=e42===N;
+var v2=e13===N;
 }else{
 var v2=true;
 }
@@ -596,86 +376,86 @@ if(_valid0){
 v0=true;
 passing0=0;
 }
-const e43=N;
-const e45=N;
-const e46=N;
-const e47=N;
-let v9=false;
-const e48=N;
+const e14=N;
+const e16=N;
+const e17=N;
+const e18=N;
+let v5=false;
+const e19=N;
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing2;
+if((data.event_sources===undefined)&&(missing2="event_sources")){
+V=$push(V,{});
+N++;
+}
+}
+var _valid1=e19===N;
+v5=v5||_valid1;
+if(!v5){
+const e20=N;
 if(data&&typeof data=="object"&&!Array.isArray(data)){
 let missing3;
-if((data.event_sources===undefined)&&(missing3="event_sources")){
+if((data.sandbox===undefined)&&(missing3="sandbox")){
 V=$push(V,{});
 N++;
 }
 }
-var _valid1=e48===N;
-v9=v9||_valid1;
-if(!v9){
-const e49=N;
-if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing4;
-if((data.sandbox===undefined)&&(missing4="sandbox")){
-V=$push(V,{});
-N++;
+var _valid1=e20===N;
+v5=v5||_valid1;
 }
-}
-var _valid1=e49===N;
-v9=v9||_valid1;
-}
-if(!v9){
+if(!v5){
 V=$push(V,{});
 N++;
 }else{
-N=e47;
+N=e18;
 if(V!==null){
-if(e47){
-V.length=e47;
+if(e18){
+V.length=e18;
 }else{
 V=null;
 }
 }
 }
-var v8=e46===N;
-if(v8){
+var v4=e17===N;
+if(v4){
 V=$push(V,$err(P,"#/oneOf/1","not",{}));
 N++;
 }else{
-N=e45;
+N=e16;
 if(V!==null){
-if(e45){
-V.length=e45;
+if(e16){
+V.length=e16;
 }else{
 V=null;
 }
 }
 }
-if(N===e43){
+if(N===e14){
 if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing5;
-if((data.errors===undefined)&&(missing5="errors")){
-V=$push(V,$err(P,"#/oneOf/1","required",{missingProperty:missing5}));
+let missing4;
+if((data.errors===undefined)&&(missing4="errors")){
+V=$push(V,$err(P,"#/oneOf/1","required",{missingProperty:missing4}));
 N++;
 }else{
 if(data.errors!==undefined){
-let d20=data.errors;
-const e51=N;
-if(N===e51){
-if(Array.isArray(d20)){
-if(d20.length<1){
+let d5=data.errors;
+const e22=N;
+if(N===e22){
+if(Array.isArray(d5)){
+if(d5.length<1){
 V=$push(V,$err(P+"/errors","#/oneOf/1/properties/errors","minItems",{limit:1}));
 N++;
 }else{
-var v11=true;
-const len3=d20.length;
-for(let i3=0;i3<len3;i3++){
-const e53=N;
-if(!(validate_error(d20[i3],{instancePath:P+"/errors/"+i3,parentData:d20,parentDataProperty:i3,rootData}))){
+var v7=true;
+const len1=d5.length;
+for(let i1=0;i1<len1;i1++){
+const e24=N;
+if(!(validate_error(d5[i1],{instancePath:P+"/errors/"+i1,parentData:d5,parentDataProperty:i1,rootData}))){
 V=$cat(V,validate_error);
 N=V.length;
 }
-var v11=e53===N;
-if(!v11){
+var v7=e24===N;
+if(!v7){
 break;
 }
 }
@@ -685,31 +465,31 @@ V=$push(V,$err(P+"/errors","#/oneOf/1/properties/errors","type",{type:"array"}))
 N++;
 }
 }
-var v10=e51===N;
+var v6=e22===N;
 }else{
-var v10=true;
+var v6=true;
 }
-if(v10){
+if(v6){
 if(data.context!==undefined){
-const e54=N;
+const e25=N;
 if(!(validate_context(data.context,{instancePath:P+"/context",parentData:data,parentDataProperty:"context",rootData}))){
 V=$cat(V,validate_context);
 N=V.length;
 }
-var v10=e54===N;
+var v6=e25===N;
 }else{
-var v10=true;
+var v6=true;
 }
-if(v10){
+if(v6){
 if(data.ext!==undefined){
-const e55=N;
+const e26=N;
 if(!(validate_ext(data.ext,{instancePath:P+"/ext",parentData:data,parentDataProperty:"ext",rootData}))){
 V=$cat(V,validate_ext);
 N=V.length;
 }
-var v10=e55===N;
+var v6=e26===N;
 }else{
-var v10=true;
+var v6=true;
 }
 }
 }
@@ -719,7 +499,7 @@ V=$push(V,$err(P,"#/oneOf/1","type",{type:"object"}));
 N++;
 }
 }
-var _valid0=e43===N;
+var _valid0=e14===N;
 if(_valid0&&v0){
 v0=false;
 passing0=[passing0,1];
@@ -742,6 +522,241 @@ V.length=e1;
 }else{
 V=null;
 }
+}
+}
+validate.errors=V;
+return N===0;
+}
+});
+define("media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-6c59003fa8a8", (exports) => {
+exports.validate = validate;
+validate.location = "media-buy/sync-event-sources-response.json#/oneOf/0/properties/event_sources/items";
+var validate_event_type = (data, options) => (validate_event_type = require("./shared-9d337f2f9b65.cjs")["enums.event-type-5ecd8cb31d44"].validate)(data, options);
+var validate_action_source = (data, options) => (validate_action_source = require("./shared-9d337f2f9b65.cjs")["enums.action-source-bbcfcc5a3dc9"].validate)(data, options);
+const schema_1 = ["buyer","seller"];
+const schema_2 = ["javascript","html","pixel_url","server_only"];
+const schema_3 = ["created","updated","unchanged","deleted","failed"];
+var validate_event_source_health = (data, options) => (validate_event_source_health = pack["core.event-source-health-c63db646defb"].validate)(data, options);
+var validate_error = (data, options) => (validate_error = require("./shared-9d337f2f9b65.cjs")["core.error-2e2fd845ffa0"].validate)(data, options);
+function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){
+let V=null;
+let N=0;
+if(N===0){
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing0;
+if(((data.event_source_id===undefined)&&(missing0="event_source_id"))||((data.action===undefined)&&(missing0="action"))){
+validate.errors=[$err(P,"#","required",{missingProperty:missing0})];
+return false;
+}else{
+if(data.event_source_id!==undefined){
+const e2=N;
+if(typeof data.event_source_id!=="string"){
+validate.errors=[$err(P+"/event_source_id","#/properties/event_source_id","type",{type:"string"})];
+return false;
+}
+var v0=e2===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.name!==undefined){
+const e4=N;
+if(typeof data.name!=="string"){
+validate.errors=[$err(P+"/name","#/properties/name","type",{type:"string"})];
+return false;
+}
+var v0=e4===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.seller_id!==undefined){
+const e6=N;
+if(typeof data.seller_id!=="string"){
+validate.errors=[$err(P+"/seller_id","#/properties/seller_id","type",{type:"string"})];
+return false;
+}
+var v0=e6===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.event_types!==undefined){
+let d3=data.event_types;
+const e8=N;
+if(N===e8){
+if(Array.isArray(d3)){
+var v1=true;
+const len0=d3.length;
+for(let i0=0;i0<len0;i0++){
+const e10=N;
+if(!(validate_event_type(d3[i0],{instancePath:P+"/event_types/"+i0,parentData:d3,parentDataProperty:i0,rootData}))){
+V=$cat(V,validate_event_type);
+N=V.length;
+}
+var v1=e10===N;
+if(!v1){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/event_types","#/properties/event_types","type",{type:"array"})];
+return false;
+}
+}
+var v0=e8===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.action_source!==undefined){
+const e11=N;
+if(!(validate_action_source(data.action_source,{instancePath:P+"/action_source",parentData:data,parentDataProperty:"action_source",rootData}))){
+V=$cat(V,validate_action_source);
+N=V.length;
+}
+var v0=e11===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.managed_by!==undefined){
+let d6=data.managed_by;
+const e12=N;
+if(typeof d6!=="string"){
+validate.errors=[$err(P+"/managed_by","#/properties/managed_by","type",{type:"string"})];
+return false;
+}
+if(!((d6==="buyer")||(d6==="seller"))){
+validate.errors=[$err(P+"/managed_by","#/properties/managed_by","enum",{allowedValues:schema_1})];
+return false;
+}
+var v0=e12===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.setup!==undefined){
+let d7=data.setup;
+const e14=N;
+if(N===e14){
+if(d7&&typeof d7=="object"&&!Array.isArray(d7)){
+if(d7.snippet!==undefined){
+const e17=N;
+if(typeof d7.snippet!=="string"){
+validate.errors=[$err(P+"/setup/snippet","#/properties/setup/properties/snippet","type",{type:"string"})];
+return false;
+}
+var v2=e17===N;
+}else{
+var v2=true;
+}
+if(v2){
+if(d7.snippet_type!==undefined){
+let d9=d7.snippet_type;
+const e19=N;
+if(typeof d9!=="string"){
+validate.errors=[$err(P+"/setup/snippet_type","#/properties/setup/properties/snippet_type","type",{type:"string"})];
+return false;
+}
+if(!((((d9==="javascript")||(d9==="html"))||(d9==="pixel_url"))||(d9==="server_only"))){
+validate.errors=[$err(P+"/setup/snippet_type","#/properties/setup/properties/snippet_type","enum",{allowedValues:schema_2})];
+return false;
+}
+var v2=e19===N;
+}else{
+var v2=true;
+}
+if(v2){
+if(d7.instructions!==undefined){
+const e21=N;
+if(typeof d7.instructions!=="string"){
+validate.errors=[$err(P+"/setup/instructions","#/properties/setup/properties/instructions","type",{type:"string"})];
+return false;
+}
+var v2=e21===N;
+}else{
+var v2=true;
+}
+}
+}
+}else{
+validate.errors=[$err(P+"/setup","#/properties/setup","type",{type:"object"})];
+return false;
+}
+}
+var v0=e14===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.action!==undefined){
+let d11=data.action;
+const e23=N;
+if(typeof d11!=="string"){
+validate.errors=[$err(P+"/action","#/properties/action","type",{type:"string"})];
+return false;
+}
+if(!(((((d11==="created")||(d11==="updated"))||(d11==="unchanged"))||(d11==="deleted"))||(d11==="failed"))){
+validate.errors=[$err(P+"/action","#/properties/action","enum",{allowedValues:schema_3})];
+return false;
+}
+var v0=e23===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.health!==undefined){
+const e25=N;
+if(!(validate_event_source_health(data.health,{instancePath:P+"/health",parentData:data,parentDataProperty:"health",rootData}))){
+V=$cat(V,validate_event_source_health);
+N=V.length;
+}
+var v0=e25===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.errors!==undefined){
+let d13=data.errors;
+const e26=N;
+if(N===e26){
+if(Array.isArray(d13)){
+var v3=true;
+const len1=d13.length;
+for(let i1=0;i1<len1;i1++){
+const e28=N;
+if(!(validate_error(d13[i1],{instancePath:P+"/errors/"+i1,parentData:d13,parentDataProperty:i1,rootData}))){
+V=$cat(V,validate_error);
+N=V.length;
+}
+var v3=e28===N;
+if(!v3){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/errors","#/properties/errors","type",{type:"array"})];
+return false;
+}
+}
+var v0=e26===N;
+}else{
+var v0=true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}else{
+validate.errors=[$err(P,"#","type",{type:"object"})];
+return false;
 }
 }
 validate.errors=V;

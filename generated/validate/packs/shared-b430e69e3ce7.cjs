@@ -28,17 +28,12 @@ function $cat(vErrors, callee) {
   for (const e of errors) (e.via || Object.defineProperty(e, "via", { value: [] }).via).push(callee.location);
   return vErrors === null ? errors : vErrors.concat(errors);
 }
-define("account.sync-accounts-request-b14310ded632", (exports) => {
+define("account.sync-accounts-request-d58a076b9508", (exports) => {
 exports.validate = validate;
 validate.location = "account/sync-accounts-request.json";
 const func_ucs2length = require("../support/ucs2length.cjs").default;
 const pattern_1 = new RegExp("^[A-Za-z0-9_.:-]{16,255}$", "u");
-var validate_brand_ref = (data, options) => (validate_brand_ref = require("./shared-f28b5f28444d.cjs")["core.brand-ref-6cbfc79e49d4"].validate)(data, options);
-const pattern_2 = new RegExp("^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$", "u");
-var validate_billing_party = (data, options) => (validate_billing_party = require("./shared-f28b5f28444d.cjs")["enums.billing-party-c8c169fcf7d3"].validate)(data, options);
-var validate_business_entity = (data, options) => (validate_business_entity = require("./shared-3c18ee978efb.cjs")["core.business-entity-d164b5735928"].validate)(data, options);
-var validate_payment_terms = (data, options) => (validate_payment_terms = require("./shared-f28b5f28444d.cjs")["enums.payment-terms-bb320fdb7538"].validate)(data, options);
-var validate_cloud_storage_protocol = (data, options) => (validate_cloud_storage_protocol = require("./shared-f28b5f28444d.cjs")["enums.cloud-storage-protocol-a3392b200337"].validate)(data, options);
+var validate_sync_accounts_request_accounts_items = (data, options) => (validate_sync_accounts_request_accounts_items = pack["account.sync-accounts-request.properties.accounts.items-44549d44d4ff"].validate)(data, options);
 var validate_push_notification_config = (data, options) => (validate_push_notification_config = require("./shared-a1f98a5186a5.cjs")["core.push-notification-config-c4a3aed02188"].validate)(data, options);
 var validate_context = (data, options) => (validate_context = require("./shared-f28b5f28444d.cjs")["core.context-36b133c0e79d"].validate)(data, options);
 var validate_ext = (data, options) => (validate_ext = require("./shared-f28b5f28444d.cjs")["core.ext-6d56f86292e6"].validate)(data, options);
@@ -118,110 +113,10 @@ return false;
 var v1=true;
 const len0=d2.length;
 for(let i0=0;i0<len0;i0++){
-let d3=d2[i0];
 const e8=N;
-if(N===e8){
-if(d3&&typeof d3=="object"&&!Array.isArray(d3)){
-let missing1;
-if((((d3.brand===undefined)&&(missing1="brand"))||((d3.operator===undefined)&&(missing1="operator")))||((d3.billing===undefined)&&(missing1="billing"))){
-validate.errors=[$err(P+"/accounts/"+i0,"#/properties/accounts/items","required",{missingProperty:missing1})];
-return false;
-}else{
-if(d3.brand!==undefined){
-const e11=N;
-if(!(validate_brand_ref(d3.brand,{instancePath:P+"/accounts/"+i0+"/brand",parentData:d3,parentDataProperty:"brand",rootData}))){
-V=$cat(V,validate_brand_ref);
+if(!(validate_sync_accounts_request_accounts_items(d2[i0],{instancePath:P+"/accounts/"+i0,parentData:d2,parentDataProperty:i0,rootData}))){
+V=$cat(V,validate_sync_accounts_request_accounts_items);
 N=V.length;
-}
-var v2=e11===N;
-}else{
-var v2=true;
-}
-if(v2){
-if(d3.operator!==undefined){
-let d5=d3.operator;
-const e12=N;
-if(N===e12){
-if(typeof d5==="string"){
-if(!pattern_2.test(d5)){
-validate.errors=[$err(P+"/accounts/"+i0+"/operator","#/properties/accounts/items/properties/operator","pattern",{pattern:"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$"})];
-return false;
-}
-}else{
-validate.errors=[$err(P+"/accounts/"+i0+"/operator","#/properties/accounts/items/properties/operator","type",{type:"string"})];
-return false;
-}
-}
-var v2=e12===N;
-}else{
-var v2=true;
-}
-if(v2){
-if(d3.billing!==undefined){
-const e14=N;
-if(!(validate_billing_party(d3.billing,{instancePath:P+"/accounts/"+i0+"/billing",parentData:d3,parentDataProperty:"billing",rootData}))){
-V=$cat(V,validate_billing_party);
-N=V.length;
-}
-var v2=e14===N;
-}else{
-var v2=true;
-}
-if(v2){
-if(d3.billing_entity!==undefined){
-const e15=N;
-if(!(validate_business_entity(d3.billing_entity,{instancePath:P+"/accounts/"+i0+"/billing_entity",parentData:d3,parentDataProperty:"billing_entity",rootData}))){
-V=$cat(V,validate_business_entity);
-N=V.length;
-}
-var v2=e15===N;
-}else{
-var v2=true;
-}
-if(v2){
-if(d3.payment_terms!==undefined){
-const e16=N;
-if(!(validate_payment_terms(d3.payment_terms,{instancePath:P+"/accounts/"+i0+"/payment_terms",parentData:d3,parentDataProperty:"payment_terms",rootData}))){
-V=$cat(V,validate_payment_terms);
-N=V.length;
-}
-var v2=e16===N;
-}else{
-var v2=true;
-}
-if(v2){
-if(d3.sandbox!==undefined){
-const e17=N;
-if(typeof d3.sandbox!=="boolean"){
-validate.errors=[$err(P+"/accounts/"+i0+"/sandbox","#/properties/accounts/items/properties/sandbox","type",{type:"boolean"})];
-return false;
-}
-var v2=e17===N;
-}else{
-var v2=true;
-}
-if(v2){
-if(d3.preferred_reporting_protocol!==undefined){
-const e19=N;
-if(!(validate_cloud_storage_protocol(d3.preferred_reporting_protocol,{instancePath:P+"/accounts/"+i0+"/preferred_reporting_protocol",parentData:d3,parentDataProperty:"preferred_reporting_protocol",rootData}))){
-V=$cat(V,validate_cloud_storage_protocol);
-N=V.length;
-}
-var v2=e19===N;
-}else{
-var v2=true;
-}
-}
-}
-}
-}
-}
-}
-}
-}else{
-validate.errors=[$err(P+"/accounts/"+i0,"#/properties/accounts/items","type",{type:"object"})];
-return false;
-}
 }
 var v1=e8===N;
 if(!v1){
@@ -240,59 +135,178 @@ var v0=true;
 }
 if(v0){
 if(data.delete_missing!==undefined){
-const e20=N;
+const e9=N;
 if(typeof data.delete_missing!=="boolean"){
 validate.errors=[$err(P+"/delete_missing","#/properties/delete_missing","type",{type:"boolean"})];
 return false;
 }
-var v0=e20===N;
+var v0=e9===N;
 }else{
 var v0=true;
 }
 if(v0){
 if(data.dry_run!==undefined){
-const e22=N;
+const e11=N;
 if(typeof data.dry_run!=="boolean"){
 validate.errors=[$err(P+"/dry_run","#/properties/dry_run","type",{type:"boolean"})];
 return false;
 }
-var v0=e22===N;
+var v0=e11===N;
 }else{
 var v0=true;
 }
 if(v0){
 if(data.push_notification_config!==undefined){
-const e24=N;
+const e13=N;
 if(!(validate_push_notification_config(data.push_notification_config,{instancePath:P+"/push_notification_config",parentData:data,parentDataProperty:"push_notification_config",rootData}))){
 V=$cat(V,validate_push_notification_config);
 N=V.length;
 }
-var v0=e24===N;
+var v0=e13===N;
 }else{
 var v0=true;
 }
 if(v0){
 if(data.context!==undefined){
-const e25=N;
+const e14=N;
 if(!(validate_context(data.context,{instancePath:P+"/context",parentData:data,parentDataProperty:"context",rootData}))){
 V=$cat(V,validate_context);
 N=V.length;
 }
-var v0=e25===N;
+var v0=e14===N;
 }else{
 var v0=true;
 }
 if(v0){
 if(data.ext!==undefined){
-const e26=N;
+const e15=N;
 if(!(validate_ext(data.ext,{instancePath:P+"/ext",parentData:data,parentDataProperty:"ext",rootData}))){
 V=$cat(V,validate_ext);
 N=V.length;
 }
-var v0=e26===N;
+var v0=e15===N;
 }else{
 var v0=true;
 }
+}
+}
+}
+}
+}
+}
+}
+}
+}else{
+validate.errors=[$err(P,"#","type",{type:"object"})];
+return false;
+}
+}
+validate.errors=V;
+return N===0;
+}
+});
+define("account.sync-accounts-request.properties.accounts.items-44549d44d4ff", (exports) => {
+exports.validate = validate;
+validate.location = "account/sync-accounts-request.json#/properties/accounts/items";
+var validate_brand_ref = (data, options) => (validate_brand_ref = require("./shared-f28b5f28444d.cjs")["core.brand-ref-6cbfc79e49d4"].validate)(data, options);
+const pattern_1 = new RegExp("^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$", "u");
+var validate_billing_party = (data, options) => (validate_billing_party = require("./shared-f28b5f28444d.cjs")["enums.billing-party-c8c169fcf7d3"].validate)(data, options);
+var validate_business_entity = (data, options) => (validate_business_entity = require("./shared-3c18ee978efb.cjs")["core.business-entity-d164b5735928"].validate)(data, options);
+var validate_payment_terms = (data, options) => (validate_payment_terms = require("./shared-f28b5f28444d.cjs")["enums.payment-terms-bb320fdb7538"].validate)(data, options);
+var validate_cloud_storage_protocol = (data, options) => (validate_cloud_storage_protocol = require("./shared-f28b5f28444d.cjs")["enums.cloud-storage-protocol-a3392b200337"].validate)(data, options);
+function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){
+let V=null;
+let N=0;
+if(N===0){
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing0;
+if((((data.brand===undefined)&&(missing0="brand"))||((data.operator===undefined)&&(missing0="operator")))||((data.billing===undefined)&&(missing0="billing"))){
+validate.errors=[$err(P,"#","required",{missingProperty:missing0})];
+return false;
+}else{
+if(data.brand!==undefined){
+const e2=N;
+if(!(validate_brand_ref(data.brand,{instancePath:P+"/brand",parentData:data,parentDataProperty:"brand",rootData}))){
+V=$cat(V,validate_brand_ref);
+N=V.length;
+}
+var v0=e2===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.operator!==undefined){
+let d1=data.operator;
+const e3=N;
+if(N===e3){
+if(typeof d1==="string"){
+if(!pattern_1.test(d1)){
+validate.errors=[$err(P+"/operator","#/properties/operator","pattern",{pattern:"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$"})];
+return false;
+}
+}else{
+validate.errors=[$err(P+"/operator","#/properties/operator","type",{type:"string"})];
+return false;
+}
+}
+var v0=e3===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.billing!==undefined){
+const e5=N;
+if(!(validate_billing_party(data.billing,{instancePath:P+"/billing",parentData:data,parentDataProperty:"billing",rootData}))){
+V=$cat(V,validate_billing_party);
+N=V.length;
+}
+var v0=e5===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.billing_entity!==undefined){
+const e6=N;
+if(!(validate_business_entity(data.billing_entity,{instancePath:P+"/billing_entity",parentData:data,parentDataProperty:"billing_entity",rootData}))){
+V=$cat(V,validate_business_entity);
+N=V.length;
+}
+var v0=e6===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.payment_terms!==undefined){
+const e7=N;
+if(!(validate_payment_terms(data.payment_terms,{instancePath:P+"/payment_terms",parentData:data,parentDataProperty:"payment_terms",rootData}))){
+V=$cat(V,validate_payment_terms);
+N=V.length;
+}
+var v0=e7===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.sandbox!==undefined){
+const e8=N;
+if(typeof data.sandbox!=="boolean"){
+validate.errors=[$err(P+"/sandbox","#/properties/sandbox","type",{type:"boolean"})];
+return false;
+}
+var v0=e8===N;
+}else{
+var v0=true;
+}
+if(v0){
+if(data.preferred_reporting_protocol!==undefined){
+const e10=N;
+if(!(validate_cloud_storage_protocol(data.preferred_reporting_protocol,{instancePath:P+"/preferred_reporting_protocol",parentData:data,parentDataProperty:"preferred_reporting_protocol",rootData}))){
+V=$cat(V,validate_cloud_storage_protocol);
+N=V.length;
+}
+var v0=e10===N;
+}else{
+var v0=true;
 }
 }
 }

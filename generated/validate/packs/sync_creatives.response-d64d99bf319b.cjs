@@ -292,18 +292,13 @@ validate.errors=V;
 return N===0;
 }
 });
-define("creative.sync-creatives-response-d91ba1e4616c", (exports) => {
+define("creative.sync-creatives-response-f38da429073d", (exports) => {
 exports.validate = validate;
 validate.location = "creative/sync-creatives-response.json";
-var validate_account = (data, options) => (validate_account = require("./shared-63c9b1ed9842.cjs")["core.account-7a54910cf06a"].validate)(data, options);
-var validate_creative_action = (data, options) => (validate_creative_action = pack["enums.creative-action-fdebaf307949"].validate)(data, options);
-var validate_creative_status = (data, options) => (validate_creative_status = require("./shared-a1f98a5186a5.cjs")["enums.creative-status-71b2ba13cc4b"].validate)(data, options);
-var validate_error = (data, options) => (validate_error = require("./shared-9d337f2f9b65.cjs")["core.error-2e2fd845ffa0"].validate)(data, options);
-const format_uri = require("../support/formats.cjs").fullFormats.uri;
-const format_date_time = require("../support/formats.cjs").fullFormats["date-time"];
-const pattern_1 = new RegExp("^[a-zA-Z0-9_-]+$", "u");
+var validate_sync_creatives_response_oneOf_0_creatives_items = (data, options) => (validate_sync_creatives_response_oneOf_0_creatives_items = pack["creative.sync-creatives-response.oneOf.0.properties.creatives.items-e5a0c7d36170"].validate)(data, options);
 var validate_context = (data, options) => (validate_context = require("./shared-f28b5f28444d.cjs")["core.context-36b133c0e79d"].validate)(data, options);
 var validate_ext = (data, options) => (validate_ext = require("./shared-f28b5f28444d.cjs")["core.ext-6d56f86292e6"].validate)(data, options);
+var validate_error = (data, options) => (validate_error = require("./shared-9d337f2f9b65.cjs")["core.error-2e2fd845ffa0"].validate)(data, options);
 const func_ucs2length = require("../support/ucs2length.cjs").default;
 function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){;
 let V=null;
@@ -414,327 +409,10 @@ if(Array.isArray(d2)){
 var v5=true;
 const len0=d2.length;
 for(let i0=0;i0<len0;i0++){
-let d3=d2[i0];
 const e16=N;
-const e19=N;
-let v7=true;
-const e20=N;
-if(d3&&typeof d3=="object"&&!Array.isArray(d3)){
-let missing4;
-if((d3.action===undefined)&&(missing4="action")){
-V=$push(V,{});
-N++;
-}else{
-if(d3.action!==undefined){
-let d4=d3.action;
-if(!((d4==="failed")||(d4==="deleted"))){
-V=$push(V,{});
-N++;
-}
-}
-}
-}
-var _valid2=e20===N;
-N=e19;
-if(V!==null){
-if(e19){
-V.length=e19;
-}else{
-V=null;
-}
-}
-if(_valid2){
-const e22=N;
-const e23=N;
-const e24=N;
-if(d3&&typeof d3=="object"&&!Array.isArray(d3)){
-let missing5;
-if((d3.status===undefined)&&(missing5="status")){
-V=$push(V,{});
-N++;
-}
-}
-var v9=e24===N;
-if(v9){
-V=$push(V,$err(P+"/creatives/"+i0,"#/oneOf/0/properties/creatives/items/allOf/0/then","not",{}));
-N++;
-}else{
-N=e23;
-if(V!==null){
-if(e23){
-V.length=e23;
-}else{
-V=null;
-}
-}
-}
-var _valid2=e22===N;
-v7=_valid2;
-}
-if(!v7){
-V=$push(V,$err(P+"/creatives/"+i0,"#/oneOf/0/properties/creatives/items/allOf/0","if",{failingKeyword:"then"}));
-N++;
-}
-if(N===e16){
-if(d3&&typeof d3=="object"&&!Array.isArray(d3)){
-let missing6;
-if(((d3.creative_id===undefined)&&(missing6="creative_id"))||((d3.action===undefined)&&(missing6="action"))){
-V=$push(V,$err(P+"/creatives/"+i0,"#/oneOf/0/properties/creatives/items","required",{missingProperty:missing6}));
-N++;
-}else{
-if(d3.creative_id!==undefined){
-const e26=N;
-if(typeof d3.creative_id!=="string"){
-V=$push(V,$err(P+"/creatives/"+i0+"/creative_id","#/oneOf/0/properties/creatives/items/properties/creative_id","type",{type:"string"}));
-N++;
-}
-var v10=e26===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.account!==undefined){
-const e28=N;
-if(!(validate_account(d3.account,{instancePath:P+"/creatives/"+i0+"/account",parentData:d3,parentDataProperty:"account",rootData}))){
-V=$cat(V,validate_account);
+if(!(validate_sync_creatives_response_oneOf_0_creatives_items(d2[i0],{instancePath:P+"/creatives/"+i0,parentData:d2,parentDataProperty:i0,rootData}))){
+V=$cat(V,validate_sync_creatives_response_oneOf_0_creatives_items);
 N=V.length;
-}
-var v10=e28===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.action!==undefined){
-const e29=N;
-if(!(validate_creative_action(d3.action,{instancePath:P+"/creatives/"+i0+"/action",parentData:d3,parentDataProperty:"action",rootData}))){
-V=$cat(V,validate_creative_action);
-N=V.length;
-}
-var v10=e29===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.status!==undefined){
-const e30=N;
-if(!(validate_creative_status(d3.status,{instancePath:P+"/creatives/"+i0+"/status",parentData:d3,parentDataProperty:"status",rootData}))){
-V=$cat(V,validate_creative_status);
-N=V.length;
-}
-var v10=e30===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.platform_id!==undefined){
-const e31=N;
-if(typeof d3.platform_id!=="string"){
-V=$push(V,$err(P+"/creatives/"+i0+"/platform_id","#/oneOf/0/properties/creatives/items/properties/platform_id","type",{type:"string"}));
-N++;
-}
-var v10=e31===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.changes!==undefined){
-let d10=d3.changes;
-const e33=N;
-if(N===e33){
-if(Array.isArray(d10)){
-var v11=true;
-const len1=d10.length;
-for(let i1=0;i1<len1;i1++){
-const e35=N;
-if(typeof d10[i1]!=="string"){
-V=$push(V,$err(P+"/creatives/"+i0+"/changes/"+i1,"#/oneOf/0/properties/creatives/items/properties/changes/items","type",{type:"string"}));
-N++;
-}
-var v11=e35===N;
-if(!v11){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/creatives/"+i0+"/changes","#/oneOf/0/properties/creatives/items/properties/changes","type",{type:"array"}));
-N++;
-}
-}
-var v10=e33===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.errors!==undefined){
-let d12=d3.errors;
-const e37=N;
-if(N===e37){
-if(Array.isArray(d12)){
-var v12=true;
-const len2=d12.length;
-for(let i2=0;i2<len2;i2++){
-const e39=N;
-if(!(validate_error(d12[i2],{instancePath:P+"/creatives/"+i0+"/errors/"+i2,parentData:d12,parentDataProperty:i2,rootData}))){
-V=$cat(V,validate_error);
-N=V.length;
-}
-var v12=e39===N;
-if(!v12){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/creatives/"+i0+"/errors","#/oneOf/0/properties/creatives/items/properties/errors","type",{type:"array"}));
-N++;
-}
-}
-var v10=e37===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.warnings!==undefined){
-let d14=d3.warnings;
-const e40=N;
-if(N===e40){
-if(Array.isArray(d14)){
-var v13=true;
-const len3=d14.length;
-for(let i3=0;i3<len3;i3++){
-const e42=N;
-if(typeof d14[i3]!=="string"){
-V=$push(V,$err(P+"/creatives/"+i0+"/warnings/"+i3,"#/oneOf/0/properties/creatives/items/properties/warnings/items","type",{type:"string"}));
-N++;
-}
-var v13=e42===N;
-if(!v13){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/creatives/"+i0+"/warnings","#/oneOf/0/properties/creatives/items/properties/warnings","type",{type:"array"}));
-N++;
-}
-}
-var v10=e40===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.preview_url!==undefined){
-let d16=d3.preview_url;
-const e44=N;
-if(N===e44){
-if(N===e44){
-if(typeof d16==="string"){
-if(!(format_uri(d16))){
-V=$push(V,$err(P+"/creatives/"+i0+"/preview_url","#/oneOf/0/properties/creatives/items/properties/preview_url","format",{format:"uri"}));
-N++;
-}
-}else{
-V=$push(V,$err(P+"/creatives/"+i0+"/preview_url","#/oneOf/0/properties/creatives/items/properties/preview_url","type",{type:"string"}));
-N++;
-}
-}
-}
-var v10=e44===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.expires_at!==undefined){
-let d17=d3.expires_at;
-const e46=N;
-if(N===e46){
-if(N===e46){
-if(typeof d17==="string"){
-if(!(format_date_time.validate(d17))){
-V=$push(V,$err(P+"/creatives/"+i0+"/expires_at","#/oneOf/0/properties/creatives/items/properties/expires_at","format",{format:"date-time"}));
-N++;
-}
-}else{
-V=$push(V,$err(P+"/creatives/"+i0+"/expires_at","#/oneOf/0/properties/creatives/items/properties/expires_at","type",{type:"string"}));
-N++;
-}
-}
-}
-var v10=e46===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.assigned_to!==undefined){
-let d18=d3.assigned_to;
-const e48=N;
-if(N===e48){
-if(Array.isArray(d18)){
-var v14=true;
-const len4=d18.length;
-for(let i4=0;i4<len4;i4++){
-const e50=N;
-if(typeof d18[i4]!=="string"){
-V=$push(V,$err(P+"/creatives/"+i0+"/assigned_to/"+i4,"#/oneOf/0/properties/creatives/items/properties/assigned_to/items","type",{type:"string"}));
-N++;
-}
-var v14=e50===N;
-if(!v14){
-break;
-}
-}
-}else{
-V=$push(V,$err(P+"/creatives/"+i0+"/assigned_to","#/oneOf/0/properties/creatives/items/properties/assigned_to","type",{type:"array"}));
-N++;
-}
-}
-var v10=e48===N;
-}else{
-var v10=true;
-}
-if(v10){
-if(d3.assignment_errors!==undefined){
-let d20=d3.assignment_errors;
-const e52=N;
-if(N===e52){
-if(d20&&typeof d20=="object"&&!Array.isArray(d20)){
-var v15=true;
-for(const key0 in d20){
-if(pattern_1.test(key0)){
-const e55=N;
-if(typeof d20[key0]!=="string"){
-V=$push(V,$err(P+"/creatives/"+i0+"/assignment_errors/"+key0.replace(/~/g,"~0").replace(/\//g,"~1"),"#/oneOf/0/properties/creatives/items/properties/assignment_errors/patternProperties/%5E%5Ba-zA-Z0-9_-%5D%2B%24","type",{type:"string"}));
-N++;
-}
-var v15=e55===N;
-if(!v15){
-break;
-}
-}
-}
-}else{
-V=$push(V,$err(P+"/creatives/"+i0+"/assignment_errors","#/oneOf/0/properties/creatives/items/properties/assignment_errors","type",{type:"object"}));
-N++;
-}
-}
-var v10=e52===N;
-}else{
-var v10=true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}else{
-V=$push(V,$err(P+"/creatives/"+i0,"#/oneOf/0/properties/creatives/items","type",{type:"object"}));
-N++;
-}
 }
 var v5=e16===N;
 if(!v5){
@@ -752,34 +430,34 @@ var v4=true;
 }
 if(v4){
 if(data.sandbox!==undefined){
-const e57=N;
+const e17=N;
 if(typeof data.sandbox!=="boolean"){
 V=$push(V,$err(P+"/sandbox","#/oneOf/0/properties/sandbox","type",{type:"boolean"}));
 N++;
 }
-var v4=e57===N;
+var v4=e17===N;
 }else{
 var v4=true;
 }
 if(v4){
 if(data.context!==undefined){
-const e59=N;
+const e19=N;
 if(!(validate_context(data.context,{instancePath:P+"/context",parentData:data,parentDataProperty:"context",rootData}))){
 V=$cat(V,validate_context);
 N=V.length;
 }
-var v4=e59===N;
+var v4=e19===N;
 }else{
 var v4=true;
 }
 if(v4){
 if(data.ext!==undefined){
-const e60=N;
+const e20=N;
 if(!(validate_ext(data.ext,{instancePath:P+"/ext",parentData:data,parentDataProperty:"ext",rootData}))){
 V=$cat(V,validate_ext);
 N=V.length;
 }
-var v4=e60===N;
+var v4=e20===N;
 }else{
 var v4=true;
 }
@@ -798,59 +476,59 @@ if(_valid0){
 v0=true;
 passing0=0;
 }
-const e61=N;
-const e63=N;
-const e64=N;
-const e65=N;
-let v17=false;
-const e66=N;
+const e21=N;
+const e23=N;
+const e24=N;
+const e25=N;
+let v7=false;
+const e26=N;
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing4;
+if((data.creatives===undefined)&&(missing4="creatives")){
+V=$push(V,{});
+N++;
+}
+}
+var _valid2=e26===N;
+v7=v7||_valid2;
+if(!v7){
+const e27=N;
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing5;
+if((data.dry_run===undefined)&&(missing5="dry_run")){
+V=$push(V,{});
+N++;
+}
+}
+var _valid2=e27===N;
+v7=v7||_valid2;
+if(!v7){
+const e28=N;
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing6;
+if((data.sandbox===undefined)&&(missing6="sandbox")){
+V=$push(V,{});
+N++;
+}
+}
+var _valid2=e28===N;
+v7=v7||_valid2;
+if(!v7){
+const e29=N;
 if(data&&typeof data=="object"&&!Array.isArray(data)){
 let missing7;
-if((data.creatives===undefined)&&(missing7="creatives")){
+if((data.task_id===undefined)&&(missing7="task_id")){
 V=$push(V,{});
 N++;
 }
 }
-var _valid3=e66===N;
-v17=v17||_valid3;
-if(!v17){
-const e67=N;
+var _valid2=e29===N;
+v7=v7||_valid2;
+if(!v7){
+const e30=N;
 if(data&&typeof data=="object"&&!Array.isArray(data)){
 let missing8;
-if((data.dry_run===undefined)&&(missing8="dry_run")){
-V=$push(V,{});
-N++;
-}
-}
-var _valid3=e67===N;
-v17=v17||_valid3;
-if(!v17){
-const e68=N;
-if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing9;
-if((data.sandbox===undefined)&&(missing9="sandbox")){
-V=$push(V,{});
-N++;
-}
-}
-var _valid3=e68===N;
-v17=v17||_valid3;
-if(!v17){
-const e69=N;
-if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing10;
-if((data.task_id===undefined)&&(missing10="task_id")){
-V=$push(V,{});
-N++;
-}
-}
-var _valid3=e69===N;
-v17=v17||_valid3;
-if(!v17){
-const e70=N;
-if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing11;
-if((data.status===undefined)&&(missing11="status")){
+if((data.status===undefined)&&(missing8="status")){
 V=$push(V,{});
 N++;
 }else{
@@ -862,65 +540,65 @@ N++;
 }
 }
 }
-var _valid3=e70===N;
-v17=v17||_valid3;
+var _valid2=e30===N;
+v7=v7||_valid2;
 }
 }
 }
 }
-if(!v17){
+if(!v7){
 V=$push(V,{});
 N++;
 }else{
-N=e65;
+N=e25;
 if(V!==null){
-if(e65){
-V.length=e65;
+if(e25){
+V.length=e25;
 }else{
 V=null;
 }
 }
 }
-var v16=e64===N;
-if(v16){
+var v6=e24===N;
+if(v6){
 V=$push(V,$err(P,"#/oneOf/1","not",{}));
 N++;
 }else{
-N=e63;
+N=e23;
 if(V!==null){
-if(e63){
-V.length=e63;
+if(e23){
+V.length=e23;
 }else{
 V=null;
 }
 }
 }
-if(N===e61){
+if(N===e21){
 if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing12;
-if((data.errors===undefined)&&(missing12="errors")){
-V=$push(V,$err(P,"#/oneOf/1","required",{missingProperty:missing12}));
+let missing9;
+if((data.errors===undefined)&&(missing9="errors")){
+V=$push(V,$err(P,"#/oneOf/1","required",{missingProperty:missing9}));
 N++;
 }else{
 if(data.errors!==undefined){
-let d26=data.errors;
-const e73=N;
-if(N===e73){
-if(Array.isArray(d26)){
-if(d26.length<1){
+let d8=data.errors;
+const e33=N;
+if(N===e33){
+if(Array.isArray(d8)){
+if(d8.length<1){
 V=$push(V,$err(P+"/errors","#/oneOf/1/properties/errors","minItems",{limit:1}));
 N++;
 }else{
-var v20=true;
-const len5=d26.length;
-for(let i5=0;i5<len5;i5++){
-const e75=N;
-if(!(validate_error(d26[i5],{instancePath:P+"/errors/"+i5,parentData:d26,parentDataProperty:i5,rootData}))){
+var v10=true;
+const len1=d8.length;
+for(let i1=0;i1<len1;i1++){
+const e35=N;
+if(!(validate_error(d8[i1],{instancePath:P+"/errors/"+i1,parentData:d8,parentDataProperty:i1,rootData}))){
 V=$cat(V,validate_error);
 N=V.length;
 }
-var v20=e75===N;
-if(!v20){
+var v10=e35===N;
+if(!v10){
 break;
 }
 }
@@ -930,31 +608,31 @@ V=$push(V,$err(P+"/errors","#/oneOf/1/properties/errors","type",{type:"array"}))
 N++;
 }
 }
-var v19=e73===N;
+var v9=e33===N;
 }else{
-var v19=true;
+var v9=true;
 }
-if(v19){
+if(v9){
 if(data.context!==undefined){
-const e76=N;
+const e36=N;
 if(!(validate_context(data.context,{instancePath:P+"/context",parentData:data,parentDataProperty:"context",rootData}))){
 V=$cat(V,validate_context);
 N=V.length;
 }
-var v19=e76===N;
+var v9=e36===N;
 }else{
-var v19=true;
+var v9=true;
 }
-if(v19){
+if(v9){
 if(data.ext!==undefined){
-const e77=N;
+const e37=N;
 if(!(validate_ext(data.ext,{instancePath:P+"/ext",parentData:data,parentDataProperty:"ext",rootData}))){
 V=$cat(V,validate_ext);
 N=V.length;
 }
-var v19=e77===N;
+var v9=e37===N;
 }else{
-var v19=true;
+var v9=true;
 }
 }
 }
@@ -964,7 +642,7 @@ V=$push(V,$err(P,"#/oneOf/1","type",{type:"object"}));
 N++;
 }
 }
-var _valid0=e61===N;
+var _valid0=e21===N;
 if(_valid0&&v0){
 v0=false;
 passing0=[passing0,1];
@@ -973,70 +651,70 @@ if(_valid0){
 v0=true;
 passing0=1;
 }
-const e78=N;
-const e80=N;
-const e81=N;
+const e38=N;
+const e40=N;
+const e41=N;
 if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing13;
-if((data.creatives===undefined)&&(missing13="creatives")){
+let missing10;
+if((data.creatives===undefined)&&(missing10="creatives")){
 V=$push(V,{});
 N++;
 }
 }
-var v21=e81===N;
-if(v21){
+var v11=e41===N;
+if(v11){
 V=$push(V,$err(P,"#/oneOf/2","not",{}));
 N++;
 }else{
-N=e80;
+N=e40;
 if(V!==null){
-if(e80){
-V.length=e80;
+if(e40){
+V.length=e40;
 }else{
 V=null;
 }
 }
 }
-if(N===e78){
+if(N===e38){
 if(data&&typeof data=="object"&&!Array.isArray(data)){
-let missing14;
-if(((data.status===undefined)&&(missing14="status"))||((data.task_id===undefined)&&(missing14="task_id"))){
-V=$push(V,$err(P,"#/oneOf/2","required",{missingProperty:missing14}));
+let missing11;
+if(((data.status===undefined)&&(missing11="status"))||((data.task_id===undefined)&&(missing11="task_id"))){
+V=$push(V,$err(P,"#/oneOf/2","required",{missingProperty:missing11}));
 N++;
 }else{
 if(data.status!==undefined){
-let d30=data.status;
-const e83=N;
-if(typeof d30!=="string"){
+let d12=data.status;
+const e43=N;
+if(typeof d12!=="string"){
 V=$push(V,$err(P+"/status","#/oneOf/2/properties/status","type",{type:"string"}));
 N++;
 }
-if("submitted"!==d30){
+if("submitted"!==d12){
 V=$push(V,$err(P+"/status","#/oneOf/2/properties/status","const",{allowedValue:"submitted"}));
 N++;
 }
-var v22=e83===N;
+var v12=e43===N;
 }else{
-var v22=true;
+var v12=true;
 }
-if(v22){
+if(v12){
 if(data.task_id!==undefined){
-const e85=N;
+const e45=N;
 if(typeof data.task_id!=="string"){
 V=$push(V,$err(P+"/task_id","#/oneOf/2/properties/task_id","type",{type:"string"}));
 N++;
 }
-var v22=e85===N;
+var v12=e45===N;
 }else{
-var v22=true;
+var v12=true;
 }
-if(v22){
+if(v12){
 if(data.message!==undefined){
-let d32=data.message;
-const e87=N;
-if(N===e87){
-if(typeof d32==="string"){
-if(func_ucs2length(d32)>2000){
+let d14=data.message;
+const e47=N;
+if(N===e47){
+if(typeof d14==="string"){
+if(func_ucs2length(d14)>2000){
 V=$push(V,$err(P+"/message","#/oneOf/2/properties/message","maxLength",{limit:2000}));
 N++;
 }
@@ -1045,26 +723,26 @@ V=$push(V,$err(P+"/message","#/oneOf/2/properties/message","type",{type:"string"
 N++;
 }
 }
-var v22=e87===N;
+var v12=e47===N;
 }else{
-var v22=true;
+var v12=true;
 }
-if(v22){
+if(v12){
 if(data.errors!==undefined){
-let d33=data.errors;
-const e89=N;
-if(N===e89){
-if(Array.isArray(d33)){
-var v23=true;
-const len6=d33.length;
-for(let i6=0;i6<len6;i6++){
-const e91=N;
-if(!(validate_error(d33[i6],{instancePath:P+"/errors/"+i6,parentData:d33,parentDataProperty:i6,rootData}))){
+let d15=data.errors;
+const e49=N;
+if(N===e49){
+if(Array.isArray(d15)){
+var v13=true;
+const len2=d15.length;
+for(let i2=0;i2<len2;i2++){
+const e51=N;
+if(!(validate_error(d15[i2],{instancePath:P+"/errors/"+i2,parentData:d15,parentDataProperty:i2,rootData}))){
 V=$cat(V,validate_error);
 N=V.length;
 }
-var v23=e91===N;
-if(!v23){
+var v13=e51===N;
+if(!v13){
 break;
 }
 }
@@ -1073,31 +751,31 @@ V=$push(V,$err(P+"/errors","#/oneOf/2/properties/errors","type",{type:"array"}))
 N++;
 }
 }
-var v22=e89===N;
+var v12=e49===N;
 }else{
-var v22=true;
+var v12=true;
 }
-if(v22){
+if(v12){
 if(data.context!==undefined){
-const e92=N;
+const e52=N;
 if(!(validate_context(data.context,{instancePath:P+"/context",parentData:data,parentDataProperty:"context",rootData}))){
 V=$cat(V,validate_context);
 N=V.length;
 }
-var v22=e92===N;
+var v12=e52===N;
 }else{
-var v22=true;
+var v12=true;
 }
-if(v22){
+if(v12){
 if(data.ext!==undefined){
-const e93=N;
+const e53=N;
 if(!(validate_ext(data.ext,{instancePath:P+"/ext",parentData:data,parentDataProperty:"ext",rootData}))){
 V=$cat(V,validate_ext);
 N=V.length;
 }
-var v22=e93===N;
+var v12=e53===N;
 }else{
-var v22=true;
+var v12=true;
 }
 }
 }
@@ -1110,7 +788,7 @@ V=$push(V,$err(P,"#/oneOf/2","type",{type:"object"}));
 N++;
 }
 }
-var _valid0=e78===N;
+var _valid0=e38===N;
 if(_valid0&&v0){
 v0=false;
 passing0=[passing0,2];
@@ -1134,6 +812,345 @@ V.length=e1;
 }else{
 V=null;
 }
+}
+}
+validate.errors=V;
+return N===0;
+}
+});
+define("creative.sync-creatives-response.oneOf.0.properties.creatives.items-e5a0c7d36170", (exports) => {
+exports.validate = validate;
+validate.location = "creative/sync-creatives-response.json#/oneOf/0/properties/creatives/items";
+var validate_account = (data, options) => (validate_account = require("./shared-63c9b1ed9842.cjs")["core.account-7a54910cf06a"].validate)(data, options);
+var validate_creative_action = (data, options) => (validate_creative_action = pack["enums.creative-action-fdebaf307949"].validate)(data, options);
+var validate_creative_status = (data, options) => (validate_creative_status = require("./shared-a1f98a5186a5.cjs")["enums.creative-status-71b2ba13cc4b"].validate)(data, options);
+var validate_error = (data, options) => (validate_error = require("./shared-9d337f2f9b65.cjs")["core.error-2e2fd845ffa0"].validate)(data, options);
+const format_uri = require("../support/formats.cjs").fullFormats.uri;
+const format_date_time = require("../support/formats.cjs").fullFormats["date-time"];
+const pattern_1 = new RegExp("^[a-zA-Z0-9_-]+$", "u");
+function validate(data,{instancePath:P="",parentData,parentDataProperty,rootData=data}={}){
+let V=null;
+let N=0;
+const e2=N;
+let v1=true;
+const e3=N;
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing0;
+if((data.action===undefined)&&(missing0="action")){
+V=$push(V,{});
+N++;
+}else{
+if(data.action!==undefined){
+let d0=data.action;
+if(!((d0==="failed")||(d0==="deleted"))){
+V=$push(V,{});
+N++;
+}
+}
+}
+}
+var _valid0=e3===N;
+N=e2;
+if(V!==null){
+if(e2){
+V.length=e2;
+}else{
+V=null;
+}
+}
+if(_valid0){
+const e5=N;
+const e6=N;
+const e7=N;
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing1;
+if((data.status===undefined)&&(missing1="status")){
+V=$push(V,{});
+N++;
+}
+}
+var v3=e7===N;
+if(v3){
+validate.errors=[$err(P,"#/allOf/0/then","not",{})];
+return false;
+}else{
+N=e6;
+if(V!==null){
+if(e6){
+V.length=e6;
+}else{
+V=null;
+}
+}
+}
+var _valid0=e5===N;
+v1=_valid0;
+}
+if(!v1){
+V=$push(V,$err(P,"#/allOf/0","if",{failingKeyword:"then"}));
+N++;
+validate.errors=V;
+return false;
+}
+if(N===0){
+if(data&&typeof data=="object"&&!Array.isArray(data)){
+let missing2;
+if(((data.creative_id===undefined)&&(missing2="creative_id"))||((data.action===undefined)&&(missing2="action"))){
+validate.errors=[$err(P,"#","required",{missingProperty:missing2})];
+return false;
+}else{
+if(data.creative_id!==undefined){
+const e9=N;
+if(typeof data.creative_id!=="string"){
+validate.errors=[$err(P+"/creative_id","#/properties/creative_id","type",{type:"string"})];
+return false;
+}
+var v4=e9===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.account!==undefined){
+const e11=N;
+if(!(validate_account(data.account,{instancePath:P+"/account",parentData:data,parentDataProperty:"account",rootData}))){
+V=$cat(V,validate_account);
+N=V.length;
+}
+var v4=e11===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.action!==undefined){
+const e12=N;
+if(!(validate_creative_action(data.action,{instancePath:P+"/action",parentData:data,parentDataProperty:"action",rootData}))){
+V=$cat(V,validate_creative_action);
+N=V.length;
+}
+var v4=e12===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.status!==undefined){
+const e13=N;
+if(!(validate_creative_status(data.status,{instancePath:P+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+V=$cat(V,validate_creative_status);
+N=V.length;
+}
+var v4=e13===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.platform_id!==undefined){
+const e14=N;
+if(typeof data.platform_id!=="string"){
+validate.errors=[$err(P+"/platform_id","#/properties/platform_id","type",{type:"string"})];
+return false;
+}
+var v4=e14===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.changes!==undefined){
+let d6=data.changes;
+const e16=N;
+if(N===e16){
+if(Array.isArray(d6)){
+var v5=true;
+const len0=d6.length;
+for(let i0=0;i0<len0;i0++){
+const e18=N;
+if(typeof d6[i0]!=="string"){
+validate.errors=[$err(P+"/changes/"+i0,"#/properties/changes/items","type",{type:"string"})];
+return false;
+}
+var v5=e18===N;
+if(!v5){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/changes","#/properties/changes","type",{type:"array"})];
+return false;
+}
+}
+var v4=e16===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.errors!==undefined){
+let d8=data.errors;
+const e20=N;
+if(N===e20){
+if(Array.isArray(d8)){
+var v6=true;
+const len1=d8.length;
+for(let i1=0;i1<len1;i1++){
+const e22=N;
+if(!(validate_error(d8[i1],{instancePath:P+"/errors/"+i1,parentData:d8,parentDataProperty:i1,rootData}))){
+V=$cat(V,validate_error);
+N=V.length;
+}
+var v6=e22===N;
+if(!v6){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/errors","#/properties/errors","type",{type:"array"})];
+return false;
+}
+}
+var v4=e20===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.warnings!==undefined){
+let d10=data.warnings;
+const e23=N;
+if(N===e23){
+if(Array.isArray(d10)){
+var v7=true;
+const len2=d10.length;
+for(let i2=0;i2<len2;i2++){
+const e25=N;
+if(typeof d10[i2]!=="string"){
+validate.errors=[$err(P+"/warnings/"+i2,"#/properties/warnings/items","type",{type:"string"})];
+return false;
+}
+var v7=e25===N;
+if(!v7){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/warnings","#/properties/warnings","type",{type:"array"})];
+return false;
+}
+}
+var v4=e23===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.preview_url!==undefined){
+let d12=data.preview_url;
+const e27=N;
+if(N===e27){
+if(N===e27){
+if(typeof d12==="string"){
+if(!(format_uri(d12))){
+validate.errors=[$err(P+"/preview_url","#/properties/preview_url","format",{format:"uri"})];
+return false;
+}
+}else{
+validate.errors=[$err(P+"/preview_url","#/properties/preview_url","type",{type:"string"})];
+return false;
+}
+}
+}
+var v4=e27===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.expires_at!==undefined){
+let d13=data.expires_at;
+const e29=N;
+if(N===e29){
+if(N===e29){
+if(typeof d13==="string"){
+if(!(format_date_time.validate(d13))){
+validate.errors=[$err(P+"/expires_at","#/properties/expires_at","format",{format:"date-time"})];
+return false;
+}
+}else{
+validate.errors=[$err(P+"/expires_at","#/properties/expires_at","type",{type:"string"})];
+return false;
+}
+}
+}
+var v4=e29===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.assigned_to!==undefined){
+let d14=data.assigned_to;
+const e31=N;
+if(N===e31){
+if(Array.isArray(d14)){
+var v8=true;
+const len3=d14.length;
+for(let i3=0;i3<len3;i3++){
+const e33=N;
+if(typeof d14[i3]!=="string"){
+validate.errors=[$err(P+"/assigned_to/"+i3,"#/properties/assigned_to/items","type",{type:"string"})];
+return false;
+}
+var v8=e33===N;
+if(!v8){
+break;
+}
+}
+}else{
+validate.errors=[$err(P+"/assigned_to","#/properties/assigned_to","type",{type:"array"})];
+return false;
+}
+}
+var v4=e31===N;
+}else{
+var v4=true;
+}
+if(v4){
+if(data.assignment_errors!==undefined){
+let d16=data.assignment_errors;
+const e35=N;
+if(N===e35){
+if(d16&&typeof d16=="object"&&!Array.isArray(d16)){
+var v9=true;
+for(const key0 in d16){
+if(pattern_1.test(key0)){
+const e38=N;
+if(typeof d16[key0]!=="string"){
+validate.errors=[$err(P+"/assignment_errors/"+key0.replace(/~/g,"~0").replace(/\//g,"~1"),"#/properties/assignment_errors/patternProperties/%5E%5Ba-zA-Z0-9_-%5D%2B%24","type",{type:"string"})];
+return false;
+}
+var v9=e38===N;
+if(!v9){
+break;
+}
+}
+}
+}else{
+validate.errors=[$err(P+"/assignment_errors","#/properties/assignment_errors","type",{type:"object"})];
+return false;
+}
+}
+var v4=e35===N;
+}else{
+var v4=true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}else{
+validate.errors=[$err(P,"#","type",{type:"object"})];
+return false;
 }
 }
 validate.errors=V;
