@@ -2,6 +2,7 @@ import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { copySchemaWithout } from '../shared/index.js';
 import type { JsonSchemaObject, Release, SchemaFile } from './model.js';
+import { readableProtoKeys } from './ajv-proto-keys.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module object.
 type AddFormats = (typeof addFormatsModule)['default'];
@@ -106,6 +107,8 @@ export function createCompileAjv(release: Release, documents: Iterable<SchemaFil
   const locations = new Map<unknown, SchemaLocation>();
   for (const file of documents) {
     const copy = withoutDocumentation(file.schema, (node, pointer) => locations.set(node, { file, pointer })) as JsonSchemaObject;
+    // What Ajv would skip (a declared `__proto__`), said in keywords it reads: the emitted validators check it.
+    readableProtoKeys(copy);
     ajv.addSchema(copy);
   }
   return { ajv, locations };
