@@ -4,19 +4,20 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts 2ceb21472b1b5fc6
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 89c51d9908f91dc6
+//   adcp-codegen 0.1.0:runtime/agent.ts 9ce524fda077b56a
 //   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
 //   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
-//   adcp-codegen 0.1.0:runtime/errors.ts 330609177c99413b
+//   adcp-codegen 0.1.0:runtime/errors.ts c54eefe9cbff5eba
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
 //   adcp-codegen 0.1.0:runtime/mcp.ts 188b3b897a489257
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
-//   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
+//   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 export { createAgent, runtimeModule } from '../index.js';
 
