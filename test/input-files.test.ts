@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_INPUT_FILE_ENV } from '../generator/load/input-file.js';
+import { MAX_INPUT_FILE_ENV } from '../generator/shared/index.js';
 import { runCli, snapshot } from './helpers/cli.js';
 import { tempDir, tinyRelease, writeTree } from './helpers/fixture-release.js';
 import { repoRoot } from './helpers/releases.js';
@@ -127,6 +128,30 @@ test('an unreadable file (chmod 000): named, no EACCES stack — as root, checke
     assertNamed(child(gen, dir, { uid: 65534, gid: 65534 }), 'release/core/thing.json', says);
   } finally {
     chmodSync(scratch, before);
+  }
+});
+
+test("the previous set's manifest.json as a FIFO or a link to /dev/zero: no manifest, never read (--check reports it, generate refuses the directory)", async () => {
+  const { dir } = project();
+  const gen = ['generate', '--release', 'release', '--profile', 'profiles/seller.json', '--out', 'out'];
+  const first = await runCli(gen, dir);
+  assert.is(first.code, 0, first.stderr);
+  const manifest = join(dir, 'out/manifest.json');
+  for (const plant of [(p: string) => mkfifo(p), (p: string) => symlinkSync('/dev/zero', p)]) {
+    unplant(manifest);
+    plant(manifest);
+    // Run with its peak memory reported: reading /dev/zero would grow the process to its 2 GB read limit.
+    const script = `const { main } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'dist/generator/cli.js')).href)});
+process.exitCode = await main(${JSON.stringify([...gen, '--check'])});
+process.stderr.write('maxRSS ' + process.resourceUsage().maxRSS + '\\n');`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ADCP_CODEGEN_HEAP_MB: '0' } });
+    assert.is(r.status, 1, r.stderr);
+    assert.match(r.stderr, /out of step with its inputs[^]*manifest\.json/);
+    const rss = Number(/maxRSS (\d+)/.exec(r.stderr)![1]) * 1024;
+    assert.ok(rss < 512 * 1024 * 1024, `peak RSS ${rss}`);
+    const write = child(gen, dir);
+    assert.is(write.code, 1, write.stderr);
+    assert.match(write.stderr, /refusing to write into a directory adcp-codegen does not own/);
   }
 });
 

@@ -1,7 +1,6 @@
 import { lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { CodegenError } from '../shared/index.js';
-import { fileKind, inputFileError } from './input-file.js';
+import { CodegenError, fileKind, inputFileError } from '../shared/index.js';
 
 /**
  * Walks of input directories (a release, a glob's directories). Symbolic links to directories are followed, as a

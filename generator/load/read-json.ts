@@ -1,5 +1,4 @@
-import { CodegenError } from '../shared/index.js';
-import { readInputText } from './input-file.js';
+import { CodegenError, readInputText } from '../shared/index.js';
 import { locateJsonError } from './json-locate.js';
 
 /**

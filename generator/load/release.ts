@@ -1,5 +1,5 @@
 import { join, relative } from 'node:path';
-import { CodegenError, sha256, joinPointer, isPlainObject } from '../shared/index.js';
+import { CodegenError, sha256, joinPointer, isPlainObject, readInputFile } from '../shared/index.js';
 import type {
   ErrorCodeDef,
   JsonSchemaObject,
@@ -14,7 +14,6 @@ import type {
   TaskResultResolution,
   ToolDef,
 } from './model.js';
-import { readInputFile } from './input-file.js';
 import { entryExists, listDirectory, requireDirectory, treeFiles } from './input-tree.js';
 import { parseJson, readJson } from './read-json.js';
 import { createRegistry } from './registry.js';

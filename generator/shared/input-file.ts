@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
-import { CodegenError } from '../shared/index.js';
+import { CodegenError } from './errors.js';
 
 /**
  * Every file the generator reads as input (config, profiles, rule and overlay files, a release's manifest and
