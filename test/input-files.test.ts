@@ -101,6 +101,17 @@ for (const [kind, { plant, says, guarded }] of Object.entries(plants)) {
   });
 }
 
+test('the @adcp/sdk embedded release is read the same way: a FIFO in it is named, with the package version', () => {
+  const { dir } = project();
+  // A stand-in for the installed package, resolved from the project as `--release @adcp/sdk` resolves it.
+  const pkg = join(dir, 'node_modules/@adcp/sdk');
+  writeTree({ 'package.json': { name: '@adcp/sdk', version: '0.0.0-test' } }, pkg);
+  cpSync(tinyRelease(), join(pkg, 'dist/lib/schemas-data/9.1'), { recursive: true });
+  mkfifo(join(pkg, 'dist/lib/schemas-data/9.1/core/pipe.json'));
+  const run = child(['generate', '--release', '@adcp/sdk', '--profile', 'profiles/seller.json', '--out', 'out'], dir);
+  assertNamed(run, '@adcp/sdk@0.0.0-test/9.1/core/pipe.json', /is a named pipe \(FIFO\), not a regular file/);
+});
+
 test('an unreadable file (chmod 000): named, no EACCES stack — as root, checked in a child running as nobody', () => {
   const { dir, release } = project();
   const file = join(release, 'core/thing.json');
