@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { symlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
@@ -47,6 +47,19 @@ const request = `{
   }
 }`;
 
+// The capabilities schema declares one too: a profile's capabilities are checked against it at generation.
+const capsResponse = `{
+  "$schema": "http://json-schema.org/draft-07/schema#",
+  "$id": "${id('protocol/caps-response.json')}",
+  "type": "object",
+  "required": ["adcp", "supported_protocols"],
+  "properties": {
+    "adcp": { "type": "object", "required": ["major_versions"], "properties": { "major_versions": { "type": "array", "items": { "type": "integer" } } } },
+    "supported_protocols": { "type": "array", "items": { "enum": ["media_buy", "signals"] } },
+    "__proto__": { "type": "object", "properties": { "flag": { "type": "boolean" } }, "additionalProperties": false }
+  }
+}`;
+
 const work = tempDir('adcp-proto-names-');
 const caps = { adcp: { major_versions: [9] }, supported_protocols: ['media_buy'] };
 writeTree(
@@ -54,7 +67,7 @@ writeTree(
     'profiles/seller.json': { name: 'seller', tools: ['get_adcp_capabilities', 'get_things', 'make_thing'], capabilities: caps },
     'rules.json': { rules: [{ id: 'legacy_owner-to-hasownproperty', tools: ['make_thing'], from: 'legacy_owner', to: ['hasOwnProperty'], transform: { kind: 'rename' } }] },
     'overlay.json': { annotations: [{ schema: 'media-buy/make-thing-request.json', pointer: '/properties/constructor/properties/valueOf', 'x-adcp-applies-when': { capabilities: ['adcp.never_published'] } }] },
-    'adcp-codegen.config.json': { releases: [tinyRelease({ 'media-buy/make-thing-request.json': request })], profiles: ['profiles/seller.json'], normalizations: ['rules.json'], overlays: ['overlay.json'], out: 'out' },
+    'adcp-codegen.config.json': { releases: [tinyRelease({ 'media-buy/make-thing-request.json': request, 'protocol/caps-response.json': capsResponse })], profiles: ['profiles/seller.json'], normalizations: ['rules.json'], overlays: ['overlay.json'], out: 'out' },
   },
   work,
 );
@@ -85,6 +98,24 @@ test('generates: types, validators, strip, normalizers and tools/list for a rele
   const set = (await import(pathToFileURL(join(out, 'index.js')).href)) as { loadProfile(n: string, o?: object): Promise<Agent> };
   prod = await set.loadProfile('seller', { mode: 'production' });
   dev = await set.loadProfile('seller', { mode: 'development' });
+});
+
+test("a profile's capabilities are checked against a declared __proto__ too, and served as declared", async () => {
+  const bad = join(work, 'bad');
+  writeTree({ 'profiles/seller.json': `{"name":"seller","tools":["get_adcp_capabilities","get_things"],"capabilities":{"adcp":{"major_versions":[9]},"supported_protocols":["media_buy"],"__proto__":{"flag":"yes"}}}` }, bad);
+  const release = (JSON.parse(readFileSync(join(work, 'adcp-codegen.config.json'), 'utf8')) as { releases: string[] }).releases[0]!;
+  const run = await runCli(['generate', '--release', release, '--profile', 'profiles/seller.json', '--out', 'out'], bad);
+  assert.is(run.code, 1);
+  assert.match(run.stderr, /profiles\/seller\.json#\/capabilities\/__proto__\/flag: fails type/, run.stderr);
+  writeTree({ 'profiles/seller.json': `{"name":"seller","tools":["get_adcp_capabilities","get_things"],"capabilities":{"adcp":{"major_versions":[9]},"supported_protocols":["media_buy"],"__proto__":{"flag":true}}}` }, bad);
+  const ok = await runCli(['generate', '--release', release, '--profile', 'profiles/seller.json', '--out', 'out'], bad);
+  assert.is(ok.code, 0, ok.stderr);
+  const set = (await import(pathToFileURL(join(bad, 'out/index.js')).href)) as { loadProfile(n: string): Promise<{ capabilities(): Record<string, unknown> }> };
+  const agent = await set.loadProfile('seller');
+  const caps = agent.capabilities();
+  assert.ok(Object.prototype.hasOwnProperty.call(caps, '__proto__'));
+  assert.is(Object.getPrototypeOf(caps), Object.prototype);
+  assert.match(JSON.stringify(caps), /"__proto__":\{"flag":true\}/);
 });
 
 test('the emitted validator checks a declared __proto__ and the inherited names as own properties', () => {

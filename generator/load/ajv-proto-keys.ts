@@ -1,4 +1,4 @@
-import { isPlainObject, walkSchema } from '../shared/index.js';
+import { copySchemaWithout, isPlainObject, walkSchema } from '../shared/index.js';
 
 /**
  * Ajv skips the name `__proto__` wherever a schema maps names (`properties`, `patternProperties`,
@@ -18,6 +18,26 @@ import { isPlainObject, walkSchema } from '../shared/index.js';
  */
 export const PROTO = '__proto__';
 const PROTO_PATTERN = `^${PROTO}$`;
+
+/**
+ * The schema as Ajv should be given it: itself when no map in it names `__proto__` (every AdCP release so far),
+ * else a rewritten copy. For the run-time Ajv (the capabilities check, the tests' and benches' reference verdicts),
+ * which is handed the release's own objects.
+ */
+export function readableByAjv<T>(schema: T): T {
+  let found = false;
+  walkSchema(schema, (node) => {
+    if (found || !isPlainObject(node)) return;
+    for (const keyword of ['properties', 'patternProperties', 'dependencies']) {
+      const map = Object.prototype.hasOwnProperty.call(node, keyword) ? node[keyword] : undefined;
+      if (isPlainObject(map) && hasOwn(map, PROTO)) found = true;
+    }
+  });
+  if (!found) return schema;
+  const copy = copySchemaWithout(schema, () => false);
+  readableProtoKeys(copy);
+  return copy as T;
+}
 
 export function readableProtoKeys(copy: unknown): void {
   walkSchema(copy, (node) => {

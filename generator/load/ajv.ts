@@ -2,7 +2,7 @@ import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { copySchemaWithout } from '../shared/index.js';
 import type { JsonSchemaObject, Release, SchemaFile } from './model.js';
-import { readableProtoKeys } from './ajv-proto-keys.js';
+import { readableByAjv, readableProtoKeys } from './ajv-proto-keys.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module object.
 type AddFormats = (typeof addFormatsModule)['default'];
@@ -78,7 +78,7 @@ export function declaresPrototypeNames(release: Release): boolean {
  */
 export function createRuntimeAjv(release: Release, overrides: Options = {}): AjvInstance {
   const ajv = newAjv(release, false, overrides);
-  for (const file of release.schemas.byId.values()) ajv.addSchema(file.schema);
+  for (const file of release.schemas.byId.values()) ajv.addSchema(readableByAjv(file.schema));
   return ajv;
 }
 
@@ -89,7 +89,7 @@ export function createRuntimeAjv(release: Release, overrides: Options = {}): Ajv
  */
 export function createStandaloneAjv(release: Release, documents: Iterable<SchemaFile> = release.schemas.byId.values(), overrides: Options = {}): AjvInstance {
   const ajv = newAjv(release, true, overrides);
-  for (const file of documents) ajv.addSchema(file.schema);
+  for (const file of documents) ajv.addSchema(readableByAjv(file.schema));
   return ajv;
 }
 
