@@ -27,8 +27,7 @@ export function registerMcp(agent: Agent, server: unknown, handlers: Record<stri
   // INVALID_REQUEST in a CallToolResult. So tools/call is registered with a schema that reads only the method, through
   // the Protocol's setRequestHandler (the Server's override is that re-validation and a check of the result, which
   // the pipeline's results pass by construction), and the pipeline reads params itself.
-  // The SDK's own zod (its dependency, resolved from the SDK): a schema from another zod copy would not parse there.
-  const z = createRequire(require.resolve('@modelcontextprotocol/sdk/types.js'))('zod/v4') as ZodSubset;
+  const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
   const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
   protocolSetRequestHandler(low).call(low, callSchema, async (request: { params?: unknown }, extra: Record<string, unknown>) => {
     const params = request.params;
@@ -37,7 +36,8 @@ export function registerMcp(agent: Agent, server: unknown, handlers: Record<stri
     if (typeof name !== 'string') throw new sdk.McpError(sdk.ErrorCode.InvalidParams, 'tools/call: params.name must be the tool name (a string)');
     // Absent arguments are an empty object (MCP makes them optional); anything else, null included, goes to the
     // pipeline as sent, which answers a non-object with INVALID_REQUEST.
-    const args = Object.prototype.hasOwnProperty.call(params, 'arguments') && (params as Record<string, unknown>).arguments !== undefined ? (params as Record<string, unknown>).arguments : {};
+    const sent = (params as Record<string, unknown>).arguments;
+    const args = sent === undefined ? {} : sent;
     // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
     return callBound(agent, handlers, name, args, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
   });
@@ -54,6 +54,20 @@ function protocolSetRequestHandler(low: LowLevelServer): LowLevelServer['setRequ
     if (own !== undefined && typeof own.value === 'function') found = own.value as LowLevelServer['setRequestHandler'];
   }
   return found;
+}
+
+/**
+ * The SDK's own zod, resolved from the SDK (a schema of another zod copy is not one its parser knows): `zod/v4`, which
+ * the SDK's schemas use and zod 3.25+ and 4 both ship, else an older zod's main export, which has the same three
+ * constructors.
+ */
+function sdkZod(sdkTypes: string): ZodSubset {
+  const fromSdk = createRequire(sdkTypes);
+  try {
+    return fromSdk('zod/v4') as ZodSubset;
+  } catch {
+    return fromSdk('zod') as ZodSubset;
+  }
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -13,7 +13,7 @@
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts 188b3b897a489257
+//   adcp-codegen 0.1.0:runtime/mcp.ts f1e595ea9ec5678d
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
@@ -1511,8 +1511,7 @@ function registerMcp(agent, server, handlers) {
     // INVALID_REQUEST in a CallToolResult. So tools/call is registered with a schema that reads only the method, through
     // the Protocol's setRequestHandler (the Server's override is that re-validation and a check of the result, which
     // the pipeline's results pass by construction), and the pipeline reads params itself.
-    // The SDK's own zod (its dependency, resolved from the SDK): a schema from another zod copy would not parse there.
-    const z = (0, node_module_1.createRequire)(require.resolve('@modelcontextprotocol/sdk/types.js'))('zod/v4');
+    const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
     const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
     protocolSetRequestHandler(low).call(low, callSchema, async (request, extra) => {
         const params = request.params;
@@ -1522,7 +1521,8 @@ function registerMcp(agent, server, handlers) {
             throw new sdk.McpError(sdk.ErrorCode.InvalidParams, 'tools/call: params.name must be the tool name (a string)');
         // Absent arguments are an empty object (MCP makes them optional); anything else, null included, goes to the
         // pipeline as sent, which answers a non-object with INVALID_REQUEST.
-        const args = Object.prototype.hasOwnProperty.call(params, 'arguments') && params.arguments !== undefined ? params.arguments : {};
+        const sent = params.arguments;
+        const args = sent === undefined ? {} : sent;
         // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
         return (0, results_js_1.callBound)(agent, handlers, name, args, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
     });
@@ -1539,6 +1539,20 @@ function protocolSetRequestHandler(low) {
             found = own.value;
     }
     return found;
+}
+/**
+ * The SDK's own zod, resolved from the SDK (a schema of another zod copy is not one its parser knows): `zod/v4`, which
+ * the SDK's schemas use and zod 3.25+ and 4 both ship, else an older zod's main export, which has the same three
+ * constructors.
+ */
+function sdkZod(sdkTypes) {
+    const fromSdk = (0, node_module_1.createRequire)(sdkTypes);
+    try {
+        return fromSdk('zod/v4');
+    }
+    catch {
+        return fromSdk('zod');
+    }
 }
 function isObject(v) {
     return v !== null && typeof v === 'object' && !Array.isArray(v);
