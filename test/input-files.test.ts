@@ -142,27 +142,46 @@ test('an unreadable file (chmod 000): named, no EACCES stack — as root, checke
   }
 });
 
-test("the previous set's manifest.json as a FIFO or a link to /dev/zero: no manifest, never read (--check reports it, generate refuses the directory)", async () => {
+test("the previous set's manifest.json or a generated file as a FIFO or a link to /dev/zero: never read (--check reports it)", async () => {
   const { dir } = project();
   const gen = ['generate', '--release', 'release', '--profile', 'profiles/seller.json', '--out', 'out'];
   const first = await runCli(gen, dir);
   assert.is(first.code, 0, first.stderr);
   const manifest = join(dir, 'out/manifest.json');
-  for (const plant of [(p: string) => mkfifo(p), (p: string) => symlinkSync('/dev/zero', p)]) {
-    unplant(manifest);
-    plant(manifest);
+  // The manifest, and a generated file (git commits a link as readily as a file: `index.js -> /dev/zero`).
+  const planted: [string, Plant][] = [
+    [manifest, (p) => mkfifo(p)],
+    [manifest, (p) => symlinkSync('/dev/zero', p)],
+    [join(dir, 'out/index.js'), (p) => mkfifo(p)],
+    [join(dir, 'out/index.js'), (p) => symlinkSync('/dev/zero', p)],
+  ];
+  const original = new Map([manifest, join(dir, 'out/index.js')].map((p) => [p, readFileSync(p)]));
+  for (const [at, plant] of planted) {
+    for (const [p, bytes] of original) {
+      unplant(p);
+      writeFileSync(p, bytes);
+    }
+    unplant(at);
+    plant(at);
     // Run with its peak memory reported: reading /dev/zero would grow the process to its 2 GB read limit.
     const script = `const { main } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'dist/generator/cli.js')).href)});
 process.exitCode = await main(${JSON.stringify([...gen, '--check'])});
 process.stderr.write('maxRSS ' + process.resourceUsage().maxRSS + '\\n');`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ADCP_CODEGEN_HEAP_MB: '0' } });
     assert.is(r.status, 1, r.stderr);
-    assert.match(r.stderr, /out of step with its inputs[^]*manifest\.json/);
+    assert.match(r.stderr, new RegExp(`out of step with its inputs[^]*${at.endsWith('index.js') ? 'index\\.js' : 'manifest\\.json'}`));
     const rss = Number(/maxRSS (\d+)/.exec(r.stderr)![1]) * 1024;
     assert.ok(rss < 512 * 1024 * 1024, `peak RSS ${rss}`);
+    // Without a manifest the directory is no set of the generator's, and is refused; with one, the planted file is
+    // not an intact generated file, and the regeneration replaces it.
     const write = child(gen, dir);
-    assert.is(write.code, 1, write.stderr);
-    assert.match(write.stderr, /refusing to write into a directory adcp-codegen does not own/);
+    if (at === manifest) {
+      assert.is(write.code, 1, write.stderr);
+      assert.match(write.stderr, /refusing to write into a directory adcp-codegen does not own/);
+    } else {
+      assert.is(write.code, 0, write.stderr);
+      assert.ok(lstatSync(at).isFile());
+    }
   }
 });
 
