@@ -15,6 +15,7 @@ import {
   type StripModule,
   type ValidateFn,
 } from './contract.js';
+import { boundedIssue, clip, MAX_REJECTION_ISSUES } from './bounds.js';
 import { driftIssues } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
 import { wrapRepairing, wrapResponseValidator, wrapValidator } from './issues.js';
@@ -24,6 +25,7 @@ import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor } from './a2a.js';
 import { selectRelease, type ServedRelease } from './release-select.js';
+import { parseWireVersion } from './versions.js';
 import type {
   Agent,
   AgentOptions,
@@ -103,11 +105,13 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   if (mode !== 'production' && mode !== 'development') throw new Error(`adcp-codegen: mode must be "production" or "development"`);
   // Only what calls need: the tools/list entries (most of a profile's bytes) wait in their own file for the first list.
   const file = JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.json`), 'utf8')) as {
-    profile: { releases: Omit<ProfileRelease, 'major' | 'minor'>[]; outputAdvertised: string[] };
+    profile: { releases: Omit<ProfileRelease, 'major' | 'minor' | 'prerelease'>[]; outputAdvertised: string[] };
   };
   const served: ProfileRelease[] = file.profile.releases.map((r) => {
-    const [major, minor] = r.key.split('.').map(Number) as [number, number];
-    return { ...r, major, minor };
+    const version = parseWireVersion(r.key);
+    // Written by the generator from the same parser: anything else is a set edited by hand.
+    if (version === undefined) throw new Error(`adcp-codegen: profiles/${name}.json names release ${JSON.stringify(r.key)}, not an AdCP wire version; run adcp-codegen generate`);
+    return { ...r, ...version };
   });
   const byKey = new Map(served.map((r) => [r.key, r]));
   const outputAdvertised = new Set(file.profile.outputAdvertised);
@@ -191,30 +195,33 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     input: unknown,
   ):
     | { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] }
-    | { ok: false; issues: Issue[]; value?: Record<string, unknown>; normalized?: AppliedNormalization[]; stripped?: string[]; drift?: string[] } => {
+    | { ok: false; issues: Issue[]; found: number; value?: Record<string, unknown>; normalized?: AppliedNormalization[]; stripped?: string[]; drift?: readonly string[] } => {
     try {
       const normalized = normalizeFn(s)(input);
       const stripped = stripFn(s)(normalized.value);
       // Both modes validate the stripped value, so the validator reports every other problem; development then
-      // rejects the unknown fields production would have dropped, one issue per field.
+      // rejects the unknown fields production would have dropped, one issue per field — as many as a rejection
+      // carries, the rest only counted (a million unknown fields make fifty issues, not a million).
       const verdict = validateWith(requestValidator(s), stripped.value);
-      const drift = mode === 'development' ? driftIssues(stripped) : [];
-      const issues = [...drift, ...(verdict.ok ? [] : verdict.issues)];
+      const drift = mode === 'development' ? stripped.removed.length : 0;
+      const issues = [...(drift > 0 ? driftIssues(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
       const value = stripped.value as Record<string, unknown>;
       if (issues.length > 0) {
-        const parsed = value !== null && typeof value === 'object' && !Array.isArray(value);
-        return { ok: false, issues, ...(parsed ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift.map((i) => i.pointer) } : {}) };
+        const found = drift + (verdict.ok ? 0 : verdict.issues.length);
+        // What it was parsed into stays with a failed request: a batch tool may still answer its valid items.
+        const object = value !== null && typeof value === 'object' && !Array.isArray(value);
+        return { ok: false, issues, found, ...(object ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift > 0 ? stripped.removed : [] } : {}) };
       }
       return { ok: true, value, normalized: normalized.applied, stripped: stripped.removed };
     } catch (e) {
       // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
-      if (e instanceof RangeError) return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }] };
+      if (e instanceof RangeError) return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }], found: 1 };
       throw e;
     }
   };
 
   /** The per-item plan of a failed batch request (items.ts), or undefined: it is rejected as a whole. */
-  const itemsPlan = (s: ToolSlots, failed: { value?: Record<string, unknown>; drift?: string[] }): ItemsPlan | undefined => {
+  const itemsPlan = (s: ToolSlots, failed: { value?: Record<string, unknown>; drift?: readonly string[] }): ItemsPlan | undefined => {
     const module = failed.value === undefined ? null : itemsModule(s);
     if (module === null) return undefined;
     const raw = rawRequest(s);
@@ -294,11 +301,19 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         return errorResult(invalidRequest(tool, [request.issue]), request.context === undefined ? undefined : { context: request.context }, served[0]!.key);
       }
       args = request.value;
+      // An AdCP tool's arguments are one JSON object: null, an array, a number, a string or a boolean is a request
+      // no schema can accept, and one with no context to echo.
+      if (!isObject(args)) {
+        return errorResult(invalidRequest(tool, [{ pointer: '', keyword: 'type', message: `must be an object (the tool's arguments), not ${jsonType(args)}` }]), undefined, served[0]!.key);
+      }
+      // The context to echo, copied now: whatever runs later (authorize, the handler) may change the parsed value,
+      // which shares its objects with the arguments, or return a context of its own; the buyer gets back what it sent.
+      const echo = contextSnapshot(args);
       const choice = selectRelease(served, args);
       if (!choice.ok) {
         const body =
-          choice.code === 'VERSION_UNSUPPORTED' ? versionUnsupported(choice.message, served.map((r) => r.key)) : invalidRequest(tool, choice.issues);
-        return errorResult(body, args, served[0]!.key);
+          choice.code === 'VERSION_UNSUPPORTED' ? versionUnsupported(choice.message, choice.details) : invalidRequest(tool, choice.issues);
+        return errorResult(body, echo, served[0]!.key);
       }
       const r = byKey.get(choice.release.key)!;
       const s = slotIn(r, tool);
@@ -311,19 +326,19 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
             recovery: 'correctable',
             details: { tool, supported_versions: supported },
           },
-          args,
+          echo,
           r.key,
         );
       }
       const parsed = parse(s, args);
       // A batch tool whose only defects are inside some items answers those as failed rows (items.ts).
       const plan = parsed.ok ? undefined : itemsPlan(s, parsed);
-      if (!parsed.ok && plan === undefined) return errorResult(invalidRequest(tool, wire(s, parsed.issues)), args, r.key);
+      if (!parsed.ok && plan === undefined) return errorResult(invalidRequest(tool, wire(s, parsed.issues), parsed.found), echo, r.key);
       const value = plan?.value ?? (parsed.value as Record<string, unknown>);
       const applied = { normalized: parsed.normalized ?? [], stripped: parsed.stripped ?? [] };
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
-      if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
+      if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
       let result: unknown;
       try {
         // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
@@ -341,17 +356,17 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         if (!copy.ok) throw new Error('the handler returned a value that cannot be read as JSON');
         result = copy.value;
       } catch (e) {
-        return errorResult(thrownBody(tool, e), args, r.key);
+        return errorResult(thrownBody(tool, e), echo, r.key);
       }
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-        return errorResult(agentFault(tool, 'the handler returned no response object'), args, r.key);
+        return errorResult(agentFault(tool, 'the handler returned no response object'), echo, r.key);
       }
-      if (isAdcpErrorBody((result as Record<string, unknown>).adcp_error)) return errorResult((result as Record<string, unknown>).adcp_error as AdcpErrorBody, args, r.key);
+      if (isAdcpErrorBody((result as Record<string, unknown>).adcp_error)) return errorResult((result as Record<string, unknown>).adcp_error as AdcpErrorBody, echo, r.key);
       // The failed items' rows, at their request positions among the handler's.
       const resultBody = plan !== undefined && plan.body === undefined ? plan.merge(result as Record<string, unknown>) : (result as Record<string, unknown>);
 
-      const envelope = responseEnvelope(resultBody, value.context, r.key, (body) => statusDefined(responseValidator(s), body));
-      if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), args, r.key);
+      const envelope = responseEnvelope(resultBody, echo?.context, r.key, (body) => statusDefined(responseValidator(s), body));
+      if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), echo, r.key);
       const body = envelope.body;
       // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
       // handler's own `status` (async, or domain state) stays.
@@ -368,9 +383,9 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
           if (mode === 'production') process.emitWarning(`adcp-codegen: ${tool}: ${problem}: ${JSON.stringify(verdict.issues)}`);
           return errorResult(
             mode === 'development'
-              ? agentFault(tool, `${problem}: ${first.pointer === '' ? 'the response' : first.pointer} ${first.message}`, { tool, response_issues: verdict.issues })
+              ? agentFault(tool, `${problem}: ${first.pointer === '' ? 'the response' : clip(first.pointer)} ${clip(first.message)}`, { tool, response_issues: verdict.issues.slice(0, MAX_REJECTION_ISSUES).map(boundedIssue) })
               : agentFault(tool, problem, { tool }),
-            args,
+            echo,
             r.key,
           );
         }
@@ -396,6 +411,24 @@ function verdictOf(raw: RawValidateFn, value: unknown): boolean {
   } finally {
     raw.errors = null;
   }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function jsonType(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : v === undefined ? 'nothing' : `a ${typeof v}`;
+}
+
+/**
+ * `{ context }` holding a private copy of the arguments' context (they are the parse-once JSON copy, so the copy
+ * cannot fail), or undefined when there is none: what every answer to this call echoes.
+ */
+function contextSnapshot(args: Record<string, unknown>): { context: unknown } | undefined {
+  if (!Object.prototype.hasOwnProperty.call(args, 'context') || args.context === undefined) return undefined;
+  const copy = jsonCopy(args.context);
+  return copy.ok ? { context: copy.value } : undefined;
 }
 
 /** The handler of a per-release set for one release, own properties only. */

@@ -32,6 +32,8 @@ export interface Issue {
   schemaPath?: string;
   /** The arm a const-discriminated union's value selected: the value the caller sent, never an inference. */
   discriminator?: IssueDiscriminator[];
+  /** Set when text from the payload was clipped to keep the rejection bounded (bounds.ts). */
+  truncated?: true;
 }
 
 /** One entry of `issues[].discriminator` (core/error.json): a discriminator property and the value sent for it. */

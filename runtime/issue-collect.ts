@@ -15,6 +15,7 @@
  * that arm's issues; one whose discriminator is missing or names no arm reports that alone, and the collection gets
  * past it on a guessed arm whose issues it never reports. Only failed calls pay for any of it, within MAX_RUNS.
  */
+import { MAX_REJECTION_ISSUES } from './bounds.js';
 import type { Issue } from './contract.js';
 import { closestArm, findingKey, flatten, reach, valueAt, type Finding } from './issue-tree.js';
 import { escapeToken } from './pointer.js';
@@ -22,7 +23,7 @@ import { apply, repair, type Fix } from './repair.js';
 
 /** Validator runs per failed call, issues reported per rejection, arms probed per union, runs per arm and per union. */
 const MAX_RUNS = 64;
-const MAX_ISSUES = 50;
+const MAX_ISSUES = MAX_REJECTION_ISSUES;
 const MAX_ARMS = 16;
 const MAX_ARM_RUNS = 16;
 const MAX_UNION_RUNS = 40;

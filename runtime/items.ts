@@ -66,6 +66,8 @@ export interface ItemsPlan {
  */
 export function planItems(module: ItemOutcomesModule, request: Record<string, unknown>, checks: ItemChecks): ItemsPlan | undefined {
   if (module.gate !== null && request[module.gate.property] !== module.gate.value) return undefined;
+  const drifted = driftByItem(checks.drift, module.pairings);
+  if (drifted === undefined) return undefined;
   const answered: Answered[] = [];
   // The request with every failed item replaced by its repaired copy: valid exactly when nothing else is wrong.
   let fixed: Record<string, unknown> = request;
@@ -79,8 +81,7 @@ export function planItems(module: ItemOutcomesModule, request: Record<string, un
     const failed = new Map<number, Record<string, unknown>>();
     let repairedItems: unknown[] | undefined;
     for (let i = 0; i < items.length; i++) {
-      const at = `/${escapeToken(pairing.request)}/${i}`;
-      const drift = checks.drift.filter((p) => p.startsWith(`${at}/`)).map((p) => driftIssue(p.slice(at.length)));
+      const drift = (drifted.get(`${pairing.request}\0${i}`) ?? []).map(driftIssue);
       const verdict = check(items[i]);
       if (verdict.ok && drift.length === 0) {
         kept.push(i);
@@ -100,9 +101,12 @@ export function planItems(module: ItemOutcomesModule, request: Record<string, un
     fixed = withProperty(fixed, pairing.request, repairedItems);
   }
   if (answered.length === 0) return undefined;
-  // Every defect was inside the failed items: the request with them repaired is valid, and nothing else drifted.
-  const inFailed = (p: string) => answered.some((a) => [...a.failed.keys()].some((i) => p.startsWith(`/${escapeToken(a.pairing.request)}/${i}/`)));
-  if (checks.drift.some((p) => !inFailed(p)) || !checks.whole(fixed)) return undefined;
+  // Every defect was inside the failed items: nothing else drifted, and the request with them repaired is valid.
+  for (const key of drifted.keys()) {
+    const [array, index] = key.split('\0') as [string, string];
+    if (!answered.some((a) => a.pairing.request === array && a.failed.has(Number(index)))) return undefined;
+  }
+  if (!checks.whole(fixed)) return undefined;
 
   let value = request;
   for (const a of answered) value = withProperty(value, a.pairing.request, a.kept.map((i) => (own(request, a.pairing.request) as unknown[])[i]));
@@ -150,6 +154,24 @@ function failedRow(p: ItemPairing, item: unknown, issues: Issue[], checks: ItemC
   for (const [field, v] of Object.entries(p.outcome)) define(row, field, v);
   define(row, 'errors', [checks.error(issues)]);
   return checks.row(p)(row) ? row : undefined;
+}
+
+/**
+ * Development's unknown fields by the answered item they are in (`<array>\0<index>` → pointers relative to the
+ * item); undefined when one lies outside every answered array's items (a defect of the call itself).
+ */
+function driftByItem(drift: readonly string[], pairings: readonly ItemPairing[]): Map<string, string[]> | undefined {
+  const out = new Map<string, string[]>();
+  const arrays = new Set(pairings.map((p) => escapeToken(p.request)));
+  for (const pointer of drift) {
+    const m = /^\/([^/]+)\/(0|[1-9]\d*)(\/.+)$/.exec(pointer);
+    if (m === null || !arrays.has(m[1]!)) return undefined;
+    const key = `${m[1]!.replace(/~1/g, '/').replace(/~0/g, '~')}\0${m[2]!}`;
+    let list = out.get(key);
+    if (list === undefined) out.set(key, (list = []));
+    list.push(m[3]!);
+  }
+  return out;
 }
 
 /** Development's unknown-field issue, with its pointer relative to the item. */

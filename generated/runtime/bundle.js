@@ -2,26 +2,28 @@
 // The runtime's entry names, from index.js (which holds the loader: one ES module to load at cold start).
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
+//   adcp-codegen 0.1.0:runtime/a2a.ts 2ceb21472b1b5fc6
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 2fc42eb59a683578
+//   adcp-codegen 0.1.0:runtime/agent.ts 7cb166c21aa46551
+//   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
 //   adcp-codegen 0.1.0:runtime/contract.ts 8091272f11dc274a
-//   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
-//   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
-//   adcp-codegen 0.1.0:runtime/issue-collect.ts 31ef2bf622457b22
+//   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
+//   adcp-codegen 0.1.0:runtime/errors.ts c3c2abcdcdf1f631
+//   adcp-codegen 0.1.0:runtime/issue-collect.ts 39c0b75129c16768
 //   adcp-codegen 0.1.0:runtime/issue-text.ts 8c4aee13e2059e3d
-//   adcp-codegen 0.1.0:runtime/issue-tree.ts 91f2c9fbd0f3baee
+//   adcp-codegen 0.1.0:runtime/issue-tree.ts f77a4fd13c5fc554
 //   adcp-codegen 0.1.0:runtime/issue-wire.ts e7fdfab196987ed0
 //   adcp-codegen 0.1.0:runtime/issues.ts 21db2ff3edcbb151
-//   adcp-codegen 0.1.0:runtime/items.ts db888fcfea733b66
+//   adcp-codegen 0.1.0:runtime/items.ts f0ef722f2fddfdd7
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts 64fb8e859f7a4b39
+//   adcp-codegen 0.1.0:runtime/mcp.ts f1e595ea9ec5678d
 //   adcp-codegen 0.1.0:runtime/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
-//   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
+//   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
 //   adcp-codegen 0.1.0:runtime/repair.ts a4861d0445a0089e
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 export { createAgent, runtimeModule } from '../index.js';
 

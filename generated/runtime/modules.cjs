@@ -2,27 +2,29 @@
 // The adcp-codegen runtime's modules but the loader (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
+//   adcp-codegen 0.1.0:runtime/a2a.ts 2ceb21472b1b5fc6
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 2fc42eb59a683578
+//   adcp-codegen 0.1.0:runtime/agent.ts 7cb166c21aa46551
+//   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
 //   adcp-codegen 0.1.0:runtime/contract.ts 8091272f11dc274a
-//   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
-//   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
-//   adcp-codegen 0.1.0:runtime/issue-collect.ts 31ef2bf622457b22
+//   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
+//   adcp-codegen 0.1.0:runtime/errors.ts c3c2abcdcdf1f631
+//   adcp-codegen 0.1.0:runtime/issue-collect.ts 39c0b75129c16768
 //   adcp-codegen 0.1.0:runtime/issue-text.ts 8c4aee13e2059e3d
-//   adcp-codegen 0.1.0:runtime/issue-tree.ts 91f2c9fbd0f3baee
+//   adcp-codegen 0.1.0:runtime/issue-tree.ts f77a4fd13c5fc554
 //   adcp-codegen 0.1.0:runtime/issue-wire.ts e7fdfab196987ed0
 //   adcp-codegen 0.1.0:runtime/issues.ts 21db2ff3edcbb151
-//   adcp-codegen 0.1.0:runtime/items.ts db888fcfea733b66
+//   adcp-codegen 0.1.0:runtime/items.ts f0ef722f2fddfdd7
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts 64fb8e859f7a4b39
+//   adcp-codegen 0.1.0:runtime/mcp.ts f1e595ea9ec5678d
 //   adcp-codegen 0.1.0:runtime/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
-//   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
+//   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
 //   adcp-codegen 0.1.0:runtime/repair.ts a4861d0445a0089e
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules (except the loader) as CommonJS functions, for the loader in index.js. */
@@ -113,13 +115,14 @@ function readInvocation(parts) {
     const value = data[0].data;
     if (!isObject(value))
         return { ok: false, message: INVOCATION_ERRORS.dataNotObject };
-    const input = value.input ?? value.parameters;
+    // `input` when the part has one (null included: arguments are an object or absent, as over MCP), else `parameters`.
+    const input = Object.prototype.hasOwnProperty.call(value, 'input') ? value.input : value.parameters;
     const skill = typeof value.skill === 'string' && value.skill.length > 0 ? value.skill : undefined;
     if (skill === undefined)
         return { ok: false, message: INVOCATION_ERRORS.noSkill, input };
-    if (input !== undefined && input !== null && !isObject(input))
+    if (input !== undefined && !isObject(input))
         return { ok: false, message: INVOCATION_ERRORS.inputNotObject, skill, input };
-    return { ok: true, skill, input: (input ?? {}) };
+    return { ok: true, skill, input: input ?? {} };
 }
 /** A DataPart of either major: 0.3 `{ kind: 'data', data }`, 1.x `{ content: { $case: 'data', value } }`. */
 function readPart(part) {
@@ -213,6 +216,7 @@ const node_fs_1 = require("node:fs");
 const node_path_1 = require("node:path");
 const node_url_1 = require("node:url");
 const contract_js_1 = require("./contract.js");
+const bounds_js_1 = require("./bounds.js");
 const drift_js_1 = require("./drift.js");
 const errors_js_1 = require("./errors.js");
 const issues_js_1 = require("./issues.js");
@@ -222,6 +226,7 @@ const loader_js_1 = require("./loader.js");
 const mcp_js_1 = require("./mcp.js");
 const a2a_js_1 = require("./a2a.js");
 const release_select_js_1 = require("./release-select.js");
+const versions_js_1 = require("./versions.js");
 const json_copy_js_1 = require("./json-copy.js");
 const response_js_1 = require("./response.js");
 const results_js_1 = require("./results.js");
@@ -242,8 +247,11 @@ async function createAgent(base, name, options = {}) {
     // Only what calls need: the tools/list entries (most of a profile's bytes) wait in their own file for the first list.
     const file = JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, 'profiles', `${name}.json`), 'utf8'));
     const served = file.profile.releases.map((r) => {
-        const [major, minor] = r.key.split('.').map(Number);
-        return { ...r, major, minor };
+        const version = (0, versions_js_1.parseWireVersion)(r.key);
+        // Written by the generator from the same parser: anything else is a set edited by hand.
+        if (version === undefined)
+            throw new Error(`adcp-codegen: profiles/${name}.json names release ${JSON.stringify(r.key)}, not an AdCP wire version; run adcp-codegen generate`);
+        return { ...r, ...version };
     });
     const byKey = new Map(served.map((r) => [r.key, r]));
     const outputAdvertised = new Set(file.profile.outputAdvertised);
@@ -320,21 +328,24 @@ async function createAgent(base, name, options = {}) {
             const normalized = normalizeFn(s)(input);
             const stripped = stripFn(s)(normalized.value);
             // Both modes validate the stripped value, so the validator reports every other problem; development then
-            // rejects the unknown fields production would have dropped, one issue per field.
+            // rejects the unknown fields production would have dropped, one issue per field \u2014 as many as a rejection
+            // carries, the rest only counted (a million unknown fields make fifty issues, not a million).
             const verdict = validateWith(requestValidator(s), stripped.value);
-            const drift = mode === 'development' ? (0, drift_js_1.driftIssues)(stripped) : [];
-            const issues = [...drift, ...(verdict.ok ? [] : verdict.issues)];
+            const drift = mode === 'development' ? stripped.removed.length : 0;
+            const issues = [...(drift > 0 ? (0, drift_js_1.driftIssues)(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
             const value = stripped.value;
             if (issues.length > 0) {
-                const parsed = value !== null && typeof value === 'object' && !Array.isArray(value);
-                return { ok: false, issues, ...(parsed ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift.map((i) => i.pointer) } : {}) };
+                const found = drift + (verdict.ok ? 0 : verdict.issues.length);
+                // What it was parsed into stays with a failed request: a batch tool may still answer its valid items.
+                const object = value !== null && typeof value === 'object' && !Array.isArray(value);
+                return { ok: false, issues, found, ...(object ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift > 0 ? stripped.removed : [] } : {}) };
             }
             return { ok: true, value, normalized: normalized.applied, stripped: stripped.removed };
         }
         catch (e) {
             // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
             if (e instanceof RangeError)
-                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }] };
+                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }], found: 1 };
             throw e;
         }
     };
@@ -428,10 +439,18 @@ async function createAgent(base, name, options = {}) {
                 return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, [request.issue]), request.context === undefined ? undefined : { context: request.context }, served[0].key);
             }
             args = request.value;
+            // An AdCP tool's arguments are one JSON object: null, an array, a number, a string or a boolean is a request
+            // no schema can accept, and one with no context to echo.
+            if (!isObject(args)) {
+                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, [{ pointer: '', keyword: 'type', message: `must be an object (the tool's arguments), not ${jsonType(args)}` }]), undefined, served[0].key);
+            }
+            // The context to echo, copied now: whatever runs later (authorize, the handler) may change the parsed value,
+            // which shares its objects with the arguments, or return a context of its own; the buyer gets back what it sent.
+            const echo = contextSnapshot(args);
             const choice = (0, release_select_js_1.selectRelease)(served, args);
             if (!choice.ok) {
-                const body = choice.code === 'VERSION_UNSUPPORTED' ? (0, errors_js_1.versionUnsupported)(choice.message, served.map((r) => r.key)) : (0, errors_js_1.invalidRequest)(tool, choice.issues);
-                return (0, results_js_1.errorResult)(body, args, served[0].key);
+                const body = choice.code === 'VERSION_UNSUPPORTED' ? (0, errors_js_1.versionUnsupported)(choice.message, choice.details) : (0, errors_js_1.invalidRequest)(tool, choice.issues);
+                return (0, results_js_1.errorResult)(body, echo, served[0].key);
             }
             const r = byKey.get(choice.release.key);
             const s = slotIn(r, tool);
@@ -442,18 +461,18 @@ async function createAgent(base, name, options = {}) {
                     message: `${tool} is not served in AdCP ${r.key}; served in ${supported.join(', ')}`,
                     recovery: 'correctable',
                     details: { tool, supported_versions: supported },
-                }, args, r.key);
+                }, echo, r.key);
             }
             const parsed = parse(s, args);
             // A batch tool whose only defects are inside some items answers those as failed rows (items.ts).
             const plan = parsed.ok ? undefined : itemsPlan(s, parsed);
             if (!parsed.ok && plan === undefined)
-                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, wire(s, parsed.issues)), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, wire(s, parsed.issues), parsed.found), echo, r.key);
             const value = plan?.value ?? parsed.value;
             const applied = { normalized: parsed.normalized ?? [], stripped: parsed.stripped ?? [] };
             const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
             if (fn === undefined)
-                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
             let result;
             try {
                 // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
@@ -476,18 +495,18 @@ async function createAgent(base, name, options = {}) {
                 result = copy.value;
             }
             catch (e) {
-                return (0, results_js_1.errorResult)((0, response_js_1.thrownBody)(tool, e), args, r.key);
+                return (0, results_js_1.errorResult)((0, response_js_1.thrownBody)(tool, e), echo, r.key);
             }
             if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, 'the handler returned no response object'), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, 'the handler returned no response object'), echo, r.key);
             }
             if ((0, response_js_1.isAdcpErrorBody)(result.adcp_error))
-                return (0, results_js_1.errorResult)(result.adcp_error, args, r.key);
+                return (0, results_js_1.errorResult)(result.adcp_error, echo, r.key);
             // The failed items' rows, at their request positions among the handler's.
             const resultBody = plan !== undefined && plan.body === undefined ? plan.merge(result) : result;
-            const envelope = (0, response_js_1.responseEnvelope)(resultBody, value.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body));
+            const envelope = (0, response_js_1.responseEnvelope)(resultBody, echo?.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body));
             if (!envelope.ok)
-                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), echo, r.key);
             const body = envelope.body;
             // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
             // handler's own `status` (async, or domain state) stays.
@@ -506,8 +525,8 @@ async function createAgent(base, name, options = {}) {
                     if (mode === 'production')
                         process.emitWarning(`adcp-codegen: ${tool}: ${problem}: ${JSON.stringify(verdict.issues)}`);
                     return (0, results_js_1.errorResult)(mode === 'development'
-                        ? (0, errors_js_1.agentFault)(tool, `${problem}: ${first.pointer === '' ? 'the response' : first.pointer} ${first.message}`, { tool, response_issues: verdict.issues })
-                        : (0, errors_js_1.agentFault)(tool, problem, { tool }), args, r.key);
+                        ? (0, errors_js_1.agentFault)(tool, `${problem}: ${first.pointer === '' ? 'the response' : (0, bounds_js_1.clip)(first.pointer)} ${(0, bounds_js_1.clip)(first.message)}`, { tool, response_issues: verdict.issues.slice(0, bounds_js_1.MAX_REJECTION_ISSUES).map(bounds_js_1.boundedIssue) })
+                        : (0, errors_js_1.agentFault)(tool, problem, { tool }), echo, r.key);
                 }
             }
             return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
@@ -532,6 +551,22 @@ function verdictOf(raw, value) {
         raw.errors = null;
     }
 }
+function isObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+function jsonType(v) {
+    return v === null ? 'null' : Array.isArray(v) ? 'an array' : v === undefined ? 'nothing' : `a ${typeof v}`;
+}
+/**
+ * `{ context }` holding a private copy of the arguments' context (they are the parse-once JSON copy, so the copy
+ * cannot fail), or undefined when there is none: what every answer to this call echoes.
+ */
+function contextSnapshot(args) {
+    if (!Object.prototype.hasOwnProperty.call(args, 'context') || args.context === undefined)
+        return undefined;
+    const copy = (0, json_copy_js_1.jsonCopy)(args.context);
+    return copy.ok ? { context: copy.value } : undefined;
+}
 /** The handler of a per-release set for one release, own properties only. */
 function ownHandler(set, release) {
     const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
@@ -544,6 +579,85 @@ function deepFreeze(value) {
         Object.freeze(value);
     }
     return value;
+}
+
+  },
+  "./bounds.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.MAX_PAYLOAD_TEXT = exports.MAX_REJECTION_ISSUES = void 0;
+exports.clip = clip;
+exports.boundedIssue = boundedIssue;
+/**
+ * How large a rejection may grow, whatever the caller sent: an error must never amplify a request. A request with a
+ * million unknown fields is answered with the first MAX_REJECTION_ISSUES issues and the count of the rest
+ * (`details.issues_omitted`), and text taken from the payload (a property name in a pointer or a message, a value
+ * quoted back) is clipped to MAX_PAYLOAD_TEXT characters per field. Issue producers bound their work with the same
+ * constant (drift.ts builds no more issues than a rejection carries); the cap on the body itself is applied in one
+ * place, where the INVALID_REQUEST body is built (errors.ts invalidRequest).
+ */
+/** Issues one rejection carries at most. */
+exports.MAX_REJECTION_ISSUES = 50;
+/** Characters of payload-derived text per string field of an issue or message. */
+exports.MAX_PAYLOAD_TEXT = 1024;
+const ELLIPSIS = '\u2026';
+/** `text` clipped to MAX_PAYLOAD_TEXT characters (an ellipsis marks the cut); never splits a surrogate pair. */
+function clip(text, max = exports.MAX_PAYLOAD_TEXT) {
+    if (text.length <= max)
+        return text;
+    let end = max - 1;
+    const c = text.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff)
+        end--;
+    return text.slice(0, end) + ELLIPSIS;
+}
+/**
+ * An issue whose every string is clipped. A pointer longer than the cap becomes the pointer of the deepest ancestor
+ * that fits (still an RFC 6901 pointer into the payload, to the object holding the overlong name), with
+ * `truncated: true` on the issue.
+ */
+function boundedIssue(issue) {
+    let changed = false;
+    const out = {};
+    for (const key of Object.keys(issue)) {
+        const value = issue[key];
+        const bounded = key === 'pointer' && typeof value === 'string' ? ancestorWithin(value) : boundedValue(value);
+        if (bounded !== value)
+            changed = true;
+        Object.defineProperty(out, key, { value: bounded, enumerable: true, writable: true, configurable: true });
+    }
+    if (!changed)
+        return issue;
+    out.truncated = true;
+    return out;
+}
+function ancestorWithin(pointer) {
+    if (pointer.length <= exports.MAX_PAYLOAD_TEXT)
+        return pointer;
+    const cut = pointer.lastIndexOf('/', exports.MAX_PAYLOAD_TEXT);
+    return cut <= 0 ? '' : pointer.slice(0, cut);
+}
+/** Strings clipped at any depth of a small JSON value (an issue's fields); shared where nothing changes. */
+function boundedValue(value, depth = 0) {
+    if (typeof value === 'string')
+        return clip(value);
+    if (value === null || typeof value !== 'object' || depth > 4)
+        return value;
+    if (Array.isArray(value)) {
+        // Lengths come from the schema (allowedValues) or are bounded where they are made (forbiddenProperties).
+        const items = value.map((v) => boundedValue(v, depth + 1));
+        return items.every((v, i) => v === value[i]) ? value : items;
+    }
+    let changed = false;
+    const out = {};
+    for (const key of Object.keys(value)) {
+        const v = value[key];
+        const b = boundedValue(v, depth + 1);
+        if (b !== v || clip(key) !== key)
+            changed = true;
+        Object.defineProperty(out, clip(key), { value: b, enumerable: true, writable: true, configurable: true });
+    }
+    return changed ? out : value;
 }
 
   },
@@ -583,14 +697,16 @@ exports.ARTIFACT_PATHS = {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.driftIssues = driftIssues;
+const bounds_js_1 = require("./bounds.js");
 const pointer_js_1 = require("./pointer.js");
 /**
  * Development mode rejects what production strips: every unknown field the strip function found at a closed object
  * becomes an INVALID_REQUEST issue whose pointer is the unknown field itself (what a buyer has to remove) and whose
- * `additionalProperty` names it.
+ * `additionalProperty` names it. At most `limit` of them are built (a rejection carries no more, bounds.ts): the
+ * rest are counted by the caller from `result.removed.length`, never made into a million objects to be dropped.
  */
-function driftIssues(result) {
-    return result.removed.map((pointer) => {
+function driftIssues(result, limit = bounds_js_1.MAX_REJECTION_ISSUES) {
+    return result.removed.slice(0, Math.max(0, limit)).map((pointer) => {
         const slash = pointer.lastIndexOf('/');
         const parent = slash < 0 ? '' : pointer.slice(0, slash);
         const name = (0, pointer_js_1.unescapeToken)(slash < 0 ? pointer : pointer.slice(slash + 1));
@@ -614,6 +730,7 @@ exports.invalidRequest = invalidRequest;
 exports.agentFault = agentFault;
 exports.versionUnsupported = versionUnsupported;
 exports.contextEcho = contextEcho;
+const bounds_js_1 = require("./bounds.js");
 const pointer_js_1 = require("./pointer.js");
 /**
  * Thrown (or returned) by handlers to answer with an AdCP error instead of a result. The runtime echoes the
@@ -652,11 +769,13 @@ exports.AdcpError = AdcpError;
  * capabilities) is the one its error-code enum offers.
  */
 function unsupportedTool(tool) {
+    // The caller's name for it, clipped: an error never amplifies what was sent.
+    const name = (0, bounds_js_1.clip)(tool);
     return {
         code: 'UNSUPPORTED_FEATURE',
-        message: `Tool ${tool} is not served by this agent; tools/list names the tools it serves`,
+        message: `Tool ${name} is not served by this agent; tools/list names the tools it serves`,
         recovery: 'correctable',
-        details: { tool },
+        details: { tool: name },
     };
 }
 /** RFC 6901 pointer \u2192 JSONPath-lite (`/packages/0/targeting` \u2192 `packages[0].targeting`). */
@@ -677,26 +796,29 @@ function jsonPathLite(pointer) {
 }
 /** Issues spelled out in an INVALID_REQUEST message. */
 const MESSAGE_ISSUES = 3;
-function invalidRequest(tool, issues) {
-    const first = issues[0];
-    // The first few issues in the message itself; every one in issues[].
-    const listed = issues.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
-    const more = issues.length - listed.length;
+/**
+ * The INVALID_REQUEST body for a call's issues, bounded whatever the payload (bounds.ts): at most
+ * MAX_REJECTION_ISSUES issues, each with payload text clipped, and `details.issues_omitted` counting the rest.
+ * `found` is how many issues the producers found in all, when they stopped building them at the cap (drift.ts).
+ * `details.issues` mirrors the same bounded list for pre-3.1 readers (core/error.json allows it).
+ */
+function invalidRequest(tool, issues, found = issues.length) {
+    const kept = issues.slice(0, bounds_js_1.MAX_REJECTION_ISSUES).map(bounds_js_1.boundedIssue);
+    const omitted = Math.max(found, issues.length) - kept.length;
+    const first = kept[0];
+    // The first few issues in the message itself; up to the cap in issues[].
+    const listed = kept.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
+    const more = kept.length + omitted - listed.length;
+    const rest = more <= 0 ? '' : omitted > 0 ? ` (and ${more} more issues; issues lists the first ${kept.length})` : ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)`;
     return {
         code: 'INVALID_REQUEST',
-        message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${more > 0 ? ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)` : ''}`,
+        message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${rest}`,
         recovery: 'correctable',
-        ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
-        issues,
-        details: { tool, issues },
+        // error-handling.mdx: `field` is issues[0].pointer in JSONPath-lite (a missing property's pointer is its own).
+        ...(first !== undefined ? { field: jsonPathLite(first.pointer) } : {}),
+        issues: kept,
+        details: { tool, issues: kept, ...(omitted > 0 ? { issues_omitted: omitted } : {}) },
     };
-}
-/** The field an issue is about: for a missing property, the property itself rather than its parent object. */
-function fieldPointer(issue) {
-    if (issue.keyword === 'required' && typeof issue.missingProperty === 'string') {
-        return `${issue.pointer}/${(0, pointer_js_1.escapeToken)(issue.missingProperty)}`;
-    }
-    return issue.pointer;
 }
 /**
  * The agent itself is at fault (a handler threw, or answered with a body its release does not admit): a bug only the
@@ -715,13 +837,14 @@ function agentFault(tool, problem, details) {
         ...(details !== undefined ? { details } : {}),
     };
 }
-function versionUnsupported(message, supported) {
+/** VERSION_UNSUPPORTED with `error-details/version-unsupported.json` as its details, so a buyer can re-pin at once. */
+function versionUnsupported(message, details) {
     return {
         code: 'VERSION_UNSUPPORTED',
         message,
         recovery: 'correctable',
-        suggestion: `pin adcp_version to one of ${supported.join(', ')}`,
-        details: { supported_versions: [...supported] },
+        suggestion: `pin adcp_version to one of ${details.supported_versions.join(', ')}`,
+        details: { ...details },
     };
 }
 /** Serialized size above which a caller's `context` is not echoed on rejections: an error must not amplify. */
@@ -751,12 +874,30 @@ function contextEcho(args) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.collectIssues = collectIssues;
+/**
+ * Every issue of a failed payload that can be reached without Ajv's `allErrors`, and what an unmet `not` forbids.
+ * Copied into the generated output with the rest of the runtime.
+ *
+ * The validators stop at the first failure (`allErrors: false`, docs/validators.md): measured on 3.0.6's
+ * create_media_buy, `allErrors: true` is no larger, but a million wrong array items then make a million errors and
+ * one call ran for over 40 minutes, where the first-failure validator answers in under a millisecond. So a failed
+ * call is re-validated, a bounded number of times, on a private copy repaired past each finding (repair.ts).
+ * Findings under a placeholder are the repair's, never reported.
+ *
+ * A union no arm of which matched is resolved arm by arm: each arm is probed on a copy of its own, repaired along
+ * that arm until the union accepts it, and the arm that needs the fewest of the caller's fixes is the one reported
+ * (its issues, then the union's summary), so `{}` for AdCP 3.2's create_media_buy names the `packages` its first
+ * shape needs and then every required field the request lacks. A discriminated union whose value selects an arm is
+ * that arm's issues; one whose discriminator is missing or names no arm reports that alone, and the collection gets
+ * past it on a guessed arm whose issues it never reports. Only failed calls pay for any of it, within MAX_RUNS.
+ */
+const bounds_js_1 = require("./bounds.js");
 const issue_tree_js_1 = require("./issue-tree.js");
 const pointer_js_1 = require("./pointer.js");
 const repair_js_1 = require("./repair.js");
 /** Validator runs per failed call, issues reported per rejection, arms probed per union, runs per arm and per union. */
 const MAX_RUNS = 64;
-const MAX_ISSUES = 50;
+const MAX_ISSUES = bounds_js_1.MAX_REJECTION_ISSUES;
 const MAX_ARMS = 16;
 const MAX_ARM_RUNS = 16;
 const MAX_UNION_RUNS = 40;
@@ -1213,16 +1354,27 @@ function findingsOf(errors, data, root) {
         if (raw === null || typeof raw !== 'object')
             continue;
         const error = copyError(raw);
-        const want = expectedChildren(error);
+        const want = expectedArms(error);
         if (want === 0) {
-            top.push({ error, children: [], exact: true });
+            top.push({ error, children: [] });
             continue;
         }
+        // The run of earlier nodes this one stands over, walking back while they are its arms' (at most `want` arms).
         let start = top.length;
-        while (start > 0 && (want === undefined || top.length - start < want) && inside(top[start - 1].error, error))
+        let groups = 0;
+        let last;
+        while (start > 0 && inside(top[start - 1].error, error)) {
+            const sig = armSignature(top[start - 1].error, error);
+            if (sig !== last && want !== undefined && groups === want)
+                break;
+            if (sig !== last)
+                groups++;
+            last = sig;
             start--;
+        }
         const children = top.splice(start);
-        top.push({ error, children, exact: want !== undefined && children.length === want });
+        const arms = want === undefined ? undefined : byArm(children, error, want);
+        top.push({ error, children, ...(arms !== undefined ? { arms } : {}) });
     }
     const out = [];
     const seen = new Set();
@@ -1264,8 +1416,44 @@ function closestArm(arms) {
 function reach(f) {
     return depth(f.issue.pointer) - (f.issue.keyword === 'type' ? 0.5 : 0);
 }
-/** How many nodes a grouping error stands over: its arms (0 for an error that is a failure of its own). */
-function expectedChildren(error) {
+/**
+ * Which arm's failure an error is, as far as the error says: the arm index in the schema path for an error the
+ * union's own definition made (`#/oneOf/1/\u2026`; `then`/`else` for an `if`), else the definition it called.
+ */
+function armSignature(c, u) {
+    const cv = c.via ?? [];
+    const uv = u.via ?? [];
+    if (cv.length > uv.length)
+        return `call ${cv[cv.length - uv.length - 1]}`;
+    const base = u.keyword === 'if' ? u.schemaPath.slice(0, -'/if'.length) : u.schemaPath;
+    return `own ${c.schemaPath.slice(base.length + 1).split('/')[0]}`;
+}
+/**
+ * The nodes before a union, one group per arm in arm order \u2014 when there is exactly one group per arm and every
+ * group the union itself made sits at the position of the arm its schema path names; else undefined.
+ */
+function byArm(children, u, arms) {
+    const groups = [];
+    let last;
+    for (const c of children) {
+        const sig = armSignature(c.error, u);
+        if (sig === last)
+            groups[groups.length - 1].push(c);
+        else
+            groups.push([c]);
+        last = sig;
+    }
+    if (groups.length !== arms)
+        return undefined;
+    for (let k = 0; k < groups.length; k++) {
+        const sig = armSignature(groups[k][0].error, u);
+        if (u.keyword !== 'if' && sig.startsWith('own ') && sig !== `own ${k}`)
+            return undefined;
+    }
+    return groups;
+}
+/** How many arms a grouping error stands over (0 for an error that is a failure of its own; undefined: unknown). */
+function expectedArms(error) {
     switch (error.keyword) {
         case 'oneOf':
         case 'anyOf':
@@ -1310,7 +1498,7 @@ function nodeFindings(node, data, root) {
     return unionFindings(node, data, root);
 }
 function unionFindings(node, data, root) {
-    const { error, children, exact } = node;
+    const { error, children, arms } = node;
     const at = error.instancePath;
     const passing = error.params.passingSchemas;
     if (Array.isArray(passing)) {
@@ -1320,8 +1508,8 @@ function unionFindings(node, data, root) {
     if (hint !== undefined)
         return discriminated(node, hint, data, root);
     const summary = finding(error, root, { message: unionMessage(error.keyword, children, at) });
-    if (exact)
-        return [{ ...summary, arms: children.map((c) => nodeFindings(c, data, root)), union: unionId(error) }];
+    if (arms !== undefined)
+        return [{ ...summary, arms: arms.map((group) => group.flatMap((c) => nodeFindings(c, data, root))), union: unionId(error) }];
     // Arms not told apart (a run of an older validator): the branch that got furthest into the payload.
     const deeper = children.filter((c) => depth(c.error.instancePath) > depth(at));
     if (deeper.length === 0) {
@@ -1344,7 +1532,7 @@ function unionFindings(node, data, root) {
  * variant selected (`discriminator`, error-handling.mdx).
  */
 function discriminated(node, hint, data, root) {
-    const { error, children, exact } = node;
+    const { error, children, arms } = node;
     const at = error.instancePath;
     const target = valueAt(data, at);
     const choices = (0, issue_text_js_1.listValues)(hint.allowedValues);
@@ -1364,8 +1552,8 @@ function discriminated(node, hint, data, root) {
     }
     const variant = isScalar(value) ? [{ property_name: hint.property, value }] : undefined;
     const mark = (fs) => fs.map((f) => withVariant(f, variant, union));
-    if (exact && selected.length === 1)
-        return mark(nodeFindings(children[selected[0]], data, root));
+    if (arms !== undefined && selected.length === 1)
+        return mark(arms[selected[0]].flatMap((c) => nodeFindings(c, data, root)));
     // Arms not told apart: a selected `$ref` arm is re-run alone; an inline one is recognised by its schema path.
     if (selected.length === 1) {
         const own = branchFindings(hint.validators[selected[0]], target, at, data);
@@ -1379,7 +1567,7 @@ function discriminated(node, hint, data, root) {
             return false;
         return !c.error.schemaPath.startsWith(prefix) || chosen.has(c.error.schemaPath.slice(prefix.length).split('/')[0]);
     });
-    return mark(unionFindings({ error: { ...error, params: { ...error.params, discriminator: undefined } }, children: kept, exact: false }, data, root));
+    return mark(unionFindings({ error: { ...error, params: { ...error.params, discriminator: undefined, arms: undefined } }, children: kept }, data, root));
 }
 /** A finding of the arm a discriminator value selected: the value as the variant (unless a nearer union set one). */
 function withVariant(f, variant, union) {
@@ -1642,6 +1830,9 @@ const MAX_FAILED = 50;
 function planItems(module, request, checks) {
     if (module.gate !== null && request[module.gate.property] !== module.gate.value)
         return undefined;
+    const drifted = driftByItem(checks.drift, module.pairings);
+    if (drifted === undefined)
+        return undefined;
     const answered = [];
     // The request with every failed item replaced by its repaired copy: valid exactly when nothing else is wrong.
     let fixed = request;
@@ -1657,8 +1848,7 @@ function planItems(module, request, checks) {
         const failed = new Map();
         let repairedItems;
         for (let i = 0; i < items.length; i++) {
-            const at = `/${(0, pointer_js_1.escapeToken)(pairing.request)}/${i}`;
-            const drift = checks.drift.filter((p) => p.startsWith(`${at}/`)).map((p) => driftIssue(p.slice(at.length)));
+            const drift = (drifted.get(`${pairing.request}\0${i}`) ?? []).map(driftIssue);
             const verdict = check(items[i]);
             if (verdict.ok && drift.length === 0) {
                 kept.push(i);
@@ -1683,9 +1873,13 @@ function planItems(module, request, checks) {
     }
     if (answered.length === 0)
         return undefined;
-    // Every defect was inside the failed items: the request with them repaired is valid, and nothing else drifted.
-    const inFailed = (p) => answered.some((a) => [...a.failed.keys()].some((i) => p.startsWith(`/${(0, pointer_js_1.escapeToken)(a.pairing.request)}/${i}/`)));
-    if (checks.drift.some((p) => !inFailed(p)) || !checks.whole(fixed))
+    // Every defect was inside the failed items: nothing else drifted, and the request with them repaired is valid.
+    for (const key of drifted.keys()) {
+        const [array, index] = key.split('\0');
+        if (!answered.some((a) => a.pairing.request === array && a.failed.has(Number(index))))
+            return undefined;
+    }
+    if (!checks.whole(fixed))
         return undefined;
     let value = request;
     for (const a of answered)
@@ -1740,6 +1934,25 @@ function failedRow(p, item, issues, checks) {
         define(row, field, v);
     define(row, 'errors', [checks.error(issues)]);
     return checks.row(p)(row) ? row : undefined;
+}
+/**
+ * Development's unknown fields by the answered item they are in (`<array>\0<index>` \u2192 pointers relative to the
+ * item); undefined when one lies outside every answered array's items (a defect of the call itself).
+ */
+function driftByItem(drift, pairings) {
+    const out = new Map();
+    const arrays = new Set(pairings.map((p) => (0, pointer_js_1.escapeToken)(p.request)));
+    for (const pointer of drift) {
+        const m = /^\/([^/]+)\/(0|[1-9]\d*)(\/.+)$/.exec(pointer);
+        if (m === null || !arrays.has(m[1]))
+            return undefined;
+        const key = `${m[1].replace(/~1/g, '/').replace(/~0/g, '~')}\0${m[2]}`;
+        let list = out.get(key);
+        if (list === undefined)
+            out.set(key, (list = []));
+        list.push(m[3]);
+    }
+    return out;
 }
 /** Development's unknown-field issue, with its pointer relative to the item. */
 function driftIssue(pointer) {
@@ -1846,14 +2059,61 @@ const results_js_1 = require("./results.js");
  */
 function registerMcp(agent, server, handlers) {
     const low = lowLevelServer(server);
-    const sdk = (0, node_module_1.createRequire)(__runtimeImportMeta.url)('@modelcontextprotocol/sdk/types.js');
+    const require = (0, node_module_1.createRequire)(__runtimeImportMeta.url);
+    const sdk = require('@modelcontextprotocol/sdk/types.js');
     low.registerCapabilities({ tools: { listChanged: false } });
     low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
-    low.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
-        const { name, arguments: args } = request.params;
+    // The SDK's CallToolRequestSchema admits only an object as `arguments`: null, an array, a number or a string would
+    // be refused before any of our code runs, as a JSON-RPC error carrying zod's dump (-32603 from the schema's parse,
+    // -32602 from the Server's own re-validation of tools/call). AdCP wants that answered like any invalid request:
+    // INVALID_REQUEST in a CallToolResult. So tools/call is registered with a schema that reads only the method, through
+    // the Protocol's setRequestHandler (the Server's override is that re-validation and a check of the result, which
+    // the pipeline's results pass by construction), and the pipeline reads params itself.
+    const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
+    const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
+    protocolSetRequestHandler(low).call(low, callSchema, async (request, extra) => {
+        const params = request.params;
+        const name = isObject(params) ? params.name : undefined;
+        // No tool named: not a tool call at all, so not one AdCP can answer; the MCP error says what is missing, briefly.
+        if (typeof name !== 'string')
+            throw new sdk.McpError(sdk.ErrorCode.InvalidParams, 'tools/call: params.name must be the tool name (a string)');
+        // Absent arguments are an empty object (MCP makes them optional); anything else, null included, goes to the
+        // pipeline as sent, which answers a non-object with INVALID_REQUEST.
+        const sent = params.arguments;
+        const args = sent === undefined ? {} : sent;
         // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
-        return (0, results_js_1.callBound)(agent, handlers, name, args ?? {}, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
+        return (0, results_js_1.callBound)(agent, handlers, name, args, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
     });
+}
+/**
+ * The Protocol class's own setRequestHandler, beneath the Server's override: the deepest one on the server's
+ * prototype chain, so it belongs to the very SDK copy the host's server was built from.
+ */
+function protocolSetRequestHandler(low) {
+    let found = low.setRequestHandler;
+    for (let proto = Object.getPrototypeOf(low); proto !== null; proto = Object.getPrototypeOf(proto)) {
+        const own = Object.getOwnPropertyDescriptor(proto, 'setRequestHandler');
+        if (own !== undefined && typeof own.value === 'function')
+            found = own.value;
+    }
+    return found;
+}
+/**
+ * The SDK's own zod, resolved from the SDK (a schema of another zod copy is not one its parser knows): `zod/v4`, which
+ * the SDK's schemas use and zod 3.25+ and 4 both ship, else an older zod's main export, which has the same three
+ * constructors.
+ */
+function sdkZod(sdkTypes) {
+    const fromSdk = (0, node_module_1.createRequire)(sdkTypes);
+    try {
+        return fromSdk('zod/v4');
+    }
+    catch {
+        return fromSdk('zod');
+    }
+}
+function isObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 function lowLevelServer(server) {
     const candidate = server !== null && typeof server === 'object' && 'server' in server ? server.server : server;
@@ -2109,14 +2369,20 @@ function unescapeToken(token) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.selectRelease = selectRelease;
-const RELEASE_PIN = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)?$/;
+const bounds_js_1 = require("./bounds.js");
+const versions_js_1 = require("./versions.js");
 /**
- * AdCP version negotiation (core/version-envelope.json): the buyer pins a release (`adcp_version`, release
- * precision; pre-release tags hang off the release) or, deprecated, a major (`adcp_major_version`). No pin \u2192 the
- * highest served release; a pin inside a served major \u2192 the highest served release not above it; otherwise, or when
- * the two fields disagree, VERSION_UNSUPPORTED. Patches are not negotiated.
- *
- * `served` must be sorted highest first.
+ * AdCP version negotiation (docs/reference/versioning.mdx, "Version negotiation" and "Pre-release pins"), over the
+ * releases a profile serves, `served` sorted highest first:
+ * - an exact match is served;
+ * - a pre-release pin (`3.2-beta.5`) matches only exactly;
+ * - a release pin never downshifts onto a pre-release: it gets the highest served release (never a pre-release)
+ *   not above it in the same major;
+ * - none such (every served release of the major is above the pin, or another major) \u2192 VERSION_UNSUPPORTED with
+ *   `supported_versions`;
+ * - no pin \u2192 the server's default, the highest served release; only `adcp_major_version` \u2192 the highest served
+ *   release of that major; both fields disagreeing on the major \u2192 VERSION_UNSUPPORTED.
+ * Patches are not negotiated: a pin with one is malformed (INVALID_REQUEST at its field).
  */
 function selectRelease(served, args) {
     // agent.call passes its parse-once copy; any other caller's value is read here once, and a field that cannot be
@@ -2137,37 +2403,46 @@ function selectRelease(served, args) {
         if (!r.ok)
             return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: `/${k}`, keyword: 'type', message: 'cannot be read' }] };
     }
-    const pin = pinRead.ok ? pinRead.value : undefined;
+    const pinValue = pinRead.ok ? pinRead.value : undefined;
     const major = majorRead.ok ? majorRead.value : undefined;
-    const supported = () => served.map((r) => r.key).join(', ');
-    let wantMajor;
-    let wantMinor;
-    if (pin !== undefined) {
-        const m = typeof pin === 'string' ? RELEASE_PIN.exec(pin) : null;
-        if (m === null) {
-            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_version', keyword: 'pattern', message: 'must be a release-precision version such as "3.2" or "3.1-beta"' }] };
+    let pin;
+    if (pinValue !== undefined) {
+        pin = typeof pinValue === 'string' ? (0, versions_js_1.parseWireVersion)(pinValue) : undefined;
+        if (pin === undefined) {
+            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_version', keyword: 'pattern', message: 'must be a release-precision version such as "3.2" or "3.2-beta.5" (no patch)' }] };
         }
-        wantMajor = Number(m[1]);
-        wantMinor = Number(m[2]);
     }
-    if (major !== undefined) {
-        if (typeof major !== 'number' || !Number.isInteger(major)) {
-            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_major_version', keyword: 'type', message: 'must be an integer' }] };
-        }
-        if (wantMajor !== undefined && wantMajor !== major) {
-            return { ok: false, code: 'VERSION_UNSUPPORTED', message: `adcp_version ${String(pin)} and adcp_major_version ${major} disagree; served releases: ${supported()}` };
-        }
-        wantMajor = major;
+    if (major !== undefined && (typeof major !== 'number' || !Number.isInteger(major))) {
+        return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_major_version', keyword: 'type', message: 'must be an integer' }] };
     }
-    if (wantMajor === undefined)
-        return { ok: true, release: served[0] };
-    const inMajor = served.filter((r) => r.major === wantMajor);
-    const chosen = wantMinor === undefined ? inMajor[0] : inMajor.find((r) => r.minor <= wantMinor);
-    if (chosen === undefined) {
-        const asked = pin !== undefined ? `adcp_version ${String(pin)}` : `adcp_major_version ${String(major)}`;
-        return { ok: false, code: 'VERSION_UNSUPPORTED', message: `${asked} is not served; served releases: ${supported()}` };
+    const unsupported = (why) => ({
+        ok: false,
+        code: 'VERSION_UNSUPPORTED',
+        message: `${why}; supported versions: ${served.map((r) => r.key).join(', ')}`,
+        details: {
+            // The pin echoed back, unless it is long enough to make the error amplify the request (bounds.ts).
+            ...(typeof pinValue === 'string' && pinValue.length <= bounds_js_1.MAX_PAYLOAD_TEXT ? { adcp_version: pinValue } : {}),
+            ...(typeof major === 'number' ? { adcp_major_version: major } : {}),
+            supported_versions: served.map((r) => r.key),
+            supported_majors: [...new Set(served.map((r) => r.major))],
+        },
+    });
+    if (pin !== undefined && major !== undefined && pin.major !== major) {
+        return unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} and adcp_major_version ${String(major)} disagree`);
     }
-    return { ok: true, release: chosen };
+    if (pin === undefined) {
+        if (major === undefined)
+            return { ok: true, release: served[0] };
+        const highest = served.find((r) => r.major === major);
+        return highest !== undefined ? { ok: true, release: highest } : unsupported(`adcp_major_version ${String(major)} is not served`);
+    }
+    const exact = served.find((r) => r.major === pin.major && r.minor === pin.minor && r.prerelease === pin.prerelease);
+    if (exact !== undefined)
+        return { ok: true, release: exact };
+    if (pin.prerelease !== undefined)
+        return unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} is a pre-release, matched only exactly, and is not served`);
+    const below = served.find((r) => r.major === pin.major && r.prerelease === undefined && r.minor <= pin.minor);
+    return below !== undefined ? { ok: true, release: below } : unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} is not served and no served release of major ${pin.major} is below it`);
 }
 
   },
@@ -2500,6 +2775,72 @@ async function callBound(agent, handlers, tool, args, ctx) {
             return unknownToolResult(tool, args, agent.releases);
         throw e;
     }
+}
+
+  },
+  "./versions.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.WIRE_VERSION = void 0;
+exports.parseWireVersion = parseWireVersion;
+exports.wireVersionOf = wireVersionOf;
+exports.compareWireVersions = compareWireVersions;
+/**
+ * AdCP version strings (docs/reference/versioning.mdx): the wire speaks release precision, `MAJOR.MINOR` with an
+ * optional pre-release tag (`3.2`, `3.2-beta.5`, `3.1-rc.1`); patches are never negotiated. A published release's
+ * full version (`3.2.0-beta.5`, the manifest's `adcp_version`) is normalized to that form before it goes on the wire
+ * (core/version-envelope.json, NORMALIZATION). The generator names its releases by the same key, so the two sides
+ * can never spell one release two ways.
+ */
+/** The wire pattern of `adcp_version` and `supported_versions` items (core/version-envelope.json). */
+exports.WIRE_VERSION = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?))?$/;
+/** `3.2-beta.5` \u2192 { major: 3, minor: 2, prerelease: 'beta.5' }; undefined for anything that is not a wire version. */
+function parseWireVersion(value) {
+    const m = exports.WIRE_VERSION.exec(value);
+    if (m === null)
+        return undefined;
+    return { major: Number(m[1]), minor: Number(m[2]), ...(m[3] !== undefined ? { prerelease: m[3] } : {}) };
+}
+/** A release's full version (`3.2.0-beta.5`, `3.0.6`, `3.1`) at release precision (`3.2-beta.5`, `3.0`, `3.1`). */
+function wireVersionOf(full) {
+    const m = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(?:0|[1-9]\d*))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?$/.exec(full);
+    if (m === null)
+        return undefined;
+    const wire = m[3] === undefined ? `${m[1]}.${m[2]}` : `${m[1]}.${m[2]}-${m[3]}`;
+    return exports.WIRE_VERSION.test(wire) ? wire : undefined;
+}
+/**
+ * Semver precedence at release precision: major, then minor, then a release above its own pre-releases, which
+ * compare identifier by identifier (numeric ones numerically and below alphanumeric ones, a shorter list first).
+ * Negative when `a` precedes `b`.
+ */
+function compareWireVersions(a, b) {
+    if (a.major !== b.major)
+        return a.major - b.major;
+    if (a.minor !== b.minor)
+        return a.minor - b.minor;
+    if (a.prerelease === b.prerelease)
+        return 0;
+    if (a.prerelease === undefined)
+        return 1;
+    if (b.prerelease === undefined)
+        return -1;
+    const x = a.prerelease.split('.');
+    const y = b.prerelease.split('.');
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        const p = x[i];
+        const q = y[i];
+        if (p === q)
+            continue;
+        const pn = /^\d+$/.test(p);
+        const qn = /^\d+$/.test(q);
+        if (pn && qn)
+            return Number(p) - Number(q);
+        if (pn !== qn)
+            return pn ? -1 : 1;
+        return p < q ? -1 : 1;
+    }
+    return x.length - y.length;
 }
 
   },
