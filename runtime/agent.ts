@@ -20,7 +20,8 @@ import { driftIssues } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
 import { wrapRepairing, wrapResponseValidator, wrapValidator } from './issues.js';
 import { wireIssues } from './issue-wire.js';
-import { planItems, type ItemChecks, type ItemsPlan } from './items.js';
+import { bindHandlerSet, ownHandler } from './handlers.js';
+import { planItems, verdictOf, type ItemChecks, type ItemsPlan } from './items.js';
 import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor } from './a2a.js';
@@ -32,7 +33,6 @@ import type {
   HandlerContext,
   HandlerMap,
   Mode,
-  PerReleaseHandlers,
   ToolAnnotations,
   ToolHandler,
   ToolsListEntry,
@@ -239,44 +239,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     return planItems(module, failed.value!, checks);
   };
 
-  /**
-   * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
-   * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
-   * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
-   * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
-   * the profile.
-   */
-  const bindHandlers = (handlers: HandlerMap<string>): Record<string, ToolHandler<any, any>> => {
-    if (handlers === null || typeof handlers !== 'object') throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
-    const out: Record<string, ToolHandler<any, any>> = {};
-    const extra: string[] = [];
-    const missing: string[] = [];
-    for (const tool of Object.keys(handlers)) {
-      const h = handlers[tool];
-      if (h === undefined) continue;
-      if (!allTools.has(tool)) {
-        extra.push(tool);
-        continue;
-      }
-      if (typeof h === 'function') {
-        out[tool] = h;
-        continue;
-      }
-      const releases = releasesServing(tool);
-      for (const key of releases) if (typeof ownHandler(h, key) !== 'function') missing.push(`${tool} (AdCP ${key})`);
-      for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
-      out[tool] = (args, ctx) => ownHandler(h, ctx.release)!(args, ctx);
-    }
-    // The one handler the profile itself can give: its capabilities, as served in the answering release.
-    if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-      // The profile's own object: `call` copies every handler result before anything reads it.
-      out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
-    }
-    for (const tool of [...allTools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
-    if (extra.length > 0) throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
-    if (missing.length > 0) throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
-    return out;
-  };
+  const bindHandlers = (handlers: HandlerMap<string>): Record<string, ToolHandler<any, any>> =>
+    bindHandlerSet(name, handlers, allTools, releasesServing, (release) => releaseFor(release).capabilities);
 
   const agent: Agent = {
     name,
@@ -402,17 +366,6 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   return agent;
 }
 
-/** A raw validator's verdict alone (its errors cleared, as wrapValidator does). */
-function verdictOf(raw: RawValidateFn, value: unknown): boolean {
-  try {
-    return raw(value) === true;
-  } catch {
-    return false;
-  } finally {
-    raw.errors = null;
-  }
-}
-
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -429,12 +382,6 @@ function contextSnapshot(args: Record<string, unknown>): { context: unknown } | 
   if (!Object.prototype.hasOwnProperty.call(args, 'context') || args.context === undefined) return undefined;
   const copy = jsonCopy(args.context);
   return copy.ok ? { context: copy.value } : undefined;
-}
-
-/** The handler of a per-release set for one release, own properties only. */
-function ownHandler(set: PerReleaseHandlers, release: string): ToolHandler<any, any, any> | undefined {
-  const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
-  return typeof h === 'function' ? h : undefined;
 }
 
 function deepFreeze<T>(value: T): T {

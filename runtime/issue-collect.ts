@@ -106,7 +106,9 @@ class Copy {
       const next = apply(this.value, fix, this.owned);
       if (next === undefined) return false;
       this.value = next.value;
-      if (fix.placeholder === true) this.placeholders.push(fix.pointer);
+      // A value the collection put there, or took away (what a `not` forbids, an unknown field): complaints about
+      // it later (the field now missing) are the repair's, not the caller's.
+      if (fix.placeholder === true || fix.remove === true) this.placeholders.push(fix.pointer);
     }
     return true;
   }

@@ -19,7 +19,7 @@
  * With no valid item left the handler is not called: the runtime answers the failed rows itself, when the success
  * body needs nothing else (`body`), and otherwise rejects the call as a whole.
  */
-import type { Issue, ItemOutcomesModule, ItemPairing } from './contract.js';
+import type { Issue, ItemOutcomesModule, ItemPairing, RawValidateFn } from './contract.js';
 import type { RepairingResult } from './issues.js';
 import { escapeToken } from './pointer.js';
 
@@ -128,6 +128,17 @@ export function planItems(module: ItemOutcomesModule, request: Record<string, un
   let body: Record<string, unknown> = { ...module.body };
   for (const a of answered) body = withProperty(body, a.pairing.response, rowsOf(a, []));
   return { value, requestIndex, body, merge };
+}
+
+/** A raw validator's verdict alone (its errors cleared, as wrapValidator does). */
+export function verdictOf(raw: RawValidateFn, value: unknown): boolean {
+  try {
+    return raw(value) === true;
+  } catch {
+    return false;
+  } finally {
+    raw.errors = null;
+  }
 }
 
 /** The failed rows at their items' request positions among the handler's rows for the items it received. */

@@ -4,17 +4,18 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts 2ceb21472b1b5fc6
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 7cb166c21aa46551
+//   adcp-codegen 0.1.0:runtime/agent.ts 69929b759a5b5d74
 //   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
 //   adcp-codegen 0.1.0:runtime/contract.ts 8091272f11dc274a
 //   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
 //   adcp-codegen 0.1.0:runtime/errors.ts c3c2abcdcdf1f631
-//   adcp-codegen 0.1.0:runtime/issue-collect.ts 39c0b75129c16768
+//   adcp-codegen 0.1.0:runtime/handlers.ts b025dddf67d010ed
+//   adcp-codegen 0.1.0:runtime/issue-collect.ts bc268f439b9858e1
 //   adcp-codegen 0.1.0:runtime/issue-text.ts 8c4aee13e2059e3d
 //   adcp-codegen 0.1.0:runtime/issue-tree.ts f77a4fd13c5fc554
 //   adcp-codegen 0.1.0:runtime/issue-wire.ts e7fdfab196987ed0
 //   adcp-codegen 0.1.0:runtime/issues.ts 21db2ff3edcbb151
-//   adcp-codegen 0.1.0:runtime/items.ts f0ef722f2fddfdd7
+//   adcp-codegen 0.1.0:runtime/items.ts 5538700a1d3660af
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
 //   adcp-codegen 0.1.0:runtime/mcp.ts f1e595ea9ec5678d
@@ -221,6 +222,7 @@ const drift_js_1 = require("./drift.js");
 const errors_js_1 = require("./errors.js");
 const issues_js_1 = require("./issues.js");
 const issue_wire_js_1 = require("./issue-wire.js");
+const handlers_js_1 = require("./handlers.js");
 const items_js_1 = require("./items.js");
 const loader_js_1 = require("./loader.js");
 const mcp_js_1 = require("./mcp.js");
@@ -357,8 +359,8 @@ async function createAgent(base, name, options = {}) {
         const raw = rawRequest(s);
         const checks = {
             item: (p) => (0, issues_js_1.wrapRepairing)(p.validateItem, { idBase: s.release.schemaIds?.base }),
-            row: (p) => (row) => verdictOf(p.validateRow, row),
-            whole: (v) => verdictOf(raw, v),
+            row: (p) => (row) => (0, items_js_1.verdictOf)(p.validateRow, row),
+            whole: (v) => (0, items_js_1.verdictOf)(raw, v),
             drift: failed.drift ?? [],
             // The row's own error: `issues` carry the detail (the whole-call rejection's `details` mirror is for pre-3.1 readers of `adcp_error`).
             error: (issues) => {
@@ -368,54 +370,7 @@ async function createAgent(base, name, options = {}) {
         };
         return (0, items_js_1.planItems)(module, failed.value, checks);
     };
-    /**
-     * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
-     * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
-     * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
-     * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
-     * the profile.
-     */
-    const bindHandlers = (handlers) => {
-        if (handlers === null || typeof handlers !== 'object')
-            throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
-        const out = {};
-        const extra = [];
-        const missing = [];
-        for (const tool of Object.keys(handlers)) {
-            const h = handlers[tool];
-            if (h === undefined)
-                continue;
-            if (!allTools.has(tool)) {
-                extra.push(tool);
-                continue;
-            }
-            if (typeof h === 'function') {
-                out[tool] = h;
-                continue;
-            }
-            const releases = releasesServing(tool);
-            for (const key of releases)
-                if (typeof ownHandler(h, key) !== 'function')
-                    missing.push(`${tool} (AdCP ${key})`);
-            for (const key of Object.keys(h))
-                if (!releases.includes(key))
-                    extra.push(`${tool} (AdCP ${key})`);
-            out[tool] = (args, ctx) => ownHandler(h, ctx.release)(args, ctx);
-        }
-        // The one handler the profile itself can give: its capabilities, as served in the answering release.
-        if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-            // The profile's own object: `call` copies every handler result before anything reads it.
-            out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
-        }
-        for (const tool of [...allTools].sort())
-            if (!Object.prototype.hasOwnProperty.call(out, tool))
-                missing.push(tool);
-        if (extra.length > 0)
-            throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
-        if (missing.length > 0)
-            throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
-        return out;
-    };
+    const bindHandlers = (handlers) => (0, handlers_js_1.bindHandlerSet)(name, handlers, allTools, releasesServing, (release) => releaseFor(release).capabilities);
     const agent = {
         name,
         mode,
@@ -470,7 +425,7 @@ async function createAgent(base, name, options = {}) {
                 return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, wire(s, parsed.issues), parsed.found), echo, r.key);
             const value = plan?.value ?? parsed.value;
             const applied = { normalized: parsed.normalized ?? [], stripped: parsed.stripped ?? [] };
-            const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
+            const fn = typeof handler === 'function' ? handler : (0, handlers_js_1.ownHandler)(handler, r.key);
             if (fn === undefined)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
             let result;
@@ -539,18 +494,6 @@ async function createAgent(base, name, options = {}) {
     };
     return agent;
 }
-/** A raw validator's verdict alone (its errors cleared, as wrapValidator does). */
-function verdictOf(raw, value) {
-    try {
-        return raw(value) === true;
-    }
-    catch {
-        return false;
-    }
-    finally {
-        raw.errors = null;
-    }
-}
 function isObject(v) {
     return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -566,11 +509,6 @@ function contextSnapshot(args) {
         return undefined;
     const copy = (0, json_copy_js_1.jsonCopy)(args.context);
     return copy.ok ? { context: copy.value } : undefined;
-}
-/** The handler of a per-release set for one release, own properties only. */
-function ownHandler(set, release) {
-    const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
-    return typeof h === 'function' ? h : undefined;
 }
 function deepFreeze(value) {
     if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -870,6 +808,65 @@ function contextEcho(args) {
 }
 
   },
+  "./handlers.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.bindHandlerSet = bindHandlerSet;
+exports.ownHandler = ownHandler;
+/**
+ * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
+ * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
+ * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
+ * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
+ * the profile (`capabilities`, as served in the answering release).
+ */
+function bindHandlerSet(profile, handlers, allTools, releasesServing, capabilities) {
+    if (handlers === null || typeof handlers !== 'object')
+        throw new Error(`adcp-codegen: handlers for profile ${profile} must be an object of tool handlers`);
+    const out = {};
+    const extra = [];
+    const missing = [];
+    for (const tool of Object.keys(handlers)) {
+        const h = handlers[tool];
+        if (h === undefined)
+            continue;
+        if (!allTools.has(tool)) {
+            extra.push(tool);
+            continue;
+        }
+        if (typeof h === 'function') {
+            out[tool] = h;
+            continue;
+        }
+        const releases = releasesServing(tool);
+        for (const key of releases)
+            if (typeof ownHandler(h, key) !== 'function')
+                missing.push(`${tool} (AdCP ${key})`);
+        for (const key of Object.keys(h))
+            if (!releases.includes(key))
+                extra.push(`${tool} (AdCP ${key})`);
+        out[tool] = (args, ctx) => ownHandler(h, ctx.release)(args, ctx);
+    }
+    if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
+        // The profile's own object: `call` copies every handler result before anything reads it.
+        out.get_adcp_capabilities = (_args, ctx) => capabilities(ctx.release);
+    }
+    for (const tool of [...allTools].sort())
+        if (!Object.prototype.hasOwnProperty.call(out, tool))
+            missing.push(tool);
+    if (extra.length > 0)
+        throw new Error(`adcp-codegen: handler(s) for tools profile ${profile} does not serve: ${extra.sort().join(', ')}`);
+    if (missing.length > 0)
+        throw new Error(`adcp-codegen: profile ${profile} serves tools without a handler: ${missing.sort().join(', ')}`);
+    return out;
+}
+/** The handler of a per-release set for one release, own properties only. */
+function ownHandler(set, release) {
+    const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
+    return typeof h === 'function' ? h : undefined;
+}
+
+  },
   "./issue-collect.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
@@ -970,7 +967,9 @@ class Copy {
             if (next === undefined)
                 return false;
             this.value = next.value;
-            if (fix.placeholder === true)
+            // A value the collection put there, or took away (what a `not` forbids, an unknown field): complaints about
+            // it later (the field now missing) are the repair's, not the caller's.
+            if (fix.placeholder === true || fix.remove === true)
                 this.placeholders.push(fix.pointer);
         }
         return true;
@@ -1818,6 +1817,7 @@ function wrapResponseValidator(module, options = {}) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.planItems = planItems;
+exports.verdictOf = verdictOf;
 const pointer_js_1 = require("./pointer.js");
 /** Items looked at in one array, and failed items answered one by one, per call: more, and the call is rejected whole. */
 const MAX_ITEMS = 1000;
@@ -1905,6 +1905,18 @@ function planItems(module, request, checks) {
     for (const a of answered)
         body = withProperty(body, a.pairing.response, rowsOf(a, []));
     return { value, requestIndex, body, merge };
+}
+/** A raw validator's verdict alone (its errors cleared, as wrapValidator does). */
+function verdictOf(raw, value) {
+    try {
+        return raw(value) === true;
+    }
+    catch {
+        return false;
+    }
+    finally {
+        raw.errors = null;
+    }
 }
 /** The failed rows at their items' request positions among the handler's rows for the items it received. */
 function merged(a, handlerRows) {
