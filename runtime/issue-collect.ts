@@ -158,14 +158,17 @@ function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink
 /** The arm of a failed union the fewest of the caller's fixes satisfy, with those findings and the repaired copy. */
 function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Finding[]; copy: Copy } | undefined {
   const arms = u.arms!;
-  return choose(ctx, base, arms.length, (copy, k, bound) => {
+  // The arm whose first failure got furthest into the payload first: an arm after it wins only by needing fewer fixes.
+  const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? reach(arm[0]!) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
+  return choose(ctx, base, order.length, (copy, i, bound) => {
+    const { k, reach: r } = order[i]!;
     const probed = probe(ctx, copy, arms[k]!, (found) => {
       const again = locate(found, u.union!);
       if (again === undefined) return [];
       const arm = again.arms?.length === arms.length ? again.arms[k]! : [];
       return arm.length > 0 ? arm : undefined;
     }, bound);
-    return probed === undefined ? undefined : { ...probed, reach: arms[k]!.length > 0 ? reach(arms[k]![0]!) : 0 };
+    return probed === undefined ? undefined : { ...probed, reach: r };
   });
 }
 
@@ -190,10 +193,10 @@ function choosePick(ctx: Collection, base: Copy, f: Finding): { caller: Finding[
 /**
  * The best of `n` arms, each probed on a copy of its own: fewest of the caller's fixes, a field dropped as unknown
  * to the arm (or a value of the wrong type replaced) counting once for every value in it (an arm that keeps what
- * the caller sent is the likelier meaning);
- * then the least of the caller's data dropped;
- * then the deepest first failure (the arm that got furthest into the payload); then the fewest runs. An arm that
- * already needs more fixes than the best is abandoned, and a union gets MAX_UNION_RUNS runs.
+ * the caller sent is the likelier meaning); then the least of the caller's data dropped; then the deepest first
+ * failure (the arm that got furthest into the payload); then the fewest runs. An arm that already needs more fixes
+ * than the best is abandoned, the probing ends at an arm needing one fix and dropping nothing, and a union gets
+ * MAX_UNION_RUNS runs.
  */
 function choose(
   ctx: Collection,
@@ -209,7 +212,8 @@ function choose(
     if (probed === undefined) continue;
     const score = [probed.cost, probed.dropped, -probed.reach, probed.runs];
     if (best === undefined || lexLess(score, best.score)) best = { caller: probed.caller, copy, score };
-    if (best.score[0] === 0) break;
+    // One fix and nothing of the caller's dropped: no arm after it can need less.
+    if (best.score[0]! <= 1 && best.score[1] === 0) break;
   }
   return best;
 }

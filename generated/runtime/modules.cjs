@@ -10,7 +10,7 @@
 //   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
 //   adcp-codegen 0.1.0:runtime/errors.ts c3c2abcdcdf1f631
 //   adcp-codegen 0.1.0:runtime/handlers.ts b025dddf67d010ed
-//   adcp-codegen 0.1.0:runtime/issue-collect.ts bc268f439b9858e1
+//   adcp-codegen 0.1.0:runtime/issue-collect.ts 35f1cbd4b4fd0ee6
 //   adcp-codegen 0.1.0:runtime/issue-text.ts 8c4aee13e2059e3d
 //   adcp-codegen 0.1.0:runtime/issue-tree.ts f77a4fd13c5fc554
 //   adcp-codegen 0.1.0:runtime/issue-wire.ts e7fdfab196987ed0
@@ -1029,7 +1029,10 @@ function resolve(ctx, copy, findings, sink) {
 /** The arm of a failed union the fewest of the caller's fixes satisfy, with those findings and the repaired copy. */
 function chooseArm(ctx, base, u) {
     const arms = u.arms;
-    return choose(ctx, base, arms.length, (copy, k, bound) => {
+    // The arm whose first failure got furthest into the payload first: an arm after it wins only by needing fewer fixes.
+    const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? (0, issue_tree_js_1.reach)(arm[0]) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
+    return choose(ctx, base, order.length, (copy, i, bound) => {
+        const { k, reach: r } = order[i];
         const probed = probe(ctx, copy, arms[k], (found) => {
             const again = locate(found, u.union);
             if (again === undefined)
@@ -1037,7 +1040,7 @@ function chooseArm(ctx, base, u) {
             const arm = again.arms?.length === arms.length ? again.arms[k] : [];
             return arm.length > 0 ? arm : undefined;
         }, bound);
-        return probed === undefined ? undefined : { ...probed, reach: arms[k].length > 0 ? (0, issue_tree_js_1.reach)(arms[k][0]) : 0 };
+        return probed === undefined ? undefined : { ...probed, reach: r };
     });
 }
 /**
@@ -1061,10 +1064,10 @@ function choosePick(ctx, base, f) {
 /**
  * The best of `n` arms, each probed on a copy of its own: fewest of the caller's fixes, a field dropped as unknown
  * to the arm (or a value of the wrong type replaced) counting once for every value in it (an arm that keeps what
- * the caller sent is the likelier meaning);
- * then the least of the caller's data dropped;
- * then the deepest first failure (the arm that got furthest into the payload); then the fewest runs. An arm that
- * already needs more fixes than the best is abandoned, and a union gets MAX_UNION_RUNS runs.
+ * the caller sent is the likelier meaning); then the least of the caller's data dropped; then the deepest first
+ * failure (the arm that got furthest into the payload); then the fewest runs. An arm that already needs more fixes
+ * than the best is abandoned, the probing ends at an arm needing one fix and dropping nothing, and a union gets
+ * MAX_UNION_RUNS runs.
  */
 function choose(ctx, base, n, probeOne) {
     const started = ctx.runs;
@@ -1077,7 +1080,8 @@ function choose(ctx, base, n, probeOne) {
         const score = [probed.cost, probed.dropped, -probed.reach, probed.runs];
         if (best === undefined || lexLess(score, best.score))
             best = { caller: probed.caller, copy, score };
-        if (best.score[0] === 0)
+        // One fix and nothing of the caller's dropped: no arm after it can need less.
+        if (best.score[0] <= 1 && best.score[1] === 0)
             break;
     }
     return best;
