@@ -1,4 +1,11 @@
+import type { AgentCard, Message, Task } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import express from 'express';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,7 +25,11 @@ import { repoRoot } from './helpers/releases.js';
  */
 const out = await batchSet();
 const { loadProfile } = (await setAt(out)) as unknown as {
-  loadProfile(name: string, o: { mode: 'production' | 'development' }): Promise<{ registerMcp(server: unknown, handlers: unknown): void }>;
+  loadProfile(name: string, o: { mode: 'production' | 'development' }): Promise<{
+    registerMcp(server: unknown, handlers: unknown): void;
+    a2aExecutor(handlers: unknown): never;
+    a2aSkills(): AgentCard['skills'];
+  }>;
 };
 const { serveMcp } = (await import(pathToFileURL(join(repoRoot, 'examples/serve-mcp.js')).href)) as {
   serveMcp(agent: unknown, handlers: Record<string, unknown>): Promise<{ url: string; close(): Promise<void> }>;
@@ -192,6 +203,43 @@ test('schema_id: a vendor copy of the schemas is not AdCP\'s published one, so p
   assert.is(d.schemaPath, '#/properties/idempotency_key/minLength');
   await prod.close();
   await dev.close();
+});
+
+test('over A2A too (the same call pipeline): the failed row and the handler\'s rows in one artifact', async () => {
+  const agent = await loadProfile('batch-seller', { mode: 'development' });
+  const seen: Record<string, any>[] = [];
+  const handler = (args: Record<string, any>) => (seen.push(args), rowsFor(args));
+  const app = express();
+  const http = await new Promise<import('node:http').Server>((resolve) => {
+    const h = app.listen(0, '127.0.0.1', () => resolve(h));
+  });
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const card: AgentCard = {
+    name: 'batch seller',
+    description: 'batch fixture over A2A 0.3',
+    url: `${base}/a2a`,
+    version: '1.0.0',
+    protocolVersion: '0.3.0',
+    preferredTransport: 'JSONRPC',
+    capabilities: { streaming: false, pushNotifications: false },
+    defaultInputModes: ['application/json'],
+    defaultOutputModes: ['application/json'],
+    skills: agent.a2aSkills(),
+  };
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), agent.a2aExecutor({ sync_things: handler, sync_widgets: handler, sync_gadgets: handler }));
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
+  app.use('/a2a', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  try {
+    const client = await new ClientFactory().createFromUrl(base);
+    const message = { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'data', data: { skill: 'sync_things', input: things(thing(1, { kind: 'c' }), thing(2)) } }] } as Message;
+    const task = (await client.sendMessage({ message })) as Task;
+    assert.is(task.status.state, 'completed');
+    const data = task.artifacts![0]!.parts.find((p) => p.kind === 'data') as { data: Record<string, any> };
+    assert.equal((data.data.things as Row[]).map((x) => [x.thing_id, x.action]), [['t1', 'failed'], ['t2', 'created']]);
+    assert.equal(seen.map((a) => a.things.length), [1]);
+  } finally {
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  }
 });
 
 test.run();

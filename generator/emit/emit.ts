@@ -189,7 +189,13 @@ export function entryFiles(profiles: readonly ProfileData[], releaseKeys: readon
   }));
   // `3.2-beta.5` → V3_2_beta_5: the key's dots and dashes are the only characters an identifier cannot hold.
   const releases = releaseKeys.map((key) => ({ key, namespace: `V${key.replace(/[.-]/g, '_')}` }));
-  const data = { inputs, profileNames, profileTools, releases, purpose: 'Entry point: import { loadProfile, profiles } from this file.' };
+  // Per release, the served tools that answer items one by one (docs/items.md): the types say the contract.
+  const batch = new Map<string, Set<string>>(releaseKeys.map((key) => [key, new Set<string>()]));
+  for (const p of profiles) {
+    for (const s of p.selections) for (const t of s.tools) if (itemOutcomes(s.release, s.release.tools.get(t.name)!) !== undefined) batch.get(s.release.key)?.add(t.name);
+  }
+  const itemTools = releaseKeys.map((key) => ({ key, tools: [...batch.get(key)!].sort() }));
+  const data = { inputs, profileNames, profileTools, releases, itemTools, purpose: 'Entry point: import { loadProfile, profiles } from this file.' };
   // The runtime's loader is index.js's second half (runtime-bundle.ts): one ES module for a cold start to load.
   const { entry } = prebundled(runtimeSources());
   const runtimeInput: InputRef = { name: `adcp-codegen ${GENERATOR_VERSION}:runtime/loader.ts`, hash: sha256(entry) };
