@@ -1,9 +1,8 @@
-import { rmSync } from 'node:fs';
 import { loadRelease, type Release } from '../generator/load/index.js';
 import { measureRecall } from '../test/helpers/recall.js';
 import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
-import { tempDir } from '../test/helpers/temp.js';
+import { removeTempDir, tempDir } from '../test/helpers/temp.js';
 
 /**
  * Issue 19 point 3: one rejection names every defect. Valid storyboard payloads get two or three independent
@@ -23,7 +22,7 @@ export async function run(): Promise<string[]> {
     try {
       lines.push(...report(release, measureRecall(release, out, samples)));
     } finally {
-      rmSync(out, { recursive: true, force: true });
+      removeTempDir(out);
     }
   }
   return lines;

@@ -108,10 +108,10 @@ export interface AjvErrorObject {
   params: Record<string, unknown>;
   message?: string;
   /**
-   * The locations of the definitions the error was taken through, innermost (the one whose schema rejected) first;
-   * absent for an error of the validator's own definition. Not enumerable on the compiled code's errors.
+   * The locations of the definitions the error was taken through, innermost (the one whose schema rejected) first,
+   * joined by line feeds in the compiled code's errors; absent for an error of the validator's own definition.
    */
-  via?: readonly string[];
+  via?: string | readonly string[];
 }
 
 /**

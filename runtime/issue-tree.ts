@@ -120,8 +120,8 @@ export function reach(f: Finding): number {
  * union's own definition made (`#/oneOf/1/…`; `then`/`else` for an `if`), else the definition it called.
  */
 function armSignature(c: AjvErrorObject, u: AjvErrorObject): string {
-  const cv = c.via ?? [];
-  const uv = u.via ?? [];
+  const cv = viaOf(c);
+  const uv = viaOf(u);
   if (cv.length > uv.length) return `call ${cv[cv.length - uv.length - 1]!}`;
   const base = u.keyword === 'if' ? u.schemaPath.slice(0, -'/if'.length) : u.schemaPath;
   return `own ${c.schemaPath.slice(base.length + 1).split('/')[0]!}`;
@@ -169,8 +169,8 @@ function expectedArms(error: AjvErrorObject): number | undefined {
  */
 function inside(c: AjvErrorObject, u: AjvErrorObject): boolean {
   if (!within(c.instancePath, u.instancePath)) return false;
-  const cv = c.via ?? [];
-  const uv = u.via ?? [];
+  const cv = viaOf(c);
+  const uv = viaOf(u);
   if (cv.length < uv.length) return false;
   for (let i = 1; i <= uv.length; i++) if (cv[cv.length - i] !== uv[uv.length - i]) return false;
   if (cv.length > uv.length) return true;
@@ -264,12 +264,17 @@ function withVariant(f: Finding, variant: IssueDiscriminator[] | undefined, unio
 }
 
 function finding(error: AjvErrorObject, root: string | undefined, over: Partial<Issue> = {}, params: Record<string, unknown> = error.params): Finding {
-  const location = error.via?.[0] ?? root;
+  const location = viaOf(error)[0] ?? root;
   return { issue: { ...issueOf(error), ...over }, params, schemaPath: error.schemaPath, ...(location !== undefined ? { location } : {}) };
 }
 
 function unionId(error: AjvErrorObject): string {
-  return `${(error.via ?? []).join('>')}|${error.schemaPath}|${error.instancePath}`;
+  return `${viaOf(error).join('>')}|${error.schemaPath}|${error.instancePath}`;
+}
+
+/** A copied error's `via` (copyError makes it a list). */
+function viaOf(error: AjvErrorObject): readonly string[] {
+  return Array.isArray(error.via) ? error.via : [];
 }
 
 function unionMessage(keyword: string, children: Node[], at: string): string {
@@ -280,7 +285,8 @@ function unionMessage(keyword: string, children: Node[], at: string): string {
 /** A detached copy: nothing of Ajv's objects (or the function's `errors`) escapes into a finding. */
 function copyError(raw: AjvErrorObject): AjvErrorObject {
   const params = raw.params !== null && typeof raw.params === 'object' ? raw.params : {};
-  const via = Array.isArray(raw.via) ? raw.via.filter((v): v is string => typeof v === 'string') : undefined;
+  // The compiled code's `via` is one string, locations joined by line feeds (compact.ts); an array is read too.
+  const via = typeof raw.via === 'string' ? raw.via.split('\n') : Array.isArray(raw.via) ? raw.via.filter((v): v is string => typeof v === 'string') : undefined;
   return {
     keyword: String(raw.keyword),
     instancePath: typeof raw.instancePath === 'string' ? raw.instancePath : '',

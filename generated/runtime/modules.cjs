@@ -12,7 +12,7 @@
 //   adcp-codegen 0.1.0:runtime/handlers.ts b025dddf67d010ed
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts 35f1cbd4b4fd0ee6
 //   adcp-codegen 0.1.0:runtime/issue-text.ts 8c4aee13e2059e3d
-//   adcp-codegen 0.1.0:runtime/issue-tree.ts f77a4fd13c5fc554
+//   adcp-codegen 0.1.0:runtime/issue-tree.ts d410e8cb789a6abd
 //   adcp-codegen 0.1.0:runtime/issue-wire.ts e7fdfab196987ed0
 //   adcp-codegen 0.1.0:runtime/issues.ts 21db2ff3edcbb151
 //   adcp-codegen 0.1.0:runtime/items.ts 5538700a1d3660af
@@ -1424,8 +1424,8 @@ function reach(f) {
  * union's own definition made (`#/oneOf/1/\u2026`; `then`/`else` for an `if`), else the definition it called.
  */
 function armSignature(c, u) {
-    const cv = c.via ?? [];
-    const uv = u.via ?? [];
+    const cv = viaOf(c);
+    const uv = viaOf(u);
     if (cv.length > uv.length)
         return `call ${cv[cv.length - uv.length - 1]}`;
     const base = u.keyword === 'if' ? u.schemaPath.slice(0, -'/if'.length) : u.schemaPath;
@@ -1477,8 +1477,8 @@ function expectedArms(error) {
 function inside(c, u) {
     if (!within(c.instancePath, u.instancePath))
         return false;
-    const cv = c.via ?? [];
-    const uv = u.via ?? [];
+    const cv = viaOf(c);
+    const uv = viaOf(u);
     if (cv.length < uv.length)
         return false;
     for (let i = 1; i <= uv.length; i++)
@@ -1579,11 +1579,15 @@ function withVariant(f, variant, union) {
     return { ...f, issue, within: f.within ?? union, ...(arms !== undefined ? { arms } : {}) };
 }
 function finding(error, root, over = {}, params = error.params) {
-    const location = error.via?.[0] ?? root;
+    const location = viaOf(error)[0] ?? root;
     return { issue: { ...(0, issue_text_js_1.issueOf)(error), ...over }, params, schemaPath: error.schemaPath, ...(location !== undefined ? { location } : {}) };
 }
 function unionId(error) {
-    return `${(error.via ?? []).join('>')}|${error.schemaPath}|${error.instancePath}`;
+    return `${viaOf(error).join('>')}|${error.schemaPath}|${error.instancePath}`;
+}
+/** A copied error's `via` (copyError makes it a list). */
+function viaOf(error) {
+    return Array.isArray(error.via) ? error.via : [];
 }
 function unionMessage(keyword, children, at) {
     const missing = [...new Set(children.filter((c) => c.error.keyword === 'required' && c.error.instancePath === at).map((c) => String(c.error.params.missingProperty)))];
@@ -1592,7 +1596,8 @@ function unionMessage(keyword, children, at) {
 /** A detached copy: nothing of Ajv's objects (or the function's `errors`) escapes into a finding. */
 function copyError(raw) {
     const params = raw.params !== null && typeof raw.params === 'object' ? raw.params : {};
-    const via = Array.isArray(raw.via) ? raw.via.filter((v) => typeof v === 'string') : undefined;
+    // The compiled code's `via` is one string, locations joined by line feeds (compact.ts); an array is read too.
+    const via = typeof raw.via === 'string' ? raw.via.split('\n') : Array.isArray(raw.via) ? raw.via.filter((v) => typeof v === 'string') : undefined;
     return {
         keyword: String(raw.keyword),
         instancePath: typeof raw.instancePath === 'string' ? raw.instancePath : '',

@@ -12,9 +12,11 @@ import { jsonText, tokenize, type Token } from './code.js';
  *   {vErrors.push(errN);}`) becomes `vErrors=PUSH(vErrors,…);`: the same array, pushed or created.
  * - Ajv's "take a called definition's errors" statement (`vErrors = vErrors === null ? f.errors :
  *   vErrors.concat(f.errors);`, run only when `f` failed) becomes `vErrors=CAT(vErrors,f);`: the same array, taken or
- *   concatenated. CAT also notes on each error (`via`, not enumerable, so the objects compare and serialise as Ajv's)
- *   the location of every definition it passed through, innermost first: the runtime names the schema that
- *   rejected (`schema_id`) and tells a union's arms apart by it. Only failing calls run it.
+ *   concatenated. CAT also notes on each error (`via`) the location of every definition it passed through, innermost
+ *   first, one string joined by line feeds (locations hold none: modules.ts): the runtime names the schema that
+ *   rejected (`schema_id`) and tells a union's arms apart by it. A valid payload runs it too, for the arms of its
+ *   unions that failed before one matched, so it is one string per error, never an array or a property descriptor
+ *   (those halved the validation of a valid sync_creatives).
  * - Whitespace between tokens is dropped wherever the two tokens cannot run together; a line break is kept where
  *   Ajv put one after a `;`, `{` or `}`, so a reader still follows one statement per line.
  *
@@ -38,7 +40,11 @@ export const COMPACT_HELPERS = [
   '}',
   `function ${CAT_HELPER}(vErrors, callee) {`,
   '  const errors = callee.errors;',
-  '  for (const e of errors) (e.via || Object.defineProperty(e, "via", { value: [] }).via).push(callee.location);',
+  '  const at = callee.location;',
+  '  for (let i = 0; i < errors.length; i++) {',
+  '    const e = errors[i];',
+  '    e.via = e.via === undefined ? at : e.via + "\\n" + at;',
+  '  }',
   '  return vErrors === null ? errors : vErrors.concat(errors);',
   '}',
 ];

@@ -266,9 +266,12 @@ export function unitIdent(unit: Unit): string {
   return identFragment(`${base}${unit.location.pointer}`.replace(/\/(definitions|\$defs|properties)\//g, '_'));
 }
 
-/** `core/product.json#/definitions/x`: where the definition lives, the same in every release that has it. */
+/**
+ * `core/product.json#/definitions/x`: where the definition lives, the same in every release that has it. A line feed
+ * (a property name may hold one) is written `%0A`, as in a URI fragment: the error helper joins locations by them.
+ */
 export function unitLocation(unit: Unit): string {
-  return `${unit.document}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`;
+  return `${unit.document}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`.replace(/\n/g, '%0A');
 }
 
 

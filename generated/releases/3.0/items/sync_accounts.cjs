@@ -16,13 +16,13 @@ exports.pairings = [
     outcome: { action: 'failed', status: 'rejected' },
     maxItems: 1000,
     get validateItem() {
-      return require('../../../validate/packs/shared-b430e69e3ce7.cjs')[
-        'account.sync-accounts-request.properties.accounts.items-44549d44d4ff'
+      return require('../../../validate/packs/shared-fd50879b6849.cjs')[
+        'account.sync-accounts-request.properties.accounts.items-1ba8170e6c0a'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_accounts.response-0a0a39737c0b.cjs')[
-        'account.sync-accounts-response.oneOf.0.properties.accounts.items-59c16e81c4a9'
+      return require('../../../validate/packs/sync_accounts.response-c0832e1ed993.cjs')[
+        'account.sync-accounts-response.oneOf.0.properties.accounts.items-edf8ab1e6b74'
       ].validate;
     },
   },

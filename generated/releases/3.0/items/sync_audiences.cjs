@@ -15,13 +15,13 @@ exports.pairings = [
     identity: ['audience_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/sync_audiences.request-75c45145bf19.cjs')[
-        'media-buy.sync-audiences-request.properties.audiences.items-adbcda84662e'
+      return require('../../../validate/packs/sync_audiences.request-8ecad996551f.cjs')[
+        'media-buy.sync-audiences-request.properties.audiences.items-858beecf331f'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_audiences.response-81113eba3e54.cjs')[
-        'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-001db2a8f64a'
+      return require('../../../validate/packs/sync_audiences.response-2b77a7d84900.cjs')[
+        'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-6281ac031ce0'
       ].validate;
     },
   },

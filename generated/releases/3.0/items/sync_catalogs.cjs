@@ -16,11 +16,11 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 50,
     get validateItem() {
-      return require('../../../validate/packs/shared-7b0a9b0a78fd.cjs')['core.catalog-861b47f1ed4f'].validate;
+      return require('../../../validate/packs/shared-49a196089fd6.cjs')['core.catalog-74833e16ab9b'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_catalogs.response-6098bc3e7f6a.cjs')[
-        'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-7c7c540a56c4'
+      return require('../../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
+        'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-c91494acf660'
       ].validate;
     },
   },

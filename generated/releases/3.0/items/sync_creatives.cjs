@@ -16,11 +16,11 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 100,
     get validateItem() {
-      return require('../../../validate/packs/shared-a1f98a5186a5.cjs')['core.creative-asset-8296c40f5b8a'].validate;
+      return require('../../../validate/packs/shared-2a2e06e06acf.cjs')['core.creative-asset-ee0bd3589c4d'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_creatives.response-d64d99bf319b.cjs')[
-        'creative.sync-creatives-response.oneOf.0.properties.creatives.items-e5a0c7d36170'
+      return require('../../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
+        'creative.sync-creatives-response.oneOf.0.properties.creatives.items-7f70fafe1509'
       ].validate;
     },
   },

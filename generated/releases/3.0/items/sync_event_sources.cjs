@@ -15,13 +15,13 @@ exports.pairings = [
     identity: ['event_source_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-892e9b5b3f89.cjs')[
-        'media-buy.sync-event-sources-request.properties.event_sources.items-90585d0499f3'
+      return require('../../../validate/packs/shared-daf7520b80d1.cjs')[
+        'media-buy.sync-event-sources-request.properties.event_sources.items-c5f3eb5bc8f6'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_event_sources.response-ba168594e234.cjs')[
-        'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-6c59003fa8a8'
+      return require('../../../validate/packs/sync_event_sources.response-2bfde363b5cc.cjs')[
+        'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-054ac98cbe2c'
       ].validate;
     },
   },

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/build-creative-async-response-working.json d938fdc6d223c494
 'use strict';
 /* adcp-3.0.6 build_creative response: media-buy/build-creative-response.json */
-exports.validate = require('../../../validate/packs/build_creative.response-88e9472753a2.cjs')[
-  'media-buy.build-creative-response-f8b91f08e892'
+exports.validate = require('../../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
+  'media-buy.build-creative-response-e29930546185'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/build_creative.response-88e9472753a2.cjs')[
-      'media-buy.build-creative-async-response-input-required-5b98686087cf'
+    return require('../../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
+      'media-buy.build-creative-async-response-input-required-08aff0ceec9e'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/build_creative.response-88e9472753a2.cjs')[
-      'media-buy.build-creative-async-response-submitted-2364af940bca'
+    return require('../../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
+      'media-buy.build-creative-async-response-submitted-b6060d846d6e'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/build_creative.response-88e9472753a2.cjs')[
-      'media-buy.build-creative-async-response-working-d27472038458'
+    return require('../../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
+      'media-buy.build-creative-async-response-working-9cf32a72e893'
     ].validate;
   },
 };

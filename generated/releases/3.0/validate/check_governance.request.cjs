@@ -3,6 +3,6 @@
 //   adcp-3.0.6:governance/check-governance-request.json 4a6bf072233190c7
 'use strict';
 /* adcp-3.0.6 check_governance request: governance/check-governance-request.json */
-exports.validate = require('../../../validate/packs/check_governance.request-fe4a3dc20888.cjs')[
-  'governance.check-governance-request-983eb65936ad'
+exports.validate = require('../../../validate/packs/check_governance.request-071f1dcb0524.cjs')[
+  'governance.check-governance-request-e823d752ba36'
 ].validate;

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/create-media-buy-async-response-working.json d03e8e22927eb42c
 'use strict';
 /* adcp-3.0.6 create_media_buy response: media-buy/create-media-buy-response.json */
-exports.validate = require('../../../validate/packs/create_media_buy.response-ef0a35a95626.cjs')[
-  'media-buy.create-media-buy-response-a97d741d01e8'
+exports.validate = require('../../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
+  'media-buy.create-media-buy-response-5159cf3bb8da'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/create_media_buy.response-ef0a35a95626.cjs')[
-      'media-buy.create-media-buy-async-response-input-required-77ba6d5485f7'
+    return require('../../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
+      'media-buy.create-media-buy-async-response-input-required-3c48ef8c2ed5'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/create_media_buy.response-ef0a35a95626.cjs')[
-      'media-buy.create-media-buy-async-response-submitted-cc5802d8160c'
+    return require('../../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
+      'media-buy.create-media-buy-async-response-submitted-bea90c40da66'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/create_media_buy.response-ef0a35a95626.cjs')[
-      'media-buy.create-media-buy-async-response-working-34d98e5527c6'
+    return require('../../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
+      'media-buy.create-media-buy-async-response-working-5ec5f7e358ed'
     ].validate;
   },
 };

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/get-products-async-response-working.json 77e7078ae60168bd
 'use strict';
 /* adcp-3.0.6 get_products response: media-buy/get-products-response.json */
-exports.validate = require('../../../validate/packs/get_products.response-ed0b331b2123.cjs')[
-  'media-buy.get-products-response-fd0ade918d2b'
+exports.validate = require('../../../validate/packs/get_products.response-0fc2937694ad.cjs')[
+  'media-buy.get-products-response-dee5dc9a46bb'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/get_products.response-ed0b331b2123.cjs')[
-      'media-buy.get-products-async-response-input-required-ec86aa67bc35'
+    return require('../../../validate/packs/get_products.response-0fc2937694ad.cjs')[
+      'media-buy.get-products-async-response-input-required-ac92f41553b0'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/get_products.response-ed0b331b2123.cjs')[
-      'media-buy.get-products-async-response-submitted-f9f1fe100705'
+    return require('../../../validate/packs/get_products.response-0fc2937694ad.cjs')[
+      'media-buy.get-products-async-response-submitted-4388f3f913c8'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/get_products.response-ed0b331b2123.cjs')[
-      'media-buy.get-products-async-response-working-faa77f905d01'
+    return require('../../../validate/packs/get_products.response-0fc2937694ad.cjs')[
+      'media-buy.get-products-async-response-working-73e502aa1728'
     ].validate;
   },
 };

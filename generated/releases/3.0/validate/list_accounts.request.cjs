@@ -3,6 +3,6 @@
 //   adcp-3.0.6:account/list-accounts-request.json 8877def5633cfa27
 'use strict';
 /* adcp-3.0.6 list_accounts request: account/list-accounts-request.json */
-exports.validate = require('../../../validate/packs/shared-d48a11006f0c.cjs')[
-  'account.list-accounts-request-c20814a502a2'
+exports.validate = require('../../../validate/packs/shared-95d1315b3ac7.cjs')[
+  'account.list-accounts-request-1e46ad9aadc6'
 ].validate;

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/list-creative-formats-request.json a8ea8a81d161583c
 'use strict';
 /* adcp-3.0.6 list_creative_formats request: media-buy/list-creative-formats-request.json */
-exports.validate = require('../../../validate/packs/shared-20cd9baf4b13.cjs')[
-  'media-buy.list-creative-formats-request-fc083976ff7a'
+exports.validate = require('../../../validate/packs/shared-bd88e9e16b60.cjs')[
+  'media-buy.list-creative-formats-request-91f05a15248b'
 ].validate;

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:account/sync-accounts-request.json de8ddf44a0235f83
 'use strict';
 /* adcp-3.0.6 sync_accounts request: account/sync-accounts-request.json */
-exports.validate = require('../../../validate/packs/shared-b430e69e3ce7.cjs')[
-  'account.sync-accounts-request-d58a076b9508'
+exports.validate = require('../../../validate/packs/shared-fd50879b6849.cjs')[
+  'account.sync-accounts-request-5ccb4d81dc6a'
 ].validate;

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-audiences-request.json 2c3cef1646763f2c
 'use strict';
 /* adcp-3.0.6 sync_audiences request: media-buy/sync-audiences-request.json */
-exports.validate = require('../../../validate/packs/sync_audiences.request-75c45145bf19.cjs')[
-  'media-buy.sync-audiences-request-6d3b3a15a797'
+exports.validate = require('../../../validate/packs/sync_audiences.request-8ecad996551f.cjs')[
+  'media-buy.sync-audiences-request-862307b7c959'
 ].validate;

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-async-response-working.json 7f2a5ec575d7d31f
 'use strict';
 /* adcp-3.0.6 sync_catalogs response: media-buy/sync-catalogs-response.json */
-exports.validate = require('../../../validate/packs/sync_catalogs.response-6098bc3e7f6a.cjs')[
-  'media-buy.sync-catalogs-response-ad84a9b3bdb4'
+exports.validate = require('../../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
+  'media-buy.sync-catalogs-response-cd734eed9bd4'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/sync_catalogs.response-6098bc3e7f6a.cjs')[
-      'media-buy.sync-catalogs-async-response-input-required-457f8d5b90e7'
+    return require('../../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
+      'media-buy.sync-catalogs-async-response-input-required-15ae7488d59b'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/sync_catalogs.response-6098bc3e7f6a.cjs')[
-      'media-buy.sync-catalogs-async-response-submitted-51f617e7fefb'
+    return require('../../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
+      'media-buy.sync-catalogs-async-response-submitted-06499f77c006'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/sync_catalogs.response-6098bc3e7f6a.cjs')[
-      'media-buy.sync-catalogs-async-response-working-3a7fc92398ae'
+    return require('../../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
+      'media-buy.sync-catalogs-async-response-working-dab565d63551'
     ].validate;
   },
 };

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:creative/sync-creatives-async-response-working.json 2973beed7056a1ea
 'use strict';
 /* adcp-3.0.6 sync_creatives response: creative/sync-creatives-response.json */
-exports.validate = require('../../../validate/packs/sync_creatives.response-d64d99bf319b.cjs')[
-  'creative.sync-creatives-response-f38da429073d'
+exports.validate = require('../../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
+  'creative.sync-creatives-response-1f00d976efd7'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/sync_creatives.response-d64d99bf319b.cjs')[
-      'creative.sync-creatives-async-response-input-required-489c7badeaae'
+    return require('../../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
+      'creative.sync-creatives-async-response-input-required-26b79838b296'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/sync_creatives.response-d64d99bf319b.cjs')[
-      'creative.sync-creatives-async-response-submitted-58c464f58af9'
+    return require('../../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
+      'creative.sync-creatives-async-response-submitted-330402943617'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/sync_creatives.response-d64d99bf319b.cjs')[
-      'creative.sync-creatives-async-response-working-6727a6b69706'
+    return require('../../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
+      'creative.sync-creatives-async-response-working-d78fe8df3eb1'
     ].validate;
   },
 };

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-event-sources-request.json a31534cb33d3ffbe
 'use strict';
 /* adcp-3.0.6 sync_event_sources request: media-buy/sync-event-sources-request.json */
-exports.validate = require('../../../validate/packs/shared-892e9b5b3f89.cjs')[
-  'media-buy.sync-event-sources-request-22170c07e142'
+exports.validate = require('../../../validate/packs/shared-daf7520b80d1.cjs')[
+  'media-buy.sync-event-sources-request-0ca089c79b57'
 ].validate;

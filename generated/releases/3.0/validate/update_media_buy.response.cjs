@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/update-media-buy-async-response-working.json eb8ccb6750d96907
 'use strict';
 /* adcp-3.0.6 update_media_buy response: media-buy/update-media-buy-response.json */
-exports.validate = require('../../../validate/packs/update_media_buy.response-d711a71935d4.cjs')[
-  'media-buy.update-media-buy-response-d3e1dcac1b31'
+exports.validate = require('../../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
+  'media-buy.update-media-buy-response-8e9c92af1e58'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/update_media_buy.response-d711a71935d4.cjs')[
-      'media-buy.update-media-buy-async-response-input-required-3d452cefb600'
+    return require('../../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
+      'media-buy.update-media-buy-async-response-input-required-1e25859557f3'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/update_media_buy.response-d711a71935d4.cjs')[
-      'media-buy.update-media-buy-async-response-submitted-5216531a0013'
+    return require('../../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
+      'media-buy.update-media-buy-async-response-submitted-f49868edda18'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/update_media_buy.response-d711a71935d4.cjs')[
-      'media-buy.update-media-buy-async-response-working-7a070bce2754'
+    return require('../../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
+      'media-buy.update-media-buy-async-response-working-3302a58dd10c'
     ].validate;
   },
 };

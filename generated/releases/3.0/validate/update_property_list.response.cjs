@@ -3,8 +3,8 @@
 //   adcp-3.0.6:property/update-property-list-response.json 4ef0e996c14efd76
 'use strict';
 /* adcp-3.0.6 update_property_list response: property/update-property-list-response.json */
-exports.validate = require('../../../validate/packs/shared-a1f98a5186a5.cjs')[
-  'property.update-property-list-response-e43383678a14'
+exports.validate = require('../../../validate/packs/shared-2a2e06e06acf.cjs')[
+  'property.update-property-list-response-a70b3dfadec7'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};
