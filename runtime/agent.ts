@@ -4,10 +4,12 @@ import { fileURLToPath } from 'node:url';
 import {
   ARTIFACT_PATHS,
   type AppliedNormalization,
+  type ConvertModule,
   type Issue,
   type NormalizeFn,
   type NormalizeModule,
   type RequestValidatorModule,
+  type ResponseStripModule,
   type ResponseValidatorModule,
   type StripFn,
   type StripModule,
@@ -17,12 +19,13 @@ import { driftIssues } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported } from './errors.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
-import { registerMcp as registerMcpImpl } from './mcp.js';
+import { mcpRegistrar, registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor } from './a2a.js';
 import { selectRelease, type ServedRelease } from './release-select.js';
 import type {
   Agent,
   AgentOptions,
+  AnyToolHandler,
   HandlerContext,
   HandlerMap,
   Mode,
@@ -47,6 +50,7 @@ export type {
   HandlerMap,
   Mode,
   PerReleaseHandlers,
+  Relax,
   ReleaseOption,
   ToolAnnotations,
   ToolHandler,
@@ -72,6 +76,7 @@ interface ToolSlots {
   response?: ValidateFn;
   strip?: StripFn;
   normalize?: NormalizeFn;
+  responseStrip?: ResponseStripModule;
 }
 
 interface ProfileRelease extends ServedRelease {
@@ -80,6 +85,8 @@ interface ProfileRelease extends ServedRelease {
   readonly capabilities: Record<string, unknown>;
   /** Per tool, envelope fields (`status`, `adcp_version`, `context`) its response schema refuses: never added. */
   readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
+  /** Tools whose `status` is the response's own state in this release (3.0's create_media_buy): never defaulted. */
+  readonly domainStatus?: readonly string[];
 }
 
 
@@ -122,6 +129,11 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   };
   /** The served releases that serve `tool`, highest first. */
   const releasesServing = (tool: string): string[] => served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+  /**
+   * The release a single function handler of `tool` is written in: the highest serving it. A buyer pinned to
+   * another gets the request converted up to it and the answer converted down (docs/conversions.md).
+   */
+  const handlerRelease = new Map([...allTools].map((tool) => [tool, served.find((r) => r.tools.includes(tool))!]));
 
   const memo = new Map<string, unknown>();
   const cached = <T>(key: string, make: () => T): T => {
@@ -135,6 +147,24 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     (s.response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(s.release.key, s.tool)) as ResponseValidatorModule));
   const stripFn = (s: ToolSlots): StripFn => (s.strip ??= (loadArtifact(outDir, ARTIFACT_PATHS.strip(s.release.key, s.tool)) as StripModule).strip);
   const normalizeFn = (s: ToolSlots): NormalizeFn => (s.normalize ??= (loadArtifact(outDir, ARTIFACT_PATHS.normalize(s.release.key, s.tool)) as NormalizeModule).normalize);
+  const responseStrip = (s: ToolSlots): ResponseStripModule => (s.responseStrip ??= loadArtifact(outDir, ARTIFACT_PATHS.responseStrip(s.release.key, s.tool)) as ResponseStripModule);
+  const conversion = (newer: ProfileRelease, older: ProfileRelease, tool: string): ConvertModule =>
+    cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => loadArtifact(outDir, ARTIFACT_PATHS.convert(older.key, newer.key, tool)) as ConvertModule);
+  /** An older release's validated request, as the newer release's handler takes it: converted, normalized, stripped. */
+  const convertUp = (newer: ProfileRelease, older: ProfileRelease, tool: string, request: Record<string, unknown>): Record<string, unknown> => {
+    const target = slotIn(newer, tool)!;
+    const converted = conversion(newer, older, tool).request(request).value;
+    return stripFn(target)(normalizeFn(target)(converted).value).value as Record<string, unknown>;
+  };
+  /** A newer release's answer, as the buyer pinned to the older one reads it: converted, then that release's deep-strip. */
+  const convertDown = (newer: ProfileRelease, older: ProfileRelease, tool: string, body: Record<string, unknown>, request: Record<string, unknown>): Record<string, unknown> => {
+    const converted = conversion(newer, older, tool).response(body, request).value as Record<string, unknown>;
+    const strips = responseStrip(slotIn(older, tool)!);
+    // An async answer is stripped by its own schema, picked by its status as the validators pick theirs.
+    const status = converted.status;
+    const strip = typeof status === 'string' && Object.prototype.hasOwnProperty.call(strips.stripAsync, status) ? strips.stripAsync[status]! : strips.strip;
+    return strip(converted).value as Record<string, unknown>;
+  };
 
   // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
   const schema = (path: string): Record<string, unknown> =>
@@ -196,9 +226,9 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
    * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
    * the profile.
    */
-  const bindHandlers = (handlers: HandlerMap<string>): Record<string, ToolHandler<any, any>> => {
+  const bindHandlers = (handlers: HandlerMap<string>): Readonly<Record<string, AnyToolHandler>> => {
     if (handlers === null || typeof handlers !== 'object') throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
-    const out: Record<string, ToolHandler<any, any>> = {};
+    const out: Record<string, AnyToolHandler> = {};
     const extra: string[] = [];
     const missing: string[] = [];
     for (const tool of Object.keys(handlers)) {
@@ -215,7 +245,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const releases = releasesServing(tool);
       for (const key of releases) if (typeof ownHandler(h, key) !== 'function') missing.push(`${tool} (AdCP ${key})`);
       for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
-      out[tool] = (args, ctx) => ownHandler(h, ctx.release)!(args, ctx);
+      // Kept as the per-release set: a set is never converted (each handler answers in its own release).
+      out[tool] = h;
     }
     // The one handler the profile itself can give: its capabilities, as served in the answering release.
     if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
@@ -223,9 +254,12 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
     }
     for (const tool of [...allTools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
-    if (extra.length > 0) throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
-    if (missing.length > 0) throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
-    return out;
+    const problems = [
+      ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
+      ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
+    ];
+    if (problems.length > 0) throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
+    return Object.freeze(out);
   };
 
   const agent: Agent = {
@@ -277,12 +311,22 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
       if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
+      // One function is written in the highest release serving the tool; a per-release handler in its own.
+      const shape = typeof handler === 'function' ? handlerRelease.get(tool)! : r;
+      let value = parsed.value;
+      if (shape !== r) {
+        try {
+          value = convertUp(shape, r, tool, value);
+        } catch (e) {
+          return errorResult(thrownBody(tool, new Error(`converting the AdCP ${r.key} request to AdCP ${shape.key} failed: ${e instanceof Error ? e.message : String(e)}`)), args, r.key);
+        }
+      }
       let result: unknown;
       try {
         // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
         const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
-        if (options.authorize !== undefined) await options.authorize(tool, parsed.value, hctx);
-        result = await fn(parsed.value, hctx);
+        if (options.authorize !== undefined) await options.authorize(tool, value, hctx);
+        result = await fn(value, hctx);
         if (result instanceof AdcpError) throw result;
         // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
         const copy = jsonCopy(result);
@@ -294,10 +338,17 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
         return errorResult(agentFault(tool, 'the handler returned no response object'), args, r.key);
       }
-      const resultBody = result as Record<string, unknown>;
+      let resultBody = result as Record<string, unknown>;
       if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
+      if (shape !== r) {
+        try {
+          resultBody = convertDown(shape, r, tool, resultBody, parsed.value);
+        } catch (e) {
+          return errorResult(thrownBody(tool, new Error(`converting the AdCP ${shape.key} answer to AdCP ${r.key} failed: ${e instanceof Error ? e.message : String(e)}`)), args, r.key);
+        }
+      }
 
-      const envelope = responseEnvelope(resultBody, parsed.value.context, r.key, (body) => statusDefined(responseValidator(s), body));
+      const envelope = responseEnvelope(resultBody, parsed.value.context, r.key, (body) => statusDefined(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
       if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), args, r.key);
       const body = envelope.body;
       // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
@@ -327,6 +378,18 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
 
     registerMcp(server, handlers) {
       registerMcpImpl(agent, server, bindHandlers(handlers as HandlerMap<string>));
+    },
+    mcpServerFactory(handlers, create) {
+      // Checked once, here, before the caller's server listens: a set that does not match the profile never reaches
+      // a request.
+      const bound = bindHandlers(handlers as HandlerMap<string>);
+      if (typeof create !== 'function') throw new Error('adcp-codegen: mcpServerFactory needs a function that creates an McpServer');
+      const registerOn = mcpRegistrar(agent, bound);
+      return () => {
+        const server = create();
+        registerOn(server);
+        return server;
+      };
     },
     a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, bindHandlers(handlers as HandlerMap<string>), a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),

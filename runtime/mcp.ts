@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Agent, ToolHandler } from './agent-types.js';
+import type { Agent, AnyToolHandler } from './agent-types.js';
 import { callBound } from './results.js';
 
 /**
@@ -9,14 +9,26 @@ import { callBound } from './results.js';
  * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST and a call to a
  * tool the profile does not serve as an AdCP UNSUPPORTED_FEATURE.
  *
- * `handlers` is the set agent.registerMcp checked and completed (bindHandlers): one function per served tool.
+ * `handlers` is the set agent.registerMcp (or mcpServerFactory, once) checked and completed (bindHandlers): a handler
+ * for every served tool.
  *
  * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
  * first used, so agents that never serve MCP need not install it.
  */
-export function registerMcp(agent: Agent, server: unknown, handlers: Record<string, ToolHandler<any, any, any>>): void {
-  const low = lowLevelServer(server);
+export function registerMcp(agent: Agent, server: unknown, handlers: Readonly<Record<string, AnyToolHandler>>): void {
+  mcpRegistrar(agent, handlers)(server);
+}
+
+/**
+ * What registers the agent on one server, made once: the SDK is resolved here, so a server factory made at start-up
+ * fails then, not on the first request, when the agent's repository lacks it.
+ */
+export function mcpRegistrar(agent: Agent, handlers: Readonly<Record<string, AnyToolHandler>>): (server: unknown) => void {
   const sdk = createRequire(import.meta.url)('@modelcontextprotocol/sdk/types.js') as McpTypes;
+  return (server) => register(agent, lowLevelServer(server), sdk, handlers);
+}
+
+function register(agent: Agent, low: LowLevelServer, sdk: McpTypes, handlers: Readonly<Record<string, AnyToolHandler>>): void {
 
   low.registerCapabilities({ tools: { listChanged: false } });
   low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));

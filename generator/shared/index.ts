@@ -10,6 +10,7 @@ export { dependencyVersion, generatorCodeHash, generatorVersion } from './code-h
 export { CodegenError, UsageError } from './errors.js';
 export { stronglyConnected } from './graph.js';
 export { hashJson, sha256, shortHash } from './hash.js';
+export { commentText, jsLiteral, jsonText } from './js-literal.js';
 export { escapeToken, fragmentFromPointer, getAtPointer, joinPointer, parsePointer, pointerFromFragment } from './json-pointer.js';
 export { createLogger, type Logger, silentLogger } from './log.js';
 export { IGNORED, JOURNAL, MANIFEST, type OutputManifest, ownablePath, readManifest, type UnitRecord, WORK_DIR } from './manifest.js';
