@@ -16,7 +16,7 @@ import {
   type ValidateFn,
 } from './contract.js';
 import { driftIssues } from './drift.js';
-import { AdcpError, agentFault, invalidRequest, versionUnsupported } from './errors.js';
+import { AdcpError, agentFault, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
 import { mcpRegistrar, registerMcp as registerMcpImpl } from './mcp.js';
@@ -156,14 +156,19 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     const converted = conversion(newer, older, tool).request(request).value;
     return stripFn(target)(normalizeFn(target)(converted).value).value as Record<string, unknown>;
   };
-  /** A newer release's answer, as the buyer pinned to the older one reads it: converted, then that release's deep-strip. */
-  const convertDown = (newer: ProfileRelease, older: ProfileRelease, tool: string, body: Record<string, unknown>, request: Record<string, unknown>): Record<string, unknown> => {
-    const converted = conversion(newer, older, tool).response(body, request).value as Record<string, unknown>;
+  /**
+   * A newer release's answer, as the buyer pinned to the older one reads it: converted, then that release's
+   * deep-strip; or, for an answer the older release has no form for, why.
+   */
+  const convertDown = (newer: ProfileRelease, older: ProfileRelease, tool: string, body: Record<string, unknown>, request: Record<string, unknown>): { body: Record<string, unknown> } | { refused: string } => {
+    const result = conversion(newer, older, tool).response(body, request);
+    if (typeof result.refused === 'string') return { refused: result.refused };
+    const converted = result.value as Record<string, unknown>;
     const strips = responseStrip(slotIn(older, tool)!);
     // An async answer is stripped by its own schema, picked by its status as the validators pick theirs.
     const status = converted.status;
     const strip = typeof status === 'string' && Object.prototype.hasOwnProperty.call(strips.stripAsync, status) ? strips.stripAsync[status]! : strips.strip;
-    return strip(converted).value as Record<string, unknown>;
+    return { body: strip(converted).value as Record<string, unknown> };
   };
 
   // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
@@ -318,7 +323,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         try {
           value = convertUp(shape, r, tool, value);
         } catch (e) {
-          return errorResult(thrownBody(tool, new Error(`converting the AdCP ${r.key} request to AdCP ${shape.key} failed: ${e instanceof Error ? e.message : String(e)}`)), args, r.key);
+          return errorResult(conversionFailed(tool, `the AdCP ${r.key} request to AdCP ${shape.key}`, e), args, r.key);
         }
       }
       let result: unknown;
@@ -342,9 +347,14 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
       if (shape !== r) {
         try {
-          resultBody = convertDown(shape, r, tool, resultBody, parsed.value);
+          const down = convertDown(shape, r, tool, resultBody, parsed.value);
+          if ('refused' in down) {
+            const message = `${tool}: this answer has no AdCP ${r.key} form (${down.refused}); AdCP ${shape.key} carries it`;
+            return errorResult({ code: 'UNSUPPORTED_FEATURE', message, recovery: 'correctable', details: { tool, supported_versions: [shape.key] } }, args, r.key);
+          }
+          resultBody = down.body;
         } catch (e) {
-          return errorResult(thrownBody(tool, new Error(`converting the AdCP ${shape.key} answer to AdCP ${r.key} failed: ${e instanceof Error ? e.message : String(e)}`)), args, r.key);
+          return errorResult(conversionFailed(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), args, r.key);
         }
       }
 
@@ -395,6 +405,21 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     a2aSkills: (release) => a2aSkills(agent, release),
   };
   return agent;
+}
+
+/**
+ * A conversion that threw (a generated module missing or damaged): the agent's fault, logged with the cause and
+ * answered without it.
+ */
+function conversionFailed(tool: string, what: string, e: unknown): AdcpErrorBody {
+  let text: string;
+  try {
+    text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+  } catch {
+    text = 'a value that cannot be printed';
+  }
+  process.emitWarning(`adcp-codegen: converting ${what} for ${tool} failed: ${text}`);
+  return agentFault(tool, `converting ${what} failed (details are in the agent's log)`);
 }
 
 /** The handler of a per-release set for one release, own properties only. */

@@ -134,6 +134,8 @@ export interface AppliedConversion extends AppliedNormalization {
 export interface ConversionResult {
   value: unknown;
   applied: AppliedConversion[];
+  /** Set when the answer has no form in the older release (a `refuse` rule): why. The buyer gets an AdCP error. */
+  refused?: string;
 }
 
 /** A newer release's body toward the older release the buyer pinned (whose deep-strip runs after). Never mutates. */

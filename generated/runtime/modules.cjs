@@ -2,21 +2,21 @@
 // The adcp-codegen runtime's modules but the loader (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
+//   adcp-codegen 0.1.0:runtime/a2a.ts 7ab3b4a601f54d67
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 43409b4064439c51
-//   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
+//   adcp-codegen 0.1.0:runtime/agent.ts a7c8064805149db3
+//   adcp-codegen 0.1.0:runtime/contract.ts 80bb71121191db48
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
 //   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts 64fb8e859f7a4b39
+//   adcp-codegen 0.1.0:runtime/mcp.ts 5b969299fd5143b9
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
-//   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
-//   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/response.ts bc9edc053c759fe8
+//   adcp-codegen 0.1.0:runtime/results.ts 81afede7e867dfac
 "use strict";
 
 /** The runtime modules (except the loader) as CommonJS functions, for the loader in index.js. */
@@ -32,7 +32,6 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.createA2AExecutor = createA2AExecutor;
 exports.a2aSkills = a2aSkills;
 const results_js_1 = require("./results.js");
-const errors_js_1 = require("./errors.js");
 /** A2A 1.0 TaskState values (the 1.x SDK's protobuf enum). */
 const V1_STATE = { completed: 3, failed: 4, canceled: 5 };
 /** The problems a Message can have before any tool runs, answered as AdCP INVALID_REQUEST (correctable). */
@@ -84,16 +83,9 @@ async function invoke(agent, handlers, request) {
         return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
     }
     const { skill, input } = parsed;
-    // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context.
-    try {
-        return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
-    }
-    catch (e) {
-        // agent.call answers handler failures itself; anything reaching here is a fault of the agent, not the buyer's
-        // request: logged on the server, answered with no detail and not as something a retry would fix.
-        process.emitWarning(`adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        return { skill, result: rejection(agent, (0, errors_js_1.agentFault)(skill, "the call failed on the agent (details are in the agent's log)"), input) };
-    }
+    // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context; a failure
+    // of the agent itself is its CONFIGURATION_ERROR (callBound).
+    return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
 }
 /** The AdCP-over-A2A convention: exactly one DataPart `{ skill, input }` (or the legacy `parameters`). */
 function readInvocation(parts) {
@@ -262,6 +254,11 @@ async function createAgent(base, name, options = {}) {
     };
     /** The served releases that serve `tool`, highest first. */
     const releasesServing = (tool) => served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+    /**
+     * The release a single function handler of `tool` is written in: the highest serving it. A buyer pinned to
+     * another gets the request converted up to it and the answer converted down (docs/conversions.md).
+     */
+    const handlerRelease = new Map([...allTools].map((tool) => [tool, served.find((r) => r.tools.includes(tool))]));
     const memo = new Map();
     const cached = (key, make) => {
         if (!memo.has(key))
@@ -273,6 +270,29 @@ async function createAgent(base, name, options = {}) {
     const responseValidator = (s) => (s.response ??= (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(s.release.key, s.tool))));
     const stripFn = (s) => (s.strip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(s.release.key, s.tool)).strip);
     const normalizeFn = (s) => (s.normalize ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(s.release.key, s.tool)).normalize);
+    const responseStrip = (s) => (s.responseStrip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.responseStrip(s.release.key, s.tool)));
+    const conversion = (newer, older, tool) => cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.convert(older.key, newer.key, tool)));
+    /** An older release's validated request, as the newer release's handler takes it: converted, normalized, stripped. */
+    const convertUp = (newer, older, tool, request) => {
+        const target = slotIn(newer, tool);
+        const converted = conversion(newer, older, tool).request(request).value;
+        return stripFn(target)(normalizeFn(target)(converted).value).value;
+    };
+    /**
+     * A newer release's answer, as the buyer pinned to the older one reads it: converted, then that release's
+     * deep-strip; or, for an answer the older release has no form for, why.
+     */
+    const convertDown = (newer, older, tool, body, request) => {
+        const result = conversion(newer, older, tool).response(body, request);
+        if (typeof result.refused === 'string')
+            return { refused: result.refused };
+        const converted = result.value;
+        const strips = responseStrip(slotIn(older, tool));
+        // An async answer is stripped by its own schema, picked by its status as the validators pick theirs.
+        const status = converted.status;
+        const strip = typeof status === 'string' && Object.prototype.hasOwnProperty.call(strips.stripAsync, status) ? strips.stripAsync[status] : strips.strip;
+        return { body: strip(converted).value };
+    };
     // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
     const schema = (path) => cached(`schema\0${path}`, () => deepFreeze(JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, path), 'utf8')).schema));
     const listFrom = (entries) => entries.map((e) => ({
@@ -351,7 +371,8 @@ async function createAgent(base, name, options = {}) {
             for (const key of Object.keys(h))
                 if (!releases.includes(key))
                     extra.push(`${tool} (AdCP ${key})`);
-            out[tool] = (args, ctx) => ownHandler(h, ctx.release)(args, ctx);
+            // Kept as the per-release set: a set is never converted (each handler answers in its own release).
+            out[tool] = h;
         }
         // The one handler the profile itself can give: its capabilities, as served in the answering release.
         if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
@@ -361,11 +382,13 @@ async function createAgent(base, name, options = {}) {
         for (const tool of [...allTools].sort())
             if (!Object.prototype.hasOwnProperty.call(out, tool))
                 missing.push(tool);
-        if (extra.length > 0)
-            throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
-        if (missing.length > 0)
-            throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
-        return out;
+        const problems = [
+            ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
+            ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
+        ];
+        if (problems.length > 0)
+            throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
+        return Object.freeze(out);
     };
     const agent = {
         name,
@@ -412,13 +435,24 @@ async function createAgent(base, name, options = {}) {
             const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
             if (fn === undefined)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
+            // One function is written in the highest release serving the tool; a per-release handler in its own.
+            const shape = typeof handler === 'function' ? handlerRelease.get(tool) : r;
+            let value = parsed.value;
+            if (shape !== r) {
+                try {
+                    value = convertUp(shape, r, tool, value);
+                }
+                catch (e) {
+                    return (0, results_js_1.errorResult)(conversionFailed(tool, `the AdCP ${r.key} request to AdCP ${shape.key}`, e), args, r.key);
+                }
+            }
             let result;
             try {
                 // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
                 const hctx = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
                 if (options.authorize !== undefined)
-                    await options.authorize(tool, parsed.value, hctx);
-                result = await fn(parsed.value, hctx);
+                    await options.authorize(tool, value, hctx);
+                result = await fn(value, hctx);
                 if (result instanceof errors_js_1.AdcpError)
                     throw result;
                 // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
@@ -433,10 +467,23 @@ async function createAgent(base, name, options = {}) {
             if (result === null || typeof result !== 'object' || Array.isArray(result)) {
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, 'the handler returned no response object'), args, r.key);
             }
-            const resultBody = result;
+            let resultBody = result;
             if ((0, response_js_1.isAdcpErrorBody)(resultBody.adcp_error))
                 return (0, results_js_1.errorResult)(resultBody.adcp_error, args, r.key);
-            const envelope = (0, response_js_1.responseEnvelope)(resultBody, parsed.value.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body));
+            if (shape !== r) {
+                try {
+                    const down = convertDown(shape, r, tool, resultBody, parsed.value);
+                    if ('refused' in down) {
+                        const message = `${tool}: this answer has no AdCP ${r.key} form (${down.refused}); AdCP ${shape.key} carries it`;
+                        return (0, results_js_1.errorResult)({ code: 'UNSUPPORTED_FEATURE', message, recovery: 'correctable', details: { tool, supported_versions: [shape.key] } }, args, r.key);
+                    }
+                    resultBody = down.body;
+                }
+                catch (e) {
+                    return (0, results_js_1.errorResult)(conversionFailed(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), args, r.key);
+                }
+            }
+            const envelope = (0, response_js_1.responseEnvelope)(resultBody, parsed.value.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
             if (!envelope.ok)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), args, r.key);
             const body = envelope.body;
@@ -466,10 +513,38 @@ async function createAgent(base, name, options = {}) {
         registerMcp(server, handlers) {
             (0, mcp_js_1.registerMcp)(agent, server, bindHandlers(handlers));
         },
+        mcpServerFactory(handlers, create) {
+            // Checked once, here, before the caller's server listens: a set that does not match the profile never reaches
+            // a request.
+            const bound = bindHandlers(handlers);
+            if (typeof create !== 'function')
+                throw new Error('adcp-codegen: mcpServerFactory needs a function that creates an McpServer');
+            const registerOn = (0, mcp_js_1.mcpRegistrar)(agent, bound);
+            return () => {
+                const server = create();
+                registerOn(server);
+                return server;
+            };
+        },
         a2aExecutor: (handlers, a2aOptions) => (0, a2a_js_1.createA2AExecutor)(agent, bindHandlers(handlers), a2aOptions),
         a2aSkills: (release) => (0, a2a_js_1.a2aSkills)(agent, release),
     };
     return agent;
+}
+/**
+ * A conversion that threw (a generated module missing or damaged): the agent's fault, logged with the cause and
+ * answered without it.
+ */
+function conversionFailed(tool, what, e) {
+    let text;
+    try {
+        text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    }
+    catch {
+        text = 'a value that cannot be printed';
+    }
+    process.emitWarning(`adcp-codegen: converting ${what} for ${tool} failed: ${text}`);
+    return (0, errors_js_1.agentFault)(tool, `converting ${what} failed (details are in the agent's log)`);
 }
 /** The handler of a per-release set for one release, own properties only. */
 function ownHandler(set, release) {
@@ -504,6 +579,8 @@ exports.ARTIFACT_PATHS = void 0;
  *                                                                   validateAsync: { [status]: RawValidateFn } }
  *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
  *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
+ *   releases/<key>/strip/<tool>.response.cjs     module.exports = { strip: StripFn, stripAsync: { [status]: StripFn } }
+ *   releases/<old>/convert/<new>/<tool>.cjs      module.exports = { response: ConvertResponseFn, request: ConvertRequestFn }
  *
  * Artifacts `require` only relative paths inside the output directory (shared definition modules and support
  * files the compile stages emit themselves), never a package, so the generated set is self-contained.
@@ -513,6 +590,10 @@ exports.ARTIFACT_PATHS = {
     response: (key, tool) => `releases/${key}/validate/${tool}.response.cjs`,
     strip: (key, tool) => `releases/${key}/strip/${tool}.cjs`,
     normalize: (key, tool) => `releases/${key}/normalize/${tool}.cjs`,
+    /** The deep-strip of a tool's response and async responses, for bodies converted from a newer release. */
+    responseStrip: (key, tool) => `releases/${key}/strip/${tool}.response.cjs`,
+    /** Conversions between a newer release whose handler answers and the older one a buyer pinned. */
+    convert: (olderKey, newerKey, tool) => `releases/${olderKey}/convert/${newerKey}/${tool}.cjs`,
 };
 
   },
@@ -1357,6 +1438,7 @@ function jsonCopy(value) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.registerMcp = registerMcp;
+exports.mcpRegistrar = mcpRegistrar;
 const node_module_1 = require("node:module");
 const results_js_1 = require("./results.js");
 /**
@@ -1366,14 +1448,24 @@ const results_js_1 = require("./results.js");
  * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST and a call to a
  * tool the profile does not serve as an AdCP UNSUPPORTED_FEATURE.
  *
- * `handlers` is the set agent.registerMcp checked and completed (bindHandlers): one function per served tool.
+ * `handlers` is the set agent.registerMcp (or mcpServerFactory, once) checked and completed (bindHandlers): a handler
+ * for every served tool.
  *
  * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
  * first used, so agents that never serve MCP need not install it.
  */
 function registerMcp(agent, server, handlers) {
-    const low = lowLevelServer(server);
+    mcpRegistrar(agent, handlers)(server);
+}
+/**
+ * What registers the agent on one server, made once: the SDK is resolved here, so a server factory made at start-up
+ * fails then, not on the first request, when the agent's repository lacks it.
+ */
+function mcpRegistrar(agent, handlers) {
     const sdk = (0, node_module_1.createRequire)(__runtimeImportMeta.url)('@modelcontextprotocol/sdk/types.js');
+    return (server) => register(agent, lowLevelServer(server), sdk, handlers);
+}
+function register(agent, low, sdk, handlers) {
     low.registerCapabilities({ tools: { listChanged: false } });
     low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
     low.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
@@ -1487,13 +1579,15 @@ const json_copy_js_1 = require("./json-copy.js");
 /**
  * The response as it goes on the wire: the handler's body with the envelope the runtime owns. `adcp_version` is the
  * release that answered and `context` the caller's (a handler's own values are dropped); `status` defaults to
- * `completed`. A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
+ * `completed` (unless `defaultStatus` is false: the release's status is the response's own state). A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
  * release's response schema itself defines (3.0's create_media_buy carries the media buy's status there); any other
  * value is the agent's bug, answered as one instead of being sent.
  */
-function responseEnvelope(result, sentContext, release, schemaDefinesStatus) {
+function responseEnvelope(result, sentContext, release, schemaDefinesStatus, defaultStatus = true) {
     const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
-    const body = { ...rest, status: status ?? 'completed', adcp_version: release };
+    // Where the release's `status` is the response's own state (3.0's create_media_buy: the media buy's), a missing one
+    // stays missing: `completed` there would say the media buy has finished running.
+    const body = { ...rest, ...(status !== undefined || defaultStatus ? { status: status ?? 'completed' } : {}), adcp_version: release };
     if (sentContext !== undefined)
         body.context = sentContext;
     if (status !== undefined && !(typeof status === 'string' && TASK_STATUSES.has(status)) && !schemaDefinesStatus(body)) {
@@ -1590,11 +1684,15 @@ function errorResult(error, args, release) {
  * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
  */
 function unknownToolResult(tool, args, releases) {
+    return rejectionOf((0, errors_js_1.unsupportedTool)(tool), args, releases);
+}
+/** A rejection of a call the pipeline could not answer itself, labelled as unknownToolResult labels its own. */
+function rejectionOf(error, args, releases) {
     // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
     const request = (0, json_copy_js_1.readRequest)(args);
     const value = request.ok ? request.value : request.context === undefined ? undefined : { context: request.context };
     const pinned = value !== null && typeof value === 'object' ? value.adcp_version : undefined;
-    return errorResult((0, errors_js_1.unsupportedTool)(tool), value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]);
+    return errorResult(error, value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]);
 }
 /** The AdCP body of a CallToolResult, success or rejection. */
 function resultBody(result) {
@@ -1603,7 +1701,9 @@ function resultBody(result) {
 /**
  * A transport's call of `tool` (MCP tools/call, an A2A skill): through the agent with the handler bound to it, or
  * AdCP's "unknown tool" rejection, with the caller's context, when none is bound or the agent serves no such tool.
- * Anything else the call throws is the transport's to answer.
+ * agent.call answers handler failures itself; anything else it throws (an artifact missing from the generated set,
+ * say) is a fault of the agent, not of the buyer's request: logged on the server and answered as a
+ * CONFIGURATION_ERROR with no detail, never a transport error or a crash of the process.
  */
 async function callBound(agent, handlers, tool, args, ctx) {
     const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
@@ -1615,7 +1715,15 @@ async function callBound(agent, handlers, tool, args, ctx) {
     catch (e) {
         if (e instanceof UnknownToolError)
             return unknownToolResult(tool, args, agent.releases);
-        throw e;
+        let text;
+        try {
+            text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+        }
+        catch {
+            text = 'a value that cannot be printed';
+        }
+        process.emitWarning(`adcp-codegen: the call of ${tool} failed: ${text}`);
+        return rejectionOf((0, errors_js_1.agentFault)(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases);
     }
 }
 

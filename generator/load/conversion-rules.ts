@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { CodegenError, hashJson, joinPointer } from '../shared/index.js';
+import { CodegenError, getAtPointer, hashJson, joinPointer } from '../shared/index.js';
 import { checkFormat, describe, pointerOf } from './check-format.js';
 import type { JsonObject, JsonValue } from './model.js';
 import { readJson } from './read-json.js';
@@ -13,9 +13,12 @@ import { readJson } from './read-json.js';
 
 export type ConversionTransform =
   | { readonly kind: 'rename' | 'move'; readonly conflict: 'replace' | 'keep' }
-  | { readonly kind: 'drop' | 'drop-element'; readonly values?: readonly JsonValue[]; readonly unknown: boolean; readonly reason: string }
+  | { readonly kind: 'drop' | 'drop-parent'; readonly values?: readonly JsonValue[]; readonly unknown: boolean; readonly missing: boolean; readonly reason: string }
+  | { readonly kind: 'default'; readonly value: JsonValue }
   | { readonly kind: 'pluck'; readonly member: string }
-  | { readonly kind: 'from-request'; readonly path: readonly string[] };
+  | { readonly kind: 'from-request'; readonly path: readonly string[] }
+  | { readonly kind: 'map'; readonly table: readonly { readonly from: Readonly<Record<string, JsonValue>>; readonly to: Readonly<Record<string, JsonValue>> }[] }
+  | { readonly kind: 'refuse'; readonly values?: readonly JsonValue[]; readonly missing: boolean; readonly present: boolean; readonly reason: string };
 
 export type ConversionDirection = 'response' | 'request';
 
@@ -65,7 +68,7 @@ export function loadConversionRules(files: readonly string[]): ConversionRuleFil
   const seen = new Map<string, string>();
   return files.map((file) => {
     const doc = readJson(file, file);
-    checkFormat('conversion.schema.json', doc, file, (errors) => schemaError(file, errors));
+    checkFormat('conversion.schema.json', doc, file, (errors) => schemaError(file, doc, errors));
     const raw = doc as { newer: string; older: string; responses?: JsonObject[]; requests?: JsonObject[]; waivers?: JsonObject[] };
     const [nMajor, nMinor] = raw.newer.split('.').map(Number) as [number, number];
     const [oMajor, oMinor] = raw.older.split('.').map(Number) as [number, number];
@@ -103,7 +106,7 @@ function toRule(r: JsonObject, direction: ConversionDirection, file: string, poi
   const list = (v: JsonValue | undefined): string[] => (typeof v === 'string' ? [v] : ((v as string[] | undefined) ?? []));
   const t = r.transform as JsonObject;
   const kind = t.kind as ConversionTransform['kind'];
-  if (kind === 'from-request' && direction === 'request') throw new CodegenError(file, `${pointer}/transform/kind`, 'from-request converts responses only');
+  if ((kind === 'from-request' || kind === 'refuse') && direction === 'request') throw new CodegenError(file, `${pointer}/transform/kind`, `${kind} converts responses only`);
   let transform: ConversionTransform;
   switch (kind) {
     case 'rename':
@@ -111,9 +114,24 @@ function toRule(r: JsonObject, direction: ConversionDirection, file: string, poi
       transform = { kind, conflict: (t.conflict as 'replace' | 'keep' | undefined) ?? 'replace' };
       break;
     case 'drop':
-    case 'drop-element':
-      if (t.values !== undefined && t.unknown === true) throw new CodegenError(file, `${pointer}/transform/unknown`, 'name the values to drop, or drop the unknown ones, not both');
-      transform = { kind, values: t.values as JsonValue[] | undefined, unknown: t.unknown === true, reason: t.reason as string };
+    case 'drop-parent': {
+      const conditions = ['values', 'unknown', 'missing'].filter((c) => t[c] !== undefined);
+      if (conditions.length > 1) throw new CodegenError(file, `${pointer}/transform/${conditions[1]}`, `a ${kind} has one condition: ${conditions.join(' and ')} are both given`);
+      if (kind === 'drop' && t.missing !== undefined) throw new CodegenError(file, `${pointer}/transform/missing`, 'a field that is missing cannot be dropped: drop-parent drops the object that lacks it');
+      transform = { kind, values: t.values as JsonValue[] | undefined, unknown: t.unknown === true, missing: t.missing === true, reason: t.reason as string };
+      break;
+    }
+    case 'default':
+      transform = { kind, value: t.value as JsonValue };
+      break;
+    case 'map':
+      transform = { kind, table: t.table as { from: Record<string, JsonValue>; to: Record<string, JsonValue> }[] };
+      break;
+    case 'refuse':
+      if (['values', 'missing', 'present'].filter((c) => t[c] !== undefined).length !== 1) {
+        throw new CodegenError(file, `${pointer}/transform`, 'a refuse has one condition: the values it refuses, a missing field (missing: true) or a field there at all (present: true)');
+      }
+      transform = { kind, values: t.values as JsonValue[] | undefined, missing: t.missing === true, present: t.present === true, reason: t.reason as string };
       break;
     case 'pluck':
       transform = { kind, member: t.member as string };
@@ -137,12 +155,13 @@ function toRule(r: JsonObject, direction: ConversionDirection, file: string, poi
   };
 }
 
-function schemaError(file: string, errors: readonly ErrorObject[]): CodegenError | undefined {
+function schemaError(file: string, doc: unknown, errors: readonly ErrorObject[]): CodegenError | undefined {
   const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
   if (best === undefined) return new CodegenError(file, '', 'does not match the conversion rule format');
   if (best.keyword === 'discriminator') {
     const tag = (best.params as { tag: string }).tag;
-    return new CodegenError(file, `${best.instancePath}/${tag}`, `unknown transform ${tag}; see schemas/conversion.schema.json`);
+    const value = (getAtPointer(doc, best.instancePath) as Record<string, unknown> | undefined)?.[tag];
+    return new CodegenError(file, `${best.instancePath}/${tag}`, `unknown transform ${tag} ${JSON.stringify(value)}; see schemas/conversion.schema.json`);
   }
   if (best.keyword === 'not' && best.schemaPath.includes('definitions/key')) {
     return new CodegenError(file, best.instancePath, 'is a reserved name (__proto__, constructor, prototype or *)');

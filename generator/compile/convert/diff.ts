@@ -18,12 +18,15 @@ import { factsOf, fieldsOf, locationOf, placeKey, type Facts, type FieldMap, typ
  * - `deprecated`: a newer field deprecated with a stated replacement (3.2's `valid_actions`, in favour of
  *   `available_actions`): older buyers read the deprecated one, newer handlers may fill only its replacement.
  *
+ * - `loosened`: a response field the older release always requires where the newer one does not (3.0's
+ *   check_governance `plan_id`): a newer body may lack what an older buyer is promised.
+ *
  * Fields only the newer release declares, with no such tie to an older one, are plain additions: the older
  * release's deep-strip removes them where its objects are closed, and open objects keep them.
  */
 
 export type Side = 'response' | 'request';
-export type CandidateKind = 'removed' | 'retyped' | 'relocated' | 'deprecated';
+export type CandidateKind = 'removed' | 'retyped' | 'relocated' | 'deprecated' | 'loosened';
 
 export interface Occurrence {
   readonly tool: string;
@@ -138,6 +141,45 @@ function compareTool(
       if (v !== undefined && !nf.some((x) => valueKey(x) === v)) orphanedValues.set(v, key);
     }
   }
+  if (side === 'response') {
+    for (const oc of o.values()) {
+      const nc = n.get(placeKey(oc.path));
+      if (nc === undefined) continue;
+      // Required outside unions, or by some arm of one (and by no arm of the newer release's).
+      const requiredByNewer = (name: string): boolean => nc.required.has(name) || (!oc.required.has(name) && nc.requiredInBranch.has(name));
+      for (const name of [...oc.required, ...oc.requiredInBranch]) {
+        if (requiredByNewer(name)) continue;
+        const key = placeKey([...oc.path, name]);
+        const field = declared(o, key);
+        // A field the newer release does not declare there is `removed` already.
+        if (field === undefined || declared(n, key) === undefined) continue;
+        for (const d of field.declarations) add({ side, kind: 'loosened', release: 'older', location: locationOf(d), detail: `${key} is required by AdCP ${older.version}, not always by AdCP ${newer.version}` }, { tool, place: key });
+      }
+    }
+  }
+  if (side === 'response') {
+    // An asynchronous answer (`status: submitted`, …) the older release has no arm or async schema for.
+    // A declaration admitting only asynchronous statuses (an async arm's `const: "submitted"`), not the task-status
+    // enum every envelope declares; and the release's own async response schemas, by the status each answers.
+    const asyncValues = (m: FieldMap, r: Release): Map<string, string[]> => {
+      const out = new Map<string, string[]>();
+      for (const d of m.get('status')?.declarations ?? []) {
+        const f = factsOf(r, d);
+        if (f.values === undefined || ![...f.values].every((v) => ASYNC_STATUSES.has(v))) continue;
+        for (const v of f.values) out.set(v, [...(out.get(v) ?? []), locationOf(d)]);
+      }
+      for (const path of r.tools.get(tool)!.asyncResponseSchemas) {
+        const status = /-async-response-([a-z-]+)\.json$/.exec(path)?.[1];
+        if (status !== undefined && !out.has(JSON.stringify(status))) out.set(JSON.stringify(status), [`${path}#`]);
+      }
+      return out;
+    };
+    const olderAsync = asyncValues(o, older);
+    for (const [value, locations] of asyncValues(n, newer)) {
+      if (olderAsync.has(value)) continue;
+      for (const location of locations.filter((l) => !l.endsWith('#'))) add({ side, kind: 'retyped', release: 'newer', location, detail: `status: answers ${value}, which AdCP ${older.version} has no answer for` }, { tool, place: 'status' });
+    }
+  }
   for (const np of n.values()) {
     if (np.declarations.length === 0) continue;
     const key = placeKey(np.path);
@@ -202,9 +244,12 @@ function statedOrigin(description: string): string | undefined {
 /** "Deprecated in favor of `available_actions[]`": the replacement a deprecated field names. */
 function statedReplacement(f: Facts): string | undefined {
   if (!f.deprecated && !/^\W*deprecated\b/i.test(f.description)) return undefined;
-  const m = /(?:in fav(?:ou)?r of|replaced by|superseded by|use)\s+`([^`]+)`/i.exec(f.description);
+  const m = /(?:in favou?r of|replaced by|superseded by|use)\s+`([^`]+)`/i.exec(f.description);
   return m === null ? undefined : m[1];
 }
+
+/** The task statuses of an asynchronous answer, JSON-encoded as facts hold values. */
+const ASYNC_STATUSES: ReadonlySet<string> = new Set(['"submitted"', '"working"', '"input-required"']);
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

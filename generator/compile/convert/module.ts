@@ -142,7 +142,7 @@ function emitContainer(w: Writer, c: Container, depth: number, consts: Constants
       w.open(`for (let i${d} = 0; i${d} < list${d}.length; i${d}++) {`);
       w.line(`const before${d} = list${d}[i${d}];`);
       w.line(`let node${d} = before${d};`);
-      const drops = child.steps.some((s) => s.rule.transform.kind === 'drop-element');
+      const drops = child.steps.some((s) => s.rule.transform.kind === 'drop-parent');
       if (drops) w.line(`let drop${d} = false;`);
       w.open(`if (isObject(before${d})) {`);
       w.line(`const base${d} = ${base} + '/' + i${d};`);
@@ -158,12 +158,15 @@ function emitContainer(w: Writer, c: Container, depth: number, consts: Constants
     }
     const key = jsLiteral(child.token!);
     const intoArray = child.children.some((g) => g.token === '*') && child.steps.length === 0;
+    const drops = child.steps.some((s) => s.rule.transform.kind === 'drop-parent');
     w.open(`if (hasOwn(${node}, ${key}) && ${intoArray ? 'Array.isArray' : 'isObject'}(${node}[${key}])) {`);
     w.line(`const before${d} = ${node}[${key}];`);
     w.line(`let node${d} = before${d};`);
+    if (drops) w.line(`let drop${d} = false;`);
     w.line(`const base${d} = ${base} + ${jsLiteral('/' + escapeToken(child.token!))};`);
     emitContainer(w, child, d, consts);
-    w.line(`if (node${d} !== before${d}) ${node} = withMember(${node}, ${key}, node${d});`);
+    if (drops) w.line(`if (drop${d}) ${node} = without(${node}, ${key});`);
+    w.line(`${drops ? 'else ' : ''}if (node${d} !== before${d}) ${node} = withMember(${node}, ${key}, node${d});`);
     w.close();
   }
   for (const step of c.steps) emitStep(w, step, node, base, depth, consts);
@@ -234,11 +237,45 @@ function emitStep(w: Writer, step: Step, node: string, base: string, depth: numb
       w.close();
       return;
     }
-    case 'drop-element': {
-      w.open(`if (hasOwn(${node}, ${f})${condition(step, value, consts)}${guard}) {`);
+    case 'drop-parent': {
+      w.open(`if (${t.missing ? `!hasOwn(${node}, ${f})` : `hasOwn(${node}, ${f})${condition(step, value, consts)}`}${guard}) {`);
       w.line(`drop${depth} = true;`);
       w.line(`applied.push({ rule: ${id}, from: ${base}, to: '', reason: ${jsLiteral(t.reason)} });`);
       w.close();
+      return;
+    }
+    case 'default': {
+      w.open(`if (!hasOwn(${node}, ${f})${guard}) {`);
+      w.line(`${node} = withMember(${node}, ${f}, ${jsLiteral(t.value)});`);
+      w.line(`applied.push({ rule: ${id}, from: '', to: ${from} });`);
+      w.close();
+      return;
+    }
+    case 'map': {
+      // One entry at most: the first whose `from` members all match.
+      t.table.forEach((entry, i) => {
+        const match = Object.entries(entry.from).map(([k, v]) => {
+          assertSafeKey(rule, k);
+          return `hasOwn(${node}, ${jsLiteral(k)}) && sameValue(${node}[${jsLiteral(k)}], ${jsLiteral(v)})`;
+        });
+        let next = node;
+        for (const k of Object.keys(entry.from)) if (!Object.prototype.hasOwnProperty.call(entry.to, k)) next = `without(${next}, ${jsLiteral(k)})`;
+        for (const [k, v] of Object.entries(entry.to)) {
+          assertSafeKey(rule, k);
+          next = `withMember(${next}, ${jsLiteral(k)}, ${jsLiteral(v)})`;
+        }
+        const head = `if (${match.join(' && ')}${guard}) {`;
+        if (i === 0) w.open(head);
+        else w.mid(`} else ${head}`);
+        w.line(`${node} = ${next};`);
+        w.line(`applied.push({ rule: ${id}, from: ${from}, to: ${from} });`);
+      });
+      w.close();
+      return;
+    }
+    case 'refuse': {
+      const when = t.missing ? `!hasOwn(${node}, ${f})` : t.present ? `hasOwn(${node}, ${f})` : `hasOwn(${node}, ${f}) && oneOf(${value}, ${consts.name(t.values!)})`;
+      w.line(`if (${when}${guard}) return { value: data, applied, refused: ${jsLiteral(t.reason)} };`);
       return;
     }
     case 'pluck': {
@@ -271,7 +308,7 @@ function emitStep(w: Writer, step: Step, node: string, base: string, depth: numb
 /** ` && <when the step removes the value>`: always, one of the rule's values, or one the receiving release lacks. */
 function condition(step: Step, value: string, consts: Constants): string {
   const t = step.rule.transform;
-  if (t.kind !== 'drop' && t.kind !== 'drop-element') return '';
+  if (t.kind !== 'drop' && t.kind !== 'drop-parent') return '';
   if (step.admitted !== undefined) return ` && !oneOf(${value}, ${consts.name(step.admitted)})`;
   if (t.values !== undefined) return ` && oneOf(${value}, ${consts.name(t.values)})`;
   return '';

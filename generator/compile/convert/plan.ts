@@ -27,7 +27,7 @@ export interface Step {
   readonly field: string;
   /** Path written, from the container (rename, move, pluck, from-request). */
   readonly target?: readonly string[];
-  /** drop/drop-element with `unknown`, pluck: the values the receiving release admits there. */
+  /** drop/drop-parent with `unknown`, pluck: the values the receiving release admits there. */
   readonly admitted?: readonly JsonValue[];
   /** The field is an array of values, so `unknown` filters its elements instead of removing it. */
   readonly elements?: boolean;
@@ -115,11 +115,14 @@ export function uncoveredCandidates(plan: ConversionPlan, diff: ReleaseDiff = di
     const tool = plan.tools.find((t) => t.tool === o.tool);
     const list = c.side === 'response' ? tool?.responses : tool?.requests;
     return (list ?? []).some((s) => {
-      const cites = c.release === 'newer' ? s.rule.newer : s.rule.older;
-      if (!cites.includes(c.location)) return false;
       const read = placeKey([...s.container, s.field]);
       const written = s.target === undefined ? read : placeKey([...s.container, ...s.target]);
-      return o.place === read || o.place === written;
+      // A drop removes the field's subtree, a drop-parent its holder's: what lies below is accounted for with it.
+      const removed = s.rule.transform.kind === 'drop' ? read : s.rule.transform.kind === 'drop-parent' ? placeKey(s.container) : undefined;
+      if (removed !== undefined && o.place.startsWith(`${removed}/`) && [...s.rule.newer, ...s.rule.older].length > 0) return true;
+      if (o.place !== read && o.place !== written) return false;
+      // The rule must be about this declaration: it cites it, or (a deprecation) it writes the deprecated field.
+      return [...s.rule.newer, ...s.rule.older].includes(c.location) || (c.kind === 'deprecated' && o.place === written && s.target !== undefined);
     });
   };
   const out: UncoveredCandidate[] = [];
@@ -214,16 +217,27 @@ function placeSteps(
         out.push({ rule, container, field, target: [field] });
         break;
       }
+      case 'default':
+      case 'map': {
+        if (!writes.some((q) => same(q, read))) problems.push(`no cited declaration is at ${at}`);
+        else out.push({ rule, container, field });
+        break;
+      }
+      case 'refuse':
+        // What the older release has instead is cited (checked to exist); it need not be at the refused field's place.
+        out.push({ rule, container, field });
+        break;
       case 'drop':
-      case 'drop-element': {
-        if (t.kind === 'drop-element' && container[container.length - 1] !== '*') {
-          problems.push(`${at} is not a member of an array element`);
+      case 'drop-parent': {
+        if (t.kind === 'drop-parent' && container.length === 0) {
+          problems.push(`${at} is a member of the body itself, which nothing holds`);
           break;
         }
         const here = writes.find((q) => same(q, read));
-        const array = t.kind === 'drop-element' ? writes.find((q) => same(q, container.slice(0, -1))) : undefined;
-        if (here === undefined && array === undefined) {
-          problems.push(`no cited declaration is at ${at}${t.kind === 'drop-element' ? ' or its array' : ''}`);
+        // The object a drop-parent removes may be cited instead of the field (its array, or the object itself).
+        const holder = t.kind === 'drop-parent' ? writes.find((q) => same(q, container) || (container[container.length - 1] === '*' && same(q, container.slice(0, -1)))) : undefined;
+        if (here === undefined && holder === undefined) {
+          problems.push(`no cited declaration is at ${at}${t.kind === 'drop-parent' ? ' or at the object holding it' : ''}`);
           break;
         }
         if (!t.unknown) {
