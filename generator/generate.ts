@@ -125,7 +125,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     const sources = new AdvertisedSources(overlays);
     const profiles: ProfileData[] = inputs.profiles.map((profile) => {
       const ss = selections.get(profile.name)!;
-      servedCapabilities(profile, ss.map((s) => s.release.key)); // a stated supported_versions must match: fail before compiling
+      servedCapabilities(profile, ss.map((s) => s.release)); // a stated supported_versions must match: fail before compiling
       const advertised: Advertisement = advertise(profile, ss, sources, config.acceptedRecords);
       return { profile, selections: ss, advertised };
     });

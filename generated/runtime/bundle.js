@@ -4,18 +4,19 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts 7ab3b4a601f54d67
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts a7c8064805149db3
+//   adcp-codegen 0.1.0:runtime/agent.ts 739af84568112b41
 //   adcp-codegen 0.1.0:runtime/contract.ts 80bb71121191db48
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
-//   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
+//   adcp-codegen 0.1.0:runtime/errors.ts dcede90a5f9de85c
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
 //   adcp-codegen 0.1.0:runtime/mcp.ts 5b969299fd5143b9
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
-//   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
+//   adcp-codegen 0.1.0:runtime/release-select.ts 61a166537b53c08f
 //   adcp-codegen 0.1.0:runtime/response.ts bc9edc053c759fe8
 //   adcp-codegen 0.1.0:runtime/results.ts 81afede7e867dfac
+//   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 export { createAgent, runtimeModule } from '../index.js';
 

@@ -15,5 +15,5 @@ export { readJson } from './read-json.js';
 export { type ConversionDirection, type ConversionRule, type ConversionRuleFile, type ConversionTransform, type ConversionWaiver, loadConversionRules } from './conversion-rules.js';
 export { loadNormalizationRules, type JsonType, type NormalizationRule, type Transform } from './normalization-rules.js';
 export { compileReleaseSchema, releaseAjv } from './release-ajv.js';
-export { displayPath, loadRelease } from './release.js';
+export { displayPath, highestFirst, loadRelease } from './release.js';
 export { resolveUri, splitFragment } from './uri.js';
