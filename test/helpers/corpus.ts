@@ -126,11 +126,12 @@ export async function responseCorpus(set: ConversionSet): Promise<CorpusBody[]> 
     const def = newer.tools.get(tool)!;
     for (const path of [def.responseSchema, ...def.asyncResponseSchemas]) {
       const file = newer.schemas.byPath.get(path);
-      for (const example of Array.isArray(file?.schema.examples) ? (file!.schema.examples as unknown[]) : []) keep(tool, 'schema example', example);
+      for (const example of Array.isArray(file?.schema.examples) ? (file!.schema.examples as unknown[]) : []) keep(tool, 'schema example', exampleValue(example));
     }
   }
   if (set.newerCompliance !== undefined) for (const s of storyboardResponses(set.newerCompliance)) if (set.tools.includes(s.task)) keep(s.task, 'storyboard', s.response);
   for (const [tool, body] of await sellerBodies(set)) keep(tool, 'example seller', body);
+  const minimal = new Map<string, Record<string, unknown>>();
   for (const tool of set.tools) {
     const def = newer.tools.get(tool)!;
     const sampler = new Sampler(bundled(newer, def.responseSchema));
@@ -146,10 +147,47 @@ export async function responseCorpus(set: ConversionSet): Promise<CorpusBody[]> 
         const sample = sampler.sample(status === undefined ? rest : seed, { variant } satisfies SampleOptions) as Record<string, unknown>;
         // The rich samplers fill the envelope's optional error member too: a response has none.
         if (sample !== null && typeof sample === 'object') delete sample.adcp_error;
+        if (variant === 'minimal' && !minimal.has(tool)) minimal.set(tool, sample);
         keep(tool, source, sample);
       }
     }
   }
+  // The examples of the definitions a body lists (core/product.json's products in a get_products body): each in a
+  // minimal body of its tool, as the only element of its list.
+  for (const tool of set.tools) {
+    const base = minimal.get(tool);
+    if (base === undefined) continue;
+    for (const [member, examples] of listedExamples(newer, newer.tools.get(tool)!.responseSchema)) {
+      for (const example of examples) keep(tool, 'schema example', { ...base, [member]: [exampleValue(example)] });
+    }
+  }
+  return out;
+}
+
+/** AdCP examples are `{ description, data }` (the body in `data`), or the value itself. */
+function exampleValue(example: unknown): unknown {
+  return example !== null && typeof example === 'object' && 'data' in example ? (example as { data: unknown }).data : example;
+}
+
+/** Per root list of a response (its members and its arms'), the `examples` of the definition its items refer to. */
+function listedExamples(release: Release, path: string): [string, unknown[]][] {
+  const out: [string, unknown[]][] = [];
+  const seen = new Set<unknown>();
+  const resolve = (node: unknown): Record<string, unknown> | undefined => {
+    if (node === null || typeof node !== 'object') return undefined;
+    const ref = release.graph.referenceAt(node);
+    return (ref?.target?.schema ?? node) as Record<string, unknown>;
+  };
+  const visit = (node: Record<string, unknown> | undefined): void => {
+    if (node === undefined || seen.has(node)) return;
+    seen.add(node);
+    for (const [name, prop] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+      const items = resolve(resolve(prop)?.items);
+      if (Array.isArray(items?.examples) && items!.examples.length > 0) out.push([name, items!.examples as unknown[]]);
+    }
+    for (const k of ['allOf', 'oneOf', 'anyOf']) for (const arm of (node[k] ?? []) as unknown[]) visit(resolve(arm));
+  };
+  visit(release.schemas.byPath.get(path)?.schema);
   return out;
 }
 

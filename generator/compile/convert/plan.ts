@@ -88,16 +88,22 @@ export function planConversions(pair: ReleasePair, files: readonly ConversionRul
         skipped.push({ rule: rule.id, file: rule.file, tool: '*', reason: `AdCP ${missing[0].version} declares no property at ${missing[1]}` });
         continue;
       }
+      let placed = 0;
+      const problems: string[] = [];
       for (const tool of rule.tools ?? tools) {
         const into = steps.get(tool);
         if (into === undefined) continue; // a tool this pair does not convert: rules cover every release
         const found = placeSteps(rule, fields(src, tool, rule.direction), fields(dst, tool, rule.direction), fields(pair.older, tool, 'request'), srcLocs, dstLocs, dst);
         if (typeof found === 'string') {
           if (rule.tools !== undefined) skipped.push({ rule: rule.id, file: rule.file, tool, reason: found });
+          else if (!found.startsWith("the tool's")) problems.push(`${tool}: ${found}`);
           continue;
         }
+        placed += found.length;
         (rule.direction === 'response' ? into.responses : into.requests).push(...found);
       }
+      // A rule for every tool that reaches what it cites, placed nowhere: its citations do not line up.
+      if (placed === 0 && rule.tools === undefined && problems.length > 0) skipped.push({ rule: rule.id, file: rule.file, tool: '*', reason: problems.slice(0, 3).join('; ') });
     }
   }
   return { ...pair, files: own, skipped, tools: tools.map((tool) => ({ tool, ...steps.get(tool)! })) };
