@@ -128,6 +128,84 @@ test('the compiled pluck keeps only what the older release admits, and names not
   assert.not.ok('actions' in convert.response({ available_actions: [{ action: 'archive' }] }, {}).value, 'all unknown: no claim that nothing is allowed');
 });
 
+test('every transform kind, compiled: drop (values, unknown, elements), drop-parent (element, member, missing), default, map, refuse, from-request', () => {
+  const older = loadRelease(
+    tinyRelease(
+      {
+        'media-buy/make-thing-response.json': schema('9.1.0', 'media-buy/make-thing-response.json', {
+          properties: {
+            plan_id: { type: 'string' },
+            color: enumOf('red', 'blue'),
+            tags: { type: 'array', items: enumOf('a', 'b') },
+            items: { type: 'array', items: { type: 'object', properties: { kind: enumOf('x', 'y'), name: { type: 'string' } }, required: ['kind', 'name'] } },
+            box: { type: 'object', properties: { size: { type: 'integer' }, system: enumOf('us_zip') }, required: ['size'] },
+            list: { type: 'array', items: { type: 'string' } },
+            mode: enumOf('sync'),
+          },
+          required: ['plan_id', 'list'],
+        }),
+        'media-buy/make-thing-request.json': schema('9.1.0', 'media-buy/make-thing-request.json', { properties: { plan_id: { type: 'string' } }, required: ['plan_id'] }),
+      },
+      '9.1.0',
+    ),
+  );
+  const newer = loadRelease(
+    tinyRelease(
+      {
+        'media-buy/make-thing-response.json': schema('9.2.0', 'media-buy/make-thing-response.json', {
+          properties: {
+            plan_id: { type: 'string' },
+            color: enumOf('red', 'blue', 'green'),
+            tags: { type: 'array', items: enumOf('a', 'b', 'c') },
+            items: { type: 'array', items: { type: 'object', properties: { kind: enumOf('x', 'y', 'z'), name: { type: 'string' } }, required: ['kind'] } },
+            box: { type: 'object', properties: { size: { type: 'integer' }, country: { type: 'string' }, system: enumOf('zip') } },
+            list: { type: 'array', items: { type: 'string' } },
+            mode: enumOf('sync', 'async'),
+          },
+        }),
+        'media-buy/make-thing-request.json': schema('9.2.0', 'media-buy/make-thing-request.json', { properties: { plan_id: { type: 'string' } } }),
+      },
+      '9.2.0',
+    ),
+  );
+  const at = (p: string): string => `media-buy/make-thing-response.json#/properties/${p}`;
+  const files = rulesFile({
+    newer: '9.2',
+    older: '9.1',
+    responses: [
+      { id: 'refuse-async', newer: at('mode'), older: at('mode'), transform: { kind: 'refuse', values: ['async'], reason: 'an asynchronous thing' } },
+      { id: 'color-unknown', newer: at('color'), older: at('color'), transform: { kind: 'drop', unknown: true, reason: 'a color 9.1 lacks' } },
+      { id: 'tags-unknown', newer: at('tags'), older: at('tags'), transform: { kind: 'drop', unknown: true, reason: 'a tag 9.1 lacks' } },
+      { id: 'item-kind', newer: at('items/items/properties/kind'), older: at('items/items/properties/kind'), transform: { kind: 'drop-parent', unknown: true, reason: 'a kind 9.1 lacks' } },
+      { id: 'item-name', newer: at('items/items/properties/name'), older: at('items/items/properties/name'), transform: { kind: 'drop-parent', missing: true, reason: '9.1 requires a name' } },
+      { id: 'box-system', newer: at('box/properties/system'), older: at('box/properties/system'), transform: { kind: 'map', table: [{ from: { country: 'US', system: 'zip' }, to: { system: 'us_zip' } }] } },
+      { id: 'box-size', newer: at('box/properties/size'), older: at('box/properties/size'), transform: { kind: 'drop-parent', missing: true, reason: '9.1 requires a size' } },
+      { id: 'list-default', newer: at('list'), older: at('list'), transform: { kind: 'default', value: [] } },
+      { id: 'plan-echo', newer: at('plan_id'), older: at('plan_id'), transform: { kind: 'from-request', path: ['plan_id'] } },
+    ],
+  });
+  const plan = planConversions({ newer, older }, files, ['make_thing']);
+  assert.equal(plan.skipped, []);
+  const out = tempDir('adcp-convert-kinds-');
+  writeEmitted(out, compileConversions(plan));
+  const convert = createRequire(join(out, 'x.cjs'))(join(out, 'releases/9.1/convert/9.2/make_thing.cjs')) as {
+    response(b: unknown, r: unknown): { value: any; applied: { rule: string; from: string }[]; refused?: string };
+  };
+  const body = {
+    color: 'green',
+    tags: ['a', 'c', 'b'],
+    items: [{ kind: 'x', name: 'one' }, { kind: 'z', name: 'two' }, { kind: 'y' }],
+    box: { country: 'US', system: 'zip', size: 2 },
+  };
+  const r = convert.response(body, { plan_id: 'p1' });
+  assert.equal(r.value, { tags: ['a', 'b'], items: [{ kind: 'x', name: 'one' }], box: { system: 'us_zip', size: 2 }, list: [], plan_id: 'p1' });
+  // Each container's children first, then its own rules in file order: an element's rules see what its members' left.
+  assert.equal(r.applied.map((a) => `${a.rule} ${a.from}`), ['item-kind /items/1', 'item-name /items/2', 'box-system /box/system', 'color-unknown /color', 'tags-unknown /tags/1', 'list-default ', 'plan-echo /plan_id']);
+  assert.equal(convert.response({ box: { country: 'FR', system: 'zip' } }, {}).value.box, undefined, 'a box without its size goes; an unmapped one is left as it was');
+  assert.is(convert.response({ mode: 'async' }, {}).refused, 'an asynchronous thing');
+  assert.equal(convert.response({ color: 'red', list: ['x'], plan_id: 'mine' }, { plan_id: 'p1' }).value, { color: 'red', list: ['x'], plan_id: 'mine' }, 'what 9.1 knows is kept');
+});
+
 test('property names with quotes, a comment closer, a line separator or a backslash are data in the compiled module', () => {
   const weird = 'we"ird*/\u2028\\x';
   const esc = weird.replace(/~/g, '~0').replace(/\//g, '~1');
