@@ -11,7 +11,7 @@
 //   normalization:schemas/normalizations/brand.json f5cbcb56eba2e57b
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
-//   conversion:schemas/conversions/3.2-3.0.json 7d03e20225b2e06d
+//   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
 import type { Agent, AgentOptions, Relax, ToolHandler } from './runtime/agent.js';
 import type { AdcpError, AdcpErrorBody } from './runtime/errors.js';

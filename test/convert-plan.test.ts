@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -256,6 +257,17 @@ test('generate: the shipped rules by default, an uncovered change is a warning n
   assert.is(strict.code, 1);
   assert.match(strict.stderr, /make-thing-response\.json#\/properties\/actions.*\(--strict\)/);
   assert.ok(loadConversionRules([join(repoRoot, 'schemas/conversions/3.2-3.0.json')]).length === 1, 'the shipped rules load');
+});
+
+test('docs/conversions.md names every shipped rule, and each rule and waiver says why', () => {
+  const doc = readFileSync(join(repoRoot, 'docs/conversions.md'), 'utf8');
+  for (const file of loadConversionRules([join(repoRoot, 'schemas/conversions/3.2-3.0.json')])) {
+    for (const rule of file.rules) {
+      assert.ok(doc.includes(`\`${rule.id}\``), `docs/conversions.md names ${rule.id}`);
+      assert.ok((rule.summary ?? '').length > 20, `${rule.id} has a summary`);
+    }
+    for (const w of file.waivers) assert.ok(w.reason.length > 20, `the waiver of ${w.location} says why`);
+  }
 });
 
 test.run();
