@@ -1,4 +1,4 @@
-import { compileConversions, filesFor, planConversions, uncoveredCandidates, type UncoveredCandidate } from './convert/index.js';
+import { candidateCoverage, compileConversions, filesFor, planConversions, type CandidateCoverage } from './convert/index.js';
 import { compileNormalizers, planNormalizations, type NormalizationPlan } from './normalize/index.js';
 import { conversionPairs, type PairTools } from './pairs.js';
 import { compileStripModules } from './strip/index.js';
@@ -35,7 +35,10 @@ export interface ConversionReport {
   /** `3.2>3.0`: the newer release's key, then the older one's. */
   readonly pair: string;
   readonly skipped: readonly SkippedRule[];
-  readonly uncovered: readonly UncoveredCandidate[];
+  /** Every diff candidate of the pair, with what accounts for each occurrence (nothing: a lint). */
+  readonly candidates: readonly CandidateCoverage[];
+  /** Rule files written for the pair; with none, deep-strip alone converts and the diff is not asked. */
+  readonly ruleFiles: number;
 }
 
 export interface CompileResult {
@@ -137,7 +140,9 @@ async function conversionUnit(options: CompileOptions, pair: PairTools, reports:
     reports.push({
       pair: label,
       skipped: plan.skipped.map((s) => ({ release: label, rule: s.rule, file: s.file, tool: s.tool, reason: s.reason })),
-      uncovered: plan.files.length === 0 ? [] : uncoveredCandidates(plan),
+      // Without rule files for the pair nothing is expected to cover the changes: deep-strip alone converts.
+      candidates: plan.files.length === 0 ? [] : candidateCoverage(plan),
+      ruleFiles: plan.files.length,
     });
     return compileConversions(plan);
   });

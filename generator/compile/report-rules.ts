@@ -39,12 +39,21 @@ export function isShipped(file: string): boolean {
 export function reportConversions(reports: readonly ConversionReport[], log: Logger, strict: boolean, warn: (message: string) => void): void {
   for (const r of reports) {
     reportSkippedRules(r.skipped, log);
-    for (const { candidate: c, occurrences } of r.uncovered) {
-      const where = occurrences.map((o) => `${o.tool} /${o.place}`);
-      const message = `${r.pair}: no conversion rule or waiver for the ${c.side} change at ${c.location} (${c.kind}: ${c.detail}); in ${where.slice(0, 3).join(', ')}${where.length > 3 ? ` and ${where.length - 3} more` : ''}`;
+    if (r.ruleFiles === 0) {
+      log.info(`conversions ${r.pair}: no conversion rule file is written for these releases; deep-strip alone converts their answers`);
+      continue;
+    }
+    let uncovered = 0;
+    for (const { candidate: c, occurrences } of r.candidates) {
+      const left = occurrences.filter((o) => o.by === undefined).map((o) => `${o.occurrence.tool} /${o.occurrence.place}`);
+      const by = [...new Set(occurrences.flatMap((o) => (o.by === undefined ? [] : [o.by])))];
+      if (by.length > 0) log.detail(`conversion ${r.pair}: ${c.side} ${c.kind} ${c.location}: ${by.join('; ')}`);
+      if (left.length === 0) continue;
+      uncovered++;
+      const message = `${r.pair}: no conversion rule or waiver for the ${c.side} change at ${c.location} (${c.kind}: ${c.detail}); in ${left.slice(0, 3).join(', ')}${left.length > 3 ? ` and ${left.length - 3} more` : ''}`;
       if (strict) throw new CodegenError(c.location, '', `${message} (--strict)`);
       warn(message);
     }
-    log.detail(`conversions ${r.pair}: ${r.uncovered.length} schema change(s) without a rule or waiver`);
+    log.info(`conversions ${r.pair}: ${r.candidates.length} schema change(s) between the releases, ${r.candidates.length - uncovered} covered by a rule or waived${uncovered > 0 ? `, ${uncovered} not (above)` : ''} (--verbose lists them)`);
   }
 }

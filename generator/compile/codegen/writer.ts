@@ -38,6 +38,10 @@ export class Writer {
     this.line(text);
     this.depth++;
   }
+  /** Lines another writer laid out, at their own indentation. */
+  raw(text: string): void {
+    this.lines.push(...text.replace(/\n$/, '').split('\n'));
+  }
   toString(): string {
     return this.lines.join('\n') + '\n';
   }

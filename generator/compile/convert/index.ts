@@ -7,4 +7,4 @@
 export { compileConversions } from './compile.js';
 export { type Candidate, type CandidateKind, diffReleases, type Occurrence, type ReleaseDiff, type Side } from './diff.js';
 export { requestGaps } from './gaps.js';
-export { type ConversionPlan, filesFor, planConversions, precisionOf, type ReleasePair, type SkippedConversion, type Step, type ToolConversion, type UncoveredCandidate, uncoveredCandidates } from './plan.js';
+export { type CandidateCoverage, candidateCoverage, type ConversionPlan, filesFor, planConversions, precisionOf, type ReleasePair, type SkippedConversion, type Step, type ToolConversion, type UncoveredCandidate, uncoveredCandidates } from './plan.js';

@@ -84,12 +84,74 @@ class Constants {
   }
 }
 
+/**
+ * Containers whose steps repeat at several places (a delivery report's twelve breakdowns all holding delivery
+ * metrics) are emitted once, as a function each place calls: `(node, base, applied, requested) → node`, undefined when
+ * the container itself is dropped. A container with a `refuse` step stays inline, since a refusal ends the whole
+ * conversion.
+ */
+class Shared {
+  private readonly keys = new WeakMap<Container, string>();
+  private readonly names = new Map<string, string>();
+  readonly functions: { name: string; container: Container; places: string[] }[] = [];
+
+  constructor(trees: readonly Container[]) {
+    const counts = new Map<string, number>();
+    const visit = (c: Container): void => {
+      for (const child of c.children) {
+        const k = this.key(child);
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+        visit(child);
+      }
+    };
+    trees.forEach(visit);
+    for (const [k, n] of counts) if (n > 1 && !k.includes('"refuse"')) this.names.set(k, `at${this.names.size + 1}`);
+  }
+
+  key(c: Container): string {
+    let k = this.keys.get(c);
+    if (k === undefined) {
+      const steps = c.steps.map((s) => [s.rule.id, s.rule.transform.kind, s.field, s.target ?? null, s.admitted ?? null, s.elements ?? false]);
+      this.keys.set(c, (k = JSON.stringify([steps, c.children.map((g) => [g.token, this.key(g)])])));
+    }
+    return k;
+  }
+
+  /** The function emitting `c`, when it is one of the repeated containers; `place` is recorded for its comment. */
+  nameFor(c: Container, place: string): string | undefined {
+    const name = this.names.get(this.key(c));
+    if (name === undefined) return undefined;
+    let f = this.functions.find((x) => x.name === name);
+    if (f === undefined) this.functions.push((f = { name, container: c, places: [] }));
+    if (!f.places.includes(place)) f.places.push(place);
+    return name;
+  }
+}
+
 export function moduleSource(plan: ConversionPlan, conversion: ToolConversion, supportFrom: string): string {
   const consts = new Constants();
   const body = new Writer();
-  emitFunction(body, 'response', 'data, request', conversion.responses, consts, `A ${conversion.tool} response in AdCP ${plan.newer.version}'s shape, converted for a buyer pinned to AdCP ${plan.older.version} (whose deep-strip runs after).`);
+  const responses = containerTree(conversion.responses);
+  const requests = containerTree(conversion.requests);
+  const shared = new Shared([responses, requests]);
+  const ctx: Context = { consts, shared };
+  emitFunction(body, 'response', 'data, requested', conversion.responses, responses, ctx, `A ${conversion.tool} response in AdCP ${plan.newer.version}'s shape, converted for a buyer pinned to AdCP ${plan.older.version} (whose deep-strip runs after); \`requested\`: the buyer's request.`);
   body.line();
-  emitFunction(body, 'request', 'data', conversion.requests, consts, `A ${conversion.tool} request of AdCP ${plan.older.version} (validated there), converted for the AdCP ${plan.newer.version} handler (its normalizer and deep-strip run after).`);
+  emitFunction(body, 'request', 'data', conversion.requests, requests, ctx, `A ${conversion.tool} request of AdCP ${plan.older.version} (validated there), converted for the AdCP ${plan.newer.version} handler (its normalizer and deep-strip run after).`);
+  // The shared containers' functions, each emitted once (emitting one may name another, nested in it).
+  for (let i = 0; i < shared.functions.length; i++) {
+    const f = shared.functions[i]!;
+    const fw = new Writer();
+    fw.line();
+    fw.line(`/** The rules at ${commentText(f.places.join(', '))}: the container's new value, undefined when it is dropped. */`);
+    fw.open(`function ${f.name}(node0, base0, applied, requested) {`);
+    const drops = f.container.steps.some((st) => st.rule.transform.kind === 'drop-parent');
+    if (drops) fw.line('let drop0 = false;');
+    emitContainer(fw, f.container, 0, ctx, '');
+    fw.line(drops ? 'return drop0 ? undefined : node0;' : 'return node0;');
+    fw.close();
+    body.raw(fw.toString());
+  }
   const ids = [...new Set([...conversion.responses, ...conversion.requests].map((s) => s.rule.id))];
   const w = new Writer();
   w.line("'use strict';");
@@ -108,7 +170,12 @@ export function moduleSource(plan: ConversionPlan, conversion: ToolConversion, s
   return `${w.toString()}\n${code}\nmodule.exports = { response, request };\n`;
 }
 
-function emitFunction(w: Writer, name: string, params: string, steps: readonly Step[], consts: Constants, doc: string): void {
+interface Context {
+  readonly consts: Constants;
+  readonly shared: Shared;
+}
+
+function emitFunction(w: Writer, name: string, params: string, steps: readonly Step[], tree: Container, ctx: Context, doc: string): void {
   w.line(`/** ${commentText(doc)} */`);
   w.open(`function ${name}(${params}) {`);
   w.line('const applied = [];');
@@ -117,10 +184,12 @@ function emitFunction(w: Writer, name: string, params: string, steps: readonly S
     w.close();
     return;
   }
+  // The request conversion has no buyer's request beside it: a shared container's `requested` is undefined there.
+  if (!params.includes('requested')) w.line('const requested = undefined;');
   w.line('if (!isObject(data)) return { value: data, applied };');
   w.line('let node0 = data;');
   w.line("const base0 = '';");
-  emitContainer(w, containerTree(steps), 0, consts);
+  emitContainer(w, tree, 0, ctx, '');
   w.line('return { value: node0, applied };');
   w.close();
 }
@@ -129,11 +198,40 @@ function emitFunction(w: Writer, name: string, params: string, steps: readonly S
  * One container: its children first, then its own steps. `node<d>` is the (possibly copied) object, `base<d>` its
  * pointer in the input; inside an array, `drop<d>` marks the element for removal.
  */
-function emitContainer(w: Writer, c: Container, depth: number, consts: Constants): void {
+function emitContainer(w: Writer, c: Container, depth: number, ctx: Context, place: string): void {
+  const { consts } = ctx;
   const node = `node${depth}`;
   const base = `base${depth}`;
   for (const child of c.children) {
     const d = depth + 1;
+    const childPlace = place === '' ? child.token! : `${place}/${child.token!}`;
+    const fn = ctx.shared.nameFor(child, childPlace);
+    const mayDrop = child.steps.some((s) => s.rule.transform.kind === 'drop-parent');
+    if (fn !== undefined && child.token === '*') {
+      w.line(`// Every element (${commentText(fn)}); a non-object element is left as it is.`);
+      w.open(`if (Array.isArray(${node})) {`);
+      w.line(`const list${d} = ${node};`);
+      w.line(`let copy${d};`);
+      w.open(`for (let i${d} = 0; i${d} < list${d}.length; i${d}++) {`);
+      w.line(`const before${d} = list${d}[i${d}];`);
+      w.line(`const next${d} = isObject(before${d}) ? ${fn}(before${d}, ${base} + '/' + i${d}, applied, requested) : before${d};`);
+      w.line(`if (copy${d} === undefined && next${d} !== before${d}) copy${d} = list${d}.slice(0, i${d});`);
+      w.line(`if (copy${d} !== undefined${mayDrop ? ` && next${d} !== undefined` : ''}) copy${d}.push(next${d});`);
+      w.close();
+      w.line(`if (copy${d} !== undefined) ${node} = copy${d};`);
+      w.close();
+      continue;
+    }
+    if (fn !== undefined) {
+      const key = jsLiteral(child.token!);
+      const intoArray = child.children.some((g) => g.token === '*') && child.steps.length === 0;
+      w.open(`if (hasOwn(${node}, ${key}) && ${intoArray ? 'Array.isArray' : 'isObject'}(${node}[${key}])) {`);
+      w.line(`const next${d} = ${fn}(${node}[${key}], ${base} + ${jsLiteral('/' + escapeToken(child.token!))}, applied, requested);`);
+      if (mayDrop) w.line(`if (next${d} === undefined) ${node} = without(${node}, ${key});`);
+      w.line(`${mayDrop ? 'else ' : ''}if (next${d} !== ${node}[${key}]) ${node} = withMember(${node}, ${key}, next${d});`);
+      w.close();
+      continue;
+    }
     if (child.token === '*') {
       w.line('// Every element; a non-object element is left as it is.');
       w.open(`if (Array.isArray(${node})) {`);
@@ -146,7 +244,7 @@ function emitContainer(w: Writer, c: Container, depth: number, consts: Constants
       if (drops) w.line(`let drop${d} = false;`);
       w.open(`if (isObject(before${d})) {`);
       w.line(`const base${d} = ${base} + '/' + i${d};`);
-      emitContainer(w, child, d, consts);
+      emitContainer(w, child, d, ctx, childPlace);
       w.close();
       const changed = drops ? `drop${d} || node${d} !== before${d}` : `node${d} !== before${d}`;
       w.line(`if (copy${d} === undefined && (${changed})) copy${d} = list${d}.slice(0, i${d});`);
@@ -164,7 +262,7 @@ function emitContainer(w: Writer, c: Container, depth: number, consts: Constants
     w.line(`let node${d} = before${d};`);
     if (drops) w.line(`let drop${d} = false;`);
     w.line(`const base${d} = ${base} + ${jsLiteral('/' + escapeToken(child.token!))};`);
-    emitContainer(w, child, d, consts);
+    emitContainer(w, child, d, ctx, childPlace);
     if (drops) w.line(`if (drop${d}) ${node} = without(${node}, ${key});`);
     w.line(`${drops ? 'else ' : ''}if (node${d} !== before${d}) ${node} = withMember(${node}, ${key}, node${d});`);
     w.close();
@@ -296,8 +394,8 @@ function emitStep(w: Writer, step: Step, node: string, base: string, depth: numb
     }
     case 'from-request': {
       for (const k of t.path) assertSafeKey(rule, k);
-      w.open(`if (!hasOwn(${node}, ${f}) && isObject(request) && ${presentExpr('request', t.path)}${guard}) {`);
-      w.line(`${node} = withMember(${node}, ${f}, ${access('request', t.path)});`);
+      w.open(`if (!hasOwn(${node}, ${f}) && isObject(requested) && ${presentExpr('requested', t.path)}${guard}) {`);
+      w.line(`${node} = withMember(${node}, ${f}, ${access('requested', t.path)});`);
       w.line(`applied.push({ rule: ${id}, from: ${jsLiteral(t.path.map((k) => '/' + escapeToken(k)).join(''))}, to: ${from}, origin: 'request' });`);
       w.close();
       return;

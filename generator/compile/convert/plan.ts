@@ -115,12 +115,25 @@ export function planConversions(pair: ReleasePair, files: readonly ConversionRul
  * its tools, or everywhere).
  */
 export function uncoveredCandidates(plan: ConversionPlan, diff: ReleaseDiff = diffReleases(plan.newer, plan.older, plan.tools.map((t) => t.tool))): UncoveredCandidate[] {
+  return candidateCoverage(plan, diff)
+    .map((c) => ({ candidate: c.candidate, occurrences: c.occurrences.filter((o) => o.by === undefined).map((o) => o.occurrence) }))
+    .filter((u) => u.occurrences.length > 0);
+}
+
+/** What accounts for each occurrence of each candidate: a rule (`rule <id>`), a waiver (`waived: <reason>`), or nothing. */
+export interface CandidateCoverage {
+  readonly candidate: Candidate;
+  readonly occurrences: readonly { readonly occurrence: Occurrence; readonly by?: string }[];
+}
+
+export function candidateCoverage(plan: ConversionPlan, diff: ReleaseDiff = diffReleases(plan.newer, plan.older, plan.tools.map((t) => t.tool))): CandidateCoverage[] {
   const waivers = plan.files.flatMap((f) => f.waivers);
-  const covered = (c: Candidate, o: Occurrence): boolean => {
-    if (waivers.some((w) => waives(w, c, o))) return true;
+  const coveredBy = (c: Candidate, o: Occurrence): string | undefined => {
+    const waiver = waivers.find((w) => waives(w, c, o));
+    if (waiver !== undefined) return `waived: ${waiver.reason}`;
     const tool = plan.tools.find((t) => t.tool === o.tool);
     const list = c.side === 'response' ? tool?.responses : tool?.requests;
-    return (list ?? []).some((s) => {
+    const step = (list ?? []).find((s) => {
       const read = placeKey([...s.container, s.field]);
       const written = s.target === undefined ? read : placeKey([...s.container, ...s.target]);
       // A drop removes the field's subtree, a drop-parent its holder's: what lies below is accounted for with it.
@@ -130,13 +143,9 @@ export function uncoveredCandidates(plan: ConversionPlan, diff: ReleaseDiff = di
       // The rule must be about this declaration: it cites it, or (a deprecation) it writes the deprecated field.
       return [...s.rule.newer, ...s.rule.older].includes(c.location) || (c.kind === 'deprecated' && o.place === written && s.target !== undefined);
     });
+    return step === undefined ? undefined : `rule ${step.rule.id}`;
   };
-  const out: UncoveredCandidate[] = [];
-  for (const c of diff.candidates) {
-    const left = c.occurrences.filter((o) => !covered(c, o));
-    if (left.length > 0) out.push({ candidate: c, occurrences: left });
-  }
-  return out;
+  return diff.candidates.map((candidate) => ({ candidate, occurrences: candidate.occurrences.map((occurrence) => ({ occurrence, by: coveredBy(candidate, occurrence) })) }));
 }
 
 function waives(w: ConversionWaiver, c: Candidate, o: Occurrence): boolean {
