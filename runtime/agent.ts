@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import {
   ARTIFACT_PATHS,
   type AppliedNormalization,
-  type ConvertModule,
   type Issue,
   type NormalizeFn,
   type NormalizeModule,
@@ -16,7 +15,9 @@ import {
   type ValidateFn,
 } from './contract.js';
 import { driftIssues } from './drift.js';
-import { AdcpError, agentFault, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
+import { AdcpError, agentFault, invalidRequest, versionUnsupported } from './errors.js';
+import { conversionFailed, conversions } from './conversions.js';
+import { checkHandlers, ownHandler } from './handlers.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
 import { mcpRegistrar, registerMcp as registerMcpImpl } from './mcp.js';
@@ -30,9 +31,7 @@ import type {
   HandlerContext,
   HandlerMap,
   Mode,
-  PerReleaseHandlers,
   ToolAnnotations,
-  ToolHandler,
   ToolsListEntry,
   ValidationResult,
 } from './agent-types.js';
@@ -150,29 +149,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     (s.response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(s.release.key, s.tool)) as ResponseValidatorModule));
   const stripFn = (s: ToolSlots): StripFn => (s.strip ??= (loadArtifact(outDir, ARTIFACT_PATHS.strip(s.release.key, s.tool)) as StripModule).strip);
   const normalizeFn = (s: ToolSlots): NormalizeFn => (s.normalize ??= (loadArtifact(outDir, ARTIFACT_PATHS.normalize(s.release.key, s.tool)) as NormalizeModule).normalize);
-  const responseStrip = (s: ToolSlots): ResponseStripModule => (s.responseStrip ??= loadArtifact(outDir, ARTIFACT_PATHS.responseStrip(s.release.key, s.tool)) as ResponseStripModule);
-  const conversion = (newer: ProfileRelease, older: ProfileRelease, tool: string): ConvertModule =>
-    cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => loadArtifact(outDir, ARTIFACT_PATHS.convert(older.key, newer.key, tool)) as ConvertModule);
-  /** An older release's validated request, as the newer release's handler takes it: converted, normalized, stripped. */
-  const convertUp = (newer: ProfileRelease, older: ProfileRelease, tool: string, request: Record<string, unknown>): Record<string, unknown> => {
-    const target = slotIn(newer, tool)!;
-    const converted = conversion(newer, older, tool).request(request).value;
-    return stripFn(target)(normalizeFn(target)(converted).value).value as Record<string, unknown>;
-  };
-  /**
-   * A newer release's answer, as the buyer pinned to the older one reads it: converted, then that release's
-   * deep-strip; or, for an answer the older release has no form for, why.
-   */
-  const convertDown = (newer: ProfileRelease, older: ProfileRelease, tool: string, body: Record<string, unknown>, request: Record<string, unknown>): { body: Record<string, unknown> } | { refused: string } => {
-    const result = conversion(newer, older, tool).response(body, request);
-    if (typeof result.refused === 'string') return { refused: result.refused };
-    const converted = result.value as Record<string, unknown>;
-    const strips = responseStrip(slotIn(older, tool)!);
-    // An async answer is stripped by its own schema, picked by its status as the validators pick theirs.
-    const status = converted.status;
-    const strip = typeof status === 'string' && Object.prototype.hasOwnProperty.call(strips.stripAsync, status) ? strips.stripAsync[status]! : strips.strip;
-    return { body: strip(converted).value as Record<string, unknown> };
-  };
+  const { convertUp, convertDown } = conversions<ProfileRelease, ToolSlots>({ outDir, cached, slotIn, normalize: normalizeFn, strip: stripFn });
 
   // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
   const schema = (path: string): Record<string, unknown> =>
@@ -227,48 +204,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     }
   };
 
-  /**
-   * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
-   * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
-   * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
-   * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
-   * the profile.
-   */
-  const bindHandlers = (handlers: HandlerMap<string>): Readonly<Record<string, AnyToolHandler>> => {
-    if (handlers === null || typeof handlers !== 'object') throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
-    const out: Record<string, AnyToolHandler> = {};
-    const extra: string[] = [];
-    const missing: string[] = [];
-    for (const tool of Object.keys(handlers)) {
-      const h = handlers[tool];
-      if (h === undefined) continue;
-      if (!allTools.has(tool)) {
-        extra.push(tool);
-        continue;
-      }
-      if (typeof h === 'function') {
-        out[tool] = h;
-        continue;
-      }
-      const releases = releasesServing(tool);
-      for (const key of releases) if (typeof ownHandler(h, key) !== 'function') missing.push(`${tool} (AdCP ${key})`);
-      for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
-      // Kept as the per-release set: a set is never converted (each handler answers in its own release).
-      out[tool] = h;
-    }
-    // The one handler the profile itself can give: its capabilities, as served in the answering release.
-    if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-      // The profile's own object: `call` copies every handler result before anything reads it.
-      out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
-    }
-    for (const tool of [...allTools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
-    const problems = [
-      ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
-      ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
-    ];
-    if (problems.length > 0) throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
-    return Object.freeze(out);
-  };
+  const bindHandlers = (handlers: HandlerMap<string>): Readonly<Record<string, AnyToolHandler>> =>
+    checkHandlers(handlers, { name, tools: allTools, releasesServing, capabilities: (key) => releaseFor(key).capabilities });
 
   const agent: Agent = {
     name,
@@ -408,27 +345,6 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     a2aSkills: (release) => a2aSkills(agent, release),
   };
   return agent;
-}
-
-/**
- * A conversion that threw (a generated module missing or damaged): the agent's fault, logged with the cause and
- * answered without it.
- */
-function conversionFailed(tool: string, what: string, e: unknown): AdcpErrorBody {
-  let text: string;
-  try {
-    text = e instanceof Error ? (e.stack ?? e.message) : String(e);
-  } catch {
-    text = 'a value that cannot be printed';
-  }
-  process.emitWarning(`adcp-codegen: converting ${what} for ${tool} failed: ${text}`);
-  return agentFault(tool, `converting ${what} failed (details are in the agent's log)`);
-}
-
-/** The handler of a per-release set for one release, own properties only. */
-function ownHandler(set: PerReleaseHandlers, release: string): ToolHandler<any, any, any> | undefined {
-  const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
-  return typeof h === 'function' ? h : undefined;
 }
 
 function deepFreeze<T>(value: T): T {

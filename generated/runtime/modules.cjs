@@ -4,10 +4,12 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts 7ab3b4a601f54d67
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 739af84568112b41
+//   adcp-codegen 0.1.0:runtime/agent.ts aa0a90eee48db65f
 //   adcp-codegen 0.1.0:runtime/contract.ts 80bb71121191db48
+//   adcp-codegen 0.1.0:runtime/conversions.ts e04a46f0ea397619
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
 //   adcp-codegen 0.1.0:runtime/errors.ts dcede90a5f9de85c
+//   adcp-codegen 0.1.0:runtime/handlers.ts 1d19a7521a809aa0
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
@@ -202,6 +204,8 @@ const node_url_1 = require("node:url");
 const contract_js_1 = require("./contract.js");
 const drift_js_1 = require("./drift.js");
 const errors_js_1 = require("./errors.js");
+const conversions_js_1 = require("./conversions.js");
+const handlers_js_1 = require("./handlers.js");
 const issues_js_1 = require("./issues.js");
 const loader_js_1 = require("./loader.js");
 const mcp_js_1 = require("./mcp.js");
@@ -275,29 +279,7 @@ async function createAgent(base, name, options = {}) {
     const responseValidator = (s) => (s.response ??= (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(s.release.key, s.tool))));
     const stripFn = (s) => (s.strip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(s.release.key, s.tool)).strip);
     const normalizeFn = (s) => (s.normalize ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(s.release.key, s.tool)).normalize);
-    const responseStrip = (s) => (s.responseStrip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.responseStrip(s.release.key, s.tool)));
-    const conversion = (newer, older, tool) => cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.convert(older.key, newer.key, tool)));
-    /** An older release's validated request, as the newer release's handler takes it: converted, normalized, stripped. */
-    const convertUp = (newer, older, tool, request) => {
-        const target = slotIn(newer, tool);
-        const converted = conversion(newer, older, tool).request(request).value;
-        return stripFn(target)(normalizeFn(target)(converted).value).value;
-    };
-    /**
-     * A newer release's answer, as the buyer pinned to the older one reads it: converted, then that release's
-     * deep-strip; or, for an answer the older release has no form for, why.
-     */
-    const convertDown = (newer, older, tool, body, request) => {
-        const result = conversion(newer, older, tool).response(body, request);
-        if (typeof result.refused === 'string')
-            return { refused: result.refused };
-        const converted = result.value;
-        const strips = responseStrip(slotIn(older, tool));
-        // An async answer is stripped by its own schema, picked by its status as the validators pick theirs.
-        const status = converted.status;
-        const strip = typeof status === 'string' && Object.prototype.hasOwnProperty.call(strips.stripAsync, status) ? strips.stripAsync[status] : strips.strip;
-        return { body: strip(converted).value };
-    };
+    const { convertUp, convertDown } = (0, conversions_js_1.conversions)({ outDir, cached, slotIn, normalize: normalizeFn, strip: stripFn });
     // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
     const schema = (path) => cached(`schema\0${path}`, () => deepFreeze(JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, path), 'utf8')).schema));
     const listFrom = (entries) => entries.map((e) => ({
@@ -344,57 +326,7 @@ async function createAgent(base, name, options = {}) {
             throw e;
         }
     };
-    /**
-     * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
-     * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
-     * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
-     * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
-     * the profile.
-     */
-    const bindHandlers = (handlers) => {
-        if (handlers === null || typeof handlers !== 'object')
-            throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
-        const out = {};
-        const extra = [];
-        const missing = [];
-        for (const tool of Object.keys(handlers)) {
-            const h = handlers[tool];
-            if (h === undefined)
-                continue;
-            if (!allTools.has(tool)) {
-                extra.push(tool);
-                continue;
-            }
-            if (typeof h === 'function') {
-                out[tool] = h;
-                continue;
-            }
-            const releases = releasesServing(tool);
-            for (const key of releases)
-                if (typeof ownHandler(h, key) !== 'function')
-                    missing.push(`${tool} (AdCP ${key})`);
-            for (const key of Object.keys(h))
-                if (!releases.includes(key))
-                    extra.push(`${tool} (AdCP ${key})`);
-            // Kept as the per-release set: a set is never converted (each handler answers in its own release).
-            out[tool] = h;
-        }
-        // The one handler the profile itself can give: its capabilities, as served in the answering release.
-        if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-            // The profile's own object: `call` copies every handler result before anything reads it.
-            out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
-        }
-        for (const tool of [...allTools].sort())
-            if (!Object.prototype.hasOwnProperty.call(out, tool))
-                missing.push(tool);
-        const problems = [
-            ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
-            ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
-        ];
-        if (problems.length > 0)
-            throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
-        return Object.freeze(out);
-    };
+    const bindHandlers = (handlers) => (0, handlers_js_1.checkHandlers)(handlers, { name, tools: allTools, releasesServing, capabilities: (key) => releaseFor(key).capabilities });
     const agent = {
         name,
         mode,
@@ -437,7 +369,7 @@ async function createAgent(base, name, options = {}) {
             const parsed = parse(s, args);
             if (!parsed.ok)
                 return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, parsed.issues), args, r.key);
-            const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
+            const fn = typeof handler === 'function' ? handler : (0, handlers_js_1.ownHandler)(handler, r.key);
             if (fn === undefined)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
             // One function is written in the highest release serving the tool; a per-release handler in its own.
@@ -448,7 +380,7 @@ async function createAgent(base, name, options = {}) {
                     value = convertUp(shape, r, tool, value);
                 }
                 catch (e) {
-                    return (0, results_js_1.errorResult)(conversionFailed(tool, `the AdCP ${r.key} request to AdCP ${shape.key}`, e), args, r.key);
+                    return (0, results_js_1.errorResult)((0, conversions_js_1.conversionFailed)(tool, `the AdCP ${r.key} request to AdCP ${shape.key}`, e), args, r.key);
                 }
             }
             let result;
@@ -485,7 +417,7 @@ async function createAgent(base, name, options = {}) {
                     resultBody = down.body;
                 }
                 catch (e) {
-                    return (0, results_js_1.errorResult)(conversionFailed(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), args, r.key);
+                    return (0, results_js_1.errorResult)((0, conversions_js_1.conversionFailed)(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), args, r.key);
                 }
             }
             const envelope = (0, response_js_1.responseEnvelope)(resultBody, parsed.value.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
@@ -536,26 +468,6 @@ async function createAgent(base, name, options = {}) {
     };
     return agent;
 }
-/**
- * A conversion that threw (a generated module missing or damaged): the agent's fault, logged with the cause and
- * answered without it.
- */
-function conversionFailed(tool, what, e) {
-    let text;
-    try {
-        text = e instanceof Error ? (e.stack ?? e.message) : String(e);
-    }
-    catch {
-        text = 'a value that cannot be printed';
-    }
-    process.emitWarning(`adcp-codegen: converting ${what} for ${tool} failed: ${text}`);
-    return (0, errors_js_1.agentFault)(tool, `converting ${what} failed (details are in the agent's log)`);
-}
-/** The handler of a per-release set for one release, own properties only. */
-function ownHandler(set, release) {
-    const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
-    return typeof h === 'function' ? h : undefined;
-}
 function deepFreeze(value) {
     if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
         for (const v of Object.values(value))
@@ -600,6 +512,58 @@ exports.ARTIFACT_PATHS = {
     /** Conversions between a newer release whose handler answers and the older one a buyer pinned. */
     convert: (olderKey, newerKey, tool) => `releases/${olderKey}/convert/${newerKey}/${tool}.cjs`,
 };
+
+  },
+  "./conversions.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.conversions = conversions;
+exports.conversionFailed = conversionFailed;
+const contract_js_1 = require("./contract.js");
+const errors_js_1 = require("./errors.js");
+const loader_js_1 = require("./loader.js");
+function conversions(src) {
+    const module = (newer, older, tool) => src.cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.convert(older.key, newer.key, tool)));
+    const responseStrip = (s) => (s.responseStrip ??= (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.responseStrip(s.release.key, s.tool)));
+    return {
+        /** An older release's validated request, as the newer release's handler takes it: converted, normalized, stripped. */
+        convertUp(newer, older, tool, request) {
+            const target = src.slotIn(newer, tool);
+            const converted = module(newer, older, tool).request(request).value;
+            return src.strip(target)(src.normalize(target)(converted).value).value;
+        },
+        /**
+         * A newer release's answer, as the buyer pinned to the older one reads it: converted, then that release's
+         * deep-strip; or, for an answer the older release has no form for, why.
+         */
+        convertDown(newer, older, tool, body, request) {
+            const result = module(newer, older, tool).response(body, request);
+            if (typeof result.refused === 'string')
+                return { refused: result.refused };
+            const converted = result.value;
+            const strips = responseStrip(src.slotIn(older, tool));
+            // An async answer is stripped by its own schema, picked by its status as the validators pick theirs.
+            const status = converted.status;
+            const strip = typeof status === 'string' && Object.prototype.hasOwnProperty.call(strips.stripAsync, status) ? strips.stripAsync[status] : strips.strip;
+            return { body: strip(converted).value };
+        },
+    };
+}
+/**
+ * A conversion that threw (a generated module missing or damaged): the agent's fault, logged with the cause and
+ * answered without it.
+ */
+function conversionFailed(tool, what, e) {
+    let text;
+    try {
+        text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    }
+    catch {
+        text = 'a value that cannot be printed';
+    }
+    process.emitWarning(`adcp-codegen: converting ${what} for ${tool} failed: ${text}`);
+    return (0, errors_js_1.agentFault)(tool, `converting ${what} failed (details are in the agent's log)`);
+}
 
   },
   "./drift.js": function (exports, require, __runtimeImportMeta) {
@@ -768,6 +732,63 @@ function contextEcho(args) {
     catch {
         return { present: false };
     }
+}
+
+  },
+  "./handlers.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.checkHandlers = checkHandlers;
+exports.ownHandler = ownHandler;
+function checkHandlers(handlers, profile) {
+    const { name, tools } = profile;
+    if (handlers === null || typeof handlers !== 'object')
+        throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
+    const out = {};
+    const extra = [];
+    const missing = [];
+    for (const tool of Object.keys(handlers)) {
+        const h = handlers[tool];
+        if (h === undefined)
+            continue;
+        if (!tools.has(tool)) {
+            extra.push(tool);
+            continue;
+        }
+        if (typeof h === 'function') {
+            out[tool] = h;
+            continue;
+        }
+        const releases = profile.releasesServing(tool);
+        for (const key of releases)
+            if (typeof ownHandler(h, key) !== 'function')
+                missing.push(`${tool} (AdCP ${key})`);
+        for (const key of Object.keys(h))
+            if (!releases.includes(key))
+                extra.push(`${tool} (AdCP ${key})`);
+        // Kept as the per-release set: a set is never converted (each handler answers in its own release).
+        out[tool] = h;
+    }
+    // The one handler the profile itself can give: its capabilities as each release states them \u2014 per release, so
+    // never converted. The profile's own object: `call` copies every handler result before anything reads it.
+    if (tools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
+        out.get_adcp_capabilities = Object.fromEntries(profile.releasesServing('get_adcp_capabilities').map((key) => [key, () => profile.capabilities(key)]));
+    }
+    for (const tool of [...tools].sort())
+        if (!Object.prototype.hasOwnProperty.call(out, tool))
+            missing.push(tool);
+    const problems = [
+        ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
+        ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
+    ];
+    if (problems.length > 0)
+        throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
+    return Object.freeze(out);
+}
+/** The handler of a per-release set for one release, own properties only. */
+function ownHandler(set, release) {
+    const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
+    return typeof h === 'function' ? h : undefined;
 }
 
   },
