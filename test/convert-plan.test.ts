@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { compileConversions } from '../generator/compile/convert/index.js';
 import { diffReleases, planConversions, uncoveredCandidates } from '../generator/compile/index.js';
 import { loadConversionRules, loadRelease, type ConversionRuleFile, type Release } from '../generator/load/index.js';
+import { loadConfig } from '../generator/load/config.js';
 import { CodegenError } from '../generator/shared/index.js';
 import { runCli } from './helpers/cli.js';
 import { writeEmitted } from './helpers/differential.js';
@@ -257,6 +258,12 @@ test('generate: the shipped rules by default, an uncovered change is a warning n
   assert.is(strict.code, 1);
   assert.match(strict.stderr, /make-thing-response\.json#\/properties\/actions.*\(--strict\)/);
   assert.ok(loadConversionRules([join(repoRoot, 'schemas/conversions/3.2-3.0.json')]).length === 1, 'the shipped rules load');
+  // No `conversions` in the config: the shipped files; `[]`: none.
+  const base = { releases: [newer.dir, older.dir], profiles: ['profiles/*.json'], out: 'generated' };
+  writeTree({ 'adcp-codegen.config.json': base }, work);
+  assert.equal(loadConfig({ cwd: work }).conversions, [join(repoRoot, 'schemas/conversions/3.2-3.0.json')]);
+  writeTree({ 'adcp-codegen.config.json': { ...base, conversions: [] } }, work);
+  assert.equal(loadConfig({ cwd: work }).conversions, []);
 });
 
 test('docs/conversions.md names every shipped rule, and each rule and waiver says why', () => {

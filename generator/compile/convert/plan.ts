@@ -103,7 +103,7 @@ export function planConversions(pair: ReleasePair, files: readonly ConversionRul
         (rule.direction === 'response' ? into.responses : into.requests).push(...found);
       }
       // A rule for every tool that reaches what it cites, placed nowhere: its citations do not line up.
-      if (placed === 0 && rule.tools === undefined && problems.length > 0) skipped.push({ rule: rule.id, file: rule.file, tool: '*', reason: problems.slice(0, 3).join('; ') });
+      if (placed === 0 && rule.tools === undefined && problems.length > 0) skipped.push({ rule: rule.id, file: rule.file, tool: '*', reason: `its declarations line up in none of the tools reaching them: ${problems.slice(0, 2).join('; ')}` });
     }
   }
   return { ...pair, files: own, skipped, tools: tools.map((tool) => ({ tool, ...steps.get(tool)! })) };
