@@ -72,7 +72,8 @@ export type NormalizeFn = (data: unknown) => NormalizeResult;
  *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
  *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
  *   releases/<key>/strip/<tool>.response.cjs     module.exports = { strip: StripFn, stripAsync: { [status]: StripFn } }
- *   releases/<old>/convert/<new>/<tool>.cjs      module.exports = { response: ConvertResponseFn, request: ConvertRequestFn }
+ *   releases/<old>/convert/<new>/index.cjs       module.exports = { [tool]: { response: ConvertResponseFn, request: ConvertRequestFn } }
+ *                                                (a getter per tool, requiring its content-addressed module)
  *
  * Artifacts `require` only relative paths inside the output directory (shared definition modules and support
  * files the compile stages emit themselves), never a package, so the generated set is self-contained.
@@ -84,8 +85,8 @@ export const ARTIFACT_PATHS = {
   normalize: (key: string, tool: string) => `releases/${key}/normalize/${tool}.cjs`,
   /** The deep-strip of a tool's response and async responses, for bodies converted from a newer release. */
   responseStrip: (key: string, tool: string) => `releases/${key}/strip/${tool}.response.cjs`,
-  /** Conversions between a newer release whose handler answers and the older one a buyer pinned. */
-  convert: (olderKey: string, newerKey: string, tool: string) => `releases/${olderKey}/convert/${newerKey}/${tool}.cjs`,
+  /** Conversions between a newer release whose handler answers and the older one a buyer pinned: the pair's index. */
+  convert: (olderKey: string, newerKey: string) => `releases/${olderKey}/convert/${newerKey}/index.cjs`,
 } as const;
 
 /** An Ajv error object, as Ajv standalone code leaves it on `validate.errors`. */

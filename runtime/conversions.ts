@@ -29,7 +29,12 @@ export interface ConversionSources<R extends Release, S extends Slot<R>> {
 
 export function conversions<R extends Release, S extends Slot<R>>(src: ConversionSources<R, S>) {
   const module = (newer: R, older: R, tool: string): ConvertModule =>
-    src.cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => loadArtifact(src.outDir, ARTIFACT_PATHS.convert(older.key, newer.key, tool)) as ConvertModule);
+    src.cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => {
+      const index = loadArtifact(src.outDir, ARTIFACT_PATHS.convert(older.key, newer.key)) as Record<string, ConvertModule>;
+      // Both come from one regeneration: a tool missing from the index means a set edited by hand.
+      if (!Object.prototype.hasOwnProperty.call(index, tool)) throw new Error(`no conversion of ${tool} from AdCP ${newer.key} to AdCP ${older.key} in this set; run adcp-codegen generate`);
+      return index[tool]!;
+    });
   const responseStrip = (s: S): ResponseStripModule => (s.responseStrip ??= loadArtifact(src.outDir, ARTIFACT_PATHS.responseStrip(s.release.key, s.tool)) as ResponseStripModule);
   return {
     /** An older release's validated request, as the newer release's handler takes it: converted, normalized, stripped. */

@@ -122,7 +122,7 @@ test('the compiled pluck keeps only what the older release admits, and names not
   });
   const out = tempDir('adcp-convert-pluck-');
   writeEmitted(out, compileConversions(planConversions({ newer, older }, files, TOOLS)));
-  const convert = createRequire(join(out, 'x.cjs'))(join(out, 'releases/9.1/convert/9.2/make_thing.cjs')) as { response(b: unknown, r: unknown): { value: any } };
+  const convert = (createRequire(join(out, 'x.cjs'))(join(out, 'releases/9.1/convert/9.2/index.cjs')) as Record<string, unknown>).make_thing as { response(b: unknown, r: unknown): { value: any } };
   const body = { available_actions: [{ action: 'pause' }, { action: 'archive' }, { action: 'pause' }, 'junk'] };
   assert.equal(convert.response(body, {}).value.actions, ['pause']);
   assert.equal(convert.response({ ...body, actions: ['cancel'] }, {}).value.actions, ['cancel'], 'a list already there is kept');
@@ -190,7 +190,7 @@ test('every transform kind, compiled: drop (values, unknown, elements), drop-par
   assert.equal(plan.skipped, []);
   const out = tempDir('adcp-convert-kinds-');
   writeEmitted(out, compileConversions(plan));
-  const convert = createRequire(join(out, 'x.cjs'))(join(out, 'releases/9.1/convert/9.2/make_thing.cjs')) as {
+  const convert = (createRequire(join(out, 'x.cjs'))(join(out, 'releases/9.1/convert/9.2/index.cjs')) as Record<string, unknown>).make_thing as {
     response(b: unknown, r: unknown): { value: any; applied: { rule: string; from: string }[]; refused?: string };
   };
   const body = {
@@ -220,7 +220,7 @@ test('property names with quotes, a comment closer, a line separator or a backsl
   });
   const out = tempDir('adcp-convert-weird-');
   writeEmitted(out, compileConversions(planConversions({ newer, older }, files, ['make_thing'])));
-  const convert = createRequire(join(out, 'x.cjs'))(join(out, 'releases/9.1/convert/9.2/make_thing.cjs')) as { response(b: unknown, r: unknown): { value: Record<string, unknown> } };
+  const convert = (createRequire(join(out, 'x.cjs'))(join(out, 'releases/9.1/convert/9.2/index.cjs')) as Record<string, unknown>).make_thing as { response(b: unknown, r: unknown): { value: Record<string, unknown> } };
   assert.equal(convert.response({ [`${weird}2`]: 'v' }, {}).value, { [weird]: 'v' });
 });
 

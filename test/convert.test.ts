@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { cpSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { tempDir } from './helpers/fixture-release.js';
 import { setAt } from './helpers/generated.js';
 import { repoRoot } from './helpers/releases.js';
+import { typecheck } from './helpers/typecheck.js';
 import { twoReleaseSet } from './helpers/two-release-set.js';
 
 /**
@@ -81,7 +82,7 @@ test('per-release handlers are never converted: each sees its own release', asyn
 
 test('the compiled conversion: steps reported, input never mutated, nothing to convert returns the very object, a hostile key stays data', async () => {
   const require = createRequire(import.meta.url);
-  const convert = require(join(out, 'releases/9.1/convert/9.2/make_thing.cjs')) as {
+  const convert = (require(join(out, 'releases/9.1/convert/9.2/index.cjs')) as Record<string, unknown>).make_thing as {
     response(body: unknown, request: unknown): { value: any; applied: unknown[] };
     request(args: unknown): { value: any; applied: unknown[] };
   };
@@ -103,6 +104,22 @@ test('the compiled conversion: steps reported, input never mutated, nothing to c
   const plain = { thing: { id: 't' } };
   assert.is(convert.response(plain, {}).value, plain, 'nothing to convert: the very same object');
   assert.is(convert.request(plain).value, plain);
+});
+
+test("the conversions are typed functions: a 9.2 body in, 9.1's out; a 9.1 request in, 9.2's with its gaps optional", () => {
+  const ok = typecheck(
+    `import { get_things, make_thing } from GENERATED;
+const down = make_thing.response({ thing: { id: 't', label: 'l' }, thing_status: 'active' }, { thing: { id: 't' } });
+const status: 'pending' | 'active' | 'completed' | undefined = down.value.status;
+const up = get_things.request({ limit: 1, sort: 'name' });
+const mode: 'brief' | 'wholesale' | undefined = up.value.mode;
+console.log(status, mode, down.applied.map((a) => a.rule), down.refused);
+`,
+    join(out, 'releases/9.1/convert/9.2/index.cjs'),
+  );
+  assert.ok(ok.ok, ok.output);
+  const gap = typecheck(`import { get_things } from GENERATED;\nconst mode: 'brief' | 'wholesale' = get_things.request({}).value.mode;\nconsole.log(mode);\n`, join(out, 'releases/9.1/convert/9.2/index.cjs'));
+  assert.not.ok(gap.ok, 'a 9.1 request may lack the mode 9.2 requires');
 });
 
 test('mcpServerFactory: a mismatched handler set is refused before a server listens, naming the missing and the extra tools', async () => {
@@ -163,7 +180,11 @@ test('a failure inside a request (a generated file gone) answers an AdCP error w
   symlinkSync(join(repoRoot, 'node_modules'), join(agentDir, 'node_modules'), 'dir');
   const copy = join(agentDir, 'generated');
   cpSync(out, copy, { recursive: true });
-  rmSync(join(copy, 'releases/9.1/convert/9.2/make_thing.cjs'));
+  // make_thing's conversion module (content-addressed, beside the pair's index) is gone.
+  const pair = join(copy, 'releases/9.1/convert/9.2');
+  const module = readdirSync(pair).find((f) => f.startsWith('make_thing.') && f.endsWith('.cjs'));
+  assert.type(module, 'string', 'make_thing has a conversion module of its own');
+  rmSync(join(pair, module!));
   const agent = (await setAt(copy)) as unknown as typeof entry;
   const broken = await agent.loadProfile('things-seller');
   const warnings: string[] = [];

@@ -6,8 +6,8 @@
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
 //   adcp-codegen 0.1.0:runtime/agent.ts f9dfdbfc2f7afadd
 //   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
-//   adcp-codegen 0.1.0:runtime/contract.ts 80bb71121191db48
-//   adcp-codegen 0.1.0:runtime/conversions.ts e04a46f0ea397619
+//   adcp-codegen 0.1.0:runtime/contract.ts a4bfe87a61d144c1
+//   adcp-codegen 0.1.0:runtime/conversions.ts 178427c108095764
 //   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
 //   adcp-codegen 0.1.0:runtime/errors.ts c54eefe9cbff5eba
 //   adcp-codegen 0.1.0:runtime/handlers.ts 1d19a7521a809aa0
@@ -605,7 +605,8 @@ exports.ARTIFACT_PATHS = void 0;
  *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
  *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
  *   releases/<key>/strip/<tool>.response.cjs     module.exports = { strip: StripFn, stripAsync: { [status]: StripFn } }
- *   releases/<old>/convert/<new>/<tool>.cjs      module.exports = { response: ConvertResponseFn, request: ConvertRequestFn }
+ *   releases/<old>/convert/<new>/index.cjs       module.exports = { [tool]: { response: ConvertResponseFn, request: ConvertRequestFn } }
+ *                                                (a getter per tool, requiring its content-addressed module)
  *
  * Artifacts `require` only relative paths inside the output directory (shared definition modules and support
  * files the compile stages emit themselves), never a package, so the generated set is self-contained.
@@ -617,8 +618,8 @@ exports.ARTIFACT_PATHS = {
     normalize: (key, tool) => `releases/${key}/normalize/${tool}.cjs`,
     /** The deep-strip of a tool's response and async responses, for bodies converted from a newer release. */
     responseStrip: (key, tool) => `releases/${key}/strip/${tool}.response.cjs`,
-    /** Conversions between a newer release whose handler answers and the older one a buyer pinned. */
-    convert: (olderKey, newerKey, tool) => `releases/${olderKey}/convert/${newerKey}/${tool}.cjs`,
+    /** Conversions between a newer release whose handler answers and the older one a buyer pinned: the pair's index. */
+    convert: (olderKey, newerKey) => `releases/${olderKey}/convert/${newerKey}/index.cjs`,
 };
 
   },
@@ -631,7 +632,13 @@ const contract_js_1 = require("./contract.js");
 const errors_js_1 = require("./errors.js");
 const loader_js_1 = require("./loader.js");
 function conversions(src) {
-    const module = (newer, older, tool) => src.cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.convert(older.key, newer.key, tool)));
+    const module = (newer, older, tool) => src.cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => {
+        const index = (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.convert(older.key, newer.key));
+        // Both come from one regeneration: a tool missing from the index means a set edited by hand.
+        if (!Object.prototype.hasOwnProperty.call(index, tool))
+            throw new Error(`no conversion of ${tool} from AdCP ${newer.key} to AdCP ${older.key} in this set; run adcp-codegen generate`);
+        return index[tool];
+    });
     const responseStrip = (s) => (s.responseStrip ??= (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.responseStrip(s.release.key, s.tool)));
     return {
         /** An older release's validated request, as the newer release's handler takes it: converted, normalized, stripped. */

@@ -326,5 +326,6 @@ function placeOf(pointer: string, name: string): string {
 
 /** The generated conversion module of a tool between the set's two releases. */
 export function conversionModule(set: ConversionSet, tool: string): { request(args: unknown): { value: unknown; applied: unknown[] }; response(body: unknown, request: unknown): { value: unknown; applied: unknown[] } } {
-  return createRequire(import.meta.url)(join(set.out, `releases/${set.older.key}/convert/${set.newer.key}/${tool}.cjs`)) as ReturnType<typeof conversionModule>;
+  const index = createRequire(import.meta.url)(join(set.out, `releases/${set.older.key}/convert/${set.newer.key}/index.cjs`)) as Record<string, ReturnType<typeof conversionModule>>;
+  return index[tool]!;
 }

@@ -50,6 +50,21 @@ const HELPERS = ['hasOwn', 'isObject', 'without', 'withMember', 'sameValue', 'on
 
 export const SUPPORT_PATH = `convert/support.${shortHash(sha256(SUPPORT_SOURCE))}.cjs`;
 
+/** The conversion of every tool no rule applies to, in every pair: one content-addressed file. */
+export const IDENTITY_SOURCE = `'use strict';
+// The conversion of a tool no conversion rule applies to between two releases: deep-strip alone converts its answers.
+// Returns its input as it is.
+function response(data) {
+  return { value: data, applied: [] };
+}
+function request(data) {
+  return { value: data, applied: [] };
+}
+module.exports = { response, request };
+`;
+
+export const IDENTITY_PATH = `convert/none.${shortHash(sha256(IDENTITY_SOURCE))}.cjs`;
+
 interface Container {
   readonly token?: string;
   readonly steps: Step[];
