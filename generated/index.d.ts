@@ -180,9 +180,9 @@ type AsyncStatus<K> = K extends 'input_required' ? 'input-required' : K;
 type AsyncBodies<E> = E extends { async: infer A } ? { [K in keyof A]: WithoutEnvelope<A[K]> & { status: AsyncStatus<K> } }[keyof A] : never;
 
 /**
- * A response valid in every release of `R` at once: what one handler serving them all may return. (Each release's
- * response is put in a parameter position, distributing over the releases only, so inferring from it intersects
- * the releases' responses, not their arms.)
+ * A response valid in every release of `R` at once, needing no conversion (a handler function answers its tool's
+ * newest release instead: HandlerAnswer). (Each release's response is put in a parameter position, distributing
+ * over the releases only, so inferring from it intersects the releases' responses, not their arms.)
  */
 export type ResponseInAll<T extends string, R extends ReleaseKey> = (R extends ReleaseKey ? (response: ResponseOf<T, R>) => void : never) extends (
   response: infer I,
