@@ -10,6 +10,7 @@ import {
   type NormalizeModule,
   type RawValidateFn,
   type RequestValidatorModule,
+  type ResponseStripModule,
   type ResponseValidatorModule,
   type StripFn,
   type StripModule,
@@ -18,23 +19,24 @@ import {
 import { boundedIssue, clip, MAX_REJECTION_ISSUES } from './bounds.js';
 import { driftIssues } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
+import { conversionFailed, conversions } from './conversions.js';
+import { checkHandlers, ownHandler } from './handlers.js';
 import { wrapRepairing, wrapResponseValidator, wrapValidator } from './issues.js';
 import { wireIssues } from './issue-wire.js';
-import { bindHandlerSet, ownHandler } from './handlers.js';
 import { planItems, verdictOf, type ItemChecks, type ItemsPlan } from './items.js';
 import { loadArtifact } from './loader.js';
-import { registerMcp as registerMcpImpl } from './mcp.js';
+import { mcpRegistrar, registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor } from './a2a.js';
 import { selectRelease, type ServedRelease } from './release-select.js';
 import { parseWireVersion } from './versions.js';
 import type {
   Agent,
   AgentOptions,
+  AnyToolHandler,
   HandlerContext,
   HandlerMap,
   Mode,
   ToolAnnotations,
-  ToolHandler,
   ToolsListEntry,
   ValidationResult,
 } from './agent-types.js';
@@ -53,6 +55,7 @@ export type {
   HandlerMap,
   Mode,
   PerReleaseHandlers,
+  Relax,
   ReleaseOption,
   ToolAnnotations,
   ToolHandler,
@@ -80,6 +83,7 @@ interface ToolSlots {
   response?: ValidateFn;
   strip?: StripFn;
   normalize?: NormalizeFn;
+  responseStrip?: ResponseStripModule;
 }
 
 interface ProfileRelease extends ServedRelease {
@@ -88,6 +92,8 @@ interface ProfileRelease extends ServedRelease {
   readonly capabilities: Record<string, unknown>;
   /** Per tool, envelope fields (`status`, `adcp_version`, `context`) its response schema refuses: never added. */
   readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
+  /** Tools whose `status` is the response's own state in this release (3.0's create_media_buy): never defaulted. */
+  readonly domainStatus?: readonly string[];
   /** The `$id` prefix of the release's schemas (issues name the one that rejected), and whether they are AdCP's published ones. */
   readonly schemaIds?: { readonly base: string; readonly published: boolean };
   /** Batch tools that answer items one by one (`ARTIFACT_PATHS.items`). */
@@ -136,6 +142,11 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   };
   /** The served releases that serve `tool`, highest first. */
   const releasesServing = (tool: string): string[] => served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+  /**
+   * The release a single function handler of `tool` is written in: the highest serving it. A buyer pinned to
+   * another gets the request converted up to it and the answer converted down (docs/conversions.md).
+   */
+  const handlerRelease = new Map([...allTools].map((tool) => [tool, served.find((r) => r.tools.includes(tool))!]));
 
   const memo = new Map<string, unknown>();
   const cached = <T>(key: string, make: () => T): T => {
@@ -153,6 +164,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   const wire = (s: ToolSlots, issues: readonly Issue[]): Issue[] => wireIssues(issues, mode, s.release.schemaIds?.published === true);
   const stripFn = (s: ToolSlots): StripFn => (s.strip ??= (loadArtifact(outDir, ARTIFACT_PATHS.strip(s.release.key, s.tool)) as StripModule).strip);
   const normalizeFn = (s: ToolSlots): NormalizeFn => (s.normalize ??= (loadArtifact(outDir, ARTIFACT_PATHS.normalize(s.release.key, s.tool)) as NormalizeModule).normalize);
+  const { convertUp, convertDown } = conversions<ProfileRelease, ToolSlots>({ outDir, cached, slotIn, normalize: normalizeFn, strip: stripFn });
 
   // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
   const schema = (path: string): Record<string, unknown> =>
@@ -186,6 +198,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     return result.ok ? { ok: true, value: value as Record<string, unknown> } : { ok: false, issues: result.issues };
   };
 
+  /** The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. */
   /**
    * The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. A
    * request that fails keeps what it was parsed into: a batch tool may still answer its valid items (items.ts).
@@ -208,9 +221,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const value = stripped.value as Record<string, unknown>;
       if (issues.length > 0) {
         const found = drift + (verdict.ok ? 0 : verdict.issues.length);
-        // What it was parsed into stays with a failed request: a batch tool may still answer its valid items.
-        const object = value !== null && typeof value === 'object' && !Array.isArray(value);
-        return { ok: false, issues, found, ...(object ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift > 0 ? stripped.removed : [] } : {}) };
+        return { ok: false, issues, found, ...(isObject(value) ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift > 0 ? stripped.removed : [] } : {}) };
       }
       return { ok: true, value, normalized: normalized.applied, stripped: stripped.removed };
     } catch (e) {
@@ -230,7 +241,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       row: (p) => (row) => verdictOf(p.validateRow, row),
       whole: (v) => verdictOf(raw, v),
       drift: failed.drift ?? [],
-      // The row's own error: `issues` carry the detail (the whole-call rejection's `details` mirror is for pre-3.1 readers of `adcp_error`).
+      // The row's own error: `issues` carry the detail (`details` mirrors them on adcp_error for pre-3.1 readers).
       error: (issues) => {
         const { details: _details, ...error } = invalidRequest(s.tool, wire(s, issues));
         return error as Record<string, unknown>;
@@ -239,8 +250,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     return planItems(module, failed.value!, checks);
   };
 
-  const bindHandlers = (handlers: HandlerMap<string>): Record<string, ToolHandler<any, any>> =>
-    bindHandlerSet(name, handlers, allTools, releasesServing, (release) => releaseFor(release).capabilities);
+  const bindHandlers = (handlers: HandlerMap<string>): Readonly<Record<string, AnyToolHandler>> =>
+    checkHandlers(handlers, { name, tools: allTools, releasesServing, capabilities: (key) => releaseFor(key).capabilities });
 
   const agent: Agent = {
     name,
@@ -298,16 +309,26 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       // A batch tool whose only defects are inside some items answers those as failed rows (items.ts).
       const plan = parsed.ok ? undefined : itemsPlan(s, parsed);
       if (!parsed.ok && plan === undefined) return errorResult(invalidRequest(tool, wire(s, parsed.issues), parsed.found), echo, r.key);
-      const value = plan?.value ?? (parsed.value as Record<string, unknown>);
+      const asked = plan?.value ?? (parsed.value as Record<string, unknown>);
       const applied = { normalized: parsed.normalized ?? [], stripped: parsed.stripped ?? [] };
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
       if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
+      // One function is written in the highest release serving the tool; a per-release handler in its own.
+      const shape = typeof handler === 'function' ? handlerRelease.get(tool)! : r;
+      let value = asked;
+      if (shape !== r && plan?.body === undefined) {
+        try {
+          value = convertUp(shape, r, tool, value);
+        } catch (e) {
+          return errorResult(conversionFailed(tool, `the AdCP ${r.key} request to AdCP ${shape.key}`, e), echo, r.key);
+        }
+      }
       let result: unknown;
       try {
         // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
         if (plan?.body !== undefined) {
-          // No valid item left: the runtime's own answer, the handler never called.
+          // No valid item left: the runtime's own answer, in this release already; the handler is not called.
           result = plan.body;
         } else {
           const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, ...applied, ...(plan !== undefined ? { requestIndex: plan.requestIndex } : {}) };
@@ -325,11 +346,24 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
         return errorResult(agentFault(tool, 'the handler returned no response object'), echo, r.key);
       }
-      if (isAdcpErrorBody((result as Record<string, unknown>).adcp_error)) return errorResult((result as Record<string, unknown>).adcp_error as AdcpErrorBody, echo, r.key);
-      // The failed items' rows, at their request positions among the handler's.
-      const resultBody = plan !== undefined && plan.body === undefined ? plan.merge(result as Record<string, unknown>) : (result as Record<string, unknown>);
+      let resultBody = result as Record<string, unknown>;
+      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error as AdcpErrorBody, echo, r.key);
+      if (shape !== r && plan?.body === undefined) {
+        try {
+          const down = convertDown(shape, r, tool, resultBody, asked);
+          if ('refused' in down) {
+            const message = `${tool}: this answer has no AdCP ${r.key} form (${down.refused}); AdCP ${shape.key} carries it`;
+            return errorResult({ code: 'UNSUPPORTED_FEATURE', message, recovery: 'correctable', details: { tool, supported_versions: [shape.key] } }, echo, r.key);
+          }
+          resultBody = down.body;
+        } catch (e) {
+          return errorResult(conversionFailed(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), echo, r.key);
+        }
+      }
+      // The failed items' rows, at their request positions among the handler's (now in this release's shape).
+      if (plan !== undefined && plan.body === undefined) resultBody = plan.merge(resultBody);
 
-      const envelope = responseEnvelope(resultBody, echo?.context, r.key, (body) => statusDefined(responseValidator(s), body));
+      const envelope = responseEnvelope(resultBody, echo?.context, r.key, (body) => statusDefined(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
       if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), echo, r.key);
       const body = envelope.body;
       // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
@@ -359,6 +393,18 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
 
     registerMcp(server, handlers) {
       registerMcpImpl(agent, server, bindHandlers(handlers as HandlerMap<string>));
+    },
+    mcpServerFactory(handlers, create) {
+      // Checked once, here, before the caller's server listens: a set that does not match the profile never reaches
+      // a request.
+      const bound = bindHandlers(handlers as HandlerMap<string>);
+      if (typeof create !== 'function') throw new Error('adcp-codegen: mcpServerFactory needs a function that creates an McpServer');
+      const registerOn = mcpRegistrar(agent, bound);
+      return () => {
+        const server = create();
+        registerOn(server);
+        return server;
+      };
     },
     a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, bindHandlers(handlers as HandlerMap<string>), a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),

@@ -2,14 +2,15 @@
 // The runtime's entry names, from index.js (which holds the loader: one ES module to load at cold start).
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts 2ceb21472b1b5fc6
+//   adcp-codegen 0.1.0:runtime/a2a.ts cc7fe902ef5c8fdc
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 69929b759a5b5d74
+//   adcp-codegen 0.1.0:runtime/agent.ts 44ababf154911c18
 //   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
-//   adcp-codegen 0.1.0:runtime/contract.ts 8091272f11dc274a
+//   adcp-codegen 0.1.0:runtime/contract.ts 80f4ee88ae6c3000
+//   adcp-codegen 0.1.0:runtime/conversions.ts 178427c108095764
 //   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
 //   adcp-codegen 0.1.0:runtime/errors.ts c3c2abcdcdf1f631
-//   adcp-codegen 0.1.0:runtime/handlers.ts b025dddf67d010ed
+//   adcp-codegen 0.1.0:runtime/handlers.ts 1d19a7521a809aa0
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts 35f1cbd4b4fd0ee6
 //   adcp-codegen 0.1.0:runtime/issue-text.ts 8c4aee13e2059e3d
 //   adcp-codegen 0.1.0:runtime/issue-tree.ts d410e8cb789a6abd
@@ -18,13 +19,13 @@
 //   adcp-codegen 0.1.0:runtime/items.ts 5538700a1d3660af
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts f1e595ea9ec5678d
+//   adcp-codegen 0.1.0:runtime/mcp.ts 7b0e39aedc4f3ac2
 //   adcp-codegen 0.1.0:runtime/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
 //   adcp-codegen 0.1.0:runtime/repair.ts a4861d0445a0089e
-//   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
-//   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/response.ts bc9edc053c759fe8
+//   adcp-codegen 0.1.0:runtime/results.ts 81afede7e867dfac
 //   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 export { createAgent, runtimeModule } from '../index.js';
 

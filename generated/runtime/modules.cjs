@@ -2,14 +2,15 @@
 // The adcp-codegen runtime's modules but the loader (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts 2ceb21472b1b5fc6
+//   adcp-codegen 0.1.0:runtime/a2a.ts cc7fe902ef5c8fdc
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 69929b759a5b5d74
+//   adcp-codegen 0.1.0:runtime/agent.ts 44ababf154911c18
 //   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
-//   adcp-codegen 0.1.0:runtime/contract.ts 8091272f11dc274a
+//   adcp-codegen 0.1.0:runtime/contract.ts 80f4ee88ae6c3000
+//   adcp-codegen 0.1.0:runtime/conversions.ts 178427c108095764
 //   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
 //   adcp-codegen 0.1.0:runtime/errors.ts c3c2abcdcdf1f631
-//   adcp-codegen 0.1.0:runtime/handlers.ts b025dddf67d010ed
+//   adcp-codegen 0.1.0:runtime/handlers.ts 1d19a7521a809aa0
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts 35f1cbd4b4fd0ee6
 //   adcp-codegen 0.1.0:runtime/issue-text.ts 8c4aee13e2059e3d
 //   adcp-codegen 0.1.0:runtime/issue-tree.ts d410e8cb789a6abd
@@ -18,13 +19,13 @@
 //   adcp-codegen 0.1.0:runtime/items.ts 5538700a1d3660af
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts f1e595ea9ec5678d
+//   adcp-codegen 0.1.0:runtime/mcp.ts 7b0e39aedc4f3ac2
 //   adcp-codegen 0.1.0:runtime/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
 //   adcp-codegen 0.1.0:runtime/repair.ts a4861d0445a0089e
-//   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
-//   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/response.ts bc9edc053c759fe8
+//   adcp-codegen 0.1.0:runtime/results.ts 81afede7e867dfac
 //   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 "use strict";
 
@@ -41,7 +42,6 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.createA2AExecutor = createA2AExecutor;
 exports.a2aSkills = a2aSkills;
 const results_js_1 = require("./results.js");
-const errors_js_1 = require("./errors.js");
 /** A2A 1.0 TaskState values (the 1.x SDK's protobuf enum). */
 const V1_STATE = { completed: 3, failed: 4, canceled: 5 };
 /** The problems a Message can have before any tool runs, answered as AdCP INVALID_REQUEST (correctable). */
@@ -93,16 +93,9 @@ async function invoke(agent, handlers, request) {
         return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
     }
     const { skill, input } = parsed;
-    // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context.
-    try {
-        return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
-    }
-    catch (e) {
-        // agent.call answers handler failures itself; anything reaching here is a fault of the agent, not the buyer's
-        // request: logged on the server, answered with no detail and not as something a retry would fix.
-        process.emitWarning(`adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        return { skill, result: rejection(agent, (0, errors_js_1.agentFault)(skill, "the call failed on the agent (details are in the agent's log)"), input) };
-    }
+    // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context; a failure
+    // of the agent itself is its CONFIGURATION_ERROR (callBound).
+    return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
 }
 /** The AdCP-over-A2A convention: exactly one DataPart `{ skill, input }` (or the legacy `parameters`). */
 function readInvocation(parts) {
@@ -220,9 +213,10 @@ const contract_js_1 = require("./contract.js");
 const bounds_js_1 = require("./bounds.js");
 const drift_js_1 = require("./drift.js");
 const errors_js_1 = require("./errors.js");
+const conversions_js_1 = require("./conversions.js");
+const handlers_js_1 = require("./handlers.js");
 const issues_js_1 = require("./issues.js");
 const issue_wire_js_1 = require("./issue-wire.js");
-const handlers_js_1 = require("./handlers.js");
 const items_js_1 = require("./items.js");
 const loader_js_1 = require("./loader.js");
 const mcp_js_1 = require("./mcp.js");
@@ -280,6 +274,11 @@ async function createAgent(base, name, options = {}) {
     };
     /** The served releases that serve `tool`, highest first. */
     const releasesServing = (tool) => served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+    /**
+     * The release a single function handler of `tool` is written in: the highest serving it. A buyer pinned to
+     * another gets the request converted up to it and the answer converted down (docs/conversions.md).
+     */
+    const handlerRelease = new Map([...allTools].map((tool) => [tool, served.find((r) => r.tools.includes(tool))]));
     const memo = new Map();
     const cached = (key, make) => {
         if (!memo.has(key))
@@ -295,6 +294,7 @@ async function createAgent(base, name, options = {}) {
     const wire = (s, issues) => (0, issue_wire_js_1.wireIssues)(issues, mode, s.release.schemaIds?.published === true);
     const stripFn = (s) => (s.strip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(s.release.key, s.tool)).strip);
     const normalizeFn = (s) => (s.normalize ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(s.release.key, s.tool)).normalize);
+    const { convertUp, convertDown } = (0, conversions_js_1.conversions)({ outDir, cached, slotIn, normalize: normalizeFn, strip: stripFn });
     // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
     const schema = (path) => cached(`schema\0${path}`, () => deepFreeze(JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, path), 'utf8')).schema));
     const listFrom = (entries) => entries.map((e) => ({
@@ -321,6 +321,7 @@ async function createAgent(base, name, options = {}) {
         const result = validate(value); // wrapValidator turns a stack overflow on absurd nesting into ok: false
         return result.ok ? { ok: true, value: value } : { ok: false, issues: result.issues };
     };
+    /** The request pipeline after the parse-once copy: normalize \u2192 strip (production) or drift issues \u2192 validate. */
     /**
      * The request pipeline after the parse-once copy: normalize \u2192 strip (production) or drift issues \u2192 validate. A
      * request that fails keeps what it was parsed into: a batch tool may still answer its valid items (items.ts).
@@ -338,9 +339,7 @@ async function createAgent(base, name, options = {}) {
             const value = stripped.value;
             if (issues.length > 0) {
                 const found = drift + (verdict.ok ? 0 : verdict.issues.length);
-                // What it was parsed into stays with a failed request: a batch tool may still answer its valid items.
-                const object = value !== null && typeof value === 'object' && !Array.isArray(value);
-                return { ok: false, issues, found, ...(object ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift > 0 ? stripped.removed : [] } : {}) };
+                return { ok: false, issues, found, ...(isObject(value) ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift > 0 ? stripped.removed : [] } : {}) };
             }
             return { ok: true, value, normalized: normalized.applied, stripped: stripped.removed };
         }
@@ -362,7 +361,7 @@ async function createAgent(base, name, options = {}) {
             row: (p) => (row) => (0, items_js_1.verdictOf)(p.validateRow, row),
             whole: (v) => (0, items_js_1.verdictOf)(raw, v),
             drift: failed.drift ?? [],
-            // The row's own error: `issues` carry the detail (the whole-call rejection's `details` mirror is for pre-3.1 readers of `adcp_error`).
+            // The row's own error: `issues` carry the detail (`details` mirrors them on adcp_error for pre-3.1 readers).
             error: (issues) => {
                 const { details: _details, ...error } = (0, errors_js_1.invalidRequest)(s.tool, wire(s, issues));
                 return error;
@@ -370,7 +369,7 @@ async function createAgent(base, name, options = {}) {
         };
         return (0, items_js_1.planItems)(module, failed.value, checks);
     };
-    const bindHandlers = (handlers) => (0, handlers_js_1.bindHandlerSet)(name, handlers, allTools, releasesServing, (release) => releaseFor(release).capabilities);
+    const bindHandlers = (handlers) => (0, handlers_js_1.checkHandlers)(handlers, { name, tools: allTools, releasesServing, capabilities: (key) => releaseFor(key).capabilities });
     const agent = {
         name,
         mode,
@@ -423,16 +422,27 @@ async function createAgent(base, name, options = {}) {
             const plan = parsed.ok ? undefined : itemsPlan(s, parsed);
             if (!parsed.ok && plan === undefined)
                 return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, wire(s, parsed.issues), parsed.found), echo, r.key);
-            const value = plan?.value ?? parsed.value;
+            const asked = plan?.value ?? parsed.value;
             const applied = { normalized: parsed.normalized ?? [], stripped: parsed.stripped ?? [] };
             const fn = typeof handler === 'function' ? handler : (0, handlers_js_1.ownHandler)(handler, r.key);
             if (fn === undefined)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
+            // One function is written in the highest release serving the tool; a per-release handler in its own.
+            const shape = typeof handler === 'function' ? handlerRelease.get(tool) : r;
+            let value = asked;
+            if (shape !== r && plan?.body === undefined) {
+                try {
+                    value = convertUp(shape, r, tool, value);
+                }
+                catch (e) {
+                    return (0, results_js_1.errorResult)((0, conversions_js_1.conversionFailed)(tool, `the AdCP ${r.key} request to AdCP ${shape.key}`, e), echo, r.key);
+                }
+            }
             let result;
             try {
                 // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
                 if (plan?.body !== undefined) {
-                    // No valid item left: the runtime's own answer, the handler never called.
+                    // No valid item left: the runtime's own answer, in this release already; the handler is not called.
                     result = plan.body;
                 }
                 else {
@@ -455,11 +465,26 @@ async function createAgent(base, name, options = {}) {
             if (result === null || typeof result !== 'object' || Array.isArray(result)) {
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, 'the handler returned no response object'), echo, r.key);
             }
-            if ((0, response_js_1.isAdcpErrorBody)(result.adcp_error))
-                return (0, results_js_1.errorResult)(result.adcp_error, echo, r.key);
-            // The failed items' rows, at their request positions among the handler's.
-            const resultBody = plan !== undefined && plan.body === undefined ? plan.merge(result) : result;
-            const envelope = (0, response_js_1.responseEnvelope)(resultBody, echo?.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body));
+            let resultBody = result;
+            if ((0, response_js_1.isAdcpErrorBody)(resultBody.adcp_error))
+                return (0, results_js_1.errorResult)(resultBody.adcp_error, echo, r.key);
+            if (shape !== r && plan?.body === undefined) {
+                try {
+                    const down = convertDown(shape, r, tool, resultBody, asked);
+                    if ('refused' in down) {
+                        const message = `${tool}: this answer has no AdCP ${r.key} form (${down.refused}); AdCP ${shape.key} carries it`;
+                        return (0, results_js_1.errorResult)({ code: 'UNSUPPORTED_FEATURE', message, recovery: 'correctable', details: { tool, supported_versions: [shape.key] } }, echo, r.key);
+                    }
+                    resultBody = down.body;
+                }
+                catch (e) {
+                    return (0, results_js_1.errorResult)((0, conversions_js_1.conversionFailed)(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), echo, r.key);
+                }
+            }
+            // The failed items' rows, at their request positions among the handler's (now in this release's shape).
+            if (plan !== undefined && plan.body === undefined)
+                resultBody = plan.merge(resultBody);
+            const envelope = (0, response_js_1.responseEnvelope)(resultBody, echo?.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
             if (!envelope.ok)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), echo, r.key);
             const body = envelope.body;
@@ -488,6 +513,19 @@ async function createAgent(base, name, options = {}) {
         },
         registerMcp(server, handlers) {
             (0, mcp_js_1.registerMcp)(agent, server, bindHandlers(handlers));
+        },
+        mcpServerFactory(handlers, create) {
+            // Checked once, here, before the caller's server listens: a set that does not match the profile never reaches
+            // a request.
+            const bound = bindHandlers(handlers);
+            if (typeof create !== 'function')
+                throw new Error('adcp-codegen: mcpServerFactory needs a function that creates an McpServer');
+            const registerOn = (0, mcp_js_1.mcpRegistrar)(agent, bound);
+            return () => {
+                const server = create();
+                registerOn(server);
+                return server;
+            };
         },
         a2aExecutor: (handlers, a2aOptions) => (0, a2a_js_1.createA2AExecutor)(agent, bindHandlers(handlers), a2aOptions),
         a2aSkills: (release) => (0, a2a_js_1.a2aSkills)(agent, release),
@@ -617,6 +655,9 @@ exports.ARTIFACT_PATHS = void 0;
  *                                                                   validateAsync: { [status]: RawValidateFn } }
  *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
  *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
+ *   releases/<key>/strip/<tool>.response.cjs     module.exports = { strip: StripFn, stripAsync: { [status]: StripFn } }
+ *   releases/<old>/convert/<new>/index.cjs       module.exports = { [tool]: { response: ConvertResponseFn, request: ConvertRequestFn } }
+ *                                                (a getter per tool, requiring its content-addressed module)
  *
  * Artifacts `require` only relative paths inside the output directory (shared definition modules and support
  * files the compile stages emit themselves), never a package, so the generated set is self-contained.
@@ -628,7 +669,69 @@ exports.ARTIFACT_PATHS = {
     normalize: (key, tool) => `releases/${key}/normalize/${tool}.cjs`,
     /** Only for a tool that answers items one by one (the profile lists them: `itemOutcomes`). */
     items: (key, tool) => `releases/${key}/items/${tool}.cjs`,
+    /** The deep-strip of a tool's response and async responses, for bodies converted from a newer release. */
+    responseStrip: (key, tool) => `releases/${key}/strip/${tool}.response.cjs`,
+    /** Conversions between a newer release whose handler answers and the older one a buyer pinned: the pair's index. */
+    convert: (olderKey, newerKey) => `releases/${olderKey}/convert/${newerKey}/index.cjs`,
 };
+
+  },
+  "./conversions.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.conversions = conversions;
+exports.conversionFailed = conversionFailed;
+const contract_js_1 = require("./contract.js");
+const errors_js_1 = require("./errors.js");
+const loader_js_1 = require("./loader.js");
+function conversions(src) {
+    const module = (newer, older, tool) => src.cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => {
+        const index = (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.convert(older.key, newer.key));
+        // Both come from one regeneration: a tool missing from the index means a set edited by hand.
+        if (!Object.prototype.hasOwnProperty.call(index, tool))
+            throw new Error(`no conversion of ${tool} from AdCP ${newer.key} to AdCP ${older.key} in this set; run adcp-codegen generate`);
+        return index[tool];
+    });
+    const responseStrip = (s) => (s.responseStrip ??= (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.responseStrip(s.release.key, s.tool)));
+    return {
+        /** An older release's validated request, as the newer release's handler takes it: converted, normalized, stripped. */
+        convertUp(newer, older, tool, request) {
+            const target = src.slotIn(newer, tool);
+            const converted = module(newer, older, tool).request(request).value;
+            return src.strip(target)(src.normalize(target)(converted).value).value;
+        },
+        /**
+         * A newer release's answer, as the buyer pinned to the older one reads it: converted, then that release's
+         * deep-strip; or, for an answer the older release has no form for, why.
+         */
+        convertDown(newer, older, tool, body, request) {
+            const result = module(newer, older, tool).response(body, request);
+            if (typeof result.refused === 'string')
+                return { refused: result.refused };
+            const converted = result.value;
+            const strips = responseStrip(src.slotIn(older, tool));
+            // An async answer is stripped by its own schema, picked by its status as the validators pick theirs.
+            const status = converted.status;
+            const strip = typeof status === 'string' && Object.prototype.hasOwnProperty.call(strips.stripAsync, status) ? strips.stripAsync[status] : strips.strip;
+            return { body: strip(converted).value };
+        },
+    };
+}
+/**
+ * A conversion that threw (a generated module missing or damaged): the agent's fault, logged with the cause and
+ * answered without it.
+ */
+function conversionFailed(tool, what, e) {
+    let text;
+    try {
+        text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    }
+    catch {
+        text = 'a value that cannot be printed';
+    }
+    process.emitWarning(`adcp-codegen: converting ${what} for ${tool} failed: ${text}`);
+    return (0, errors_js_1.agentFault)(tool, `converting ${what} failed (details are in the agent's log)`);
+}
 
   },
   "./drift.js": function (exports, require, __runtimeImportMeta) {
@@ -811,18 +914,12 @@ function contextEcho(args) {
   "./handlers.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.bindHandlerSet = bindHandlerSet;
+exports.checkHandlers = checkHandlers;
 exports.ownHandler = ownHandler;
-/**
- * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
- * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
- * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
- * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
- * the profile (`capabilities`, as served in the answering release).
- */
-function bindHandlerSet(profile, handlers, allTools, releasesServing, capabilities) {
+function checkHandlers(handlers, profile) {
+    const { name, tools } = profile;
     if (handlers === null || typeof handlers !== 'object')
-        throw new Error(`adcp-codegen: handlers for profile ${profile} must be an object of tool handlers`);
+        throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
     const out = {};
     const extra = [];
     const missing = [];
@@ -830,7 +927,7 @@ function bindHandlerSet(profile, handlers, allTools, releasesServing, capabiliti
         const h = handlers[tool];
         if (h === undefined)
             continue;
-        if (!allTools.has(tool)) {
+        if (!tools.has(tool)) {
             extra.push(tool);
             continue;
         }
@@ -838,27 +935,31 @@ function bindHandlerSet(profile, handlers, allTools, releasesServing, capabiliti
             out[tool] = h;
             continue;
         }
-        const releases = releasesServing(tool);
+        const releases = profile.releasesServing(tool);
         for (const key of releases)
             if (typeof ownHandler(h, key) !== 'function')
                 missing.push(`${tool} (AdCP ${key})`);
         for (const key of Object.keys(h))
             if (!releases.includes(key))
                 extra.push(`${tool} (AdCP ${key})`);
-        out[tool] = (args, ctx) => ownHandler(h, ctx.release)(args, ctx);
+        // Kept as the per-release set: a set is never converted (each handler answers in its own release).
+        out[tool] = h;
     }
-    if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-        // The profile's own object: `call` copies every handler result before anything reads it.
-        out.get_adcp_capabilities = (_args, ctx) => capabilities(ctx.release);
+    // The one handler the profile itself can give: its capabilities as each release states them \u2014 per release, so
+    // never converted. The profile's own object: `call` copies every handler result before anything reads it.
+    if (tools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
+        out.get_adcp_capabilities = Object.fromEntries(profile.releasesServing('get_adcp_capabilities').map((key) => [key, () => profile.capabilities(key)]));
     }
-    for (const tool of [...allTools].sort())
+    for (const tool of [...tools].sort())
         if (!Object.prototype.hasOwnProperty.call(out, tool))
             missing.push(tool);
-    if (extra.length > 0)
-        throw new Error(`adcp-codegen: handler(s) for tools profile ${profile} does not serve: ${extra.sort().join(', ')}`);
-    if (missing.length > 0)
-        throw new Error(`adcp-codegen: profile ${profile} serves tools without a handler: ${missing.sort().join(', ')}`);
-    return out;
+    const problems = [
+        ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
+        ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
+    ];
+    if (problems.length > 0)
+        throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
+    return Object.freeze(out);
 }
 /** The handler of a per-release set for one release, own properties only. */
 function ownHandler(set, release) {
@@ -2064,6 +2165,7 @@ function jsonCopy(value) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.registerMcp = registerMcp;
+exports.mcpRegistrar = mcpRegistrar;
 const node_module_1 = require("node:module");
 const results_js_1 = require("./results.js");
 /**
@@ -2073,15 +2175,27 @@ const results_js_1 = require("./results.js");
  * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST and a call to a
  * tool the profile does not serve as an AdCP UNSUPPORTED_FEATURE.
  *
- * `handlers` is the set agent.registerMcp checked and completed (bindHandlers): one function per served tool.
+ * `handlers` is the set agent.registerMcp (or mcpServerFactory, once) checked and completed (handlers.ts): a handler
+ * for every served tool.
  *
  * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
  * first used, so agents that never serve MCP need not install it.
  */
 function registerMcp(agent, server, handlers) {
-    const low = lowLevelServer(server);
+    mcpRegistrar(agent, handlers)(server);
+}
+/**
+ * What registers the agent on one server, made once: the SDK and its zod are resolved here, so a server factory made
+ * at start-up (agent.mcpServerFactory) fails then, not on the first request, when the agent's repository lacks them.
+ */
+function mcpRegistrar(agent, handlers) {
     const require = (0, node_module_1.createRequire)(__runtimeImportMeta.url);
     const sdk = require('@modelcontextprotocol/sdk/types.js');
+    const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
+    const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
+    return (server) => register(agent, lowLevelServer(server), sdk, callSchema, handlers);
+}
+function register(agent, low, sdk, callSchema, handlers) {
     low.registerCapabilities({ tools: { listChanged: false } });
     low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
     // The SDK's CallToolRequestSchema admits only an object as `arguments`: null, an array, a number or a string would
@@ -2090,8 +2204,6 @@ function registerMcp(agent, server, handlers) {
     // INVALID_REQUEST in a CallToolResult. So tools/call is registered with a schema that reads only the method, through
     // the Protocol's setRequestHandler (the Server's override is that re-validation and a check of the result, which
     // the pipeline's results pass by construction), and the pipeline reads params itself.
-    const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
-    const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
     protocolSetRequestHandler(low).call(low, callSchema, async (request, extra) => {
         const params = request.params;
         const name = isObject(params) ? params.name : undefined;
@@ -2666,13 +2778,15 @@ const json_copy_js_1 = require("./json-copy.js");
 /**
  * The response as it goes on the wire: the handler's body with the envelope the runtime owns. `adcp_version` is the
  * release that answered and `context` the caller's (a handler's own values are dropped); `status` defaults to
- * `completed`. A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
+ * `completed` (unless `defaultStatus` is false: the release's status is the response's own state). A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
  * release's response schema itself defines (3.0's create_media_buy carries the media buy's status there); any other
  * value is the agent's bug, answered as one instead of being sent.
  */
-function responseEnvelope(result, sentContext, release, schemaDefinesStatus) {
+function responseEnvelope(result, sentContext, release, schemaDefinesStatus, defaultStatus = true) {
     const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
-    const body = { ...rest, status: status ?? 'completed', adcp_version: release };
+    // Where the release's `status` is the response's own state (3.0's create_media_buy: the media buy's), a missing one
+    // stays missing: `completed` there would say the media buy has finished running.
+    const body = { ...rest, ...(status !== undefined || defaultStatus ? { status: status ?? 'completed' } : {}), adcp_version: release };
     if (sentContext !== undefined)
         body.context = sentContext;
     if (status !== undefined && !(typeof status === 'string' && TASK_STATUSES.has(status)) && !schemaDefinesStatus(body)) {
@@ -2769,11 +2883,15 @@ function errorResult(error, args, release) {
  * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
  */
 function unknownToolResult(tool, args, releases) {
+    return rejectionOf((0, errors_js_1.unsupportedTool)(tool), args, releases);
+}
+/** A rejection of a call the pipeline could not answer itself, labelled as unknownToolResult labels its own. */
+function rejectionOf(error, args, releases) {
     // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
     const request = (0, json_copy_js_1.readRequest)(args);
     const value = request.ok ? request.value : request.context === undefined ? undefined : { context: request.context };
     const pinned = value !== null && typeof value === 'object' ? value.adcp_version : undefined;
-    return errorResult((0, errors_js_1.unsupportedTool)(tool), value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]);
+    return errorResult(error, value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]);
 }
 /** The AdCP body of a CallToolResult, success or rejection. */
 function resultBody(result) {
@@ -2782,7 +2900,9 @@ function resultBody(result) {
 /**
  * A transport's call of `tool` (MCP tools/call, an A2A skill): through the agent with the handler bound to it, or
  * AdCP's "unknown tool" rejection, with the caller's context, when none is bound or the agent serves no such tool.
- * Anything else the call throws is the transport's to answer.
+ * agent.call answers handler failures itself; anything else it throws (an artifact missing from the generated set,
+ * say) is a fault of the agent, not of the buyer's request: logged on the server and answered as a
+ * CONFIGURATION_ERROR with no detail, never a transport error or a crash of the process.
  */
 async function callBound(agent, handlers, tool, args, ctx) {
     const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
@@ -2794,7 +2914,15 @@ async function callBound(agent, handlers, tool, args, ctx) {
     catch (e) {
         if (e instanceof UnknownToolError)
             return unknownToolResult(tool, args, agent.releases);
-        throw e;
+        let text;
+        try {
+            text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+        }
+        catch {
+            text = 'a value that cannot be printed';
+        }
+        process.emitWarning(`adcp-codegen: the call of ${tool} failed: ${text}`);
+        return rejectionOf((0, errors_js_1.agentFault)(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases);
     }
 }
 

@@ -181,7 +181,13 @@ for (const release of [r30, r32]) {
     const served: string[] = [];
     const seen: Record<string, any>[] = [];
     let answer: (args: Record<string, any>) => unknown = () => ({});
-    const handlers = Object.fromEntries(tools.map((t) => [t, (args: Record<string, any>, ctx: Record<string, any>) => (seen.push({ tool: t, args, ctx }), answer(args))]));
+    // One handler per release (never converted): each answers in the release under test.
+    const handlers = Object.fromEntries(
+      tools.map((t) => {
+        const fn = (args: Record<string, any>, ctx: Record<string, any>) => (seen.push({ tool: t, args, ctx }), answer(args));
+        return [t, Object.fromEntries([r30, r32].filter((r) => r.tools.has(t) && !r.unavailable.has(t)).map((r) => [r.key, fn]))];
+      }),
+    );
     const server = await serveMcp(agent, handlers);
     const client = new Client({ name: 'batch-buyer', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
@@ -238,7 +244,7 @@ test('AdCP\'s own vector: notification_config_event_scope, every validation of i
   for (const mode of ['production', 'development'] as const) {
     const agent = await loadProfile('batch' as never, { mode });
     let called = false;
-    const handlers = Object.fromEntries(tools.map((t) => [t, () => ((called = true), {})]));
+    const handlers = Object.fromEntries(tools.map((t) => [t, Object.fromEntries([r30, r32].filter((r) => r.tools.has(t) && !r.unavailable.has(t)).map((r) => [r.key, () => ((called = true), {})]))]));
     const server = await serveMcp(agent, handlers);
     const client = new Client({ name: 'storyboard-runner', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
