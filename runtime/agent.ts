@@ -21,9 +21,9 @@ import { driftIssues } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
 import { conversionFailed, conversions } from './conversions.js';
 import { checkHandlers, ownHandler } from './handlers.js';
-import { wrapRepairing, wrapResponseValidator, wrapValidator } from './issues.js';
+import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { wireIssues } from './issue-wire.js';
-import { planItems, verdictOf, type ItemChecks, type ItemsPlan } from './items.js';
+import { planBatch, type ItemsPlan } from './items.js';
 import { loadArtifact } from './loader.js';
 import { mcpRegistrar, registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor } from './a2a.js';
@@ -235,19 +235,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   const itemsPlan = (s: ToolSlots, failed: { value?: Record<string, unknown>; drift?: readonly string[] }): ItemsPlan | undefined => {
     const module = failed.value === undefined ? null : itemsModule(s);
     if (module === null) return undefined;
-    const raw = rawRequest(s);
-    const checks: ItemChecks = {
-      item: (p) => wrapRepairing(p.validateItem, { idBase: s.release.schemaIds?.base }),
-      row: (p) => (row) => verdictOf(p.validateRow, row),
-      whole: (v) => verdictOf(raw, v),
-      drift: failed.drift ?? [],
-      // The row's own error: `issues` carry the detail (`details` mirrors them on adcp_error for pre-3.1 readers).
-      error: (issues) => {
-        const { details: _details, ...error } = invalidRequest(s.tool, wire(s, issues));
-        return error as Record<string, unknown>;
-      },
-    };
-    return planItems(module, failed.value!, checks);
+    return planBatch(module, failed.value!, { tool: s.tool, raw: rawRequest(s), idBase: s.release.schemaIds?.base, drift: failed.drift ?? [], wire: (issues) => wire(s, issues) });
   };
 
   const bindHandlers = (handlers: HandlerMap<string>): Readonly<Record<string, AnyToolHandler>> =>

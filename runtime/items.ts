@@ -19,8 +19,10 @@
  * With no valid item left the handler is not called: the runtime answers the failed rows itself, when the success
  * body needs nothing else (`body`), and otherwise rejects the call as a whole.
  */
+import { MAX_REJECTION_ISSUES } from './bounds.js';
 import type { Issue, ItemOutcomesModule, ItemPairing, RawValidateFn } from './contract.js';
-import type { RepairingResult } from './issues.js';
+import { invalidRequest } from './errors.js';
+import { wrapRepairing, type RepairingResult } from './issues.js';
 import { escapeToken } from './pointer.js';
 
 /** Items looked at in one array, and failed items answered one by one, per call: more, and the call is rejected whole. */
@@ -36,8 +38,8 @@ export interface ItemChecks {
   whole(value: unknown): boolean;
   /** Unknown fields the development mode rejects (pointers into the request); [] in production. */
   readonly drift: readonly string[];
-  /** `errors[0]` of a failed row, from its issues (pointers relative to the item). */
-  error(issues: Issue[]): Record<string, unknown>;
+  /** `errors[0]` of a failed row, from its issues (pointers relative to the item; `found` of them in all). */
+  error(issues: Issue[], found: number): Record<string, unknown>;
 }
 
 interface Answered {
@@ -57,6 +59,29 @@ export interface ItemsPlan {
   readonly body?: Record<string, unknown>;
   /** The handler's body with the failed rows merged in, in request order. */
   merge(body: Record<string, unknown>): Record<string, unknown>;
+}
+
+/**
+ * planItems with the checks of one tool in one release: its compiled item and row validators, the whole request's
+ * (`raw`), development's unknown fields (`drift`), and a failed row's error as a rejection would say it (`wire`:
+ * the production-emit rules; `details` only for the count of issues left out, the issues carry the rest).
+ */
+export function planBatch(
+  module: ItemOutcomesModule,
+  request: Record<string, unknown>,
+  tool: { tool: string; raw: RawValidateFn; idBase?: string; drift: readonly string[]; wire(issues: Issue[]): Issue[] },
+): ItemsPlan | undefined {
+  return planItems(module, request, {
+    item: (p) => wrapRepairing(p.validateItem, { idBase: tool.idBase }),
+    row: (p) => (row) => verdictOf(p.validateRow, row),
+    whole: (v) => verdictOf(tool.raw, v),
+    drift: tool.drift,
+    error: (issues, found) => {
+      const { details, ...error } = invalidRequest(tool.tool, tool.wire(issues), found);
+      const omitted = details?.issues_omitted;
+      return omitted === undefined ? error : { ...error, details: { issues_omitted: omitted } };
+    },
+  });
 }
 
 /**
@@ -81,7 +106,9 @@ export function planItems(module: ItemOutcomesModule, request: Record<string, un
     const failed = new Map<number, Record<string, unknown>>();
     let repairedItems: unknown[] | undefined;
     for (let i = 0; i < items.length; i++) {
-      const drift = (drifted.get(`${pairing.request}\0${i}`) ?? []).map(driftIssue);
+      // As many unknown fields as a rejection carries are made issues; the rest only counted (bounds.ts).
+      const unknown = drifted.get(`${pairing.request}\0${i}`) ?? [];
+      const drift = unknown.slice(0, MAX_REJECTION_ISSUES).map(driftIssue);
       const verdict = check(items[i]);
       if (verdict.ok && drift.length === 0) {
         kept.push(i);
@@ -91,7 +118,8 @@ export function planItems(module: ItemOutcomesModule, request: Record<string, un
       // Stripped of its unknown fields (development), or repaired past every issue: an item the schema accepts.
       const repaired = verdict.ok ? { value: items[i] } : verdict.repaired;
       if (repaired === undefined) return undefined;
-      const row = failedRow(pairing, items[i], [...drift, ...(verdict.ok ? [] : verdict.issues)], checks);
+      const issues = [...drift, ...(verdict.ok ? [] : verdict.issues)];
+      const row = failedRow(pairing, items[i], issues, unknown.length + issues.length - drift.length, checks);
       if (row === undefined) return undefined;
       failed.set(i, row);
       (repairedItems ??= items.slice())[i] = repaired.value;
@@ -156,14 +184,14 @@ function merged(a: Answered, handlerRows: readonly unknown[]): unknown[] {
 }
 
 /** An item's failed row: identifying fields copied, outcome fields set, the error; undefined when it is not valid. */
-function failedRow(p: ItemPairing, item: unknown, issues: Issue[], checks: ItemChecks): Record<string, unknown> | undefined {
+function failedRow(p: ItemPairing, item: unknown, issues: Issue[], found: number, checks: ItemChecks): Record<string, unknown> | undefined {
   const row: Record<string, unknown> = {};
   for (const field of p.identity) {
     const v = own(item, field);
     if (v !== undefined) define(row, field, v);
   }
   for (const [field, v] of Object.entries(p.outcome)) define(row, field, v);
-  define(row, 'errors', [checks.error(issues)]);
+  define(row, 'errors', [checks.error(issues, found)]);
   return checks.row(p)(row) ? row : undefined;
 }
 

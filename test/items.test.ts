@@ -172,6 +172,18 @@ test('unknown fields per item: stripped in production (the item stays valid), a 
   await dev.close();
 });
 
+test('a failed row is bounded like a rejection: at most 50 issues, the rest counted', async () => {
+  const { call, close } = await connect('development');
+  const brand: Record<string, unknown> = { domain: 'b2.example' };
+  for (let i = 0; i < 200; i++) brand[`unknown_${i}`] = i;
+  const r = await call('sync_things', things(thing(1), { ...thing(2), brand }));
+  assert.not.ok(r.isError, r.content[0]!.text);
+  const error = (r.structuredContent!.things as Row[])[1]!.errors[0];
+  assert.is(error.issues.length, 50);
+  assert.equal(error.details, { issues_omitted: 150 });
+  await close();
+});
+
 test('the merge contract: extra rows after the items received; fewer rows; an answer without rows stands', async () => {
   // Extra rows (a seller-managed entry) follow the rows for the items received.
   let { call, close } = await connect('development', (args) => ({ things: [...args.things.map((t: Row) => ({ thing_id: t.thing_id, brand: t.brand, action: 'updated' })), { thing_id: 'managed', brand: { domain: 'seller.example' }, action: 'unchanged' }] }));

@@ -4,7 +4,7 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts cc7fe902ef5c8fdc
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 44ababf154911c18
+//   adcp-codegen 0.1.0:runtime/agent.ts 78e5baf30b8936d8
 //   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
 //   adcp-codegen 0.1.0:runtime/contract.ts 80f4ee88ae6c3000
 //   adcp-codegen 0.1.0:runtime/conversions.ts 178427c108095764
@@ -16,7 +16,7 @@
 //   adcp-codegen 0.1.0:runtime/issue-tree.ts d410e8cb789a6abd
 //   adcp-codegen 0.1.0:runtime/issue-wire.ts e7fdfab196987ed0
 //   adcp-codegen 0.1.0:runtime/issues.ts 21db2ff3edcbb151
-//   adcp-codegen 0.1.0:runtime/items.ts 5538700a1d3660af
+//   adcp-codegen 0.1.0:runtime/items.ts 8ff596f2deb00211
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
 //   adcp-codegen 0.1.0:runtime/mcp.ts 7b0e39aedc4f3ac2
@@ -355,19 +355,7 @@ async function createAgent(base, name, options = {}) {
         const module = failed.value === undefined ? null : itemsModule(s);
         if (module === null)
             return undefined;
-        const raw = rawRequest(s);
-        const checks = {
-            item: (p) => (0, issues_js_1.wrapRepairing)(p.validateItem, { idBase: s.release.schemaIds?.base }),
-            row: (p) => (row) => (0, items_js_1.verdictOf)(p.validateRow, row),
-            whole: (v) => (0, items_js_1.verdictOf)(raw, v),
-            drift: failed.drift ?? [],
-            // The row's own error: `issues` carry the detail (`details` mirrors them on adcp_error for pre-3.1 readers).
-            error: (issues) => {
-                const { details: _details, ...error } = (0, errors_js_1.invalidRequest)(s.tool, wire(s, issues));
-                return error;
-            },
-        };
-        return (0, items_js_1.planItems)(module, failed.value, checks);
+        return (0, items_js_1.planBatch)(module, failed.value, { tool: s.tool, raw: rawRequest(s), idBase: s.release.schemaIds?.base, drift: failed.drift ?? [], wire: (issues) => wire(s, issues) });
     };
     const bindHandlers = (handlers) => (0, handlers_js_1.checkHandlers)(handlers, { name, tools: allTools, releasesServing, capabilities: (key) => releaseFor(key).capabilities });
     const agent = {
@@ -1926,12 +1914,55 @@ function wrapResponseValidator(module, options = {}) {
   "./items.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
+exports.planBatch = planBatch;
 exports.planItems = planItems;
 exports.verdictOf = verdictOf;
+/**
+ * Per-item outcomes of batch tools (issue 19 point 2): a request whose only defects are inside some of its items is
+ * not rejected as a whole. Each such item is answered as its own failed row \u2014 the row's required outcome fields at
+ * their failure values (`action: "failed"`, `status: "rejected"`), its required identifying fields copied from the
+ * item, and `errors[0]` an INVALID_REQUEST whose `field` and issue pointers are relative to the item
+ * (`notification_configs[0].event_types[0]`) \u2014 and the handler is called with the valid items only. Which arrays,
+ * rows and fields comes from the release's schemas, compiled per tool (generator/compile/items/,
+ * `releases/<key>/items/<tool>.cjs`). Copied into the generated output with the rest of the runtime.
+ *
+ * The contract with the handler, for each array answered item by item:
+ * - it receives the valid items, in request order (`ctx.requestIndex[array][k]` is the request index of its k-th);
+ * - its rows array answers them one row each, in the order received, first; any rows after those (a seller-managed
+ *   entry, a deletion under `delete_missing`) follow them as it returned them;
+ * - the runtime puts each failed row at its item's request position among the first ones, so the merged array is in
+ *   request order; a handler that answers fewer rows than items received gets the failed rows placed by position
+ *   as far as its rows go, and after them the rest;
+ * - an answer without that rows array (an operation-level `errors` answer, an async task, an AdcpError) is sent as
+ *   the handler gave it: the operation's outcome stands for every item.
+ * With no valid item left the handler is not called: the runtime answers the failed rows itself, when the success
+ * body needs nothing else (`body`), and otherwise rejects the call as a whole.
+ */
+const bounds_js_1 = require("./bounds.js");
+const errors_js_1 = require("./errors.js");
+const issues_js_1 = require("./issues.js");
 const pointer_js_1 = require("./pointer.js");
 /** Items looked at in one array, and failed items answered one by one, per call: more, and the call is rejected whole. */
 const MAX_ITEMS = 1000;
 const MAX_FAILED = 50;
+/**
+ * planItems with the checks of one tool in one release: its compiled item and row validators, the whole request's
+ * (`raw`), development's unknown fields (`drift`), and a failed row's error as a rejection would say it (`wire`:
+ * the production-emit rules; `details` only for the count of issues left out, the issues carry the rest).
+ */
+function planBatch(module, request, tool) {
+    return planItems(module, request, {
+        item: (p) => (0, issues_js_1.wrapRepairing)(p.validateItem, { idBase: tool.idBase }),
+        row: (p) => (row) => verdictOf(p.validateRow, row),
+        whole: (v) => verdictOf(tool.raw, v),
+        drift: tool.drift,
+        error: (issues, found) => {
+            const { details, ...error } = (0, errors_js_1.invalidRequest)(tool.tool, tool.wire(issues), found);
+            const omitted = details?.issues_omitted;
+            return omitted === undefined ? error : { ...error, details: { issues_omitted: omitted } };
+        },
+    });
+}
 /**
  * The plan for a request that failed validation, or undefined when it must be rejected as a whole: the tool does
  * not answer items here (its gate field does not ask for it), no item fails on its own, a failed item's row
@@ -1958,7 +1989,9 @@ function planItems(module, request, checks) {
         const failed = new Map();
         let repairedItems;
         for (let i = 0; i < items.length; i++) {
-            const drift = (drifted.get(`${pairing.request}\0${i}`) ?? []).map(driftIssue);
+            // As many unknown fields as a rejection carries are made issues; the rest only counted (bounds.ts).
+            const unknown = drifted.get(`${pairing.request}\0${i}`) ?? [];
+            const drift = unknown.slice(0, bounds_js_1.MAX_REJECTION_ISSUES).map(driftIssue);
             const verdict = check(items[i]);
             if (verdict.ok && drift.length === 0) {
                 kept.push(i);
@@ -1970,7 +2003,8 @@ function planItems(module, request, checks) {
             const repaired = verdict.ok ? { value: items[i] } : verdict.repaired;
             if (repaired === undefined)
                 return undefined;
-            const row = failedRow(pairing, items[i], [...drift, ...(verdict.ok ? [] : verdict.issues)], checks);
+            const issues = [...drift, ...(verdict.ok ? [] : verdict.issues)];
+            const row = failedRow(pairing, items[i], issues, unknown.length + issues.length - drift.length, checks);
             if (row === undefined)
                 return undefined;
             failed.set(i, row);
@@ -2045,7 +2079,7 @@ function merged(a, handlerRows) {
     return out;
 }
 /** An item's failed row: identifying fields copied, outcome fields set, the error; undefined when it is not valid. */
-function failedRow(p, item, issues, checks) {
+function failedRow(p, item, issues, found, checks) {
     const row = {};
     for (const field of p.identity) {
         const v = own(item, field);
@@ -2054,7 +2088,7 @@ function failedRow(p, item, issues, checks) {
     }
     for (const [field, v] of Object.entries(p.outcome))
         define(row, field, v);
-    define(row, 'errors', [checks.error(issues)]);
+    define(row, 'errors', [checks.error(issues, found)]);
     return checks.row(p)(row) ? row : undefined;
 }
 /**
