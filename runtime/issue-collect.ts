@@ -130,8 +130,9 @@ function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink
       }
       // The arm's findings were judged one by one (a placeholder's are not the caller's), whoever made the union.
       for (const g of chosen.caller) if (!sink(g)) return false;
-      // The union itself is no defect of its own: met again (a repair moved the failure), it is resolved again.
-      if (!synthetic) sink(f);
+      // The union itself is no defect of its own: met again (a repair moved the failure), it is resolved again; and
+      // one the collection's own repairs made fail (its arm needs none of the caller's fixes) is not reported.
+      if (!synthetic && chosen.caller.length > 0) sink(f);
       copy.adopt(chosen.copy);
       continue;
     }

@@ -11,7 +11,7 @@
 //   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
 //   adcp-codegen 0.1.0:runtime/errors.ts c3c2abcdcdf1f631
 //   adcp-codegen 0.1.0:runtime/handlers.ts 1d19a7521a809aa0
-//   adcp-codegen 0.1.0:runtime/issue-collect.ts 35f1cbd4b4fd0ee6
+//   adcp-codegen 0.1.0:runtime/issue-collect.ts be183d862bbf1688
 //   adcp-codegen 0.1.0:runtime/issue-text.ts 8c4aee13e2059e3d
 //   adcp-codegen 0.1.0:runtime/issue-tree.ts d410e8cb789a6abd
 //   adcp-codegen 0.1.0:runtime/issue-wire.ts e7fdfab196987ed0
@@ -1084,8 +1084,9 @@ function resolve(ctx, copy, findings, sink) {
             for (const g of chosen.caller)
                 if (!sink(g))
                     return false;
-            // The union itself is no defect of its own: met again (a repair moved the failure), it is resolved again.
-            if (!synthetic)
+            // The union itself is no defect of its own: met again (a repair moved the failure), it is resolved again; and
+            // one the collection's own repairs made fail (its arm needs none of the caller's fixes) is not reported.
+            if (!synthetic && chosen.caller.length > 0)
                 sink(f);
             copy.adopt(chosen.copy);
             continue;
