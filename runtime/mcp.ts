@@ -11,12 +11,14 @@ import { callBound } from './results.js';
  *
  * `handlers` is the set agent.registerMcp checked and completed (bindHandlers): one function per served tool.
  *
- * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
- * first used, so agents that never serve MCP need not install it.
+ * The SDK is the agent's own dependency: it is resolved when registerMcp is first used (agents that never serve MCP
+ * need not install it), from the directory that holds the generated set, never from inside it. A set is committed
+ * and reviewed as generated output; a `node_modules` planted in it (or in any of its directories) would otherwise
+ * shadow the agent's SDK and run at registerMcp (issue 20). `--check` names such a directory too.
  */
 export function registerMcp(agent: Agent, server: unknown, handlers: Record<string, ToolHandler<any, any, any>>): void {
   const low = lowLevelServer(server);
-  const sdk = createRequire(import.meta.url)('@modelcontextprotocol/sdk/types.js') as McpTypes;
+  const sdk = createRequire(new URL('../', import.meta.url))('@modelcontextprotocol/sdk/types.js') as McpTypes;
 
   low.registerCapabilities({ tools: { listChanged: false } });
   low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// Every test imports this module: through it, every test run gets its own scratch temp dir and private cache.
+import './temp.js';
 
 /** Repository root, from dist/test/helpers or test/helpers alike. */
 export const repoRoot = (() => {
