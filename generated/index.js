@@ -12,7 +12,7 @@
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts 4201900002f6e3a9
+//   adcp-codegen 0.1.0:runtime/loader.ts 50576db0ac8cf9da
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -52,41 +52,39 @@ exports.flushCodeCache = flushCodeCache;
  * compiling a generated module's own text.
  *
  * A validator module is loaded on the first call of its tool; what it requires loads when it is first reached. The
- * code that runs is always the text of the module file in the generated set, read at load time. The cache holds V8's
- * code cache for that text (`vm.Script` `cachedData`) after an exact copy of the text it was made from; the data is
- * offered to V8 only when that copy equals, byte for byte, the text being compiled now (V8's own check is the build
- * and the source length only, and `cachedDataRejected` says when the data did not fit; it is rewritten then). The
- * copy is compared, never executed. Comparing the bytes, rather than keying files by a digest of the text, is exact
- * and costs a memcmp where a digest would cost loading `node:crypto` (with its ciphers and streams, ~3-5 ms of a
- * cold start) and hashing the text. Cached data is compiled code, so it is only read from a directory chain and from
- * files owned by the current user and writable by no one else, opened without following symbolic links; on any
- * doubt the module is compiled from its text without a cache. The code cache is written after the current turn
- * (when the module has usually run, so the functions it compiled lazily are in it); a read-only output, a missing
- * directory or ADCP_CODEGEN_NO_CODE_CACHE=1 means compiling.
+ * code that runs is always the text of the module file in the generated set, read at load time. Nothing else in the
+ * set's tree decides what runs: the code cache lives in this user's private cache (user-cache.ts), never beside the
+ * set, so no file a repository carries is ever handed to V8 as compiled code.
  *
- * Copied into the generated output with the rest of the runtime: node: builtins only.
+ * An entry holds V8's code cache for a module's text (`vm.Script` `cachedData`) after an exact copy of the text it was
+ * made from; the data is offered to V8 only when that copy equals, byte for byte, the text being compiled now (V8's
+ * own check is the build and the source length only, and `cachedDataRejected` says when the data did not fit; it is
+ * rewritten then), and only from an entry the store's own key authenticates (user-cache.ts: a planted or copied entry
+ * is ignored). The copy is compared, never executed. Comparing the bytes, rather than keying entries by a digest of
+ * the text, is exact and costs a memcmp where a digest would cost loading `node:crypto` (~5 ms of a cold start) and
+ * hashing the text. The code cache is written after the current turn (when the module has usually run, so the
+ * functions it compiled lazily are in it); no usable private cache, or ADCP_CODEGEN_NO_CODE_CACHE=1, means compiling.
+ *
+ * Copied into the generated output with the rest of the runtime: node: builtins and the bootstrap's user-cache.ts.
  */
 const node_fs_1 = require("node:fs");
-const node_os_1 = require("node:os");
 const node_path_1 = require("node:path");
 const node_vm_1 = require("node:vm");
+const user_cache_js_1 = require("./user-cache.js");
 /** Bump when the wrapper below or the cache file layout changes: the copy compared is the module file's text only. */
-const WRAPPER_VERSION = '4';
+const WRAPPER_VERSION = '5';
 const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
 /** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
 const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
-/** A cache file: the text's byte length (uint32, little-endian), the text, then V8's cached data. */
+/** An entry's payload: the text's byte length (uint32, little-endian), the text, then V8's cached data. */
 const LENGTH_BYTES = 4;
 /**
  * Modules shorter than this compile from their text: for a few kilobytes V8's lazy compile costs less than opening,
  * checking and deserialising a cache file (measured: ~0.07 ms against ~0.2 ms per module at a cold start).
  */
 const MIN_CACHED_BYTES = 4096;
-/** A code cache larger than this is not ours to trust (the largest generated module compiles to a few MB). */
-const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const loaded = new Map();
 const loadedBy = new Map();
-const cacheDirs = new Map();
 const resolved = new Map();
 const pendingWrites = [];
 let flushScheduled = false;
@@ -179,7 +177,7 @@ function readWrapped(file) {
         const size = (0, node_fs_1.fstatSync)(fd).size;
         const bytes = Buffer.allocUnsafe(WRAP_HEAD.length + size + WRAP_TAIL.length);
         WRAP_HEAD.copy(bytes, 0);
-        if (!readFully(fd, bytes, WRAP_HEAD.length, size))
+        if (!(0, user_cache_js_1.readFully)(fd, bytes, WRAP_HEAD.length, size))
             throw new Error(`${file} changed while it was read`);
         WRAP_TAIL.copy(bytes, WRAP_HEAD.length + size);
         return { bytes, text: bytes.subarray(WRAP_HEAD.length, WRAP_HEAD.length + size) };
@@ -188,47 +186,41 @@ function readWrapped(file) {
         (0, node_fs_1.closeSync)(fd);
     }
 }
-/** The file's first `size` bytes into `buf` at `at`; false when it ends sooner (it changed while read). */
-function readFully(fd, buf, at, size) {
-    for (let n = 0; n < size;) {
-        const got = (0, node_fs_1.readSync)(fd, buf, at + n, size - n, n);
-        if (got === 0)
-            return false;
-        n += got;
-    }
-    return true;
-}
 /**
- * Compiles the module text, wrapped as CommonJS, with V8's code cache for exactly this text when a trusted one
- * exists; otherwise a code cache is written once the module has run.
+ * Compiles the module text, wrapped as CommonJS, with V8's code cache for exactly this text when this user's private
+ * cache holds one; otherwise a code cache is written there once the module has run.
  */
 function compileModule(root, file, { bytes, text }) {
     const wrapped = bytes.toString('utf8');
-    const cacheDir = text.length < MIN_CACHED_BYTES || process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
-    if (cacheDir === null)
+    const area = text.length < MIN_CACHED_BYTES ? null : codeCache();
+    if (area === null)
         return new node_vm_1.Script(wrapped, { filename: file }).runInThisContext();
-    const cacheFile = (0, node_path_1.join)(cacheDir, cacheName(root, file));
-    const stored = readPrivate(cacheFile);
+    const name = cacheName(root, file);
+    const stored = (0, user_cache_js_1.readEntry)(area, name);
     const cachedData = stored !== undefined && madeFrom(stored, text) ? stored.subarray(LENGTH_BYTES + text.length) : undefined;
     const script = new node_vm_1.Script(wrapped, { filename: file, cachedData });
     if (cachedData === undefined || script.cachedDataRejected === true) {
         schedule(() => {
             const head = Buffer.allocUnsafe(LENGTH_BYTES);
             head.writeUInt32LE(text.length, 0);
-            writePrivate(cacheFile, Buffer.concat([head, text, script.createCachedData()]));
+            (0, user_cache_js_1.writeEntry)(area, name, [head, text, script.createCachedData()]);
         });
     }
     return script.runInThisContext();
 }
-/** Whether a cache file's data was made from exactly `text` (its stored copy is the same bytes). */
+/** Whether an entry's data was made from exactly `text` (its stored copy is the same bytes). */
 function madeFrom(stored, text) {
     const end = LENGTH_BYTES + text.length;
     return stored.length > end && stored.readUInt32LE(0) === text.length && stored.subarray(LENGTH_BYTES, end).equals(text);
 }
+/** The private cache's `v8` area, or null: none usable, or ADCP_CODEGEN_NO_CODE_CACHE=1. */
+function codeCache() {
+    return process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : (0, user_cache_js_1.cacheArea)('v8');
+}
 /**
- * The cache file of a module: its path inside the set, made a file name, and a hash of the set's directory (the
- * temp-dir fallback is shared by every set of this user; without it two sets would keep replacing each other's
- * entries). Names only find entries: what makes an entry usable is `madeFrom`.
+ * The entry name of a module: its path inside the set, made a file name, a hash of the set's directory (one store
+ * serves every set of this user; without it two sets would keep replacing each other's entries) and the Node build.
+ * Names only find entries: what makes an entry usable is its key (user-cache.ts) and `madeFrom`.
  */
 function cacheName(root, file) {
     // `file` lies inside `root` (both resolved: `inside`), so its path in the set is what follows the root; the suffix
@@ -246,50 +238,6 @@ function fnv1a(s) {
         h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
     return (h >>> 0).toString(16).padStart(8, '0');
 }
-const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-/** Ours alone: owned by this user, writable by no one else. */
-function ownedPrivately(st) {
-    return uid !== undefined && st.uid === uid && (st.mode & 0o022) === 0;
-}
-/**
- * A cache file's bytes, only when it is a regular file (not a link: opened with O_NOFOLLOW) that this user owns and
- * no one else can write; anything else is as good as no cache.
- */
-function readPrivate(file) {
-    let fd;
-    try {
-        fd = (0, node_fs_1.openSync)(file, node_fs_1.constants.O_RDONLY | (node_fs_1.constants.O_NOFOLLOW ?? 0));
-    }
-    catch {
-        return undefined;
-    }
-    try {
-        const st = (0, node_fs_1.fstatSync)(fd);
-        if (!st.isFile() || !ownedPrivately(st) || st.size === 0 || st.size > MAX_CACHE_BYTES)
-            return undefined;
-        const buf = Buffer.allocUnsafe(st.size);
-        return readFully(fd, buf, 0, st.size) ? buf : undefined;
-    }
-    catch {
-        return undefined;
-    }
-    finally {
-        (0, node_fs_1.closeSync)(fd);
-    }
-}
-let tmpSerial = 0;
-/** Written to a new private file (never an existing one: `wx`), then renamed into place. */
-function writePrivate(file, data) {
-    const tmp = `${file}.${process.pid}-${Date.now().toString(36)}-${tmpSerial++}.tmp`;
-    (0, node_fs_1.writeFileSync)(tmp, data, { mode: 0o600, flag: 'wx' });
-    try {
-        (0, node_fs_1.renameSync)(tmp, file);
-    }
-    catch (e) {
-        (0, node_fs_1.unlinkSync)(tmp);
-        throw e;
-    }
-}
 function hookExit() {
     if (exitHook)
         return;
@@ -304,69 +252,251 @@ function schedule(write) {
         setImmediate(flushCodeCache).unref();
     }
 }
+
+  },
+  "./user-cache.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.cacheArea = cacheArea;
+exports.cacheLocation = cacheLocation;
+exports.readEntry = readEntry;
+exports.writeEntry = writeEntry;
+exports.readFully = readFully;
 /**
- * `<outDir>/.cache/v8` when it can be ours, else a private `adcp-codegen-v8-<uid>` directory under the OS temp dir,
- * else none. Every directory from the cache root down must be a real directory (not a link) owned by this user and
- * writable by no one else: whoever can write there could plant compiled code. Without a user id to compare
- * (Windows) there is no cache.
+ * This user's private cache: the one place where the runtime's V8 code cache and the generator's build cache keep
+ * what they derived, and the only place either reads it back from (issue 20, docs/output.md "What runs, and from
+ * where").
+ *
+ * Where: `$ADCP_CODEGEN_CACHE_DIR` (an absolute path; a relative one means no cache), else
+ * `$XDG_CACHE_HOME/adcp-codegen`, else `~/.cache/adcp-codegen`, else `<os temp>/adcp-codegen-<uid>`: never inside a
+ * generated set or anything else a repository carries. The directory must be a real directory (not a link) owned by
+ * this user that no one else can read or write (made `0700`); its `key` holds 32 random bytes made here, by this
+ * user, on first use (`0600`, refused when anyone else could read it, as every file a git checkout writes can be).
+ *
+ * An entry is `MAGIC`, the key, its own name, then the payload: it is read only when it carries this store's key and
+ * the name it was asked by, from a regular file (opened without following links) owned by this user that no one else
+ * can read or write. So an entry that came from anywhere but this store's own writers \u2014 a file copied or extracted
+ * into it, a planted one, another store's \u2014 is ignored, and so is one renamed to another name. The key is compared,
+ * not used as an HMAC key: an HMAC would prove what the key's presence proves (that the writer could read a file
+ * only this user can read, kept beside the entries under the same permissions) and cost a cold start loading
+ * node:crypto and hashing every module (measured: ~5 ms to load it, ~1.7 ms per 300 KB hashed, against a ~10 ms
+ * first call). Without a user id to compare (Windows) there is no store, and so no cache.
+ *
+ * Part of the runtime's bootstrap (index.js, with the loader): node: builtins only, nothing done at import.
  */
-function codeCacheDir(root) {
-    const known = cacheDirs.get(root);
+const node_crypto_1 = require("node:crypto");
+const node_fs_1 = require("node:fs");
+const node_os_1 = require("node:os");
+const node_path_1 = require("node:path");
+/** Changes whenever the entry layout does: an entry of another layout is as good as none. */
+const MAGIC = Buffer.from('ADCPCG01');
+const KEY_BYTES = 32;
+const KEY_FILE = 'key';
+/** An entry larger than this is not one of ours (the largest, a validator pack's code cache, is a few MB). */
+const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
+const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+/** Per environment (tests and the benches point the store elsewhere in-process), the store, or null for none. */
+const stores = new Map();
+/** The store's `area`, made when missing; null when this user has no usable private store. */
+function cacheArea(area) {
+    const store = openStore();
+    if (store === null)
+        return null;
+    let known = store.areas.get(area);
+    if (known === undefined) {
+        const dir = (0, node_path_1.join)(store.dir, area);
+        known = privateDirectory(dir) ? { dir, key: store.key } : null;
+        store.areas.set(area, known);
+    }
+    return known;
+}
+/** Where the store is (or would be), whether or not it is usable: for messages and docs. */
+function cacheLocation() {
+    return candidates()[0]?.();
+}
+/**
+ * The payload of entry `name`, only when this store wrote it: the key and the name match, and the file is ours
+ * alone. Anything else (a miss, a foreign or renamed entry, a link, a file others could write) is undefined.
+ */
+function readEntry(area, name) {
+    const bytes = readPrivate((0, node_path_1.join)(area.dir, name), MAX_ENTRY_BYTES);
+    if (bytes === undefined)
+        return undefined;
+    const nameBytes = Buffer.from(name);
+    const start = MAGIC.length + KEY_BYTES + 2 + nameBytes.length;
+    if (bytes.length < start)
+        return undefined;
+    if (!bytes.subarray(0, MAGIC.length).equals(MAGIC))
+        return undefined;
+    if (!bytes.subarray(MAGIC.length, MAGIC.length + KEY_BYTES).equals(area.key))
+        return undefined;
+    if (bytes.readUInt16LE(MAGIC.length + KEY_BYTES) !== nameBytes.length)
+        return undefined;
+    if (!bytes.subarray(MAGIC.length + KEY_BYTES + 2, start).equals(nameBytes))
+        return undefined;
+    return bytes.subarray(start);
+}
+let tmpSerial = 0;
+/**
+ * Writes entry `name` (its payload the concatenation of `payload`): to a new private file, renamed into place.
+ * False when it could not be written, which costs a later run its time, nothing more.
+ */
+function writeEntry(area, name, payload) {
+    const nameBytes = Buffer.from(name);
+    if (nameBytes.length > 0xffff)
+        return false;
+    const head = Buffer.allocUnsafe(MAGIC.length + KEY_BYTES + 2);
+    MAGIC.copy(head, 0);
+    area.key.copy(head, MAGIC.length);
+    head.writeUInt16LE(nameBytes.length, MAGIC.length + KEY_BYTES);
+    const file = (0, node_path_1.join)(area.dir, name);
+    const tmp = `${file}.${process.pid}-${Date.now().toString(36)}-${tmpSerial++}.tmp`;
+    try {
+        (0, node_fs_1.writeFileSync)(tmp, Buffer.concat([head, nameBytes, ...payload]), { mode: 0o600, flag: 'wx' });
+    }
+    catch {
+        return false;
+    }
+    try {
+        (0, node_fs_1.renameSync)(tmp, file);
+        return true;
+    }
+    catch {
+        try {
+            (0, node_fs_1.unlinkSync)(tmp);
+        }
+        catch {
+            /* already gone */
+        }
+        return false;
+    }
+}
+/** The places a store may be, in order: thunks, so the OS module is only asked when the environment does not say. */
+function candidates() {
+    const override = process.env.ADCP_CODEGEN_CACHE_DIR;
+    if (override !== undefined && override !== '')
+        return [() => ((0, node_path_1.isAbsolute)(override) ? override : undefined)];
+    const xdg = process.env.XDG_CACHE_HOME;
+    return [
+        () => {
+            if (xdg !== undefined && (0, node_path_1.isAbsolute)(xdg))
+                return (0, node_path_1.join)(xdg, 'adcp-codegen');
+            const home = process.env.HOME || (0, node_os_1.homedir)();
+            return (0, node_path_1.isAbsolute)(home) ? (0, node_path_1.join)(home, '.cache', 'adcp-codegen') : undefined;
+        },
+        () => (0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-${uid}`),
+    ];
+}
+function openStore() {
+    const env = process.env;
+    const tag = `${env.ADCP_CODEGEN_CACHE_DIR}\0${env.XDG_CACHE_HOME}\0${env.HOME}`;
+    const known = stores.get(tag);
     if (known !== undefined)
         return known;
-    let chosen = null;
+    let store = null;
     if (uid !== undefined) {
-        // Thunks: the temp-dir fallback (and node:os with it) is only looked at when the output cannot hold the cache.
-        const candidates = [
-            () => [(0, node_path_1.join)(root, '.cache', 'v8'), [(0, node_path_1.join)(root, '.cache'), (0, node_path_1.join)(root, '.cache', 'v8')]],
-            () => [(0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-v8-${uid}`), [(0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-v8-${uid}`)]],
-        ];
-        for (const candidate of candidates) {
+        for (const candidate of candidates()) {
             try {
-                const [dir, chain] = candidate();
-                let created = false;
-                for (const d of chain) {
-                    // Created only when missing (a failed mkdir throws, and building that error costs more than the lstat).
-                    let st = (0, node_fs_1.lstatSync)(d, { throwIfNoEntry: false });
-                    if (st === undefined) {
-                        try {
-                            (0, node_fs_1.mkdirSync)(d, { mode: 0o700 });
-                            created = true;
-                        }
-                        catch (e) {
-                            if (e.code !== 'EEXIST')
-                                throw e;
-                        }
-                        st = (0, node_fs_1.lstatSync)(d);
-                    }
-                    if (!st.isDirectory() || !ownedPrivately(st))
-                        throw new Error(`${d} is not private`);
+                const dir = candidate();
+                if (dir === undefined || !privateDirectory(dir, true))
+                    continue;
+                const key = storeKey(dir);
+                if (key !== undefined) {
+                    store = { dir, key, areas: new Map() };
+                    break;
                 }
-                // Checked once, when the directory is made (a cold start pays for every syscall): an existing cache directory
-                // that turns out read-only only means writes fail, which costs nothing but the cache.
-                if (created) {
-                    (0, node_fs_1.accessSync)(dir, node_fs_1.constants.W_OK);
-                    if (dir.startsWith((0, node_path_1.join)(root, '.cache'))) {
-                        // The output directory is committed by agents: keep the cache out of their repository.
-                        try {
-                            (0, node_fs_1.writeFileSync)((0, node_path_1.join)(root, '.cache', '.gitignore'), '*\n', { flag: 'wx', mode: 0o644 });
-                        }
-                        catch (e) {
-                            if (e.code !== 'EEXIST')
-                                throw e;
-                        }
-                    }
-                }
-                chosen = dir;
-                break;
             }
             catch {
-                // read-only output (a container image, a package), or a directory that is not ours alone: try the next place
+                // an unreadable home, a read-only disk: the next place, or no cache
             }
         }
     }
-    cacheDirs.set(root, chosen);
-    return chosen;
+    stores.set(tag, store);
+    return store;
+}
+/**
+ * Whether `dir` is a real directory owned by this user that no one else can read or write, made (`0700`, with its
+ * missing parents, as XDG asks) when it is missing.
+ */
+function privateDirectory(dir, parents = false) {
+    try {
+        // Made only when missing (a failed mkdir throws, and building that error costs more than the lstat).
+        let st = (0, node_fs_1.lstatSync)(dir, { throwIfNoEntry: false });
+        if (st === undefined) {
+            try {
+                (0, node_fs_1.mkdirSync)(dir, { mode: 0o700, recursive: parents });
+            }
+            catch (e) {
+                if (e.code !== 'EEXIST')
+                    throw e;
+            }
+            st = (0, node_fs_1.lstatSync)(dir);
+        }
+        return st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0;
+    }
+    catch {
+        return false;
+    }
+}
+/** The store's key: read, or made here when the store has none (linked into place, so exactly one maker wins). */
+function storeKey(dir) {
+    const file = (0, node_path_1.join)(dir, KEY_FILE);
+    for (let attempt = 0; attempt < 2; attempt++) {
+        const key = readPrivate(file, KEY_BYTES);
+        if (key !== undefined)
+            return key.length === KEY_BYTES ? key : undefined;
+        if ((0, node_fs_1.lstatSync)(file, { throwIfNoEntry: false }) !== undefined)
+            return undefined; // there, and not ours alone
+        const tmp = `${file}.${process.pid}-${Date.now().toString(36)}-${tmpSerial++}.tmp`;
+        (0, node_fs_1.writeFileSync)(tmp, (0, node_crypto_1.randomBytes)(KEY_BYTES), { mode: 0o600, flag: 'wx' });
+        try {
+            (0, node_fs_1.linkSync)(tmp, file);
+        }
+        catch (e) {
+            if (e.code !== 'EEXIST')
+                throw e;
+        }
+        finally {
+            (0, node_fs_1.unlinkSync)(tmp);
+        }
+    }
+    return undefined;
+}
+/**
+ * A file's bytes, only when it is a regular file (not a link: opened with O_NOFOLLOW) that this user owns and no one
+ * else can read or write, of at most `max` bytes.
+ */
+function readPrivate(file, max) {
+    let fd;
+    try {
+        fd = (0, node_fs_1.openSync)(file, node_fs_1.constants.O_RDONLY | (node_fs_1.constants.O_NOFOLLOW ?? 0));
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const st = (0, node_fs_1.fstatSync)(fd);
+        if (!st.isFile() || st.uid !== uid || (st.mode & 0o077) !== 0 || st.size === 0 || st.size > max)
+            return undefined;
+        const buf = Buffer.allocUnsafe(st.size);
+        return readFully(fd, buf, 0, st.size) ? buf : undefined;
+    }
+    catch {
+        return undefined;
+    }
+    finally {
+        (0, node_fs_1.closeSync)(fd);
+    }
+}
+/** The file's first `size` bytes into `buf` at `at`; false when it ends sooner (it changed while read). */
+function readFully(fd, buf, at, size) {
+    for (let n = 0; n < size;) {
+        const got = (0, node_fs_1.readSync)(fd, buf, at + n, size - n, n);
+        if (got === 0)
+            return false;
+        n += got;
+    }
+    return true;
 }
 
   },
@@ -377,6 +507,7 @@ const __runtimeImportMeta = Object.freeze({ url: import.meta.url });
 
 /** The node: builtins the runtime imports, and only those. */
 const builtins = new Set([
+  "node:crypto",
   "node:fs",
   "node:module",
   "node:os",

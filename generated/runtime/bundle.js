@@ -11,11 +11,12 @@
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
-//   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts 64fb8e859f7a4b39
+//   adcp-codegen 0.1.0:runtime/loader.ts 405aeb39370b64c0
+//   adcp-codegen 0.1.0:runtime/mcp.ts b4775d1e580b0168
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/user-cache.ts 20fcdfd989d51655
 export { createAgent, runtimeModule } from '../index.js';
 

@@ -11,15 +11,16 @@
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
-//   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts 64fb8e859f7a4b39
+//   adcp-codegen 0.1.0:runtime/loader.ts 405aeb39370b64c0
+//   adcp-codegen 0.1.0:runtime/mcp.ts b4775d1e580b0168
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/user-cache.ts 20fcdfd989d51655
 "use strict";
 
-/** The runtime modules (except the loader) as CommonJS functions, for the loader in index.js. */
+/** The runtime modules (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
 module.exports = {
   "./a2a-types.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -1368,12 +1369,14 @@ const results_js_1 = require("./results.js");
  *
  * `handlers` is the set agent.registerMcp checked and completed (bindHandlers): one function per served tool.
  *
- * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
- * first used, so agents that never serve MCP need not install it.
+ * The SDK is the agent's own dependency: it is resolved when registerMcp is first used (agents that never serve MCP
+ * need not install it), from the directory that holds the generated set, never from inside it. A set is committed
+ * and reviewed as generated output; a `node_modules` planted in it (or in any of its directories) would otherwise
+ * shadow the agent's SDK and run at registerMcp (issue 20). `--check` names such a directory too.
  */
 function registerMcp(agent, server, handlers) {
     const low = lowLevelServer(server);
-    const sdk = (0, node_module_1.createRequire)(__runtimeImportMeta.url)('@modelcontextprotocol/sdk/types.js');
+    const sdk = (0, node_module_1.createRequire)(new URL('../', __runtimeImportMeta.url))('@modelcontextprotocol/sdk/types.js');
     low.registerCapabilities({ tools: { listChanged: false } });
     low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
     low.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
