@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { loadProfile } from '../generated/index.js';
 import { createSellerHandlers } from './seller-agent.js';
+import { KEEP_ALIVE_MS } from './serve-mcp.js';
 
 /**
  * Starts the agent; resolves to its base URL, the SDK major serving it and a close function.
@@ -37,6 +38,10 @@ export async function startA2AAgent(options = {}) {
   app.set('etag', false);
   const http = await new Promise((resolve) => {
     const s = app.listen(options.port ?? 0, host, () => resolve(s));
+    // As serve-mcp.js: AdCP clients reuse the socket seconds later (the grader validates each answer first), and
+    // Node's 5 s default closes it under them ("fetch failed" on the next call).
+    s.keepAliveTimeout = KEEP_ALIVE_MS;
+    s.headersTimeout = KEEP_ALIVE_MS + 1_000;
   });
   const address = /** @type {import('node:net').AddressInfo} */ (/** @type {import('node:http').Server} */ (http).address());
   const base = `http://${host}:${address.port}`;
@@ -81,7 +86,12 @@ export async function startA2AAgent(options = {}) {
     url: base,
     major,
     agent,
-    close: () => new Promise((resolve) => /** @type {import('node:http').Server} */ (http).close(() => resolve(undefined))),
+    close: () =>
+      new Promise((resolve) => {
+        /** @type {import('node:http').Server} */ (http).close(() => resolve(undefined));
+        // Idle keep-alive sockets would hold close() for KEEP_ALIVE_MS.
+        /** @type {import('node:http').Server} */ (http).closeIdleConnections();
+      }),
   };
 }
 

@@ -41,7 +41,7 @@ export interface ReleaseTools {
   "3.0": V3_0Tools;
 }
 
-/** A release key of this set (`3.2`). */
+/** A release key of this set: its AdCP wire version (`3.2-beta.5`, `3.0`). */
 export type ReleaseKey = keyof ReleaseTools;
 
 /** The tools each profile serves, per release. */

@@ -185,7 +185,7 @@ function project(run: Run, stages: Stages, inputs: Inputs, selections: Selection
   const advertised = new stages.AdvertisedSources(sources.overlays);
   const profiles: ProfileData[] = inputs.profiles.map((profile) => {
     const ss = selections.get(profile.name)!;
-    stages.servedCapabilities(profile, ss.map((s) => s.release.key)); // a stated supported_versions must match: fail before compiling
+    stages.servedCapabilities(profile, ss.map((s) => s.release)); // a stated supported_versions must match: fail before compiling
     return { profile, selections: ss, advertised: stages.advertise(profile, ss, advertised, config.acceptedRecords) };
   });
   // A shared definition appears in many tools' documents: report each finding once.

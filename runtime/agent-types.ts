@@ -49,7 +49,7 @@ export type ToolHandler<Args = Record<string, unknown>, Result = Record<string, 
 ) => Result | AdcpError | Promise<Result | AdcpError>;
 
 /**
- * One handler per release the tool is served in (`{ '3.2': …, '3.0': … }`), each typed by its own release's request
+ * One handler per release the tool is served in (`{ '3.2-beta.5': …, '3.0': … }`, keyed by wire version), each typed by its own release's request
  * and response; the runtime calls the one for the release the buyer pinned.
  */
 export type PerReleaseHandlers = { readonly [release: string]: ToolHandler<any, any, any> };

@@ -20,6 +20,7 @@ import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor } from './a2a.js';
 import { selectRelease, type ServedRelease } from './release-select.js';
+import { parseWireVersion } from './versions.js';
 import type {
   Agent,
   AgentOptions,
@@ -93,11 +94,13 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   if (mode !== 'production' && mode !== 'development') throw new Error(`adcp-codegen: mode must be "production" or "development"`);
   // Only what calls need: the tools/list entries (most of a profile's bytes) wait in their own file for the first list.
   const file = JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.json`), 'utf8')) as {
-    profile: { releases: Omit<ProfileRelease, 'major' | 'minor'>[]; outputAdvertised: string[] };
+    profile: { releases: Omit<ProfileRelease, 'major' | 'minor' | 'prerelease'>[]; outputAdvertised: string[] };
   };
   const served: ProfileRelease[] = file.profile.releases.map((r) => {
-    const [major, minor] = r.key.split('.').map(Number) as [number, number];
-    return { ...r, major, minor };
+    const version = parseWireVersion(r.key);
+    // Written by the generator from the same parser: anything else is a set edited by hand.
+    if (version === undefined) throw new Error(`adcp-codegen: profiles/${name}.json names release ${JSON.stringify(r.key)}, not an AdCP wire version; run adcp-codegen generate`);
+    return { ...r, ...version };
   });
   const byKey = new Map(served.map((r) => [r.key, r]));
   const outputAdvertised = new Set(file.profile.outputAdvertised);
@@ -254,7 +257,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const choice = selectRelease(served, args);
       if (!choice.ok) {
         const body =
-          choice.code === 'VERSION_UNSUPPORTED' ? versionUnsupported(choice.message, served.map((r) => r.key)) : invalidRequest(tool, choice.issues);
+          choice.code === 'VERSION_UNSUPPORTED' ? versionUnsupported(choice.message, choice.details) : invalidRequest(tool, choice.issues);
         return errorResult(body, args, served[0]!.key);
       }
       const r = byKey.get(choice.release.key)!;

@@ -1,4 +1,5 @@
 import type { Issue } from './contract.js';
+import type { VersionUnsupportedDetails } from './release-select.js';
 import { escapeToken, unescapeToken } from './pointer.js';
 
 /** The `adcp_error` object of a rejection (AdCP core/error.json, plus the 3.1+ `issues`). */
@@ -125,13 +126,14 @@ export function agentFault(tool: string, problem: string, details?: Record<strin
   };
 }
 
-export function versionUnsupported(message: string, supported: readonly string[]): AdcpErrorBody {
+/** VERSION_UNSUPPORTED with `error-details/version-unsupported.json` as its details, so a buyer can re-pin at once. */
+export function versionUnsupported(message: string, details: VersionUnsupportedDetails): AdcpErrorBody {
   return {
     code: 'VERSION_UNSUPPORTED',
     message,
     recovery: 'correctable',
-    suggestion: `pin adcp_version to one of ${supported.join(', ')}`,
-    details: { supported_versions: [...supported] },
+    suggestion: `pin adcp_version to one of ${details.supported_versions.join(', ')}`,
+    details: { ...details },
   };
 }
 

@@ -4,19 +4,20 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 43409b4064439c51
+//   adcp-codegen 0.1.0:runtime/agent.ts 820b02f3c1ab14a4
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
-//   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
+//   adcp-codegen 0.1.0:runtime/errors.ts dcede90a5f9de85c
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts 405aeb39370b64c0
 //   adcp-codegen 0.1.0:runtime/mcp.ts b4775d1e580b0168
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
-//   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
+//   adcp-codegen 0.1.0:runtime/release-select.ts 61a166537b53c08f
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
 //   adcp-codegen 0.1.0:runtime/user-cache.ts 20fcdfd989d51655
+//   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 export { createAgent, runtimeModule } from '../index.js';
 

@@ -4,20 +4,21 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 43409b4064439c51
+//   adcp-codegen 0.1.0:runtime/agent.ts 820b02f3c1ab14a4
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
-//   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
+//   adcp-codegen 0.1.0:runtime/errors.ts dcede90a5f9de85c
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts 405aeb39370b64c0
 //   adcp-codegen 0.1.0:runtime/mcp.ts b4775d1e580b0168
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
-//   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
+//   adcp-codegen 0.1.0:runtime/release-select.ts 61a166537b53c08f
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
 //   adcp-codegen 0.1.0:runtime/user-cache.ts 20fcdfd989d51655
+//   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
@@ -215,6 +216,7 @@ const loader_js_1 = require("./loader.js");
 const mcp_js_1 = require("./mcp.js");
 const a2a_js_1 = require("./a2a.js");
 const release_select_js_1 = require("./release-select.js");
+const versions_js_1 = require("./versions.js");
 const json_copy_js_1 = require("./json-copy.js");
 const response_js_1 = require("./response.js");
 const results_js_1 = require("./results.js");
@@ -235,8 +237,11 @@ async function createAgent(base, name, options = {}) {
     // Only what calls need: the tools/list entries (most of a profile's bytes) wait in their own file for the first list.
     const file = JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, 'profiles', `${name}.json`), 'utf8'));
     const served = file.profile.releases.map((r) => {
-        const [major, minor] = r.key.split('.').map(Number);
-        return { ...r, major, minor };
+        const version = (0, versions_js_1.parseWireVersion)(r.key);
+        // Written by the generator from the same parser: anything else is a set edited by hand.
+        if (version === undefined)
+            throw new Error(`adcp-codegen: profiles/${name}.json names release ${JSON.stringify(r.key)}, not an AdCP wire version; run adcp-codegen generate`);
+        return { ...r, ...version };
     });
     const byKey = new Map(served.map((r) => [r.key, r]));
     const outputAdvertised = new Set(file.profile.outputAdvertised);
@@ -393,7 +398,7 @@ async function createAgent(base, name, options = {}) {
             args = request.value;
             const choice = (0, release_select_js_1.selectRelease)(served, args);
             if (!choice.ok) {
-                const body = choice.code === 'VERSION_UNSUPPORTED' ? (0, errors_js_1.versionUnsupported)(choice.message, served.map((r) => r.key)) : (0, errors_js_1.invalidRequest)(tool, choice.issues);
+                const body = choice.code === 'VERSION_UNSUPPORTED' ? (0, errors_js_1.versionUnsupported)(choice.message, choice.details) : (0, errors_js_1.invalidRequest)(tool, choice.issues);
                 return (0, results_js_1.errorResult)(body, args, served[0].key);
             }
             const r = byKey.get(choice.release.key);
@@ -653,13 +658,14 @@ function agentFault(tool, problem, details) {
         ...(details !== undefined ? { details } : {}),
     };
 }
-function versionUnsupported(message, supported) {
+/** VERSION_UNSUPPORTED with `error-details/version-unsupported.json` as its details, so a buyer can re-pin at once. */
+function versionUnsupported(message, details) {
     return {
         code: 'VERSION_UNSUPPORTED',
         message,
         recovery: 'correctable',
-        suggestion: `pin adcp_version to one of ${supported.join(', ')}`,
-        details: { supported_versions: [...supported] },
+        suggestion: `pin adcp_version to one of ${details.supported_versions.join(', ')}`,
+        details: { ...details },
     };
 }
 /** Serialized size above which a caller's `context` is not echoed on rejections: an error must not amplify. */
@@ -1412,14 +1418,19 @@ function unescapeToken(token) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.selectRelease = selectRelease;
-const RELEASE_PIN = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)?$/;
+const versions_js_1 = require("./versions.js");
 /**
- * AdCP version negotiation (core/version-envelope.json): the buyer pins a release (`adcp_version`, release
- * precision; pre-release tags hang off the release) or, deprecated, a major (`adcp_major_version`). No pin \u2192 the
- * highest served release; a pin inside a served major \u2192 the highest served release not above it; otherwise, or when
- * the two fields disagree, VERSION_UNSUPPORTED. Patches are not negotiated.
- *
- * `served` must be sorted highest first.
+ * AdCP version negotiation (docs/reference/versioning.mdx, "Version negotiation" and "Pre-release pins"), over the
+ * releases a profile serves, `served` sorted highest first:
+ * - an exact match is served;
+ * - a pre-release pin (`3.2-beta.5`) matches only exactly;
+ * - a release pin never downshifts onto a pre-release: it gets the highest served release (never a pre-release)
+ *   not above it in the same major;
+ * - none such (every served release of the major is above the pin, or another major) \u2192 VERSION_UNSUPPORTED with
+ *   `supported_versions`;
+ * - no pin \u2192 the server's default, the highest served release; only `adcp_major_version` \u2192 the highest served
+ *   release of that major; both fields disagreeing on the major \u2192 VERSION_UNSUPPORTED.
+ * Patches are not negotiated: a pin with one is malformed (INVALID_REQUEST at its field).
  */
 function selectRelease(served, args) {
     // agent.call passes its parse-once copy; any other caller's value is read here once, and a field that cannot be
@@ -1440,37 +1451,45 @@ function selectRelease(served, args) {
         if (!r.ok)
             return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: `/${k}`, keyword: 'type', message: 'cannot be read' }] };
     }
-    const pin = pinRead.ok ? pinRead.value : undefined;
+    const pinValue = pinRead.ok ? pinRead.value : undefined;
     const major = majorRead.ok ? majorRead.value : undefined;
-    const supported = () => served.map((r) => r.key).join(', ');
-    let wantMajor;
-    let wantMinor;
-    if (pin !== undefined) {
-        const m = typeof pin === 'string' ? RELEASE_PIN.exec(pin) : null;
-        if (m === null) {
-            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_version', keyword: 'pattern', message: 'must be a release-precision version such as "3.2" or "3.1-beta"' }] };
+    let pin;
+    if (pinValue !== undefined) {
+        pin = typeof pinValue === 'string' ? (0, versions_js_1.parseWireVersion)(pinValue) : undefined;
+        if (pin === undefined) {
+            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_version', keyword: 'pattern', message: 'must be a release-precision version such as "3.2" or "3.2-beta.5" (no patch)' }] };
         }
-        wantMajor = Number(m[1]);
-        wantMinor = Number(m[2]);
     }
-    if (major !== undefined) {
-        if (typeof major !== 'number' || !Number.isInteger(major)) {
-            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_major_version', keyword: 'type', message: 'must be an integer' }] };
-        }
-        if (wantMajor !== undefined && wantMajor !== major) {
-            return { ok: false, code: 'VERSION_UNSUPPORTED', message: `adcp_version ${String(pin)} and adcp_major_version ${major} disagree; served releases: ${supported()}` };
-        }
-        wantMajor = major;
+    if (major !== undefined && (typeof major !== 'number' || !Number.isInteger(major))) {
+        return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_major_version', keyword: 'type', message: 'must be an integer' }] };
     }
-    if (wantMajor === undefined)
-        return { ok: true, release: served[0] };
-    const inMajor = served.filter((r) => r.major === wantMajor);
-    const chosen = wantMinor === undefined ? inMajor[0] : inMajor.find((r) => r.minor <= wantMinor);
-    if (chosen === undefined) {
-        const asked = pin !== undefined ? `adcp_version ${String(pin)}` : `adcp_major_version ${String(major)}`;
-        return { ok: false, code: 'VERSION_UNSUPPORTED', message: `${asked} is not served; served releases: ${supported()}` };
+    const unsupported = (why) => ({
+        ok: false,
+        code: 'VERSION_UNSUPPORTED',
+        message: `${why}; supported versions: ${served.map((r) => r.key).join(', ')}`,
+        details: {
+            ...(typeof pinValue === 'string' ? { adcp_version: pinValue } : {}),
+            ...(typeof major === 'number' ? { adcp_major_version: major } : {}),
+            supported_versions: served.map((r) => r.key),
+            supported_majors: [...new Set(served.map((r) => r.major))],
+        },
+    });
+    if (pin !== undefined && major !== undefined && pin.major !== major) {
+        return unsupported(`adcp_version ${String(pinValue)} and adcp_major_version ${String(major)} disagree`);
     }
-    return { ok: true, release: chosen };
+    if (pin === undefined) {
+        if (major === undefined)
+            return { ok: true, release: served[0] };
+        const highest = served.find((r) => r.major === major);
+        return highest !== undefined ? { ok: true, release: highest } : unsupported(`adcp_major_version ${String(major)} is not served`);
+    }
+    const exact = served.find((r) => r.major === pin.major && r.minor === pin.minor && r.prerelease === pin.prerelease);
+    if (exact !== undefined)
+        return { ok: true, release: exact };
+    if (pin.prerelease !== undefined)
+        return unsupported(`adcp_version ${String(pinValue)} is a pre-release, matched only exactly, and is not served`);
+    const below = served.find((r) => r.major === pin.major && r.prerelease === undefined && r.minor <= pin.minor);
+    return below !== undefined ? { ok: true, release: below } : unsupported(`adcp_version ${String(pinValue)} is not served and no served release of major ${pin.major} is below it`);
 }
 
   },
@@ -1620,6 +1639,72 @@ async function callBound(agent, handlers, tool, args, ctx) {
             return unknownToolResult(tool, args, agent.releases);
         throw e;
     }
+}
+
+  },
+  "./versions.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.WIRE_VERSION = void 0;
+exports.parseWireVersion = parseWireVersion;
+exports.wireVersionOf = wireVersionOf;
+exports.compareWireVersions = compareWireVersions;
+/**
+ * AdCP version strings (docs/reference/versioning.mdx): the wire speaks release precision, `MAJOR.MINOR` with an
+ * optional pre-release tag (`3.2`, `3.2-beta.5`, `3.1-rc.1`); patches are never negotiated. A published release's
+ * full version (`3.2.0-beta.5`, the manifest's `adcp_version`) is normalized to that form before it goes on the wire
+ * (core/version-envelope.json, NORMALIZATION). The generator names its releases by the same key, so the two sides
+ * can never spell one release two ways.
+ */
+/** The wire pattern of `adcp_version` and `supported_versions` items (core/version-envelope.json). */
+exports.WIRE_VERSION = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?))?$/;
+/** `3.2-beta.5` \u2192 { major: 3, minor: 2, prerelease: 'beta.5' }; undefined for anything that is not a wire version. */
+function parseWireVersion(value) {
+    const m = exports.WIRE_VERSION.exec(value);
+    if (m === null)
+        return undefined;
+    return { major: Number(m[1]), minor: Number(m[2]), ...(m[3] !== undefined ? { prerelease: m[3] } : {}) };
+}
+/** A release's full version (`3.2.0-beta.5`, `3.0.6`, `3.1`) at release precision (`3.2-beta.5`, `3.0`, `3.1`). */
+function wireVersionOf(full) {
+    const m = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(?:0|[1-9]\d*))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?$/.exec(full);
+    if (m === null)
+        return undefined;
+    const wire = m[3] === undefined ? `${m[1]}.${m[2]}` : `${m[1]}.${m[2]}-${m[3]}`;
+    return exports.WIRE_VERSION.test(wire) ? wire : undefined;
+}
+/**
+ * Semver precedence at release precision: major, then minor, then a release above its own pre-releases, which
+ * compare identifier by identifier (numeric ones numerically and below alphanumeric ones, a shorter list first).
+ * Negative when `a` precedes `b`.
+ */
+function compareWireVersions(a, b) {
+    if (a.major !== b.major)
+        return a.major - b.major;
+    if (a.minor !== b.minor)
+        return a.minor - b.minor;
+    if (a.prerelease === b.prerelease)
+        return 0;
+    if (a.prerelease === undefined)
+        return 1;
+    if (b.prerelease === undefined)
+        return -1;
+    const x = a.prerelease.split('.');
+    const y = b.prerelease.split('.');
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        const p = x[i];
+        const q = y[i];
+        if (p === q)
+            continue;
+        const pn = /^\d+$/.test(p);
+        const qn = /^\d+$/.test(q);
+        if (pn && qn)
+            return Number(p) - Number(q);
+        if (pn !== qn)
+            return pn ? -1 : 1;
+        return p < q ? -1 : 1;
+    }
+    return x.length - y.length;
 }
 
   },

@@ -123,15 +123,15 @@ export interface ProfileData {
  */
 export function profileFiles(data: ProfileData): EmittedFile[] {
   const { profile, advertised } = data;
-  const capabilities = servedCapabilities(profile, advertised.releases.map((r) => r.release.key));
+  const capabilities = servedCapabilities(profile, advertised.releases.map((r) => r.release));
   const inputs = [{ name: `profile:${profile.file}`, hash: profile.hash }, ...advertised.releases.map(({ release }) => ({ name: release.label, hash: release.hash }))];
   const body = {
     name: profile.name,
-    releases: advertised.releases.map(({ release, entries }) => ({
+    releases: advertised.releases.map(({ release, entries }, i) => ({
       key: release.key,
       version: release.version,
       tools: entries.map((e) => e.name),
-      capabilities,
+      capabilities: capabilities[i],
       // Envelope fields the runtime must not add to a tool's success body: its response schema refuses them.
       omitEnvelope: Object.fromEntries(
         entries.map((e) => [e.name, refusedEnvelopeFields(release, release.tools.get(e.name)!)] as const).filter(([, fields]) => fields.length > 0),
@@ -178,7 +178,8 @@ export function entryFiles(profiles: readonly ProfileData[], releaseKeys: readon
     name: p.profile.name,
     releases: p.selections.map((s) => ({ key: s.release.key, tools: s.tools.map((t) => t.name).sort() })),
   }));
-  const releases = releaseKeys.map((key) => ({ key, namespace: `V${key.replace(/\./g, '_')}` }));
+  // `3.2-beta.5` → V3_2_beta_5: the key's dots and dashes are the only characters an identifier cannot hold.
+  const releases = releaseKeys.map((key) => ({ key, namespace: `V${key.replace(/[.-]/g, '_')}` }));
   const data = { inputs, profileNames, profileTools, releases, purpose: 'Entry point: import { loadProfile, profiles } from this file.' };
   // The runtime's loader is index.js's second half (runtime-bundle.ts): one ES module for a cold start to load.
   const { entry } = prebundled(runtimeSources());

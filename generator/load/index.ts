@@ -14,5 +14,5 @@ export { checkCapabilities, readProfile, servedReleases } from './profile.js';
 export { readJson } from './read-json.js';
 export { loadNormalizationRules, type JsonType, type NormalizationRule, type Transform } from './normalization-rules.js';
 export { compileReleaseSchema, releaseAjv } from './release-ajv.js';
-export { displayPath, loadRelease } from './release.js';
+export { displayPath, highestFirst, loadRelease } from './release.js';
 export { resolveUri, splitFragment } from './uri.js';

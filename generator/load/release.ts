@@ -18,6 +18,7 @@ import type {
 import { parseJson, readJson, readText } from './read-json.js';
 import { createRegistry } from './registry.js';
 import { buildSchemaGraph } from './schema-graph.js';
+import { compareWireVersions, parseWireVersion, wireVersionOf } from '../../runtime/versions.js';
 
 /** Directories of a release that are not modular canonical schemas. */
 const NON_MODULAR_DIRS = new Set(['bundled', 'mcp', 'node_modules']);
@@ -33,10 +34,10 @@ export function loadRelease(dir: string, display: string = dir, digest: ReleaseD
   if (!isPlainObject(manifest)) throw new CodegenError(manifestFile, '', 'manifest must be a JSON object');
   const version = manifest.adcp_version;
   if (typeof version !== 'string') throw new CodegenError(manifestFile, '/adcp_version', 'must be a version string');
-  const m = /^(\d+)\.(\d+)(?:\.\d+)?(?:-([0-9A-Za-z.-]+))?$/.exec(version);
-  if (!m) throw new CodegenError(manifestFile, '/adcp_version', `${JSON.stringify(version)} is not a semantic version`);
-  const major = Number(m[1]);
-  const minor = Number(m[2]);
+  // The release's name on the wire and in the generated set: release precision with its pre-release tag.
+  const key = wireVersionOf(version);
+  if (key === undefined) throw new CodegenError(manifestFile, '/adcp_version', `${JSON.stringify(version)} is not a semantic version`);
+  const { major, minor, prerelease } = parseWireVersion(key)!;
 
   const files = readModularSchemas(dir, display);
   const registry = createRegistry(files, display);
@@ -57,9 +58,10 @@ export function loadRelease(dir: string, display: string = dir, digest: ReleaseD
 
   return {
     version,
-    key: `${major}.${minor}`,
+    key,
     major,
     minor,
+    ...(prerelease !== undefined ? { prerelease } : {}),
     dir,
     label: `adcp-${version}`,
     tools,
@@ -72,6 +74,11 @@ export function loadRelease(dir: string, display: string = dir, digest: ReleaseD
     mcp,
     hash,
   };
+}
+
+/** Release order, highest first (semver precedence at release precision: 3.2 above 3.2-beta.5 above 3.1). */
+export function highestFirst(a: Pick<Release, 'major' | 'minor' | 'prerelease'>, b: Pick<Release, 'major' | 'minor' | 'prerelease'>): number {
+  return compareWireVersions(b, a);
 }
 
 /** A release's identity without parsing it: the sha256 of every file the loader may read. */

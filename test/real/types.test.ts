@@ -6,8 +6,11 @@ import { runCli } from '../helpers/cli.js';
 import { tempDir, writeTree } from '../helpers/fixture-release.js';
 import { setAt } from '../helpers/generated.js';
 import { createMediaBuyRequest } from '../helpers/payloads.js';
-import { repoRoot, sdkReleaseDir, sharedReleaseDir } from '../helpers/releases.js';
+import { repoRoot, sdkReleaseDir, sharedReleaseDir, sharedReleaseKey } from '../helpers/releases.js';
 import { typecheck } from '../helpers/typecheck.js';
+
+/** The shared 3.2 release's key (`3.2-beta.5`): its AdCP wire version. */
+const K32 = sharedReleaseKey();
 
 /**
  * Handlers typed per release against the real releases: the example guaranteed-publisher over AdCP 3.2.0-beta.5 and
@@ -72,10 +75,10 @@ test('at run time: a 3.0 body sent as 3.2 is the agent\'s error in development; 
   const wrong = JSON.parse((await agent.call('get_products', args, () => ({ products: [] }))).content[0]!.text) as Record<string, any>;
   assert.is(wrong.adcp_error.code, 'CONFIGURATION_ERROR');
   assert.is(wrong.adcp_error.recovery, 'terminal');
-  assert.match(wrong.adcp_error.message, /AdCP 3\.2 response schema: .*cache_scope/);
-  const perRelease = { '3.2': () => ({ products: [], cache_scope: 'public' }), '3.0': () => ({ products: [] }) };
+  assert.match(wrong.adcp_error.message, new RegExp(`AdCP ${K32.replace(/\./g, '\\.')} response schema: .*cache_scope`));
+  const perRelease = { [K32]: () => ({ products: [], cache_scope: 'public' }), '3.0': () => ({ products: [] }) };
   const r32 = await agent.call('get_products', args, perRelease);
-  assert.equal(r32.structuredContent, { products: [], cache_scope: 'public', status: 'completed', adcp_version: '3.2', context: { trace: 'p' } });
+  assert.equal(r32.structuredContent, { products: [], cache_scope: 'public', status: 'completed', adcp_version: K32, context: { trace: 'p' } });
   const r30 = await agent.call('get_products', { ...args, adcp_version: '3.0' }, perRelease);
   assert.equal(r30.structuredContent, { products: [], status: 'completed', adcp_version: '3.0', context: { trace: 'p' } });
   // 3.0's create_media_buy carries the media buy's own status; 3.2's defines no such status.
