@@ -12,7 +12,7 @@
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts 50576db0ac8cf9da
+//   adcp-codegen 0.1.0:runtime/loader.ts a648fa2088b41041
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -40,6 +40,7 @@ function requireBuiltin(id) {
 
 /** The runtime modules as CommonJS functions, evaluated once, on first require; the loader here, the rest below. */
 const definitions = {
+  // runtime/loader.ts of adcp-codegen, its comments left out
   "./loader.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
@@ -47,41 +48,14 @@ exports.loadArtifact = loadArtifact;
 exports.loadArtifacts = loadArtifacts;
 exports.loadedArtifacts = loadedArtifacts;
 exports.flushCodeCache = flushCodeCache;
-/**
- * Loads generated CommonJS artifacts synchronously, lazily and once, with a V8 code cache that can only ever speed up
- * compiling a generated module's own text.
- *
- * A validator module is loaded on the first call of its tool; what it requires loads when it is first reached. The
- * code that runs is always the text of the module file in the generated set, read at load time. Nothing else in the
- * set's tree decides what runs: the code cache lives in this user's private cache (user-cache.ts), never beside the
- * set, so no file a repository carries is ever handed to V8 as compiled code.
- *
- * An entry holds V8's code cache for a module's text (`vm.Script` `cachedData`) after an exact copy of the text it was
- * made from; the data is offered to V8 only when that copy equals, byte for byte, the text being compiled now (V8's
- * own check is the build and the source length only, and `cachedDataRejected` says when the data did not fit; it is
- * rewritten then), and only from an entry the store's own key authenticates (user-cache.ts: a planted or copied entry
- * is ignored). The copy is compared, never executed. Comparing the bytes, rather than keying entries by a digest of
- * the text, is exact and costs a memcmp where a digest would cost loading `node:crypto` (~5 ms of a cold start) and
- * hashing the text. The code cache is written after the current turn (when the module has usually run, so the
- * functions it compiled lazily are in it); no usable private cache, or ADCP_CODEGEN_NO_CODE_CACHE=1, means compiling.
- *
- * Copied into the generated output with the rest of the runtime: node: builtins and the bootstrap's user-cache.ts.
- */
 const node_fs_1 = require("node:fs");
 const node_path_1 = require("node:path");
 const node_vm_1 = require("node:vm");
 const user_cache_js_1 = require("./user-cache.js");
-/** Bump when the wrapper below or the cache file layout changes: the copy compared is the module file's text only. */
 const WRAPPER_VERSION = '5';
 const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
-/** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
 const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
-/** An entry's payload: the text's byte length (uint32, little-endian), the text, then V8's cached data. */
 const LENGTH_BYTES = 4;
-/**
- * Modules shorter than this compile from their text: for a few kilobytes V8's lazy compile costs less than opening,
- * checking and deserialising a cache file (measured: ~0.07 ms against ~0.2 ms per module at a cold start).
- */
 const MIN_CACHED_BYTES = 4096;
 const loaded = new Map();
 const loadedBy = new Map();
@@ -89,24 +63,17 @@ const resolved = new Map();
 const pendingWrites = [];
 let flushScheduled = false;
 let exitHook = false;
-/**
- * The `module.exports` of `<outDir>/<relPath>`, loading it (and what it requires) on first use. `relPath` must stay
- * inside `outDir`; artifacts may require only relative paths inside it.
- */
 function loadArtifact(outDir, relPath) {
     const root = (0, node_path_1.resolve)(outDir);
     return requireModule(root, inside(root, (0, node_path_1.resolve)(root, relPath), relPath));
 }
-/** Several artifacts at once (every validator of a profile, say). */
 function loadArtifacts(outDir, relPaths) {
     return relPaths.map((rel) => loadArtifact(outDir, rel));
 }
-/** Paths (relative to `outDir`, sorted) of every module loaded from it so far: what the calls really pulled in. */
 function loadedArtifacts(outDir) {
     const root = (0, node_path_1.resolve)(outDir);
     return [...(loadedBy.get(root) ?? [])].map((p) => (0, node_path_1.relative)(root, p).split(node_path_1.sep).join('/')).sort();
 }
-/** Writes pending code caches now rather than after the current turn (benchmarks, tests). */
 function flushCodeCache() {
     flushScheduled = false;
     for (const write of pendingWrites.splice(0)) {
@@ -114,13 +81,10 @@ function flushCodeCache() {
             write();
         }
         catch {
-            // A cache we cannot write costs the next process a compile, nothing more.
         }
     }
 }
-/** `file` (absolute and normalised by `resolve`) when it lies strictly inside `root` (also resolved). */
 function inside(root, file, asked) {
-    // A prefix test on two resolved paths: no `..` segment is left in either, so a path under root starts with it.
     const prefix = root.endsWith(node_path_1.sep) ? root : root + node_path_1.sep;
     if (file.length <= prefix.length || !file.startsWith(prefix)) {
         throw new Error(`artifact ${JSON.stringify(asked)} is outside the generated directory`);
@@ -133,7 +97,6 @@ function requireModule(root, file) {
         return known.exports;
     const fn = compileModule(root, file, readWrapped(file));
     const module = { exports: {} };
-    // Registered before it runs, so a definition cycle sees the partly initialised exports (they set `validate` first).
     loaded.set(file, module);
     let set = loadedBy.get(root);
     if (set === undefined)
@@ -163,14 +126,8 @@ function resolveRequire(root, file, dir, id) {
     resolved.set(key, target);
     return target;
 }
-/** The CommonJS wrapper around a module's text, as bytes (ASCII). */
 const WRAP_HEAD = Buffer.from(`(function (${MODULE_PARAMS}) {`);
 const WRAP_TAIL = Buffer.from('\n})');
-/**
- * The file's bytes read straight between the wrapper's, so the source V8 compiles is decoded once into one flat
- * string (decoding the text and then concatenating the wrapper made two copies of every module on the JS heap,
- * enough to cost a cold start a garbage collection).
- */
 function readWrapped(file) {
     const fd = (0, node_fs_1.openSync)(file, 'r');
     try {
@@ -186,10 +143,6 @@ function readWrapped(file) {
         (0, node_fs_1.closeSync)(fd);
     }
 }
-/**
- * Compiles the module text, wrapped as CommonJS, with V8's code cache for exactly this text when this user's private
- * cache holds one; otherwise a code cache is written there once the module has run.
- */
 function compileModule(root, file, { bytes, text }) {
     const wrapped = bytes.toString('utf8');
     const area = text.length < MIN_CACHED_BYTES ? null : codeCache();
@@ -208,30 +161,23 @@ function compileModule(root, file, { bytes, text }) {
     }
     return script.runInThisContext();
 }
-/** Whether an entry's data was made from exactly `text` (its stored copy is the same bytes). */
 function madeFrom(stored, text) {
     const end = LENGTH_BYTES + text.length;
     return stored.length > end && stored.readUInt32LE(0) === text.length && stored.subarray(LENGTH_BYTES, end).equals(text);
 }
-/** The private cache's `v8` area, or null: none usable, or ADCP_CODEGEN_NO_CODE_CACHE=1. */
+let codeCacheArea;
 function codeCache() {
-    return process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : (0, user_cache_js_1.cacheArea)('v8');
+    if (codeCacheArea === undefined)
+        codeCacheArea = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : (0, user_cache_js_1.cacheArea)('v8');
+    return codeCacheArea;
 }
-/**
- * The entry name of a module: its path inside the set, made a file name, a hash of the set's directory (one store
- * serves every set of this user; without it two sets would keep replacing each other's entries) and the Node build.
- * Names only find entries: what makes an entry usable is its key (user-cache.ts) and `madeFrom`.
- */
 function cacheName(root, file) {
-    // `file` lies inside `root` (both resolved: `inside`), so its path in the set is what follows the root; the suffix
-    // is the same for every module of a set (a cold start names a dozen entries: measured ~0.4 ms before this).
     let suffix = cacheSuffixes.get(root);
     if (suffix === undefined)
         cacheSuffixes.set(root, (suffix = `-${fnv1a(root)}-${RUNTIME_KEY}.v8`));
     return file.slice(root.length + (root.endsWith(node_path_1.sep) ? 0 : 1)).replace(/[^A-Za-z0-9_.-]/g, '~') + suffix;
 }
 const cacheSuffixes = new Map();
-/** FNV-1a, 32 bits, hex: a short, stable tag of a string (not a security boundary; see `madeFrom`). */
 function fnv1a(s) {
     let h = 0x811c9dc5;
     for (let i = 0; i < s.length; i++)
@@ -254,6 +200,7 @@ function schedule(write) {
 }
 
   },
+  // runtime/user-cache.ts of adcp-codegen, its comments left out
   "./user-cache.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
@@ -262,42 +209,16 @@ exports.cacheLocation = cacheLocation;
 exports.readEntry = readEntry;
 exports.writeEntry = writeEntry;
 exports.readFully = readFully;
-/**
- * This user's private cache: the one place where the runtime's V8 code cache and the generator's build cache keep
- * what they derived, and the only place either reads it back from (issue 20, docs/output.md "What runs, and from
- * where").
- *
- * Where: `$ADCP_CODEGEN_CACHE_DIR` (an absolute path; a relative one means no cache), else
- * `$XDG_CACHE_HOME/adcp-codegen`, else `~/.cache/adcp-codegen`, else `<os temp>/adcp-codegen-<uid>`: never inside a
- * generated set or anything else a repository carries. The directory must be a real directory (not a link) owned by
- * this user that no one else can read or write (made `0700`); its `key` holds 32 random bytes made here, by this
- * user, on first use (`0600`, refused when anyone else could read it, as every file a git checkout writes can be).
- *
- * An entry is `MAGIC`, the key, its own name, then the payload: it is read only when it carries this store's key and
- * the name it was asked by, from a regular file (opened without following links) owned by this user that no one else
- * can read or write. So an entry that came from anywhere but this store's own writers \u2014 a file copied or extracted
- * into it, a planted one, another store's \u2014 is ignored, and so is one renamed to another name. The key is compared,
- * not used as an HMAC key: an HMAC would prove what the key's presence proves (that the writer could read a file
- * only this user can read, kept beside the entries under the same permissions) and cost a cold start loading
- * node:crypto and hashing every module (measured: ~5 ms to load it, ~1.7 ms per 300 KB hashed, against a ~10 ms
- * first call). Without a user id to compare (Windows) there is no store, and so no cache.
- *
- * Part of the runtime's bootstrap (index.js, with the loader): node: builtins only, nothing done at import.
- */
 const node_crypto_1 = require("node:crypto");
 const node_fs_1 = require("node:fs");
 const node_os_1 = require("node:os");
 const node_path_1 = require("node:path");
-/** Changes whenever the entry layout does: an entry of another layout is as good as none. */
 const MAGIC = Buffer.from('ADCPCG01');
 const KEY_BYTES = 32;
 const KEY_FILE = 'key';
-/** An entry larger than this is not one of ours (the largest, a validator pack's code cache, is a few MB). */
 const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-/** Per environment (tests and the benches point the store elsewhere in-process), the store, or null for none. */
 const stores = new Map();
-/** The store's `area`, made when missing; null when this user has no usable private store. */
 function cacheArea(area) {
     const store = openStore();
     if (store === null)
@@ -310,37 +231,24 @@ function cacheArea(area) {
     }
     return known;
 }
-/** Where the store is (or would be), whether or not it is usable: for messages and docs. */
 function cacheLocation() {
     return candidates()[0]?.();
 }
-/**
- * The payload of entry `name`, only when this store wrote it: the key and the name match, and the file is ours
- * alone. Anything else (a miss, a foreign or renamed entry, a link, a file others could write) is undefined.
- */
 function readEntry(area, name) {
     const bytes = readPrivate((0, node_path_1.join)(area.dir, name), MAX_ENTRY_BYTES);
     if (bytes === undefined)
         return undefined;
     const nameBytes = Buffer.from(name);
-    const start = MAGIC.length + KEY_BYTES + 2 + nameBytes.length;
-    if (bytes.length < start)
-        return undefined;
-    if (!bytes.subarray(0, MAGIC.length).equals(MAGIC))
-        return undefined;
-    if (!bytes.subarray(MAGIC.length, MAGIC.length + KEY_BYTES).equals(area.key))
-        return undefined;
-    if (bytes.readUInt16LE(MAGIC.length + KEY_BYTES) !== nameBytes.length)
-        return undefined;
-    if (!bytes.subarray(MAGIC.length + KEY_BYTES + 2, start).equals(nameBytes))
-        return undefined;
-    return bytes.subarray(start);
+    const at = MAGIC.length + KEY_BYTES + 2;
+    const start = at + nameBytes.length;
+    const ours = bytes.length >= start &&
+        bytes.compare(MAGIC, 0, MAGIC.length, 0, MAGIC.length) === 0 &&
+        bytes.compare(area.key, 0, KEY_BYTES, MAGIC.length, MAGIC.length + KEY_BYTES) === 0 &&
+        bytes.readUInt16LE(MAGIC.length + KEY_BYTES) === nameBytes.length &&
+        bytes.compare(nameBytes, 0, nameBytes.length, at, start) === 0;
+    return ours ? bytes.subarray(start) : undefined;
 }
 let tmpSerial = 0;
-/**
- * Writes entry `name` (its payload the concatenation of `payload`): to a new private file, renamed into place.
- * False when it could not be written, which costs a later run its time, nothing more.
- */
 function writeEntry(area, name, payload) {
     const nameBytes = Buffer.from(name);
     if (nameBytes.length > 0xffff)
@@ -366,12 +274,10 @@ function writeEntry(area, name, payload) {
             (0, node_fs_1.unlinkSync)(tmp);
         }
         catch {
-            /* already gone */
         }
         return false;
     }
 }
-/** The places a store may be, in order: thunks, so the OS module is only asked when the environment does not say. */
 function candidates() {
     const override = process.env.ADCP_CODEGEN_CACHE_DIR;
     if (override !== undefined && override !== '')
@@ -407,20 +313,14 @@ function openStore() {
                 }
             }
             catch {
-                // an unreadable home, a read-only disk: the next place, or no cache
             }
         }
     }
     stores.set(tag, store);
     return store;
 }
-/**
- * Whether `dir` is a real directory owned by this user that no one else can read or write, made (`0700`, with its
- * missing parents, as XDG asks) when it is missing.
- */
 function privateDirectory(dir, parents = false) {
     try {
-        // Made only when missing (a failed mkdir throws, and building that error costs more than the lstat).
         let st = (0, node_fs_1.lstatSync)(dir, { throwIfNoEntry: false });
         if (st === undefined) {
             try {
@@ -438,7 +338,6 @@ function privateDirectory(dir, parents = false) {
         return false;
     }
 }
-/** The store's key: read, or made here when the store has none (linked into place, so exactly one maker wins). */
 function storeKey(dir) {
     const file = (0, node_path_1.join)(dir, KEY_FILE);
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -446,7 +345,7 @@ function storeKey(dir) {
         if (key !== undefined)
             return key.length === KEY_BYTES ? key : undefined;
         if ((0, node_fs_1.lstatSync)(file, { throwIfNoEntry: false }) !== undefined)
-            return undefined; // there, and not ours alone
+            return undefined;
         const tmp = `${file}.${process.pid}-${Date.now().toString(36)}-${tmpSerial++}.tmp`;
         (0, node_fs_1.writeFileSync)(tmp, (0, node_crypto_1.randomBytes)(KEY_BYTES), { mode: 0o600, flag: 'wx' });
         try {
@@ -462,10 +361,6 @@ function storeKey(dir) {
     }
     return undefined;
 }
-/**
- * A file's bytes, only when it is a regular file (not a link: opened with O_NOFOLLOW) that this user owns and no one
- * else can read or write, of at most `max` bytes.
- */
 function readPrivate(file, max) {
     let fd;
     try {
@@ -488,7 +383,6 @@ function readPrivate(file, max) {
         (0, node_fs_1.closeSync)(fd);
     }
 }
-/** The file's first `size` bytes into `buf` at `at`; false when it ends sooner (it changed while read). */
 function readFully(fd, buf, at, size) {
     for (let n = 0; n < size;) {
         const got = (0, node_fs_1.readSync)(fd, buf, at + n, size - n, n);

@@ -185,9 +185,12 @@ function madeFrom(stored: Buffer, text: Buffer): boolean {
   return stored.length > end && stored.readUInt32LE(0) === text.length && stored.subarray(LENGTH_BYTES, end).equals(text);
 }
 
-/** The private cache's `v8` area, or null: none usable, or ADCP_CODEGEN_NO_CODE_CACHE=1. */
+let codeCacheArea: CacheArea | null | undefined;
+
+/** The private cache's `v8` area, or null: none usable, or ADCP_CODEGEN_NO_CODE_CACHE=1. Looked up once a process. */
 function codeCache(): CacheArea | null {
-  return process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : cacheArea('v8');
+  if (codeCacheArea === undefined) codeCacheArea = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : cacheArea('v8');
+  return codeCacheArea;
 }
 
 /**

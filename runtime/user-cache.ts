@@ -76,13 +76,16 @@ export function readEntry(area: CacheArea, name: string): Buffer | undefined {
   const bytes = readPrivate(join(area.dir, name), MAX_ENTRY_BYTES);
   if (bytes === undefined) return undefined;
   const nameBytes = Buffer.from(name);
-  const start = MAGIC.length + KEY_BYTES + 2 + nameBytes.length;
-  if (bytes.length < start) return undefined;
-  if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-  if (!bytes.subarray(MAGIC.length, MAGIC.length + KEY_BYTES).equals(area.key)) return undefined;
-  if (bytes.readUInt16LE(MAGIC.length + KEY_BYTES) !== nameBytes.length) return undefined;
-  if (!bytes.subarray(MAGIC.length + KEY_BYTES + 2, start).equals(nameBytes)) return undefined;
-  return bytes.subarray(start);
+  const at = MAGIC.length + KEY_BYTES + 2;
+  const start = at + nameBytes.length;
+  // Compared in place (no views made): a cold start reads a dozen entries.
+  const ours =
+    bytes.length >= start &&
+    bytes.compare(MAGIC, 0, MAGIC.length, 0, MAGIC.length) === 0 &&
+    bytes.compare(area.key, 0, KEY_BYTES, MAGIC.length, MAGIC.length + KEY_BYTES) === 0 &&
+    bytes.readUInt16LE(MAGIC.length + KEY_BYTES) === nameBytes.length &&
+    bytes.compare(nameBytes, 0, nameBytes.length, at, start) === 0;
+  return ours ? bytes.subarray(start) : undefined;
 }
 
 let tmpSerial = 0;

@@ -11,13 +11,13 @@
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
-//   adcp-codegen 0.1.0:runtime/loader.ts 405aeb39370b64c0
+//   adcp-codegen 0.1.0:runtime/loader.ts 146353a65b6d2b2b
 //   adcp-codegen 0.1.0:runtime/mcp.ts b4775d1e580b0168
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts 61a166537b53c08f
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
-//   adcp-codegen 0.1.0:runtime/user-cache.ts 20fcdfd989d51655
+//   adcp-codegen 0.1.0:runtime/user-cache.ts a116e42b47f783a5
 //   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 "use strict";
 

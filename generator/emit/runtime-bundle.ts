@@ -77,14 +77,19 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
         throw new Error(`runtime/${source.name} imports ${spec}: the bootstrap (${[...BOOTSTRAP].join(', ')}) is bundled alone and may import only node: builtins and itself`);
       }
     }
+    const inBootstrap = BOOTSTRAP.has(source.name);
     const cjs = ts.transpileModule(source.text, {
       fileName: source.name,
       reportDiagnostics: false,
       transformers: { before: [importMetaToParameter] },
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: false, removeComments: false },
+      // The bootstrap without its comments (they are in runtime/<name>.ts): index.js is read, decoded and parsed at
+      // every cold start without a code cache, and its size moved a cold start across a young-generation boundary
+      // of V8's heap (measured: 5 KB more index.js, ~4 ms more on the first call, with --min-semi-space-size=16 none).
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: false, removeComments: inBootstrap },
     }).outputText.replace(/^\/\/# sourceMappingURL=.*$/m, '');
     const ascii = asciiOnly(cjs, source.name);
-    (BOOTSTRAP.has(source.name) ? bootstrap : modules).push(`  ${JSON.stringify(`./${source.name}`)}: function (exports, require, ${IMPORT_META}) {\n${ascii}\n  },`);
+    const head = inBootstrap ? `  // runtime/${source.name.replace(/\.js$/, '.ts')} of adcp-codegen, its comments left out\n` : '';
+    (inBootstrap ? bootstrap : modules).push(`${head}  ${JSON.stringify(`./${source.name}`)}: function (exports, require, ${IMPORT_META}) {\n${ascii}\n  },`);
     const names = exportedNames(file);
     facades.set(
       source.name,
