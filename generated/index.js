@@ -12,7 +12,7 @@
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts a648fa2088b41041
+//   adcp-codegen 0.1.0:runtime/loader.ts b586c3d4ceb6ad17
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -205,7 +205,6 @@ function schedule(write) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.cacheArea = cacheArea;
-exports.cacheLocation = cacheLocation;
 exports.readEntry = readEntry;
 exports.writeEntry = writeEntry;
 exports.readFully = readFully;
@@ -230,9 +229,6 @@ function cacheArea(area) {
         store.areas.set(area, known);
     }
     return known;
-}
-function cacheLocation() {
-    return candidates()[0]?.();
 }
 function readEntry(area, name) {
     const bytes = readPrivate((0, node_path_1.join)(area.dir, name), MAX_ENTRY_BYTES);
@@ -316,7 +312,8 @@ function openStore() {
             }
         }
     }
-    stores.set(tag, store);
+    if (store !== null)
+        stores.set(tag, store);
     return store;
 }
 function privateDirectory(dir, parents = false) {

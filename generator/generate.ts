@@ -57,8 +57,9 @@ interface Run {
  */
 export async function generate(options: GenerateOptions = {}): Promise<GenerateResult> {
   const check = options.check === true;
+  const started = performance.now();
   const files = readInputs(options);
-  const run = startRun(files.config.out, options.logger ?? createLogger());
+  const run = startRun(files.config.out, options.logger ?? createLogger(), started);
   // One writer per output directory, and what killed runs left is finished or cleared first (write/open-output.ts):
   // before the previous manifest is read, so a pending commit is never mistaken for the set.
   using output = check ? undefined : openOutput(run.out, { adopt: options.adopt === true, display: run.shown });
@@ -66,6 +67,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const sources = hashInputs(files);
   // --check trusts nothing it did not derive in this run: it reads no build cache and reuses no file.
   const cache = buildCache({ read: !check });
+  if (cache.unusable !== undefined) run.log.info(cache.unusable);
   const reuse = !check && options.reuse !== false;
   // Read once: under the lock when writing (openOutput read it after recovery), plainly for --check.
   const previous = output !== undefined ? output.manifest : readManifest(run.out);
@@ -98,9 +100,9 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   }
 }
 
-function startRun(out: string, log: Logger): Run {
+function startRun(out: string, log: Logger, started: number): Run {
   const warnings: string[] = [];
-  let t = performance.now();
+  let t = started;
   return {
     out,
     shown: out.startsWith(process.cwd() + '/') ? out.slice(process.cwd().length + 1) : out,

@@ -41,8 +41,11 @@ const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 
 const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
 
-/** Per environment (tests and the benches point the store elsewhere in-process), the store, or null for none. */
-const stores = new Map<string, Store | null>();
+/**
+ * Per environment (tests and the benches point the store elsewhere in-process), the store found. A failure is not
+ * kept: the callers keep what they asked once (the loader for its process, the build cache for its run).
+ */
+const stores = new Map<string, Store>();
 
 interface Store {
   readonly dir: string;
@@ -61,11 +64,6 @@ export function cacheArea(area: string): CacheArea | null {
     store.areas.set(area, known);
   }
   return known;
-}
-
-/** Where the store is (or would be), whether or not it is usable: for messages and docs. */
-export function cacheLocation(): string | undefined {
-  return candidates()[0]?.();
 }
 
 /**
@@ -157,7 +155,7 @@ function openStore(): Store | null {
       }
     }
   }
-  stores.set(tag, store);
+  if (store !== null) stores.set(tag, store);
   return store;
 }
 

@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { buildCache } from '../generator/shared/index.js';
 import { cacheArea, readEntry, writeEntry } from '../runtime/user-cache.js';
 import { repoRoot } from './helpers/releases.js';
 import { tempDir } from './helpers/temp.js';
@@ -82,6 +83,23 @@ test('entries: read back only with this store\'s key, under the name they were w
   assert.is(readEntry(area, 'e'), undefined, 'truncated');
   assert.ok(writeEntry(area, 'f', []));
   assert.is(readEntry(area, 'f')?.length, 0, 'an empty payload is a valid entry');
+});
+
+test('the build cache over it: says when the private cache is unusable, and then neither keeps nor returns anything', () => {
+  const dir = join(tempDir('adcp-user-cache-open-'), 'cache');
+  mkdirSync(dir, { mode: 0o755 });
+  chmodSync(dir, 0o755);
+  const open = inStore(dir, () => buildCache());
+  assert.match(open.unusable ?? '', /no private cache usable: .* must be a directory this user owns that no one else can read or write; every run compiles everything/);
+  inStore(dir, () => open.set('prettier', 'k', 'text'));
+  assert.is(inStore(dir, () => open.get('prettier', 'k')), undefined);
+  assert.equal(readdirSync(dir), [], 'nothing written into a directory others can read');
+  chmodSync(dir, 0o700);
+  const usable = inStore(dir, () => buildCache());
+  assert.is(usable.unusable, undefined);
+  inStore(dir, () => usable.set('prettier', 'k', 'text'));
+  assert.is(inStore(dir, () => usable.get('prettier', 'k')), 'text');
+  assert.is(inStore(dir, () => buildCache({ read: false }).get('prettier', 'k')), undefined, '--check reads nothing');
 });
 
 test.run();

@@ -17,7 +17,7 @@
 //   adcp-codegen 0.1.0:runtime/release-select.ts 61a166537b53c08f
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
-//   adcp-codegen 0.1.0:runtime/user-cache.ts a116e42b47f783a5
+//   adcp-codegen 0.1.0:runtime/user-cache.ts fc510933ae08c6a7
 //   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 "use strict";
 

@@ -1,4 +1,4 @@
-import { cacheArea, readEntry, writeEntry } from '../../runtime/user-cache.js';
+import { cacheArea, readEntry, writeEntry, type CacheArea } from '../../runtime/user-cache.js';
 
 /**
  * The generator's build cache: results this user's generator derived on this machine, kept as data in this user's
@@ -13,6 +13,8 @@ export interface BuildCache {
   /** The entry `key` (a hex digest of everything it was made from) of `area`, when this store wrote it. */
   get(area: BuildCacheArea, key: string): string | undefined;
   set(area: BuildCacheArea, key: string, contents: string): void;
+  /** Set when this user has no usable private cache (ADCP_CODEGEN_NO_CACHE aside): what a user should be told. */
+  readonly unusable?: string;
 }
 
 /**
@@ -28,14 +30,28 @@ export type BuildCacheArea = 'prettier' | 'capabilities' | 'units' | 'sets';
  */
 export function buildCache(options: { read: boolean } = { read: true }): BuildCache {
   if (process.env.ADCP_CODEGEN_NO_CACHE) return NO_CACHE;
+  // Each area looked up once per cache (per run): a store that is not usable is not tried again for every entry.
+  const areas = new Map<BuildCacheArea, CacheArea | null>();
+  const area = (name: BuildCacheArea): CacheArea | null => {
+    let known = areas.get(name);
+    if (known === undefined) areas.set(name, (known = cacheArea(name)));
+    return known;
+  };
+  if (area('units') === null) {
+    const unusable =
+      process.getuid === undefined
+        ? 'no private cache on this platform (no user id to check its ownership against)'
+        : 'no private cache usable: $ADCP_CODEGEN_CACHE_DIR (absolute), else $XDG_CACHE_HOME/adcp-codegen, else ~/.cache/adcp-codegen, else <temp>/adcp-codegen-<uid>, must be a directory this user owns that no one else can read or write';
+    return { ...NO_CACHE, unusable: `${unusable}; every run compiles everything` };
+  }
   return {
-    get: (area, key) => {
+    get: (name, key) => {
       if (!options.read) return undefined;
-      const dir = cacheArea(area);
+      const dir = area(name);
       return dir === null ? undefined : readEntry(dir, key)?.toString('utf8');
     },
-    set: (area, key, contents) => {
-      const dir = cacheArea(area);
+    set: (name, key, contents) => {
+      const dir = area(name);
       if (dir !== null) writeEntry(dir, key, [Buffer.from(contents)]);
     },
   };
