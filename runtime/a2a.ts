@@ -109,11 +109,12 @@ function readInvocation(parts: readonly unknown[]): Invocation {
   if (data.length > 1) return { ok: false, message: INVOCATION_ERRORS.manyDataParts };
   const value = data[0]!.data;
   if (!isObject(value)) return { ok: false, message: INVOCATION_ERRORS.dataNotObject };
-  const input = value.input ?? value.parameters;
+  // `input` when the part has one (null included: arguments are an object or absent, as over MCP), else `parameters`.
+  const input = Object.prototype.hasOwnProperty.call(value, 'input') ? value.input : value.parameters;
   const skill = typeof value.skill === 'string' && value.skill.length > 0 ? value.skill : undefined;
   if (skill === undefined) return { ok: false, message: INVOCATION_ERRORS.noSkill, input };
-  if (input !== undefined && input !== null && !isObject(input)) return { ok: false, message: INVOCATION_ERRORS.inputNotObject, skill, input };
-  return { ok: true, skill, input: (input ?? {}) as Record<string, unknown> };
+  if (input !== undefined && !isObject(input)) return { ok: false, message: INVOCATION_ERRORS.inputNotObject, skill, input };
+  return { ok: true, skill, input: input ?? {} };
 }
 
 /** A DataPart of either major: 0.3 `{ kind: 'data', data }`, 1.x `{ content: { $case: 'data', value } }`. */

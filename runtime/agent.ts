@@ -13,6 +13,7 @@ import {
   type StripModule,
   type ValidateFn,
 } from './contract.js';
+import { boundedIssue, clip, MAX_REJECTION_ISSUES } from './bounds.js';
 import { driftIssues } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported } from './errors.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
@@ -175,19 +176,21 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   const parse = (
     s: ToolSlots,
     input: unknown,
-  ): { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] } | { ok: false; issues: Issue[] } => {
+  ): { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] } | { ok: false; issues: Issue[]; found: number } => {
     try {
       const normalized = normalizeFn(s)(input);
       const stripped = stripFn(s)(normalized.value);
       // Both modes validate the stripped value, so the validator reports every other problem; development then
-      // rejects the unknown fields production would have dropped, one issue per field.
+      // rejects the unknown fields production would have dropped, one issue per field — as many as a rejection
+      // carries, the rest only counted (a million unknown fields make fifty issues, not a million).
       const verdict = validateWith(requestValidator(s), stripped.value);
-      const issues = [...(mode === 'development' ? driftIssues(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
-      if (issues.length > 0) return { ok: false, issues };
+      const drift = mode === 'development' ? stripped.removed.length : 0;
+      const issues = [...(drift > 0 ? driftIssues(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
+      if (issues.length > 0) return { ok: false, issues, found: drift + (verdict.ok ? 0 : verdict.issues.length) };
       return { ok: true, value: stripped.value as Record<string, unknown>, normalized: normalized.applied, stripped: stripped.removed };
     } catch (e) {
       // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
-      if (e instanceof RangeError) return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }] };
+      if (e instanceof RangeError) return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }], found: 1 };
       throw e;
     }
   };
@@ -254,11 +257,19 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         return errorResult(invalidRequest(tool, [request.issue]), request.context === undefined ? undefined : { context: request.context }, served[0]!.key);
       }
       args = request.value;
+      // An AdCP tool's arguments are one JSON object: null, an array, a number, a string or a boolean is a request
+      // no schema can accept, and one with no context to echo.
+      if (!isObject(args)) {
+        return errorResult(invalidRequest(tool, [{ pointer: '', keyword: 'type', message: `must be an object (the tool's arguments), not ${jsonType(args)}` }]), undefined, served[0]!.key);
+      }
+      // The context to echo, copied now: whatever runs later (authorize, the handler) may change the parsed value,
+      // which shares its objects with the arguments, or return a context of its own; the buyer gets back what it sent.
+      const echo = contextSnapshot(args);
       const choice = selectRelease(served, args);
       if (!choice.ok) {
         const body =
           choice.code === 'VERSION_UNSUPPORTED' ? versionUnsupported(choice.message, choice.details) : invalidRequest(tool, choice.issues);
-        return errorResult(body, args, served[0]!.key);
+        return errorResult(body, echo, served[0]!.key);
       }
       const r = byKey.get(choice.release.key)!;
       const s = slotIn(r, tool);
@@ -271,15 +282,15 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
             recovery: 'correctable',
             details: { tool, supported_versions: supported },
           },
-          args,
+          echo,
           r.key,
         );
       }
       const parsed = parse(s, args);
-      if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues), args, r.key);
+      if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues, parsed.found), echo, r.key);
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
-      if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
+      if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
       let result: unknown;
       try {
         // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
@@ -292,16 +303,16 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         if (!copy.ok) throw new Error('the handler returned a value that cannot be read as JSON');
         result = copy.value;
       } catch (e) {
-        return errorResult(thrownBody(tool, e), args, r.key);
+        return errorResult(thrownBody(tool, e), echo, r.key);
       }
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-        return errorResult(agentFault(tool, 'the handler returned no response object'), args, r.key);
+        return errorResult(agentFault(tool, 'the handler returned no response object'), echo, r.key);
       }
       const resultBody = result as Record<string, unknown>;
-      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
+      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, echo, r.key);
 
-      const envelope = responseEnvelope(resultBody, parsed.value.context, r.key, (body) => statusDefined(responseValidator(s), body));
-      if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), args, r.key);
+      const envelope = responseEnvelope(resultBody, echo?.context, r.key, (body) => statusDefined(responseValidator(s), body));
+      if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), echo, r.key);
       const body = envelope.body;
       // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
       // handler's own `status` (async, or domain state) stays.
@@ -318,9 +329,9 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
           if (mode === 'production') process.emitWarning(`adcp-codegen: ${tool}: ${problem}: ${JSON.stringify(verdict.issues)}`);
           return errorResult(
             mode === 'development'
-              ? agentFault(tool, `${problem}: ${first.pointer === '' ? 'the response' : first.pointer} ${first.message}`, { tool, response_issues: verdict.issues })
+              ? agentFault(tool, `${problem}: ${first.pointer === '' ? 'the response' : clip(first.pointer)} ${clip(first.message)}`, { tool, response_issues: verdict.issues.slice(0, MAX_REJECTION_ISSUES).map(boundedIssue) })
               : agentFault(tool, problem, { tool }),
-            args,
+            echo,
             r.key,
           );
         }
@@ -335,6 +346,24 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     a2aSkills: (release) => a2aSkills(agent, release),
   };
   return agent;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function jsonType(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : v === undefined ? 'nothing' : `a ${typeof v}`;
+}
+
+/**
+ * `{ context }` holding a private copy of the arguments' context (they are the parse-once JSON copy, so the copy
+ * cannot fail), or undefined when there is none: what every answer to this call echoes.
+ */
+function contextSnapshot(args: Record<string, unknown>): { context: unknown } | undefined {
+  if (!Object.prototype.hasOwnProperty.call(args, 'context') || args.context === undefined) return undefined;
+  const copy = jsonCopy(args.context);
+  return copy.ok ? { context: copy.value } : undefined;
 }
 
 /** The handler of a per-release set for one release, own properties only. */

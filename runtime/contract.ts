@@ -22,6 +22,8 @@ export interface Issue {
   forbiddenProperties?: string[];
   /** discriminated unions: the discriminator property and the values it accepts. */
   discriminator?: { property: string; allowedValues: unknown[] };
+  /** Set when text from the payload was clipped to keep the rejection bounded (bounds.ts). */
+  truncated?: true;
 }
 
 export type CheckResult = { ok: true } | { ok: false; issues: Issue[] };

@@ -1,3 +1,4 @@
+import { clip, MAX_PAYLOAD_TEXT } from './bounds.js';
 import type { Issue } from './contract.js';
 import { parseWireVersion, type WireVersion } from './versions.js';
 
@@ -66,14 +67,15 @@ export function selectRelease(served: readonly ServedRelease[], args: unknown): 
     code: 'VERSION_UNSUPPORTED',
     message: `${why}; supported versions: ${served.map((r) => r.key).join(', ')}`,
     details: {
-      ...(typeof pinValue === 'string' ? { adcp_version: pinValue } : {}),
+      // The pin echoed back, unless it is long enough to make the error amplify the request (bounds.ts).
+      ...(typeof pinValue === 'string' && pinValue.length <= MAX_PAYLOAD_TEXT ? { adcp_version: pinValue } : {}),
       ...(typeof major === 'number' ? { adcp_major_version: major } : {}),
       supported_versions: served.map((r) => r.key),
       supported_majors: [...new Set(served.map((r) => r.major))],
     },
   });
   if (pin !== undefined && major !== undefined && pin.major !== major) {
-    return unsupported(`adcp_version ${String(pinValue)} and adcp_major_version ${String(major)} disagree`);
+    return unsupported(`adcp_version ${clip(String(pinValue))} and adcp_major_version ${String(major)} disagree`);
   }
 
   if (pin === undefined) {
@@ -83,7 +85,7 @@ export function selectRelease(served: readonly ServedRelease[], args: unknown): 
   }
   const exact = served.find((r) => r.major === pin.major && r.minor === pin.minor && r.prerelease === pin.prerelease);
   if (exact !== undefined) return { ok: true, release: exact };
-  if (pin.prerelease !== undefined) return unsupported(`adcp_version ${String(pinValue)} is a pre-release, matched only exactly, and is not served`);
+  if (pin.prerelease !== undefined) return unsupported(`adcp_version ${clip(String(pinValue))} is a pre-release, matched only exactly, and is not served`);
   const below = served.find((r) => r.major === pin.major && r.prerelease === undefined && r.minor <= pin.minor);
-  return below !== undefined ? { ok: true, release: below } : unsupported(`adcp_version ${String(pinValue)} is not served and no served release of major ${pin.major} is below it`);
+  return below !== undefined ? { ok: true, release: below } : unsupported(`adcp_version ${clip(String(pinValue))} is not served and no served release of major ${pin.major} is below it`);
 }

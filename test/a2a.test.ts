@@ -200,6 +200,10 @@ for (const [major, serve] of [
       [[part.data({ tool: 'get_products', input: { context: { via: major } } })], /non-empty string "skill"/, { via: major }],
       [[part.data({ skill: 'get_products', input: 'brief=x' })], /"input" \(or legacy "parameters"\) must be an object/, undefined],
       [[part.data({ skill: 'get_products', input: [{ context: 1 }] })], /must be an object/, undefined],
+      // As over MCP: null is not "no arguments", and neither is a number or a boolean.
+      [[part.data({ skill: 'get_products', input: null })], /"input" \(or legacy "parameters"\) must be an object/, undefined],
+      [[part.data({ skill: 'get_products', input: 42 })], /"input" \(or legacy "parameters"\) must be an object/, undefined],
+      [[part.data({ skill: 'get_products', parameters: false })], /"input" \(or legacy "parameters"\) must be an object/, undefined],
     ];
     for (const [message, pattern, context] of cases) {
       const { state, body } = await served.send(message);

@@ -2,19 +2,20 @@
 // The runtime's entry names, from index.js (which holds the loader: one ES module to load at cold start).
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
+//   adcp-codegen 0.1.0:runtime/a2a.ts 2ceb21472b1b5fc6
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 820b02f3c1ab14a4
+//   adcp-codegen 0.1.0:runtime/agent.ts 9ce524fda077b56a
+//   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
-//   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
-//   adcp-codegen 0.1.0:runtime/errors.ts dcede90a5f9de85c
+//   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
+//   adcp-codegen 0.1.0:runtime/errors.ts c54eefe9cbff5eba
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts 146353a65b6d2b2b
-//   adcp-codegen 0.1.0:runtime/mcp.ts b4775d1e580b0168
+//   adcp-codegen 0.1.0:runtime/mcp.ts 54afa4942ea07103
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
-//   adcp-codegen 0.1.0:runtime/release-select.ts 61a166537b53c08f
+//   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
 //   adcp-codegen 0.1.0:runtime/user-cache.ts fc510933ae08c6a7

@@ -2,19 +2,20 @@
 // The adcp-codegen runtime's modules but the loader (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
+//   adcp-codegen 0.1.0:runtime/a2a.ts 2ceb21472b1b5fc6
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 820b02f3c1ab14a4
+//   adcp-codegen 0.1.0:runtime/agent.ts 9ce524fda077b56a
+//   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
-//   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
-//   adcp-codegen 0.1.0:runtime/errors.ts dcede90a5f9de85c
+//   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
+//   adcp-codegen 0.1.0:runtime/errors.ts c54eefe9cbff5eba
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts 146353a65b6d2b2b
-//   adcp-codegen 0.1.0:runtime/mcp.ts b4775d1e580b0168
+//   adcp-codegen 0.1.0:runtime/mcp.ts 54afa4942ea07103
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
-//   adcp-codegen 0.1.0:runtime/release-select.ts 61a166537b53c08f
+//   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
 //   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
 //   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
 //   adcp-codegen 0.1.0:runtime/user-cache.ts fc510933ae08c6a7
@@ -109,13 +110,14 @@ function readInvocation(parts) {
     const value = data[0].data;
     if (!isObject(value))
         return { ok: false, message: INVOCATION_ERRORS.dataNotObject };
-    const input = value.input ?? value.parameters;
+    // `input` when the part has one (null included: arguments are an object or absent, as over MCP), else `parameters`.
+    const input = Object.prototype.hasOwnProperty.call(value, 'input') ? value.input : value.parameters;
     const skill = typeof value.skill === 'string' && value.skill.length > 0 ? value.skill : undefined;
     if (skill === undefined)
         return { ok: false, message: INVOCATION_ERRORS.noSkill, input };
-    if (input !== undefined && input !== null && !isObject(input))
+    if (input !== undefined && !isObject(input))
         return { ok: false, message: INVOCATION_ERRORS.inputNotObject, skill, input };
-    return { ok: true, skill, input: (input ?? {}) };
+    return { ok: true, skill, input: input ?? {} };
 }
 /** A DataPart of either major: 0.3 `{ kind: 'data', data }`, 1.x `{ content: { $case: 'data', value } }`. */
 function readPart(part) {
@@ -209,6 +211,7 @@ const node_fs_1 = require("node:fs");
 const node_path_1 = require("node:path");
 const node_url_1 = require("node:url");
 const contract_js_1 = require("./contract.js");
+const bounds_js_1 = require("./bounds.js");
 const drift_js_1 = require("./drift.js");
 const errors_js_1 = require("./errors.js");
 const issues_js_1 = require("./issues.js");
@@ -311,17 +314,19 @@ async function createAgent(base, name, options = {}) {
             const normalized = normalizeFn(s)(input);
             const stripped = stripFn(s)(normalized.value);
             // Both modes validate the stripped value, so the validator reports every other problem; development then
-            // rejects the unknown fields production would have dropped, one issue per field.
+            // rejects the unknown fields production would have dropped, one issue per field \u2014 as many as a rejection
+            // carries, the rest only counted (a million unknown fields make fifty issues, not a million).
             const verdict = validateWith(requestValidator(s), stripped.value);
-            const issues = [...(mode === 'development' ? (0, drift_js_1.driftIssues)(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
+            const drift = mode === 'development' ? stripped.removed.length : 0;
+            const issues = [...(drift > 0 ? (0, drift_js_1.driftIssues)(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
             if (issues.length > 0)
-                return { ok: false, issues };
+                return { ok: false, issues, found: drift + (verdict.ok ? 0 : verdict.issues.length) };
             return { ok: true, value: stripped.value, normalized: normalized.applied, stripped: stripped.removed };
         }
         catch (e) {
             // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
             if (e instanceof RangeError)
-                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }] };
+                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }], found: 1 };
             throw e;
         }
     };
@@ -396,10 +401,18 @@ async function createAgent(base, name, options = {}) {
                 return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, [request.issue]), request.context === undefined ? undefined : { context: request.context }, served[0].key);
             }
             args = request.value;
+            // An AdCP tool's arguments are one JSON object: null, an array, a number, a string or a boolean is a request
+            // no schema can accept, and one with no context to echo.
+            if (!isObject(args)) {
+                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, [{ pointer: '', keyword: 'type', message: `must be an object (the tool's arguments), not ${jsonType(args)}` }]), undefined, served[0].key);
+            }
+            // The context to echo, copied now: whatever runs later (authorize, the handler) may change the parsed value,
+            // which shares its objects with the arguments, or return a context of its own; the buyer gets back what it sent.
+            const echo = contextSnapshot(args);
             const choice = (0, release_select_js_1.selectRelease)(served, args);
             if (!choice.ok) {
                 const body = choice.code === 'VERSION_UNSUPPORTED' ? (0, errors_js_1.versionUnsupported)(choice.message, choice.details) : (0, errors_js_1.invalidRequest)(tool, choice.issues);
-                return (0, results_js_1.errorResult)(body, args, served[0].key);
+                return (0, results_js_1.errorResult)(body, echo, served[0].key);
             }
             const r = byKey.get(choice.release.key);
             const s = slotIn(r, tool);
@@ -410,14 +423,14 @@ async function createAgent(base, name, options = {}) {
                     message: `${tool} is not served in AdCP ${r.key}; served in ${supported.join(', ')}`,
                     recovery: 'correctable',
                     details: { tool, supported_versions: supported },
-                }, args, r.key);
+                }, echo, r.key);
             }
             const parsed = parse(s, args);
             if (!parsed.ok)
-                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, parsed.issues), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, parsed.issues, parsed.found), echo, r.key);
             const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
             if (fn === undefined)
-                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
             let result;
             try {
                 // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
@@ -434,17 +447,17 @@ async function createAgent(base, name, options = {}) {
                 result = copy.value;
             }
             catch (e) {
-                return (0, results_js_1.errorResult)((0, response_js_1.thrownBody)(tool, e), args, r.key);
+                return (0, results_js_1.errorResult)((0, response_js_1.thrownBody)(tool, e), echo, r.key);
             }
             if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, 'the handler returned no response object'), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, 'the handler returned no response object'), echo, r.key);
             }
             const resultBody = result;
             if ((0, response_js_1.isAdcpErrorBody)(resultBody.adcp_error))
-                return (0, results_js_1.errorResult)(resultBody.adcp_error, args, r.key);
-            const envelope = (0, response_js_1.responseEnvelope)(resultBody, parsed.value.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body));
+                return (0, results_js_1.errorResult)(resultBody.adcp_error, echo, r.key);
+            const envelope = (0, response_js_1.responseEnvelope)(resultBody, echo?.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body));
             if (!envelope.ok)
-                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), echo, r.key);
             const body = envelope.body;
             // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
             // handler's own `status` (async, or domain state) stays.
@@ -463,8 +476,8 @@ async function createAgent(base, name, options = {}) {
                     if (mode === 'production')
                         process.emitWarning(`adcp-codegen: ${tool}: ${problem}: ${JSON.stringify(verdict.issues)}`);
                     return (0, results_js_1.errorResult)(mode === 'development'
-                        ? (0, errors_js_1.agentFault)(tool, `${problem}: ${first.pointer === '' ? 'the response' : first.pointer} ${first.message}`, { tool, response_issues: verdict.issues })
-                        : (0, errors_js_1.agentFault)(tool, problem, { tool }), args, r.key);
+                        ? (0, errors_js_1.agentFault)(tool, `${problem}: ${first.pointer === '' ? 'the response' : (0, bounds_js_1.clip)(first.pointer)} ${(0, bounds_js_1.clip)(first.message)}`, { tool, response_issues: verdict.issues.slice(0, bounds_js_1.MAX_REJECTION_ISSUES).map(bounds_js_1.boundedIssue) })
+                        : (0, errors_js_1.agentFault)(tool, problem, { tool }), echo, r.key);
                 }
             }
             return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
@@ -476,6 +489,22 @@ async function createAgent(base, name, options = {}) {
         a2aSkills: (release) => (0, a2a_js_1.a2aSkills)(agent, release),
     };
     return agent;
+}
+function isObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+function jsonType(v) {
+    return v === null ? 'null' : Array.isArray(v) ? 'an array' : v === undefined ? 'nothing' : `a ${typeof v}`;
+}
+/**
+ * `{ context }` holding a private copy of the arguments' context (they are the parse-once JSON copy, so the copy
+ * cannot fail), or undefined when there is none: what every answer to this call echoes.
+ */
+function contextSnapshot(args) {
+    if (!Object.prototype.hasOwnProperty.call(args, 'context') || args.context === undefined)
+        return undefined;
+    const copy = (0, json_copy_js_1.jsonCopy)(args.context);
+    return copy.ok ? { context: copy.value } : undefined;
 }
 /** The handler of a per-release set for one release, own properties only. */
 function ownHandler(set, release) {
@@ -489,6 +518,85 @@ function deepFreeze(value) {
         Object.freeze(value);
     }
     return value;
+}
+
+  },
+  "./bounds.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.MAX_PAYLOAD_TEXT = exports.MAX_REJECTION_ISSUES = void 0;
+exports.clip = clip;
+exports.boundedIssue = boundedIssue;
+/**
+ * How large a rejection may grow, whatever the caller sent: an error must never amplify a request. A request with a
+ * million unknown fields is answered with the first MAX_REJECTION_ISSUES issues and the count of the rest
+ * (`details.issues_omitted`), and text taken from the payload (a property name in a pointer or a message, a value
+ * quoted back) is clipped to MAX_PAYLOAD_TEXT characters per field. Issue producers bound their work with the same
+ * constant (drift.ts builds no more issues than a rejection carries); the cap on the body itself is applied in one
+ * place, where the INVALID_REQUEST body is built (errors.ts invalidRequest).
+ */
+/** Issues one rejection carries at most. */
+exports.MAX_REJECTION_ISSUES = 50;
+/** Characters of payload-derived text per string field of an issue or message. */
+exports.MAX_PAYLOAD_TEXT = 1024;
+const ELLIPSIS = '\u2026';
+/** `text` clipped to MAX_PAYLOAD_TEXT characters (an ellipsis marks the cut); never splits a surrogate pair. */
+function clip(text, max = exports.MAX_PAYLOAD_TEXT) {
+    if (text.length <= max)
+        return text;
+    let end = max - 1;
+    const c = text.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff)
+        end--;
+    return text.slice(0, end) + ELLIPSIS;
+}
+/**
+ * An issue whose every string is clipped. A pointer longer than the cap becomes the pointer of the deepest ancestor
+ * that fits (still an RFC 6901 pointer into the payload, to the object holding the overlong name), with
+ * `truncated: true` on the issue.
+ */
+function boundedIssue(issue) {
+    let changed = false;
+    const out = {};
+    for (const key of Object.keys(issue)) {
+        const value = issue[key];
+        const bounded = key === 'pointer' && typeof value === 'string' ? ancestorWithin(value) : boundedValue(value);
+        if (bounded !== value)
+            changed = true;
+        Object.defineProperty(out, key, { value: bounded, enumerable: true, writable: true, configurable: true });
+    }
+    if (!changed)
+        return issue;
+    out.truncated = true;
+    return out;
+}
+function ancestorWithin(pointer) {
+    if (pointer.length <= exports.MAX_PAYLOAD_TEXT)
+        return pointer;
+    const cut = pointer.lastIndexOf('/', exports.MAX_PAYLOAD_TEXT);
+    return cut <= 0 ? '' : pointer.slice(0, cut);
+}
+/** Strings clipped at any depth of a small JSON value (an issue's fields); shared where nothing changes. */
+function boundedValue(value, depth = 0) {
+    if (typeof value === 'string')
+        return clip(value);
+    if (value === null || typeof value !== 'object' || depth > 4)
+        return value;
+    if (Array.isArray(value)) {
+        // Lengths come from the schema (allowedValues) or are bounded where they are made (forbiddenProperties).
+        const items = value.map((v) => boundedValue(v, depth + 1));
+        return items.every((v, i) => v === value[i]) ? value : items;
+    }
+    let changed = false;
+    const out = {};
+    for (const key of Object.keys(value)) {
+        const v = value[key];
+        const b = boundedValue(v, depth + 1);
+        if (b !== v || clip(key) !== key)
+            changed = true;
+        Object.defineProperty(out, clip(key), { value: b, enumerable: true, writable: true, configurable: true });
+    }
+    return changed ? out : value;
 }
 
   },
@@ -526,14 +634,16 @@ exports.ARTIFACT_PATHS = {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.driftIssues = driftIssues;
+const bounds_js_1 = require("./bounds.js");
 const pointer_js_1 = require("./pointer.js");
 /**
  * Development mode rejects what production strips: every unknown field the strip function found at a closed object
  * becomes an INVALID_REQUEST issue whose pointer is the unknown field itself (what a buyer has to remove) and whose
- * `additionalProperty` names it.
+ * `additionalProperty` names it. At most `limit` of them are built (a rejection carries no more, bounds.ts): the
+ * rest are counted by the caller from `result.removed.length`, never made into a million objects to be dropped.
  */
-function driftIssues(result) {
-    return result.removed.map((pointer) => {
+function driftIssues(result, limit = bounds_js_1.MAX_REJECTION_ISSUES) {
+    return result.removed.slice(0, Math.max(0, limit)).map((pointer) => {
         const slash = pointer.lastIndexOf('/');
         const parent = slash < 0 ? '' : pointer.slice(0, slash);
         const name = (0, pointer_js_1.unescapeToken)(slash < 0 ? pointer : pointer.slice(slash + 1));
@@ -557,6 +667,7 @@ exports.invalidRequest = invalidRequest;
 exports.agentFault = agentFault;
 exports.versionUnsupported = versionUnsupported;
 exports.contextEcho = contextEcho;
+const bounds_js_1 = require("./bounds.js");
 const pointer_js_1 = require("./pointer.js");
 /**
  * Thrown (or returned) by handlers to answer with an AdCP error instead of a result. The runtime echoes the
@@ -595,11 +706,13 @@ exports.AdcpError = AdcpError;
  * capabilities) is the one its error-code enum offers.
  */
 function unsupportedTool(tool) {
+    // The caller's name for it, clipped: an error never amplifies what was sent.
+    const name = (0, bounds_js_1.clip)(tool);
     return {
         code: 'UNSUPPORTED_FEATURE',
-        message: `Tool ${tool} is not served by this agent; tools/list names the tools it serves`,
+        message: `Tool ${name} is not served by this agent; tools/list names the tools it serves`,
         recovery: 'correctable',
-        details: { tool },
+        details: { tool: name },
     };
 }
 /** RFC 6901 pointer \u2192 JSONPath-lite (`/packages/0/targeting` \u2192 `packages[0].targeting`). */
@@ -620,18 +733,27 @@ function jsonPathLite(pointer) {
 }
 /** Issues spelled out in an INVALID_REQUEST message. */
 const MESSAGE_ISSUES = 3;
-function invalidRequest(tool, issues) {
-    const first = issues[0];
-    // The first few issues in the message itself; every one in issues[].
-    const listed = issues.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
-    const more = issues.length - listed.length;
+/**
+ * The INVALID_REQUEST body for a call's issues, bounded whatever the payload (bounds.ts): at most
+ * MAX_REJECTION_ISSUES issues, each with payload text clipped, and `details.issues_omitted` counting the rest.
+ * `found` is how many issues the producers found in all, when they stopped building them at the cap (drift.ts).
+ * `details.issues` mirrors the same bounded list for pre-3.1 readers (core/error.json allows it).
+ */
+function invalidRequest(tool, issues, found = issues.length) {
+    const kept = issues.slice(0, bounds_js_1.MAX_REJECTION_ISSUES).map(bounds_js_1.boundedIssue);
+    const omitted = Math.max(found, issues.length) - kept.length;
+    const first = kept[0];
+    // The first few issues in the message itself; up to the cap in issues[].
+    const listed = kept.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
+    const more = kept.length + omitted - listed.length;
+    const rest = more <= 0 ? '' : omitted > 0 ? ` (and ${more} more issues; issues lists the first ${kept.length})` : ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)`;
     return {
         code: 'INVALID_REQUEST',
-        message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${more > 0 ? ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)` : ''}`,
+        message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${rest}`,
         recovery: 'correctable',
         ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
-        issues,
-        details: { tool, issues },
+        issues: kept,
+        details: { tool, issues: kept, ...(omitted > 0 ? { issues_omitted: omitted } : {}) },
     };
 }
 /** The field an issue is about: for a missing property, the property itself rather than its parent object. */
@@ -1382,14 +1504,61 @@ const results_js_1 = require("./results.js");
  */
 function registerMcp(agent, server, handlers) {
     const low = lowLevelServer(server);
-    const sdk = (0, node_module_1.createRequire)(new URL('../', __runtimeImportMeta.url))('@modelcontextprotocol/sdk/types.js');
+    const require = (0, node_module_1.createRequire)(new URL('../', __runtimeImportMeta.url));
+    const sdk = require('@modelcontextprotocol/sdk/types.js');
     low.registerCapabilities({ tools: { listChanged: false } });
     low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
-    low.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
-        const { name, arguments: args } = request.params;
+    // The SDK's CallToolRequestSchema admits only an object as `arguments`: null, an array, a number or a string would
+    // be refused before any of our code runs, as a JSON-RPC error carrying zod's dump (-32603 from the schema's parse,
+    // -32602 from the Server's own re-validation of tools/call). AdCP wants that answered like any invalid request:
+    // INVALID_REQUEST in a CallToolResult. So tools/call is registered with a schema that reads only the method, through
+    // the Protocol's setRequestHandler (the Server's override is that re-validation and a check of the result, which
+    // the pipeline's results pass by construction), and the pipeline reads params itself.
+    const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
+    const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
+    protocolSetRequestHandler(low).call(low, callSchema, async (request, extra) => {
+        const params = request.params;
+        const name = isObject(params) ? params.name : undefined;
+        // No tool named: not a tool call at all, so not one AdCP can answer; the MCP error says what is missing, briefly.
+        if (typeof name !== 'string')
+            throw new sdk.McpError(sdk.ErrorCode.InvalidParams, 'tools/call: params.name must be the tool name (a string)');
+        // Absent arguments are an empty object (MCP makes them optional); anything else, null included, goes to the
+        // pipeline as sent, which answers a non-object with INVALID_REQUEST.
+        const sent = params.arguments;
+        const args = sent === undefined ? {} : sent;
         // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
-        return (0, results_js_1.callBound)(agent, handlers, name, args ?? {}, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
+        return (0, results_js_1.callBound)(agent, handlers, name, args, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
     });
+}
+/**
+ * The Protocol class's own setRequestHandler, beneath the Server's override: the deepest one on the server's
+ * prototype chain, so it belongs to the very SDK copy the host's server was built from.
+ */
+function protocolSetRequestHandler(low) {
+    let found = low.setRequestHandler;
+    for (let proto = Object.getPrototypeOf(low); proto !== null; proto = Object.getPrototypeOf(proto)) {
+        const own = Object.getOwnPropertyDescriptor(proto, 'setRequestHandler');
+        if (own !== undefined && typeof own.value === 'function')
+            found = own.value;
+    }
+    return found;
+}
+/**
+ * The SDK's own zod, resolved from the SDK (a schema of another zod copy is not one its parser knows): `zod/v4`, which
+ * the SDK's schemas use and zod 3.25+ and 4 both ship, else an older zod's main export, which has the same three
+ * constructors.
+ */
+function sdkZod(sdkTypes) {
+    const fromSdk = (0, node_module_1.createRequire)(sdkTypes);
+    try {
+        return fromSdk('zod/v4');
+    }
+    catch {
+        return fromSdk('zod');
+    }
+}
+function isObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 function lowLevelServer(server) {
     const candidate = server !== null && typeof server === 'object' && 'server' in server ? server.server : server;
@@ -1418,6 +1587,7 @@ function unescapeToken(token) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.selectRelease = selectRelease;
+const bounds_js_1 = require("./bounds.js");
 const versions_js_1 = require("./versions.js");
 /**
  * AdCP version negotiation (docs/reference/versioning.mdx, "Version negotiation" and "Pre-release pins"), over the
@@ -1468,14 +1638,15 @@ function selectRelease(served, args) {
         code: 'VERSION_UNSUPPORTED',
         message: `${why}; supported versions: ${served.map((r) => r.key).join(', ')}`,
         details: {
-            ...(typeof pinValue === 'string' ? { adcp_version: pinValue } : {}),
+            // The pin echoed back, unless it is long enough to make the error amplify the request (bounds.ts).
+            ...(typeof pinValue === 'string' && pinValue.length <= bounds_js_1.MAX_PAYLOAD_TEXT ? { adcp_version: pinValue } : {}),
             ...(typeof major === 'number' ? { adcp_major_version: major } : {}),
             supported_versions: served.map((r) => r.key),
             supported_majors: [...new Set(served.map((r) => r.major))],
         },
     });
     if (pin !== undefined && major !== undefined && pin.major !== major) {
-        return unsupported(`adcp_version ${String(pinValue)} and adcp_major_version ${String(major)} disagree`);
+        return unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} and adcp_major_version ${String(major)} disagree`);
     }
     if (pin === undefined) {
         if (major === undefined)
@@ -1487,9 +1658,9 @@ function selectRelease(served, args) {
     if (exact !== undefined)
         return { ok: true, release: exact };
     if (pin.prerelease !== undefined)
-        return unsupported(`adcp_version ${String(pinValue)} is a pre-release, matched only exactly, and is not served`);
+        return unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} is a pre-release, matched only exactly, and is not served`);
     const below = served.find((r) => r.major === pin.major && r.prerelease === undefined && r.minor <= pin.minor);
-    return below !== undefined ? { ok: true, release: below } : unsupported(`adcp_version ${String(pinValue)} is not served and no served release of major ${pin.major} is below it`);
+    return below !== undefined ? { ok: true, release: below } : unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} is not served and no served release of major ${pin.major} is below it`);
 }
 
   },
