@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CompileUnit } from './compile/index.js';
 import type { EmittedFile, OutputManifest } from './load/index.js';
-import { MANIFEST, sha256, type BuildCache } from './shared/index.js';
+import { MANIFEST, maxInputFileBytes, sha256, type BuildCache } from './shared/index.js';
 import { outputIntact } from './write/index.js';
 
 /**
@@ -38,14 +38,9 @@ export function reusable(out: string, key: string, cache: BuildCache): EmittedFi
   if (record === undefined) return undefined;
   const files: EmittedFile[] = [];
   for (const [path, hash] of Object.entries((JSON.parse(record) as UnitFiles).files)) {
-    let contents: string;
-    try {
-      contents = readFileSync(join(out, path), 'utf8');
-    } catch {
-      return undefined;
-    }
-    if (sha256(contents) !== hash) return undefined;
-    files.push({ path, contents, inputs: [] });
+    const bytes = generatedFile(join(out, path));
+    if (bytes === undefined || sha256(bytes) !== hash) return undefined;
+    files.push({ path, contents: bytes.toString('utf8'), inputs: [] });
   }
   return files;
 }
@@ -65,9 +60,28 @@ interface UnitFiles {
 }
 
 function manifestDigest(out: string): string | undefined {
+  const bytes = generatedFile(join(out, MANIFEST));
+  return bytes === undefined ? undefined : sha256(bytes);
+}
+
+/**
+ * A file of the set as the generator writes them, a regular file itself (opened without following a link, and
+ * non-blocking), of at most the input size cap; else undefined. A committed link to /dev/zero or a pipe where a
+ * generated file belongs is not one to reuse, and is never read.
+ */
+function generatedFile(path: string): Buffer | undefined {
+  let fd: number;
   try {
-    return sha256(readFileSync(join(out, MANIFEST)));
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    return st.isFile() && st.size <= maxInputFileBytes() ? readFileSync(fd) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -1,12 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cacheArea, readEntry, writeEntry } from '../runtime/user-cache.js';
-import { sha256 } from '../generator/shared/index.js';
+import { buildCache, sha256 } from '../generator/shared/index.js';
+import { recordUnits, reusable } from '../generator/previous-set.js';
 import { loadableForeignFiles } from '../generator/write/index.js';
 import { runCli } from './helpers/cli.js';
 import { codeCachePayload, foreignCachedData, rootPack } from './helpers/code-cache-plant.js';
@@ -354,6 +355,31 @@ test('what --check counts as loadable: node_modules, caches, package.json, code 
     'types/extra.d.ts',
     'validate/packs/evil.mjs',
   ]);
+});
+
+test('reuse reads only regular files of the set: a unit file committed as a link to /dev/zero (or a pipe) is compiled again, never read', () => {
+  const out = tempDir('adcp-trust-reuse-');
+  const store = join(tempDir('adcp-trust-reuse-store-'), 'cache');
+  const before = process.env.ADCP_CODEGEN_CACHE_DIR;
+  process.env.ADCP_CODEGEN_CACHE_DIR = store;
+  try {
+    const cache = buildCache();
+    const files = [{ path: 'a.cjs', contents: 'exports.a = 1;\n', inputs: [] }, { path: 'b.cjs', contents: 'exports.b = 2;\n', inputs: [] }];
+    recordUnits(cache, [{ id: 'unit', key: 'k1', files, reused: false }], files);
+    for (const f of files) writeFileSync(join(out, f.path), f.contents);
+    assert.equal(reusable(out, 'k1', cache)?.map((f) => f.contents), files.map((f) => f.contents), 'recorded and intact: reused');
+    assert.is(reusable(out, 'k2', cache), undefined, 'no record of this key');
+    writeFileSync(join(out, 'b.cjs'), 'exports.b = () => true;\n');
+    assert.is(reusable(out, 'k1', cache), undefined, 'an edited file');
+    rmSync(join(out, 'b.cjs'));
+    symlinkSync('/dev/zero', join(out, 'b.cjs'));
+    assert.is(reusable(out, 'k1', cache), undefined, 'a link to /dev/zero');
+    rmSync(join(out, 'b.cjs'));
+    execFileSync('mkfifo', [join(out, 'b.cjs')]);
+    assert.is(reusable(out, 'k1', cache), undefined, 'a pipe (and the run did not block on it)');
+  } finally {
+    process.env.ADCP_CODEGEN_CACHE_DIR = before;
+  }
 });
 
 test.run();
