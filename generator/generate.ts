@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { CompileResult } from './compile/index.js';
 import type { ProfileData } from './emit/index.js';
-import { load, readInputs, displayPath, loadNormalizationRules, loadOverlays, MANIFEST, readManifest, type ConfigOverrides, type EmittedFile, type InputFiles, type InputRef, type Inputs, type NormalizationRule, type Overlay, type OutputManifest } from './load/index.js';
+import { load, readInputs, displayPath, loadConversionRules, loadNormalizationRules, loadOverlays, MANIFEST, readManifest, type ConfigOverrides, type ConversionRuleFile, type EmittedFile, type InputFiles, type InputRef, type Inputs, type NormalizationRule, type Overlay, type OutputManifest } from './load/index.js';
 import { recordSet, recordUnits, reusable, upToDate } from './previous-set.js';
 import type { Selection } from './select/index.js';
 import { buildCache, generatorCodeHash, generatorVersion, CodegenError, sha256, createLogger, type BuildCache, type Logger } from './shared/index.js';
@@ -124,6 +124,7 @@ function startRun(out: string, log: Logger, started: number): Run {
 interface Sources {
   readonly rules: readonly NormalizationRule[];
   readonly overlays: readonly Overlay[];
+  readonly conversionRules: readonly ConversionRuleFile[];
   /** Per rule file, as the loaders hashed them, named as the compiled modules' headers name them. */
   readonly ruleHashes: readonly (readonly [string, string])[];
   /** The generator's own code, templates and output-shaping dependencies. */
@@ -142,6 +143,7 @@ function hashInputs(files: InputFiles): Sources {
   const cwd = process.cwd();
   const rules = loadNormalizationRules(config.normalizations.map((f) => displayPath(f, cwd)));
   const overlays = loadOverlays(config.overlays.map((f) => displayPath(f, cwd)));
+  const conversionRules = loadConversionRules(config.conversions.map((f) => displayPath(f, cwd)));
   const code = generatorCodeHash();
   const ruleHashes = [...new Map(rules.map((r) => [r.file, r.fileHash])).entries()];
   const inputsHash = sha256(
@@ -151,12 +153,13 @@ function hashInputs(files: InputFiles): Sources {
       releases: config.releaseDirs.map((r, i) => ({ name: r.display, hash: files.digests[i]!.hash })),
       profiles: files.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
       rules: ruleHashes,
+      conversions: conversionRules.map((f) => ({ name: `conversion:${f.file}`, hash: f.fileHash })),
       overlays: overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
       acceptedRecords: config.acceptedRecords,
       strict: config.strict,
     }),
   );
-  return { rules, overlays, ruleHashes, code, inputsHash };
+  return { rules, overlays, conversionRules, ruleHashes, code, inputsHash };
 }
 
 /**
@@ -216,6 +219,7 @@ function project(run: Run, stages: Stages, inputs: Inputs, selections: Selection
     ...inputs.releases.map((r) => ({ name: r.label, hash: r.hash })),
     ...inputs.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
     ...sources.ruleHashes.map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
+    ...sources.conversionRules.map((f) => ({ name: `conversion:${f.file}`, hash: f.fileHash })),
     ...sources.overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
   ];
   return [...stages.entryFiles(profiles, releaseKeys, inputRefs), ...stages.runtimeFiles(), ...profiles.flatMap(stages.profileFiles), ...schemaFiles.values()];
@@ -235,6 +239,7 @@ async function compileUnits(
 ): Promise<CompileResult> {
   const compiled = await stages.compile(inputs.releases, selections, sources.rules, {
     generatorHash: sources.code,
+    conversionRules: sources.conversionRules,
     reuse: (_id, key) => to.reuse(key),
     onUnit: (id, ms, files) => {
       run.log.detail(`compiled ${id} in ${Math.round(ms)} ms`);
@@ -244,6 +249,7 @@ async function compileUnits(
     },
   });
   stages.reportSkippedRules(compiled.skippedRules, run.log);
+  stages.reportConversions(compiled.conversions, run.log, inputs.config.strict, run.warn);
   const reused = compiled.units.filter((u) => u.reused);
   run.log.stage(
     'compile',

@@ -8,6 +8,7 @@ import {
   type NormalizeFn,
   type NormalizeModule,
   type RequestValidatorModule,
+  type ResponseStripModule,
   type ResponseValidatorModule,
   type StripFn,
   type StripModule,
@@ -16,21 +17,22 @@ import {
 import { boundedIssue, clip, MAX_REJECTION_ISSUES } from './bounds.js';
 import { driftIssues } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported } from './errors.js';
+import { conversionFailed, conversions } from './conversions.js';
+import { checkHandlers, ownHandler } from './handlers.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
-import { registerMcp as registerMcpImpl } from './mcp.js';
+import { mcpRegistrar, registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor } from './a2a.js';
 import { selectRelease, type ServedRelease } from './release-select.js';
 import { parseWireVersion } from './versions.js';
 import type {
   Agent,
   AgentOptions,
+  AnyToolHandler,
   HandlerContext,
   HandlerMap,
   Mode,
-  PerReleaseHandlers,
   ToolAnnotations,
-  ToolHandler,
   ToolsListEntry,
   ValidationResult,
 } from './agent-types.js';
@@ -49,6 +51,7 @@ export type {
   HandlerMap,
   Mode,
   PerReleaseHandlers,
+  Relax,
   ReleaseOption,
   ToolAnnotations,
   ToolHandler,
@@ -74,6 +77,7 @@ interface ToolSlots {
   response?: ValidateFn;
   strip?: StripFn;
   normalize?: NormalizeFn;
+  responseStrip?: ResponseStripModule;
 }
 
 interface ProfileRelease extends ServedRelease {
@@ -82,6 +86,8 @@ interface ProfileRelease extends ServedRelease {
   readonly capabilities: Record<string, unknown>;
   /** Per tool, envelope fields (`status`, `adcp_version`, `context`) its response schema refuses: never added. */
   readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
+  /** Tools whose `status` is the response's own state in this release (3.0's create_media_buy): never defaulted. */
+  readonly domainStatus?: readonly string[];
 }
 
 
@@ -126,6 +132,11 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   };
   /** The served releases that serve `tool`, highest first. */
   const releasesServing = (tool: string): string[] => served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+  /**
+   * The release a single function handler of `tool` is written in: the highest serving it. A buyer pinned to
+   * another gets the request converted up to it and the answer converted down (docs/conversions.md).
+   */
+  const handlerRelease = new Map([...allTools].map((tool) => [tool, served.find((r) => r.tools.includes(tool))!]));
 
   const memo = new Map<string, unknown>();
   const cached = <T>(key: string, make: () => T): T => {
@@ -139,6 +150,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     (s.response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(s.release.key, s.tool)) as ResponseValidatorModule));
   const stripFn = (s: ToolSlots): StripFn => (s.strip ??= (loadArtifact(outDir, ARTIFACT_PATHS.strip(s.release.key, s.tool)) as StripModule).strip);
   const normalizeFn = (s: ToolSlots): NormalizeFn => (s.normalize ??= (loadArtifact(outDir, ARTIFACT_PATHS.normalize(s.release.key, s.tool)) as NormalizeModule).normalize);
+  const { convertUp, convertDown } = conversions<ProfileRelease, ToolSlots>({ outDir, cached, slotIn, normalize: normalizeFn, strip: stripFn });
 
   // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
   const schema = (path: string): Record<string, unknown> =>
@@ -195,44 +207,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     }
   };
 
-  /**
-   * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
-   * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
-   * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
-   * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
-   * the profile.
-   */
-  const bindHandlers = (handlers: HandlerMap<string>): Record<string, ToolHandler<any, any>> => {
-    if (handlers === null || typeof handlers !== 'object') throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
-    const out: Record<string, ToolHandler<any, any>> = {};
-    const extra: string[] = [];
-    const missing: string[] = [];
-    for (const tool of Object.keys(handlers)) {
-      const h = handlers[tool];
-      if (h === undefined) continue;
-      if (!allTools.has(tool)) {
-        extra.push(tool);
-        continue;
-      }
-      if (typeof h === 'function') {
-        out[tool] = h;
-        continue;
-      }
-      const releases = releasesServing(tool);
-      for (const key of releases) if (typeof ownHandler(h, key) !== 'function') missing.push(`${tool} (AdCP ${key})`);
-      for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
-      out[tool] = (args, ctx) => ownHandler(h, ctx.release)!(args, ctx);
-    }
-    // The one handler the profile itself can give: its capabilities, as served in the answering release.
-    if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-      // The profile's own object: `call` copies every handler result before anything reads it.
-      out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
-    }
-    for (const tool of [...allTools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
-    if (extra.length > 0) throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
-    if (missing.length > 0) throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
-    return out;
-  };
+  const bindHandlers = (handlers: HandlerMap<string>): Readonly<Record<string, AnyToolHandler>> =>
+    checkHandlers(handlers, { name, tools: allTools, releasesServing, capabilities: (key) => releaseFor(key).capabilities });
 
   const agent: Agent = {
     name,
@@ -291,12 +267,22 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
       if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
+      // One function is written in the highest release serving the tool; a per-release handler in its own.
+      const shape = typeof handler === 'function' ? handlerRelease.get(tool)! : r;
+      let value = parsed.value;
+      if (shape !== r) {
+        try {
+          value = convertUp(shape, r, tool, value);
+        } catch (e) {
+          return errorResult(conversionFailed(tool, `the AdCP ${r.key} request to AdCP ${shape.key}`, e), echo, r.key);
+        }
+      }
       let result: unknown;
       try {
         // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
         const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
-        if (options.authorize !== undefined) await options.authorize(tool, parsed.value, hctx);
-        result = await fn(parsed.value, hctx);
+        if (options.authorize !== undefined) await options.authorize(tool, value, hctx);
+        result = await fn(value, hctx);
         if (result instanceof AdcpError) throw result;
         // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
         const copy = jsonCopy(result);
@@ -308,10 +294,22 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
         return errorResult(agentFault(tool, 'the handler returned no response object'), echo, r.key);
       }
-      const resultBody = result as Record<string, unknown>;
+      let resultBody = result as Record<string, unknown>;
       if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, echo, r.key);
+      if (shape !== r) {
+        try {
+          const down = convertDown(shape, r, tool, resultBody, parsed.value);
+          if ('refused' in down) {
+            const message = `${tool}: this answer has no AdCP ${r.key} form (${down.refused}); AdCP ${shape.key} carries it`;
+            return errorResult({ code: 'UNSUPPORTED_FEATURE', message, recovery: 'correctable', details: { tool, supported_versions: [shape.key] } }, echo, r.key);
+          }
+          resultBody = down.body;
+        } catch (e) {
+          return errorResult(conversionFailed(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), echo, r.key);
+        }
+      }
 
-      const envelope = responseEnvelope(resultBody, echo?.context, r.key, (body) => statusDefined(responseValidator(s), body));
+      const envelope = responseEnvelope(resultBody, echo?.context, r.key, (body) => statusDefined(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
       if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), echo, r.key);
       const body = envelope.body;
       // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
@@ -342,6 +340,18 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     registerMcp(server, handlers) {
       registerMcpImpl(agent, server, bindHandlers(handlers as HandlerMap<string>));
     },
+    mcpServerFactory(handlers, create) {
+      // Checked once, here, before the caller's server listens: a set that does not match the profile never reaches
+      // a request.
+      const bound = bindHandlers(handlers as HandlerMap<string>);
+      if (typeof create !== 'function') throw new Error('adcp-codegen: mcpServerFactory needs a function that creates an McpServer');
+      const registerOn = mcpRegistrar(agent, bound);
+      return () => {
+        const server = create();
+        registerOn(server);
+        return server;
+      };
+    },
     a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, bindHandlers(handlers as HandlerMap<string>), a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),
   };
@@ -364,12 +374,6 @@ function contextSnapshot(args: Record<string, unknown>): { context: unknown } | 
   if (!Object.prototype.hasOwnProperty.call(args, 'context') || args.context === undefined) return undefined;
   const copy = jsonCopy(args.context);
   return copy.ok ? { context: copy.value } : undefined;
-}
-
-/** The handler of a per-release set for one release, own properties only. */
-function ownHandler(set: PerReleaseHandlers, release: string): ToolHandler<any, any, any> | undefined {
-  const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
-  return typeof h === 'function' ? h : undefined;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Agent, ToolHandler } from './agent-types.js';
+import type { Agent, AnyToolHandler } from './agent-types.js';
 import { callBound } from './results.js';
 
 /**
@@ -9,18 +9,31 @@ import { callBound } from './results.js';
  * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST and a call to a
  * tool the profile does not serve as an AdCP UNSUPPORTED_FEATURE.
  *
- * `handlers` is the set agent.registerMcp checked and completed (bindHandlers): one function per served tool.
+ * `handlers` is the set agent.registerMcp (or mcpServerFactory, once) checked and completed (handlers.ts): a handler
+ * for every served tool.
  *
  * The SDK is the agent's own dependency: it is resolved when registerMcp is first used (agents that never serve MCP
  * need not install it), from the directory that holds the generated set, never from inside it. A set is committed
  * and reviewed as generated output; a `node_modules` planted in it (or in any of its directories) would otherwise
  * shadow the agent's SDK and run at registerMcp (issue 20). `--check` names such a directory too.
  */
-export function registerMcp(agent: Agent, server: unknown, handlers: Record<string, ToolHandler<any, any, any>>): void {
-  const low = lowLevelServer(server);
+export function registerMcp(agent: Agent, server: unknown, handlers: Readonly<Record<string, AnyToolHandler>>): void {
+  mcpRegistrar(agent, handlers)(server);
+}
+
+/**
+ * What registers the agent on one server, made once: the SDK and its zod are resolved here, so a server factory made
+ * at start-up (agent.mcpServerFactory) fails then, not on the first request, when the agent's repository lacks them.
+ */
+export function mcpRegistrar(agent: Agent, handlers: Readonly<Record<string, AnyToolHandler>>): (server: unknown) => void {
   const require = createRequire(new URL('../', import.meta.url));
   const sdk = require('@modelcontextprotocol/sdk/types.js') as McpTypes;
+  const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
+  const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
+  return (server) => register(agent, lowLevelServer(server), sdk, callSchema, handlers);
+}
 
+function register(agent: Agent, low: LowLevelServer, sdk: McpTypes, callSchema: unknown, handlers: Readonly<Record<string, AnyToolHandler>>): void {
   low.registerCapabilities({ tools: { listChanged: false } });
   low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
   // The SDK's CallToolRequestSchema admits only an object as `arguments`: null, an array, a number or a string would
@@ -29,8 +42,6 @@ export function registerMcp(agent: Agent, server: unknown, handlers: Record<stri
   // INVALID_REQUEST in a CallToolResult. So tools/call is registered with a schema that reads only the method, through
   // the Protocol's setRequestHandler (the Server's override is that re-validation and a check of the result, which
   // the pipeline's results pass by construction), and the pipeline reads params itself.
-  const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
-  const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
   protocolSetRequestHandler(low).call(low, callSchema, async (request: { params?: unknown }, extra: Record<string, unknown>) => {
     const params = request.params;
     const name = isObject(params) ? params.name : undefined;

@@ -2,22 +2,24 @@
 // The adcp-codegen runtime's modules but the loader (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts 2ceb21472b1b5fc6
+//   adcp-codegen 0.1.0:runtime/a2a.ts cc7fe902ef5c8fdc
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 9ce524fda077b56a
+//   adcp-codegen 0.1.0:runtime/agent.ts f9dfdbfc2f7afadd
 //   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
-//   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
+//   adcp-codegen 0.1.0:runtime/contract.ts a4bfe87a61d144c1
+//   adcp-codegen 0.1.0:runtime/conversions.ts 178427c108095764
 //   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
 //   adcp-codegen 0.1.0:runtime/errors.ts c54eefe9cbff5eba
+//   adcp-codegen 0.1.0:runtime/handlers.ts 1d19a7521a809aa0
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts 146353a65b6d2b2b
-//   adcp-codegen 0.1.0:runtime/mcp.ts 54afa4942ea07103
+//   adcp-codegen 0.1.0:runtime/mcp.ts 190ea4fd806b703d
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
-//   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
-//   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/response.ts bc9edc053c759fe8
+//   adcp-codegen 0.1.0:runtime/results.ts 81afede7e867dfac
 //   adcp-codegen 0.1.0:runtime/user-cache.ts fc510933ae08c6a7
 //   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 "use strict";
@@ -35,7 +37,6 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.createA2AExecutor = createA2AExecutor;
 exports.a2aSkills = a2aSkills;
 const results_js_1 = require("./results.js");
-const errors_js_1 = require("./errors.js");
 /** A2A 1.0 TaskState values (the 1.x SDK's protobuf enum). */
 const V1_STATE = { completed: 3, failed: 4, canceled: 5 };
 /** The problems a Message can have before any tool runs, answered as AdCP INVALID_REQUEST (correctable). */
@@ -87,16 +88,9 @@ async function invoke(agent, handlers, request) {
         return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
     }
     const { skill, input } = parsed;
-    // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context.
-    try {
-        return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
-    }
-    catch (e) {
-        // agent.call answers handler failures itself; anything reaching here is a fault of the agent, not the buyer's
-        // request: logged on the server, answered with no detail and not as something a retry would fix.
-        process.emitWarning(`adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        return { skill, result: rejection(agent, (0, errors_js_1.agentFault)(skill, "the call failed on the agent (details are in the agent's log)"), input) };
-    }
+    // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context; a failure
+    // of the agent itself is its CONFIGURATION_ERROR (callBound).
+    return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
 }
 /** The AdCP-over-A2A convention: exactly one DataPart `{ skill, input }` (or the legacy `parameters`). */
 function readInvocation(parts) {
@@ -214,6 +208,8 @@ const contract_js_1 = require("./contract.js");
 const bounds_js_1 = require("./bounds.js");
 const drift_js_1 = require("./drift.js");
 const errors_js_1 = require("./errors.js");
+const conversions_js_1 = require("./conversions.js");
+const handlers_js_1 = require("./handlers.js");
 const issues_js_1 = require("./issues.js");
 const loader_js_1 = require("./loader.js");
 const mcp_js_1 = require("./mcp.js");
@@ -271,6 +267,11 @@ async function createAgent(base, name, options = {}) {
     };
     /** The served releases that serve `tool`, highest first. */
     const releasesServing = (tool) => served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+    /**
+     * The release a single function handler of `tool` is written in: the highest serving it. A buyer pinned to
+     * another gets the request converted up to it and the answer converted down (docs/conversions.md).
+     */
+    const handlerRelease = new Map([...allTools].map((tool) => [tool, served.find((r) => r.tools.includes(tool))]));
     const memo = new Map();
     const cached = (key, make) => {
         if (!memo.has(key))
@@ -282,6 +283,7 @@ async function createAgent(base, name, options = {}) {
     const responseValidator = (s) => (s.response ??= (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(s.release.key, s.tool))));
     const stripFn = (s) => (s.strip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(s.release.key, s.tool)).strip);
     const normalizeFn = (s) => (s.normalize ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(s.release.key, s.tool)).normalize);
+    const { convertUp, convertDown } = (0, conversions_js_1.conversions)({ outDir, cached, slotIn, normalize: normalizeFn, strip: stripFn });
     // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
     const schema = (path) => cached(`schema\0${path}`, () => deepFreeze(JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, path), 'utf8')).schema));
     const listFrom = (entries) => entries.map((e) => ({
@@ -330,54 +332,7 @@ async function createAgent(base, name, options = {}) {
             throw e;
         }
     };
-    /**
-     * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
-     * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
-     * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
-     * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
-     * the profile.
-     */
-    const bindHandlers = (handlers) => {
-        if (handlers === null || typeof handlers !== 'object')
-            throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
-        const out = {};
-        const extra = [];
-        const missing = [];
-        for (const tool of Object.keys(handlers)) {
-            const h = handlers[tool];
-            if (h === undefined)
-                continue;
-            if (!allTools.has(tool)) {
-                extra.push(tool);
-                continue;
-            }
-            if (typeof h === 'function') {
-                out[tool] = h;
-                continue;
-            }
-            const releases = releasesServing(tool);
-            for (const key of releases)
-                if (typeof ownHandler(h, key) !== 'function')
-                    missing.push(`${tool} (AdCP ${key})`);
-            for (const key of Object.keys(h))
-                if (!releases.includes(key))
-                    extra.push(`${tool} (AdCP ${key})`);
-            out[tool] = (args, ctx) => ownHandler(h, ctx.release)(args, ctx);
-        }
-        // The one handler the profile itself can give: its capabilities, as served in the answering release.
-        if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-            // The profile's own object: `call` copies every handler result before anything reads it.
-            out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
-        }
-        for (const tool of [...allTools].sort())
-            if (!Object.prototype.hasOwnProperty.call(out, tool))
-                missing.push(tool);
-        if (extra.length > 0)
-            throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
-        if (missing.length > 0)
-            throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
-        return out;
-    };
+    const bindHandlers = (handlers) => (0, handlers_js_1.checkHandlers)(handlers, { name, tools: allTools, releasesServing, capabilities: (key) => releaseFor(key).capabilities });
     const agent = {
         name,
         mode,
@@ -428,16 +383,27 @@ async function createAgent(base, name, options = {}) {
             const parsed = parse(s, args);
             if (!parsed.ok)
                 return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, parsed.issues, parsed.found), echo, r.key);
-            const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
+            const fn = typeof handler === 'function' ? handler : (0, handlers_js_1.ownHandler)(handler, r.key);
             if (fn === undefined)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
+            // One function is written in the highest release serving the tool; a per-release handler in its own.
+            const shape = typeof handler === 'function' ? handlerRelease.get(tool) : r;
+            let value = parsed.value;
+            if (shape !== r) {
+                try {
+                    value = convertUp(shape, r, tool, value);
+                }
+                catch (e) {
+                    return (0, results_js_1.errorResult)((0, conversions_js_1.conversionFailed)(tool, `the AdCP ${r.key} request to AdCP ${shape.key}`, e), echo, r.key);
+                }
+            }
             let result;
             try {
                 // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
                 const hctx = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
                 if (options.authorize !== undefined)
-                    await options.authorize(tool, parsed.value, hctx);
-                result = await fn(parsed.value, hctx);
+                    await options.authorize(tool, value, hctx);
+                result = await fn(value, hctx);
                 if (result instanceof errors_js_1.AdcpError)
                     throw result;
                 // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
@@ -452,10 +418,23 @@ async function createAgent(base, name, options = {}) {
             if (result === null || typeof result !== 'object' || Array.isArray(result)) {
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, 'the handler returned no response object'), echo, r.key);
             }
-            const resultBody = result;
+            let resultBody = result;
             if ((0, response_js_1.isAdcpErrorBody)(resultBody.adcp_error))
                 return (0, results_js_1.errorResult)(resultBody.adcp_error, echo, r.key);
-            const envelope = (0, response_js_1.responseEnvelope)(resultBody, echo?.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body));
+            if (shape !== r) {
+                try {
+                    const down = convertDown(shape, r, tool, resultBody, parsed.value);
+                    if ('refused' in down) {
+                        const message = `${tool}: this answer has no AdCP ${r.key} form (${down.refused}); AdCP ${shape.key} carries it`;
+                        return (0, results_js_1.errorResult)({ code: 'UNSUPPORTED_FEATURE', message, recovery: 'correctable', details: { tool, supported_versions: [shape.key] } }, echo, r.key);
+                    }
+                    resultBody = down.body;
+                }
+                catch (e) {
+                    return (0, results_js_1.errorResult)((0, conversions_js_1.conversionFailed)(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), echo, r.key);
+                }
+            }
+            const envelope = (0, response_js_1.responseEnvelope)(resultBody, echo?.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
             if (!envelope.ok)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), echo, r.key);
             const body = envelope.body;
@@ -485,6 +464,19 @@ async function createAgent(base, name, options = {}) {
         registerMcp(server, handlers) {
             (0, mcp_js_1.registerMcp)(agent, server, bindHandlers(handlers));
         },
+        mcpServerFactory(handlers, create) {
+            // Checked once, here, before the caller's server listens: a set that does not match the profile never reaches
+            // a request.
+            const bound = bindHandlers(handlers);
+            if (typeof create !== 'function')
+                throw new Error('adcp-codegen: mcpServerFactory needs a function that creates an McpServer');
+            const registerOn = (0, mcp_js_1.mcpRegistrar)(agent, bound);
+            return () => {
+                const server = create();
+                registerOn(server);
+                return server;
+            };
+        },
         a2aExecutor: (handlers, a2aOptions) => (0, a2a_js_1.createA2AExecutor)(agent, bindHandlers(handlers), a2aOptions),
         a2aSkills: (release) => (0, a2a_js_1.a2aSkills)(agent, release),
     };
@@ -505,11 +497,6 @@ function contextSnapshot(args) {
         return undefined;
     const copy = (0, json_copy_js_1.jsonCopy)(args.context);
     return copy.ok ? { context: copy.value } : undefined;
-}
-/** The handler of a per-release set for one release, own properties only. */
-function ownHandler(set, release) {
-    const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
-    return typeof h === 'function' ? h : undefined;
 }
 function deepFreeze(value) {
     if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -618,6 +605,9 @@ exports.ARTIFACT_PATHS = void 0;
  *                                                                   validateAsync: { [status]: RawValidateFn } }
  *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
  *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
+ *   releases/<key>/strip/<tool>.response.cjs     module.exports = { strip: StripFn, stripAsync: { [status]: StripFn } }
+ *   releases/<old>/convert/<new>/index.cjs       module.exports = { [tool]: { response: ConvertResponseFn, request: ConvertRequestFn } }
+ *                                                (a getter per tool, requiring its content-addressed module)
  *
  * Artifacts `require` only relative paths inside the output directory (shared definition modules and support
  * files the compile stages emit themselves), never a package, so the generated set is self-contained.
@@ -627,7 +617,69 @@ exports.ARTIFACT_PATHS = {
     response: (key, tool) => `releases/${key}/validate/${tool}.response.cjs`,
     strip: (key, tool) => `releases/${key}/strip/${tool}.cjs`,
     normalize: (key, tool) => `releases/${key}/normalize/${tool}.cjs`,
+    /** The deep-strip of a tool's response and async responses, for bodies converted from a newer release. */
+    responseStrip: (key, tool) => `releases/${key}/strip/${tool}.response.cjs`,
+    /** Conversions between a newer release whose handler answers and the older one a buyer pinned: the pair's index. */
+    convert: (olderKey, newerKey) => `releases/${olderKey}/convert/${newerKey}/index.cjs`,
 };
+
+  },
+  "./conversions.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.conversions = conversions;
+exports.conversionFailed = conversionFailed;
+const contract_js_1 = require("./contract.js");
+const errors_js_1 = require("./errors.js");
+const loader_js_1 = require("./loader.js");
+function conversions(src) {
+    const module = (newer, older, tool) => src.cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => {
+        const index = (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.convert(older.key, newer.key));
+        // Both come from one regeneration: a tool missing from the index means a set edited by hand.
+        if (!Object.prototype.hasOwnProperty.call(index, tool))
+            throw new Error(`no conversion of ${tool} from AdCP ${newer.key} to AdCP ${older.key} in this set; run adcp-codegen generate`);
+        return index[tool];
+    });
+    const responseStrip = (s) => (s.responseStrip ??= (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.responseStrip(s.release.key, s.tool)));
+    return {
+        /** An older release's validated request, as the newer release's handler takes it: converted, normalized, stripped. */
+        convertUp(newer, older, tool, request) {
+            const target = src.slotIn(newer, tool);
+            const converted = module(newer, older, tool).request(request).value;
+            return src.strip(target)(src.normalize(target)(converted).value).value;
+        },
+        /**
+         * A newer release's answer, as the buyer pinned to the older one reads it: converted, then that release's
+         * deep-strip; or, for an answer the older release has no form for, why.
+         */
+        convertDown(newer, older, tool, body, request) {
+            const result = module(newer, older, tool).response(body, request);
+            if (typeof result.refused === 'string')
+                return { refused: result.refused };
+            const converted = result.value;
+            const strips = responseStrip(src.slotIn(older, tool));
+            // An async answer is stripped by its own schema, picked by its status as the validators pick theirs.
+            const status = converted.status;
+            const strip = typeof status === 'string' && Object.prototype.hasOwnProperty.call(strips.stripAsync, status) ? strips.stripAsync[status] : strips.strip;
+            return { body: strip(converted).value };
+        },
+    };
+}
+/**
+ * A conversion that threw (a generated module missing or damaged): the agent's fault, logged with the cause and
+ * answered without it.
+ */
+function conversionFailed(tool, what, e) {
+    let text;
+    try {
+        text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    }
+    catch {
+        text = 'a value that cannot be printed';
+    }
+    process.emitWarning(`adcp-codegen: converting ${what} for ${tool} failed: ${text}`);
+    return (0, errors_js_1.agentFault)(tool, `converting ${what} failed (details are in the agent's log)`);
+}
 
   },
   "./drift.js": function (exports, require, __runtimeImportMeta) {
@@ -810,6 +862,63 @@ function contextEcho(args) {
     catch {
         return { present: false };
     }
+}
+
+  },
+  "./handlers.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.checkHandlers = checkHandlers;
+exports.ownHandler = ownHandler;
+function checkHandlers(handlers, profile) {
+    const { name, tools } = profile;
+    if (handlers === null || typeof handlers !== 'object')
+        throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
+    const out = {};
+    const extra = [];
+    const missing = [];
+    for (const tool of Object.keys(handlers)) {
+        const h = handlers[tool];
+        if (h === undefined)
+            continue;
+        if (!tools.has(tool)) {
+            extra.push(tool);
+            continue;
+        }
+        if (typeof h === 'function') {
+            out[tool] = h;
+            continue;
+        }
+        const releases = profile.releasesServing(tool);
+        for (const key of releases)
+            if (typeof ownHandler(h, key) !== 'function')
+                missing.push(`${tool} (AdCP ${key})`);
+        for (const key of Object.keys(h))
+            if (!releases.includes(key))
+                extra.push(`${tool} (AdCP ${key})`);
+        // Kept as the per-release set: a set is never converted (each handler answers in its own release).
+        out[tool] = h;
+    }
+    // The one handler the profile itself can give: its capabilities as each release states them \u2014 per release, so
+    // never converted. The profile's own object: `call` copies every handler result before anything reads it.
+    if (tools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
+        out.get_adcp_capabilities = Object.fromEntries(profile.releasesServing('get_adcp_capabilities').map((key) => [key, () => profile.capabilities(key)]));
+    }
+    for (const tool of [...tools].sort())
+        if (!Object.prototype.hasOwnProperty.call(out, tool))
+            missing.push(tool);
+    const problems = [
+        ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
+        ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
+    ];
+    if (problems.length > 0)
+        throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
+    return Object.freeze(out);
+}
+/** The handler of a per-release set for one release, own properties only. */
+function ownHandler(set, release) {
+    const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
+    return typeof h === 'function' ? h : undefined;
 }
 
   },
@@ -1486,6 +1595,7 @@ function jsonCopy(value) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.registerMcp = registerMcp;
+exports.mcpRegistrar = mcpRegistrar;
 const node_module_1 = require("node:module");
 const results_js_1 = require("./results.js");
 /**
@@ -1495,7 +1605,8 @@ const results_js_1 = require("./results.js");
  * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST and a call to a
  * tool the profile does not serve as an AdCP UNSUPPORTED_FEATURE.
  *
- * `handlers` is the set agent.registerMcp checked and completed (bindHandlers): one function per served tool.
+ * `handlers` is the set agent.registerMcp (or mcpServerFactory, once) checked and completed (handlers.ts): a handler
+ * for every served tool.
  *
  * The SDK is the agent's own dependency: it is resolved when registerMcp is first used (agents that never serve MCP
  * need not install it), from the directory that holds the generated set, never from inside it. A set is committed
@@ -1503,9 +1614,20 @@ const results_js_1 = require("./results.js");
  * shadow the agent's SDK and run at registerMcp (issue 20). `--check` names such a directory too.
  */
 function registerMcp(agent, server, handlers) {
-    const low = lowLevelServer(server);
+    mcpRegistrar(agent, handlers)(server);
+}
+/**
+ * What registers the agent on one server, made once: the SDK and its zod are resolved here, so a server factory made
+ * at start-up (agent.mcpServerFactory) fails then, not on the first request, when the agent's repository lacks them.
+ */
+function mcpRegistrar(agent, handlers) {
     const require = (0, node_module_1.createRequire)(new URL('../', __runtimeImportMeta.url));
     const sdk = require('@modelcontextprotocol/sdk/types.js');
+    const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
+    const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
+    return (server) => register(agent, lowLevelServer(server), sdk, callSchema, handlers);
+}
+function register(agent, low, sdk, callSchema, handlers) {
     low.registerCapabilities({ tools: { listChanged: false } });
     low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
     // The SDK's CallToolRequestSchema admits only an object as `arguments`: null, an array, a number or a string would
@@ -1514,8 +1636,6 @@ function registerMcp(agent, server, handlers) {
     // INVALID_REQUEST in a CallToolResult. So tools/call is registered with a schema that reads only the method, through
     // the Protocol's setRequestHandler (the Server's override is that re-validation and a check of the result, which
     // the pipeline's results pass by construction), and the pipeline reads params itself.
-    const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
-    const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
     protocolSetRequestHandler(low).call(low, callSchema, async (request, extra) => {
         const params = request.params;
         const name = isObject(params) ? params.name : undefined;
@@ -1680,13 +1800,15 @@ const json_copy_js_1 = require("./json-copy.js");
 /**
  * The response as it goes on the wire: the handler's body with the envelope the runtime owns. `adcp_version` is the
  * release that answered and `context` the caller's (a handler's own values are dropped); `status` defaults to
- * `completed`. A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
+ * `completed` (unless `defaultStatus` is false: the release's status is the response's own state). A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
  * release's response schema itself defines (3.0's create_media_buy carries the media buy's status there); any other
  * value is the agent's bug, answered as one instead of being sent.
  */
-function responseEnvelope(result, sentContext, release, schemaDefinesStatus) {
+function responseEnvelope(result, sentContext, release, schemaDefinesStatus, defaultStatus = true) {
     const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
-    const body = { ...rest, status: status ?? 'completed', adcp_version: release };
+    // Where the release's `status` is the response's own state (3.0's create_media_buy: the media buy's), a missing one
+    // stays missing: `completed` there would say the media buy has finished running.
+    const body = { ...rest, ...(status !== undefined || defaultStatus ? { status: status ?? 'completed' } : {}), adcp_version: release };
     if (sentContext !== undefined)
         body.context = sentContext;
     if (status !== undefined && !(typeof status === 'string' && TASK_STATUSES.has(status)) && !schemaDefinesStatus(body)) {
@@ -1783,11 +1905,15 @@ function errorResult(error, args, release) {
  * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
  */
 function unknownToolResult(tool, args, releases) {
+    return rejectionOf((0, errors_js_1.unsupportedTool)(tool), args, releases);
+}
+/** A rejection of a call the pipeline could not answer itself, labelled as unknownToolResult labels its own. */
+function rejectionOf(error, args, releases) {
     // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
     const request = (0, json_copy_js_1.readRequest)(args);
     const value = request.ok ? request.value : request.context === undefined ? undefined : { context: request.context };
     const pinned = value !== null && typeof value === 'object' ? value.adcp_version : undefined;
-    return errorResult((0, errors_js_1.unsupportedTool)(tool), value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]);
+    return errorResult(error, value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]);
 }
 /** The AdCP body of a CallToolResult, success or rejection. */
 function resultBody(result) {
@@ -1796,7 +1922,9 @@ function resultBody(result) {
 /**
  * A transport's call of `tool` (MCP tools/call, an A2A skill): through the agent with the handler bound to it, or
  * AdCP's "unknown tool" rejection, with the caller's context, when none is bound or the agent serves no such tool.
- * Anything else the call throws is the transport's to answer.
+ * agent.call answers handler failures itself; anything else it throws (an artifact missing from the generated set,
+ * say) is a fault of the agent, not of the buyer's request: logged on the server and answered as a
+ * CONFIGURATION_ERROR with no detail, never a transport error or a crash of the process.
  */
 async function callBound(agent, handlers, tool, args, ctx) {
     const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
@@ -1808,7 +1936,15 @@ async function callBound(agent, handlers, tool, args, ctx) {
     catch (e) {
         if (e instanceof UnknownToolError)
             return unknownToolResult(tool, args, agent.releases);
-        throw e;
+        let text;
+        try {
+            text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+        }
+        catch {
+            text = 'a value that cannot be printed';
+        }
+        process.emitWarning(`adcp-codegen: the call of ${tool} failed: ${text}`);
+        return rejectionOf((0, errors_js_1.agentFault)(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases);
     }
 }
 

@@ -215,6 +215,8 @@ export interface Config {
   readonly releases: readonly string[];
   readonly profiles: readonly string[];
   readonly normalizations: readonly string[];
+  /** Conversion rule files between releases (default: the shipped ones). */
+  readonly conversions: readonly string[];
   readonly overlays: readonly string[];
   readonly acceptedRecords: readonly string[];
   readonly out: string;

@@ -11,6 +11,7 @@ export { dependencyVersion, generatorCodeHash, generatorVersion } from './code-h
 export { CodegenError, UsageError } from './errors.js';
 export { stronglyConnected } from './graph.js';
 export { hashJson, sha256, shortHash } from './hash.js';
+export { commentText, jsLiteral, jsonText } from './js-literal.js';
 export { fileKind, inputFileError, MAX_INPUT_FILE_ENV, MAX_INPUT_FILE_MB, maxInputFileBytes, readInputFile, readInputText } from './input-file.js';
 export { escapeToken, fragmentFromPointer, getAtPointer, joinPointer, parsePointer, pointerFromFragment } from './json-pointer.js';
 export { createLogger, type Logger, silentLogger } from './log.js';
