@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts 4201900002f6e3a9
+//   adcp-codegen 0.1.0:runtime/loader.ts b586c3d4ceb6ad17
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -41,6 +41,7 @@ function requireBuiltin(id) {
 
 /** The runtime modules as CommonJS functions, evaluated once, on first require; the loader here, the rest below. */
 const definitions = {
+  // runtime/loader.ts of adcp-codegen, its comments left out
   "./loader.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
@@ -48,68 +49,32 @@ exports.loadArtifact = loadArtifact;
 exports.loadArtifacts = loadArtifacts;
 exports.loadedArtifacts = loadedArtifacts;
 exports.flushCodeCache = flushCodeCache;
-/**
- * Loads generated CommonJS artifacts synchronously, lazily and once, with a V8 code cache that can only ever speed up
- * compiling a generated module's own text.
- *
- * A validator module is loaded on the first call of its tool; what it requires loads when it is first reached. The
- * code that runs is always the text of the module file in the generated set, read at load time. The cache holds V8's
- * code cache for that text (`vm.Script` `cachedData`) after an exact copy of the text it was made from; the data is
- * offered to V8 only when that copy equals, byte for byte, the text being compiled now (V8's own check is the build
- * and the source length only, and `cachedDataRejected` says when the data did not fit; it is rewritten then). The
- * copy is compared, never executed. Comparing the bytes, rather than keying files by a digest of the text, is exact
- * and costs a memcmp where a digest would cost loading `node:crypto` (with its ciphers and streams, ~3-5 ms of a
- * cold start) and hashing the text. Cached data is compiled code, so it is only read from a directory chain and from
- * files owned by the current user and writable by no one else, opened without following symbolic links; on any
- * doubt the module is compiled from its text without a cache. The code cache is written after the current turn
- * (when the module has usually run, so the functions it compiled lazily are in it); a read-only output, a missing
- * directory or ADCP_CODEGEN_NO_CODE_CACHE=1 means compiling.
- *
- * Copied into the generated output with the rest of the runtime: node: builtins only.
- */
 const node_fs_1 = require("node:fs");
-const node_os_1 = require("node:os");
 const node_path_1 = require("node:path");
 const node_vm_1 = require("node:vm");
-/** Bump when the wrapper below or the cache file layout changes: the copy compared is the module file's text only. */
-const WRAPPER_VERSION = '4';
+const user_cache_js_1 = require("./user-cache.js");
+const WRAPPER_VERSION = '5';
 const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
-/** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
 const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
-/** A cache file: the text's byte length (uint32, little-endian), the text, then V8's cached data. */
 const LENGTH_BYTES = 4;
-/**
- * Modules shorter than this compile from their text: for a few kilobytes V8's lazy compile costs less than opening,
- * checking and deserialising a cache file (measured: ~0.07 ms against ~0.2 ms per module at a cold start).
- */
 const MIN_CACHED_BYTES = 4096;
-/** A code cache larger than this is not ours to trust (the largest generated module compiles to a few MB). */
-const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const loaded = new Map();
 const loadedBy = new Map();
-const cacheDirs = new Map();
 const resolved = new Map();
 const pendingWrites = [];
 let flushScheduled = false;
 let exitHook = false;
-/**
- * The `module.exports` of `<outDir>/<relPath>`, loading it (and what it requires) on first use. `relPath` must stay
- * inside `outDir`; artifacts may require only relative paths inside it.
- */
 function loadArtifact(outDir, relPath) {
     const root = (0, node_path_1.resolve)(outDir);
     return requireModule(root, inside(root, (0, node_path_1.resolve)(root, relPath), relPath));
 }
-/** Several artifacts at once (every validator of a profile, say). */
 function loadArtifacts(outDir, relPaths) {
     return relPaths.map((rel) => loadArtifact(outDir, rel));
 }
-/** Paths (relative to `outDir`, sorted) of every module loaded from it so far: what the calls really pulled in. */
 function loadedArtifacts(outDir) {
     const root = (0, node_path_1.resolve)(outDir);
     return [...(loadedBy.get(root) ?? [])].map((p) => (0, node_path_1.relative)(root, p).split(node_path_1.sep).join('/')).sort();
 }
-/** Writes pending code caches now rather than after the current turn (benchmarks, tests). */
 function flushCodeCache() {
     flushScheduled = false;
     for (const write of pendingWrites.splice(0)) {
@@ -117,13 +82,10 @@ function flushCodeCache() {
             write();
         }
         catch {
-            // A cache we cannot write costs the next process a compile, nothing more.
         }
     }
 }
-/** `file` (absolute and normalised by `resolve`) when it lies strictly inside `root` (also resolved). */
 function inside(root, file, asked) {
-    // A prefix test on two resolved paths: no `..` segment is left in either, so a path under root starts with it.
     const prefix = root.endsWith(node_path_1.sep) ? root : root + node_path_1.sep;
     if (file.length <= prefix.length || !file.startsWith(prefix)) {
         throw new Error(`artifact ${JSON.stringify(asked)} is outside the generated directory`);
@@ -136,7 +98,6 @@ function requireModule(root, file) {
         return known.exports;
     const fn = compileModule(root, file, readWrapped(file));
     const module = { exports: {} };
-    // Registered before it runs, so a definition cycle sees the partly initialised exports (they set `validate` first).
     loaded.set(file, module);
     let set = loadedBy.get(root);
     if (set === undefined)
@@ -166,21 +127,15 @@ function resolveRequire(root, file, dir, id) {
     resolved.set(key, target);
     return target;
 }
-/** The CommonJS wrapper around a module's text, as bytes (ASCII). */
 const WRAP_HEAD = Buffer.from(`(function (${MODULE_PARAMS}) {`);
 const WRAP_TAIL = Buffer.from('\n})');
-/**
- * The file's bytes read straight between the wrapper's, so the source V8 compiles is decoded once into one flat
- * string (decoding the text and then concatenating the wrapper made two copies of every module on the JS heap,
- * enough to cost a cold start a garbage collection).
- */
 function readWrapped(file) {
     const fd = (0, node_fs_1.openSync)(file, 'r');
     try {
         const size = (0, node_fs_1.fstatSync)(fd).size;
         const bytes = Buffer.allocUnsafe(WRAP_HEAD.length + size + WRAP_TAIL.length);
         WRAP_HEAD.copy(bytes, 0);
-        if (!readFully(fd, bytes, WRAP_HEAD.length, size))
+        if (!(0, user_cache_js_1.readFully)(fd, bytes, WRAP_HEAD.length, size))
             throw new Error(`${file} changed while it was read`);
         WRAP_TAIL.copy(bytes, WRAP_HEAD.length + size);
         return { bytes, text: bytes.subarray(WRAP_HEAD.length, WRAP_HEAD.length + size) };
@@ -189,107 +144,46 @@ function readWrapped(file) {
         (0, node_fs_1.closeSync)(fd);
     }
 }
-/** The file's first `size` bytes into `buf` at `at`; false when it ends sooner (it changed while read). */
-function readFully(fd, buf, at, size) {
-    for (let n = 0; n < size;) {
-        const got = (0, node_fs_1.readSync)(fd, buf, at + n, size - n, n);
-        if (got === 0)
-            return false;
-        n += got;
-    }
-    return true;
-}
-/**
- * Compiles the module text, wrapped as CommonJS, with V8's code cache for exactly this text when a trusted one
- * exists; otherwise a code cache is written once the module has run.
- */
 function compileModule(root, file, { bytes, text }) {
     const wrapped = bytes.toString('utf8');
-    const cacheDir = text.length < MIN_CACHED_BYTES || process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
-    if (cacheDir === null)
+    const area = text.length < MIN_CACHED_BYTES ? null : codeCache();
+    if (area === null)
         return new node_vm_1.Script(wrapped, { filename: file }).runInThisContext();
-    const cacheFile = (0, node_path_1.join)(cacheDir, cacheName(root, file));
-    const stored = readPrivate(cacheFile);
+    const name = cacheName(root, file);
+    const stored = (0, user_cache_js_1.readEntry)(area, name);
     const cachedData = stored !== undefined && madeFrom(stored, text) ? stored.subarray(LENGTH_BYTES + text.length) : undefined;
     const script = new node_vm_1.Script(wrapped, { filename: file, cachedData });
     if (cachedData === undefined || script.cachedDataRejected === true) {
         schedule(() => {
             const head = Buffer.allocUnsafe(LENGTH_BYTES);
             head.writeUInt32LE(text.length, 0);
-            writePrivate(cacheFile, Buffer.concat([head, text, script.createCachedData()]));
+            (0, user_cache_js_1.writeEntry)(area, name, [head, text, script.createCachedData()]);
         });
     }
     return script.runInThisContext();
 }
-/** Whether a cache file's data was made from exactly `text` (its stored copy is the same bytes). */
 function madeFrom(stored, text) {
     const end = LENGTH_BYTES + text.length;
     return stored.length > end && stored.readUInt32LE(0) === text.length && stored.subarray(LENGTH_BYTES, end).equals(text);
 }
-/**
- * The cache file of a module: its path inside the set, made a file name, and a hash of the set's directory (the
- * temp-dir fallback is shared by every set of this user; without it two sets would keep replacing each other's
- * entries). Names only find entries: what makes an entry usable is `madeFrom`.
- */
+let codeCacheArea;
+function codeCache() {
+    if (codeCacheArea === undefined)
+        codeCacheArea = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : (0, user_cache_js_1.cacheArea)('v8');
+    return codeCacheArea;
+}
 function cacheName(root, file) {
-    // `file` lies inside `root` (both resolved: `inside`), so its path in the set is what follows the root; the suffix
-    // is the same for every module of a set (a cold start names a dozen entries: measured ~0.4 ms before this).
     let suffix = cacheSuffixes.get(root);
     if (suffix === undefined)
         cacheSuffixes.set(root, (suffix = `-${fnv1a(root)}-${RUNTIME_KEY}.v8`));
     return file.slice(root.length + (root.endsWith(node_path_1.sep) ? 0 : 1)).replace(/[^A-Za-z0-9_.-]/g, '~') + suffix;
 }
 const cacheSuffixes = new Map();
-/** FNV-1a, 32 bits, hex: a short, stable tag of a string (not a security boundary; see `madeFrom`). */
 function fnv1a(s) {
     let h = 0x811c9dc5;
     for (let i = 0; i < s.length; i++)
         h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
     return (h >>> 0).toString(16).padStart(8, '0');
-}
-const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-/** Ours alone: owned by this user, writable by no one else. */
-function ownedPrivately(st) {
-    return uid !== undefined && st.uid === uid && (st.mode & 0o022) === 0;
-}
-/**
- * A cache file's bytes, only when it is a regular file (not a link: opened with O_NOFOLLOW) that this user owns and
- * no one else can write; anything else is as good as no cache.
- */
-function readPrivate(file) {
-    let fd;
-    try {
-        fd = (0, node_fs_1.openSync)(file, node_fs_1.constants.O_RDONLY | (node_fs_1.constants.O_NOFOLLOW ?? 0));
-    }
-    catch {
-        return undefined;
-    }
-    try {
-        const st = (0, node_fs_1.fstatSync)(fd);
-        if (!st.isFile() || !ownedPrivately(st) || st.size === 0 || st.size > MAX_CACHE_BYTES)
-            return undefined;
-        const buf = Buffer.allocUnsafe(st.size);
-        return readFully(fd, buf, 0, st.size) ? buf : undefined;
-    }
-    catch {
-        return undefined;
-    }
-    finally {
-        (0, node_fs_1.closeSync)(fd);
-    }
-}
-let tmpSerial = 0;
-/** Written to a new private file (never an existing one: `wx`), then renamed into place. */
-function writePrivate(file, data) {
-    const tmp = `${file}.${process.pid}-${Date.now().toString(36)}-${tmpSerial++}.tmp`;
-    (0, node_fs_1.writeFileSync)(tmp, data, { mode: 0o600, flag: 'wx' });
-    try {
-        (0, node_fs_1.renameSync)(tmp, file);
-    }
-    catch (e) {
-        (0, node_fs_1.unlinkSync)(tmp);
-        throw e;
-    }
 }
 function hookExit() {
     if (exitHook)
@@ -305,69 +199,196 @@ function schedule(write) {
         setImmediate(flushCodeCache).unref();
     }
 }
-/**
- * `<outDir>/.cache/v8` when it can be ours, else a private `adcp-codegen-v8-<uid>` directory under the OS temp dir,
- * else none. Every directory from the cache root down must be a real directory (not a link) owned by this user and
- * writable by no one else: whoever can write there could plant compiled code. Without a user id to compare
- * (Windows) there is no cache.
- */
-function codeCacheDir(root) {
-    const known = cacheDirs.get(root);
+
+  },
+  // runtime/user-cache.ts of adcp-codegen, its comments left out
+  "./user-cache.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.cacheArea = cacheArea;
+exports.readEntry = readEntry;
+exports.writeEntry = writeEntry;
+exports.readFully = readFully;
+const node_crypto_1 = require("node:crypto");
+const node_fs_1 = require("node:fs");
+const node_os_1 = require("node:os");
+const node_path_1 = require("node:path");
+const MAGIC = Buffer.from('ADCPCG01');
+const KEY_BYTES = 32;
+const KEY_FILE = 'key';
+const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
+const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+const stores = new Map();
+function cacheArea(area) {
+    const store = openStore();
+    if (store === null)
+        return null;
+    let known = store.areas.get(area);
+    if (known === undefined) {
+        const dir = (0, node_path_1.join)(store.dir, area);
+        known = privateDirectory(dir) ? { dir, key: store.key } : null;
+        store.areas.set(area, known);
+    }
+    return known;
+}
+function readEntry(area, name) {
+    const bytes = readPrivate((0, node_path_1.join)(area.dir, name), MAX_ENTRY_BYTES);
+    if (bytes === undefined)
+        return undefined;
+    const nameBytes = Buffer.from(name);
+    const at = MAGIC.length + KEY_BYTES + 2;
+    const start = at + nameBytes.length;
+    const ours = bytes.length >= start &&
+        bytes.compare(MAGIC, 0, MAGIC.length, 0, MAGIC.length) === 0 &&
+        bytes.compare(area.key, 0, KEY_BYTES, MAGIC.length, MAGIC.length + KEY_BYTES) === 0 &&
+        bytes.readUInt16LE(MAGIC.length + KEY_BYTES) === nameBytes.length &&
+        bytes.compare(nameBytes, 0, nameBytes.length, at, start) === 0;
+    return ours ? bytes.subarray(start) : undefined;
+}
+let tmpSerial = 0;
+function writeEntry(area, name, payload) {
+    const nameBytes = Buffer.from(name);
+    if (nameBytes.length > 0xffff)
+        return false;
+    const head = Buffer.allocUnsafe(MAGIC.length + KEY_BYTES + 2);
+    MAGIC.copy(head, 0);
+    area.key.copy(head, MAGIC.length);
+    head.writeUInt16LE(nameBytes.length, MAGIC.length + KEY_BYTES);
+    const file = (0, node_path_1.join)(area.dir, name);
+    const tmp = `${file}.${process.pid}-${Date.now().toString(36)}-${tmpSerial++}.tmp`;
+    try {
+        (0, node_fs_1.writeFileSync)(tmp, Buffer.concat([head, nameBytes, ...payload]), { mode: 0o600, flag: 'wx' });
+    }
+    catch {
+        return false;
+    }
+    try {
+        (0, node_fs_1.renameSync)(tmp, file);
+        return true;
+    }
+    catch {
+        try {
+            (0, node_fs_1.unlinkSync)(tmp);
+        }
+        catch {
+        }
+        return false;
+    }
+}
+function candidates() {
+    const override = process.env.ADCP_CODEGEN_CACHE_DIR;
+    if (override !== undefined && override !== '')
+        return [() => ((0, node_path_1.isAbsolute)(override) ? override : undefined)];
+    const xdg = process.env.XDG_CACHE_HOME;
+    return [
+        () => {
+            if (xdg !== undefined && (0, node_path_1.isAbsolute)(xdg))
+                return (0, node_path_1.join)(xdg, 'adcp-codegen');
+            const home = process.env.HOME || (0, node_os_1.homedir)();
+            return (0, node_path_1.isAbsolute)(home) ? (0, node_path_1.join)(home, '.cache', 'adcp-codegen') : undefined;
+        },
+        () => (0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-${uid}`),
+    ];
+}
+function openStore() {
+    const env = process.env;
+    const tag = `${env.ADCP_CODEGEN_CACHE_DIR}\0${env.XDG_CACHE_HOME}\0${env.HOME}`;
+    const known = stores.get(tag);
     if (known !== undefined)
         return known;
-    let chosen = null;
+    let store = null;
     if (uid !== undefined) {
-        // Thunks: the temp-dir fallback (and node:os with it) is only looked at when the output cannot hold the cache.
-        const candidates = [
-            () => [(0, node_path_1.join)(root, '.cache', 'v8'), [(0, node_path_1.join)(root, '.cache'), (0, node_path_1.join)(root, '.cache', 'v8')]],
-            () => [(0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-v8-${uid}`), [(0, node_path_1.join)((0, node_os_1.tmpdir)(), `adcp-codegen-v8-${uid}`)]],
-        ];
-        for (const candidate of candidates) {
+        for (const candidate of candidates()) {
             try {
-                const [dir, chain] = candidate();
-                let created = false;
-                for (const d of chain) {
-                    // Created only when missing (a failed mkdir throws, and building that error costs more than the lstat).
-                    let st = (0, node_fs_1.lstatSync)(d, { throwIfNoEntry: false });
-                    if (st === undefined) {
-                        try {
-                            (0, node_fs_1.mkdirSync)(d, { mode: 0o700 });
-                            created = true;
-                        }
-                        catch (e) {
-                            if (e.code !== 'EEXIST')
-                                throw e;
-                        }
-                        st = (0, node_fs_1.lstatSync)(d);
-                    }
-                    if (!st.isDirectory() || !ownedPrivately(st))
-                        throw new Error(`${d} is not private`);
+                const dir = candidate();
+                if (dir === undefined || !privateDirectory(dir, true))
+                    continue;
+                const key = storeKey(dir);
+                if (key !== undefined) {
+                    store = { dir, key, areas: new Map() };
+                    break;
                 }
-                // Checked once, when the directory is made (a cold start pays for every syscall): an existing cache directory
-                // that turns out read-only only means writes fail, which costs nothing but the cache.
-                if (created) {
-                    (0, node_fs_1.accessSync)(dir, node_fs_1.constants.W_OK);
-                    if (dir.startsWith((0, node_path_1.join)(root, '.cache'))) {
-                        // The output directory is committed by agents: keep the cache out of their repository.
-                        try {
-                            (0, node_fs_1.writeFileSync)((0, node_path_1.join)(root, '.cache', '.gitignore'), '*\n', { flag: 'wx', mode: 0o644 });
-                        }
-                        catch (e) {
-                            if (e.code !== 'EEXIST')
-                                throw e;
-                        }
-                    }
-                }
-                chosen = dir;
-                break;
             }
             catch {
-                // read-only output (a container image, a package), or a directory that is not ours alone: try the next place
             }
         }
     }
-    cacheDirs.set(root, chosen);
-    return chosen;
+    if (store !== null)
+        stores.set(tag, store);
+    return store;
+}
+function privateDirectory(dir, parents = false) {
+    try {
+        let st = (0, node_fs_1.lstatSync)(dir, { throwIfNoEntry: false });
+        if (st === undefined) {
+            try {
+                (0, node_fs_1.mkdirSync)(dir, { mode: 0o700, recursive: parents });
+            }
+            catch (e) {
+                if (e.code !== 'EEXIST')
+                    throw e;
+            }
+            st = (0, node_fs_1.lstatSync)(dir);
+        }
+        return st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0;
+    }
+    catch {
+        return false;
+    }
+}
+function storeKey(dir) {
+    const file = (0, node_path_1.join)(dir, KEY_FILE);
+    for (let attempt = 0; attempt < 2; attempt++) {
+        const key = readPrivate(file, KEY_BYTES);
+        if (key !== undefined)
+            return key.length === KEY_BYTES ? key : undefined;
+        if ((0, node_fs_1.lstatSync)(file, { throwIfNoEntry: false }) !== undefined)
+            return undefined;
+        const tmp = `${file}.${process.pid}-${Date.now().toString(36)}-${tmpSerial++}.tmp`;
+        (0, node_fs_1.writeFileSync)(tmp, (0, node_crypto_1.randomBytes)(KEY_BYTES), { mode: 0o600, flag: 'wx' });
+        try {
+            (0, node_fs_1.linkSync)(tmp, file);
+        }
+        catch (e) {
+            if (e.code !== 'EEXIST')
+                throw e;
+        }
+        finally {
+            (0, node_fs_1.unlinkSync)(tmp);
+        }
+    }
+    return undefined;
+}
+function readPrivate(file, max) {
+    let fd;
+    try {
+        fd = (0, node_fs_1.openSync)(file, node_fs_1.constants.O_RDONLY | (node_fs_1.constants.O_NOFOLLOW ?? 0));
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const st = (0, node_fs_1.fstatSync)(fd);
+        if (!st.isFile() || st.uid !== uid || (st.mode & 0o077) !== 0 || st.size === 0 || st.size > max)
+            return undefined;
+        const buf = Buffer.allocUnsafe(st.size);
+        return readFully(fd, buf, 0, st.size) ? buf : undefined;
+    }
+    catch {
+        return undefined;
+    }
+    finally {
+        (0, node_fs_1.closeSync)(fd);
+    }
+}
+function readFully(fd, buf, at, size) {
+    for (let n = 0; n < size;) {
+        const got = (0, node_fs_1.readSync)(fd, buf, at + n, size - n, n);
+        if (got === 0)
+            return false;
+        n += got;
+    }
+    return true;
 }
 
   },
@@ -378,6 +399,7 @@ const __runtimeImportMeta = Object.freeze({ url: import.meta.url });
 
 /** The node: builtins the runtime imports, and only those. */
 const builtins = new Set([
+  "node:crypto",
   "node:fs",
   "node:module",
   "node:os",

@@ -70,7 +70,7 @@ export async function main(argv: readonly string[], stderr: NodeJS.WritableStrea
       heapBudgetMb(),
     );
     if (values.check === true && result.drift.length > 0) {
-      log.error(`generated output is out of step with its inputs; run \`npm run generate\`. Stale files:\n  ${result.drift.join('\n  ')}`);
+      log.error(`generated output is out of step with its inputs (run \`npm run generate\`), or holds files it does not own that Node could load (remove them):\n  ${result.drift.join('\n  ')}`);
       return 1;
     }
     return 0;

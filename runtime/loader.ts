@@ -3,24 +3,25 @@
  * compiling a generated module's own text.
  *
  * A validator module is loaded on the first call of its tool; what it requires loads when it is first reached. The
- * code that runs is always the text of the module file in the generated set, read at load time. The cache holds V8's
- * code cache for that text (`vm.Script` `cachedData`) after an exact copy of the text it was made from; the data is
- * offered to V8 only when that copy equals, byte for byte, the text being compiled now (V8's own check is the build
- * and the source length only, and `cachedDataRejected` says when the data did not fit; it is rewritten then). The
- * copy is compared, never executed. Comparing the bytes, rather than keying files by a digest of the text, is exact
- * and costs a memcmp where a digest would cost loading `node:crypto` (with its ciphers and streams, ~3-5 ms of a
- * cold start) and hashing the text. Cached data is compiled code, so it is only read from a directory chain and from
- * files owned by the current user and writable by no one else, opened without following symbolic links; on any
- * doubt the module is compiled from its text without a cache. The code cache is written after the current turn
- * (when the module has usually run, so the functions it compiled lazily are in it); a read-only output, a missing
- * directory or ADCP_CODEGEN_NO_CODE_CACHE=1 means compiling.
+ * code that runs is always the text of the module file in the generated set, read at load time. Nothing else in the
+ * set's tree decides what runs: the code cache lives in this user's private cache (user-cache.ts), never beside the
+ * set, so no file a repository carries is ever handed to V8 as compiled code.
  *
- * Copied into the generated output with the rest of the runtime: node: builtins only.
+ * An entry holds V8's code cache for a module's text (`vm.Script` `cachedData`) after an exact copy of the text it was
+ * made from; the data is offered to V8 only when that copy equals, byte for byte, the text being compiled now (V8's
+ * own check is the build and the source length only, and `cachedDataRejected` says when the data did not fit; it is
+ * rewritten then), and only from an entry the store's own key authenticates (user-cache.ts: a planted or copied entry
+ * is ignored). The copy is compared, never executed. Comparing the bytes, rather than keying entries by a digest of
+ * the text, is exact and costs a memcmp where a digest would cost loading `node:crypto` (~5 ms of a cold start) and
+ * hashing the text. The code cache is written after the current turn (when the module has usually run, so the
+ * functions it compiled lazily are in it); no usable private cache, or ADCP_CODEGEN_NO_CODE_CACHE=1, means compiling.
+ *
+ * Copied into the generated output with the rest of the runtime: node: builtins and the bootstrap's user-cache.ts.
  */
-import { accessSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { Script } from 'node:vm';
+import { cacheArea, readEntry, readFully, writeEntry, type CacheArea } from './user-cache.js';
 
 interface CjsModule {
   exports: unknown;
@@ -29,13 +30,13 @@ interface CjsModule {
 type ModuleFunction = (exports: unknown, require: (id: string) => unknown, module: CjsModule, filename: string, dirname: string) => void;
 
 /** Bump when the wrapper below or the cache file layout changes: the copy compared is the module file's text only. */
-const WRAPPER_VERSION = '4';
+const WRAPPER_VERSION = '5';
 const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
 
 /** Node and V8 build: cached code from another build is useless (V8 would reject it anyway). */
 const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
 
-/** A cache file: the text's byte length (uint32, little-endian), the text, then V8's cached data. */
+/** An entry's payload: the text's byte length (uint32, little-endian), the text, then V8's cached data. */
 const LENGTH_BYTES = 4;
 
 /**
@@ -44,12 +45,8 @@ const LENGTH_BYTES = 4;
  */
 const MIN_CACHED_BYTES = 4096;
 
-/** A code cache larger than this is not ours to trust (the largest generated module compiles to a few MB). */
-const MAX_CACHE_BYTES = 64 * 1024 * 1024;
-
 const loaded = new Map<string, CjsModule>();
 const loadedBy = new Map<string, Set<string>>();
-const cacheDirs = new Map<string, string | null>();
 const resolved = new Map<string, string>();
 const pendingWrites: (() => void)[] = [];
 let flushScheduled = false;
@@ -160,48 +157,46 @@ function readWrapped(file: string): Wrapped {
   }
 }
 
-/** The file's first `size` bytes into `buf` at `at`; false when it ends sooner (it changed while read). */
-function readFully(fd: number, buf: Buffer, at: number, size: number): boolean {
-  for (let n = 0; n < size; ) {
-    const got = readSync(fd, buf, at + n, size - n, n);
-    if (got === 0) return false;
-    n += got;
-  }
-  return true;
-}
-
 /**
- * Compiles the module text, wrapped as CommonJS, with V8's code cache for exactly this text when a trusted one
- * exists; otherwise a code cache is written once the module has run.
+ * Compiles the module text, wrapped as CommonJS, with V8's code cache for exactly this text when this user's private
+ * cache holds one; otherwise a code cache is written there once the module has run.
  */
 function compileModule(root: string, file: string, { bytes, text }: Wrapped): ModuleFunction {
   const wrapped = bytes.toString('utf8');
-  const cacheDir = text.length < MIN_CACHED_BYTES || process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : codeCacheDir(root);
-  if (cacheDir === null) return new Script(wrapped, { filename: file }).runInThisContext() as ModuleFunction;
-  const cacheFile = join(cacheDir, cacheName(root, file));
-  const stored = readPrivate(cacheFile);
+  const area = text.length < MIN_CACHED_BYTES ? null : codeCache();
+  if (area === null) return new Script(wrapped, { filename: file }).runInThisContext() as ModuleFunction;
+  const name = cacheName(root, file);
+  const stored = readEntry(area, name);
   const cachedData = stored !== undefined && madeFrom(stored, text) ? stored.subarray(LENGTH_BYTES + text.length) : undefined;
   const script = new Script(wrapped, { filename: file, cachedData });
   if (cachedData === undefined || script.cachedDataRejected === true) {
     schedule(() => {
       const head = Buffer.allocUnsafe(LENGTH_BYTES);
       head.writeUInt32LE(text.length, 0);
-      writePrivate(cacheFile, Buffer.concat([head, text, script.createCachedData()]));
+      writeEntry(area, name, [head, text, script.createCachedData()]);
     });
   }
   return script.runInThisContext() as ModuleFunction;
 }
 
-/** Whether a cache file's data was made from exactly `text` (its stored copy is the same bytes). */
+/** Whether an entry's data was made from exactly `text` (its stored copy is the same bytes). */
 function madeFrom(stored: Buffer, text: Buffer): boolean {
   const end = LENGTH_BYTES + text.length;
   return stored.length > end && stored.readUInt32LE(0) === text.length && stored.subarray(LENGTH_BYTES, end).equals(text);
 }
 
+let codeCacheArea: CacheArea | null | undefined;
+
+/** The private cache's `v8` area, or null: none usable, or ADCP_CODEGEN_NO_CODE_CACHE=1. Looked up once a process. */
+function codeCache(): CacheArea | null {
+  if (codeCacheArea === undefined) codeCacheArea = process.env.ADCP_CODEGEN_NO_CODE_CACHE === '1' ? null : cacheArea('v8');
+  return codeCacheArea;
+}
+
 /**
- * The cache file of a module: its path inside the set, made a file name, and a hash of the set's directory (the
- * temp-dir fallback is shared by every set of this user; without it two sets would keep replacing each other's
- * entries). Names only find entries: what makes an entry usable is `madeFrom`.
+ * The entry name of a module: its path inside the set, made a file name, a hash of the set's directory (one store
+ * serves every set of this user; without it two sets would keep replacing each other's entries) and the Node build.
+ * Names only find entries: what makes an entry usable is its key (user-cache.ts) and `madeFrom`.
  */
 function cacheName(root: string, file: string): string {
   // `file` lies inside `root` (both resolved: `inside`), so its path in the set is what follows the root; the suffix
@@ -220,50 +215,6 @@ function fnv1a(s: string): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-
-/** Ours alone: owned by this user, writable by no one else. */
-function ownedPrivately(st: { uid: number; mode: number }): boolean {
-  return uid !== undefined && st.uid === uid && (st.mode & 0o022) === 0;
-}
-
-/**
- * A cache file's bytes, only when it is a regular file (not a link: opened with O_NOFOLLOW) that this user owns and
- * no one else can write; anything else is as good as no cache.
- */
-function readPrivate(file: string): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || !ownedPrivately(st) || st.size === 0 || st.size > MAX_CACHE_BYTES) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
-    return readFully(fd, buf, 0, st.size) ? buf : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-let tmpSerial = 0;
-
-/** Written to a new private file (never an existing one: `wx`), then renamed into place. */
-function writePrivate(file: string, data: Buffer): void {
-  const tmp = `${file}.${process.pid}-${Date.now().toString(36)}-${tmpSerial++}.tmp`;
-  writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' });
-  try {
-    renameSync(tmp, file);
-  } catch (e) {
-    unlinkSync(tmp);
-    throw e;
-  }
-}
-
 function hookExit(): void {
   if (exitHook) return;
   exitHook = true;
@@ -277,62 +228,4 @@ function schedule(write: () => void): void {
     flushScheduled = true;
     setImmediate(flushCodeCache).unref();
   }
-}
-
-/**
- * `<outDir>/.cache/v8` when it can be ours, else a private `adcp-codegen-v8-<uid>` directory under the OS temp dir,
- * else none. Every directory from the cache root down must be a real directory (not a link) owned by this user and
- * writable by no one else: whoever can write there could plant compiled code. Without a user id to compare
- * (Windows) there is no cache.
- */
-function codeCacheDir(root: string): string | null {
-  const known = cacheDirs.get(root);
-  if (known !== undefined) return known;
-  let chosen: string | null = null;
-  if (uid !== undefined) {
-    // Thunks: the temp-dir fallback (and node:os with it) is only looked at when the output cannot hold the cache.
-    const candidates: (() => [string, string[]])[] = [
-      () => [join(root, '.cache', 'v8'), [join(root, '.cache'), join(root, '.cache', 'v8')]],
-      () => [join(tmpdir(), `adcp-codegen-v8-${uid}`), [join(tmpdir(), `adcp-codegen-v8-${uid}`)]],
-    ];
-    for (const candidate of candidates) {
-      try {
-        const [dir, chain] = candidate();
-        let created = false;
-        for (const d of chain) {
-          // Created only when missing (a failed mkdir throws, and building that error costs more than the lstat).
-          let st = lstatSync(d, { throwIfNoEntry: false });
-          if (st === undefined) {
-            try {
-              mkdirSync(d, { mode: 0o700 });
-              created = true;
-            } catch (e) {
-              if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-            }
-            st = lstatSync(d);
-          }
-          if (!st.isDirectory() || !ownedPrivately(st)) throw new Error(`${d} is not private`);
-        }
-        // Checked once, when the directory is made (a cold start pays for every syscall): an existing cache directory
-        // that turns out read-only only means writes fail, which costs nothing but the cache.
-        if (created) {
-          accessSync(dir, constants.W_OK);
-          if (dir.startsWith(join(root, '.cache'))) {
-            // The output directory is committed by agents: keep the cache out of their repository.
-            try {
-              writeFileSync(join(root, '.cache', '.gitignore'), '*\n', { flag: 'wx', mode: 0o644 });
-            } catch (e) {
-              if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-            }
-          }
-        }
-        chosen = dir;
-        break;
-      } catch {
-        // read-only output (a container image, a package), or a directory that is not ours alone: try the next place
-      }
-    }
-  }
-  cacheDirs.set(root, chosen);
-  return chosen;
 }

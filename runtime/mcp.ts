@@ -12,8 +12,10 @@ import { callBound } from './results.js';
  * `handlers` is the set agent.registerMcp (or mcpServerFactory, once) checked and completed (handlers.ts): a handler
  * for every served tool.
  *
- * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
- * first used, so agents that never serve MCP need not install it.
+ * The SDK is the agent's own dependency: it is resolved when registerMcp is first used (agents that never serve MCP
+ * need not install it), from the directory that holds the generated set, never from inside it. A set is committed
+ * and reviewed as generated output; a `node_modules` planted in it (or in any of its directories) would otherwise
+ * shadow the agent's SDK and run at registerMcp (issue 20). `--check` names such a directory too.
  */
 export function registerMcp(agent: Agent, server: unknown, handlers: Readonly<Record<string, AnyToolHandler>>): void {
   mcpRegistrar(agent, handlers)(server);
@@ -24,7 +26,7 @@ export function registerMcp(agent: Agent, server: unknown, handlers: Readonly<Re
  * at start-up (agent.mcpServerFactory) fails then, not on the first request, when the agent's repository lacks them.
  */
 export function mcpRegistrar(agent: Agent, handlers: Readonly<Record<string, AnyToolHandler>>): (server: unknown) => void {
-  const require = createRequire(import.meta.url);
+  const require = createRequire(new URL('../', import.meta.url));
   const sdk = require('@modelcontextprotocol/sdk/types.js') as McpTypes;
   const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
   const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });

@@ -1,37 +1,52 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Script } from 'node:vm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileValidators } from '../generator/compile/index.js';
 import { loadRelease } from '../generator/load/index.js';
+import { cacheArea, writeEntry, type CacheArea } from '../runtime/user-cache.js';
+import { codeCachePayload, foreignCachedData, rootPack } from './helpers/code-cache-plant.js';
 import { writeEmitted } from './helpers/differential.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
+import { tempDir } from './helpers/temp.js';
 
 /**
- * The runtime's V8 code cache (runtime/loader.ts, issue 11 point 2): it only ever holds V8's cached data for the
- * generated module's own text, and a file planted in it by someone else is never executed.
+ * The runtime's V8 code cache (runtime/loader.ts; issue 11 point 2, issue 20 point 1): it lives in this user's
+ * private cache (runtime/user-cache.ts), only ever holds V8's data for a generated module's own text, and an entry
+ * that store did not write itself is never handed to V8.
  *
- * The attack is real: V8 checks cached data against the script only by its length (and the V8 build), so cached
- * data compiled from OTHER code of the same length is accepted and that other code runs. The first case below shows
- * it (a planted file the loader trusts does turn validation off); every other case must keep validation on.
- *
- * The cache file of a module holds the exact text its data was made from (compared byte for byte, never run) and
- * the data. Modules under 4 KB are compiled without a cache, so the case is the request's root pack (the entry
+ * The attack is real: V8 checks cached data against the script only by its length (and the V8 build), so data
+ * compiled from OTHER code of the same length is accepted and that other code runs. The first case of the second
+ * test shows it (an entry forged with the store's own key does turn validation off); every other case must keep
+ * validation on. Modules under 4 KB compile without a cache, so the case is the request's root pack (the entry
  * module, a few lines, only points at it).
  */
 
 const release = loadRelease(sdkReleaseDir());
 const files = compileValidators(release, ['create_media_buy']);
-const ENTRY = 'releases/3.0/validate/create_media_buy.request.cjs';
-const PARAMS = 'exports, require, module, __filename, __dirname';
+const ENTRY = `releases/${release.key}/validate/create_media_buy.request.cjs`;
 const VALID = createMediaBuyRequest();
 
-function fixture(): { dir: string; run: (env?: Record<string, string>) => string; cacheDir: string; entryCache: () => string; plant: () => string; text: Buffer } {
-  const dir = mkdtempSync(join(tmpdir(), 'adcp-code-cache-'));
+interface Fixture {
+  readonly dir: string;
+  /** This fixture's private cache (what ADCP_CODEGEN_CACHE_DIR names for the probe). */
+  readonly store: string;
+  /** A new process validating a valid and an empty payload: `[true,false]` while validation is on. */
+  run(env?: Record<string, string>): string;
+  /** The store's `v8` area, as the probe's runtime sees it. */
+  area(): CacheArea;
+  /** The pack's entry in the store (there must be exactly one). */
+  entry(): string;
+  /** Replaces the pack's entry with foreign same-length code's data, authenticated with `key`. */
+  plant(key: Buffer): string;
+}
+
+function fixture(): Fixture {
+  const dir = tempDir('adcp-code-cache-');
+  const store = join(tempDir('adcp-code-cache-store-'), 'cache');
   writeEmitted(dir, files);
   const script = join(dir, 'probe.mjs');
   writeFileSync(
@@ -43,144 +58,127 @@ function fixture(): { dir: string; run: (env?: Record<string, string>) => string
       `process.stdout.write(JSON.stringify([v(${JSON.stringify(VALID)}).ok, v({}).ok]));`,
     ].join('\n'),
   );
-  const run = (env: Record<string, string> = {}) => execFileSync(process.execPath, [script], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  const cacheDir = join(dir, '.cache', 'v8');
-  // The entry reads its validate from the root definition of a pack: `require('…/packs/<pack>.cjs')['<key>']`.
-  const link = /require\((["'])([^"']+)\1\)\[\s*(["'])([^"']+)\3\s*\]/.exec(readFileSync(join(dir, ENTRY), 'utf8'))!;
-  const packFile = join(dir, ENTRY, '..', link[2]!);
-  const text = readFileSync(packFile);
-  assert.ok(text.length >= 4096, 'the pack is cached (modules under 4 KB are not)');
-  // The loader compiles exactly this text: the module's file, wrapped as CommonJS.
-  const wrapped = `(function (${PARAMS}) {${text.toString('utf8')}\n})`;
-  const packName = link[2]!.split('/').pop()!;
-  const entryCache = () => {
-    const found = existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.includes(packName) && f.endsWith('.v8')) : [];
-    assert.is(found.length, 1, 'one code cache for the pack, named after its path');
-    return join(cacheDir, found[0]!);
+  const run = (env: Record<string, string> = {}) =>
+    execFileSync(process.execPath, [script], { env: { ...process.env, ADCP_CODEGEN_CACHE_DIR: store, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const pack = rootPack(join(dir, ENTRY));
+  assert.ok(pack.text.length >= 4096, 'the pack is cached (modules under 4 KB are not)');
+  const packName = pack.file.split('/').pop()!;
+  const area = (): CacheArea => withStore(store, () => cacheArea('v8'))!;
+  const entry = () => {
+    const v8 = join(store, 'v8');
+    const found = existsSync(v8) ? readdirSync(v8).filter((f) => f.includes(packName) && f.endsWith('.v8')) : [];
+    assert.is(found.length, 1, 'one code cache entry for the pack, named after its path');
+    return join(v8, found[0]!);
   };
-  /** A cache file as the loader writes one: the text's length, the text, the data. */
-  const cacheFileOf = (data: Buffer): Buffer => {
-    const head = Buffer.alloc(4);
-    head.writeUInt32LE(text.length, 0);
-    return Buffer.concat([head, text, data]);
-  };
-  /** V8 cached data of a module as long as the real pack whose root definition accepts everything. */
-  const plant = () => {
-    const head = `(function (${PARAMS}) {exports[${JSON.stringify(link[4])}] = { validate: () => true };`;
-    const evil = `${head}${' '.repeat(wrapped.length - head.length - 3)}\n})`;
-    assert.is(evil.length, wrapped.length);
-    const s = new Script(evil);
-    // Run it (and its validate) first, so their bytecode is in the cached data rather than compiled later from the
-    // real text at the same offsets.
-    const fn = s.runInThisContext() as (exports: Record<string, { validate: () => boolean }>, require: null, module: object) => void;
-    const module = { exports: {} as Record<string, { validate: () => boolean }> };
-    fn(module.exports, null, module);
-    module.exports[link[4]!]!.validate();
-    const file = entryCache();
-    rmSync(file);
-    // With the real text as its copy, as the loader writes its own files: only owner and mode stop it.
-    writeFileSync(file, cacheFileOf(s.createCachedData()), { mode: 0o600 });
-    chmodSync(file, 0o600);
+  const plant = (key: Buffer) => {
+    const file = entry();
+    const name = file.split('/').pop()!;
+    // The genuine text as its copy, as the loader writes its own entries: only the key can tell it apart.
+    assert.ok(writeEntry({ dir: join(store, 'v8'), key }, name, [codeCachePayload(pack.text, foreignCachedData(pack))]));
     return file;
   };
-  return { dir, run, cacheDir, entryCache, plant, text };
+  return { dir, store, run, area, entry, plant };
 }
 
-test('code cache: holds only V8 data for the generated text, reused across processes, rebuilt when rejected', () => {
-  const { dir, run, cacheDir, entryCache, text } = fixture();
+/** `fn` with ADCP_CODEGEN_CACHE_DIR naming `store` (this process's own store is the test run's). */
+function withStore<T>(store: string, fn: () => T): T {
+  const before = process.env.ADCP_CODEGEN_CACHE_DIR;
+  process.env.ADCP_CODEGEN_CACHE_DIR = store;
   try {
-    assert.is(run(), '[true,false]');
-    assert.ok(readdirSync(cacheDir).length > 1, 'the entry and the definitions it reached');
-    assert.ok(readdirSync(cacheDir).every((f) => f.endsWith('.v8')), 'only code caches in the cache directory');
-    assert.ok(!readdirSync(cacheDir).some((f) => f.includes('create_media_buy.request.cjs')), 'the entry module (under 4 KB) compiles from its text');
-    assert.is(readFileSync(join(dir, '.cache', '.gitignore'), 'utf8'), '*\n', 'the cache stays out of the agent repository');
-    for (const d of [join(dir, '.cache'), cacheDir]) assert.is(statSync(d).mode & 0o077, 0, `${d} is private`);
-    const file = entryCache();
-    assert.is(statSync(file).mode & 0o077, 0, 'cache files are private');
-    const before = readFileSync(file);
-    assert.is(run(), '[true,false]', 'second process: from the code cache');
-    assert.ok(readFileSync(file).equals(before), 'an accepted cache is not rewritten');
-    writeFileSync(file, 'not a V8 code cache');
-    assert.is(run(), '[true,false]', 'a rejected cache is ignored');
-    assert.is.not(readFileSync(file, 'utf8'), 'not a V8 code cache', 'and rebuilt');
-    // Data made for another module (another cache file of this set, renamed or linked under this name) is not
-    // offered to this text: the file holds the exact text its data was made from, compared byte for byte.
-    const other = readdirSync(cacheDir).map((f) => join(cacheDir, f)).find((f) => f !== file)!;
-    const own = readFileSync(file);
-    writeFileSync(file, readFileSync(other));
-    assert.is(run(), '[true,false]', 'another module\'s data under this name is not used');
-    assert.ok(readFileSync(file).subarray(0, 4 + text.length).equals(own.subarray(0, 4 + text.length)), 'and replaced by data for this module\'s text');
-    // The same text but one byte (a regenerated module of the same length, say): V8 alone would take the old data.
-    const changed = Buffer.from(own);
-    changed[4 + text.length - 10] = changed[4 + text.length - 10] === 0x20 ? 0x0a : 0x20;
-    writeFileSync(file, changed);
-    assert.is(run(), '[true,false]', 'data made from a text differing in one byte is not used');
-    assert.ok(readFileSync(file).equals(own) || readFileSync(file).subarray(0, 4 + text.length).equals(own.subarray(0, 4 + text.length)), 'and replaced');
-    assert.is(run({ ADCP_CODEGEN_NO_CODE_CACHE: '1' }), '[true,false]');
-    // No usable cache directory at all (the output's cache path is taken by a file, the temp dir does not exist).
-    rmSync(join(dir, '.cache'), { recursive: true, force: true });
-    writeFileSync(join(dir, '.cache'), 'not a directory');
-    assert.is(run({ TMPDIR: '/nonexistent/adcp' }), '[true,false]');
-    assert.is(readFileSync(join(dir, '.cache'), 'utf8'), 'not a directory');
+    return fn();
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    process.env.ADCP_CODEGEN_CACHE_DIR = before;
   }
+}
+
+test('code cache: in the private cache, never beside the set; reused across processes, rebuilt when rejected', () => {
+  const { dir, store, run, entry } = fixture();
+  assert.is(run(), '[true,false]');
+  assert.equal(readdirSync(dir).sort(), ['probe.mjs', 'releases', 'validate'], 'nothing written beside the generated set');
+  const v8 = join(store, 'v8');
+  assert.ok(readdirSync(v8).length > 1, 'the entry and the definitions it reached');
+  assert.ok(readdirSync(v8).every((f) => f.endsWith('.v8')), 'only code caches in the v8 area');
+  assert.ok(!readdirSync(v8).some((f) => f.includes('create_media_buy.request.cjs')), 'the entry module (under 4 KB) compiles from its text');
+  for (const d of [store, v8]) assert.is(statSync(d).mode & 0o777, 0o700, `${d} is private`);
+  assert.is(statSync(join(store, 'key')).mode & 0o777, 0o600, 'the key is private');
+  assert.is(statSync(join(store, 'key')).size, 32);
+  const file = entry();
+  assert.is(statSync(file).mode & 0o777, 0o600, 'entries are private');
+  const before = readFileSync(file);
+  assert.is(run(), '[true,false]', 'second process: from the code cache');
+  assert.ok(readFileSync(file).equals(before), 'an accepted entry is not rewritten');
+  writeFileSync(file, 'not a code cache entry', { mode: 0o600 });
+  assert.is(run(), '[true,false]', 'a broken entry is ignored');
+  assert.is.not(readFileSync(file, 'utf8'), 'not a code cache entry', 'and rebuilt');
+  // Data made for another module (another entry of this set, renamed under this name) is not offered to this text:
+  // an entry names itself, and holds the exact text its data was made from.
+  const other = readdirSync(v8).map((f) => join(v8, f)).find((f) => f !== file)!;
+  writeFileSync(file, readFileSync(other), { mode: 0o600 });
+  assert.is(run(), '[true,false]', 'another module\'s entry under this name is not used');
+  assert.ok(readFileSync(file).includes(Buffer.from(file.split('/').pop()!)), 'and replaced by this module\'s');
+  assert.is(run({ ADCP_CODEGEN_NO_CODE_CACHE: '1' }), '[true,false]');
+  // No usable store at all: the store's path taken by a file, or a relative path (it would follow the working
+  // directory into whatever repository that is).
+  const blocked = join(tempDir('adcp-code-cache-blocked-'), 'cache');
+  writeFileSync(blocked, 'not a directory');
+  assert.is(run({ ADCP_CODEGEN_CACHE_DIR: blocked }), '[true,false]');
+  assert.is(readFileSync(blocked, 'utf8'), 'not a directory');
+  const cwdBefore = readdirSync(process.cwd()).sort();
+  assert.is(run({ ADCP_CODEGEN_CACHE_DIR: 'relative-cache' }), '[true,false]');
+  assert.equal(readdirSync(process.cwd()).sort(), cwdBefore, 'a relative store path makes no directory');
 });
 
-test('code cache: a planted file is never executed unless it is ours alone; validation stays on', () => {
-  const { dir, run, cacheDir, plant } = fixture();
-  try {
-    run();
-    // The threat: a trusted planted file does run. (Only this user could have written it, and this user can edit the
-    // generated modules themselves; anyone else is stopped by the checks below.)
-    plant();
-    assert.is(run(), '[true,true]', 'V8 accepts cached data of other code of the same length');
+test('code cache: an entry this store did not write is never executed; validation stays on', () => {
+  const { store, run, area, plant } = fixture();
+  run();
+  // The threat: data of foreign same-length code, with the genuine text as its copy and the store's own key (what
+  // only this user's runtime, or someone with this user's rights, can write), does run.
+  plant(area().key);
+  assert.is(run(), '[true,true]', 'V8 accepts cached data of other code of the same length');
 
-    const groupWritable = plant();
-    chmodSync(groupWritable, 0o620);
-    assert.is(run(), '[true,false]', 'group-writable cache file: not read');
-    const worldWritable = plant();
-    chmodSync(worldWritable, 0o606);
-    assert.is(run(), '[true,false]', 'world-writable cache file: not read');
-    assert.is(run(), '[true,false]', 'and replaced by a good one');
+  // The same entry without the key: planted, copied from another store, restored from another machine's cache.
+  plant(randomBytes(32));
+  assert.is(run(), '[true,false]', 'an entry with another key: not used');
+  assert.is(run(), '[true,false]', 'and replaced by a good one');
 
-    if (process.getuid?.() === 0) {
-      const foreign = plant();
-      chownSync(foreign, 4242, 4242);
-      assert.is(run(), '[true,false]', 'cache file owned by another user: not read');
-    }
-
-    plant();
-    chmodSync(cacheDir, 0o770);
-    assert.is(run(), '[true,false]', 'group-writable cache directory: no cache');
-    chmodSync(cacheDir, 0o700);
-    chmodSync(join(dir, '.cache'), 0o777);
-    assert.is(run(), '[true,false]', 'world-writable parent of the cache directory: no cache');
-    chmodSync(join(dir, '.cache'), 0o700);
-
-    // A link in place of the cache file, or of the cache directory, to a planted one.
-    const elsewhere = mkdtempSync(join(tmpdir(), 'adcp-code-cache-planted-'));
-    try {
-      const planted = plant();
-      const target = join(elsewhere, 'planted.v8');
-      writeFileSync(target, readFileSync(planted), { mode: 0o600 });
-      rmSync(planted);
-      symlinkSync(target, planted);
-      assert.is(run(), '[true,false]', 'a symbolic link in place of a cache file: not followed');
-
-      const real = plant();
-      const linkedDir = join(elsewhere, 'v8');
-      mkdirSync(linkedDir, { mode: 0o700 });
-      writeFileSync(join(linkedDir, real.slice(cacheDir.length + 1)), readFileSync(real), { mode: 0o600 });
-      rmSync(cacheDir, { recursive: true });
-      symlinkSync(linkedDir, cacheDir);
-      assert.is(run(), '[true,false]', 'a symbolic link in place of the cache directory: no cache');
-    } finally {
-      rmSync(elsewhere, { recursive: true, force: true });
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  // With the key, but readable or writable by others, or a link, or in a directory that is not private.
+  for (const mode of [0o640, 0o604, 0o620]) {
+    chmodSync(plant(area().key), mode);
+    assert.is(run(), '[true,false]', `an entry of mode ${mode.toString(8)}: not read`);
   }
+  const planted = plant(area().key);
+  const elsewhere = join(tempDir('adcp-code-cache-elsewhere-'), 'planted.v8');
+  renameSync(planted, elsewhere);
+  symlinkSync(elsewhere, planted);
+  assert.is(run(), '[true,false]', 'a symbolic link in place of an entry: not followed');
+  rmSync(planted);
+  run();
+  plant(area().key);
+  chmodSync(join(store, 'v8'), 0o750);
+  assert.is(run(), '[true,false]', 'a v8 area others can read: no cache');
+  chmodSync(join(store, 'v8'), 0o700);
+  chmodSync(store, 0o755);
+  assert.is(run(), '[true,false]', 'a store others can read: no cache');
+  chmodSync(store, 0o700);
+  chmodSync(join(store, 'key'), 0o644);
+  assert.is(run(), '[true,false]', 'a key others can read (as a checkout writes every file): no cache');
+  chmodSync(join(store, 'key'), 0o600);
+  assert.is(run(), '[true,true]', 'the planted entry was only ever held back by those checks');
+
+  if (process.getuid?.() === 0) {
+    chownSync(plant(area().key), 4242, 4242);
+    assert.is(run(), '[true,false]', 'an entry owned by another user: not read');
+    chownSync(join(store, 'key'), 4242, 4242);
+    assert.is(run(), '[true,false]', 'a key owned by another user: no cache');
+  }
+
+  // A link in place of the store, to a store (key and entry) someone else prepared.
+  const { store: other, run: runOther, plant: plantOther, area: areaOther } = fixture();
+  runOther();
+  plantOther(areaOther().key);
+  const linked = join(tempDir('adcp-code-cache-linked-'), 'cache');
+  symlinkSync(other, linked);
+  assert.is(run({ ADCP_CODEGEN_CACHE_DIR: linked }), '[true,false]', 'a symbolic link in place of the store: no cache');
 });
 
 test.run();

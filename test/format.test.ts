@@ -3,11 +3,14 @@ import * as assert from 'uvu/assert';
 import { compileTypes } from '../generator/compile/index.js';
 import { format, FormatAhead } from '../generator/format/index.js';
 import { loadRelease, type EmittedFile } from '../generator/load/index.js';
-import { tempDir } from './helpers/fixture-release.js';
+import type { BuildCache } from '../generator/shared/index.js';
 import { sdkReleaseDir } from './helpers/releases.js';
 
 // A fresh, empty build cache per run: every file is formatted, here or on the thread.
-const fresh = (): string => tempDir('adcp-format-cache-');
+const fresh = (): BuildCache => {
+  const entries = new Map<string, string>();
+  return { get: (area, key) => entries.get(`${area}/${key}`), set: (area, key, contents) => void entries.set(`${area}/${key}`, contents) };
+};
 
 // Real input: the 3.0.6 types of a few tools (unindented json-schema-to-typescript output), a normalizer-like
 // module, and a file the format stage leaves alone.

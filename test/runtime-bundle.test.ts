@@ -16,12 +16,13 @@ test('runtime bundle: an entry importing only node: builtins; each facade export
   const { entry, modules, facades } = bundleRuntime(sources);
   for (const m of entry.matchAll(/^import .* from (['"])([^'"]+)\1;$/gm)) assert.ok(m[2]!.startsWith('node:'), `the entry imports ${m[2]}`);
   assert.is(facades.size, sources.length);
-  // The entry (index.js's second half) holds the loader alone; the other modules are one CommonJS artifact it loads
-  // with the code cache.
-  assert.equal([...entry.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]), ['./loader.js']);
+  // The entry (index.js's second half) holds the bootstrap alone (the loader and the private cache it reads); the
+  // other modules are one CommonJS artifact it loads with the code cache.
+  const bootstrap = ['./loader.js', './user-cache.js'];
+  assert.equal([...entry.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]), bootstrap);
   assert.equal(
     [...modules.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]),
-    sources.map((s) => `./${s.name}`).filter((n) => n !== './loader.js').sort(),
+    sources.map((s) => `./${s.name}`).filter((n) => !bootstrap.includes(n)).sort(),
   );
   assert.not.ok(modules.includes('import.meta'), 'a CommonJS function has no import.meta: it is a parameter');
   const root = mkdtempSync(join(tmpdir(), 'adcp-runtime-bundle-'));
@@ -56,7 +57,8 @@ test('runtime bundle: deterministic, and a runtime module may import only node: 
   assert.is(bundleRuntime(sources).modules, bundleRuntime([...sources].reverse()).modules);
   assert.throws(() => bundleRuntime([...sources, { name: 'extra.js', text: "import x from 'lodash';\nexport const y = x;\n" }]), /runtime\/extra\.js imports lodash/);
   assert.throws(() => bundleRuntime([{ name: BUNDLE, text: 'export {};' }]), /bundle's own name/);
-  assert.throws(() => bundleRuntime([{ name: 'loader.js', text: "import { x } from './other.js';\nexport const y = x;\n" }]), /the loader is bundled alone/);
+  assert.throws(() => bundleRuntime([{ name: 'loader.js', text: "import { x } from './other.js';\nexport const y = x;\n" }]), /the bootstrap \(loader\.js, user-cache\.js\) is bundled alone/);
+  assert.ok(bundleRuntime([{ name: 'loader.js', text: "import { x } from './user-cache.js';\nexport const y = x;\n" }, { name: 'user-cache.js', text: 'export const x = 1;\n' }]).entry.includes('"./user-cache.js": function'), 'the bootstrap imports itself');
 });
 
 test('runtime bundle: ASCII only (one byte per character to compile), the escaped characters the same ones at run time', async () => {

@@ -18,14 +18,15 @@
 //   adcp-codegen 0.1.0:runtime/issues.ts 21db2ff3edcbb151
 //   adcp-codegen 0.1.0:runtime/items.ts 8ff596f2deb00211
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
-//   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts 7b0e39aedc4f3ac2
+//   adcp-codegen 0.1.0:runtime/loader.ts 146353a65b6d2b2b
+//   adcp-codegen 0.1.0:runtime/mcp.ts 190ea4fd806b703d
 //   adcp-codegen 0.1.0:runtime/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
 //   adcp-codegen 0.1.0:runtime/repair.ts a4861d0445a0089e
 //   adcp-codegen 0.1.0:runtime/response.ts bc9edc053c759fe8
 //   adcp-codegen 0.1.0:runtime/results.ts 81afede7e867dfac
+//   adcp-codegen 0.1.0:runtime/user-cache.ts fc510933ae08c6a7
 //   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 export { createAgent, runtimeModule } from '../index.js';
 

@@ -18,18 +18,19 @@
 //   adcp-codegen 0.1.0:runtime/issues.ts 21db2ff3edcbb151
 //   adcp-codegen 0.1.0:runtime/items.ts 8ff596f2deb00211
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
-//   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts 7b0e39aedc4f3ac2
+//   adcp-codegen 0.1.0:runtime/loader.ts 146353a65b6d2b2b
+//   adcp-codegen 0.1.0:runtime/mcp.ts 190ea4fd806b703d
 //   adcp-codegen 0.1.0:runtime/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
 //   adcp-codegen 0.1.0:runtime/repair.ts a4861d0445a0089e
 //   adcp-codegen 0.1.0:runtime/response.ts bc9edc053c759fe8
 //   adcp-codegen 0.1.0:runtime/results.ts 81afede7e867dfac
+//   adcp-codegen 0.1.0:runtime/user-cache.ts fc510933ae08c6a7
 //   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 "use strict";
 
-/** The runtime modules (except the loader) as CommonJS functions, for the loader in index.js. */
+/** The runtime modules (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
 module.exports = {
   "./a2a-types.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -2213,8 +2214,10 @@ const results_js_1 = require("./results.js");
  * `handlers` is the set agent.registerMcp (or mcpServerFactory, once) checked and completed (handlers.ts): a handler
  * for every served tool.
  *
- * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
- * first used, so agents that never serve MCP need not install it.
+ * The SDK is the agent's own dependency: it is resolved when registerMcp is first used (agents that never serve MCP
+ * need not install it), from the directory that holds the generated set, never from inside it. A set is committed
+ * and reviewed as generated output; a `node_modules` planted in it (or in any of its directories) would otherwise
+ * shadow the agent's SDK and run at registerMcp (issue 20). `--check` names such a directory too.
  */
 function registerMcp(agent, server, handlers) {
     mcpRegistrar(agent, handlers)(server);
@@ -2224,7 +2227,7 @@ function registerMcp(agent, server, handlers) {
  * at start-up (agent.mcpServerFactory) fails then, not on the first request, when the agent's repository lacks them.
  */
 function mcpRegistrar(agent, handlers) {
-    const require = (0, node_module_1.createRequire)(__runtimeImportMeta.url);
+    const require = (0, node_module_1.createRequire)(new URL('../', __runtimeImportMeta.url));
     const sdk = require('@modelcontextprotocol/sdk/types.js');
     const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
     const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { EmittedFile } from '../load/index.js';
-import { cacheDir, readCache } from '../shared/index.js';
+import { buildCache, type BuildCache } from '../shared/index.js';
 import { cacheKey, formatted, prettierVersion, type AheadResult, type FormattedAhead } from './format.js';
 
 /**
@@ -33,7 +33,7 @@ export class FormatAhead implements FormattedAhead {
   private readonly byPath = new Map<string, AheadResult & { readonly contents: string }>();
 
   constructor(
-    private readonly cache: string | undefined = cacheDir('prettier'),
+    private readonly cache: BuildCache = buildCache(),
     private readonly heapMb: number = FORMAT_HEAP_MB,
   ) {}
 
@@ -45,7 +45,7 @@ export class FormatAhead implements FormattedAhead {
     for (const file of files) {
       if (!formatted(file) || this.byPath.has(file.path)) continue;
       const key = cacheKey(prettierVersion(), file);
-      const hit = this.cache === undefined ? undefined : readCache(this.cache, key);
+      const hit = this.cache.get('prettier', key);
       if (hit !== undefined) {
         this.byPath.set(file.path, { contents: file.contents, key, cached: true, text: Promise.resolve(hit) });
         continue;

@@ -1,5 +1,5 @@
 import type * as Prettier from 'prettier';
-import { cacheDir, dependencyVersion, readCache, writeCache, sha256 } from '../shared/index.js';
+import { buildCache, dependencyVersion, sha256, type BuildCache } from '../shared/index.js';
 import type { EmittedFile } from '../load/index.js';
 
 /** One fixed prettier configuration, never the user's: output must not depend on the machine it was made on. */
@@ -65,19 +65,14 @@ export function cacheKey(prettierVersion: string, file: EmittedFile): string {
   return sha256(`${prettierVersion}\0${JSON.stringify(PRETTIER_OPTIONS)}\0${parserFor(file.path)}\0${file.contents}`);
 }
 
-/** The cached formatting of a file, if any (a cache miss, a foreign cache or no cache: undefined). */
-function cachedFormat(prettierVersion: string, file: EmittedFile, cache: string | undefined): string | undefined {
-  return cache === undefined ? undefined : readCache(cache, cacheKey(prettierVersion, file));
-}
-
 /**
  * Stage 6: prettier over the files people read; formatting never changes what code does. Its output is a pure
- * function of its input, so results are cached by content hash under node_modules/.cache/adcp-codegen: a
- * regeneration formats only what changed. Files formatted ahead, on another thread while the compile stage ran
+ * function of its input, so results are kept in the build cache (this user's, authenticated: shared/build-cache.ts)
+ * by content hash: a regeneration formats only what changed. Files formatted ahead, on another thread while the compile stage ran
  * (`ahead`), are taken from there; the rest are formatted here one after the other, so only one syntax tree is alive
  * at a time (formatting them all at once held every tree in memory together).
  */
-export async function format(files: readonly EmittedFile[], cache: string | undefined = cacheDir('prettier'), ahead?: FormattedAhead): Promise<EmittedFile[]> {
+export async function format(files: readonly EmittedFile[], cache: BuildCache = buildCache(), ahead?: FormattedAhead): Promise<EmittedFile[]> {
   if (!files.some(formatted)) return [...files];
   const version = prettierVersion();
   // Loaded only when something is left to format here: prettier and its parsers are a large part of a small run's
@@ -91,13 +86,13 @@ export async function format(files: readonly EmittedFile[], cache: string | unde
     }
     // A file submitted ahead was looked up in the cache then: no second lookup, and a hit is not written back.
     const early = ahead?.get(file);
-    const cached = early === undefined ? cachedFormat(version, file, cache) : undefined;
+    const cached = early === undefined ? cache.get('prettier', cacheKey(version, file)) : undefined;
     if (cached !== undefined) {
       out.push({ ...file, contents: cached });
       continue;
     }
     const contents = (await early?.text) ?? (await prettierFormat((prettier ??= await import('prettier')), file.path, file.contents));
-    if (cache !== undefined && early?.cached !== true) writeCache(cache, early?.key ?? cacheKey(version, file), contents);
+    if (early?.cached !== true) cache.set('prettier', early?.key ?? cacheKey(version, file), contents);
     out.push({ ...file, contents });
   }
   return out;

@@ -1,4 +1,4 @@
-import { CodegenError } from '../shared/index.js';
+import { CodegenError, type BuildCache } from '../shared/index.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './config.js';
 import type { CapabilitiesValidator } from './capabilities-validator.js';
 import { checkCapabilities, readProfile, servedReleases } from './profile.js';
@@ -42,8 +42,11 @@ export function readInputs(overrides: ConfigOverrides): InputFiles {
   return { config, digests, profiles };
 }
 
-/** Stage 1b: parse the releases and check each profile against the releases it serves. */
-export function load(input: ConfigOverrides | InputFiles): Inputs {
+/**
+ * Stage 1b: parse the releases and check each profile against the releases it serves (with capabilities validators
+ * from `cache` when it holds them).
+ */
+export function load(input: ConfigOverrides | InputFiles, cache?: BuildCache): Inputs {
   const { config, digests, profiles } = 'digests' in input ? input : readInputs(input);
   const releases = config.releaseDirs.map(({ dir, display }, i) => loadRelease(dir, display, digests[i]));
   releases.forEach((r, i) => {
@@ -58,7 +61,7 @@ export function load(input: ConfigOverrides | InputFiles): Inputs {
   const validators = new Map<Release, CapabilitiesValidator>();
   for (const p of profiles) {
     const rs = servedReleases(p, releases);
-    for (const r of rs) checkCapabilities(p, r, validators);
+    for (const r of rs) checkCapabilities(p, r, validators, cache);
     served.set(p.name, rs);
   }
   return { config, releases, profiles, served };

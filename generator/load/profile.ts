@@ -1,5 +1,5 @@
 import { checkFormat, describe, pointerOf } from './check-format.js';
-import { CodegenError, hashJson } from '../shared/index.js';
+import { CodegenError, hashJson, type BuildCache } from '../shared/index.js';
 import type { JsonObject, Profile, Release } from './model.js';
 import { readJson } from './read-json.js';
 import { highestFirst } from './release.js';
@@ -80,13 +80,13 @@ export function servedReleases(profile: Profile, releases: readonly Release[]): 
 }
 
 /** The profile's capabilities must be a valid get_adcp_capabilities response body of every release it serves. */
-export function checkCapabilities(profile: Profile, release: Release, validators: Map<Release, CapabilitiesValidator> = new Map()): void {
+export function checkCapabilities(profile: Profile, release: Release, validators: Map<Release, CapabilitiesValidator> = new Map(), cache?: BuildCache): void {
   const tool = release.tools.get('get_adcp_capabilities');
   if (tool === undefined) return; // a release without the capabilities tool has nothing to check against
   // Several profiles serve one release: the caller's map shares one validator between them, and lets it (and the
   // Ajv instance behind it) go once the profiles are checked.
   let validate = validators.get(release);
-  if (validate === undefined) validators.set(release, (validate = capabilitiesValidator(release, tool.responseSchema)));
+  if (validate === undefined) validators.set(release, (validate = capabilitiesValidator(release, tool.responseSchema, cache)));
   // Validated as served: the runtime adds the protocol envelope's `status` to every completed response.
   if (!validate({ status: 'completed', ...profile.capabilities })) {
     const error = validate.errors![0]!;

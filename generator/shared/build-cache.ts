@@ -1,54 +1,60 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, type Stats } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { sha256 } from './hash.js';
+import { cacheArea, readEntry, writeEntry, type CacheArea } from '../../runtime/user-cache.js';
 
 /**
- * The generator's build cache, node_modules/.cache/adcp-codegen/<area>/ under the working directory: entries
- * keyed by the hash of everything they were made from, each stored as its own content hash followed by the
- * content, so a torn or edited entry is never trusted. Losing it only costs time. ADCP_CODEGEN_NO_CACHE=1 turns it
- * off (the benches' cold runs).
- *
- * Some entries are code the generator runs (the capabilities validator) or copies into the output (formatted
- * text), so an entry is read only when it, and the directories it sits in, belong to this user alone — the rule
- * the runtime's code cache follows (docs/validators.md). A content hash proves integrity, not authorship: whoever
- * can write the directory can write a matching hash.
+ * The generator's build cache: results this user's generator derived on this machine, kept as data in this user's
+ * private cache (runtime/user-cache.ts, the store the runtime's code cache uses): prettier's output, each release's
+ * compiled capabilities validator, the files each compile unit produced, the manifests of sets it wrote or checked.
+ * An entry is read only when the store's key authenticates it, so nothing another party put anywhere — a planted or
+ * restored `node_modules/.cache`, a file committed to the agent's repository, an entry copied in from another store —
+ * is ever taken for a result; losing the cache costs only time. ADCP_CODEGEN_NO_CACHE=1 turns it off (every run is
+ * then a cold one).
  */
-export function cacheDir(area: string): string | undefined {
-  return process.env.ADCP_CODEGEN_NO_CACHE ? undefined : join(process.cwd(), 'node_modules', '.cache', 'adcp-codegen', area);
+export interface BuildCache {
+  /** The entry `key` (a hex digest of everything it was made from) of `area`, when this store wrote it. */
+  get(area: BuildCacheArea, key: string): string | undefined;
+  set(area: BuildCacheArea, key: string, contents: string): void;
+  /** Set when this user has no usable private cache (ADCP_CODEGEN_NO_CACHE aside): what a user should be told. */
+  readonly unusable?: string;
 }
 
-export function readCache(dir: string, key: string): string | undefined {
-  const uid = process.getuid?.();
-  if (uid === undefined) return undefined;
-  const sub = join(dir, key.slice(0, 2));
-  let fd: number | undefined;
-  try {
-    for (const d of [dirname(dir), dir, sub]) if (!privateTo(lstatSync(d), uid, true)) return undefined;
-    fd = openSync(join(sub, key), constants.O_RDONLY | constants.O_NOFOLLOW);
-    if (!privateTo(fstatSync(fd), uid, false)) return undefined;
-    const text = readFileSync(fd, 'utf8');
-    const nl = text.indexOf('\n');
-    return nl === 64 && sha256(text.slice(65)) === text.slice(0, 64) ? text.slice(65) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+/**
+ * `prettier`: formatted text by input; `capabilities`: Ajv standalone code of a release's capabilities validator;
+ * `units`: per compile-unit key, the hashes of the finished files it produced; `sets`: manifests of sets this
+ * generator wrote, or compiled from scratch and found in step (by their own hash).
+ */
+export type BuildCacheArea = 'prettier' | 'capabilities' | 'units' | 'sets';
+
+/**
+ * The build cache; `{ read: false }` records results but reads none (`--check` compiles from scratch, whatever the
+ * cache holds).
+ */
+export function buildCache(options: { read: boolean } = { read: true }): BuildCache {
+  if (process.env.ADCP_CODEGEN_NO_CACHE) return NO_CACHE;
+  // Each area looked up once per cache (per run): a store that is not usable is not tried again for every entry.
+  const areas = new Map<BuildCacheArea, CacheArea | null>();
+  const area = (name: BuildCacheArea): CacheArea | null => {
+    let known = areas.get(name);
+    if (known === undefined) areas.set(name, (known = cacheArea(name)));
+    return known;
+  };
+  if (area('units') === null) {
+    const unusable =
+      process.getuid === undefined
+        ? 'no private cache on this platform (no user id to check its ownership against)'
+        : 'no private cache usable: $ADCP_CODEGEN_CACHE_DIR (absolute), else $XDG_CACHE_HOME/adcp-codegen, else ~/.cache/adcp-codegen, else <temp>/adcp-codegen-<uid>, must be a directory this user owns that no one else can read or write';
+    return { ...NO_CACHE, unusable: `${unusable}; every run compiles everything` };
   }
+  return {
+    get: (name, key) => {
+      if (!options.read) return undefined;
+      const dir = area(name);
+      return dir === null ? undefined : readEntry(dir, key)?.toString('utf8');
+    },
+    set: (name, key, contents) => {
+      const dir = area(name);
+      if (dir !== null) writeEntry(dir, key, [Buffer.from(contents)]);
+    },
+  };
 }
 
-export function writeCache(dir: string, key: string, contents: string): void {
-  try {
-    const sub = join(dir, key.slice(0, 2));
-    mkdirSync(sub, { recursive: true, mode: 0o700 });
-    const tmp = join(sub, `${key}.${process.pid}.tmp`);
-    writeFileSync(tmp, `${sha256(contents)}\n${contents}`, { mode: 0o600 });
-    renameSync(tmp, join(sub, key));
-  } catch {
-    // A read-only or full disk only costs speed.
-  }
-}
-
-/** A real directory or file (never a link) owned by `uid` that no one else can write. */
-function privateTo(st: Stats, uid: number, directory: boolean): boolean {
-  return (directory ? st.isDirectory() : st.isFile()) && st.uid === uid && (st.mode & 0o022) === 0;
-}
+const NO_CACHE: BuildCache = { get: () => undefined, set: () => undefined };

@@ -6,7 +6,7 @@
  * the CLI's main thread imports, does not load load's Ajv), the generator's own code hash, and strongly connected
  * components. Imports nothing from the stages.
  */
-export { cacheDir, readCache, writeCache } from './build-cache.js';
+export { buildCache, type BuildCache, type BuildCacheArea } from './build-cache.js';
 export { dependencyVersion, generatorCodeHash, generatorVersion } from './code-hash.js';
 export { CodegenError, UsageError } from './errors.js';
 export { stronglyConnected } from './graph.js';

@@ -10,8 +10,8 @@ export const MANIFEST = 'manifest.json';
 /** The generator's lock, staging area and commit journal, inside `out`. */
 export const WORK_DIR = '.adcp-codegen';
 export const JOURNAL = 'commit.json';
-/** Not part of the set and not anyone else's: the runtime's code cache and the generator's work directory. */
-export const IGNORED = new Set(['.cache', WORK_DIR]);
+/** Not part of the set and not anyone else's: the generator's work directory. */
+export const IGNORED = new Set([WORK_DIR]);
 
 export interface OutputManifest {
   readonly '//': string;
@@ -31,7 +31,7 @@ export interface UnitRecord {
   readonly files: readonly string[];
 }
 
-/** A path a manifest or journal may name: relative, inside `out`, outside the work directory and caches. */
+/** A path a manifest or journal may name: relative, inside `out`, outside the work directory. */
 export function ownablePath(p: unknown): p is string {
   if (typeof p !== 'string' || p === '' || p.startsWith('/') || p.includes('\\') || p.includes('\0')) return false;
   const segments = p.split('/');

@@ -5,5 +5,5 @@
 export { lockOutput, markThreadGone } from './out-lock.js';
 export { commitPending } from './journal.js';
 export { openOutput, type OpenOutput } from './open-output.js';
-export { diffOutput, listFiles, outputIntact, pathList } from './output-files.js';
+export { diffOutput, listFiles, loadableForeignFiles, outputIntact, pathList } from './output-files.js';
 export { manifestFile, write, type WriteReport } from './write.js';

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CodegenError, MANIFEST, readManifest, WORK_DIR, type OutputManifest } from '../shared/index.js';
 import { recoverInterrupted } from './journal.js';
@@ -39,7 +39,7 @@ export function openOutput(out: string, options: { adopt: boolean; display: stri
   };
   try {
     lock = lockOutput(work, options.display);
-    recovered.push(...recoverInterrupted(out, options.display));
+    recovered.push(...recoverInterrupted(out, options.display), ...removeFormerCodeCache(out));
     const manifest = checkOwnership(out, options.display, options.adopt);
     return { recovered, manifest, release, [Symbol.dispose]: release };
   } catch (e) {
@@ -92,4 +92,34 @@ function recoverLegacy(out: string): string[] {
     }
   }
   return done;
+}
+
+/**
+ * The V8 code cache earlier runtimes kept in `<out>/.cache/v8/` (`*.v8` files, and `.cache/.gitignore` holding `*`).
+ * The runtime keeps it in this user's private cache now and never reads this one; an entry here is at best stale,
+ * at worst planted (committed to the agent's repository, it replaced a validator on every clone: issue 20), so it
+ * goes. Anything else in `.cache` is not the runtime's and stays (`--check` names it).
+ */
+function removeFormerCodeCache(out: string): string[] {
+  const cache = join(out, '.cache');
+  const v8 = join(cache, 'v8');
+  if (!lstatSync(v8, { throwIfNoEntry: false })?.isDirectory() || lstatSync(cache).isSymbolicLink()) return [];
+  let removed = 0;
+  for (const name of readdirSync(v8)) {
+    if (!name.endsWith('.v8') || !lstatSync(join(v8, name)).isFile()) continue;
+    unlinkSync(join(v8, name));
+    removed++;
+  }
+  const prune = (dir: string): void => {
+    try {
+      rmdirSync(dir);
+    } catch {
+      /* holds something else */
+    }
+  };
+  prune(v8);
+  const ignore = join(cache, '.gitignore');
+  if (readdirSync(cache).join() === '.gitignore' && lstatSync(ignore).isFile() && readFileSync(ignore, 'utf8') === '*\n') unlinkSync(ignore);
+  prune(cache);
+  return removed === 0 ? [] : [`removed ${removed} V8 code cache file(s) from .cache/v8, where earlier runtimes kept them (the runtime keeps its code cache in this user's private cache, and never reads these)`];
 }

@@ -35,7 +35,7 @@ export function outputIntact(out: string, manifest: OutputManifest): boolean {
 }
 
 /**
- * Differences between `files` and what `out` holds: stale (content differs), missing, and extra (owned by
+ * Differences between `files` and what `out` holds: stale (any byte differs), missing, and extra (owned by
  * `previous`, the manifest `out` holds, no longer generated). Files the generator does not own are never extra.
  */
 export function diffOutput(out: string, files: readonly EmittedFile[], previous: OutputManifest | undefined): { stale: string[]; missing: string[]; extra: string[] } {
@@ -45,12 +45,42 @@ export function diffOutput(out: string, files: readonly EmittedFile[], previous:
   for (const [path, contents] of want) {
     const full = join(out, path);
     if (!isFile(full)) missing.push(path);
-    else if (readFileSync(full, 'utf8') !== contents) stale.push(path);
+    else if (!readFileSync(full).equals(Buffer.from(contents))) stale.push(path);
   }
   const owned = Object.keys(previous?.files ?? {});
   const extra = owned.filter((p) => !want.has(p) && existsSync(join(out, p))).sort();
   return { stale, missing, extra };
 }
+
+/**
+ * Files under `out` that Node or the runtime could load and that the set does not own (`owned`): everything under a
+ * `node_modules` (a bare specifier resolved from inside the set finds it first) or a cache directory (`.cache`, where
+ * earlier runtimes kept V8's code cache), any `package.json` (it decides how the `.js` files below it load), any
+ * file of a kind Node loads (`.js`, `.cjs`, `.mjs`, `.json`, `.node`, `.wasm`, TypeScript) wherever it is (the work
+ * directory included: a journal and staged files there are what the next regeneration moves into the set), and
+ * every symbolic link (the generator writes none; through one, an owned path reads someone else's file). The
+ * generator's own files are never listed; other files (a README) are inert and left alone.
+ */
+export function loadableForeignFiles(out: string, owned: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  // `everything`: inside a node_modules or cache directory, where any file may be what a lookup finds.
+  const walk = (dir: string, rel: string, everything: boolean): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = rel === '' ? name : `${rel}/${name}`;
+      const full = join(dir, name);
+      const st = lstatSync(full);
+      const all = everything || name === 'node_modules' || name === '.cache';
+      if (st.isSymbolicLink()) found.push(`${path} (a symbolic link)`);
+      else if (st.isDirectory()) walk(full, path, all);
+      else if (!owned.has(path) && (all || name === 'package.json' || LOADABLE.test(name))) found.push(path);
+    }
+  };
+  if (existsSync(out)) walk(out, '', false);
+  return found;
+}
+
+/** File kinds Node loads by extension (TypeScript: Node 22.6 and later strip types and run it). */
+const LOADABLE = /\.(?:js|cjs|mjs|json|node|wasm|ts|cts|mts)$/;
 
 /** The first five of `paths` and how many more: how messages and warnings name a list of files. */
 export function pathList(paths: readonly string[]): string {

@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wireVersionOf } from '../../runtime/versions.js';
+// Every test imports this module: through it, every test run gets its own scratch temp dir and private cache.
+import './temp.js';
 
 /** Repository root, from dist/test/helpers or test/helpers alike. */
 export const repoRoot = (() => {

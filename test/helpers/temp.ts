@@ -33,10 +33,18 @@ export function removeTempDir(dir: string): void {
 export const systemTempDir = osTemp;
 
 /**
- * What the code under test puts in the temp dir by design: the runtime's fallback V8 code cache, used for sets
- * whose own `.cache` cannot be private (read-only copies, sets the tests make unwritable).
+ * This user's private cache (runtime/user-cache.ts: the runtime's code cache, the generator's build cache) for the
+ * run: a fresh one, so no test reads what an earlier run or the user's own generations left in ~/.cache, and the
+ * run leaves nothing there. Child processes inherit it.
  */
-const BY_DESIGN = /^adcp-codegen-v8-\d+$/;
+export const userCacheDir = tempDir('adcp-user-cache-');
+process.env.ADCP_CODEGEN_CACHE_DIR = userCacheDir;
+
+/**
+ * What the code under test puts in the temp dir by design: the private cache's last-resort place, used when neither
+ * the environment nor a home directory offers one.
+ */
+const BY_DESIGN = /^adcp-codegen-\d+$/;
 
 process.on('exit', () => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
