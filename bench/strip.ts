@@ -1,13 +1,13 @@
 import type { ValidateFunction } from 'ajv';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { compileStripModules, interpretStrip } from '../generator/compile/index.js';
 import { loadRelease, type Release, compileReleaseSchema } from '../generator/load/index.js';
 import { ARTIFACT_PATHS, type StripFn, type StripModule } from '../runtime/contract.js';
 import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
+import { tempDir } from '../test/helpers/temp.js';
 
 
 interface Payload {
@@ -41,7 +41,7 @@ export async function run(): Promise<string[]> {
 
   // The compiled strip as agents run it: the emitted modules (shared definition modules and all), required from disk.
   const tools = [...new Set(payloads.map((p) => p.tool))].sort();
-  const out = mkdtempSync(join(tmpdir(), 'adcp-strip-bench-'));
+  const out = tempDir('adcp-strip-bench-');
   for (const f of compileStripModules(release, tools)) {
     mkdirSync(dirname(join(out, f.path)), { recursive: true });
     writeFileSync(join(out, f.path), f.contents);
@@ -57,7 +57,6 @@ export async function run(): Promise<string[]> {
     cachedPlans.set(tool, interpretStrip(file.schema, { resolve: release.schemas.resolve, cachePlans: true }));
   }
   // Removed at exit, not now: a strip module requires the modules it calls into on first call.
-  process.once('exit', () => rmSync(out, { recursive: true, force: true }));
 
   // The interpreted walk is slow: two rounds each. The fast contenders run interleaved, round after round, so
   // that load from elsewhere on the machine hits them alike; each figure is its fastest round.

@@ -46,6 +46,18 @@ export interface ReleaseTools {
 /** A release key of this set: its AdCP wire version (`3.2-beta.5`, `3.0`). */
 export type ReleaseKey = keyof ReleaseTools;
 
+/**
+ * Per release, the batch tools of this set that answer items one by one (docs/items.md, from the release's own
+ * schemas): when some items of a request fail their own schema, each is answered as its own failed row
+ * (`action: "failed"` and `errors[0]`, the fields the row needs copied from the item) and the handler receives the
+ * valid items only, `ctx.requestIndex[array][k]` giving each one's index in the request. It answers them one row
+ * each, in the order received, first (rows after those follow as returned); the runtime puts the failed rows at
+ * their request positions. With no valid item left, the handler is not called.
+ */
+export interface ItemOutcomeTools {
+  "3.0": "sync_accounts" | "sync_audiences" | "sync_catalogs" | "sync_creatives" | "sync_event_sources";
+}
+
 /** The tools each profile serves, per release. */
 export interface ProfileReleases {
   "creative-agent": {

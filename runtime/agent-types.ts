@@ -35,6 +35,13 @@ export interface HandlerContext<Release extends string = string> extends CallCon
   readonly normalized: readonly AppliedNormalization[];
   /** Unknown fields stripped on the way in (production). */
   readonly stripped: readonly string[];
+  /**
+   * Set when a batch tool answered some items itself, as failed rows (their own schema refused them): per such
+   * array, the request index of each item this handler receives — `requestIndex.accounts[k]` for its k-th account.
+   * The handler answers the items it receives one row each, in that order, first (runtime/items.ts); the runtime
+   * puts the failed rows at their request positions.
+   */
+  readonly requestIndex?: Readonly<Record<string, readonly number[]>>;
 }
 
 /**

@@ -5,8 +5,10 @@ import {
   ARTIFACT_PATHS,
   type AppliedNormalization,
   type Issue,
+  type ItemOutcomesModule,
   type NormalizeFn,
   type NormalizeModule,
+  type RawValidateFn,
   type RequestValidatorModule,
   type ResponseStripModule,
   type ResponseValidatorModule,
@@ -16,10 +18,12 @@ import {
 } from './contract.js';
 import { boundedIssue, clip, MAX_REJECTION_ISSUES } from './bounds.js';
 import { driftIssues } from './drift.js';
-import { AdcpError, agentFault, invalidRequest, versionUnsupported } from './errors.js';
+import { AdcpError, agentFault, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
 import { conversionFailed, conversions } from './conversions.js';
 import { checkHandlers, ownHandler } from './handlers.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
+import { wireIssues } from './issue-wire.js';
+import { planBatch, type ItemsPlan } from './items.js';
 import { loadArtifact } from './loader.js';
 import { mcpRegistrar, registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor } from './a2a.js';
@@ -73,7 +77,9 @@ interface ListEntryFile {
 interface ToolSlots {
   readonly release: ProfileRelease;
   readonly tool: string;
+  raw?: RawValidateFn;
   request?: ValidateFn;
+  items?: ItemOutcomesModule | null;
   response?: ValidateFn;
   strip?: StripFn;
   normalize?: NormalizeFn;
@@ -88,6 +94,10 @@ interface ProfileRelease extends ServedRelease {
   readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
   /** Tools whose `status` is the response's own state in this release (3.0's create_media_buy): never defaulted. */
   readonly domainStatus?: readonly string[];
+  /** The `$id` prefix of the release's schemas (issues name the one that rejected), and whether they are AdCP's published ones. */
+  readonly schemaIds?: { readonly base: string; readonly published: boolean };
+  /** Batch tools that answer items one by one (`ARTIFACT_PATHS.items`). */
+  readonly itemOutcomes?: readonly string[];
 }
 
 
@@ -143,11 +153,15 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     if (!memo.has(key)) memo.set(key, make());
     return memo.get(key) as T;
   };
-  const requestValidator = (s: ToolSlots): ValidateFn =>
-    (s.request ??= wrapValidator((loadArtifact(outDir, ARTIFACT_PATHS.request(s.release.key, s.tool)) as RequestValidatorModule).validate));
+  const rawRequest = (s: ToolSlots): RawValidateFn => (s.raw ??= (loadArtifact(outDir, ARTIFACT_PATHS.request(s.release.key, s.tool)) as RequestValidatorModule).validate);
+  const requestValidator = (s: ToolSlots): ValidateFn => (s.request ??= wrapValidator(rawRequest(s), { idBase: s.release.schemaIds?.base }));
   // Picks the async variant by the body's `status`, as the response schemas intend.
   const responseValidator = (s: ToolSlots): ValidateFn =>
-    (s.response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(s.release.key, s.tool)) as ResponseValidatorModule));
+    (s.response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(s.release.key, s.tool)) as ResponseValidatorModule, { idBase: s.release.schemaIds?.base }));
+  const itemsModule = (s: ToolSlots): ItemOutcomesModule | null =>
+    (s.items ??= s.release.itemOutcomes?.includes(s.tool) === true ? (loadArtifact(outDir, ARTIFACT_PATHS.items(s.release.key, s.tool)) as ItemOutcomesModule) : null);
+  /** The issues a rejection sends, under error-handling.mdx's production-emit rules (issue-wire.ts). */
+  const wire = (s: ToolSlots, issues: readonly Issue[]): Issue[] => wireIssues(issues, mode, s.release.schemaIds?.published === true);
   const stripFn = (s: ToolSlots): StripFn => (s.strip ??= (loadArtifact(outDir, ARTIFACT_PATHS.strip(s.release.key, s.tool)) as StripModule).strip);
   const normalizeFn = (s: ToolSlots): NormalizeFn => (s.normalize ??= (loadArtifact(outDir, ARTIFACT_PATHS.normalize(s.release.key, s.tool)) as NormalizeModule).normalize);
   const { convertUp, convertDown } = conversions<ProfileRelease, ToolSlots>({ outDir, cached, slotIn, normalize: normalizeFn, strip: stripFn });
@@ -185,10 +199,16 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   };
 
   /** The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. */
+  /**
+   * The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. A
+   * request that fails keeps what it was parsed into: a batch tool may still answer its valid items (items.ts).
+   */
   const parse = (
     s: ToolSlots,
     input: unknown,
-  ): { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] } | { ok: false; issues: Issue[]; found: number } => {
+  ):
+    | { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] }
+    | { ok: false; issues: Issue[]; found: number; value?: Record<string, unknown>; normalized?: AppliedNormalization[]; stripped?: string[]; drift?: readonly string[] } => {
     try {
       const normalized = normalizeFn(s)(input);
       const stripped = stripFn(s)(normalized.value);
@@ -198,13 +218,24 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const verdict = validateWith(requestValidator(s), stripped.value);
       const drift = mode === 'development' ? stripped.removed.length : 0;
       const issues = [...(drift > 0 ? driftIssues(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
-      if (issues.length > 0) return { ok: false, issues, found: drift + (verdict.ok ? 0 : verdict.issues.length) };
-      return { ok: true, value: stripped.value as Record<string, unknown>, normalized: normalized.applied, stripped: stripped.removed };
+      const value = stripped.value as Record<string, unknown>;
+      if (issues.length > 0) {
+        const found = drift + (verdict.ok ? 0 : verdict.issues.length);
+        return { ok: false, issues, found, ...(isObject(value) ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift > 0 ? stripped.removed : [] } : {}) };
+      }
+      return { ok: true, value, normalized: normalized.applied, stripped: stripped.removed };
     } catch (e) {
       // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
       if (e instanceof RangeError) return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }], found: 1 };
       throw e;
     }
+  };
+
+  /** The per-item plan of a failed batch request (items.ts), or undefined: it is rejected as a whole. */
+  const itemsPlan = (s: ToolSlots, failed: { value?: Record<string, unknown>; drift?: readonly string[] }): ItemsPlan | undefined => {
+    const module = failed.value === undefined ? null : itemsModule(s);
+    if (module === null) return undefined;
+    return planBatch(module, failed.value!, { tool: s.tool, raw: rawRequest(s), idBase: s.release.schemaIds?.base, drift: failed.drift ?? [], wire: (issues) => wire(s, issues) });
   };
 
   const bindHandlers = (handlers: HandlerMap<string>): Readonly<Record<string, AnyToolHandler>> =>
@@ -263,14 +294,18 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         );
       }
       const parsed = parse(s, args);
-      if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues, parsed.found), echo, r.key);
+      // A batch tool whose only defects are inside some items answers those as failed rows (items.ts).
+      const plan = parsed.ok ? undefined : itemsPlan(s, parsed);
+      if (!parsed.ok && plan === undefined) return errorResult(invalidRequest(tool, wire(s, parsed.issues), parsed.found), echo, r.key);
+      const asked = plan?.value ?? (parsed.value as Record<string, unknown>);
+      const applied = { normalized: parsed.normalized ?? [], stripped: parsed.stripped ?? [] };
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
       if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
       // One function is written in the highest release serving the tool; a per-release handler in its own.
       const shape = typeof handler === 'function' ? handlerRelease.get(tool)! : r;
-      let value = parsed.value;
-      if (shape !== r) {
+      let value = asked;
+      if (shape !== r && plan?.body === undefined) {
         try {
           value = convertUp(shape, r, tool, value);
         } catch (e) {
@@ -280,9 +315,14 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       let result: unknown;
       try {
         // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
-        const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
-        if (options.authorize !== undefined) await options.authorize(tool, value, hctx);
-        result = await fn(value, hctx);
+        if (plan?.body !== undefined) {
+          // No valid item left: the runtime's own answer, in this release already; the handler is not called.
+          result = plan.body;
+        } else {
+          const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, ...applied, ...(plan !== undefined ? { requestIndex: plan.requestIndex } : {}) };
+          if (options.authorize !== undefined) await options.authorize(tool, value, hctx);
+          result = await fn(value, hctx);
+        }
         if (result instanceof AdcpError) throw result;
         // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
         const copy = jsonCopy(result);
@@ -295,10 +335,10 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         return errorResult(agentFault(tool, 'the handler returned no response object'), echo, r.key);
       }
       let resultBody = result as Record<string, unknown>;
-      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, echo, r.key);
-      if (shape !== r) {
+      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error as AdcpErrorBody, echo, r.key);
+      if (shape !== r && plan?.body === undefined) {
         try {
-          const down = convertDown(shape, r, tool, resultBody, parsed.value);
+          const down = convertDown(shape, r, tool, resultBody, asked);
           if ('refused' in down) {
             const message = `${tool}: this answer has no AdCP ${r.key} form (${down.refused}); AdCP ${shape.key} carries it`;
             return errorResult({ code: 'UNSUPPORTED_FEATURE', message, recovery: 'correctable', details: { tool, supported_versions: [shape.key] } }, echo, r.key);
@@ -308,6 +348,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
           return errorResult(conversionFailed(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), echo, r.key);
         }
       }
+      // The failed items' rows, at their request positions among the handler's (now in this release's shape).
+      if (plan !== undefined && plan.body === undefined) resultBody = plan.merge(resultBody);
 
       const envelope = responseEnvelope(resultBody, echo?.context, r.key, (body) => statusDefined(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
       if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), echo, r.key);

@@ -5,25 +5,41 @@
  * generated output with the rest of the runtime, so nothing here may import from the generator.
  */
 
-/** One problem with a payload, as AdCP errors carry it (`adcp_error.issues[]`). */
+/** One problem with a payload, as AdCP errors carry it (`adcp_error.issues[]`, core/error.json). */
 export interface Issue {
-  /** RFC 6901 pointer into the payload ("" for the root). */
+  /**
+   * RFC 6901 pointer to the field the problem is about ("" for the root): for a missing property, the property
+   * itself (`/packages/0/product_id`), so `field` is `issues[0].pointer` in JSONPath-lite as error-handling.mdx says.
+   */
   pointer: string;
   message: string;
   /** The JSON Schema keyword that failed (`required`, `enum`, `additionalProperties`, `oneOf`, …). */
   keyword: string;
   /** enum/const: the values that would have been accepted. */
   allowedValues?: unknown[];
-  /** required: the name of the missing property (its pointer is the parent object's). */
+  /** required: the name of the missing property (the last token of `pointer`). */
   missingProperty?: string;
   /** unknown field at a closed object: its name. */
   additionalProperty?: string;
   /** unmet `not` on an object: the properties whose presence it forbids. */
   forbiddenProperties?: string[];
-  /** discriminated unions: the discriminator property and the values it accepts. */
-  discriminator?: { property: string; allowedValues: unknown[] };
+  /**
+   * The published `$id` of the schema that rejected (error-handling.mdx, "Validator-internals fields on issues"):
+   * the document holding the rejecting keyword.
+   */
+  schema_id?: string;
+  /** Where in that document (`#/definitions/x/properties/y/type`). Development only (runtime/agent.ts). */
+  schemaPath?: string;
+  /** The arm a const-discriminated union's value selected: the value the caller sent, never an inference. */
+  discriminator?: IssueDiscriminator[];
   /** Set when text from the payload was clipped to keep the rejection bounded (bounds.ts). */
   truncated?: true;
+}
+
+/** One entry of `issues[].discriminator` (core/error.json): a discriminator property and the value sent for it. */
+export interface IssueDiscriminator {
+  property_name: string;
+  value: string | number | boolean | null;
 }
 
 export type CheckResult = { ok: true } | { ok: false; issues: Issue[] };
@@ -83,6 +99,8 @@ export const ARTIFACT_PATHS = {
   response: (key: string, tool: string) => `releases/${key}/validate/${tool}.response.cjs`,
   strip: (key: string, tool: string) => `releases/${key}/strip/${tool}.cjs`,
   normalize: (key: string, tool: string) => `releases/${key}/normalize/${tool}.cjs`,
+  /** Only for a tool that answers items one by one (the profile lists them: `itemOutcomes`). */
+  items: (key: string, tool: string) => `releases/${key}/items/${tool}.cjs`,
   /** The deep-strip of a tool's response and async responses, for bodies converted from a newer release. */
   responseStrip: (key: string, tool: string) => `releases/${key}/strip/${tool}.response.cjs`,
   /** Conversions between a newer release whose handler answers and the older one a buyer pinned: the pair's index. */
@@ -96,6 +114,11 @@ export interface AjvErrorObject {
   schemaPath: string;
   params: Record<string, unknown>;
   message?: string;
+  /**
+   * The locations of the definitions the error was taken through, innermost (the one whose schema rejected) first,
+   * joined by line feeds in the compiled code's errors; absent for an error of the validator's own definition.
+   */
+  via?: string | readonly string[];
 }
 
 /**
@@ -105,6 +128,8 @@ export interface AjvErrorObject {
 export interface RawValidateFn {
   (data: unknown): boolean;
   errors?: AjvErrorObject[] | null;
+  /** Where its definition lives in the release (`core/brand-ref.json`, `…#/definitions/x`). */
+  location?: string;
 }
 
 export interface RequestValidatorModule {
@@ -114,6 +139,29 @@ export interface RequestValidatorModule {
 export interface ResponseValidatorModule {
   validate: RawValidateFn;
   validateAsync: Readonly<Record<string, RawValidateFn>>;
+}
+
+/**
+ * A batch tool's per-item outcomes (generator/compile/items/): for each request array answered row by row, the rows
+ * array, the required row fields copied from the item (`identity`) or set to their failure value (`outcome`), and the
+ * validators of one item and of one built row.
+ */
+export interface ItemOutcomesModule {
+  /** A request field that must hold `value` for items to be answered one by one (`validation_mode: lenient`). */
+  readonly gate: { readonly property: string; readonly value: string } | null;
+  /** The success body besides the rows, when no item is valid; null: such a call is rejected as a whole. */
+  readonly body: Readonly<Record<string, unknown>> | null;
+  readonly pairings: readonly ItemPairing[];
+}
+
+export interface ItemPairing {
+  readonly request: string;
+  readonly response: string;
+  readonly identity: readonly string[];
+  readonly outcome: Readonly<Record<string, unknown>>;
+  readonly maxItems?: number;
+  readonly validateItem: RawValidateFn;
+  readonly validateRow: RawValidateFn;
 }
 
 export interface StripModule {

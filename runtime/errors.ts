@@ -1,7 +1,7 @@
 import { boundedIssue, clip, MAX_REJECTION_ISSUES } from './bounds.js';
 import type { Issue } from './contract.js';
 import type { VersionUnsupportedDetails } from './release-select.js';
-import { escapeToken, unescapeToken } from './pointer.js';
+import { unescapeToken } from './pointer.js';
 
 /** The `adcp_error` object of a rejection (AdCP core/error.json, plus the 3.1+ `issues`). */
 export interface AdcpErrorBody {
@@ -106,18 +106,11 @@ export function invalidRequest(tool: string, issues: readonly Issue[], found: nu
     code: 'INVALID_REQUEST',
     message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${rest}`,
     recovery: 'correctable',
-    ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
+    // error-handling.mdx: `field` is issues[0].pointer in JSONPath-lite (a missing property's pointer is its own).
+    ...(first !== undefined ? { field: jsonPathLite(first.pointer) } : {}),
     issues: kept,
     details: { tool, issues: kept, ...(omitted > 0 ? { issues_omitted: omitted } : {}) },
   };
-}
-
-/** The field an issue is about: for a missing property, the property itself rather than its parent object. */
-function fieldPointer(issue: Issue): string {
-  if (issue.keyword === 'required' && typeof issue.missingProperty === 'string') {
-    return `${issue.pointer}/${escapeToken(issue.missingProperty)}`;
-  }
-  return issue.pointer;
 }
 
 /**

@@ -91,7 +91,14 @@ test('an invalid response in development: a non-retryable agent error naming the
   assert.is(e.adcp_error.code, 'CONFIGURATION_ERROR');
   assert.is(e.adcp_error.recovery, 'terminal');
   assert.match(e.adcp_error.message, /^get_things: the agent's response does not match the AdCP 9\.2 response schema: \/things\/0\/id must be string$/);
-  assert.equal(e.adcp_error.details.response_issues[0], { pointer: '/things/0/id', keyword: 'type', message: 'must be string' });
+  // Development names the rejecting schema and where in it (error-handling.mdx's validator-internals fields).
+  assert.equal(e.adcp_error.details.response_issues[0], {
+    pointer: '/things/0/id',
+    keyword: 'type',
+    message: 'must be string',
+    schema_id: '/schemas/9.2.0/core/thing.json',
+    schemaPath: '#/properties/id/type',
+  });
   assert.equal(e.context, { t: 1 });
   // The body 9.1 accepts is not a 9.2 body: 9.2 requires cache_scope.
   const missing = body(await agent.call('get_things', { mode: 'brief' }, () => ({ things: [] })));

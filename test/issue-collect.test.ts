@@ -29,10 +29,10 @@ test('every independent issue of one payload is in issues[], past a missing requ
     [
       ['/pacing', 'enum'],
       ['/start', 'format'],
-      ['/brand', 'required'],
+      ['/brand/domain', 'required'],
     ],
   );
-  assert.is(e.message, `get_things: /pacing must be one of "even", "asap"; /start must be a valid date-time; /brand must have required property 'domain'`);
+  assert.is(e.message, `get_things: /pacing must be one of "even", "asap"; /start must be a valid date-time; /brand/domain is required`);
   // A wrong value inside what was missing is reported once it is there.
   const short = await reject({ mode: 'brief', brand: { domain: 'x' }, pacing: 'warp' });
   assert.equal(short.issues.map((i) => [i.pointer, i.keyword]), [['/pacing', 'enum'], ['/brand/domain', 'minLength']]);

@@ -77,7 +77,14 @@ test('an invalid call is an AdCP INVALID_REQUEST with field, issues, context, st
   assert.is(b.adcp_error.code, 'INVALID_REQUEST');
   assert.is(b.adcp_error.recovery, 'correctable');
   assert.is(b.adcp_error.field, 'packages[0].pacing');
-  assert.equal(b.adcp_error.issues[0], { pointer: '/packages/0/pacing', keyword: 'enum', message: b.adcp_error.issues[0].message, allowedValues: ['even', 'asap', 'front_loaded'] });
+  // Production names the published schema that rejected (`schema_id`), never the validator's traversal (`schemaPath`).
+  assert.equal(b.adcp_error.issues[0], {
+    pointer: '/packages/0/pacing',
+    keyword: 'enum',
+    message: b.adcp_error.issues[0].message,
+    allowedValues: ['even', 'asap', 'front_loaded'],
+    schema_id: '/schemas/3.0.6/enums/pacing.json',
+  });
   assert.equal(b.adcp_error.details, { tool: 'create_media_buy', issues: b.adcp_error.issues });
   assert.equal(b.context, { correlation_id: 'corr-1' });
   assert.is(b.status, 'failed');
@@ -119,7 +126,8 @@ test('unknown fields at closed objects: stripped in production, INVALID_REQUEST 
   assert.is(r.adcp_error.issues.length, 1);
   // Alongside any other issue: the validator sees the value without the unknown field, so nothing hides behind it.
   const both = body(await dev.client.callTool({ name: 'create_media_buy', arguments: { ...args, start_time: 42 } }));
-  assert.equal(both.adcp_error.issues.map((i: { pointer: string; keyword: string }) => `${i.keyword} ${i.pointer}`).sort(), ['additionalProperties /brand/from_adcp_4', 'oneOf /start_time'].sort());
+  // start_time is a union (`"asap"` or a date-time): the closest arm's issue, then the union's summary.
+  assert.equal(both.adcp_error.issues.map((i: { pointer: string; keyword: string }) => `${i.keyword} ${i.pointer}`).sort(), ['additionalProperties /brand/from_adcp_4', 'oneOf /start_time', 'type /start_time'].sort());
   await dev.close();
 });
 

@@ -136,7 +136,7 @@ test('differential: tool request and response modules agree with run-time Ajv on
   assert.ok(n > 200);
 });
 
-test('issues: enum with allowedValues, required at the parent, additionalProperties, pointers escaped', () => {
+test('issues: enum with allowedValues, required at the missing property, additionalProperties, pointers escaped', () => {
   const v = requestValidator('create_media_buy');
   assert.equal(v(VALID_CMB), { ok: true });
   const pacing = clone(VALID_CMB) as Record<string, unknown> & { packages: Record<string, unknown>[] };
@@ -148,7 +148,7 @@ test('issues: enum with allowedValues, required at the parent, additionalPropert
   const missing = clone(VALID_CMB) as { packages: Record<string, unknown>[] };
   delete missing.packages[0]!.product_id;
   const r = v(missing);
-  assert.equal(r.ok ? [] : r.issues, [{ pointer: '/packages/0', keyword: 'required', message: "must have required property 'product_id'", missingProperty: 'product_id' }]);
+  assert.equal(r.ok ? [] : r.issues, [{ pointer: '/packages/0/product_id', keyword: 'required', message: 'is required', missingProperty: 'product_id' }]);
 
   const closed = compileAndLoad('core/brand-ref.json');
   const extra = closed({ domain: 'acme.example', 'odd/~name': 1 });
@@ -170,23 +170,30 @@ test('issues: a discriminated union reports the discriminator, not every branch'
   const v = compileAndLoad('core/pricing-option.json');
   const models = ['cpm', 'vcpm', 'cpc', 'cpcv', 'cpv', 'cpp', 'cpa', 'flat_rate', 'time'];
   const wrong = v({ pricing_option_id: 'p1', pricing_model: 'cpmx', currency: 'USD' });
-  assert.equal(wrong.ok ? [] : wrong.issues, [
-    {
-      pointer: '/pricing_model',
-      keyword: 'oneOf',
-      message: `must be one of ${models.map((m) => JSON.stringify(m)).join(', ')}`,
-      allowedValues: models,
-      discriminator: { property: 'pricing_model', allowedValues: models },
-    },
-  ]);
+  // No arm selected: the discriminator's issue, without `discriminator` (error-handling.mdx: omitted when no variant
+  // is selected); the collection goes on past it without reporting what a guessed arm would say.
+  assert.equal(wrong.ok ? [] : wrong.issues[0], {
+    pointer: '/pricing_model',
+    keyword: 'oneOf',
+    message: `must be one of ${models.map((m) => JSON.stringify(m)).join(', ')}`,
+    allowedValues: models,
+  });
   const absent = v({ pricing_option_id: 'p1', currency: 'USD' });
-  assert.is(absent.ok ? undefined : absent.issues[0]!.missingProperty, 'pricing_model');
-  assert.equal(absent.ok ? undefined : absent.issues[0]!.discriminator?.allowedValues, models);
+  assert.equal(absent.ok ? undefined : [absent.issues[0]!.pointer, absent.issues[0]!.keyword, absent.issues[0]!.missingProperty, absent.issues[0]!.allowedValues], [
+    '/pricing_model',
+    'required',
+    'pricing_model',
+    models,
+  ]);
+  assert.is(absent.ok ? 'ok' : absent.issues[0]!.discriminator, undefined);
   // A known model with a bad field: the issue is that field, and no other branch's complaint about the model.
   const badField = v({ pricing_option_id: 'p1', pricing_model: 'cpm', currency: 'usd' });
   assert.not.ok(badField.ok);
   const issues = badField.ok ? [] : badField.issues;
-  assert.ok(issues.some((i) => i.pointer === '/currency' && i.keyword === 'pattern'), JSON.stringify(issues));
+  const currency = issues.find((i) => i.pointer === '/currency' && i.keyword === 'pattern');
+  assert.ok(currency, JSON.stringify(issues));
+  // The arm the value selected, as error-handling.mdx says: the property and the value the caller sent.
+  assert.equal(currency!.discriminator, [{ property_name: 'pricing_model', value: 'cpm' }]);
   assert.not.ok(issues.some((i) => i.pointer === '/pricing_model'), JSON.stringify(issues));
   assert.ok(issues.length <= 4, 'compact');
 });
@@ -194,28 +201,34 @@ test('issues: a discriminated union reports the discriminator, not every branch'
 test('issues: a discriminated union given a non-object, and a union nested in a sibling branch', () => {
   const v = compileAndLoad('core/pricing-option.json');
   const r = v('cpm');
-  assert.equal(r.ok ? [] : r.issues.map((i) => [i.pointer, i.keyword, i.discriminator?.property]), [['', 'type', 'pricing_model']]);
-  // The error sequence Ajv leaves for a 3.2 signal targeting entry (value_type "binary" with a bad signal_ref):
-  // branch 0's nested union, branch 1's missing `values`, branch 2's anyOf. Only branch 0 is the caller's.
+  assert.equal(r.ok ? [] : r.issues.map((i) => [i.pointer, i.keyword, i.message]), [['', 'type', `must be an object whose 'pricing_model' is one of "cpm", "vcpm", "cpc", "cpcv", "cpv", "cpp", "cpa", "flat_rate", "time"`]]);
+  // The error sequence the compiled code leaves for a 3.2 signal targeting entry (value_type "binary" with a bad
+  // signal_ref): arm 0's nested union (made in the signal-ref definition it calls: `via`), arm 1's missing `values`,
+  // arm 2's anyOf. Only arm 0 is the caller's, and its issue names the variant the value selected.
   const at = '/signals/0';
   const disc = (property: string, values: string[]) => ({ property, allowedValues: values, branches: values.map((x) => [x]) });
+  const via = ['core/signal-ref.json'];
   const errors = [
-    { instancePath: `${at}/signal_ref`, schemaPath: '#/oneOf/0/not', keyword: 'not', params: {} },
-    { instancePath: `${at}/signal_ref`, schemaPath: '#/oneOf', keyword: 'oneOf', params: { discriminator: disc('scope', ['product', 'data_provider']), passingSchemas: null } },
+    { instancePath: `${at}/signal_ref`, schemaPath: '#/oneOf/0/not', keyword: 'not', params: {}, via },
+    { instancePath: `${at}/signal_ref`, schemaPath: '#/oneOf', keyword: 'oneOf', params: { discriminator: disc('scope', ['product', 'data_provider']), arms: 2, passingSchemas: null }, via },
     { instancePath: at, schemaPath: '#/oneOf/1/required', keyword: 'required', params: { missingProperty: 'values' } },
     { instancePath: at, schemaPath: '#/oneOf/2/anyOf/0/required', keyword: 'required', params: { missingProperty: 'min_value' } },
     { instancePath: at, schemaPath: '#/oneOf/2/anyOf/1/required', keyword: 'required', params: { missingProperty: 'max_value' } },
-    { instancePath: at, schemaPath: '#/oneOf/2/anyOf', keyword: 'anyOf', params: {} },
-    { instancePath: at, schemaPath: '#/oneOf', keyword: 'oneOf', params: { discriminator: disc('value_type', ['binary', 'categorical', 'numeric']), passingSchemas: null } },
+    { instancePath: at, schemaPath: '#/oneOf/2/anyOf', keyword: 'anyOf', params: { arms: 2 } },
+    { instancePath: at, schemaPath: '#/oneOf', keyword: 'oneOf', params: { discriminator: disc('value_type', ['binary', 'categorical', 'numeric']), arms: 3, passingSchemas: null } },
   ];
   const issues = toIssues(errors, { signals: [{ value_type: 'binary', signal_ref: 'not-an-object' }] });
-  assert.equal(issues[0], {
-    pointer: `${at}/signal_ref`,
-    keyword: 'type',
-    message: `must be an object whose 'scope' is one of "product", "data_provider"`,
-    discriminator: { property: 'scope', allowedValues: ['product', 'data_provider'] },
-  });
-  assert.not.ok(issues.some((i) => /values|min_value|max_value/.test(i.message)), JSON.stringify(issues));
+  assert.equal(issues, [
+    {
+      pointer: `${at}/signal_ref`,
+      keyword: 'type',
+      message: `must be an object whose 'scope' is one of "product", "data_provider"`,
+      discriminator: [{ property_name: 'value_type', value: 'binary' }],
+    },
+  ]);
+  // The same run without `via` (a validator compiled before it): the arms are still told apart by schema path.
+  const older = toIssues(errors.map(({ via: _via, ...e }) => e), { signals: [{ value_type: 'binary', signal_ref: 'not-an-object' }] });
+  assert.not.ok(older.some((i) => /values|min_value|max_value/.test(i.message)), JSON.stringify(older));
 });
 
 test('issues: a union without a discriminator is summarised, with the closest branch first', () => {

@@ -4,20 +4,26 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts cc7fe902ef5c8fdc
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts f9dfdbfc2f7afadd
+//   adcp-codegen 0.1.0:runtime/agent.ts 78e5baf30b8936d8
 //   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
-//   adcp-codegen 0.1.0:runtime/contract.ts a4bfe87a61d144c1
+//   adcp-codegen 0.1.0:runtime/contract.ts 80f4ee88ae6c3000
 //   adcp-codegen 0.1.0:runtime/conversions.ts 178427c108095764
 //   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
-//   adcp-codegen 0.1.0:runtime/errors.ts c54eefe9cbff5eba
+//   adcp-codegen 0.1.0:runtime/errors.ts c3c2abcdcdf1f631
 //   adcp-codegen 0.1.0:runtime/handlers.ts 1d19a7521a809aa0
-//   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
-//   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
+//   adcp-codegen 0.1.0:runtime/issue-collect.ts be183d862bbf1688
+//   adcp-codegen 0.1.0:runtime/issue-text.ts 8c4aee13e2059e3d
+//   adcp-codegen 0.1.0:runtime/issue-tree.ts d410e8cb789a6abd
+//   adcp-codegen 0.1.0:runtime/issue-wire.ts e7fdfab196987ed0
+//   adcp-codegen 0.1.0:runtime/issues.ts 21db2ff3edcbb151
+//   adcp-codegen 0.1.0:runtime/items.ts 8ff596f2deb00211
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts 146353a65b6d2b2b
 //   adcp-codegen 0.1.0:runtime/mcp.ts 190ea4fd806b703d
+//   adcp-codegen 0.1.0:runtime/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
+//   adcp-codegen 0.1.0:runtime/repair.ts a4861d0445a0089e
 //   adcp-codegen 0.1.0:runtime/response.ts bc9edc053c759fe8
 //   adcp-codegen 0.1.0:runtime/results.ts 81afede7e867dfac
 //   adcp-codegen 0.1.0:runtime/user-cache.ts fc510933ae08c6a7
@@ -211,6 +217,8 @@ const errors_js_1 = require("./errors.js");
 const conversions_js_1 = require("./conversions.js");
 const handlers_js_1 = require("./handlers.js");
 const issues_js_1 = require("./issues.js");
+const issue_wire_js_1 = require("./issue-wire.js");
+const items_js_1 = require("./items.js");
 const loader_js_1 = require("./loader.js");
 const mcp_js_1 = require("./mcp.js");
 const a2a_js_1 = require("./a2a.js");
@@ -278,9 +286,13 @@ async function createAgent(base, name, options = {}) {
             memo.set(key, make());
         return memo.get(key);
     };
-    const requestValidator = (s) => (s.request ??= (0, issues_js_1.wrapValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.request(s.release.key, s.tool)).validate));
+    const rawRequest = (s) => (s.raw ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.request(s.release.key, s.tool)).validate);
+    const requestValidator = (s) => (s.request ??= (0, issues_js_1.wrapValidator)(rawRequest(s), { idBase: s.release.schemaIds?.base }));
     // Picks the async variant by the body's `status`, as the response schemas intend.
-    const responseValidator = (s) => (s.response ??= (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(s.release.key, s.tool))));
+    const responseValidator = (s) => (s.response ??= (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(s.release.key, s.tool)), { idBase: s.release.schemaIds?.base }));
+    const itemsModule = (s) => (s.items ??= s.release.itemOutcomes?.includes(s.tool) === true ? (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.items(s.release.key, s.tool)) : null);
+    /** The issues a rejection sends, under error-handling.mdx's production-emit rules (issue-wire.ts). */
+    const wire = (s, issues) => (0, issue_wire_js_1.wireIssues)(issues, mode, s.release.schemaIds?.published === true);
     const stripFn = (s) => (s.strip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(s.release.key, s.tool)).strip);
     const normalizeFn = (s) => (s.normalize ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(s.release.key, s.tool)).normalize);
     const { convertUp, convertDown } = (0, conversions_js_1.conversions)({ outDir, cached, slotIn, normalize: normalizeFn, strip: stripFn });
@@ -311,6 +323,10 @@ async function createAgent(base, name, options = {}) {
         return result.ok ? { ok: true, value: value } : { ok: false, issues: result.issues };
     };
     /** The request pipeline after the parse-once copy: normalize \u2192 strip (production) or drift issues \u2192 validate. */
+    /**
+     * The request pipeline after the parse-once copy: normalize \u2192 strip (production) or drift issues \u2192 validate. A
+     * request that fails keeps what it was parsed into: a batch tool may still answer its valid items (items.ts).
+     */
     const parse = (s, input) => {
         try {
             const normalized = normalizeFn(s)(input);
@@ -321,9 +337,12 @@ async function createAgent(base, name, options = {}) {
             const verdict = validateWith(requestValidator(s), stripped.value);
             const drift = mode === 'development' ? stripped.removed.length : 0;
             const issues = [...(drift > 0 ? (0, drift_js_1.driftIssues)(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
-            if (issues.length > 0)
-                return { ok: false, issues, found: drift + (verdict.ok ? 0 : verdict.issues.length) };
-            return { ok: true, value: stripped.value, normalized: normalized.applied, stripped: stripped.removed };
+            const value = stripped.value;
+            if (issues.length > 0) {
+                const found = drift + (verdict.ok ? 0 : verdict.issues.length);
+                return { ok: false, issues, found, ...(isObject(value) ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift > 0 ? stripped.removed : [] } : {}) };
+            }
+            return { ok: true, value, normalized: normalized.applied, stripped: stripped.removed };
         }
         catch (e) {
             // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
@@ -331,6 +350,13 @@ async function createAgent(base, name, options = {}) {
                 return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }], found: 1 };
             throw e;
         }
+    };
+    /** The per-item plan of a failed batch request (items.ts), or undefined: it is rejected as a whole. */
+    const itemsPlan = (s, failed) => {
+        const module = failed.value === undefined ? null : itemsModule(s);
+        if (module === null)
+            return undefined;
+        return (0, items_js_1.planBatch)(module, failed.value, { tool: s.tool, raw: rawRequest(s), idBase: s.release.schemaIds?.base, drift: failed.drift ?? [], wire: (issues) => wire(s, issues) });
     };
     const bindHandlers = (handlers) => (0, handlers_js_1.checkHandlers)(handlers, { name, tools: allTools, releasesServing, capabilities: (key) => releaseFor(key).capabilities });
     const agent = {
@@ -381,15 +407,19 @@ async function createAgent(base, name, options = {}) {
                 }, echo, r.key);
             }
             const parsed = parse(s, args);
-            if (!parsed.ok)
-                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, parsed.issues, parsed.found), echo, r.key);
+            // A batch tool whose only defects are inside some items answers those as failed rows (items.ts).
+            const plan = parsed.ok ? undefined : itemsPlan(s, parsed);
+            if (!parsed.ok && plan === undefined)
+                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, wire(s, parsed.issues), parsed.found), echo, r.key);
+            const asked = plan?.value ?? parsed.value;
+            const applied = { normalized: parsed.normalized ?? [], stripped: parsed.stripped ?? [] };
             const fn = typeof handler === 'function' ? handler : (0, handlers_js_1.ownHandler)(handler, r.key);
             if (fn === undefined)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
             // One function is written in the highest release serving the tool; a per-release handler in its own.
             const shape = typeof handler === 'function' ? handlerRelease.get(tool) : r;
-            let value = parsed.value;
-            if (shape !== r) {
+            let value = asked;
+            if (shape !== r && plan?.body === undefined) {
                 try {
                     value = convertUp(shape, r, tool, value);
                 }
@@ -400,10 +430,16 @@ async function createAgent(base, name, options = {}) {
             let result;
             try {
                 // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
-                const hctx = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
-                if (options.authorize !== undefined)
-                    await options.authorize(tool, value, hctx);
-                result = await fn(value, hctx);
+                if (plan?.body !== undefined) {
+                    // No valid item left: the runtime's own answer, in this release already; the handler is not called.
+                    result = plan.body;
+                }
+                else {
+                    const hctx = { ...ctx, tool, release: r.key, mode, ...applied, ...(plan !== undefined ? { requestIndex: plan.requestIndex } : {}) };
+                    if (options.authorize !== undefined)
+                        await options.authorize(tool, value, hctx);
+                    result = await fn(value, hctx);
+                }
                 if (result instanceof errors_js_1.AdcpError)
                     throw result;
                 // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
@@ -421,9 +457,9 @@ async function createAgent(base, name, options = {}) {
             let resultBody = result;
             if ((0, response_js_1.isAdcpErrorBody)(resultBody.adcp_error))
                 return (0, results_js_1.errorResult)(resultBody.adcp_error, echo, r.key);
-            if (shape !== r) {
+            if (shape !== r && plan?.body === undefined) {
                 try {
-                    const down = convertDown(shape, r, tool, resultBody, parsed.value);
+                    const down = convertDown(shape, r, tool, resultBody, asked);
                     if ('refused' in down) {
                         const message = `${tool}: this answer has no AdCP ${r.key} form (${down.refused}); AdCP ${shape.key} carries it`;
                         return (0, results_js_1.errorResult)({ code: 'UNSUPPORTED_FEATURE', message, recovery: 'correctable', details: { tool, supported_versions: [shape.key] } }, echo, r.key);
@@ -434,6 +470,9 @@ async function createAgent(base, name, options = {}) {
                     return (0, results_js_1.errorResult)((0, conversions_js_1.conversionFailed)(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), echo, r.key);
                 }
             }
+            // The failed items' rows, at their request positions among the handler's (now in this release's shape).
+            if (plan !== undefined && plan.body === undefined)
+                resultBody = plan.merge(resultBody);
             const envelope = (0, response_js_1.responseEnvelope)(resultBody, echo?.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
             if (!envelope.ok)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), echo, r.key);
@@ -617,6 +656,8 @@ exports.ARTIFACT_PATHS = {
     response: (key, tool) => `releases/${key}/validate/${tool}.response.cjs`,
     strip: (key, tool) => `releases/${key}/strip/${tool}.cjs`,
     normalize: (key, tool) => `releases/${key}/normalize/${tool}.cjs`,
+    /** Only for a tool that answers items one by one (the profile lists them: `itemOutcomes`). */
+    items: (key, tool) => `releases/${key}/items/${tool}.cjs`,
     /** The deep-strip of a tool's response and async responses, for bodies converted from a newer release. */
     responseStrip: (key, tool) => `releases/${key}/strip/${tool}.response.cjs`,
     /** Conversions between a newer release whose handler answers and the older one a buyer pinned: the pair's index. */
@@ -803,17 +844,11 @@ function invalidRequest(tool, issues, found = issues.length) {
         code: 'INVALID_REQUEST',
         message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${rest}`,
         recovery: 'correctable',
-        ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
+        // error-handling.mdx: `field` is issues[0].pointer in JSONPath-lite (a missing property's pointer is its own).
+        ...(first !== undefined ? { field: jsonPathLite(first.pointer) } : {}),
         issues: kept,
         details: { tool, issues: kept, ...(omitted > 0 ? { issues_omitted: omitted } : {}) },
     };
-}
-/** The field an issue is about: for a missing property, the property itself rather than its parent object. */
-function fieldPointer(issue) {
-    if (issue.keyword === 'required' && typeof issue.missingProperty === 'string') {
-        return `${issue.pointer}/${(0, pointer_js_1.escapeToken)(issue.missingProperty)}`;
-    }
-    return issue.pointer;
 }
 /**
  * The agent itself is at fault (a handler threw, or answered with a body its release does not admit): a bug only the
@@ -926,202 +961,343 @@ function ownHandler(set, release) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.collectIssues = collectIssues;
+/**
+ * Every issue of a failed payload that can be reached without Ajv's `allErrors`, and what an unmet `not` forbids.
+ * Copied into the generated output with the rest of the runtime.
+ *
+ * The validators stop at the first failure (`allErrors: false`, docs/validators.md): measured on 3.0.6's
+ * create_media_buy, `allErrors: true` is no larger, but a million wrong array items then make a million errors and
+ * one call ran for over 40 minutes, where the first-failure validator answers in under a millisecond. So a failed
+ * call is re-validated, a bounded number of times, on a private copy repaired past each finding (repair.ts).
+ * Findings under a placeholder are the repair's, never reported.
+ *
+ * A union no arm of which matched is resolved arm by arm: each arm is probed on a copy of its own, repaired along
+ * that arm until the union accepts it, and the arm that needs the fewest of the caller's fixes is the one reported
+ * (its issues, then the union's summary), so `{}` for AdCP 3.2's create_media_buy names the `packages` its first
+ * shape needs and then every required field the request lacks. A discriminated union whose value selects an arm is
+ * that arm's issues; one whose discriminator is missing or names no arm reports that alone, and the collection gets
+ * past it on a guessed arm whose issues it never reports. Only failed calls pay for any of it, within MAX_RUNS.
+ */
+const bounds_js_1 = require("./bounds.js");
+const issue_tree_js_1 = require("./issue-tree.js");
 const pointer_js_1 = require("./pointer.js");
-/** Validations of the repaired copy per failed call, and issues reported per rejection. */
-const MAX_ROUNDS = 24;
-const MAX_ISSUES = 12;
+const repair_js_1 = require("./repair.js");
+/** Validator runs per failed call, issues reported per rejection, arms probed per union, runs per arm and per union. */
+const MAX_RUNS = 64;
+const MAX_ISSUES = bounds_js_1.MAX_REJECTION_ISSUES;
+const MAX_ARMS = 16;
+const MAX_ARM_RUNS = 16;
+const MAX_UNION_RUNS = 40;
+/** Repairs of one placeholder finding before it counts as a cycle. */
+const MAX_REPEATS = 4;
 /** Properties probed, one removal each, to name what an unmet `not` forbids. */
 const MAX_NOT_PROBES = 24;
-/** A value of each JSON Schema format AdCP uses, for placeholders. */
-const FORMAT_EXAMPLES = {
-    'date-time': '2000-01-01T00:00:00Z',
-    date: '2000-01-01',
-    time: '00:00:00Z',
-    uri: 'https://example.com/',
-    'uri-reference': 'https://example.com/',
-    'uri-template': 'https://example.com/',
-    url: 'https://example.com/',
-    email: 'placeholder@example.com',
-    hostname: 'example.com',
-    uuid: '00000000-0000-4000-8000-000000000000',
-    ipv4: '192.0.2.1',
-    ipv6: '2001:db8::1',
-};
 /**
- * `first` (the issues of the failed run) followed by the further issues the repaired copies show. Never throws:
- * anything unexpected (absurd nesting, say) ends the collection with what was found.
+ * The findings of the failed run (`first`) and the further ones repaired copies show, as reported: a union's
+ * chosen arm first, then the union. Never throws: anything unexpected ends the collection with what was found.
+ * `repaired`: the copy, when the collection ended because it validates (so `findings` name every defect there was
+ * on the way to a valid payload); undefined when it stopped short.
  */
-function collectIssues(issuesOf, data, first) {
-    const out = first.map((i) => (i.keyword === 'not' ? explainNot(issuesOf, data, i) : i));
-    if (out.some((i) => i.discriminator !== undefined))
-        return out; // going on would mean guessing the caller's branch
-    const seen = new Set(out.map(key));
-    // Copy-on-write: each repair copies only the containers on its path, so the caller's value is never touched and a
-    // large payload is not copied whole.
-    let work = data;
-    const owned = new WeakSet();
-    const placeholders = [];
-    const under = (pointer) => placeholders.some((p) => pointer === p || pointer.startsWith(`${p}/`));
-    let round = first;
+function collectIssues(run, data, first) {
+    const ctx = { run, runs: 0, repeats: new Map() };
+    const out = [];
+    const seen = new Set();
+    const report = (f) => {
+        const key = (0, issue_tree_js_1.findingKey)(f);
+        if (seen.has(key))
+            return false; // the repair did not get past it
+        seen.add(key);
+        out.push(f);
+        return true;
+    };
+    const copy = new Copy(data);
+    let valid = false;
     try {
-        for (let n = 0; n < MAX_ROUNDS && out.length < MAX_ISSUES; n++) {
-            let progressed = false;
-            for (const issue of round) {
-                const fix = repair(issue, under(issue.pointer));
-                if (fix === undefined)
-                    return out;
-                const root = apply(work, fix, owned);
-                if (root === undefined)
-                    return out;
-                work = root.value;
-                if (fix.placeholder !== undefined)
-                    placeholders.push(fix.placeholder);
-                progressed = true;
-            }
-            if (!progressed)
-                return out;
-            round = issuesOf(work);
-            if (round.length === 0)
-                return out;
-            for (const issue of round) {
-                if (issue.discriminator !== undefined)
-                    return out;
-                const reported = issue.keyword === 'required' ? `${issue.pointer}/${(0, pointer_js_1.escapeToken)(issue.missingProperty ?? '')}` : issue.pointer;
-                if (under(issue.pointer) || under(reported))
-                    continue;
-                if (seen.has(key(issue)))
-                    return out; // the repair did not get past it
-                seen.add(key(issue));
-                out.push(issue.keyword === 'not' ? explainNot(issuesOf, work, issue) : issue);
-                if (out.length >= MAX_ISSUES)
-                    return out;
+        let round = first;
+        while (resolve(ctx, copy, round, report) && out.length < MAX_ISSUES && ctx.runs < MAX_RUNS) {
+            round = ctx.run(copy.value);
+            ctx.runs++;
+            if (round.length === 0) {
+                valid = true;
+                break;
             }
         }
     }
     catch {
-        return out;
+        // An unexpected shape (absurd nesting, say): what was found stands.
+    }
+    return { findings: out.slice(0, MAX_ISSUES), ...(valid ? { repaired: { value: copy.value } } : {}) };
+}
+/** The private copy: copy-on-write (only the containers on a repair's path), with the placeholders made so far. */
+class Copy {
+    value;
+    placeholders;
+    owned;
+    constructor(value, placeholders = [], owned = new WeakSet()) {
+        this.value = value;
+        this.placeholders = placeholders;
+        this.owned = owned;
+    }
+    /** Whether the value at `pointer` is the collection's own. */
+    under(pointer) {
+        return this.placeholders.some((p) => pointer === p || pointer.startsWith(`${p}/`));
+    }
+    /** A copy that writes into containers of its own, never into this one's. */
+    fork() {
+        return new Copy(this.value, this.placeholders.slice());
+    }
+    adopt(other) {
+        this.value = other.value;
+        this.placeholders = other.placeholders;
+        this.owned = other.owned;
+    }
+    apply(fixes) {
+        for (const fix of fixes) {
+            const next = (0, repair_js_1.apply)(this.value, fix, this.owned);
+            if (next === undefined)
+                return false;
+            this.value = next.value;
+            // A value the collection put there, or took away (what a `not` forbids, an unknown field): complaints about
+            // it later (the field now missing) are the repair's, not the caller's.
+            if (fix.placeholder === true || fix.remove === true)
+                this.placeholders.push(fix.pointer);
+        }
+        return true;
+    }
+}
+/**
+ * Gets `copy` past the findings of one run, handing each of the caller's to `sink` (false: seen before, so no
+ * progress). False when a finding cannot be got past.
+ */
+function resolve(ctx, copy, findings, sink) {
+    for (const raw of findings) {
+        const synthetic = copy.under(raw.issue.pointer);
+        const f = raw.issue.keyword === 'not' && !synthetic ? explainNot(ctx, copy.value, raw) : raw;
+        if (f.arms !== undefined) {
+            const chosen = chooseArm(ctx, copy, f);
+            if (chosen === undefined) {
+                if (!synthetic)
+                    for (const g of [...(0, issue_tree_js_1.flatten)((0, issue_tree_js_1.closestArm)(f.arms)), f])
+                        sink(g);
+                return false;
+            }
+            // The arm's findings were judged one by one (a placeholder's are not the caller's), whoever made the union.
+            for (const g of chosen.caller)
+                if (!sink(g))
+                    return false;
+            // The union itself is no defect of its own: met again (a repair moved the failure), it is resolved again; and
+            // one the collection's own repairs made fail (its arm needs none of the caller's fixes) is not reported.
+            if (!synthetic && chosen.caller.length > 0)
+                sink(f);
+            copy.adopt(chosen.copy);
+            continue;
+        }
+        if (!synthetic && !sink(f))
+            return false;
+        if (f.pick !== undefined) {
+            const chosen = choosePick(ctx, copy, f);
+            if (chosen === undefined)
+                return false;
+            for (const g of chosen.caller)
+                if (!sink(g))
+                    return false;
+            copy.adopt(chosen.copy);
+            continue;
+        }
+        if (synthetic) {
+            const key = (0, issue_tree_js_1.findingKey)(f);
+            const n = (ctx.repeats.get(key) ?? 0) + 1;
+            ctx.repeats.set(key, n);
+            if (n > MAX_REPEATS)
+                return false;
+        }
+        const fixes = (0, repair_js_1.repair)(f, synthetic, (0, issue_tree_js_1.valueAt)(copy.value, f.issue.pointer));
+        if (fixes === undefined || !copy.apply(fixes))
+            return false;
+    }
+    return true;
+}
+/** The arm of a failed union the fewest of the caller's fixes satisfy, with those findings and the repaired copy. */
+function chooseArm(ctx, base, u) {
+    const arms = u.arms;
+    // The arm whose first failure got furthest into the payload first: an arm after it wins only by needing fewer fixes.
+    const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? (0, issue_tree_js_1.reach)(arm[0]) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
+    return choose(ctx, base, order.length, (copy, i, bound) => {
+        const { k, reach: r } = order[i];
+        const probed = probe(ctx, copy, arms[k], (found) => {
+            const again = locate(found, u.union);
+            if (again === undefined)
+                return [];
+            const arm = again.arms?.length === arms.length ? again.arms[k] : [];
+            return arm.length > 0 ? arm : undefined;
+        }, bound);
+        return probed === undefined ? undefined : { ...probed, reach: r };
+    });
+}
+/**
+ * A discriminator that is missing or names no arm: the arm whose value, put in its place, then needs the fewest of
+ * the caller's fixes (its findings are reported, without a `discriminator`: the caller selected no arm).
+ */
+function choosePick(ctx, base, f) {
+    const { property, branches, at } = f.pick;
+    const where = `${at}/${(0, pointer_js_1.escapeToken)(property)}`;
+    return choose(ctx, base, branches.length, (copy, k, bound) => {
+        if (branches[k].length === 0 || !copy.apply([{ pointer: where, value: structuredClone(branches[k][0]), placeholder: true }]))
+            return undefined;
+        // Still no arm (the arm's value did not take): this arm is given up.
+        const probed = probe(ctx, copy, undefined, (found) => {
+            const mine = findWithin(found, f.union);
+            return mine.some((g) => g.union === f.union) ? undefined : mine;
+        }, bound);
+        return probed === undefined ? undefined : { ...probed, reach: 0 };
+    });
+}
+/**
+ * The best of `n` arms, each probed on a copy of its own: fewest of the caller's fixes, a field dropped as unknown
+ * to the arm (or a value of the wrong type replaced) counting once for every value in it (an arm that keeps what
+ * the caller sent is the likelier meaning); then the least of the caller's data dropped; then the deepest first
+ * failure (the arm that got furthest into the payload); then the fewest runs. An arm that already needs more fixes
+ * than the best is abandoned, the probing ends at an arm needing one fix and dropping nothing, and a union gets
+ * MAX_UNION_RUNS runs.
+ */
+function choose(ctx, base, n, probeOne) {
+    const started = ctx.runs;
+    let best;
+    for (let k = 0; k < n && k < MAX_ARMS && ctx.runs < MAX_RUNS && ctx.runs - started < MAX_UNION_RUNS; k++) {
+        const copy = base.fork();
+        const probed = probeOne(copy, k, best === undefined ? Infinity : best.score[0]);
+        if (probed === undefined)
+            continue;
+        const score = [probed.cost, probed.dropped, -probed.reach, probed.runs];
+        if (best === undefined || lexLess(score, best.score))
+            best = { caller: probed.caller, copy, score };
+        // One fix and nothing of the caller's dropped: no arm after it can need less.
+        if (best.score[0] <= 1 && best.score[1] === 0)
+            break;
+    }
+    return best;
+}
+function lexLess(a, b) {
+    for (let i = 0; i < a.length; i++)
+        if (a[i] !== b[i])
+            return a[i] < b[i];
+    return false;
+}
+/**
+ * Repairs `copy` along one arm from its findings `first` (none yet: run first), each run's arm findings given by
+ * `next` ([]: the union is past; undefined: the arm is lost). The caller's findings met on the way, and the runs;
+ * undefined when the arm is lost, or needs more than `bound` of the caller's fixes.
+ */
+function probe(ctx, copy, first, next, bound) {
+    const caller = [];
+    const keys = new Set();
+    let cost = 0;
+    let dropped = 0;
+    const sink = (g) => {
+        const key = (0, issue_tree_js_1.findingKey)(g);
+        if (keys.has(key))
+            return false;
+        keys.add(key);
+        caller.push(g);
+        // Dropping a field, or replacing a value of the wrong type, discards every value the caller put in it.
+        if (g.issue.keyword === 'additionalProperties' || g.issue.keyword === 'type') {
+            const value = (0, issue_tree_js_1.valueAt)(copy.value, g.issue.pointer);
+            cost += leaves(value);
+            if (g.issue.keyword === 'additionalProperties')
+                dropped += size(value);
+        }
+        else
+            cost++;
+        return cost <= bound;
+    };
+    let findings = first;
+    for (let runs = 0;;) {
+        if (findings !== undefined && !resolve(ctx, copy, findings, sink))
+            return undefined;
+        if (ctx.runs >= MAX_RUNS || runs >= MAX_ARM_RUNS)
+            return undefined;
+        const found = ctx.run(copy.value);
+        ctx.runs++;
+        runs++;
+        findings = next(found);
+        if (findings === undefined)
+            return undefined;
+        if (findings.length === 0)
+            return { caller, cost, dropped, runs };
+    }
+}
+/** The scalar values in a value (at least one; counted up to a bound). */
+function leaves(value) {
+    let n = 0;
+    const stack = [value];
+    while (stack.length > 0 && n < 64) {
+        const v = stack.pop();
+        if (v !== null && typeof v === 'object')
+            stack.push(...Object.values(v));
+        else
+            n++;
+    }
+    return Math.max(n, 1);
+}
+/** How much data a value holds (its JSON length, up to a bound): what dropping it would lose. */
+function size(value) {
+    try {
+        return Math.min((JSON.stringify(value) ?? '').length, 4096);
+    }
+    catch {
+        return 1;
+    }
+}
+/** The findings a union made (its summary, or its selected arm's), among findings and inside their arms. */
+function findWithin(findings, union) {
+    const out = [];
+    for (const f of findings) {
+        if (f.union === union || f.within === union)
+            out.push(f);
+        else
+            for (const arm of f.arms ?? [])
+                out.push(...findWithin(arm, union));
+        if (out.length > 0)
+            return out;
     }
     return out;
 }
-function key(i) {
-    return `${i.pointer}\0${i.keyword}\0${i.missingProperty ?? ''}\0${i.additionalProperty ?? ''}`;
-}
-/** How to get past one issue, or undefined when it cannot be (the collection stops there). */
-function repair(issue, synthetic) {
-    const at = issue.pointer;
-    const allowed = issue.allowedValues;
-    switch (issue.keyword) {
-        case 'enum':
-        case 'const':
-            return allowed !== undefined && allowed.length > 0 ? { pointer: at, value: structuredClone(allowed[0]), ...(synthetic ? { placeholder: at } : {}) } : undefined;
-        case 'additionalProperties':
-            return at === '' ? undefined : { pointer: at, remove: true };
-        case 'required':
-            return issue.missingProperty === undefined ? undefined : placeholder(`${at}/${(0, pointer_js_1.escapeToken)(issue.missingProperty)}`, null);
-        case 'type': {
-            const wanted = /^must be (\w+)/.exec(issue.message)?.[1];
-            const empty = wanted === undefined ? undefined : EMPTY[wanted];
-            return empty === undefined || at === '' ? undefined : placeholder(at, empty());
+/** A union by its identity, among findings and inside their arms. */
+function locate(findings, union) {
+    for (const f of findings) {
+        if (f.union === union)
+            return f;
+        for (const arm of f.arms ?? []) {
+            const inner = locate(arm, union);
+            if (inner !== undefined)
+                return inner;
         }
-        case 'format': {
-            const name = /^must be a valid (.+)$/.exec(issue.message)?.[1];
-            const example = name === undefined ? undefined : FORMAT_EXAMPLES[name];
-            return example === undefined || at === '' ? undefined : placeholder(at, example);
-        }
-        case 'minLength': {
-            const n = Number(/than (\d+) characters/.exec(issue.message)?.[1]);
-            return Number.isInteger(n) && at !== '' ? placeholder(at, 'x'.repeat(n)) : undefined;
-        }
-        default:
-            // A caller's value the validator refuses for another reason: a placeholder whose own complaints (its type
-            // first) shape it; a placeholder's own value it cannot get past ends the collection.
-            return synthetic || at === '' ? undefined : placeholder(at, null);
     }
+    return undefined;
 }
-function placeholder(pointer, value) {
-    return { pointer, value, placeholder: pointer };
-}
-const EMPTY = {
-    object: () => ({}),
-    array: () => [],
-    string: () => '',
-    number: () => 0,
-    integer: () => 0,
-    boolean: () => false,
-    null: () => null,
-};
-/**
- * A new root with the fix applied, copying only the containers on the fix's path (the input is never mutated);
- * undefined when the path is gone.
- */
-function apply(root, fix, owned = new WeakSet()) {
-    if (fix.pointer === '')
-        return fix.remove === true ? undefined : { value: fix.value };
-    const tokens = fix.pointer.slice(1).split('/').map(pointer_js_1.unescapeToken);
-    const copy = (node, i) => {
-        if (node === null || typeof node !== 'object')
-            return NO_PATH;
-        const t = tokens[i];
-        const last = i === tokens.length - 1;
-        if (Array.isArray(node)) {
-            if (!/^(0|[1-9]\d*)$/.test(t) || Number(t) >= node.length)
-                return NO_PATH;
-            if (last && fix.remove === true)
-                return NO_PATH; // removing an item would shift the pointers after it
-            const child = last ? fix.value : copy(node[Number(t)], i + 1);
-            if (child === NO_PATH)
-                return NO_PATH;
-            const out = own(node, () => node.slice());
-            out[Number(t)] = child;
-            return out;
-        }
-        const out = own(node, () => ({ ...node }));
-        if (last) {
-            if (fix.remove === true)
-                delete out[t];
-            else
-                Object.defineProperty(out, t, { value: fix.value, enumerable: true, writable: true, configurable: true });
-            return out;
-        }
-        if (!Object.prototype.hasOwnProperty.call(out, t))
-            return NO_PATH;
-        const child = copy(out[t], i + 1);
-        if (child === NO_PATH)
-            return NO_PATH;
-        Object.defineProperty(out, t, { value: child, enumerable: true, writable: true, configurable: true });
-        return out;
-    };
-    // A container this collection already copied is its own: changed in place, so a large array is copied once.
-    const own = (node, make) => {
-        if (owned.has(node))
-            return node;
-        const made = make();
-        owned.add(made);
-        return made;
-    };
-    const value = copy(root, 0);
-    return value === NO_PATH ? undefined : { value };
-}
-const NO_PATH = Symbol('no path');
 /**
  * An unmet `not`, said in terms of the payload: for a scalar, the value itself is what is forbidden; for an object,
  * the properties whose removal satisfies the `not` (probed on copies): each one whose removal alone does, or else
  * the smallest set found whose removal together does (`not: { anyOf: [{ required: [a] }, { required: [b] }] }`
  * with both present).
  */
-function explainNot(issuesOf, data, issue) {
+function explainNot(ctx, data, f) {
+    const issue = f.issue;
     try {
-        const value = valueAt(data, issue.pointer);
+        const value = (0, issue_tree_js_1.valueAt)(data, issue.pointer);
         if (value === null || typeof value !== 'object')
-            return { ...issue, message: `must NOT be ${JSON.stringify(value)} here` };
+            return { ...f, issue: { ...issue, message: `must NOT be ${JSON.stringify(value)} here` } };
         if (Array.isArray(value))
-            return issue;
+            return f;
         const names = Object.keys(value).slice(0, MAX_NOT_PROBES);
         const satisfiedWithout = (removed) => {
             let copy = data;
             for (const name of removed)
-                copy = apply(copy, { pointer: `${issue.pointer}/${(0, pointer_js_1.escapeToken)(name)}`, remove: true }).value;
-            return !issuesOf(copy).some((i) => i.keyword === 'not' && i.pointer === issue.pointer);
+                copy = (0, repair_js_1.apply)(copy, { pointer: `${issue.pointer}/${(0, pointer_js_1.escapeToken)(name)}`, remove: true }).value;
+            if (ctx.runs >= MAX_RUNS)
+                throw new Error('out of runs');
+            ctx.runs++;
+            return !(0, issue_tree_js_1.flatten)(ctx.run(copy)).some((g) => g.issue.keyword === 'not' && g.issue.pointer === issue.pointer);
         };
         let forbidden = names.filter((n) => satisfiedWithout([n]));
         if (forbidden.length === 0) {
@@ -1132,243 +1308,48 @@ function explainNot(issuesOf, data, issue) {
                     break;
             }
             if (!satisfiedWithout(together))
-                return issue;
+                return f;
             forbidden = together.filter((n) => !satisfiedWithout(together.filter((m) => m !== n)));
         }
         if (forbidden.length === 0)
-            return issue;
+            return f;
         const listed = forbidden.map((n) => `'${n}'`);
         const phrase = listed.length > 1 ? `${listed.slice(0, -1).join(', ')} or ${listed[listed.length - 1]}` : listed[0];
-        return { ...issue, message: `must NOT have ${phrase} here`, forbiddenProperties: forbidden };
+        return { ...f, issue: { ...issue, message: `must NOT have ${phrase} here`, forbiddenProperties: forbidden } };
     }
     catch {
-        return issue;
+        return f;
     }
-}
-function valueAt(data, pointer) {
-    if (pointer === '')
-        return data;
-    let node = data;
-    for (const raw of pointer.slice(1).split('/')) {
-        if (node === null || typeof node !== 'object')
-            return undefined;
-        node = node[(0, pointer_js_1.unescapeToken)(raw)];
-    }
-    return node;
 }
 
   },
-  "./issues.js": function (exports, require, __runtimeImportMeta) {
+  "./issue-text.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.wrapValidator = wrapValidator;
-exports.wrapResponseValidator = wrapResponseValidator;
-exports.toIssues = toIssues;
-const issue_collect_js_1 = require("./issue-collect.js");
+exports.issueOf = issueOf;
+exports.unionText = unionText;
+exports.typesOf = typesOf;
+exports.jsonOf = jsonOf;
+exports.listValues = listValues;
 const pointer_js_1 = require("./pointer.js");
-/** At most this many branch issues stand for a failed union (the closest branch's), never the whole cascade. */
-const MAX_BRANCH_ISSUES = 3;
 /** Values listed in a message; `allowedValues` always carries them all. */
 const MAX_LISTED = 12;
 /**
- * A pure validator: copies the errors Ajv leaves on the function before returning (and clears them, so no state or
- * payload fragment survives the call). Input too deeply nested for the call stack is a clean failure, not a crash.
+ * `pointer` is the field the issue is about (error-handling.mdx: `field` is `issues[0].pointer`): a missing property
+ * is named by its own pointer (as @adcp/sdk's validator writes it), an unknown one too.
  */
-function wrapValidator(raw) {
-    return (data) => {
-        let errors;
-        try {
-            errors = runRaw(raw, data);
-        }
-        catch (e) {
-            if (e instanceof RangeError) {
-                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }] };
-            }
-            throw e;
-        }
-        if (errors === undefined)
-            return { ok: true };
-        let issues;
-        try {
-            issues = toIssues(errors, data); // may re-run a union branch (see branchIssues)
-        }
-        catch (e) {
-            if (!(e instanceof RangeError))
-                throw e;
-            issues = [];
-        }
-        if (issues.length === 0)
-            return { ok: false, issues: [{ pointer: '', keyword: 'schema', message: 'does not match the schema' }] };
-        // The issues past the first failure, and what an unmet `not` forbids (issue-collect.ts): only failed calls pay.
-        return { ok: false, issues: (0, issue_collect_js_1.collectIssues)((d) => rerun(raw, d), data, issues) };
-    };
-}
-/**
- * One run of the raw validator: undefined when the value is valid, else a copy of the errors Ajv left on the
- * function. They are cleared whatever happens (a throw included), so no payload fragment outlives the call.
- */
-function runRaw(raw, data) {
-    try {
-        if (raw(data) === true)
-            return undefined;
-        return Array.isArray(raw.errors) ? raw.errors.slice() : [];
-    }
-    finally {
-        raw.errors = null;
-    }
-}
-/** One more run of the raw validator, for the collection: its issues ([] when valid, or when it throws). */
-function rerun(raw, data) {
-    let errors;
-    try {
-        errors = runRaw(raw, data);
-    }
-    catch {
-        return [];
-    }
-    return errors === undefined ? [] : toIssues(errors, data);
-}
-/**
- * Response validation (issue 7, point 5). The body is validated as it goes on the wire, envelope fields at its
- * root, against the canonical schema the release publishes: 3.2 response schemas compose `core/version-envelope`
- * and `core/protocol-envelope` themselves (status, context, adcp_version, task_id, \u2026 declared, `status` required),
- * and 3.0 response schemas are open at the root, so the envelope fields the protocol layer adds are accepted as
- * they are \u2014 nothing is added or stripped here, because the spec already says what it intends. An async task
- * response is picked by the body's `status` (`submitted`, `working`, `input-required`) when the tool publishes a
- * schema for that status; every other status (`completed`, `failed`, \u2026) is checked against the response schema.
- */
-function wrapResponseValidator(module) {
-    const sync = wrapValidator(module.validate);
-    const byStatus = new Map();
-    return (body) => {
-        const status = isObject(body) && Object.prototype.hasOwnProperty.call(body, 'status') ? body.status : undefined;
-        if (typeof status === 'string' && Object.prototype.hasOwnProperty.call(module.validateAsync, status)) {
-            let fn = byStatus.get(status);
-            if (fn === undefined)
-                byStatus.set(status, (fn = wrapValidator(module.validateAsync[status])));
-            return fn(body);
-        }
-        return sync(body);
-    };
-}
-/**
- * AdCP issues from Ajv's errors. With `allErrors: false` Ajv stops at the first failure, which comes last; before
- * it, the errors of the union branches it tried. A union becomes one summary (the discriminator value expected,
- * or the closest branch's few issues), never every branch's cascade.
- */
-function toIssues(errors, data) {
-    const top = [];
-    for (const raw of errors) {
-        if (raw === null || typeof raw !== 'object')
-            continue;
-        const error = copyError(raw);
-        if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') {
-            // Its branch errors are the run of preceding errors at or below its instance path \u2014 up to one that Ajv left
-            // for a sibling branch of an enclosing union (a nested union follows its enclosing union's earlier branches).
-            let start = top.length;
-            while (start > 0 && within(top[start - 1].error.instancePath, error.instancePath) && !siblingBranch(top[start - 1].error.schemaPath, error.schemaPath))
-                start--;
-            top.push({ error, children: top.splice(start) });
-        }
-        else {
-            top.push({ error, children: [] });
-        }
-    }
-    const out = [];
-    const seen = new Set();
-    for (const node of top) {
-        for (const issue of nodeIssues(node, data)) {
-            const key = `${issue.pointer}\0${issue.keyword}\0${issue.message}`;
-            if (!seen.has(key)) {
-                seen.add(key);
-                out.push(issue);
-            }
-        }
-    }
-    return out;
-}
-function nodeIssues(node, data) {
-    const { error, children } = node;
-    if (error.keyword === 'if')
-        return children.length > 0 ? children.flatMap((c) => nodeIssues(c, data)) : [issue(error)];
-    if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf')
-        return [issue(error)];
-    return unionIssues(error, children, data);
-}
-function unionIssues(error, children, data) {
-    const at = error.instancePath;
-    const passing = error.params.passingSchemas;
-    if (Array.isArray(passing)) {
-        return [{ pointer: at, keyword: error.keyword, message: `matches more than one of the allowed shapes (branches ${passing.join(' and ')}); it must match exactly one` }];
-    }
-    const hint = discriminatorHint(error.params.discriminator);
-    const target = valueAt(data, at);
-    let branchNodes = children;
-    if (hint !== undefined) {
-        const discriminator = { property: hint.property, allowedValues: hint.allowedValues.slice() };
-        const choices = listValues(hint.allowedValues);
-        if (!isObject(target)) {
-            return [{ pointer: at, keyword: 'type', message: `must be an object whose '${hint.property}' is one of ${choices}`, discriminator }];
-        }
-        const where = `${at}/${(0, pointer_js_1.escapeToken)(hint.property)}`;
-        if (!Object.prototype.hasOwnProperty.call(target, hint.property)) {
-            return [{ pointer: at, keyword: 'required', message: `must have required property '${hint.property}' (${choices})`, missingProperty: hint.property, discriminator }];
-        }
-        const value = target[hint.property];
-        if (!hint.allowedValues.some((v) => sameJson(v, value))) {
-            return [{ pointer: where, keyword: error.keyword, message: `must be one of ${choices}`, allowedValues: hint.allowedValues.slice(), discriminator }];
-        }
-        // The value selects its branch: what the other branches said (inline ones are recognisable by their schema
-        // path, `<union>/<index>/\u2026`), including their rejection of the value, is beside the point.
-        const selected = new Set(hint.branches.flatMap((values, i) => (values.some((v) => sameJson(v, value)) ? [String(i)] : [])));
-        // A branch that is a `$ref`: run it alone, its errors are then exactly the selected branch's.
-        if (selected.size === 1) {
-            const own = branchIssues(hint.validators[Number([...selected][0])], target, at, data);
-            if (own !== undefined)
-                return own;
-        }
-        const prefix = `${error.schemaPath}/`;
-        branchNodes = children.filter((c) => {
-            if (c.error.instancePath === where && (c.error.keyword === 'const' || c.error.keyword === 'enum'))
-                return false;
-            if (!c.error.schemaPath.startsWith(prefix))
-                return true;
-            return selected.has(c.error.schemaPath.slice(prefix.length).split('/')[0]);
-        });
-    }
-    const summary = { pointer: at, keyword: error.keyword, message: unionMessage(error.keyword, branchNodes, at) };
-    const deeper = branchNodes.filter((c) => depth(c.error.instancePath) > depth(at));
-    if (deeper.length === 0) {
-        // A branch for another JSON type (`must be array` when an object came) is not what the caller meant; if what
-        // remains is one nested union (a `$ref` to a union of shapes), its own summary is the useful one.
-        const sameType = branchNodes.filter((c) => !(c.error.instancePath === at && c.error.keyword === 'type'));
-        const nested = sameType.filter((c) => c.children.length > 0 || c.error.keyword === 'oneOf' || c.error.keyword === 'anyOf');
-        if (nested.length === 1 && sameType.length === 1)
-            return [...nodeIssues(nested[0], data).slice(0, MAX_BRANCH_ISSUES), summary];
-        return [summary];
-    }
-    // The branch that got furthest into the payload is most likely the one the caller meant.
-    const deepest = Math.max(...deeper.map((c) => depth(c.error.instancePath)));
-    const closest = deeper.filter((c) => depth(c.error.instancePath) === deepest).slice(-MAX_BRANCH_ISSUES);
-    return [...closest.flatMap((c) => nodeIssues(c, data)).slice(0, MAX_BRANCH_ISSUES), summary];
-}
-function unionMessage(keyword, children, at) {
-    const base = keyword === 'oneOf' ? 'must match exactly one of the allowed shapes' : 'must match at least one of the allowed shapes';
-    const missing = [...new Set(children.filter((c) => c.error.keyword === 'required' && c.error.instancePath === at).map((c) => String(c.error.params.missingProperty)))];
-    return missing.length > 0 ? `${base} (each requires one of: ${missing.map((m) => `'${m}'`).join(', ')})` : base;
-}
-function issue(error) {
+function issueOf(error) {
     const p = error.params;
     const at = error.instancePath;
     switch (error.keyword) {
         case 'required':
-            return { pointer: at, keyword: 'required', message: `must have required property '${String(p.missingProperty)}'`, missingProperty: String(p.missingProperty) };
+            return { pointer: `${at}/${(0, pointer_js_1.escapeToken)(String(p.missingProperty))}`, keyword: 'required', message: 'is required', missingProperty: String(p.missingProperty) };
         case 'dependencies':
         case 'dependentRequired':
             return {
-                pointer: at,
+                pointer: `${at}/${(0, pointer_js_1.escapeToken)(String(p.missingProperty))}`,
                 keyword: error.keyword,
-                message: `must have property '${String(p.missingProperty)}' when property '${String(p.property)}' is present`,
+                message: `is required when '${String(p.property)}' is present`,
                 missingProperty: String(p.missingProperty),
             };
         case 'additionalProperties':
@@ -1385,7 +1366,7 @@ function issue(error) {
         case 'const':
             return { pointer: at, keyword: 'const', message: `must be ${jsonOf(p.allowedValue)}`, allowedValues: [p.allowedValue] };
         case 'type':
-            return { pointer: at, keyword: 'type', message: `must be ${String(p.type).split(',').join(' or ')}` };
+            return { pointer: at, keyword: 'type', message: `must be ${typesOf(p.type).join(' or ')}` };
         case 'pattern':
             return { pointer: at, keyword: 'pattern', message: `must match pattern ${jsonOf(p.pattern)}` };
         case 'format':
@@ -1418,19 +1399,302 @@ function issue(error) {
             return { pointer: at, keyword: 'propertyNames', message: `property name '${String(p.propertyName)}' is invalid` };
         case 'oneOf':
         case 'anyOf':
-            return { pointer: at, keyword: error.keyword, message: error.keyword === 'oneOf' ? 'must match exactly one of the allowed shapes' : 'must match at least one of the allowed shapes' };
+            return { pointer: at, keyword: error.keyword, message: unionText(error.keyword) };
         default:
             return { pointer: at, keyword: error.keyword, message: `must satisfy ${error.keyword}` };
     }
 }
-/** A detached copy: nothing of Ajv's objects (or the function's `errors`) escapes into an issue. */
+function unionText(keyword) {
+    return keyword === 'oneOf' ? 'must match exactly one of the allowed shapes' : 'must match at least one of the allowed shapes';
+}
+/** Ajv's `type` param: one name, a comma-joined list, or an array of names. */
+function typesOf(type) {
+    return (Array.isArray(type) ? type.map(String) : String(type).split(',')).filter((t) => t !== '');
+}
+function jsonOf(v) {
+    try {
+        return JSON.stringify(v) ?? String(v);
+    }
+    catch {
+        return String(v);
+    }
+}
+function listValues(values) {
+    const shown = values.slice(0, MAX_LISTED).map(jsonOf).join(', ');
+    return values.length > MAX_LISTED ? `${shown}, \u2026 (${values.length} values)` : shown;
+}
+
+  },
+  "./issue-tree.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.findingsOf = findingsOf;
+exports.findingKey = findingKey;
+exports.flatten = flatten;
+exports.closestArm = closestArm;
+exports.reach = reach;
+exports.depth = depth;
+exports.valueAt = valueAt;
+exports.isObject = isObject;
+exports.sameJson = sameJson;
+const issue_text_js_1 = require("./issue-text.js");
+const pointer_js_1 = require("./pointer.js");
+/** At most this many issues stand for a union whose arms cannot be told apart (the closest's), never the cascade. */
+const MAX_BRANCH_ISSUES = 3;
+/** The findings of one failed run. `root` is the location of the validator's own definition. */
+function findingsOf(errors, data, root) {
+    const top = [];
+    for (const raw of errors) {
+        if (raw === null || typeof raw !== 'object')
+            continue;
+        const error = copyError(raw);
+        const want = expectedArms(error);
+        if (want === 0) {
+            top.push({ error, children: [] });
+            continue;
+        }
+        // The run of earlier nodes this one stands over, walking back while they are its arms' (at most `want` arms).
+        let start = top.length;
+        let groups = 0;
+        let last;
+        while (start > 0 && inside(top[start - 1].error, error)) {
+            const sig = armSignature(top[start - 1].error, error);
+            if (sig !== last && want !== undefined && groups === want)
+                break;
+            if (sig !== last)
+                groups++;
+            last = sig;
+            start--;
+        }
+        const children = top.splice(start);
+        const arms = want === undefined ? undefined : byArm(children, error, want);
+        top.push({ error, children, ...(arms !== undefined ? { arms } : {}) });
+    }
+    const out = [];
+    const seen = new Set();
+    for (const node of top) {
+        for (const f of nodeFindings(node, data, root)) {
+            const key = findingKey(f);
+            if (seen.has(key))
+                continue;
+            seen.add(key);
+            out.push(f);
+        }
+    }
+    return out;
+}
+function findingKey(f) {
+    const i = f.issue;
+    return `${i.pointer}\0${i.keyword}\0${i.missingProperty ?? ''}\0${i.additionalProperty ?? ''}\0${f.union ?? ''}`;
+}
+/**
+ * The issues a finding stands for when nothing is probed: a union's closest arm by the depth its first failure
+ * reached (ties to the first arm), then the union itself.
+ */
+function flatten(findings) {
+    return findings.flatMap((f) => (f.arms === undefined ? [f] : [...flatten(closestArm(f.arms)).slice(0, MAX_BRANCH_ISSUES), f]));
+}
+function closestArm(arms) {
+    let best = [];
+    let bestDepth = -Infinity;
+    for (const arm of arms) {
+        const d = arm.length === 0 ? -Infinity : reach(arm[0]);
+        if (d > bestDepth) {
+            best = arm;
+            bestDepth = d;
+        }
+    }
+    return best;
+}
+/** How far into the payload an arm's first failure got: its pointer's depth; a wrong type there counts for less. */
+function reach(f) {
+    return depth(f.issue.pointer) - (f.issue.keyword === 'type' ? 0.5 : 0);
+}
+/**
+ * Which arm's failure an error is, as far as the error says: the arm index in the schema path for an error the
+ * union's own definition made (`#/oneOf/1/\u2026`; `then`/`else` for an `if`), else the definition it called.
+ */
+function armSignature(c, u) {
+    const cv = viaOf(c);
+    const uv = viaOf(u);
+    if (cv.length > uv.length)
+        return `call ${cv[cv.length - uv.length - 1]}`;
+    const base = u.keyword === 'if' ? u.schemaPath.slice(0, -'/if'.length) : u.schemaPath;
+    return `own ${c.schemaPath.slice(base.length + 1).split('/')[0]}`;
+}
+/**
+ * The nodes before a union, one group per arm in arm order \u2014 when there is exactly one group per arm and every
+ * group the union itself made sits at the position of the arm its schema path names; else undefined.
+ */
+function byArm(children, u, arms) {
+    const groups = [];
+    let last;
+    for (const c of children) {
+        const sig = armSignature(c.error, u);
+        if (sig === last)
+            groups[groups.length - 1].push(c);
+        else
+            groups.push([c]);
+        last = sig;
+    }
+    if (groups.length !== arms)
+        return undefined;
+    for (let k = 0; k < groups.length; k++) {
+        const sig = armSignature(groups[k][0].error, u);
+        if (u.keyword !== 'if' && sig.startsWith('own ') && sig !== `own ${k}`)
+            return undefined;
+    }
+    return groups;
+}
+/** How many arms a grouping error stands over (0 for an error that is a failure of its own; undefined: unknown). */
+function expectedArms(error) {
+    switch (error.keyword) {
+        case 'oneOf':
+        case 'anyOf':
+            if (Array.isArray(error.params.passingSchemas))
+                return undefined;
+            return typeof error.params.arms === 'number' ? error.params.arms : discriminatorHint(error.params.discriminator)?.branches.length;
+        case 'if':
+            return 1;
+        default:
+            return 0;
+    }
+}
+/**
+ * Whether `c`, before the union `u` in the run, is one of its arms' failures: at or under its instance path, and
+ * made while `u` was evaluated \u2014 by a definition `u`'s own definition called (its `via` extends `u`'s), or by that
+ * definition itself under `u`'s schema path (an inline arm, or `if`'s `then`/`else`).
+ */
+function inside(c, u) {
+    if (!within(c.instancePath, u.instancePath))
+        return false;
+    const cv = viaOf(c);
+    const uv = viaOf(u);
+    if (cv.length < uv.length)
+        return false;
+    for (let i = 1; i <= uv.length; i++)
+        if (cv[cv.length - i] !== uv[uv.length - i])
+            return false;
+    if (cv.length > uv.length)
+        return true;
+    if (u.keyword === 'if') {
+        const base = u.schemaPath.slice(0, -'/if'.length);
+        return c.schemaPath.startsWith(`${base}/then/`) || c.schemaPath.startsWith(`${base}/else/`);
+    }
+    return c.schemaPath.startsWith(`${u.schemaPath}/`);
+}
+function nodeFindings(node, data, root) {
+    const { error, children } = node;
+    if (error.keyword === 'if')
+        return children.length > 0 ? children.flatMap((c) => nodeFindings(c, data, root)) : [finding(error, root)];
+    if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf')
+        return [finding(error, root)];
+    return unionFindings(node, data, root);
+}
+function unionFindings(node, data, root) {
+    const { error, children, arms } = node;
+    const at = error.instancePath;
+    const passing = error.params.passingSchemas;
+    if (Array.isArray(passing)) {
+        return [finding(error, root, { message: `matches more than one of the allowed shapes (branches ${passing.join(' and ')}); it must match exactly one` })];
+    }
+    const hint = discriminatorHint(error.params.discriminator);
+    if (hint !== undefined)
+        return discriminated(node, hint, data, root);
+    const summary = finding(error, root, { message: unionMessage(error.keyword, children, at) });
+    if (arms !== undefined)
+        return [{ ...summary, arms: arms.map((group) => group.flatMap((c) => nodeFindings(c, data, root))), union: unionId(error) }];
+    // Arms not told apart (a run of an older validator): the branch that got furthest into the payload.
+    const deeper = children.filter((c) => depth(c.error.instancePath) > depth(at));
+    if (deeper.length === 0) {
+        // A branch for another JSON type (`must be array` when an object came) is not what the caller meant; if what
+        // remains is one nested union (a `$ref` to a union of shapes), its own summary is the useful one.
+        const sameType = children.filter((c) => !(c.error.instancePath === at && c.error.keyword === 'type'));
+        const nested = sameType.filter((c) => c.children.length > 0 || c.error.keyword === 'oneOf' || c.error.keyword === 'anyOf');
+        if (nested.length === 1 && sameType.length === 1)
+            return [...flatten(nodeFindings(nested[0], data, root)).slice(0, MAX_BRANCH_ISSUES), summary];
+        return [summary];
+    }
+    const deepest = Math.max(...deeper.map((c) => depth(c.error.instancePath)));
+    const closest = deeper.filter((c) => depth(c.error.instancePath) === deepest).slice(-MAX_BRANCH_ISSUES);
+    return [...flatten(closest.flatMap((c) => nodeFindings(c, data, root))).slice(0, MAX_BRANCH_ISSUES), summary];
+}
+/**
+ * A union whose arms pin one property to constants. No discriminator value, or one no arm takes: that issue alone
+ * (choosing an arm would be guessing what the caller meant), marked so the collection can get past it without
+ * reporting what a guessed arm says. A value that selects an arm: that arm's issues, with the value as the
+ * variant selected (`discriminator`, error-handling.mdx).
+ */
+function discriminated(node, hint, data, root) {
+    const { error, children, arms } = node;
+    const at = error.instancePath;
+    const target = valueAt(data, at);
+    const choices = (0, issue_text_js_1.listValues)(hint.allowedValues);
+    const pick = { property: hint.property, branches: hint.branches, at };
+    const union = unionId(error);
+    const where = `${at}/${(0, pointer_js_1.escapeToken)(hint.property)}`;
+    if (!isObject(target)) {
+        return [finding(error, root, { keyword: 'type', message: `must be an object whose '${hint.property}' is one of ${choices}` }, { type: 'object' })];
+    }
+    if (!Object.prototype.hasOwnProperty.call(target, hint.property)) {
+        return [{ ...finding(error, root, { pointer: where, keyword: 'required', message: `is required (one of ${choices})`, missingProperty: hint.property, allowedValues: hint.allowedValues.slice() }, { missingProperty: hint.property }), pick, union }];
+    }
+    const value = target[hint.property];
+    const selected = hint.branches.flatMap((values, i) => (values.some((v) => sameJson(v, value)) ? [i] : []));
+    if (selected.length === 0) {
+        return [{ ...finding(error, root, { pointer: where, message: `must be one of ${choices}`, allowedValues: hint.allowedValues.slice() }, { allowedValues: hint.allowedValues }), pick, union }];
+    }
+    const variant = isScalar(value) ? [{ property_name: hint.property, value }] : undefined;
+    const mark = (fs) => fs.map((f) => withVariant(f, variant, union));
+    if (arms !== undefined && selected.length === 1)
+        return mark(arms[selected[0]].flatMap((c) => nodeFindings(c, data, root)));
+    // Arms not told apart: a selected `$ref` arm is re-run alone; an inline one is recognised by its schema path.
+    if (selected.length === 1) {
+        const own = branchFindings(hint.validators[selected[0]], target, at, data);
+        if (own !== undefined)
+            return mark(own);
+    }
+    const prefix = `${error.schemaPath}/`;
+    const chosen = new Set(selected.map(String));
+    const kept = children.filter((c) => {
+        if (c.error.instancePath === where && (c.error.keyword === 'const' || c.error.keyword === 'enum'))
+            return false;
+        return !c.error.schemaPath.startsWith(prefix) || chosen.has(c.error.schemaPath.slice(prefix.length).split('/')[0]);
+    });
+    return mark(unionFindings({ error: { ...error, params: { ...error.params, discriminator: undefined, arms: undefined } }, children: kept }, data, root));
+}
+/** A finding of the arm a discriminator value selected: the value as the variant (unless a nearer union set one). */
+function withVariant(f, variant, union) {
+    const arms = f.arms?.map((arm) => arm.map((g) => withVariant(g, variant, union)));
+    const issue = f.issue.discriminator === undefined && variant !== undefined ? { ...f.issue, discriminator: variant } : f.issue;
+    return { ...f, issue, within: f.within ?? union, ...(arms !== undefined ? { arms } : {}) };
+}
+function finding(error, root, over = {}, params = error.params) {
+    const location = viaOf(error)[0] ?? root;
+    return { issue: { ...(0, issue_text_js_1.issueOf)(error), ...over }, params, schemaPath: error.schemaPath, ...(location !== undefined ? { location } : {}) };
+}
+function unionId(error) {
+    return `${viaOf(error).join('>')}|${error.schemaPath}|${error.instancePath}`;
+}
+/** A copied error's `via` (copyError makes it a list). */
+function viaOf(error) {
+    return Array.isArray(error.via) ? error.via : [];
+}
+function unionMessage(keyword, children, at) {
+    const missing = [...new Set(children.filter((c) => c.error.keyword === 'required' && c.error.instancePath === at).map((c) => String(c.error.params.missingProperty)))];
+    return missing.length > 0 ? `${(0, issue_text_js_1.unionText)(keyword)} (each requires one of: ${missing.map((m) => `'${m}'`).join(', ')})` : (0, issue_text_js_1.unionText)(keyword);
+}
+/** A detached copy: nothing of Ajv's objects (or the function's `errors`) escapes into a finding. */
 function copyError(raw) {
     const params = raw.params !== null && typeof raw.params === 'object' ? raw.params : {};
+    // The compiled code's `via` is one string, locations joined by line feeds (compact.ts); an array is read too.
+    const via = typeof raw.via === 'string' ? raw.via.split('\n') : Array.isArray(raw.via) ? raw.via.filter((v) => typeof v === 'string') : undefined;
     return {
         keyword: String(raw.keyword),
         instancePath: typeof raw.instancePath === 'string' ? raw.instancePath : '',
         schemaPath: typeof raw.schemaPath === 'string' ? raw.schemaPath : '',
         params: { ...params },
+        ...(via !== undefined && via.length > 0 ? { via } : {}),
     };
 }
 function discriminatorHint(raw) {
@@ -1440,11 +1704,11 @@ function discriminatorHint(raw) {
     return { property: raw.property, allowedValues: raw.allowedValues, branches, validators: Array.isArray(raw.validators) ? raw.validators : [] };
 }
 /**
- * The issues of one `$ref` branch, re-run alone on the value (only ever on a failed call). The thunk returns the
+ * The findings of one `$ref` branch, re-run alone on the value (only ever on a failed call). The thunk returns the
  * branch's binding: a loading stub on first use, which replaces itself, so the function that ran \u2014 and holds the
  * errors \u2014 is what the thunk returns after the call.
  */
-function branchIssues(thunk, target, at, data) {
+function branchFindings(thunk, target, at, data) {
     if (typeof thunk !== 'function')
         return undefined;
     const run = thunk();
@@ -1457,22 +1721,8 @@ function branchIssues(thunk, target, at, data) {
     const errors = Array.isArray(fn.errors) ? fn.errors.slice() : [];
     // As runRaw does: no payload fragment outlives the call on a shared compiled function.
     fn.errors = null;
-    const issues = toIssues(errors, data);
-    return issues.length > 0 ? issues : undefined;
-}
-/**
- * Whether an error's schema path lies in another branch of a union enclosing `union` in the same schema:
- * `#/oneOf/1/required` against `#/oneOf/2/anyOf`. Errors of called definitions have paths relative to their own
- * schema and rarely look like that; when one does, it is only summarised one level up.
- */
-function siblingBranch(path, union) {
-    const a = path.split('/');
-    const b = union.split('/');
-    let i = 0;
-    while (i < a.length && i < b.length && a[i] === b[i])
-        i++;
-    const kw = a[i - 1];
-    return i > 0 && i < a.length && i < b.length && (kw === 'oneOf' || kw === 'anyOf') && /^\d+$/.test(a[i]) && /^\d+$/.test(b[i]);
+    const found = findingsOf(errors, data, typeof fn.location === 'string' ? fn.location : undefined);
+    return found.length > 0 ? flatten(found) : undefined;
 }
 function within(path, parent) {
     return path === parent || path.startsWith(`${parent}/`);
@@ -1503,24 +1753,380 @@ function valueAt(data, pointer) {
 function isObject(v) {
     return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
+function isScalar(v) {
+    return v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+}
 function sameJson(a, b) {
     if (a === b)
         return true;
     if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object')
         return false;
-    return jsonOf(a) === jsonOf(b);
+    return (0, issue_text_js_1.jsonOf)(a) === (0, issue_text_js_1.jsonOf)(b);
 }
-function jsonOf(v) {
+
+  },
+  "./issue-wire.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.wireIssues = wireIssues;
+/**
+ * The issues as a rejection sends them, under error-handling.mdx's production-emit rules ("Validator-internals
+ * fields on issues"). `schema_id` and `discriminator` name a public schema element and a value the caller sent, so
+ * anyone can replay the validation: they are sent in production when the release's schemas are AdCP's published
+ * ones for the version that answered (`published`); a private or unpublished copy of the schemas (the page's
+ * private-extension and version-skew carve-outs) keeps them to development. `schemaPath` is validator traversal \u2014
+ * 3.1+ consumers are told to prefer `schema_id`, and the page lets a seller keep these fields to development for
+ * terser production errors \u2014 so production leaves it out. Development sends everything.
+ */
+function wireIssues(issues, mode, published) {
+    if (mode === 'development')
+        return issues.slice();
+    return issues.map((i) => {
+        if (i.schemaPath === undefined && (published || (i.schema_id === undefined && i.discriminator === undefined)))
+            return i;
+        const { schemaPath: _path, schema_id, discriminator, ...rest } = i;
+        return published ? { ...rest, ...(schema_id !== undefined ? { schema_id } : {}), ...(discriminator !== undefined ? { discriminator } : {}) } : rest;
+    });
+}
+
+  },
+  "./issues.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.wrapValidator = wrapValidator;
+exports.wrapRepairing = wrapRepairing;
+exports.toIssues = toIssues;
+exports.wrapResponseValidator = wrapResponseValidator;
+const issue_collect_js_1 = require("./issue-collect.js");
+const issue_tree_js_1 = require("./issue-tree.js");
+/**
+ * A pure validator: copies the errors Ajv leaves on the function before returning (and clears them, so no state or
+ * payload fragment survives the call). Input too deeply nested for the call stack is a clean failure, not a crash.
+ */
+function wrapValidator(raw, options = {}) {
+    const check = wrapRepairing(raw, options);
+    return (data) => {
+        const r = check(data);
+        return r.ok ? r : { ok: false, issues: r.issues };
+    };
+}
+/**
+ * wrapValidator's check, answering also with the repaired copy (runtime/items.ts proves with it that a batch call's
+ * only defects are inside the items it answers as failed rows).
+ */
+function wrapRepairing(raw, options = {}) {
+    return (data) => {
+        let errors;
+        try {
+            errors = runRaw(raw, data);
+        }
+        catch (e) {
+            if (e instanceof RangeError) {
+                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }] };
+            }
+            throw e;
+        }
+        if (errors === undefined)
+            return { ok: true };
+        // The root definition's location, read after the run: its pack initialises it on first use.
+        const root = typeof raw.location === 'string' ? raw.location : undefined;
+        let found;
+        try {
+            found = (0, issue_tree_js_1.findingsOf)(errors, data, root); // may re-run a union branch (issue-tree.ts branchFindings)
+        }
+        catch (e) {
+            if (!(e instanceof RangeError))
+                throw e;
+            found = [];
+        }
+        if (found.length === 0)
+            return { ok: false, issues: [{ pointer: '', keyword: 'schema', message: 'does not match the schema' }] };
+        // The issues past the first failure, and what an unmet `not` forbids (issue-collect.ts): only failed calls pay.
+        const collected = (0, issue_collect_js_1.collectIssues)((d) => rerun(raw, d, root), data, found);
+        return { ok: false, issues: collected.findings.map((f) => published(f, options.idBase)), ...(collected.repaired !== undefined ? { repaired: collected.repaired } : {}) };
+    };
+}
+/**
+ * One run of the raw validator: undefined when the value is valid, else a copy of the errors Ajv left on the
+ * function. They are cleared whatever happens (a throw included), so no payload fragment outlives the call.
+ */
+function runRaw(raw, data) {
     try {
-        return JSON.stringify(v) ?? String(v);
+        if (raw(data) === true)
+            return undefined;
+        return Array.isArray(raw.errors) ? raw.errors.slice() : [];
+    }
+    finally {
+        raw.errors = null;
+    }
+}
+/** One more run of the raw validator, for the collection: its findings ([] when valid, or when it throws). */
+function rerun(raw, data, root) {
+    let errors;
+    try {
+        errors = runRaw(raw, data);
     }
     catch {
-        return String(v);
+        return [];
+    }
+    return errors === undefined ? [] : (0, issue_tree_js_1.findingsOf)(errors, data, root);
+}
+/** A finding as an issue: with the rejecting schema's `$id` and the path in it, when the release's ids are known. */
+function published(f, idBase) {
+    if (idBase === undefined || f.location === undefined)
+        return f.issue;
+    const hash = f.location.indexOf('#');
+    const file = hash < 0 ? f.location : f.location.slice(0, hash);
+    const pointer = hash < 0 ? '' : f.location.slice(hash + 1);
+    const path = f.schemaPath.startsWith('#') ? f.schemaPath.slice(1) : '';
+    return { ...f.issue, schema_id: `${idBase}${file}`, schemaPath: `#${pointer}${path}` };
+}
+/**
+ * AdCP issues from one run's errors, nothing probed or re-run beyond a discriminated branch: a union's closest arm
+ * by depth, then the union. (The validators' answers collect further: wrapValidator.)
+ */
+function toIssues(errors, data) {
+    return (0, issue_tree_js_1.flatten)((0, issue_tree_js_1.findingsOf)(errors, data)).map((f) => f.issue);
+}
+/**
+ * Response validation (issue 7, point 5). The body is validated as it goes on the wire, envelope fields at its
+ * root, against the canonical schema the release publishes: 3.2 response schemas compose `core/version-envelope`
+ * and `core/protocol-envelope` themselves (status, context, adcp_version, task_id, \u2026 declared, `status` required),
+ * and 3.0 response schemas are open at the root, so the envelope fields the protocol layer adds are accepted as
+ * they are \u2014 nothing is added or stripped here, because the spec already says what it intends. An async task
+ * response is picked by the body's `status` (`submitted`, `working`, `input-required`) when the tool publishes a
+ * schema for that status; every other status (`completed`, `failed`, \u2026) is checked against the response schema.
+ */
+function wrapResponseValidator(module, options = {}) {
+    const sync = wrapValidator(module.validate, options);
+    const byStatus = new Map();
+    return (body) => {
+        const status = (0, issue_tree_js_1.isObject)(body) && Object.prototype.hasOwnProperty.call(body, 'status') ? body.status : undefined;
+        if (typeof status === 'string' && Object.prototype.hasOwnProperty.call(module.validateAsync, status)) {
+            let fn = byStatus.get(status);
+            if (fn === undefined)
+                byStatus.set(status, (fn = wrapValidator(module.validateAsync[status], options)));
+            return fn(body);
+        }
+        return sync(body);
+    };
+}
+
+  },
+  "./items.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.planBatch = planBatch;
+exports.planItems = planItems;
+exports.verdictOf = verdictOf;
+/**
+ * Per-item outcomes of batch tools (issue 19 point 2): a request whose only defects are inside some of its items is
+ * not rejected as a whole. Each such item is answered as its own failed row \u2014 the row's required outcome fields at
+ * their failure values (`action: "failed"`, `status: "rejected"`), its required identifying fields copied from the
+ * item, and `errors[0]` an INVALID_REQUEST whose `field` and issue pointers are relative to the item
+ * (`notification_configs[0].event_types[0]`) \u2014 and the handler is called with the valid items only. Which arrays,
+ * rows and fields comes from the release's schemas, compiled per tool (generator/compile/items/,
+ * `releases/<key>/items/<tool>.cjs`). Copied into the generated output with the rest of the runtime.
+ *
+ * The contract with the handler, for each array answered item by item:
+ * - it receives the valid items, in request order (`ctx.requestIndex[array][k]` is the request index of its k-th);
+ * - its rows array answers them one row each, in the order received, first; any rows after those (a seller-managed
+ *   entry, a deletion under `delete_missing`) follow them as it returned them;
+ * - the runtime puts each failed row at its item's request position among the first ones, so the merged array is in
+ *   request order; a handler that answers fewer rows than items received gets the failed rows placed by position
+ *   as far as its rows go, and after them the rest;
+ * - an answer without that rows array (an operation-level `errors` answer, an async task, an AdcpError) is sent as
+ *   the handler gave it: the operation's outcome stands for every item.
+ * With no valid item left the handler is not called: the runtime answers the failed rows itself, when the success
+ * body needs nothing else (`body`), and otherwise rejects the call as a whole.
+ */
+const bounds_js_1 = require("./bounds.js");
+const errors_js_1 = require("./errors.js");
+const issues_js_1 = require("./issues.js");
+const pointer_js_1 = require("./pointer.js");
+/** Items looked at in one array, and failed items answered one by one, per call: more, and the call is rejected whole. */
+const MAX_ITEMS = 1000;
+const MAX_FAILED = 50;
+/**
+ * planItems with the checks of one tool in one release: its compiled item and row validators, the whole request's
+ * (`raw`), development's unknown fields (`drift`), and a failed row's error as a rejection would say it (`wire`:
+ * the production-emit rules; `details` only for the count of issues left out, the issues carry the rest).
+ */
+function planBatch(module, request, tool) {
+    return planItems(module, request, {
+        item: (p) => (0, issues_js_1.wrapRepairing)(p.validateItem, { idBase: tool.idBase }),
+        row: (p) => (row) => verdictOf(p.validateRow, row),
+        whole: (v) => verdictOf(tool.raw, v),
+        drift: tool.drift,
+        error: (issues, found) => {
+            const { details, ...error } = (0, errors_js_1.invalidRequest)(tool.tool, tool.wire(issues), found);
+            const omitted = details?.issues_omitted;
+            return omitted === undefined ? error : { ...error, details: { issues_omitted: omitted } };
+        },
+    });
+}
+/**
+ * The plan for a request that failed validation, or undefined when it must be rejected as a whole: the tool does
+ * not answer items here (its gate field does not ask for it), no item fails on its own, a failed item's row
+ * cannot be built valid, or there is a defect outside the failed items.
+ */
+function planItems(module, request, checks) {
+    if (module.gate !== null && request[module.gate.property] !== module.gate.value)
+        return undefined;
+    const drifted = driftByItem(checks.drift, module.pairings);
+    if (drifted === undefined)
+        return undefined;
+    const answered = [];
+    // The request with every failed item replaced by its repaired copy: valid exactly when nothing else is wrong.
+    let fixed = request;
+    let failedCount = 0;
+    for (const pairing of module.pairings) {
+        const items = own(request, pairing.request);
+        if (!Array.isArray(items) || items.length === 0)
+            continue;
+        if (items.length > Math.min(pairing.maxItems ?? MAX_ITEMS, MAX_ITEMS))
+            return undefined;
+        const check = checks.item(pairing);
+        const kept = [];
+        const failed = new Map();
+        let repairedItems;
+        for (let i = 0; i < items.length; i++) {
+            // As many unknown fields as a rejection carries are made issues; the rest only counted (bounds.ts).
+            const unknown = drifted.get(`${pairing.request}\0${i}`) ?? [];
+            const drift = unknown.slice(0, bounds_js_1.MAX_REJECTION_ISSUES).map(driftIssue);
+            const verdict = check(items[i]);
+            if (verdict.ok && drift.length === 0) {
+                kept.push(i);
+                continue;
+            }
+            if (++failedCount > MAX_FAILED)
+                return undefined;
+            // Stripped of its unknown fields (development), or repaired past every issue: an item the schema accepts.
+            const repaired = verdict.ok ? { value: items[i] } : verdict.repaired;
+            if (repaired === undefined)
+                return undefined;
+            const issues = [...drift, ...(verdict.ok ? [] : verdict.issues)];
+            const row = failedRow(pairing, items[i], issues, unknown.length + issues.length - drift.length, checks);
+            if (row === undefined)
+                return undefined;
+            failed.set(i, row);
+            (repairedItems ??= items.slice())[i] = repaired.value;
+        }
+        if (failed.size === 0)
+            continue;
+        answered.push({ pairing, kept, failed });
+        fixed = withProperty(fixed, pairing.request, repairedItems);
+    }
+    if (answered.length === 0)
+        return undefined;
+    // Every defect was inside the failed items: nothing else drifted, and the request with them repaired is valid.
+    for (const key of drifted.keys()) {
+        const [array, index] = key.split('\0');
+        if (!answered.some((a) => a.pairing.request === array && a.failed.has(Number(index))))
+            return undefined;
+    }
+    if (!checks.whole(fixed))
+        return undefined;
+    let value = request;
+    for (const a of answered)
+        value = withProperty(value, a.pairing.request, a.kept.map((i) => own(request, a.pairing.request)[i]));
+    const requestIndex = Object.fromEntries(answered.map((a) => [a.pairing.request, a.kept.slice()]));
+    const rowsOf = (a, handlerRows) => merged(a, handlerRows);
+    const merge = (body) => {
+        let out = body;
+        for (const a of answered) {
+            const rows = own(body, a.pairing.response);
+            if (Array.isArray(rows))
+                out = withProperty(out, a.pairing.response, rowsOf(a, rows));
+        }
+        return out;
+    };
+    if (answered.some((a) => a.kept.length > 0)) {
+        // The handler must receive a valid request (minItems and other rules on the filtered arrays included).
+        return checks.whole(value) ? { value, requestIndex, merge } : undefined;
+    }
+    if (module.body === null)
+        return undefined;
+    let body = { ...module.body };
+    for (const a of answered)
+        body = withProperty(body, a.pairing.response, rowsOf(a, []));
+    return { value, requestIndex, body, merge };
+}
+/** A raw validator's verdict alone (its errors cleared, as wrapValidator does). */
+function verdictOf(raw, value) {
+    try {
+        return raw(value) === true;
+    }
+    catch {
+        return false;
+    }
+    finally {
+        raw.errors = null;
     }
 }
-function listValues(values) {
-    const shown = values.slice(0, MAX_LISTED).map(jsonOf).join(', ');
-    return values.length > MAX_LISTED ? `${shown}, \u2026 (${values.length} values)` : shown;
+/** The failed rows at their items' request positions among the handler's rows for the items it received. */
+function merged(a, handlerRows) {
+    const out = [];
+    const total = a.kept.length + a.failed.size;
+    let next = 0;
+    for (let i = 0; i < total; i++) {
+        const row = a.failed.get(i);
+        if (row !== undefined)
+            out.push(row);
+        else if (next < handlerRows.length)
+            out.push(handlerRows[next++]);
+    }
+    while (next < handlerRows.length)
+        out.push(handlerRows[next++]);
+    return out;
+}
+/** An item's failed row: identifying fields copied, outcome fields set, the error; undefined when it is not valid. */
+function failedRow(p, item, issues, found, checks) {
+    const row = {};
+    for (const field of p.identity) {
+        const v = own(item, field);
+        if (v !== undefined)
+            define(row, field, v);
+    }
+    for (const [field, v] of Object.entries(p.outcome))
+        define(row, field, v);
+    define(row, 'errors', [checks.error(issues, found)]);
+    return checks.row(p)(row) ? row : undefined;
+}
+/**
+ * Development's unknown fields by the answered item they are in (`<array>\0<index>` \u2192 pointers relative to the
+ * item); undefined when one lies outside every answered array's items (a defect of the call itself).
+ */
+function driftByItem(drift, pairings) {
+    const out = new Map();
+    const arrays = new Set(pairings.map((p) => (0, pointer_js_1.escapeToken)(p.request)));
+    for (const pointer of drift) {
+        const m = /^\/([^/]+)\/(0|[1-9]\d*)(\/.+)$/.exec(pointer);
+        if (m === null || !arrays.has(m[1]))
+            return undefined;
+        const key = `${m[1].replace(/~1/g, '/').replace(/~0/g, '~')}\0${m[2]}`;
+        let list = out.get(key);
+        if (list === undefined)
+            out.set(key, (list = []));
+        list.push(m[3]);
+    }
+    return out;
+}
+/** Development's unknown-field issue, with its pointer relative to the item. */
+function driftIssue(pointer) {
+    const name = pointer.slice(pointer.lastIndexOf('/') + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+    return { pointer, keyword: 'additionalProperties', additionalProperty: name, message: `unknown property '${name}' is not allowed here` };
+}
+function own(o, key) {
+    return o !== null && typeof o === 'object' && !Array.isArray(o) && Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+}
+function withProperty(o, key, value) {
+    const out = { ...o };
+    define(out, key, value);
+    return out;
+}
+function define(o, key, value) {
+    Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
   },
@@ -1689,6 +2295,233 @@ function lowLevelServer(server) {
 }
 
   },
+  "./pattern-example.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.patternExample = patternExample;
+/**
+ * A short string a JSON Schema `pattern` accepts, for the placeholders of the issue collection (issue-collect.ts):
+ * a missing `brand` becomes `{ domain: "a" }` rather than ending the collection at its domain pattern. Handles what
+ * AdCP's patterns use \u2014 anchors, literals, escapes, classes, groups, alternation, quantifiers \u2014 taking the fewest
+ * repetitions and the first alternative; anything else (a back-reference, say) gives up. The result is always
+ * checked against the pattern itself (`u` flag, as the validators compile it), so a wrong guess is never used.
+ * Copied into the generated output with the rest of the runtime.
+ */
+/** Patterns longer than this are not attempted (the collection then stops there, as before). */
+const MAX_PATTERN = 512;
+/** Repetitions a `{n}` may ask for. */
+const MAX_REPEAT = 256;
+function patternExample(pattern) {
+    if (pattern.length > MAX_PATTERN)
+        return undefined;
+    let re;
+    try {
+        re = new RegExp(pattern, 'u');
+    }
+    catch {
+        return undefined;
+    }
+    let out;
+    try {
+        out = new Parser(pattern).alternation();
+    }
+    catch {
+        return undefined;
+    }
+    return out !== undefined && re.test(out) ? out : undefined;
+}
+/** Gives up on a construct it does not model. */
+class Unsupported extends Error {
+}
+class Parser {
+    src;
+    i = 0;
+    constructor(src) {
+        this.src = src;
+    }
+    alternation() {
+        const first = this.sequence();
+        while (this.peek() === '|') {
+            this.i++;
+            this.sequence(); // later alternatives are parsed (to find the group's end) and not used
+        }
+        return first;
+    }
+    sequence() {
+        let out = '';
+        while (this.i < this.src.length && this.peek() !== '|' && this.peek() !== ')') {
+            const atom = this.atom();
+            const times = this.quantifier();
+            out += atom.repeat(times);
+        }
+        return out;
+    }
+    atom() {
+        const c = this.src[this.i++];
+        switch (c) {
+            case '^':
+            case '$':
+                return '';
+            case '.':
+                return 'a';
+            case '(': {
+                let lookaround = false;
+                if (this.peek() === '?') {
+                    const next = this.src[this.i + 1];
+                    if (next === ':')
+                        this.i += 2;
+                    else if (next === '=' || next === '!') {
+                        this.i += 2;
+                        lookaround = true;
+                    }
+                    else if (next === '<' && this.src[this.i + 2] !== '=' && this.src[this.i + 2] !== '!') {
+                        const close = this.src.indexOf('>', this.i);
+                        if (close < 0)
+                            throw new Unsupported();
+                        this.i = close + 1;
+                    }
+                    else
+                        throw new Unsupported();
+                }
+                const inner = this.alternation();
+                if (this.src[this.i++] !== ')')
+                    throw new Unsupported();
+                return lookaround ? '' : inner;
+            }
+            case '[':
+                return this.charClass();
+            case '\\':
+                return this.escape(false);
+            default:
+                return c;
+        }
+    }
+    quantifier() {
+        const c = this.peek();
+        let min = 1;
+        if (c === '*' || c === '?') {
+            this.i++;
+            min = 0;
+        }
+        else if (c === '+') {
+            this.i++;
+        }
+        else if (c === '{') {
+            const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.i));
+            if (m === null)
+                return 1; // a literal `{`
+            this.i += m[0].length;
+            min = Number(m[1]);
+            if (min > MAX_REPEAT)
+                throw new Unsupported();
+        }
+        else
+            return 1;
+        if (this.peek() === '?')
+            this.i++; // lazy: the same fewest repetitions
+        return min;
+    }
+    charClass() {
+        const negated = this.peek() === '^';
+        if (negated)
+            this.i++;
+        const members = [];
+        let first;
+        let start = true;
+        while (this.i < this.src.length && (this.peek() !== ']' || start)) {
+            start = false;
+            let lo = this.src[this.i++];
+            let test;
+            if (lo === '\\') {
+                const e = this.escape(true);
+                lo = e;
+                test = CLASS_ESCAPES[this.src[this.i - 1]] ?? ((ch) => ch === e);
+            }
+            else
+                test = (ch) => ch === lo;
+            if (this.peek() === '-' && this.src[this.i + 1] !== ']' && this.i + 1 < this.src.length) {
+                this.i++;
+                let hi = this.src[this.i++];
+                if (hi === '\\')
+                    hi = this.escape(true);
+                const [a, b] = [lo.codePointAt(0), hi.codePointAt(0)];
+                test = (ch) => ch.codePointAt(0) >= a && ch.codePointAt(0) <= b;
+            }
+            members.push(test);
+            first ??= lo;
+        }
+        if (this.src[this.i++] !== ']')
+            throw new Unsupported();
+        if (!negated)
+            return first ?? '';
+        const pick = CANDIDATES.find((ch) => !members.some((m) => m(ch)));
+        if (pick === undefined)
+            throw new Unsupported();
+        return pick;
+    }
+    escape(inClass) {
+        const c = this.src[this.i++];
+        if (c === undefined)
+            throw new Unsupported();
+        switch (c) {
+            case 'd':
+                return '0';
+            case 'w':
+            case 'D':
+            case 'S':
+                return 'a';
+            case 'W':
+                return '-';
+            case 's':
+                return ' ';
+            case 'b':
+            case 'B':
+                if (inClass)
+                    return '\b';
+                return '';
+            case 'n':
+                return '\n';
+            case 't':
+                return '\t';
+            case 'u': {
+                const m = /^\{([0-9a-fA-F]+)\}|^([0-9a-fA-F]{4})/.exec(this.src.slice(this.i));
+                if (m === null)
+                    throw new Unsupported();
+                this.i += m[0].length;
+                return String.fromCodePoint(parseInt(m[1] ?? m[2], 16));
+            }
+            case 'x': {
+                const hex = this.src.slice(this.i, this.i + 2);
+                this.i += 2;
+                return String.fromCharCode(parseInt(hex, 16));
+            }
+            case 'p':
+            case 'P': {
+                const close = this.src.indexOf('}', this.i);
+                if (close < 0)
+                    throw new Unsupported();
+                this.i = close + 1;
+                return 'a';
+            }
+            default:
+                if (/[1-9]/.test(c))
+                    throw new Unsupported(); // a back-reference
+                return c;
+        }
+    }
+    peek() {
+        return this.src[this.i];
+    }
+}
+const CLASS_ESCAPES = {
+    d: (ch) => /\d/.test(ch),
+    w: (ch) => /\w/.test(ch),
+    s: (ch) => /\s/.test(ch),
+};
+/** Characters tried for a negated class, most neutral first. */
+const CANDIDATES = ['a', 'x', 'A', '0', '_', '-', '.', ' ', '~'];
+
+  },
   "./pointer.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
@@ -1782,6 +2615,189 @@ function selectRelease(served, args) {
     const below = served.find((r) => r.major === pin.major && r.prerelease === undefined && r.minor <= pin.minor);
     return below !== undefined ? { ok: true, release: below } : unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} is not served and no served release of major ${pin.major} is below it`);
 }
+
+  },
+  "./repair.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.repair = repair;
+exports.apply = apply;
+const issue_text_js_1 = require("./issue-text.js");
+const pattern_example_js_1 = require("./pattern-example.js");
+const pointer_js_1 = require("./pointer.js");
+/** A value of each JSON Schema format AdCP uses, for placeholders. */
+const FORMAT_EXAMPLES = {
+    'date-time': '2000-01-01T00:00:00Z',
+    date: '2000-01-01',
+    time: '00:00:00Z',
+    uri: 'https://example.com/',
+    'uri-reference': 'https://example.com/',
+    'uri-template': 'https://example.com/',
+    url: 'https://example.com/',
+    email: 'placeholder@example.com',
+    hostname: 'example.com',
+    uuid: '00000000-0000-4000-8000-000000000000',
+    ipv4: '192.0.2.1',
+    ipv6: '2001:db8::1',
+};
+const EMPTY = {
+    object: () => ({}),
+    array: () => [],
+    string: () => '',
+    number: () => 0,
+    integer: () => 0,
+    boolean: () => false,
+    null: () => null,
+};
+/** The placeholders tried in turn where a `not` refuses the one there: null first (what a missing value starts as). */
+const NEXT_PLACEHOLDER = [() => null, () => ({}), () => [], () => '', () => 0, () => false];
+function sameKind(a, b) {
+    if (a === null || b === null)
+        return a === b;
+    return typeof a === typeof b && Array.isArray(a) === Array.isArray(b);
+}
+/** Placeholder items an array may be padded with to reach its `minItems`. */
+const MAX_PADDING = 64;
+/**
+ * The changes that get past `f`, or undefined when it cannot be got past (the collection stops there, or gives up
+ * on an arm). `synthetic`: the value at the finding is the collection's own placeholder. `current`: that value.
+ */
+function repair(f, synthetic, current) {
+    const at = f.issue.pointer;
+    const p = f.params;
+    const here = (value) => (at === '' ? undefined : [{ pointer: at, value, placeholder: true }]);
+    switch (f.issue.keyword) {
+        case 'enum':
+        case 'const': {
+            const allowed = f.issue.allowedValues;
+            return allowed !== undefined && allowed.length > 0 ? here(structuredClone(allowed[0])) : undefined;
+        }
+        case 'additionalProperties':
+            return at === '' ? undefined : [{ pointer: at, remove: true }];
+        case 'required':
+        case 'dependencies':
+        case 'dependentRequired':
+            return here(null);
+        case 'type': {
+            const make = EMPTY[(0, issue_text_js_1.typesOf)(p.type)[0] ?? ''];
+            return make === undefined ? undefined : here(make());
+        }
+        case 'format': {
+            const example = FORMAT_EXAMPLES[String(p.format)];
+            return example === undefined ? undefined : here(example);
+        }
+        case 'pattern': {
+            const example = typeof p.pattern === 'string' ? (0, pattern_example_js_1.patternExample)(p.pattern) : undefined;
+            return example === undefined ? undefined : here(example);
+        }
+        case 'minLength': {
+            const text = typeof current === 'string' ? current : '';
+            const n = Number(p.limit);
+            return Number.isInteger(n) && n <= 4096 ? here(text + 'a'.repeat(Math.max(0, n - [...text].length))) : undefined;
+        }
+        case 'maxLength':
+            return typeof current === 'string' && Number.isInteger(p.limit) ? here([...current].slice(0, Number(p.limit)).join('')) : undefined;
+        case 'minimum':
+        case 'maximum':
+            return typeof p.limit === 'number' ? here(p.limit) : undefined;
+        case 'exclusiveMinimum':
+            return typeof p.limit === 'number' ? here(Math.floor(p.limit) + 1) : undefined;
+        case 'exclusiveMaximum':
+            return typeof p.limit === 'number' ? here(Math.ceil(p.limit) - 1) : undefined;
+        case 'multipleOf':
+            return typeof p.multipleOf === 'number' && p.multipleOf > 0 ? here(typeof current === 'number' ? Math.ceil(current / p.multipleOf) * p.multipleOf : 0) : undefined;
+        case 'minItems': {
+            const n = Number(p.limit);
+            if (!Array.isArray(current) || !Number.isInteger(n) || n - current.length > MAX_PADDING)
+                return undefined;
+            const fixes = [{ pointer: at, value: [...current, ...new Array(n - current.length).fill(null)] }];
+            for (let i = current.length; i < n; i++)
+                fixes.push({ pointer: `${at}/${i}`, value: null, placeholder: true });
+            return fixes;
+        }
+        case 'maxItems':
+            return Array.isArray(current) && Number.isInteger(p.limit) ? [{ pointer: at, value: current.slice(0, Number(p.limit)) }] : undefined;
+        case 'not': {
+            const forbidden = f.issue.forbiddenProperties;
+            if (forbidden !== undefined && forbidden.length > 0)
+                return forbidden.map((name) => ({ pointer: `${at}/${(0, pointer_js_1.escapeToken)(name)}`, remove: true }));
+            // A placeholder the `not` refuses (`not: { required: [x] }` refuses every non-object): the next kind of value.
+            if (synthetic) {
+                const next = NEXT_PLACEHOLDER.findIndex((make) => sameKind(make(), current)) + 1;
+                return next > 0 && next < NEXT_PLACEHOLDER.length ? here(NEXT_PLACEHOLDER[next]()) : undefined;
+            }
+            return current !== null && typeof current === 'object' ? undefined : here(null);
+        }
+        case 'false schema':
+            return at === '' ? undefined : [{ pointer: at, remove: true }];
+        case 'propertyNames':
+            return typeof p.propertyName === 'string' ? [{ pointer: `${at}/${(0, pointer_js_1.escapeToken)(p.propertyName)}`, remove: true }] : undefined;
+        case 'oneOf':
+        case 'anyOf':
+        case 'uniqueItems':
+        case 'contains':
+        case 'minProperties':
+        case 'maxProperties':
+            return undefined;
+        default:
+            // A caller's value the validator refuses for another reason: a placeholder whose own complaints (its type
+            // first) shape it; a placeholder's own value it cannot get past ends the collection.
+            return synthetic ? undefined : here(null);
+    }
+}
+/**
+ * A new root with the fix applied, copying only the containers on the fix's path (the input is never mutated);
+ * undefined when the path is gone. A container already in `owned` is this collection's own copy and changed in place,
+ * so a large array is copied once.
+ */
+function apply(root, fix, owned = new WeakSet()) {
+    if (fix.pointer === '')
+        return fix.remove === true ? undefined : { value: fix.value };
+    const tokens = fix.pointer.slice(1).split('/').map(pointer_js_1.unescapeToken);
+    const own = (node, make) => {
+        if (owned.has(node))
+            return node;
+        const made = make();
+        owned.add(made);
+        return made;
+    };
+    const copy = (node, i) => {
+        if (node === null || typeof node !== 'object')
+            return NO_PATH;
+        const t = tokens[i];
+        const last = i === tokens.length - 1;
+        if (Array.isArray(node)) {
+            if (!/^(0|[1-9]\d*)$/.test(t) || Number(t) >= node.length)
+                return NO_PATH;
+            if (last && fix.remove === true)
+                return NO_PATH; // removing an item would shift the pointers after it
+            const child = last ? fix.value : copy(node[Number(t)], i + 1);
+            if (child === NO_PATH)
+                return NO_PATH;
+            const out = own(node, () => node.slice());
+            out[Number(t)] = child;
+            return out;
+        }
+        const out = own(node, () => ({ ...node }));
+        if (last) {
+            if (fix.remove === true)
+                delete out[t];
+            else
+                Object.defineProperty(out, t, { value: fix.value, enumerable: true, writable: true, configurable: true });
+            return out;
+        }
+        if (!Object.prototype.hasOwnProperty.call(out, t))
+            return NO_PATH;
+        const child = copy(out[t], i + 1);
+        if (child === NO_PATH)
+            return NO_PATH;
+        Object.defineProperty(out, t, { value: child, enumerable: true, writable: true, configurable: true });
+        return out;
+    };
+    const value = copy(root, 0);
+    return value === NO_PATH ? undefined : { value };
+}
+const NO_PATH = Symbol('no path');
 
   },
   "./response.js": function (exports, require, __runtimeImportMeta) {

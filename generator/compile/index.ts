@@ -11,4 +11,5 @@ export { compileNormalizers, deprecatedRequestFields, planNormalizations } from 
 export { reportConversions, reportSkippedRules } from './report-rules.js';
 export { compileStrip, compileStripModules, compileStripSource, interpretStrip, type Resolver } from './strip/index.js';
 export { compileTypes } from './types/index.js';
-export { COMPACT_HELPERS, compactCode, compileSchemaValidators, compileValidators, compileValidatorSets, createRuntimeAjv, ERROR_HELPER, PUSH_HELPER } from './validators/index.js';
+export { itemOutcomes, type ItemOutcomes, type ItemPairing } from './items/index.js';
+export { CAT_HELPER, COMPACT_HELPERS, compactCode, compileSchemaValidators, compileValidators, compileValidatorSets, createRuntimeAjv, ERROR_HELPER, PUSH_HELPER, schemaIds, type SchemaIds } from './validators/index.js';

@@ -1,6 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { copySchemaWithout } from '../shared/index.js';
+import { copySchemaWithout, escapeToken, fragmentFromPointer, getAtPointer, isPlainObject, parsePointer } from '../shared/index.js';
 import type { JsonSchemaObject, Release, SchemaFile } from './model.js';
 import { readableByAjv, readableProtoKeys } from './ajv-proto-keys.js';
 
@@ -101,17 +101,43 @@ export function createStandaloneAjv(release: Release, documents: Iterable<Schema
  * (compile/validators/split.ts) finds each compiled function's place in the release through it. `documents`
  * (default: every document of the release) narrows the registry to what the compiled tools reach (the release's
  * schema graph knows it): nothing else is ever compiled, so nothing else is copied.
+ *
+ * `split`: inline schemas that must be validators of their own (a batch request's items, checked one by one:
+ * compile/items/). Each is moved, in the copy, under `definitions` and referred to from where it was, so it compiles
+ * to one function the enclosing schema calls instead of code inlined there and again on its own; its errors and
+ * verdicts are the same (a `$ref` adds no error of its own), and `locations` still names it by its place in the
+ * release. `uriOf` is the URI that compiles a location: the moved schema's, or the location itself.
  */
-export function createCompileAjv(release: Release, documents: Iterable<SchemaFile> = release.schemas.byId.values()): { ajv: AjvInstance; locations: Map<unknown, SchemaLocation> } {
+export function createCompileAjv(
+  release: Release,
+  documents: Iterable<SchemaFile> = release.schemas.byId.values(),
+  split: readonly SchemaLocation[] = [],
+): { ajv: AjvInstance; locations: Map<unknown, SchemaLocation>; uriOf: (location: SchemaLocation) => string } {
   const ajv = newAjv(release, true);
   const locations = new Map<unknown, SchemaLocation>();
+  const moved = new Map<string, string>();
   for (const file of documents) {
     const copy = withoutDocumentation(file.schema, (node, pointer) => locations.set(node, { file, pointer })) as JsonSchemaObject;
+    // Deepest first, so a split inside another split is moved before its enclosing schema is.
+    const mine = [...new Set(split.filter((l) => l.file === file && l.pointer !== '').map((l) => l.pointer))].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    mine.forEach((pointer, i) => {
+      const tokens = parsePointer(pointer);
+      const parent = getAtPointer(copy, tokens.slice(0, -1).map((t) => `/${escapeToken(t)}`).join(''));
+      const last = tokens[tokens.length - 1]!;
+      if (!isPlainObject(parent) || !isPlainObject(parent[last])) return;
+      const key = `adcp-codegen-split-${i}`;
+      const definitions = isPlainObject(copy.definitions) ? copy.definitions : {};
+      Object.defineProperty(definitions, key, { value: parent[last], enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, 'definitions', { value: definitions, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(parent, last, { value: { $ref: `#/definitions/${key}` }, enumerable: true, writable: true, configurable: true });
+      moved.set(`${file.id}#${pointer}`, `${file.id}#/definitions/${key}`);
+    });
     // What Ajv would skip (a declared `__proto__`), said in keywords it reads: the emitted validators check it.
     readableProtoKeys(copy);
     ajv.addSchema(copy);
   }
-  return { ajv, locations };
+  const uriOf = (l: SchemaLocation): string => moved.get(`${l.file.id}#${l.pointer}`) ?? (l.pointer === '' ? l.file.id : `${l.file.id}#${fragmentFromPointer(l.pointer)}`);
+  return { ajv, locations, uriOf };
 }
 
 /** Where a schema node lives in the release. */

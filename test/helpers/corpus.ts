@@ -312,16 +312,16 @@ export async function measureUp(set: ConversionSet, gaps: (tool: string) => read
     const verdict = agent.validateRequest(tool, up, { release: newer.key });
     const allowed = new Set(gaps(tool));
     const issues = (verdict.issues ?? []).map((i) => `${i.pointer} ${i.keyword} ${i.message}`);
-    const onlyGaps = (verdict.issues ?? []).every((i) => i.keyword === 'required' && i.missingProperty !== undefined && allowed.has(placeOf(i.pointer, i.missingProperty)));
+    const onlyGaps = (verdict.issues ?? []).every((i) => i.keyword === 'required' && i.missingProperty !== undefined && allowed.has(placeOf(i.pointer)));
     out.push({ sample, validAsIs, valid: verdict.ok, validButGaps: verdict.ok || onlyGaps, issues });
   }
   return out;
 }
 
 /** `/packages/0` + `bidding` → `packages/*\/bidding`: an issue's place as the gaps name it. */
-function placeOf(pointer: string, name: string): string {
-  const tokens = pointer === '' ? [] : pointer.slice(1).split('/').map((t) => (/^\d+$/.test(t) ? '*' : t));
-  return [...tokens, name].join('/');
+/** Where a missing property belongs, array indices as `*`: its issue's pointer is the property's own. */
+function placeOf(pointer: string): string {
+  return pointer === '' ? '' : pointer.slice(1).split('/').map((t) => (/^\d+$/.test(t) ? '*' : t)).join('/');
 }
 
 /** The generated conversion module of a tool between the set's two releases. */

@@ -234,9 +234,10 @@ test('3.0.6 storyboard requests, converted up, are valid 3.2 requests but for wh
   const off = measured.filter((m) => !m.validButGaps);
   // 3.2 forbids an intent check (tool and payload) from carrying governance_context, which 3.0's escalation re-check
   // sends: a change of protocol no field conversion can make; the handler receives the request as the buyer sent it.
+  // (The rejection names every defect: past the `not`, 3.2's target_agent, which 3.0 does not send.)
   assert.equal(
     [...new Set(off.map((m) => `${m.sample.task}: ${m.issues.join('; ')}`))],
-    ["check_governance:  not must NOT have 'plan_id' or 'governance_context' here"],
+    ["check_governance:  not must NOT have 'plan_id' or 'governance_context' here; /target_agent required is required"],
   );
   assert.ok(off.length <= 2, `${off.length} requests 3.2 cannot take as sent`);
 });

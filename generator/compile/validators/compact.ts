@@ -10,6 +10,13 @@ import { jsonText, tokenize, type Token } from './code.js';
  *   same values (the schema path is rebuilt as `<path>/<keyword>`, Ajv's own rule for every keyword's error).
  * - Ajv's "collect an error" statement (`const errN = …; if(vErrors === null){vErrors = [errN];} else
  *   {vErrors.push(errN);}`) becomes `vErrors=PUSH(vErrors,…);`: the same array, pushed or created.
+ * - Ajv's "take a called definition's errors" statement (`vErrors = vErrors === null ? f.errors :
+ *   vErrors.concat(f.errors);`, run only when `f` failed) becomes `vErrors=CAT(vErrors,f);`: the same array, taken or
+ *   concatenated. CAT also notes on each error (`via`) the location of every definition it passed through, innermost
+ *   first, one string joined by line feeds (locations hold none: modules.ts): the runtime names the schema that
+ *   rejected (`schema_id`) and tells a union's arms apart by it. A valid payload runs it too, for the arms of its
+ *   unions that failed before one matched, so it is one string per error, never an array or a property descriptor
+ *   (those halved the validation of a valid sync_creatives).
  * - Whitespace between tokens is dropped wherever the two tokens cannot run together; a line break is kept where
  *   Ajv put one after a `;`, `{` or `}`, so a reader still follows one statement per line.
  *
@@ -19,6 +26,7 @@ import { jsonText, tokenize, type Token } from './code.js';
 
 export const ERROR_HELPER = '$err';
 export const PUSH_HELPER = '$push';
+export const CAT_HELPER = '$cat';
 
 /** The helpers' definitions, placed once ahead of the definitions that use them. */
 export const COMPACT_HELPERS = [
@@ -29,6 +37,15 @@ export const COMPACT_HELPERS = [
   '  if (vErrors === null) return [error];',
   '  vErrors.push(error);',
   '  return vErrors;',
+  '}',
+  `function ${CAT_HELPER}(vErrors, callee) {`,
+  '  const errors = callee.errors;',
+  '  const at = callee.location;',
+  '  for (let i = 0; i < errors.length; i++) {',
+  '    const e = errors[i];',
+  '    e.via = e.via === undefined ? at : e.via + "\\n" + at;',
+  '  }',
+  '  return vErrors === null ? errors : vErrors.concat(errors);',
   '}',
 ];
 
@@ -43,7 +60,7 @@ const RESTRICTED = new Set(['return', 'throw', 'break', 'continue', 'yield']);
 export function compactCode(code: string): string {
   const all = tokenize(code);
   for (const t of all) {
-    if (t.kind === 'ident' && !t.afterDot && (t.text === ERROR_HELPER || t.text === PUSH_HELPER)) throw new Error(`Ajv code already uses the name ${t.text}`);
+    if (t.kind === 'ident' && !t.afterDot && (t.text === ERROR_HELPER || t.text === PUSH_HELPER || t.text === CAT_HELPER)) throw new Error(`Ajv code already uses the name ${t.text}`);
   }
   // Significant tokens, each with whether a line break preceded it.
   let sig: Sig[] = [];
@@ -85,6 +102,12 @@ function rewrite(texts: readonly string[], uses: ReadonlyMap<string, number>): P
   const out: Piece[] = [];
   let i = 0;
   while (i < texts.length) {
+    const cat = concatenated(texts, i);
+    if (cat !== undefined) {
+      out.push({ text: `${cat.list}=${CAT_HELPER}(${cat.list},${cat.callee});`, from: i });
+      i = cat.end;
+      continue;
+    }
     const push = collected(texts, i, uses);
     if (push !== undefined) {
       out.push({ text: `${push.list}=${PUSH_HELPER}(${push.list},${spanText(texts, push.valueStart, push.valueEnd)});`, from: i });
@@ -138,6 +161,41 @@ function collected(texts: readonly string[], i: number, uses: ReadonlyMap<string
   let s = '';
   while (j < texts.length && s.length < tail.length) s += texts[j++];
   return s === tail ? { list, valueStart, valueEnd, end: j } : undefined;
+}
+
+/**
+ * `vErrors=vErrors===null?F.errors:vErrors.concat(F.errors);` at i, F a binding or a member chain of one
+ * (`validate_x`, `ref_x.validate`): Ajv taking the errors of a definition it called, which failed.
+ */
+function concatenated(texts: readonly string[], i: number): { list: string; callee: string; end: number } | undefined {
+  const list = texts[i]!;
+  if (list !== 'vErrors' && list !== SHORT_NAMES.vErrors) return undefined;
+  // The scanner gives operators one character at a time: `===` is three tokens.
+  let j = matchTexts(texts, i + 1, ['=', list, '=', '=', '=', 'null', '?']);
+  if (j === undefined) return undefined;
+  const callee = memberChain(texts, j);
+  if (callee === undefined) return undefined;
+  j = matchTexts(texts, callee.end, ['.', 'errors', ':', list, '.', 'concat', '(', ...callee.tokens, '.', 'errors', ')', ';']);
+  return j === undefined ? undefined : { list, callee: callee.tokens.join(''), end: j };
+}
+
+/** The index after `expected` when the tokens from i are exactly those, else undefined. */
+function matchTexts(texts: readonly string[], i: number, expected: readonly string[]): number | undefined {
+  for (let k = 0; k < expected.length; k++) if (texts[i + k] !== expected[k]) return undefined;
+  return i + expected.length;
+}
+
+/** `a`, `a.b`, `a.b.c` at i (identifiers joined by dots), stopping before a `.errors`. */
+function memberChain(texts: readonly string[], i: number): { tokens: string[]; end: number } | undefined {
+  const ident = /^[A-Za-z_$][\w$]*$/;
+  if (!ident.test(texts[i] ?? '')) return undefined;
+  const tokens = [texts[i]!];
+  let j = i + 1;
+  while (texts[j] === '.' && ident.test(texts[j + 1] ?? '') && texts[j + 1] !== 'errors') {
+    tokens.push('.', texts[j + 1]!);
+    j += 2;
+  }
+  return { tokens, end: j };
 }
 
 /**

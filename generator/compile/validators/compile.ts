@@ -3,10 +3,12 @@ import { ARTIFACT_PATHS } from '../../../runtime/contract.js';
 import { CodegenError, isPlainObject, walkSchema } from '../../shared/index.js';
 import { type EmittedFile, type InputRef, type Release, type SchemaFile, type ToolDef, createCompileAjv, type AjvInstance } from '../../load/index.js';
 import { selectTools } from '../select-tools.js';
+import { itemOutcomes, type ItemOutcomes, type Location } from '../items/index.js';
 import { jsonText } from './code.js';
 import { closure, nameModules, SUPPORT_DIR } from './modules.js';
 import { packUnits, type PackEntry } from './packs.js';
 import { UnitSplitter, type CompiledFn, type Unit } from './split.js';
+import { documentName, schemaIds } from './schema-ids.js';
 import { supportFiles } from './support.js';
 
 export { createRuntimeAjv } from '../../load/index.js';
@@ -29,18 +31,29 @@ export function compileValidators(release: Release, tools?: readonly string[]): 
 export function compileValidatorSets(sets: readonly { release: Release; tools?: readonly string[] | undefined }[]): EmittedFile[] {
   const compiled = sets.map(({ release, tools }) => {
     const selected = selectTools(release, tools);
+    // Batch tools answering items one by one: each item's and each row's schema gets a validator of its own.
+    const outcomes = new Map<string, ItemOutcomes>();
+    for (const tool of selected) {
+      const o = itemOutcomes(release, tool);
+      if (o !== undefined) outcomes.set(tool.name, o);
+    }
+    const splits = [...outcomes.values()].flatMap((o) => o.pairings.flatMap((p) => [p.item, p.row])).filter((l) => l.inline && !referencedInside(release, l));
     // Only the documents the selected tools reach (the schema graph): nothing else is compiled.
     const reached = reachedDocuments(release, selected);
-    const ids = new Set(reached.map((f) => f.id));
-    const { ajv, locations } = createCompileAjv(release, [...release.schemas.byId.values()].filter((f) => ids.has(f.id)));
+    const reachedIds = new Set(reached.map((f) => f.id));
+    const { ajv, locations, uriOf } = createCompileAjv(release, [...release.schemas.byId.values()].filter((f) => reachedIds.has(f.id)), splits);
     checkKeywords(release, ajv, reached);
-    const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId));
+    const ids = schemaIds(release);
+    const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId), (l) => documentName(ids, l.file));
     const rootOf = (path: string): Unit => splitter.unitOf(compileRoot(ajv, release, path));
+    const unitAt = (l: Location): Unit => splitter.unitOf(compileUri(ajv, release, uriOf(l), `${l.file.path}#${l.pointer}`));
     const toolRoots = selected.map((tool) => ({
       tool,
       request: rootOf(tool.requestSchema),
       response: rootOf(tool.responseSchema),
       async: tool.asyncResponseSchemas.map((path) => ({ status: asyncStatus(release, path), path, unit: rootOf(path) })),
+      items: outcomes.get(tool.name),
+      pairs: (outcomes.get(tool.name)?.pairings ?? []).map((p) => ({ item: unitAt(p.item), row: unitAt(p.row) })),
     }));
     return { release, toolRoots };
   });
@@ -48,8 +61,8 @@ export function compileValidatorSets(sets: readonly { release: Release; tools?: 
   const { files: out, ref } = emitDefinitions(
     compiled.flatMap(({ release, toolRoots }) =>
       toolRoots.flatMap((t) => [
-        { name: `${t.tool.name}.request`, roots: [t.request] },
-        { name: `${t.tool.name}.response`, roots: [t.response, ...t.async.map((a) => a.unit)] },
+        { name: `${t.tool.name}.request`, roots: [t.request, ...t.pairs.map((p) => p.item)] },
+        { name: `${t.tool.name}.response`, roots: [t.response, ...t.async.map((a) => a.unit), ...t.pairs.map((p) => p.row)] },
       ]).map((e) => ({ ...e, label: release.label })),
     ),
   );
@@ -73,6 +86,14 @@ export function compileValidatorSets(sets: readonly { release: Release; tools?: 
         ]),
         inputs: [t.tool.responseSchema, ...t.async.map((a) => a.path)].map((p) => input(file(p))),
       });
+      if (t.items !== undefined) {
+        const from = `releases/${release.key}/items`;
+        out.push({
+          path: ARTIFACT_PATHS.items(release.key, t.tool.name),
+          contents: itemsModule(release, t.items, t.pairs, (u) => ref(u, from)),
+          inputs: [input(file(t.tool.requestSchema)), input(file(t.tool.responseSchema))],
+        });
+      }
     }
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -84,7 +105,8 @@ export function compileValidatorSets(sets: readonly { release: Release; tools?: 
  */
 export function compileSchemaValidators(release: Release, uris: readonly string[]): { files: EmittedFile[]; modules: Map<string, string> } {
   const { ajv, locations } = createCompileAjv(release);
-  const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId));
+  const ids = schemaIds(release);
+  const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId), (l) => documentName(ids, l.file));
   const roots = uris.map((uri) => {
     const fn = ajv.getSchema(uri);
     if (fn === undefined) throw new CodegenError(release.label, '', `no schema at ${uri}`);
@@ -161,6 +183,63 @@ function checkKeywords(release: Release, ajv: AjvInstance, files: readonly Schem
 function reachedDocuments(release: Release, tools: readonly ToolDef[]): SchemaFile[] {
   const files = new Set(tools.flatMap((t) => release.graph.tool(t.name)?.all ?? []));
   return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * A tool's per-item outcomes (compile/items/, runtime/items.ts): which request array each response array answers,
+ * the row fields copied or set, and getters for the validators of one item and of one row (loaded on first use).
+ */
+function itemsModule(release: Release, o: ItemOutcomes, units: readonly { item: Unit; row: Unit }[], ref: (u: Unit) => string): string {
+  const pairings = o.pairings.map((p, i) =>
+    [
+      '  {',
+      `    request: ${jsonText(p.request)},`,
+      `    response: ${jsonText(p.response)},`,
+      `    identity: ${jsonText(p.identity)},`,
+      `    outcome: ${jsonText(p.outcome)},`,
+      ...(p.maxItems !== undefined ? [`    maxItems: ${jsonText(p.maxItems)},`] : []),
+      `    get validateItem() {`,
+      `      return ${ref(units[i]!.item)}.validate;`,
+      '    },',
+      `    get validateRow() {`,
+      `      return ${ref(units[i]!.row)}.validate;`,
+      '    },',
+      '  },',
+    ].join('\n'),
+  );
+  const arrays = o.pairings.map((p) => `${p.request}[] -> ${p.response}[]`).join(', ');
+  return toolModule(`${release.label} ${o.tool}: per-item outcomes, ${arrays}`, [
+    '// `validation_mode`-like request field that must ask for per-item processing (null: always).',
+    `exports.gate = ${jsonText(o.gate ?? null)};`,
+    '// The success body (besides the rows) when no item is valid; null: the call is then rejected as a whole.',
+    `exports.body = ${jsonText(o.body ?? null)};`,
+    `exports.pairings = [\n${pairings.join('\n')}\n];`,
+  ]);
+}
+
+/**
+ * Whether a `$ref` of the release lands inside an inline schema: moving it for a validator of its own (splits) would
+ * leave that reference dangling, so such a schema is compiled on its own as well instead.
+ */
+function referencedInside(release: Release, l: Location): boolean {
+  for (const file of release.schemas.byPath.values()) {
+    for (const r of release.graph.references(file)) {
+      const t = r.target;
+      if (t !== undefined && t.file === l.file && (t.pointer === l.pointer || t.pointer.startsWith(`${l.pointer}/`))) return true;
+    }
+  }
+  return false;
+}
+
+/** Compiles one schema location by URI; an Ajv failure becomes a CodegenError naming the location. */
+function compileUri(ajv: AjvInstance, release: Release, uri: string, where: string): CompiledFn {
+  try {
+    const fn = ajv.getSchema(uri);
+    if (fn === undefined) throw new Error(`Ajv has no schema ${uri}`);
+    return fn as unknown as CompiledFn;
+  } catch (e) {
+    throw new CodegenError(`${release.label}/${where}`, '', `cannot compile the validator: ${(e as Error).message}`);
+  }
 }
 
 /** Compiles one canonical schema file; an Ajv failure becomes a CodegenError naming the file. */

@@ -1,7 +1,7 @@
 import { sha256, shortHash, stronglyConnected } from '../../shared/index.js';
 import { jsonText } from './code.js';
 import { COMPACT_HELPERS, compactCode } from './compact.js';
-import { locationComment, type Unit } from './split.js';
+import { unitLocation, type Unit } from './split.js';
 
 /**
  * Names and renders the shared definition modules. A module's file name is `<schema location>-<hash>.cjs`, the
@@ -44,7 +44,7 @@ export function nameModules(units: readonly Unit[]): Map<Unit, string> {
 
 /** The module text of a unit, given the file names of the units it requires. */
 export function renderUnit(unit: Unit, nameOf: (dep: Unit) => string): string {
-  const head = ['"use strict";', locationComment(unit), ...COMPACT_HELPERS];
+  const head = ['"use strict";', ...COMPACT_HELPERS];
   return [...head, ...renderBindings(unit, (dep) => `require(${jsonText(`./${nameOf(dep)}`)})`, `../${SUPPORT_DIR}`), ''].join('\n');
 }
 
@@ -53,7 +53,9 @@ export function renderUnit(unit: Unit, nameOf: (dep: Unit) => string): string {
  * it calls (a module, or a member of a pack); `supportDir` the relative path of the support modules.
  */
 export function renderBindings(unit: Unit, ref: (dep: Unit) => string, supportDir: string): string[] {
-  const lines = ['exports.validate = validate;'];
+  // Where the definition lives (`core/product.json#/definitions/x`, the same in every release that has it): the
+  // reader's header, and what the error helper notes on the errors passing through it (compact.ts CAT_HELPER).
+  const lines = ['exports.validate = validate;', `validate.location = ${jsonText(unitLocation(unit))};`];
   for (const b of unit.bindings) {
     if (b.kind === 'unit' && b.whole) lines.push(`const ${b.local} = ${ref(b.unit)};`);
     else if (b.kind === 'unit') {

@@ -2,7 +2,7 @@ import { stronglyConnected, sha256, shortHash } from '../../shared/index.js';
 import { jsonText } from './code.js';
 import { COMPACT_HELPERS } from './compact.js';
 import { renderBindings, SUPPORT_DIR } from './modules.js';
-import { locationComment, type Unit } from './split.js';
+import type { Unit } from './split.js';
 
 /**
  * Packs the compiled definitions of a release into a few modules (issue 12): loading a tool's validators touches a
@@ -127,7 +127,7 @@ function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => 
     ...COMPACT_HELPERS,
   ];
   for (const u of g.units) {
-    lines.push(locationComment(u), `define(${jsonText(keyOf(u))}, (exports) => {`, ...renderBindings(u, ref, `../${SUPPORT_DIR}`), '});');
+    lines.push(`define(${jsonText(keyOf(u))}, (exports) => {`, ...renderBindings(u, ref, `../${SUPPORT_DIR}`), '});');
   }
   lines.push('');
   return lines.join('\n');

@@ -1,6 +1,6 @@
 import type { SchemaLocation } from '../../load/index.js';
 import { isPlainObject } from '../../shared/index.js';
-import { commentText, identFragment, jsLiteral, readAccessors, tokenize, type Token } from './code.js';
+import { identFragment, jsLiteral, readAccessors, tokenize, type Token } from './code.js';
 import { unionHints, type UnionHint } from './unions.js';
 
 /**
@@ -44,6 +44,8 @@ export type Binding =
 
 export interface Unit {
   readonly location: UnitLocation;
+  /** How the definition names its document at run time (`validate.location`): its `$id` after the release's prefix. */
+  readonly document: string;
   /** `<file $id>#<pointer>`: unique in the release. */
   readonly uri: string;
   readonly bindings: Binding[];
@@ -63,6 +65,7 @@ export class UnitSplitter {
   constructor(
     private readonly locations: ReadonlyMap<unknown, UnitLocation>,
     private readonly resolveSchema: (ref: string, baseId: string) => unknown,
+    private readonly documentOf: (location: UnitLocation) => string = (l) => l.file.path,
   ) {}
 
   /** The unit of a compiled function, splitting it (and everything it calls) on first use. */
@@ -75,7 +78,7 @@ export class UnitSplitter {
     const location = this.locations.get(env.schema);
     if (location === undefined) throw new Error(`compiled schema not found in the release: ${JSON.stringify(env.schema).slice(0, 200)}`);
     const bindings: Binding[] = [];
-    const unit: Unit = { location, uri: `${location.file.id}#${location.pointer}`, bindings, code: '' };
+    const unit: Unit = { location, document: this.documentOf(location), uri: `${location.file.id}#${location.pointer}`, bindings, code: '' };
     this.units.set(fn, unit);
     (unit as { code: string }).code = this.rewrite(fn, source, location, bindings);
     return unit;
@@ -106,17 +109,18 @@ export class UnitSplitter {
       if (t.kind === 'comment') continue; // Ajv's `/*# sourceURL=… */`: the module header names the schema instead
       if (t.kind === 'string' && i >= 2 && isUnionError(tokens, i)) {
         out.push(t.text);
-        const hint = hints.get(JSON.parse(t.text) as string);
+        const site = hints.get(JSON.parse(t.text) as string);
         const j = paramsOpen(tokens, i);
-        if (hint !== undefined && j !== undefined) {
+        if (site !== undefined && j !== undefined) {
           for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
-          let local = usedHints.get(hint);
-          if (local === undefined) {
+          const hint = site.hint;
+          let local = hint === undefined ? undefined : usedHints.get(hint);
+          if (hint !== undefined && local === undefined) {
             local = fresh(`union_${usedHints.size + 1}`);
             usedHints.set(hint, local);
             bindings.push({ kind: 'const', local, code: hintCode(hint, bindings) });
           }
-          out.push(`discriminator:${local}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          out.push(`${local === undefined ? '' : `discriminator:${local},`}arms:${site.arms}`, tokens[j + 1]?.text === '}' ? '' : ',');
           i = j;
         }
         continue;
@@ -262,10 +266,12 @@ export function unitIdent(unit: Unit): string {
   return identFragment(`${base}${unit.location.pointer}`.replace(/\/(definitions|\$defs|properties)\//g, '_'));
 }
 
-/** The header comment of a unit module. */
-/** `/* core/product.json#/definitions/x *\/`: where the definition lives, the same in every release that has it. */
-export function locationComment(unit: Unit): string {
-  return `/* ${commentText(`${unit.location.file.path}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`)} */`;
+/**
+ * `core/product.json#/definitions/x`: where the definition lives, the same in every release that has it. A line feed
+ * (a property name may hold one) is written `%0A`, as in a URI fragment: the error helper joins locations by them.
+ */
+export function unitLocation(unit: Unit): string {
+  return `${unit.document}${unit.location.pointer === '' ? '' : `#${unit.location.pointer}`}`.replace(/\n/g, '%0A');
 }
 
 

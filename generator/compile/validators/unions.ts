@@ -19,12 +19,22 @@ export interface UnionHint {
   readonly refs: readonly (string | undefined)[];
 }
 
-/** Hints for the unions compiled into one unit, keyed by the `schemaPath` Ajv writes in their errors. */
+/**
+ * One union compiled into a unit: how many arms it has (every failed union's error carries it, so the runtime can
+ * tell that the errors before it are exactly one failure per arm, in arm order: runtime/issue-tree.ts), and its
+ * discriminator when it has one.
+ */
+export interface UnionSite {
+  readonly arms: number;
+  readonly hint?: UnionHint;
+}
+
+/** The unions compiled into one unit, keyed by the `schemaPath` Ajv writes in their errors. */
 export function unionHints(
   location: { readonly file: SchemaFile; readonly pointer: string },
   resolve: (ref: string, baseId: string) => unknown,
-): Map<string, UnionHint> {
-  const out = new Map<string, UnionHint>();
+): Map<string, UnionSite> {
+  const out = new Map<string, UnionSite>();
   const root = getAtPointer(location.file.schema, location.pointer);
   const baseId = location.file.id;
   const visit = (node: unknown, errPath: string, isRoot: boolean): void => {
@@ -34,7 +44,7 @@ export function unionHints(
       const branches = node[kw];
       if (!Array.isArray(branches)) continue;
       const hint = discriminate(node, branches, baseId, resolve);
-      if (hint !== undefined) out.set(`${errPath}/${kw}`, hint);
+      out.set(`${errPath}/${kw}`, hint === undefined ? { arms: branches.length } : { arms: branches.length, hint });
     }
     for (const sub of subschemas(node)) {
       visit(sub.schema, `${errPath}${fragmentFromPointer(sub.pointer)}`, false);

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:signals/activate-signal-request.json 34037372865db950
 'use strict';
 /* adcp-3.0.6 activate_signal request: signals/activate-signal-request.json */
-exports.validate = require('../../../validate/packs/shared-2ca939a787c4.cjs')[
-  'signals.activate-signal-request-c6d880a9c9f3'
+exports.validate = require('../../../validate/packs/shared-dd4c009bdd71.cjs')[
+  'signals.activate-signal-request-3e693c500230'
 ].validate;

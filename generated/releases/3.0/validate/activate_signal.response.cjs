@@ -3,8 +3,8 @@
 //   adcp-3.0.6:signals/activate-signal-response.json bab0a7d31e064bc5
 'use strict';
 /* adcp-3.0.6 activate_signal response: signals/activate-signal-response.json */
-exports.validate = require('../../../validate/packs/shared-17567b1cbdd8.cjs')[
-  'signals.activate-signal-response-e154fc32528e'
+exports.validate = require('../../../validate/packs/shared-0f4963037c00.cjs')[
+  'signals.activate-signal-response-381f32b064de'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

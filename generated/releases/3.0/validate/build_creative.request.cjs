@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/build-creative-request.json d04a55c4cb70cb2a
 'use strict';
 /* adcp-3.0.6 build_creative request: media-buy/build-creative-request.json */
-exports.validate = require('../../../validate/packs/shared-bb2d30293cc3.cjs')[
-  'media-buy.build-creative-request-08d5be79beea'
+exports.validate = require('../../../validate/packs/shared-346c9566a137.cjs')[
+  'media-buy.build-creative-request-7fec26392936'
 ].validate;

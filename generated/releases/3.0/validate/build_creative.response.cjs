@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/build-creative-async-response-working.json d938fdc6d223c494
 'use strict';
 /* adcp-3.0.6 build_creative response: media-buy/build-creative-response.json */
-exports.validate = require('../../../validate/packs/build_creative.response-142792bafce4.cjs')[
-  'media-buy.build-creative-response-00130740c486'
+exports.validate = require('../../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
+  'media-buy.build-creative-response-e29930546185'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/build_creative.response-142792bafce4.cjs')[
-      'media-buy.build-creative-async-response-input-required-ab974067423b'
+    return require('../../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
+      'media-buy.build-creative-async-response-input-required-08aff0ceec9e'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/build_creative.response-142792bafce4.cjs')[
-      'media-buy.build-creative-async-response-submitted-9432c7619a92'
+    return require('../../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
+      'media-buy.build-creative-async-response-submitted-b6060d846d6e'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/build_creative.response-142792bafce4.cjs')[
-      'media-buy.build-creative-async-response-working-732b55efd600'
+    return require('../../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
+      'media-buy.build-creative-async-response-working-9cf32a72e893'
     ].validate;
   },
 };

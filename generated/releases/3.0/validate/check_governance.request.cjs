@@ -3,6 +3,6 @@
 //   adcp-3.0.6:governance/check-governance-request.json 4a6bf072233190c7
 'use strict';
 /* adcp-3.0.6 check_governance request: governance/check-governance-request.json */
-exports.validate = require('../../../validate/packs/check_governance.request-77efc8443b06.cjs')[
-  'governance.check-governance-request-f80958366516'
+exports.validate = require('../../../validate/packs/check_governance.request-071f1dcb0524.cjs')[
+  'governance.check-governance-request-e823d752ba36'
 ].validate;

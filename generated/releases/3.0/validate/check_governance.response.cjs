@@ -3,8 +3,8 @@
 //   adcp-3.0.6:governance/check-governance-response.json 7745858e40de807c
 'use strict';
 /* adcp-3.0.6 check_governance response: governance/check-governance-response.json */
-exports.validate = require('../../../validate/packs/check_governance.response-c94b03db4e4e.cjs')[
-  'governance.check-governance-response-133605bb9425'
+exports.validate = require('../../../validate/packs/check_governance.response-50de2a90b1b4.cjs')[
+  'governance.check-governance-response-b4fc1cc1db8a'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/create-media-buy-request.json 3f3ebc269c62aa8d
 'use strict';
 /* adcp-3.0.6 create_media_buy request: media-buy/create-media-buy-request.json */
-exports.validate = require('../../../validate/packs/create_media_buy.request-bb04ffc4c4ea.cjs')[
-  'media-buy.create-media-buy-request-4f8510ba2a65'
+exports.validate = require('../../../validate/packs/create_media_buy.request-3f89856e7127.cjs')[
+  'media-buy.create-media-buy-request-9ccb0897f579'
 ].validate;

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/create-media-buy-async-response-working.json d03e8e22927eb42c
 'use strict';
 /* adcp-3.0.6 create_media_buy response: media-buy/create-media-buy-response.json */
-exports.validate = require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
-  'media-buy.create-media-buy-response-1cac74bf60ee'
+exports.validate = require('../../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
+  'media-buy.create-media-buy-response-5159cf3bb8da'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
-      'media-buy.create-media-buy-async-response-input-required-aed0415d9380'
+    return require('../../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
+      'media-buy.create-media-buy-async-response-input-required-3c48ef8c2ed5'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
-      'media-buy.create-media-buy-async-response-submitted-55b814d04a21'
+    return require('../../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
+      'media-buy.create-media-buy-async-response-submitted-bea90c40da66'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/create_media_buy.response-6e20642c2874.cjs')[
-      'media-buy.create-media-buy-async-response-working-c0d3e367c953'
+    return require('../../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
+      'media-buy.create-media-buy-async-response-working-5ec5f7e358ed'
     ].validate;
   },
 };

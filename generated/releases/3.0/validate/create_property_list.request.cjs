@@ -3,6 +3,6 @@
 //   adcp-3.0.6:property/create-property-list-request.json affe55e04d9c8b38
 'use strict';
 /* adcp-3.0.6 create_property_list request: property/create-property-list-request.json */
-exports.validate = require('../../../validate/packs/shared-2ca939a787c4.cjs')[
-  'property.create-property-list-request-8c848f850cf6'
+exports.validate = require('../../../validate/packs/shared-dd4c009bdd71.cjs')[
+  'property.create-property-list-request-c31a81be7728'
 ].validate;

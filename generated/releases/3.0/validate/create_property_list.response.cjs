@@ -3,8 +3,8 @@
 //   adcp-3.0.6:property/create-property-list-response.json 9f8ca9f50fc699b4
 'use strict';
 /* adcp-3.0.6 create_property_list response: property/create-property-list-response.json */
-exports.validate = require('../../../validate/packs/shared-2e9bbcee1792.cjs')[
-  'property.create-property-list-response-53203b2a5937'
+exports.validate = require('../../../validate/packs/shared-95d1315b3ac7.cjs')[
+  'property.create-property-list-response-ad3f2dd7511d'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

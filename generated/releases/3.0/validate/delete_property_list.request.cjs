@@ -3,6 +3,6 @@
 //   adcp-3.0.6:property/delete-property-list-request.json 93adf3eeb0ed438d
 'use strict';
 /* adcp-3.0.6 delete_property_list request: property/delete-property-list-request.json */
-exports.validate = require('../../../validate/packs/shared-585dda633784.cjs')[
-  'property.delete-property-list-request-d5d5fe7c8146'
+exports.validate = require('../../../validate/packs/shared-fd50879b6849.cjs')[
+  'property.delete-property-list-request-8b378eec32db'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:property/delete-property-list-response.json fd0811fa4bc3d766
 'use strict';
 /* adcp-3.0.6 delete_property_list response: property/delete-property-list-response.json */
-exports.validate = require('../../../validate/packs/shared-dd9cab709b7d.cjs')[
-  'property.delete-property-list-response-0268f12cf768'
+exports.validate = require('../../../validate/packs/shared-348e724e2a35.cjs')[
+  'property.delete-property-list-response-143191e9680f'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:protocol/get-adcp-capabilities-request.json 8ec198f22914f5a7
 'use strict';
 /* adcp-3.0.6 get_adcp_capabilities request: protocol/get-adcp-capabilities-request.json */
-exports.validate = require('../../../validate/packs/shared-0294d82580fc.cjs')[
-  'protocol.get-adcp-capabilities-request-bd3b2c0accd5'
+exports.validate = require('../../../validate/packs/shared-dbf4ff791d09.cjs')[
+  'protocol.get-adcp-capabilities-request-99bea3a7d111'
 ].validate;

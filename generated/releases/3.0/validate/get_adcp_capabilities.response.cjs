@@ -3,8 +3,8 @@
 //   adcp-3.0.6:protocol/get-adcp-capabilities-response.json 82cd452788336762
 'use strict';
 /* adcp-3.0.6 get_adcp_capabilities response: protocol/get-adcp-capabilities-response.json */
-exports.validate = require('../../../validate/packs/get_adcp_capabilities.response-d4967dbc09a5.cjs')[
-  'protocol.get-adcp-capabilities-response-139473aabb99'
+exports.validate = require('../../../validate/packs/get_adcp_capabilities.response-ecf9cc30e52f.cjs')[
+  'protocol.get-adcp-capabilities-response-31aadf64f19b'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:creative/get-creative-delivery-request.json 281c5c4fcd233e96
 'use strict';
 /* adcp-3.0.6 get_creative_delivery request: creative/get-creative-delivery-request.json */
-exports.validate = require('../../../validate/packs/shared-cf779949b8ac.cjs')[
-  'creative.get-creative-delivery-request-e5bf4b13e613'
+exports.validate = require('../../../validate/packs/shared-daf7520b80d1.cjs')[
+  'creative.get-creative-delivery-request-10014c5d413f'
 ].validate;

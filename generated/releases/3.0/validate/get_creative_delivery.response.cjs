@@ -3,8 +3,8 @@
 //   adcp-3.0.6:creative/get-creative-delivery-response.json 7034be9246190123
 'use strict';
 /* adcp-3.0.6 get_creative_delivery response: creative/get-creative-delivery-response.json */
-exports.validate = require('../../../validate/packs/get_creative_delivery.response-09ca80399ebe.cjs')[
-  'creative.get-creative-delivery-response-9e8a5516dbaa'
+exports.validate = require('../../../validate/packs/get_creative_delivery.response-984bcbf22d77.cjs')[
+  'creative.get-creative-delivery-response-421459f28934'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

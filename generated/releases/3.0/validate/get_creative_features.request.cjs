@@ -3,6 +3,6 @@
 //   adcp-3.0.6:creative/get-creative-features-request.json 07b39efbadfa49c4
 'use strict';
 /* adcp-3.0.6 get_creative_features request: creative/get-creative-features-request.json */
-exports.validate = require('../../../validate/packs/shared-585dda633784.cjs')[
-  'creative.get-creative-features-request-cde32fd49f7f'
+exports.validate = require('../../../validate/packs/shared-fd50879b6849.cjs')[
+  'creative.get-creative-features-request-87de36a16657'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:creative/get-creative-features-response.json 53b7d7d92220cbc8
 'use strict';
 /* adcp-3.0.6 get_creative_features response: creative/get-creative-features-response.json */
-exports.validate = require('../../../validate/packs/shared-0294d82580fc.cjs')[
-  'creative.get-creative-features-response-8efbf604eafb'
+exports.validate = require('../../../validate/packs/shared-dbf4ff791d09.cjs')[
+  'creative.get-creative-features-response-f346f5c44e44'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

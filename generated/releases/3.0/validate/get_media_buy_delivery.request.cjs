@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/get-media-buy-delivery-request.json b064409812bde80e
 'use strict';
 /* adcp-3.0.6 get_media_buy_delivery request: media-buy/get-media-buy-delivery-request.json */
-exports.validate = require('../../../validate/packs/get_media_buy_delivery.request-1cb90541ea7b.cjs')[
-  'media-buy.get-media-buy-delivery-request-6098a83201d1'
+exports.validate = require('../../../validate/packs/get_media_buy_delivery.request-8236317bb97e.cjs')[
+  'media-buy.get-media-buy-delivery-request-9796bf508a06'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:media-buy/get-media-buy-delivery-response.json f9c233085881ca47
 'use strict';
 /* adcp-3.0.6 get_media_buy_delivery response: media-buy/get-media-buy-delivery-response.json */
-exports.validate = require('../../../validate/packs/get_media_buy_delivery.response-e8406c19007f.cjs')[
-  'media-buy.get-media-buy-delivery-response-5b3fe557d009'
+exports.validate = require('../../../validate/packs/get_media_buy_delivery.response-618d217e21ba.cjs')[
+  'media-buy.get-media-buy-delivery-response-109e5599986f'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/get-media-buys-request.json 2b6e7a569935c40c
 'use strict';
 /* adcp-3.0.6 get_media_buys request: media-buy/get-media-buys-request.json */
-exports.validate = require('../../../validate/packs/shared-2e9bbcee1792.cjs')[
-  'media-buy.get-media-buys-request-cf9ba06431c9'
+exports.validate = require('../../../validate/packs/shared-95d1315b3ac7.cjs')[
+  'media-buy.get-media-buys-request-de2a8a33da0c'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:media-buy/get-media-buys-response.json 90ee93a777805e50
 'use strict';
 /* adcp-3.0.6 get_media_buys response: media-buy/get-media-buys-response.json */
-exports.validate = require('../../../validate/packs/get_media_buys.response-b3555c675a34.cjs')[
-  'media-buy.get-media-buys-response-c39a79b1ef9a'
+exports.validate = require('../../../validate/packs/get_media_buys.response-719895d7c044.cjs')[
+  'media-buy.get-media-buys-response-174ab41c9c59'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

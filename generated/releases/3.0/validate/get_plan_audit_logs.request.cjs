@@ -3,6 +3,6 @@
 //   adcp-3.0.6:governance/get-plan-audit-logs-request.json bc3b96ee317716bb
 'use strict';
 /* adcp-3.0.6 get_plan_audit_logs request: governance/get-plan-audit-logs-request.json */
-exports.validate = require('../../../validate/packs/shared-d84cf8121fb0.cjs')[
-  'governance.get-plan-audit-logs-request-f8dee9079e50'
+exports.validate = require('../../../validate/packs/shared-591b9aef8e86.cjs')[
+  'governance.get-plan-audit-logs-request-5fbe3da7b6de'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:governance/get-plan-audit-logs-response.json cf1589f3ad7c3d63
 'use strict';
 /* adcp-3.0.6 get_plan_audit_logs response: governance/get-plan-audit-logs-response.json */
-exports.validate = require('../../../validate/packs/get_plan_audit_logs.response-03b511cb32ca.cjs')[
-  'governance.get-plan-audit-logs-response-043503b551cb'
+exports.validate = require('../../../validate/packs/get_plan_audit_logs.response-e4c68cbdef21.cjs')[
+  'governance.get-plan-audit-logs-response-315f6e87fb90'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

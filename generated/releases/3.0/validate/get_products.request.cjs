@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/get-products-request.json 6ded5812385357d2
 'use strict';
 /* adcp-3.0.6 get_products request: media-buy/get-products-request.json */
-exports.validate = require('../../../validate/packs/get_products.request-7cc54f1415f0.cjs')[
-  'media-buy.get-products-request-507df4c62217'
+exports.validate = require('../../../validate/packs/get_products.request-2054e83d78bc.cjs')[
+  'media-buy.get-products-request-5aea50c99d06'
 ].validate;

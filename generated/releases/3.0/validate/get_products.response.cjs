@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/get-products-async-response-working.json 77e7078ae60168bd
 'use strict';
 /* adcp-3.0.6 get_products response: media-buy/get-products-response.json */
-exports.validate = require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
-  'media-buy.get-products-response-eab3c0ff6dea'
+exports.validate = require('../../../validate/packs/get_products.response-0fc2937694ad.cjs')[
+  'media-buy.get-products-response-dee5dc9a46bb'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
-      'media-buy.get-products-async-response-input-required-a2bd3fe7444b'
+    return require('../../../validate/packs/get_products.response-0fc2937694ad.cjs')[
+      'media-buy.get-products-async-response-input-required-ac92f41553b0'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
-      'media-buy.get-products-async-response-submitted-55d9b79431cc'
+    return require('../../../validate/packs/get_products.response-0fc2937694ad.cjs')[
+      'media-buy.get-products-async-response-submitted-4388f3f913c8'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/get_products.response-4cda873c5291.cjs')[
-      'media-buy.get-products-async-response-working-515d94c0f478'
+    return require('../../../validate/packs/get_products.response-0fc2937694ad.cjs')[
+      'media-buy.get-products-async-response-working-73e502aa1728'
     ].validate;
   },
 };

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:property/get-property-list-request.json d09851773c953c41
 'use strict';
 /* adcp-3.0.6 get_property_list request: property/get-property-list-request.json */
-exports.validate = require('../../../validate/packs/shared-7c23eeb39c0b.cjs')[
-  'property.get-property-list-request-035a570c012a'
+exports.validate = require('../../../validate/packs/shared-bd88e9e16b60.cjs')[
+  'property.get-property-list-request-f15c90cf2212'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:property/get-property-list-response.json 50c9a433700b44a2
 'use strict';
 /* adcp-3.0.6 get_property_list response: property/get-property-list-response.json */
-exports.validate = require('../../../validate/packs/shared-7c23eeb39c0b.cjs')[
-  'property.get-property-list-response-4b44a325e263'
+exports.validate = require('../../../validate/packs/shared-bd88e9e16b60.cjs')[
+  'property.get-property-list-response-8a429684b6d1'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

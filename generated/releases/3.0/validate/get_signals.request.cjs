@@ -3,6 +3,6 @@
 //   adcp-3.0.6:signals/get-signals-request.json d12e8e0be51c778f
 'use strict';
 /* adcp-3.0.6 get_signals request: signals/get-signals-request.json */
-exports.validate = require('../../../validate/packs/shared-27fbb0bbf1c1.cjs')[
-  'signals.get-signals-request-dc3658eac79f'
+exports.validate = require('../../../validate/packs/shared-68dfc5240f01.cjs')[
+  'signals.get-signals-request-642cf48f2e45'
 ].validate;

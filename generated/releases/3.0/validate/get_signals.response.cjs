@@ -3,8 +3,8 @@
 //   adcp-3.0.6:signals/get-signals-response.json a6722be09abd3763
 'use strict';
 /* adcp-3.0.6 get_signals response: signals/get-signals-response.json */
-exports.validate = require('../../../validate/packs/shared-2ca939a787c4.cjs')[
-  'signals.get-signals-response-881d4b334f19'
+exports.validate = require('../../../validate/packs/shared-dd4c009bdd71.cjs')[
+  'signals.get-signals-response-ec384d21f4c2'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:account/list-accounts-request.json 8877def5633cfa27
 'use strict';
 /* adcp-3.0.6 list_accounts request: account/list-accounts-request.json */
-exports.validate = require('../../../validate/packs/shared-2e9bbcee1792.cjs')[
-  'account.list-accounts-request-37980b2c5990'
+exports.validate = require('../../../validate/packs/shared-95d1315b3ac7.cjs')[
+  'account.list-accounts-request-1e46ad9aadc6'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:account/list-accounts-response.json 6c3e6cead32f3e21
 'use strict';
 /* adcp-3.0.6 list_accounts response: account/list-accounts-response.json */
-exports.validate = require('../../../validate/packs/shared-9fbf153cf08a.cjs')[
-  'account.list-accounts-response-79bf82d6e436'
+exports.validate = require('../../../validate/packs/shared-3ec00321ebe5.cjs')[
+  'account.list-accounts-response-af54f4db866a'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/list-creative-formats-request.json a8ea8a81d161583c
 'use strict';
 /* adcp-3.0.6 list_creative_formats request: media-buy/list-creative-formats-request.json */
-exports.validate = require('../../../validate/packs/shared-7c23eeb39c0b.cjs')[
-  'media-buy.list-creative-formats-request-200d8480fce2'
+exports.validate = require('../../../validate/packs/shared-bd88e9e16b60.cjs')[
+  'media-buy.list-creative-formats-request-91f05a15248b'
 ].validate;

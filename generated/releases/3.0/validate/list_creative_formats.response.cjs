@@ -3,8 +3,8 @@
 //   adcp-3.0.6:media-buy/list-creative-formats-response.json f5a6a487c795187d
 'use strict';
 /* adcp-3.0.6 list_creative_formats response: media-buy/list-creative-formats-response.json */
-exports.validate = require('../../../validate/packs/list_creative_formats.response-023277f0b4a6.cjs')[
-  'media-buy.list-creative-formats-response-615b3e18c6bb'
+exports.validate = require('../../../validate/packs/list_creative_formats.response-9ef90c08f980.cjs')[
+  'media-buy.list-creative-formats-response-67cc64eb59aa'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

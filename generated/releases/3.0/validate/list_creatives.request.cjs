@@ -3,6 +3,6 @@
 //   adcp-3.0.6:creative/list-creatives-request.json 7c581599d9cf51e4
 'use strict';
 /* adcp-3.0.6 list_creatives request: creative/list-creatives-request.json */
-exports.validate = require('../../../validate/packs/list_creatives.request-c3451f438aef.cjs')[
-  'creative.list-creatives-request-af6e3e529716'
+exports.validate = require('../../../validate/packs/list_creatives.request-e03477446b5f.cjs')[
+  'creative.list-creatives-request-95a914231d6f'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:creative/list-creatives-response.json d3a20d97f9edf8a2
 'use strict';
 /* adcp-3.0.6 list_creatives response: creative/list-creatives-response.json */
-exports.validate = require('../../../validate/packs/list_creatives.response-106a325dcca0.cjs')[
-  'creative.list-creatives-response-f07b8c363c94'
+exports.validate = require('../../../validate/packs/list_creatives.response-dee4302e5a9d.cjs')[
+  'creative.list-creatives-response-19f1c9efb119'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:property/list-property-lists-request.json e7135496e2d607b3
 'use strict';
 /* adcp-3.0.6 list_property_lists request: property/list-property-lists-request.json */
-exports.validate = require('../../../validate/packs/shared-2e9bbcee1792.cjs')[
-  'property.list-property-lists-request-21b1cf7bab87'
+exports.validate = require('../../../validate/packs/shared-95d1315b3ac7.cjs')[
+  'property.list-property-lists-request-81a30a7118b9'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:property/list-property-lists-response.json bb834fabac2fb3d0
 'use strict';
 /* adcp-3.0.6 list_property_lists response: property/list-property-lists-response.json */
-exports.validate = require('../../../validate/packs/shared-c53cf4fe9cfa.cjs')[
-  'property.list-property-lists-response-20f76ec4f983'
+exports.validate = require('../../../validate/packs/shared-c9245e60b3ea.cjs')[
+  'property.list-property-lists-response-1aa8ade92f1f'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/log-event-request.json 72fbc13e2076d2f9
 'use strict';
 /* adcp-3.0.6 log_event request: media-buy/log-event-request.json */
-exports.validate = require('../../../validate/packs/log_event.request-d6a8cd4e53ad.cjs')[
-  'media-buy.log-event-request-7114fb101048'
+exports.validate = require('../../../validate/packs/log_event.request-1a768c35ea43.cjs')[
+  'media-buy.log-event-request-820d10166457'
 ].validate;

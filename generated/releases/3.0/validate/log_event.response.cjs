@@ -3,8 +3,8 @@
 //   adcp-3.0.6:media-buy/log-event-response.json 98bfbedf3e2b005d
 'use strict';
 /* adcp-3.0.6 log_event response: media-buy/log-event-response.json */
-exports.validate = require('../../../validate/packs/shared-bb2d30293cc3.cjs')[
-  'media-buy.log-event-response-b480640aed42'
+exports.validate = require('../../../validate/packs/shared-346c9566a137.cjs')[
+  'media-buy.log-event-response-8fcd83fd3adb'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:creative/preview-creative-request.json 74c37d8db85823be
 'use strict';
 /* adcp-3.0.6 preview_creative request: creative/preview-creative-request.json */
-exports.validate = require('../../../validate/packs/preview_creative.request-083b711d3443.cjs')[
-  'creative.preview-creative-request-ae6d512b39bd'
+exports.validate = require('../../../validate/packs/preview_creative.request-8784f7c406a5.cjs')[
+  'creative.preview-creative-request-2abb4bedfa9e'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:creative/preview-creative-response.json a9b99175d27849bc
 'use strict';
 /* adcp-3.0.6 preview_creative response: creative/preview-creative-response.json */
-exports.validate = require('../../../validate/packs/preview_creative.response-acd8e99b9287.cjs')[
-  'creative.preview-creative-response-398dda3a9ab4'
+exports.validate = require('../../../validate/packs/preview_creative.response-e2b113c800d7.cjs')[
+  'creative.preview-creative-response-c1d9a630cf26'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

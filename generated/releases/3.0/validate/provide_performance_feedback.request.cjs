@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/provide-performance-feedback-request.json 068ccb239951c4da
 'use strict';
 /* adcp-3.0.6 provide_performance_feedback request: media-buy/provide-performance-feedback-request.json */
-exports.validate = require('../../../validate/packs/shared-de8d4112e184.cjs')[
-  'media-buy.provide-performance-feedback-request-59843e7fb734'
+exports.validate = require('../../../validate/packs/shared-12d9f9432c84.cjs')[
+  'media-buy.provide-performance-feedback-request-5bdb67a12995'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:media-buy/provide-performance-feedback-response.json d949eda883ce2bcc
 'use strict';
 /* adcp-3.0.6 provide_performance_feedback response: media-buy/provide-performance-feedback-response.json */
-exports.validate = require('../../../validate/packs/shared-17567b1cbdd8.cjs')[
-  'media-buy.provide-performance-feedback-response-17b3d9690877'
+exports.validate = require('../../../validate/packs/shared-0f4963037c00.cjs')[
+  'media-buy.provide-performance-feedback-response-793a267fa9c5'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

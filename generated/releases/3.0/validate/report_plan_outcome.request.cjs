@@ -3,6 +3,6 @@
 //   adcp-3.0.6:governance/report-plan-outcome-request.json 42a2745d8d1e7739
 'use strict';
 /* adcp-3.0.6 report_plan_outcome request: governance/report-plan-outcome-request.json */
-exports.validate = require('../../../validate/packs/report_plan_outcome.request-25425ac12839.cjs')[
-  'governance.report-plan-outcome-request-068404daa6c5'
+exports.validate = require('../../../validate/packs/report_plan_outcome.request-9757b372f350.cjs')[
+  'governance.report-plan-outcome-request-37012e320a87'
 ].validate;

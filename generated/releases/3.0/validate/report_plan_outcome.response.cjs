@@ -3,8 +3,8 @@
 //   adcp-3.0.6:governance/report-plan-outcome-response.json f95d4767ea7cb8c1
 'use strict';
 /* adcp-3.0.6 report_plan_outcome response: governance/report-plan-outcome-response.json */
-exports.validate = require('../../../validate/packs/shared-9fbf153cf08a.cjs')[
-  'governance.report-plan-outcome-response-4d9a34e8a36f'
+exports.validate = require('../../../validate/packs/shared-3ec00321ebe5.cjs')[
+  'governance.report-plan-outcome-response-36202c3e0ad3'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:account/sync-accounts-request.json de8ddf44a0235f83
 'use strict';
 /* adcp-3.0.6 sync_accounts request: account/sync-accounts-request.json */
-exports.validate = require('../../../validate/packs/shared-585dda633784.cjs')[
-  'account.sync-accounts-request-d385e70d229b'
+exports.validate = require('../../../validate/packs/shared-fd50879b6849.cjs')[
+  'account.sync-accounts-request-5ccb4d81dc6a'
 ].validate;

@@ -3,8 +3,8 @@
 //   adcp-3.0.6:account/sync-accounts-response.json 5a712a1c5391f93b
 'use strict';
 /* adcp-3.0.6 sync_accounts response: account/sync-accounts-response.json */
-exports.validate = require('../../../validate/packs/sync_accounts.response-ba5e26624685.cjs')[
-  'account.sync-accounts-response-c1733e290d59'
+exports.validate = require('../../../validate/packs/sync_accounts.response-c0832e1ed993.cjs')[
+  'account.sync-accounts-response-17c2de43d3a9'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-audiences-request.json 2c3cef1646763f2c
 'use strict';
 /* adcp-3.0.6 sync_audiences request: media-buy/sync-audiences-request.json */
-exports.validate = require('../../../validate/packs/sync_audiences.request-d51f5f7c0003.cjs')[
-  'media-buy.sync-audiences-request-ec9913e19217'
+exports.validate = require('../../../validate/packs/sync_audiences.request-8ecad996551f.cjs')[
+  'media-buy.sync-audiences-request-862307b7c959'
 ].validate;

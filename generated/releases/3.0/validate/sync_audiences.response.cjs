@@ -3,8 +3,8 @@
 //   adcp-3.0.6:media-buy/sync-audiences-response.json fb3a53b759b4ac7b
 'use strict';
 /* adcp-3.0.6 sync_audiences response: media-buy/sync-audiences-response.json */
-exports.validate = require('../../../validate/packs/sync_audiences.response-14b593cd804b.cjs')[
-  'media-buy.sync-audiences-response-2f8ea9a29a47'
+exports.validate = require('../../../validate/packs/sync_audiences.response-2b77a7d84900.cjs')[
+  'media-buy.sync-audiences-response-5300a734a090'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

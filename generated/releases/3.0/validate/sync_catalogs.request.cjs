@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-request.json b590ddaf1283f821
 'use strict';
 /* adcp-3.0.6 sync_catalogs request: media-buy/sync-catalogs-request.json */
-exports.validate = require('../../../validate/packs/shared-d84cf8121fb0.cjs')[
-  'media-buy.sync-catalogs-request-40fa3a990121'
+exports.validate = require('../../../validate/packs/shared-591b9aef8e86.cjs')[
+  'media-buy.sync-catalogs-request-055befe5350e'
 ].validate;

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/sync-catalogs-async-response-working.json 7f2a5ec575d7d31f
 'use strict';
 /* adcp-3.0.6 sync_catalogs response: media-buy/sync-catalogs-response.json */
-exports.validate = require('../../../validate/packs/sync_catalogs.response-7db375dc36c4.cjs')[
-  'media-buy.sync-catalogs-response-3c13100cc1c3'
+exports.validate = require('../../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
+  'media-buy.sync-catalogs-response-cd734eed9bd4'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/sync_catalogs.response-7db375dc36c4.cjs')[
-      'media-buy.sync-catalogs-async-response-input-required-cf6ce0a73c9b'
+    return require('../../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
+      'media-buy.sync-catalogs-async-response-input-required-15ae7488d59b'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/sync_catalogs.response-7db375dc36c4.cjs')[
-      'media-buy.sync-catalogs-async-response-submitted-b5467787052b'
+    return require('../../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
+      'media-buy.sync-catalogs-async-response-submitted-06499f77c006'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/sync_catalogs.response-7db375dc36c4.cjs')[
-      'media-buy.sync-catalogs-async-response-working-801a583e7ab0'
+    return require('../../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
+      'media-buy.sync-catalogs-async-response-working-dab565d63551'
     ].validate;
   },
 };

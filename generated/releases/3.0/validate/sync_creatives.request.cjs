@@ -3,6 +3,6 @@
 //   adcp-3.0.6:creative/sync-creatives-request.json cd53c72e72f09407
 'use strict';
 /* adcp-3.0.6 sync_creatives request: creative/sync-creatives-request.json */
-exports.validate = require('../../../validate/packs/shared-27fbb0bbf1c1.cjs')[
-  'creative.sync-creatives-request-38a13d914cbf'
+exports.validate = require('../../../validate/packs/shared-68dfc5240f01.cjs')[
+  'creative.sync-creatives-request-b8ebb4d487b9'
 ].validate;

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:creative/sync-creatives-async-response-working.json 2973beed7056a1ea
 'use strict';
 /* adcp-3.0.6 sync_creatives response: creative/sync-creatives-response.json */
-exports.validate = require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
-  'creative.sync-creatives-response-c1a1dfe3a174'
+exports.validate = require('../../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
+  'creative.sync-creatives-response-1f00d976efd7'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
-      'creative.sync-creatives-async-response-input-required-f85d1485c3ff'
+    return require('../../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
+      'creative.sync-creatives-async-response-input-required-26b79838b296'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
-      'creative.sync-creatives-async-response-submitted-50d95a4cdbce'
+    return require('../../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
+      'creative.sync-creatives-async-response-submitted-330402943617'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/sync_creatives.response-2867754e1b63.cjs')[
-      'creative.sync-creatives-async-response-working-6a79adc4bd66'
+    return require('../../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
+      'creative.sync-creatives-async-response-working-d78fe8df3eb1'
     ].validate;
   },
 };

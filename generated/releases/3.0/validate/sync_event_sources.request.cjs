@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/sync-event-sources-request.json a31534cb33d3ffbe
 'use strict';
 /* adcp-3.0.6 sync_event_sources request: media-buy/sync-event-sources-request.json */
-exports.validate = require('../../../validate/packs/shared-cf779949b8ac.cjs')[
-  'media-buy.sync-event-sources-request-1dc59add022d'
+exports.validate = require('../../../validate/packs/shared-daf7520b80d1.cjs')[
+  'media-buy.sync-event-sources-request-0ca089c79b57'
 ].validate;

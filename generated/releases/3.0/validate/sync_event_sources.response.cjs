@@ -3,8 +3,8 @@
 //   adcp-3.0.6:media-buy/sync-event-sources-response.json dba937cae1b69114
 'use strict';
 /* adcp-3.0.6 sync_event_sources response: media-buy/sync-event-sources-response.json */
-exports.validate = require('../../../validate/packs/sync_event_sources.response-687aa55faa0c.cjs')[
-  'media-buy.sync-event-sources-response-8148a221283e'
+exports.validate = require('../../../validate/packs/sync_event_sources.response-2bfde363b5cc.cjs')[
+  'media-buy.sync-event-sources-response-ef31460b592b'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

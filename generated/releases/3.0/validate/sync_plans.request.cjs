@@ -3,6 +3,6 @@
 //   adcp-3.0.6:governance/sync-plans-request.json 6c94f44d877ee497
 'use strict';
 /* adcp-3.0.6 sync_plans request: governance/sync-plans-request.json */
-exports.validate = require('../../../validate/packs/sync_plans.request-338cd9395c8c.cjs')[
-  'governance.sync-plans-request-45fda76b6394'
+exports.validate = require('../../../validate/packs/sync_plans.request-74cf927f5644.cjs')[
+  'governance.sync-plans-request-097633dfd28c'
 ].validate;

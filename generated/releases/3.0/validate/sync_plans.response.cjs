@@ -3,8 +3,8 @@
 //   adcp-3.0.6:governance/sync-plans-response.json 1c9b328e206f7cc5
 'use strict';
 /* adcp-3.0.6 sync_plans response: governance/sync-plans-response.json */
-exports.validate = require('../../../validate/packs/shared-de8d4112e184.cjs')[
-  'governance.sync-plans-response-c27b7e7c1096'
+exports.validate = require('../../../validate/packs/shared-12d9f9432c84.cjs')[
+  'governance.sync-plans-response-71cfb0aa144f'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:media-buy/update-media-buy-request.json 919bc21a2fb1518a
 'use strict';
 /* adcp-3.0.6 update_media_buy request: media-buy/update-media-buy-request.json */
-exports.validate = require('../../../validate/packs/update_media_buy.request-a424eedad9bf.cjs')[
-  'media-buy.update-media-buy-request-baef925aa100'
+exports.validate = require('../../../validate/packs/update_media_buy.request-80e178badeaa.cjs')[
+  'media-buy.update-media-buy-request-0221439084a9'
 ].validate;

@@ -6,24 +6,24 @@
 //   adcp-3.0.6:media-buy/update-media-buy-async-response-working.json eb8ccb6750d96907
 'use strict';
 /* adcp-3.0.6 update_media_buy response: media-buy/update-media-buy-response.json */
-exports.validate = require('../../../validate/packs/update_media_buy.response-e954ecc3d4d6.cjs')[
-  'media-buy.update-media-buy-response-ba497f5040a5'
+exports.validate = require('../../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
+  'media-buy.update-media-buy-response-8e9c92af1e58'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {
   get 'input-required'() {
-    return require('../../../validate/packs/update_media_buy.response-e954ecc3d4d6.cjs')[
-      'media-buy.update-media-buy-async-response-input-required-af41547f0dc4'
+    return require('../../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
+      'media-buy.update-media-buy-async-response-input-required-1e25859557f3'
     ].validate;
   },
   get submitted() {
-    return require('../../../validate/packs/update_media_buy.response-e954ecc3d4d6.cjs')[
-      'media-buy.update-media-buy-async-response-submitted-b9a326518a49'
+    return require('../../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
+      'media-buy.update-media-buy-async-response-submitted-f49868edda18'
     ].validate;
   },
   get working() {
-    return require('../../../validate/packs/update_media_buy.response-e954ecc3d4d6.cjs')[
-      'media-buy.update-media-buy-async-response-working-7a49059f548d'
+    return require('../../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
+      'media-buy.update-media-buy-async-response-working-3302a58dd10c'
     ].validate;
   },
 };

@@ -3,6 +3,6 @@
 //   adcp-3.0.6:property/update-property-list-request.json 6fecc03a5f04928c
 'use strict';
 /* adcp-3.0.6 update_property_list request: property/update-property-list-request.json */
-exports.validate = require('../../../validate/packs/shared-0294d82580fc.cjs')[
-  'property.update-property-list-request-36ce1a7b7702'
+exports.validate = require('../../../validate/packs/shared-dbf4ff791d09.cjs')[
+  'property.update-property-list-request-6b19a11839f4'
 ].validate;

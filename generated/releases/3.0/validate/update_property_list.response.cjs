@@ -3,8 +3,8 @@
 //   adcp-3.0.6:property/update-property-list-response.json 4ef0e996c14efd76
 'use strict';
 /* adcp-3.0.6 update_property_list response: property/update-property-list-response.json */
-exports.validate = require('../../../validate/packs/shared-32c89dff6d6c.cjs')[
-  'property.update-property-list-response-1c9f33ef58db'
+exports.validate = require('../../../validate/packs/shared-2a2e06e06acf.cjs')[
+  'property.update-property-list-response-a70b3dfadec7'
 ].validate;
 // Async task responses by task status; each is loaded on first use only.
 exports.validateAsync = {};
