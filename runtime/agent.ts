@@ -15,6 +15,7 @@ import {
 } from './contract.js';
 import { driftIssues } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported } from './errors.js';
+import { COMPLIANCE_CONTROLLER, controllerRejection } from './controller-rejection.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
 import { registerMcp as registerMcpImpl } from './mcp.js';
@@ -273,7 +274,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         );
       }
       const parsed = parse(s, args);
-      if (!parsed.ok) return errorResult(invalidRequest(tool, parsed.issues), args, r.key);
+      if (!parsed.ok) return tool === COMPLIANCE_CONTROLLER ? controllerRejection(parsed.issues, args, r.key) : errorResult(invalidRequest(tool, parsed.issues), args, r.key);
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
       if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
