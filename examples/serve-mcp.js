@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * Serves a loaded adcp-codegen agent over MCP Streamable HTTP (stateless: each POST gets a fresh McpServer wired to
- * the same loaded profile; registration is a few map entries, nothing compiles).
+ * the same loaded profile; registration is a few map entries, nothing compiles). The handler set is checked against
+ * the profile once, before the server listens: a missing or unserved tool stops the start, not a buyer's first call.
  *
  * Keep-alive: MCP clients send the next request on the same socket, sometimes seconds later (a client validating a
  * large tools/list compiles schemas before its first call). Node's 5 s default keep-alive closes that socket under
@@ -23,6 +24,9 @@ export const KEEP_ALIVE_MS = 65_000;
  */
 export async function serveMcp(agent, handlers, options = {}) {
   const host = options.host ?? '127.0.0.1';
+  const name = options.name ?? 'adcp-agent';
+  // registerMcp checks the set (and throws on a mismatch); this first registration is that check, made at start.
+  agent.registerMcp(new McpServer({ name, version: '1.0.0' }), handlers);
   const http = createServer(async (req, res) => {
     if (req.url !== '/mcp') {
       res.writeHead(404).end();
@@ -32,7 +36,7 @@ export async function serveMcp(agent, handlers, options = {}) {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    const server = new McpServer({ name: options.name ?? 'adcp-agent', version: '1.0.0' });
+    const server = new McpServer({ name, version: '1.0.0' });
     agent.registerMcp(server, handlers);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
