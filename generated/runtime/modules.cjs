@@ -4,8 +4,9 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 43409b4064439c51
+//   adcp-codegen 0.1.0:runtime/agent.ts 7d63d6cfdcfb03aa
 //   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
+//   adcp-codegen 0.1.0:runtime/controller-rejection.ts a783dc48df5843c5
 //   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
 //   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
@@ -209,6 +210,7 @@ const node_url_1 = require("node:url");
 const contract_js_1 = require("./contract.js");
 const drift_js_1 = require("./drift.js");
 const errors_js_1 = require("./errors.js");
+const controller_rejection_js_1 = require("./controller-rejection.js");
 const issues_js_1 = require("./issues.js");
 const loader_js_1 = require("./loader.js");
 const mcp_js_1 = require("./mcp.js");
@@ -408,7 +410,7 @@ async function createAgent(base, name, options = {}) {
             }
             const parsed = parse(s, args);
             if (!parsed.ok)
-                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, parsed.issues), args, r.key);
+                return tool === controller_rejection_js_1.COMPLIANCE_CONTROLLER ? (0, controller_rejection_js_1.controllerRejection)(parsed.issues, args, r.key) : (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, parsed.issues), args, r.key);
             const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
             if (fn === undefined)
                 return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
@@ -514,6 +516,39 @@ exports.ARTIFACT_PATHS = {
     strip: (key, tool) => `releases/${key}/strip/${tool}.cjs`,
     normalize: (key, tool) => `releases/${key}/normalize/${tool}.cjs`,
 };
+
+  },
+  "./controller-rejection.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.COMPLIANCE_CONTROLLER = void 0;
+exports.controllerRejection = controllerRejection;
+const errors_js_1 = require("./errors.js");
+/**
+ * The compliance test controller answers in its own vocabulary, not with AdCP task errors
+ * (compliance/comply-test-controller-response.json, the ControllerError arm: `success: false` and an `error` from
+ * the controller's enum). docs/building/by-layer/L3/comply-test-controller.mdx, "Error codes": controllers MUST use
+ * those codes so the storyboard runner can assert on them \u2014 INVALID_PARAMS for "missing or malformed params" \u2014 and
+ * the vocabulary "is distinct from the canonical seller-response error-code.json enum". So a controller request its
+ * schema refuses is answered INVALID_PARAMS in that arm, with the issues an INVALID_REQUEST would carry (the arm is
+ * open), and the caller's context echoed. Like the controller's other answers it is the task's own result, not a
+ * transport error: the `status` says the task failed.
+ */
+exports.COMPLIANCE_CONTROLLER = 'comply_test_controller';
+function controllerRejection(issues, args, release) {
+    const { message, issues: all } = (0, errors_js_1.invalidRequest)(exports.COMPLIANCE_CONTROLLER, issues);
+    const echo = (0, errors_js_1.contextEcho)(args);
+    const body = {
+        success: false,
+        error: 'INVALID_PARAMS',
+        error_detail: message,
+        issues: all,
+        ...(echo.present ? { context: echo.value } : {}),
+        status: 'failed',
+        adcp_version: release,
+    };
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
 
   },
   "./drift.js": function (exports, require, __runtimeImportMeta) {
