@@ -13,8 +13,10 @@ import { reject } from './errors.js';
  * @typedef {{ agent_url: string, id: string }} FormatId
  * @typedef {{ product_id: string, name: string, description: string, delivery_type: 'guaranteed' | 'non_guaranteed',
  *   channels: string[], format_options: FormatOption[], format_ids?: FormatId[], pricing_options: PricingOption[],
- *   extra: Record<string, unknown> }} Product `extra`: the rest of the product's own description (a fixture's
- *   publisher_properties, reporting_capabilities, measurement_terms …), shown as given
+ *   extra: Record<string, unknown>, unshown?: Record<string, Unshown> }} Product `extra`: the rest of the product's
+ *   own description (a fixture's publisher_properties, reporting_capabilities, measurement_terms …), shown as given;
+ *   `unshown`: per release, what of it that release cannot express (see `fit` in index.js)
+ * @typedef {{ fields: string[], pricing_options: string[] }} Unshown
  */
 
 /** Where this seller's named formats live (AdCP's reference creative agent). */
@@ -72,9 +74,20 @@ function channelsOf(/** @type {unknown} */ channels) {
 /** Product fields AdCP 3.0's core/product.json knows; a 3.0 buyer sees only these. */
 const FIELDS_3_0 = new Set(['channels', 'placements', 'exclusivity', 'forecast', 'outcome_measurement', 'delivery_measurement', 'measurement_terms', 'performance_standards', 'cancellation_policy', 'creative_policy', 'is_custom', 'property_targeting_allowed', 'data_provider_signals', 'signal_targeting_allowed', 'catalog_types', 'metric_optimization', 'max_optimization_goals', 'measurement_readiness', 'conversion_tracking', 'catalog_match', 'brief_relevance', 'expires_at', 'product_card', 'product_card_detailed', 'collections', 'collection_targeting_allowed', 'installments', 'enforced_policies', 'trusted_match', 'material_submission', 'ext']);
 
-export function createCatalog() {
+/**
+ * @param {{ refuses?: (product: Product) => string | undefined }} [options] `refuses`: why a seeded product cannot be
+ *   described validly (checked with the releases' own response schemas), if it cannot; it may instead record in
+ *   `product.unshown` what an older release cannot express.
+ */
+export function createCatalog(options = {}) {
   /** @type {Map<string, Product>} */
   const products = new Map(INVENTORY.map((p) => [p.product_id, structuredClone(p)]));
+  /** Stores a seeded product unless the seller could not show it validly; returns why not, if not. */
+  const admit = (/** @type {Product} */ product) => {
+    const why = options.refuses?.(product);
+    if (why === undefined) products.set(product.product_id, product);
+    return why;
+  };
 
   return {
     all: () => [...products.values()],
@@ -108,7 +121,7 @@ export function createCatalog() {
       }
       const previous = products.get(id);
       const named = Array.isArray(format_ids) ? format_ids.map((/** @type {Record<string, unknown>} */ f) => ({ agent_url: CREATIVE_AGENT_URL, ...f })) : undefined;
-      products.set(id, {
+      return admit({
         product_id: id,
         name: name ?? `Test product ${id}`,
         description: description ?? 'Compliance fixture product',
@@ -119,16 +132,21 @@ export function createCatalog() {
         pricing_options: pricing_options ?? previous?.pricing_options ?? [],
         extra,
       });
-      return undefined;
     },
-    /** seed_pricing_option: adds or replaces one pricing option of a product (seeding the product first if needed). */
+    /**
+     * seed_pricing_option: adds or replaces one pricing option of a product (seeding the product first if needed),
+     * as the fixture states it; refused like a product the seller could not show.
+     * @returns {string | undefined} why the fixture is refused, if it is
+     */
     seedPricingOption(/** @type {string} */ productId, /** @type {string} */ optionId, /** @type {Record<string, any>} */ fixture) {
-      if (!products.has(productId)) this.seedProduct(productId, {});
+      if (!products.has(productId)) {
+        const why = this.seedProduct(productId, {});
+        if (why !== undefined) return why;
+      }
       const product = /** @type {Product} */ (products.get(productId));
       /** @type {PricingOption} */
       const option = { pricing_model: 'cpm', currency: 'USD', ...fixture, pricing_option_id: optionId };
-      if (option.fixed_price === undefined && option.floor_price === undefined) option.floor_price = 1;
-      product.pricing_options = [...product.pricing_options.filter((o) => o.pricing_option_id !== optionId), option];
+      return admit({ ...product, pricing_options: [...product.pricing_options.filter((o) => o.pricing_option_id !== optionId), option] });
     },
     /**
      * The product as release `release` describes products.
@@ -136,7 +154,9 @@ export function createCatalog() {
      * @param {string} release
      */
     view(p, release) {
-      const own = atLeast(release, 3, 2) ? p.extra : Object.fromEntries(Object.entries(p.extra).filter(([k]) => FIELDS_3_0.has(k)));
+      const unshown = p.unshown?.[release];
+      const own = Object.fromEntries(Object.entries(p.extra).filter(([k]) => (atLeast(release, 3, 2) || FIELDS_3_0.has(k)) && !unshown?.fields.includes(k)));
+      const priced = p.pricing_options.filter((o) => !unshown?.pricing_options.includes(o.pricing_option_id));
       const base = {
         publisher_properties: [{ publisher_domain: PUBLISHER_DOMAIN, selection_type: 'all' }],
         ...own,
@@ -147,7 +167,7 @@ export function createCatalog() {
         description: p.description,
         channels: p.channels,
         delivery_type: p.delivery_type,
-        pricing_options: p.pricing_options.length > 0 ? p.pricing_options : [{ pricing_option_id: 'default', pricing_model: 'cpm', currency: 'USD', floor_price: 1 }],
+        pricing_options: priced.length > 0 ? priced : [{ pricing_option_id: 'default', pricing_model: 'cpm', currency: 'USD', floor_price: 1 }],
       };
       const named = p.format_ids ?? p.format_options.map((o) => ({ agent_url: CREATIVE_AGENT_URL, id: o.format_option_id }));
       if (!atLeast(release, 3, 2)) return { ...base, format_ids: named };

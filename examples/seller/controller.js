@@ -47,7 +47,8 @@ export function createController({ accounts, catalog, mediaBuys, delivery, direc
       return { success: true, message: `product ${p.product_id} seeded` };
     },
     seed_pricing_option: (p) => {
-      catalog.seedPricingOption(p.product_id, p.pricing_option_id, p.fixture ?? {});
+      const refused = catalog.seedPricingOption(p.product_id, p.pricing_option_id, p.fixture ?? {});
+      if (refused !== undefined) return fail('INVALID_PARAMS', refused);
       return { success: true, message: `pricing option ${p.pricing_option_id} seeded on ${p.product_id}` };
     },
     seed_account: (p) => {

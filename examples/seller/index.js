@@ -9,7 +9,7 @@ import { answering } from './errors.js';
 import { createIdempotency } from './idempotency.js';
 import { createMediaBuys } from './media-buys.js';
 import { createProducts } from './products.js';
-import { perRelease } from './releases.js';
+import { atLeast, perRelease } from './releases.js';
 
 /**
  * The reference seller: one in-memory publisher behind every tool of the `guaranteed-publisher` profiles, served from
@@ -29,7 +29,8 @@ import { perRelease } from './releases.js';
  *   idempotency.js   AdCP's idempotency_key replay contract
  *
  * @typedef {{ releases: readonly string[], tools(release?: string): readonly string[], capabilities(release?: string): Record<string, any>,
- *   toolsList(release?: string): { name: string, annotations: { readOnlyHint: boolean } }[] }} LoadedAgent
+ *   toolsList(release?: string): { name: string, annotations: { readOnlyHint: boolean } }[],
+ *   validateResponse(tool: string, body: unknown, options: { release: string }): { ok: true } | { ok: false, issues: { pointer: string, message: string }[] } }} LoadedAgent
  * @typedef {{ now?: () => Date, idempotency?: import('./idempotency.js').IdempotencyOptions,
  *   accounts?: ({ account_id: string } & Record<string, unknown>)[] }} SellerOptions `accounts`: accounts the seller
  *   already holds (what a real seller loads from its records), addressed by `account_id`.
@@ -52,7 +53,33 @@ export function createSeller(agent, options = {}) {
   const idempotency = createIdempotency({ replayTtlSeconds: capabilities.adcp?.idempotency?.replay_ttl_seconds, now: () => now().getTime(), ...options.idempotency });
   const accounts = createAccounts({ supportedBilling: capabilities.account?.supported_billing ?? ['operator'] });
   for (const { account_id, ...fields } of options.accounts ?? []) accounts.seed(account_id, fields);
-  const catalog = createCatalog();
+  // A seeded fixture becomes a product only if the highest served release can show it validly (its response schema is
+  // the judge, as for any answer): one malformed fixture would otherwise break every later get_products. An older
+  // release is shown what it can express: fields and pricing options its schema refuses are left out for it.
+  const productReleases = agent.releases.filter((r) => agent.tools(r).includes('get_products'));
+  const catalog = createCatalog({ refuses: (product) => fit(product) });
+  /** @param {import('./catalog.js').Product} product */
+  const fit = (product) => {
+    product.unshown = {};
+    for (const [i, release] of productReleases.entries()) {
+      const unshown = { fields: /** @type {string[]} */ ([]), pricing_options: /** @type {string[]} */ ([]) };
+      product.unshown[release] = unshown;
+      for (let tries = 0; ; tries++) {
+        const shown = catalog.view(product, release);
+        const body = { products: [shown], ...(atLeast(release, 3, 2) ? { cache_scope: 'public' } : {}), status: 'completed', adcp_version: release };
+        const verdict = agent.validateResponse('get_products', body, { release });
+        if (verdict.ok) break;
+        const first = verdict.issues[0];
+        if (tries === 20) return `the fixture cannot be shown as an AdCP ${release} product: ${first?.pointer ?? ''} ${first?.message ?? 'is invalid'}`;
+        const [, field, index] = /^\/products\/0\/([^/]+)(?:\/(\d+))?/.exec(first?.pointer ?? '') ?? [];
+        const option = field === 'pricing_options' && index !== undefined ? /** @type {any} */ (shown.pricing_options)[Number(index)]?.pricing_option_id : undefined;
+        if (i > 0 && option !== undefined && !unshown.pricing_options.includes(option)) unshown.pricing_options.push(option);
+        else if (i > 0 && field !== undefined && Object.hasOwn(product.extra, field) && !unshown.fields.includes(field)) unshown.fields.push(field);
+        else return `the fixture cannot be shown as an AdCP ${release} product: ${first?.pointer.replace(/^\/products\/0/, '') || 'the product'} ${first?.message ?? 'is invalid'}`;
+      }
+    }
+    return undefined;
+  };
   /** @type {Map<string, import('./controller.js').Directive>} one-shot response arms, per tool and account */
   const directives = new Map();
   const creatives = createCreatives({ accounts, catalog, now });
