@@ -27,3 +27,9 @@ export function sharedComplianceDir(): string | undefined {
   const dir = resolve(repoRoot, '../shared/adcp/compliance/3.2.0-beta.5');
   return existsSync(dir) ? dir : undefined;
 }
+
+/** ../shared/adcp-grader beside the clone (AdCP's own 3.2 grader and its installer), or undefined without shared/. */
+export function sharedGraderDir(): string | undefined {
+  const dir = resolve(repoRoot, '../shared/adcp-grader');
+  return existsSync(join(dir, 'install.sh')) ? dir : undefined;
+}
