@@ -265,7 +265,7 @@ function spawnTimed(script: string, env: Record<string, string>): number {
 function loadEverything(release: Release, out: string, tmp: string): { tools: number; ms: number; rssMb: number; samples: number; withSamplesMs: number; withSamplesRssMb: number } {
   const tools = [...release.tools.keys()].filter((t) => !release.unavailable.has(t));
   const dir = sharedComplianceDir();
-  const samples = release.key === '3.2' && dir !== undefined ? loadStoryboardSamples(dir).filter((s) => tools.includes(s.task)).map((s) => [s.task, s.request]) : [];
+  const samples = release.major === 3 && release.minor === 2 && dir !== undefined ? loadStoryboardSamples(dir).filter((s) => tools.includes(s.task)).map((s) => [s.task, s.request]) : [];
   const samplesFile = join(tmp, 'samples.json');
   writeFileSync(samplesFile, JSON.stringify(samples));
   const script = join(tmp, 'load-everything.mjs');

@@ -45,11 +45,11 @@ export async function startA2AAgent(options = {}) {
   app.set('etag', false);
   const http = await new Promise((resolve) => {
     const s = app.listen(options.port ?? 0, host, () => resolve(s));
+    // As serve-mcp.js: AdCP clients reuse the socket seconds later (the grader validates each answer first), and
+    // Node's 5 s default closes it under them ("fetch failed" on the next call).
+    s.keepAliveTimeout = KEEP_ALIVE_MS;
+    s.headersTimeout = KEEP_ALIVE_MS + 1_000;
   });
-  // As for MCP (serve-mcp.js): clients reuse the socket seconds later; Node's 5 s default would close it under them
-  // (`fetch failed` on the buyer's side).
-  /** @type {import('node:http').Server} */ (http).keepAliveTimeout = KEEP_ALIVE_MS;
-  /** @type {import('node:http').Server} */ (http).headersTimeout = KEEP_ALIVE_MS + 1_000;
   const address = /** @type {import('node:net').AddressInfo} */ (/** @type {import('node:http').Server} */ (http).address());
   const base = `http://${host}:${address.port}`;
 

@@ -11,8 +11,9 @@
 //   normalization:schemas/normalizations/brand.json f5cbcb56eba2e57b
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
+//   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-import type { Agent, AgentOptions, ToolHandler } from './runtime/agent.js';
+import type { Agent, AgentOptions, Relax, ToolHandler } from './runtime/agent.js';
 import type { AdcpError, AdcpErrorBody } from './runtime/errors.js';
 import type { ToolTypes as V3_0Tools } from './releases/3.0/types.js';
 
@@ -23,6 +24,7 @@ export type {
   CallContext,
   HandlerContext,
   PerReleaseHandlers,
+  Relax,
   ToolHandler,
   ToolsListEntry,
   ValidationResult,
@@ -41,7 +43,7 @@ export interface ReleaseTools {
   "3.0": V3_0Tools;
 }
 
-/** A release key of this set (`3.2`). */
+/** A release key of this set: its AdCP wire version (`3.2-beta.5`, `3.0`). */
 export type ReleaseKey = keyof ReleaseTools;
 
 /** The tools each profile serves, per release. */
@@ -60,6 +62,72 @@ export interface ProfileReleases {
   };
   "signals-agent": {
     "3.0": "activate_signal" | "get_adcp_capabilities" | "get_signals";
+  };
+}
+
+/**
+ * Per profile and tool, the shape a single handler function is written in: `release`, the highest release serving
+ * the tool (a buyer pinned to another gets the request converted up to it and the answer converted down), and
+ * `gaps`, the request fields that release requires which a buyer of an older served release may not send.
+ */
+export interface ProfileHandlerShapes {
+  "creative-agent": {
+    "build_creative": { release: "3.0"; gaps: never };
+    "get_adcp_capabilities": { release: "3.0"; gaps: never };
+    "get_creative_delivery": { release: "3.0"; gaps: never };
+    "get_creative_features": { release: "3.0"; gaps: never };
+    "list_creative_formats": { release: "3.0"; gaps: never };
+    "list_creatives": { release: "3.0"; gaps: never };
+    "preview_creative": { release: "3.0"; gaps: never };
+    "sync_creatives": { release: "3.0"; gaps: never };
+  };
+  "governance-agent": {
+    "check_governance": { release: "3.0"; gaps: never };
+    "create_property_list": { release: "3.0"; gaps: never };
+    "delete_property_list": { release: "3.0"; gaps: never };
+    "get_adcp_capabilities": { release: "3.0"; gaps: never };
+    "get_plan_audit_logs": { release: "3.0"; gaps: never };
+    "get_property_list": { release: "3.0"; gaps: never };
+    "list_property_lists": { release: "3.0"; gaps: never };
+    "report_plan_outcome": { release: "3.0"; gaps: never };
+    "sync_plans": { release: "3.0"; gaps: never };
+    "update_property_list": { release: "3.0"; gaps: never };
+  };
+  "guaranteed-publisher": {
+    "create_media_buy": { release: "3.0"; gaps: never };
+    "get_adcp_capabilities": { release: "3.0"; gaps: never };
+    "get_media_buy_delivery": { release: "3.0"; gaps: never };
+    "get_media_buys": { release: "3.0"; gaps: never };
+    "get_products": { release: "3.0"; gaps: never };
+    "list_accounts": { release: "3.0"; gaps: never };
+    "list_creative_formats": { release: "3.0"; gaps: never };
+    "list_creatives": { release: "3.0"; gaps: never };
+    "provide_performance_feedback": { release: "3.0"; gaps: never };
+    "sync_accounts": { release: "3.0"; gaps: never };
+    "sync_creatives": { release: "3.0"; gaps: never };
+    "update_media_buy": { release: "3.0"; gaps: never };
+  };
+  "programmatic-seller": {
+    "create_media_buy": { release: "3.0"; gaps: never };
+    "get_adcp_capabilities": { release: "3.0"; gaps: never };
+    "get_media_buy_delivery": { release: "3.0"; gaps: never };
+    "get_media_buys": { release: "3.0"; gaps: never };
+    "get_products": { release: "3.0"; gaps: never };
+    "list_accounts": { release: "3.0"; gaps: never };
+    "list_creative_formats": { release: "3.0"; gaps: never };
+    "log_event": { release: "3.0"; gaps: never };
+    "provide_performance_feedback": { release: "3.0"; gaps: never };
+    "sync_accounts": { release: "3.0"; gaps: never };
+    "sync_audiences": { release: "3.0"; gaps: never };
+    "sync_catalogs": { release: "3.0"; gaps: never };
+    "sync_creatives": { release: "3.0"; gaps: never };
+    "sync_event_sources": { release: "3.0"; gaps: never };
+    "update_media_buy": { release: "3.0"; gaps: never };
+  };
+  "signals-agent": {
+    "activate_signal": { release: "3.0"; gaps: never };
+    "get_adcp_capabilities": { release: "3.0"; gaps: never };
+    "get_signals": { release: "3.0"; gaps: never };
   };
 }
 
@@ -112,9 +180,9 @@ type AsyncStatus<K> = K extends 'input_required' ? 'input-required' : K;
 type AsyncBodies<E> = E extends { async: infer A } ? { [K in keyof A]: WithoutEnvelope<A[K]> & { status: AsyncStatus<K> } }[keyof A] : never;
 
 /**
- * A response valid in every release of `R` at once: what one handler serving them all may return. (Each release's
- * response is put in a parameter position, distributing over the releases only, so inferring from it intersects
- * the releases' responses, not their arms.)
+ * A response valid in every release of `R` at once, needing no conversion (a handler function answers its tool's
+ * newest release instead: HandlerAnswer). (Each release's response is put in a parameter position, distributing
+ * over the releases only, so inferring from it intersects the releases' responses, not their arms.)
  */
 export type ResponseInAll<T extends string, R extends ReleaseKey> = (R extends ReleaseKey ? (response: ResponseOf<T, R>) => void : never) extends (
   response: infer I,
@@ -129,13 +197,27 @@ export type PerReleaseHandlersFor<P extends ProfileName, T extends string> = {
   [R in ReleasesServing<P, T>]: ToolHandler<RequestOf<T, R>, Answer<ResponseOf<T, R>>, R>;
 };
 
+type ShapeOf<P extends ProfileName, T extends string> = T extends keyof ProfileHandlerShapes[P] ? ProfileHandlerShapes[P][T] : never;
+type ShapeRelease<P extends ProfileName, T extends string> = ShapeOf<P, T> extends { release: infer R } ? R & ReleaseKey : never;
+type ShapeGaps<P extends ProfileName, T extends string> = ShapeOf<P, T> extends { gaps: infer G } ? G & string : never;
+
 /**
- * A tool's handler: either one per release (`{ '3.2': …, '3.0': … }`, each typed by its own release), or one
- * function for every release, which receives any served release's request and must return a body valid in each
- * (its `ctx.release` says which release the call is answered in).
+ * What one handler function of tool `T` in profile `P` receives: the request of the highest release serving it,
+ * with the fields an older served release does not send optional (the runtime converts an older buyer's request up).
+ */
+export type HandlerArgs<P extends ProfileName, T extends string> = Relax<RequestOf<T, ShapeRelease<P, T>>, ShapeGaps<P, T>>;
+
+/** What one handler function of tool `T` in profile `P` returns: a body of the highest release serving it (or an error). */
+export type HandlerAnswer<P extends ProfileName, T extends string> = Answer<ResponseOf<T, ShapeRelease<P, T>>>;
+
+/**
+ * A tool's handler: one function, written once in the shape of the highest release serving the tool
+ * (`HandlerArgs`/`HandlerAnswer`; `ctx.release` still says which release the buyer pinned, and the runtime converts
+ * for the others), or one per release (`{ '3.2': …, '3.0': … }`, each typed by its own release and never converted)
+ * for a tool whose behaviour truly differs between releases.
  */
 export type HandlerFor<P extends ProfileName, T extends string> =
-  | ToolHandler<RequestOf<T, ReleasesServing<P, T>>, Answer<ResponseInAll<T, ReleasesServing<P, T>>>, ReleasesServing<P, T>>
+  | ToolHandler<HandlerArgs<P, T>, HandlerAnswer<P, T>, ReleasesServing<P, T>>
   | PerReleaseHandlersFor<P, T>;
 
 /**

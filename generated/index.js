@@ -11,6 +11,7 @@
 //   normalization:schemas/normalizations/brand.json f5cbcb56eba2e57b
 //   normalization:schemas/normalizations/media-buy.json ea243e49a44c22bf
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
+//   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
 //   adcp-codegen 0.1.0:runtime/loader.ts 4201900002f6e3a9
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES

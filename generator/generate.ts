@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Advertisement } from './project/index.js';
 import type { ProfileData } from './emit/index.js';
 import { generatorCodeHash, generatorVersion, CodegenError, sha256, createLogger, type Logger } from './shared/index.js';
-import { load, readInputs, displayPath, loadNormalizationRules, loadOverlays, MANIFEST, readManifest, type ConfigOverrides, type EmittedFile, type InputRef, type OutputManifest } from './load/index.js';
+import { load, readInputs, displayPath, loadConversionRules, loadNormalizationRules, loadOverlays, MANIFEST, readManifest, type ConfigOverrides, type EmittedFile, type InputRef, type OutputManifest } from './load/index.js';
 import { diffOutput, manifestFile, openOutput, outputIntact, pathList, write } from './write/index.js';
 
 export interface GenerateOptions extends ConfigOverrides {
@@ -65,6 +65,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const cwd = process.cwd();
   const rules = loadNormalizationRules(config.normalizations.map((f) => displayPath(f, cwd)));
   const overlays = loadOverlays(config.overlays.map((f) => displayPath(f, cwd)));
+  const conversionRules = loadConversionRules(config.conversions.map((f) => displayPath(f, cwd)));
   const code = generatorCodeHash();
   // As the loaders hashed them, named as the compiled modules' headers name them: no file is read twice.
   const ruleHashes = [...new Map(rules.map((r) => [r.file, r.fileHash])).entries()];
@@ -75,6 +76,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
       releases: config.releaseDirs.map((r, i) => ({ name: r.display, hash: files.digests[i]!.hash })),
       profiles: files.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
       rules: ruleHashes,
+      conversions: conversionRules.map((f) => ({ name: `conversion:${f.file}`, hash: f.fileHash })),
       overlays: overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
       acceptedRecords: config.acceptedRecords,
       strict: config.strict,
@@ -91,7 +93,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   // only when there is something to generate: a no-op run never pays for them.
   const [
     { advertise, AdvertisedSources, servedCapabilities },
-    { compile, dedupe, reportSkippedRules },
+    { compile, dedupe, reportConversions, reportSkippedRules },
     { checkToolsLists, entryFiles, jsonFile, profileFiles, runtimeFiles, withHeader },
     { format, formatted: formattedByPrettier, FormatAhead },
     { select },
@@ -108,6 +110,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     ...inputs.releases.map((r) => ({ name: r.label, hash: r.hash })),
     ...inputs.profiles.map((p) => ({ name: `profile:${p.file}`, hash: p.hash })),
     ...ruleHashes.map(([file, hash]) => ({ name: `normalization:${file}`, hash })),
+    ...conversionRules.map((f) => ({ name: `conversion:${f.file}`, hash: f.fileHash })),
     ...overlays.map((o) => ({ name: `overlay:${o.file}`, hash: o.hash })),
   ];
 
@@ -122,7 +125,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
     const sources = new AdvertisedSources(overlays);
     const profiles: ProfileData[] = inputs.profiles.map((profile) => {
       const ss = selections.get(profile.name)!;
-      servedCapabilities(profile, ss.map((s) => s.release.key)); // a stated supported_versions must match: fail before compiling
+      servedCapabilities(profile, ss.map((s) => s.release)); // a stated supported_versions must match: fail before compiling
       const advertised: Advertisement = advertise(profile, ss, sources, config.acceptedRecords);
       return { profile, selections: ss, advertised };
     });
@@ -161,6 +164,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   try {
     const compiled = await compile(inputs.releases, selections, rules, {
       generatorHash: code,
+      conversionRules,
       reuse: (id, key) => (options.reuse === false ? undefined : reusable(config.out, previous, id, key)),
       onUnit: (id, ms, files) => {
         log.detail(`compiled ${id} in ${Math.round(ms)} ms`);
@@ -170,6 +174,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
       },
     });
     reportSkippedRules(compiled.skippedRules, log);
+    reportConversions(compiled.conversions, log, config.strict, warn);
     const reused = compiled.units.filter((u) => u.reused);
     log.stage(
       'compile',

@@ -1,7 +1,7 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ARequestContext, A2ASkill } from './a2a-types.js';
-import type { Agent, CallToolResult, ToolHandler } from './agent-types.js';
+import type { Agent, AnyToolHandler, CallToolResult } from './agent-types.js';
 import { callBound, errorResult, resultBody } from './results.js';
-import { agentFault, type AdcpErrorBody } from './errors.js';
+import type { AdcpErrorBody } from './errors.js';
 
 /**
  * AdCP over A2A: the same pipeline behind an A2A skill dispatch. A buyer addresses a tool with a Message holding one
@@ -43,7 +43,7 @@ const INVOCATION_ERRORS = {
   inputNotObject: 'the DataPart "input" (or legacy "parameters") must be an object, or omitted',
 } as const;
 
-export function createA2AExecutor(agent: PipelineAgent, handlers: Record<string, ToolHandler<any, any, any>>, options: A2AExecutorOptions = {}): A2AExecutor {
+export function createA2AExecutor(agent: PipelineAgent, handlers: Readonly<Record<string, AnyToolHandler>>, options: A2AExecutorOptions = {}): A2AExecutor {
   const rejectedState = options.rejectedTaskState ?? 'failed';
   if (rejectedState !== 'failed' && rejectedState !== 'completed') throw new Error('adcp-codegen: rejectedTaskState must be "failed" or "completed"');
   /** Tasks executing now, so a cancel can answer in the caller's dialect and context. */
@@ -80,7 +80,7 @@ export function createA2AExecutor(agent: PipelineAgent, handlers: Record<string,
 /** The message → the AdCP call and its result; every failure becomes an AdCP error body. */
 async function invoke(
   agent: PipelineAgent,
-  handlers: Record<string, ToolHandler<any, any, any>>,
+  handlers: Readonly<Record<string, AnyToolHandler>>,
   request: A2ARequestContext,
 ): Promise<{ skill: string; result: CallToolResult }> {
   const parsed = readInvocation(request.userMessage.parts);
@@ -88,15 +88,9 @@ async function invoke(
     return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
   }
   const { skill, input } = parsed;
-  // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context.
-  try {
-    return { skill, result: await callBound(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
-  } catch (e) {
-    // agent.call answers handler failures itself; anything reaching here is a fault of the agent, not the buyer's
-    // request: logged on the server, answered with no detail and not as something a retry would fix.
-    process.emitWarning(`adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    return { skill, result: rejection(agent, agentFault(skill, "the call failed on the agent (details are in the agent's log)"), input) };
-  }
+  // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context; a failure
+  // of the agent itself is its CONFIGURATION_ERROR (callBound).
+  return { skill, result: await callBound(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
 }
 
 type Invocation = { ok: true; skill: string; input: Record<string, unknown> } | { ok: false; message: string; skill?: string; input?: unknown };
@@ -109,11 +103,12 @@ function readInvocation(parts: readonly unknown[]): Invocation {
   if (data.length > 1) return { ok: false, message: INVOCATION_ERRORS.manyDataParts };
   const value = data[0]!.data;
   if (!isObject(value)) return { ok: false, message: INVOCATION_ERRORS.dataNotObject };
-  const input = value.input ?? value.parameters;
+  // `input` when the part has one (null included: arguments are an object or absent, as over MCP), else `parameters`.
+  const input = Object.prototype.hasOwnProperty.call(value, 'input') ? value.input : value.parameters;
   const skill = typeof value.skill === 'string' && value.skill.length > 0 ? value.skill : undefined;
   if (skill === undefined) return { ok: false, message: INVOCATION_ERRORS.noSkill, input };
-  if (input !== undefined && input !== null && !isObject(input)) return { ok: false, message: INVOCATION_ERRORS.inputNotObject, skill, input };
-  return { ok: true, skill, input: (input ?? {}) as Record<string, unknown> };
+  if (input !== undefined && !isObject(input)) return { ok: false, message: INVOCATION_ERRORS.inputNotObject, skill, input };
+  return { ok: true, skill, input: input ?? {} };
 }
 
 /** A DataPart of either major: 0.3 `{ kind: 'data', data }`, 1.x `{ content: { $case: 'data', value } }`. */

@@ -49,7 +49,7 @@ export type ToolHandler<Args = Record<string, unknown>, Result = Record<string, 
 ) => Result | AdcpError | Promise<Result | AdcpError>;
 
 /**
- * One handler per release the tool is served in (`{ '3.2': …, '3.0': … }`), each typed by its own release's request
+ * One handler per release the tool is served in (`{ '3.2-beta.5': …, '3.0': … }`, keyed by wire version), each typed by its own release's request
  * and response; the runtime calls the one for the release the buyer pinned.
  */
 export type PerReleaseHandlers = { readonly [release: string]: ToolHandler<any, any, any> };
@@ -87,6 +87,18 @@ export interface ReleaseOption {
   release?: string;
 }
 
+/**
+ * `T` with the fields at `Paths` made optional: each path is property names joined by `/`, `*` standing for the
+ * elements of an array (`packages/*\/bidding`). A handler written in a newer release's shape receives, from a buyer
+ * pinned to an older release, the newer request with the fields the older one does not send made optional this way.
+ */
+export type Relax<T, Paths extends string> = [Paths] extends [never] ? T : RelaxAt<T, Paths>;
+type RelaxAt<T, P extends string> = T extends readonly (infer E)[] ? Relax<E, Below<P, '*'>>[] : T extends object ? Optional<{ [K in keyof T]: K extends string ? Relax<T[K], Below<P, K>> : T[K] }, P> : T;
+/** The rest of each path that starts with `K/`. */
+type Below<P extends string, K extends string> = P extends `${K}/${infer Rest}` ? Rest : never;
+/** `T` with the keys `K` optional; index signatures and the other keys' modifiers kept. */
+type Optional<T, K> = { [Q in keyof T as Q extends K ? never : Q]: T[Q] } & { [Q in keyof T as Q extends K ? Q : never]?: T[Q] };
+
 /** The handlers a profile's tools need, untyped; the generated entry narrows it with each release's types. */
 export type HandlerMap<Tools extends string> = Partial<Record<Tools, AnyToolHandler>>;
 
@@ -111,8 +123,18 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
   validateResponse(tool: Tools, body: unknown, options?: ReleaseOption): ValidationResult;
   /** The whole pipeline for one call → an MCP CallToolResult. Throws UnknownToolError for tools outside the profile. */
   call(tool: string, args: unknown, handler: AnyToolHandler, ctx?: CallContext): Promise<CallToolResult>;
-  /** Serves the profile on an @modelcontextprotocol/sdk McpServer (or its low-level Server). */
+  /**
+   * Serves the profile on an @modelcontextprotocol/sdk McpServer (or its low-level Server). Throws when `handlers` do
+   * not match the profile (naming the missing and extra tools). A server made per request should come from
+   * mcpServerFactory, which checks the handlers once, at start-up.
+   */
   registerMcp(server: unknown, handlers: Handlers): void;
+  /**
+   * For the stateless Streamable HTTP pattern (one McpServer per POST): checks `handlers` against the profile now —
+   * throwing, before the server listens, with a message naming every missing or extra tool — and returns a function
+   * that makes a server with `create` and registers the already-checked handlers on it, for each request.
+   */
+  mcpServerFactory<Server>(handlers: Handlers, create: () => Server): () => Server;
   /**
    * The same pipeline as an @a2a-js/sdk AgentExecutor (skill dispatch; either major, 1.x or 0.3.x), and the
    * agent-card skills to go with it.

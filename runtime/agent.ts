@@ -8,28 +8,32 @@ import {
   type NormalizeFn,
   type NormalizeModule,
   type RequestValidatorModule,
+  type ResponseStripModule,
   type ResponseValidatorModule,
   type StripFn,
   type StripModule,
   type ValidateFn,
 } from './contract.js';
+import { boundedIssue, clip, MAX_REJECTION_ISSUES } from './bounds.js';
 import { driftIssues } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported } from './errors.js';
 import { COMPLIANCE_CONTROLLER, controllerRejection } from './controller-rejection.js';
+import { conversionFailed, conversions } from './conversions.js';
+import { checkHandlers, ownHandler } from './handlers.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
 import { loadArtifact } from './loader.js';
-import { registerMcp as registerMcpImpl } from './mcp.js';
+import { mcpRegistrar, registerMcp as registerMcpImpl } from './mcp.js';
 import { a2aSkills, createA2AExecutor } from './a2a.js';
 import { selectRelease, type ServedRelease } from './release-select.js';
+import { parseWireVersion } from './versions.js';
 import type {
   Agent,
   AgentOptions,
+  AnyToolHandler,
   HandlerContext,
   HandlerMap,
   Mode,
-  PerReleaseHandlers,
   ToolAnnotations,
-  ToolHandler,
   ToolsListEntry,
   ValidationResult,
 } from './agent-types.js';
@@ -48,6 +52,7 @@ export type {
   HandlerMap,
   Mode,
   PerReleaseHandlers,
+  Relax,
   ReleaseOption,
   ToolAnnotations,
   ToolHandler,
@@ -73,6 +78,7 @@ interface ToolSlots {
   response?: ValidateFn;
   strip?: StripFn;
   normalize?: NormalizeFn;
+  responseStrip?: ResponseStripModule;
 }
 
 interface ProfileRelease extends ServedRelease {
@@ -81,6 +87,8 @@ interface ProfileRelease extends ServedRelease {
   readonly capabilities: Record<string, unknown>;
   /** Per tool, envelope fields (`status`, `adcp_version`, `context`) its response schema refuses: never added. */
   readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
+  /** Tools whose `status` is the response's own state in this release (3.0's create_media_buy): never defaulted. */
+  readonly domainStatus?: readonly string[];
 }
 
 
@@ -94,11 +102,13 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   if (mode !== 'production' && mode !== 'development') throw new Error(`adcp-codegen: mode must be "production" or "development"`);
   // Only what calls need: the tools/list entries (most of a profile's bytes) wait in their own file for the first list.
   const file = JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.json`), 'utf8')) as {
-    profile: { releases: Omit<ProfileRelease, 'major' | 'minor'>[]; outputAdvertised: string[] };
+    profile: { releases: Omit<ProfileRelease, 'major' | 'minor' | 'prerelease'>[]; outputAdvertised: string[] };
   };
   const served: ProfileRelease[] = file.profile.releases.map((r) => {
-    const [major, minor] = r.key.split('.').map(Number) as [number, number];
-    return { ...r, major, minor };
+    const version = parseWireVersion(r.key);
+    // Written by the generator from the same parser: anything else is a set edited by hand.
+    if (version === undefined) throw new Error(`adcp-codegen: profiles/${name}.json names release ${JSON.stringify(r.key)}, not an AdCP wire version; run adcp-codegen generate`);
+    return { ...r, ...version };
   });
   const byKey = new Map(served.map((r) => [r.key, r]));
   const outputAdvertised = new Set(file.profile.outputAdvertised);
@@ -123,6 +133,11 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   };
   /** The served releases that serve `tool`, highest first. */
   const releasesServing = (tool: string): string[] => served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+  /**
+   * The release a single function handler of `tool` is written in: the highest serving it. A buyer pinned to
+   * another gets the request converted up to it and the answer converted down (docs/conversions.md).
+   */
+  const handlerRelease = new Map([...allTools].map((tool) => [tool, served.find((r) => r.tools.includes(tool))!]));
 
   const memo = new Map<string, unknown>();
   const cached = <T>(key: string, make: () => T): T => {
@@ -136,6 +151,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     (s.response ??= wrapResponseValidator(loadArtifact(outDir, ARTIFACT_PATHS.response(s.release.key, s.tool)) as ResponseValidatorModule));
   const stripFn = (s: ToolSlots): StripFn => (s.strip ??= (loadArtifact(outDir, ARTIFACT_PATHS.strip(s.release.key, s.tool)) as StripModule).strip);
   const normalizeFn = (s: ToolSlots): NormalizeFn => (s.normalize ??= (loadArtifact(outDir, ARTIFACT_PATHS.normalize(s.release.key, s.tool)) as NormalizeModule).normalize);
+  const { convertUp, convertDown } = conversions<ProfileRelease, ToolSlots>({ outDir, cached, slotIn, normalize: normalizeFn, strip: stripFn });
 
   // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
   const schema = (path: string): Record<string, unknown> =>
@@ -173,61 +189,27 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   const parse = (
     s: ToolSlots,
     input: unknown,
-  ): { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] } | { ok: false; issues: Issue[] } => {
+  ): { ok: true; value: Record<string, unknown>; normalized: AppliedNormalization[]; stripped: string[] } | { ok: false; issues: Issue[]; found: number } => {
     try {
       const normalized = normalizeFn(s)(input);
       const stripped = stripFn(s)(normalized.value);
       // Both modes validate the stripped value, so the validator reports every other problem; development then
-      // rejects the unknown fields production would have dropped, one issue per field.
+      // rejects the unknown fields production would have dropped, one issue per field — as many as a rejection
+      // carries, the rest only counted (a million unknown fields make fifty issues, not a million).
       const verdict = validateWith(requestValidator(s), stripped.value);
-      const issues = [...(mode === 'development' ? driftIssues(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
-      if (issues.length > 0) return { ok: false, issues };
+      const drift = mode === 'development' ? stripped.removed.length : 0;
+      const issues = [...(drift > 0 ? driftIssues(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
+      if (issues.length > 0) return { ok: false, issues, found: drift + (verdict.ok ? 0 : verdict.issues.length) };
       return { ok: true, value: stripped.value as Record<string, unknown>, normalized: normalized.applied, stripped: stripped.removed };
     } catch (e) {
       // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
-      if (e instanceof RangeError) return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }] };
+      if (e instanceof RangeError) return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }], found: 1 };
       throw e;
     }
   };
 
-  /**
-   * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
-   * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
-   * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
-   * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
-   * the profile.
-   */
-  const bindHandlers = (handlers: HandlerMap<string>): Record<string, ToolHandler<any, any>> => {
-    if (handlers === null || typeof handlers !== 'object') throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
-    const out: Record<string, ToolHandler<any, any>> = {};
-    const extra: string[] = [];
-    const missing: string[] = [];
-    for (const tool of Object.keys(handlers)) {
-      const h = handlers[tool];
-      if (h === undefined) continue;
-      if (!allTools.has(tool)) {
-        extra.push(tool);
-        continue;
-      }
-      if (typeof h === 'function') {
-        out[tool] = h;
-        continue;
-      }
-      const releases = releasesServing(tool);
-      for (const key of releases) if (typeof ownHandler(h, key) !== 'function') missing.push(`${tool} (AdCP ${key})`);
-      for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
-      out[tool] = (args, ctx) => ownHandler(h, ctx.release)!(args, ctx);
-    }
-    // The one handler the profile itself can give: its capabilities, as served in the answering release.
-    if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-      // The profile's own object: `call` copies every handler result before anything reads it.
-      out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
-    }
-    for (const tool of [...allTools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
-    if (extra.length > 0) throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
-    if (missing.length > 0) throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
-    return out;
-  };
+  const bindHandlers = (handlers: HandlerMap<string>): Readonly<Record<string, AnyToolHandler>> =>
+    checkHandlers(handlers, { name, tools: allTools, releasesServing, capabilities: (key) => releaseFor(key).capabilities });
 
   const agent: Agent = {
     name,
@@ -252,11 +234,19 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
         return errorResult(invalidRequest(tool, [request.issue]), request.context === undefined ? undefined : { context: request.context }, served[0]!.key);
       }
       args = request.value;
+      // An AdCP tool's arguments are one JSON object: null, an array, a number, a string or a boolean is a request
+      // no schema can accept, and one with no context to echo.
+      if (!isObject(args)) {
+        return errorResult(invalidRequest(tool, [{ pointer: '', keyword: 'type', message: `must be an object (the tool's arguments), not ${jsonType(args)}` }]), undefined, served[0]!.key);
+      }
+      // The context to echo, copied now: whatever runs later (authorize, the handler) may change the parsed value,
+      // which shares its objects with the arguments, or return a context of its own; the buyer gets back what it sent.
+      const echo = contextSnapshot(args);
       const choice = selectRelease(served, args);
       if (!choice.ok) {
         const body =
-          choice.code === 'VERSION_UNSUPPORTED' ? versionUnsupported(choice.message, served.map((r) => r.key)) : invalidRequest(tool, choice.issues);
-        return errorResult(body, args, served[0]!.key);
+          choice.code === 'VERSION_UNSUPPORTED' ? versionUnsupported(choice.message, choice.details) : invalidRequest(tool, choice.issues);
+        return errorResult(body, echo, served[0]!.key);
       }
       const r = byKey.get(choice.release.key)!;
       const s = slotIn(r, tool);
@@ -269,37 +259,61 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
             recovery: 'correctable',
             details: { tool, supported_versions: supported },
           },
-          args,
+          echo,
           r.key,
         );
       }
       const parsed = parse(s, args);
-      if (!parsed.ok) return tool === COMPLIANCE_CONTROLLER ? controllerRejection(parsed.issues, args, r.key) : errorResult(invalidRequest(tool, parsed.issues), args, r.key);
+      if (!parsed.ok) {
+        return tool === COMPLIANCE_CONTROLLER ? controllerRejection(parsed.issues, parsed.found, echo, r.key) : errorResult(invalidRequest(tool, parsed.issues, parsed.found), echo, r.key);
+      }
 
       const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
-      if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
+      if (fn === undefined) return errorResult(agentFault(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
+      // One function is written in the highest release serving the tool; a per-release handler in its own.
+      const shape = typeof handler === 'function' ? handlerRelease.get(tool)! : r;
+      let value = parsed.value;
+      if (shape !== r) {
+        try {
+          value = convertUp(shape, r, tool, value);
+        } catch (e) {
+          return errorResult(conversionFailed(tool, `the AdCP ${r.key} request to AdCP ${shape.key}`, e), echo, r.key);
+        }
+      }
       let result: unknown;
       try {
         // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
         const hctx: HandlerContext = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
-        if (options.authorize !== undefined) await options.authorize(tool, parsed.value, hctx);
-        result = await fn(parsed.value, hctx);
+        if (options.authorize !== undefined) await options.authorize(tool, value, hctx);
+        result = await fn(value, hctx);
         if (result instanceof AdcpError) throw result;
         // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
         const copy = jsonCopy(result);
         if (!copy.ok) throw new Error('the handler returned a value that cannot be read as JSON');
         result = copy.value;
       } catch (e) {
-        return errorResult(thrownBody(tool, e), args, r.key);
+        return errorResult(thrownBody(tool, e), echo, r.key);
       }
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-        return errorResult(agentFault(tool, 'the handler returned no response object'), args, r.key);
+        return errorResult(agentFault(tool, 'the handler returned no response object'), echo, r.key);
       }
-      const resultBody = result as Record<string, unknown>;
-      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, args, r.key);
+      let resultBody = result as Record<string, unknown>;
+      if (isAdcpErrorBody(resultBody.adcp_error)) return errorResult(resultBody.adcp_error, echo, r.key);
+      if (shape !== r) {
+        try {
+          const down = convertDown(shape, r, tool, resultBody, parsed.value);
+          if ('refused' in down) {
+            const message = `${tool}: this answer has no AdCP ${r.key} form (${down.refused}); AdCP ${shape.key} carries it`;
+            return errorResult({ code: 'UNSUPPORTED_FEATURE', message, recovery: 'correctable', details: { tool, supported_versions: [shape.key] } }, echo, r.key);
+          }
+          resultBody = down.body;
+        } catch (e) {
+          return errorResult(conversionFailed(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), echo, r.key);
+        }
+      }
 
-      const envelope = responseEnvelope(resultBody, parsed.value.context, r.key, (body) => statusDefined(responseValidator(s), body));
-      if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), args, r.key);
+      const envelope = responseEnvelope(resultBody, echo?.context, r.key, (body) => statusDefined(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
+      if (!envelope.ok) return errorResult(agentFault(tool, envelope.message), echo, r.key);
       const body = envelope.body;
       // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
       // handler's own `status` (async, or domain state) stays.
@@ -316,9 +330,9 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
           if (mode === 'production') process.emitWarning(`adcp-codegen: ${tool}: ${problem}: ${JSON.stringify(verdict.issues)}`);
           return errorResult(
             mode === 'development'
-              ? agentFault(tool, `${problem}: ${first.pointer === '' ? 'the response' : first.pointer} ${first.message}`, { tool, response_issues: verdict.issues })
+              ? agentFault(tool, `${problem}: ${first.pointer === '' ? 'the response' : clip(first.pointer)} ${clip(first.message)}`, { tool, response_issues: verdict.issues.slice(0, MAX_REJECTION_ISSUES).map(boundedIssue) })
               : agentFault(tool, problem, { tool }),
-            args,
+            echo,
             r.key,
           );
         }
@@ -329,16 +343,40 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     registerMcp(server, handlers) {
       registerMcpImpl(agent, server, bindHandlers(handlers as HandlerMap<string>));
     },
+    mcpServerFactory(handlers, create) {
+      // Checked once, here, before the caller's server listens: a set that does not match the profile never reaches
+      // a request.
+      const bound = bindHandlers(handlers as HandlerMap<string>);
+      if (typeof create !== 'function') throw new Error('adcp-codegen: mcpServerFactory needs a function that creates an McpServer');
+      const registerOn = mcpRegistrar(agent, bound);
+      return () => {
+        const server = create();
+        registerOn(server);
+        return server;
+      };
+    },
     a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, bindHandlers(handlers as HandlerMap<string>), a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),
   };
   return agent;
 }
 
-/** The handler of a per-release set for one release, own properties only. */
-function ownHandler(set: PerReleaseHandlers, release: string): ToolHandler<any, any, any> | undefined {
-  const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
-  return typeof h === 'function' ? h : undefined;
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function jsonType(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : v === undefined ? 'nothing' : `a ${typeof v}`;
+}
+
+/**
+ * `{ context }` holding a private copy of the arguments' context (they are the parse-once JSON copy, so the copy
+ * cannot fail), or undefined when there is none: what every answer to this call echoes.
+ */
+function contextSnapshot(args: Record<string, unknown>): { context: unknown } | undefined {
+  if (!Object.prototype.hasOwnProperty.call(args, 'context') || args.context === undefined) return undefined;
+  const copy = jsonCopy(args.context);
+  return copy.ok ? { context: copy.value } : undefined;
 }
 
 function deepFreeze<T>(value: T): T {

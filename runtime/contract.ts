@@ -22,6 +22,8 @@ export interface Issue {
   forbiddenProperties?: string[];
   /** discriminated unions: the discriminator property and the values it accepts. */
   discriminator?: { property: string; allowedValues: unknown[] };
+  /** Set when text from the payload was clipped to keep the rejection bounded (bounds.ts). */
+  truncated?: true;
 }
 
 export type CheckResult = { ok: true } | { ok: false; issues: Issue[] };
@@ -69,6 +71,9 @@ export type NormalizeFn = (data: unknown) => NormalizeResult;
  *                                                                   validateAsync: { [status]: RawValidateFn } }
  *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
  *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
+ *   releases/<key>/strip/<tool>.response.cjs     module.exports = { strip: StripFn, stripAsync: { [status]: StripFn } }
+ *   releases/<old>/convert/<new>/index.cjs       module.exports = { [tool]: { response: ConvertResponseFn, request: ConvertRequestFn } }
+ *                                                (a getter per tool, requiring its content-addressed module)
  *
  * Artifacts `require` only relative paths inside the output directory (shared definition modules and support
  * files the compile stages emit themselves), never a package, so the generated set is self-contained.
@@ -78,6 +83,10 @@ export const ARTIFACT_PATHS = {
   response: (key: string, tool: string) => `releases/${key}/validate/${tool}.response.cjs`,
   strip: (key: string, tool: string) => `releases/${key}/strip/${tool}.cjs`,
   normalize: (key: string, tool: string) => `releases/${key}/normalize/${tool}.cjs`,
+  /** The deep-strip of a tool's response and async responses, for bodies converted from a newer release. */
+  responseStrip: (key: string, tool: string) => `releases/${key}/strip/${tool}.response.cjs`,
+  /** Conversions between a newer release whose handler answers and the older one a buyer pinned: the pair's index. */
+  convert: (olderKey: string, newerKey: string) => `releases/${olderKey}/convert/${newerKey}/index.cjs`,
 } as const;
 
 /** An Ajv error object, as Ajv standalone code leaves it on `validate.errors`. */
@@ -113,4 +122,31 @@ export interface StripModule {
 
 export interface NormalizeModule {
   normalize: NormalizeFn;
+}
+
+export interface ResponseStripModule {
+  strip: StripFn;
+  stripAsync: Readonly<Record<string, StripFn>>;
+}
+
+/** One step a conversion applied: as a normalization, or a value taken from the buyer's request. */
+export interface AppliedConversion extends AppliedNormalization {
+  origin?: 'request';
+}
+
+export interface ConversionResult {
+  value: unknown;
+  applied: AppliedConversion[];
+  /** Set when the answer has no form in the older release (a `refuse` rule): why. The buyer gets an AdCP error. */
+  refused?: string;
+}
+
+/** A newer release's body toward the older release the buyer pinned (whose deep-strip runs after). Never mutates. */
+export type ConvertResponseFn = (body: unknown, request: unknown) => ConversionResult;
+/** An older release's validated request toward the newer release's handler (before its normalizer). Never mutates. */
+export type ConvertRequestFn = (request: unknown) => ConversionResult;
+
+export interface ConvertModule {
+  response: ConvertResponseFn;
+  request: ConvertRequestFn;
 }

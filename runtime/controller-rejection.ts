@@ -14,15 +14,16 @@ import { contextEcho, invalidRequest } from './errors.js';
  */
 export const COMPLIANCE_CONTROLLER = 'comply_test_controller';
 
-export function controllerRejection(issues: Issue[], args: unknown, release: string): CallToolResult {
-  const { message, issues: all } = invalidRequest(COMPLIANCE_CONTROLLER, issues);
-  const echo = contextEcho(args);
+/** `echo` is what errorResult takes: the call's context snapshot (or its arguments). */
+export function controllerRejection(issues: readonly Issue[], found: number, echo: unknown, release: string): CallToolResult {
+  const { message, issues: all } = invalidRequest(COMPLIANCE_CONTROLLER, issues, found);
+  const context = contextEcho(echo);
   const body: Record<string, unknown> = {
     success: false,
     error: 'INVALID_PARAMS',
     error_detail: message,
     issues: all,
-    ...(echo.present ? { context: echo.value } : {}),
+    ...(context.present ? { context: context.value } : {}),
     status: 'failed',
     adcp_version: release,
   };

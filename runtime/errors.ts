@@ -1,4 +1,6 @@
+import { boundedIssue, clip, MAX_REJECTION_ISSUES } from './bounds.js';
 import type { Issue } from './contract.js';
+import type { VersionUnsupportedDetails } from './release-select.js';
 import { escapeToken, unescapeToken } from './pointer.js';
 
 /** The `adcp_error` object of a rejection (AdCP core/error.json, plus the 3.1+ `issues`). */
@@ -60,11 +62,13 @@ export class AdcpError extends Error {
  * capabilities) is the one its error-code enum offers.
  */
 export function unsupportedTool(tool: string): AdcpErrorBody {
+  // The caller's name for it, clipped: an error never amplifies what was sent.
+  const name = clip(tool);
   return {
     code: 'UNSUPPORTED_FEATURE',
-    message: `Tool ${tool} is not served by this agent; tools/list names the tools it serves`,
+    message: `Tool ${name} is not served by this agent; tools/list names the tools it serves`,
     recovery: 'correctable',
-    details: { tool },
+    details: { tool: name },
   };
 }
 
@@ -84,18 +88,27 @@ export function jsonPathLite(pointer: string): string {
 /** Issues spelled out in an INVALID_REQUEST message. */
 const MESSAGE_ISSUES = 3;
 
-export function invalidRequest(tool: string, issues: Issue[]): AdcpErrorBody {
-  const first = issues[0];
-  // The first few issues in the message itself; every one in issues[].
-  const listed = issues.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
-  const more = issues.length - listed.length;
+/**
+ * The INVALID_REQUEST body for a call's issues, bounded whatever the payload (bounds.ts): at most
+ * MAX_REJECTION_ISSUES issues, each with payload text clipped, and `details.issues_omitted` counting the rest.
+ * `found` is how many issues the producers found in all, when they stopped building them at the cap (drift.ts).
+ * `details.issues` mirrors the same bounded list for pre-3.1 readers (core/error.json allows it).
+ */
+export function invalidRequest(tool: string, issues: readonly Issue[], found: number = issues.length): AdcpErrorBody {
+  const kept = issues.slice(0, MAX_REJECTION_ISSUES).map(boundedIssue);
+  const omitted = Math.max(found, issues.length) - kept.length;
+  const first = kept[0];
+  // The first few issues in the message itself; up to the cap in issues[].
+  const listed = kept.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
+  const more = kept.length + omitted - listed.length;
+  const rest = more <= 0 ? '' : omitted > 0 ? ` (and ${more} more issues; issues lists the first ${kept.length})` : ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)`;
   return {
     code: 'INVALID_REQUEST',
-    message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${more > 0 ? ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)` : ''}`,
+    message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${rest}`,
     recovery: 'correctable',
     ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
-    issues,
-    details: { tool, issues },
+    issues: kept,
+    details: { tool, issues: kept, ...(omitted > 0 ? { issues_omitted: omitted } : {}) },
   };
 }
 
@@ -125,13 +138,14 @@ export function agentFault(tool: string, problem: string, details?: Record<strin
   };
 }
 
-export function versionUnsupported(message: string, supported: readonly string[]): AdcpErrorBody {
+/** VERSION_UNSUPPORTED with `error-details/version-unsupported.json` as its details, so a buyer can re-pin at once. */
+export function versionUnsupported(message: string, details: VersionUnsupportedDetails): AdcpErrorBody {
   return {
     code: 'VERSION_UNSUPPORTED',
     message,
     recovery: 'correctable',
-    suggestion: `pin adcp_version to one of ${supported.join(', ')}`,
-    details: { supported_versions: [...supported] },
+    suggestion: `pin adcp_version to one of ${details.supported_versions.join(', ')}`,
+    details: { ...details },
   };
 }
 

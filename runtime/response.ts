@@ -10,7 +10,7 @@ import { jsonCopy } from './json-copy.js';
 /**
  * The response as it goes on the wire: the handler's body with the envelope the runtime owns. `adcp_version` is the
  * release that answered and `context` the caller's (a handler's own values are dropped); `status` defaults to
- * `completed`. A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
+ * `completed` (unless `defaultStatus` is false: the release's status is the response's own state). A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
  * release's response schema itself defines (3.0's create_media_buy carries the media buy's status there); any other
  * value is the agent's bug, answered as one instead of being sent.
  */
@@ -19,9 +19,12 @@ export function responseEnvelope(
   sentContext: unknown,
   release: string,
   schemaDefinesStatus: (body: Record<string, unknown>) => boolean,
+  defaultStatus = true,
 ): { ok: true; body: Record<string, unknown> } | { ok: false; message: string } {
   const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
-  const body: Record<string, unknown> = { ...rest, status: status ?? 'completed', adcp_version: release };
+  // Where the release's `status` is the response's own state (3.0's create_media_buy: the media buy's), a missing one
+  // stays missing: `completed` there would say the media buy has finished running.
+  const body: Record<string, unknown> = { ...rest, ...(status !== undefined || defaultStatus ? { status: status ?? 'completed' } : {}), adcp_version: release };
   if (sentContext !== undefined) body.context = sentContext;
   if (status !== undefined && !(typeof status === 'string' && TASK_STATUSES.has(status)) && !schemaDefinesStatus(body)) {
     return { ok: false, message: `the handler set status ${jsonText(status)}, which is neither an AdCP task status (${[...TASK_STATUSES].join(', ')}) nor one the AdCP ${release} response defines` };

@@ -1,5 +1,5 @@
 import type { Agent, AnyToolHandler, CallContext, CallToolResult } from './agent-types.js';
-import { contextEcho, unsupportedTool, type AdcpErrorBody } from './errors.js';
+import { agentFault, contextEcho, unsupportedTool, type AdcpErrorBody } from './errors.js';
 import { readRequest } from './json-copy.js';
 
 /**
@@ -34,11 +34,16 @@ export function errorResult(error: AdcpErrorBody, args: unknown, release: string
  * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
  */
 export function unknownToolResult(tool: string, args: unknown, releases: readonly string[]): CallToolResult {
+  return rejectionOf(unsupportedTool(tool), args, releases);
+}
+
+/** A rejection of a call the pipeline could not answer itself, labelled as unknownToolResult labels its own. */
+function rejectionOf(error: AdcpErrorBody, args: unknown, releases: readonly string[]): CallToolResult {
   // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
   const request = readRequest(args);
   const value = request.ok ? request.value : request.context === undefined ? undefined : { context: request.context };
   const pinned = value !== null && typeof value === 'object' ? (value as Record<string, unknown>).adcp_version : undefined;
-  return errorResult(unsupportedTool(tool), value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]!);
+  return errorResult(error, value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]!);
 }
 
 /** The AdCP body of a CallToolResult, success or rejection. */
@@ -49,7 +54,9 @@ export function resultBody(result: CallToolResult): Record<string, unknown> {
 /**
  * A transport's call of `tool` (MCP tools/call, an A2A skill): through the agent with the handler bound to it, or
  * AdCP's "unknown tool" rejection, with the caller's context, when none is bound or the agent serves no such tool.
- * Anything else the call throws is the transport's to answer.
+ * agent.call answers handler failures itself; anything else it throws (an artifact missing from the generated set,
+ * say) is a fault of the agent, not of the buyer's request: logged on the server and answered as a
+ * CONFIGURATION_ERROR with no detail, never a transport error or a crash of the process.
  */
 export async function callBound(agent: Pick<Agent, 'call' | 'releases'>, handlers: Readonly<Record<string, AnyToolHandler>>, tool: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
   const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
@@ -58,6 +65,13 @@ export async function callBound(agent: Pick<Agent, 'call' | 'releases'>, handler
     return await agent.call(tool, args, handler, ctx);
   } catch (e) {
     if (e instanceof UnknownToolError) return unknownToolResult(tool, args, agent.releases);
-    throw e;
+    let text: string;
+    try {
+      text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    } catch {
+      text = 'a value that cannot be printed';
+    }
+    process.emitWarning(`adcp-codegen: the call of ${tool} failed: ${text}`);
+    return rejectionOf(agentFault(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases);
   }
 }

@@ -161,7 +161,8 @@ for (const [major, serve] of [
     ]);
     assert.is(state, 'completed');
     assert.match(body.media_buy_id, /^mb_/);
-    // AdCP 3.0's create_media_buy carries the media buy's own status there: a buy without creatives yet.
+    // 3.0's create_media_buy `status` is the media buy's own state (the runtime never fills in the task's
+    // `completed` there): the seller states it, a buy without creatives yet.
     assert.is(body.status, 'pending_creatives');
     assert.is(body.adcp_version, '3.0');
     assert.equal(body.context, { via: major });
@@ -197,6 +198,10 @@ for (const [major, serve] of [
       [[part.data({ tool: 'get_products', input: { context: { via: major } } })], /non-empty string "skill"/, { via: major }],
       [[part.data({ skill: 'get_products', input: 'brief=x' })], /"input" \(or legacy "parameters"\) must be an object/, undefined],
       [[part.data({ skill: 'get_products', input: [{ context: 1 }] })], /must be an object/, undefined],
+      // As over MCP: null is not "no arguments", and neither is a number or a boolean.
+      [[part.data({ skill: 'get_products', input: null })], /"input" \(or legacy "parameters"\) must be an object/, undefined],
+      [[part.data({ skill: 'get_products', input: 42 })], /"input" \(or legacy "parameters"\) must be an object/, undefined],
+      [[part.data({ skill: 'get_products', parameters: false })], /"input" \(or legacy "parameters"\) must be an object/, undefined],
     ];
     for (const [message, pattern, context] of cases) {
       const { state, body } = await served.send(message);

@@ -130,11 +130,22 @@ test('registration refuses what the types refuse: a missing tool or release, a t
   const agent = await entry.loadProfile('things-seller');
   const make_thing = (args: { thing: unknown }) => ({ thing: args.thing });
   const server = () => new McpServer({ name: 's', version: '1' });
-  assert.throws(() => agent.registerMcp(server(), { get_things: perRelease }), /serves tools without a handler: make_thing$/);
-  assert.throws(() => agent.registerMcp(server(), { get_things: perRelease, make_thing: undefined }), /serves tools without a handler: make_thing$/);
-  assert.throws(() => agent.registerMcp(server(), { get_things: { '9.2': perRelease['9.2'] }, make_thing }), /without a handler: get_things \(AdCP 9\.1\)$/);
-  assert.throws(() => agent.registerMcp(server(), { get_things: { ...perRelease, '9.0': perRelease['9.1'] }, make_thing }), /does not serve: get_things \(AdCP 9\.0\)$/);
-  assert.throws(() => agent.registerMcp(server(), { get_things: perRelease, make_thing, get_signals: make_thing }), /does not serve: get_signals$/);
+  const refused = (handlers: Record<string, unknown>): string => {
+    try {
+      agent.registerMcp(server(), handlers);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error('the handler set was accepted');
+  };
+  const missing = /the handlers do not match profile things-seller: it serves tools without a handler: (.*?)( \(regenerate|;)/;
+  assert.is(missing.exec(refused({ get_things: perRelease }))?.[1], 'make_thing');
+  assert.is(missing.exec(refused({ get_things: perRelease, make_thing: undefined }))?.[1], 'make_thing');
+  assert.is(missing.exec(refused({ get_things: { '9.2': perRelease['9.2'] }, make_thing }))?.[1], 'get_things (AdCP 9.1)');
+  assert.match(refused({ get_things: { ...perRelease, '9.0': perRelease['9.1'] }, make_thing }), /it has no such tools for the handler\(s\) of get_things \(AdCP 9\.0\)/);
+  assert.match(refused({ get_things: perRelease, make_thing, get_signals: make_thing }), /it has no such tools for the handler\(s\) of get_signals/);
+  // Both at once, in one message: the set is wrong in two ways, and the team fixes it in one go.
+  assert.match(refused({ get_things: perRelease, get_signals: make_thing }), /without a handler: make_thing; and it has no such tools for the handler\(s\) of get_signals \(regenerate/);
   // agent.call with a per-release set lacking the release that answers: the agent's error, not a crash.
   const lacking = body(await agent.call('get_things', { mode: 'brief' }, { '9.1': perRelease['9.1'] }));
   assert.is(lacking.adcp_error.code, 'CONFIGURATION_ERROR');

@@ -63,7 +63,8 @@ test('a valid call reaches the handler with the parsed value; the result carries
   assert.is(seen.ctx.release, '3.0');
   assert.is(r.structuredContent!.adcp_version, '3.0');
   assert.equal(r.structuredContent!.context, { correlation_id: 'corr-1' });
-  // 3.0's create_media_buy states the media buy's own status there (the runtime's default is `completed`).
+  // 3.0's create_media_buy `status` is the media buy's own state (never filled with the task's `completed`): the
+  // seller states it.
   assert.is(r.structuredContent!.status, 'pending_creatives');
   assert.equal(body(r), r.structuredContent);
   await close();
@@ -191,7 +192,7 @@ test('get_adcp_capabilities is served from the profile; registration names missi
   const { get_products: _drop, ...missing } = (await sellerHandlers());
   assert.throws(() => agent.registerMcp(new McpServer({ name: 's', version: '1' }), missing as Handlers), /without a handler: get_products/);
   const extra: Record<string, unknown> = { ...(await sellerHandlers()), get_signals: () => ({}) };
-  assert.throws(() => agent.registerMcp(new McpServer({ name: 's', version: '1' }), extra as Parameters<typeof agent.registerMcp>[1]), /does not serve: get_signals/);
+  assert.throws(() => agent.registerMcp(new McpServer({ name: 's', version: '1' }), extra as Parameters<typeof agent.registerMcp>[1]), /no such tools for the handler\(s\) of get_signals/);
 });
 
 test('parse once: the handler and the authorization hook see the same parsed value, never the caller object', async () => {

@@ -1,20 +1,55 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { contextEcho, invalidRequest, jsonPathLite, CONTEXT_ECHO_LIMIT } from '../runtime/errors.js';
+import { contextEcho, invalidRequest, jsonPathLite, versionUnsupported, CONTEXT_ECHO_LIMIT } from '../runtime/errors.js';
+import { compareWireVersions, parseWireVersion, wireVersionOf } from '../runtime/versions.js';
 import { selectRelease, type ServedRelease } from '../runtime/release-select.js';
 
-const r = (key: string): ServedRelease => ({ key, major: Number(key.split('.')[0]), minor: Number(key.split('.')[1]) });
-const served = [r('3.2'), r('3.0')];
-const key = (args: unknown): string => {
-  const c = selectRelease(served, args);
-  if (!c.ok) throw new Error(`expected a release, got ${c.code}`);
-  return c.release.key;
+const r = (key: string): ServedRelease => ({ key, ...parseWireVersion(key)! });
+/** `served` highest first, as the generated profile lists it. */
+const pick = (served: readonly string[], args: unknown): string => {
+  const c = selectRelease(served.map(r), args);
+  return c.ok ? c.release.key : c.code;
 };
-const code = (args: unknown): string => {
-  const c = selectRelease(served, args);
-  if (c.ok) throw new Error(`expected an error, got ${c.release.key}`);
-  return c.code;
-};
+const served = ['3.2', '3.0'];
+const key = (args: unknown): string => pick(served, args);
+const code = key;
+
+/**
+ * docs/reference/versioning.mdx, "Version negotiation" and "Pre-release pins", rule by rule: the server's releases,
+ * the buyer's request, what is served (or the error code).
+ */
+const RULES: readonly [rule: string, served: readonly string[], args: Record<string, unknown>, expected: string][] = [
+  ['exact match', ['3.2', '3.0'], { adcp_version: '3.0' }, '3.0'],
+  ['exact match of a pre-release', ['3.2-beta.5', '3.0'], { adcp_version: '3.2-beta.5' }, '3.2-beta.5'],
+  ['release and its pre-release both served, release pinned: the release', ['3.1', '3.1-beta', '3.0'], { adcp_version: '3.1' }, '3.1'],
+  ['release and its pre-release both served, pre-release pinned: the pre-release', ['3.1', '3.1-beta', '3.0'], { adcp_version: '3.1-beta' }, '3.1-beta'],
+  ["a release pin never downshifts onto that release's pre-release", ['3.1-beta', '3.0'], { adcp_version: '3.1' }, '3.0'],
+  ['a release pin never downshifts onto any pre-release', ['3.2-beta.5', '3.0'], { adcp_version: '3.3' }, '3.0'],
+  ['no served release but a pre-release at or below a release pin', ['3.2-beta.5'], { adcp_version: '3.2' }, 'VERSION_UNSUPPORTED'],
+  ["server's max below the pin: the highest served release below it", ['3.1', '3.0'], { adcp_version: '3.5' }, '3.1'],
+  ['gap: the highest served release below the pin', ['3.2', '3.0'], { adcp_version: '3.1' }, '3.0'],
+  ['a pre-release pin matches only exactly, never range-resolved', ['3.1', '3.0'], { adcp_version: '3.1-beta' }, 'VERSION_UNSUPPORTED'],
+  ['a pre-release pin of another tag is not served', ['3.2-beta.5', '3.0'], { adcp_version: '3.2-beta.4' }, 'VERSION_UNSUPPORTED'],
+  ['a pre-release pin above every release is not downshifted', ['3.2', '3.0'], { adcp_version: '3.3-rc.1' }, 'VERSION_UNSUPPORTED'],
+  ['sub-minimum pin: every served release of the major above it', ['3.2', '3.1'], { adcp_version: '3.0' }, 'VERSION_UNSUPPORTED'],
+  ['different major', ['3.2', '3.0'], { adcp_version: '4.0' }, 'VERSION_UNSUPPORTED'],
+  ['different major, below', ['3.2', '3.0'], { adcp_version: '2.5' }, 'VERSION_UNSUPPORTED'],
+  ["omitted: the server's default, its highest release", ['3.2-beta.5', '3.0'], {}, '3.2-beta.5'],
+  ['only adcp_major_version: the highest served release of that major', ['4.0', '3.2-beta.5', '3.0'], { adcp_major_version: 3 }, '3.2-beta.5'],
+  ['only adcp_major_version of a major not served', ['3.2', '3.0'], { adcp_major_version: 2 }, 'VERSION_UNSUPPORTED'],
+  ['both fields, agreeing: adcp_version decides', ['3.2', '3.0'], { adcp_version: '3.1', adcp_major_version: 3 }, '3.0'],
+  ['both fields disagreeing at the major: malformed, VERSION_UNSUPPORTED', ['3.2', '3.0'], { adcp_version: '3.2', adcp_major_version: 4 }, 'VERSION_UNSUPPORTED'],
+  ['a patch is never negotiated: "3.1.2" is no wire value', ['3.2', '3.0'], { adcp_version: '3.2.0' }, 'INVALID_REQUEST'],
+  ['a full pre-release version is no wire value', ['3.2-beta.5', '3.0'], { adcp_version: '3.2.0-beta.5' }, 'INVALID_REQUEST'],
+  ['"v3.1" is no wire value', ['3.2', '3.0'], { adcp_version: 'v3.1' }, 'INVALID_REQUEST'],
+  ['"3" is no wire value', ['3.2', '3.0'], { adcp_version: '3' }, 'INVALID_REQUEST'],
+];
+
+for (const [rule, servedHere, args, expected] of RULES) {
+  test(`versioning: ${rule}`, () => {
+    assert.is(pick(servedHere, args), expected, `${JSON.stringify(args)} against [${servedHere.join(', ')}]`);
+  });
+}
 
 test('no pin: the highest served release', () => {
   assert.is(key({}), '3.2');
@@ -22,32 +57,33 @@ test('no pin: the highest served release', () => {
   assert.is(key({ adcp_version: undefined }), '3.2');
 });
 
-test('a pin inside a served major downshifts to the highest served release not above it', () => {
-  assert.is(key({ adcp_version: '3.2' }), '3.2');
-  assert.is(key({ adcp_version: '3.5' }), '3.2');
-  assert.is(key({ adcp_version: '3.1' }), '3.0');
-  assert.is(key({ adcp_version: '3.1-beta' }), '3.0');
-  assert.is(key({ adcp_version: '3.2-rc.1' }), '3.2');
-  assert.is(key({ adcp_version: '3.0' }), '3.0');
-  assert.is(key({ adcp_major_version: 3 }), '3.2');
-  assert.is(key({ adcp_version: '3.1', adcp_major_version: 3 }), '3.0');
+test('VERSION_UNSUPPORTED carries error-details/version-unsupported.json: the pin, supported_versions and supported_majors', () => {
+  const c = selectRelease(['4.0', '3.2-beta.5', '3.0'].map(r), { adcp_version: '3.1-beta', adcp_major_version: 3 });
+  assert.ok(!c.ok && c.code === 'VERSION_UNSUPPORTED');
+  if (c.ok || c.code !== 'VERSION_UNSUPPORTED') return;
+  assert.equal(c.details, { adcp_version: '3.1-beta', adcp_major_version: 3, supported_versions: ['4.0', '3.2-beta.5', '3.0'], supported_majors: [4, 3] });
+  assert.match(c.message, /supported versions: 4\.0, 3\.2-beta\.5, 3\.0/);
+  const body = versionUnsupported(c.message, c.details);
+  assert.equal(body.details, c.details);
+  assert.is(body.recovery, 'correctable');
 });
 
-test('outside every served major, below every served release, or disagreeing fields: VERSION_UNSUPPORTED', () => {
-  assert.is(code({ adcp_version: '2.5' }), 'VERSION_UNSUPPORTED');
-  assert.is(code({ adcp_version: '4.0' }), 'VERSION_UNSUPPORTED');
-  assert.is(code({ adcp_major_version: 2 }), 'VERSION_UNSUPPORTED');
-  assert.is(code({ adcp_version: '3.2', adcp_major_version: 4 }), 'VERSION_UNSUPPORTED');
-  assert.is(selectRelease([r('3.2')], { adcp_version: '3.1' }).ok, false);
-  const c = selectRelease(served, { adcp_version: '4.1' });
-  assert.ok(!c.ok && c.code === 'VERSION_UNSUPPORTED' && /served releases: 3\.2, 3\.0/.test(c.message));
+test('wire versions: a release\'s full version at release precision, and semver precedence', () => {
+  assert.is(wireVersionOf('3.2.0-beta.5'), '3.2-beta.5');
+  assert.is(wireVersionOf('3.0.6'), '3.0');
+  assert.is(wireVersionOf('3.1.0-rc.1+sha.1'), '3.1-rc.1');
+  assert.is(wireVersionOf('3.1'), '3.1');
+  assert.is(wireVersionOf('v3.1'), undefined);
+  const order = ['3.0', '3.1-alpha', '3.1-beta', '3.1-beta.2', '3.1-beta.11', '3.1-rc.1', '3.1', '3.2-beta.5', '3.2', '4.0'];
+  const shuffled = [...order].reverse();
+  assert.equal(shuffled.sort((a, b) => compareWireVersions(parseWireVersion(a)!, parseWireVersion(b)!)), order);
 });
 
 test('malformed pins are INVALID_REQUEST at their pointer', () => {
   assert.is(code({ adcp_version: 'three' }), 'INVALID_REQUEST');
   assert.is(code({ adcp_version: 3.2 }), 'INVALID_REQUEST');
   assert.is(code({ adcp_major_version: '3' }), 'INVALID_REQUEST');
-  const c = selectRelease(served, { adcp_version: '3.2.0' });
+  const c = selectRelease(served.map(r), { adcp_version: '3.2.0' });
   assert.ok(!c.ok && c.code === 'INVALID_REQUEST' && c.issues[0]!.pointer === '/adcp_version');
 });
 
@@ -70,7 +106,7 @@ test('context is echoed only when small enough not to amplify', () => {
 });
 
 test('unreadable fields never throw: a throwing getter or a hostile proxy is INVALID_REQUEST, and no echo', () => {
-  const served = [r('3.2'), r('3.0')];
+  const served = ['3.2', '3.0'].map(r);
   const boom = (field: string): Record<string, unknown> =>
     Object.defineProperty({}, field, { enumerable: true, get: () => { throw new Error('getter'); } }) as Record<string, unknown>;
   for (const field of ['adcp_version', 'adcp_major_version']) {

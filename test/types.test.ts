@@ -95,8 +95,16 @@ agent.registerMcp({}, {
   },
   ${THINGS_REST}
 });
-// One function for both releases must return a body valid in each.
-agent.registerMcp({}, { get_things: (_args, ctx) => ({ things: [], cache_scope: ctx.release === '9.2' ? 'account' : 'public' }), ${THINGS_REST} });
+// One function is written in the newest release's shape (9.2): its args are 9.2's request with what a 9.1 buyer
+// does not send optional (mode), and it answers 9.2's response (make_thing's thing_status); ctx.release says who asked.
+agent.registerMcp({}, {
+  get_things: (args, ctx) => {
+    const mode: 'brief' | 'wholesale' | undefined = args.mode;
+    const order: 'name' | 'newest' | undefined = args.order;
+    return { things: [{ id: String(mode) + String(order) }], cache_scope: ctx.release === '9.2' ? 'account' : 'public' };
+  },
+  make_thing: (args) => ({ thing: { ...args.thing, label: 'new in 9.2' }, thing_status: 'active' }),
+});
 const request: RequestOf<'get_things', '9.2'> = { mode: 'brief' };
 const body: ResponseOf<'get_things', '9.1'> = { things: [] };
 console.log(request, body);
@@ -110,6 +118,11 @@ console.log(request, body);
     assert.not.ok(r.ok, `${handler} compiled`);
     return r.output;
   };
+  // The gap is a gap: a 9.1 buyer's request has no mode, so a handler cannot take it for granted.
+  assert.match(bad(`(args) => { const mode: 'brief' | 'wholesale' = args.mode; return { things: [{ id: mode }], cache_scope: 'public' }; }`), /undefined/);
+  // One function answers 9.2's shape: 9.1's own status is no 9.2 status (the runtime converts thing_status for 9.1).
+  const once = typecheck(`import { loadProfile } from GENERATED;\nconst agent = await loadProfile('things-seller');\nagent.registerMcp({}, { get_things: () => ({ things: [], cache_scope: 'public' as const }), make_thing: () => ({ status: 'active' as const }) });\n`, entry);
+  assert.not.ok(once.ok, 'a 9.1-shaped make_thing function does not compile');
   // 9.2 requires cache_scope (its else arm): a body valid only in 9.1 is rejected, alone or from one shared function.
   assert.match(bad(`{ '9.2': () => ({ things: [] }), '9.1': () => ({ things: [] }) }`), /cache_scope/);
   assert.match(bad(`async () => ({ things: [] })`), /cache_scope/);

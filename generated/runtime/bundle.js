@@ -2,21 +2,25 @@
 // The runtime's entry names, from index.js (which holds the loader: one ES module to load at cold start).
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
+//   adcp-codegen 0.1.0:runtime/a2a.ts cc7fe902ef5c8fdc
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 7d63d6cfdcfb03aa
-//   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
-//   adcp-codegen 0.1.0:runtime/controller-rejection.ts a783dc48df5843c5
-//   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
-//   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
+//   adcp-codegen 0.1.0:runtime/agent.ts b7bb119c5b15f772
+//   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
+//   adcp-codegen 0.1.0:runtime/contract.ts a4bfe87a61d144c1
+//   adcp-codegen 0.1.0:runtime/controller-rejection.ts 0de9e0584160506c
+//   adcp-codegen 0.1.0:runtime/conversions.ts 178427c108095764
+//   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
+//   adcp-codegen 0.1.0:runtime/errors.ts c54eefe9cbff5eba
+//   adcp-codegen 0.1.0:runtime/handlers.ts 1d19a7521a809aa0
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts 64fb8e859f7a4b39
+//   adcp-codegen 0.1.0:runtime/mcp.ts 7b0e39aedc4f3ac2
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
-//   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
-//   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
-//   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
+//   adcp-codegen 0.1.0:runtime/response.ts bc9edc053c759fe8
+//   adcp-codegen 0.1.0:runtime/results.ts 81afede7e867dfac
+//   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 export { createAgent, runtimeModule } from '../index.js';
 

@@ -2,22 +2,26 @@
 // The adcp-codegen runtime's modules but the loader (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.
 // Inputs (sha256):
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
-//   adcp-codegen 0.1.0:runtime/a2a.ts bffb9c551be144b7
+//   adcp-codegen 0.1.0:runtime/a2a.ts cc7fe902ef5c8fdc
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 7d63d6cfdcfb03aa
-//   adcp-codegen 0.1.0:runtime/contract.ts 69f4a204bf27985d
-//   adcp-codegen 0.1.0:runtime/controller-rejection.ts a783dc48df5843c5
-//   adcp-codegen 0.1.0:runtime/drift.ts cc9b1b37143098f6
-//   adcp-codegen 0.1.0:runtime/errors.ts 64d368405dfda1b8
+//   adcp-codegen 0.1.0:runtime/agent.ts b7bb119c5b15f772
+//   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
+//   adcp-codegen 0.1.0:runtime/contract.ts a4bfe87a61d144c1
+//   adcp-codegen 0.1.0:runtime/controller-rejection.ts 0de9e0584160506c
+//   adcp-codegen 0.1.0:runtime/conversions.ts 178427c108095764
+//   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
+//   adcp-codegen 0.1.0:runtime/errors.ts c54eefe9cbff5eba
+//   adcp-codegen 0.1.0:runtime/handlers.ts 1d19a7521a809aa0
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts f50be461a6313a51
 //   adcp-codegen 0.1.0:runtime/issues.ts deab3eef4bade69e
 //   adcp-codegen 0.1.0:runtime/json-copy.ts e54c9bf13fddc50b
 //   adcp-codegen 0.1.0:runtime/loader.ts a5067409e2626913
-//   adcp-codegen 0.1.0:runtime/mcp.ts 64fb8e859f7a4b39
+//   adcp-codegen 0.1.0:runtime/mcp.ts 7b0e39aedc4f3ac2
 //   adcp-codegen 0.1.0:runtime/pointer.ts 70d14510bda68fba
-//   adcp-codegen 0.1.0:runtime/release-select.ts fa15a8f785f84104
-//   adcp-codegen 0.1.0:runtime/response.ts 23c1edcec454b714
-//   adcp-codegen 0.1.0:runtime/results.ts 351e510757578797
+//   adcp-codegen 0.1.0:runtime/release-select.ts 987b50ff8ce82e53
+//   adcp-codegen 0.1.0:runtime/response.ts bc9edc053c759fe8
+//   adcp-codegen 0.1.0:runtime/results.ts 81afede7e867dfac
+//   adcp-codegen 0.1.0:runtime/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules (except the loader) as CommonJS functions, for the loader in index.js. */
@@ -33,7 +37,6 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.createA2AExecutor = createA2AExecutor;
 exports.a2aSkills = a2aSkills;
 const results_js_1 = require("./results.js");
-const errors_js_1 = require("./errors.js");
 /** A2A 1.0 TaskState values (the 1.x SDK's protobuf enum). */
 const V1_STATE = { completed: 3, failed: 4, canceled: 5 };
 /** The problems a Message can have before any tool runs, answered as AdCP INVALID_REQUEST (correctable). */
@@ -85,16 +88,9 @@ async function invoke(agent, handlers, request) {
         return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
     }
     const { skill, input } = parsed;
-    // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context.
-    try {
-        return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
-    }
-    catch (e) {
-        // agent.call answers handler failures itself; anything reaching here is a fault of the agent, not the buyer's
-        // request: logged on the server, answered with no detail and not as something a retry would fix.
-        process.emitWarning(`adcp-codegen: A2A call of ${skill} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        return { skill, result: rejection(agent, (0, errors_js_1.agentFault)(skill, "the call failed on the agent (details are in the agent's log)"), input) };
-    }
+    // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context; a failure
+    // of the agent itself is its CONFIGURATION_ERROR (callBound).
+    return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
 }
 /** The AdCP-over-A2A convention: exactly one DataPart `{ skill, input }` (or the legacy `parameters`). */
 function readInvocation(parts) {
@@ -108,13 +104,14 @@ function readInvocation(parts) {
     const value = data[0].data;
     if (!isObject(value))
         return { ok: false, message: INVOCATION_ERRORS.dataNotObject };
-    const input = value.input ?? value.parameters;
+    // `input` when the part has one (null included: arguments are an object or absent, as over MCP), else `parameters`.
+    const input = Object.prototype.hasOwnProperty.call(value, 'input') ? value.input : value.parameters;
     const skill = typeof value.skill === 'string' && value.skill.length > 0 ? value.skill : undefined;
     if (skill === undefined)
         return { ok: false, message: INVOCATION_ERRORS.noSkill, input };
-    if (input !== undefined && input !== null && !isObject(input))
+    if (input !== undefined && !isObject(input))
         return { ok: false, message: INVOCATION_ERRORS.inputNotObject, skill, input };
-    return { ok: true, skill, input: (input ?? {}) };
+    return { ok: true, skill, input: input ?? {} };
 }
 /** A DataPart of either major: 0.3 `{ kind: 'data', data }`, 1.x `{ content: { $case: 'data', value } }`. */
 function readPart(part) {
@@ -208,14 +205,18 @@ const node_fs_1 = require("node:fs");
 const node_path_1 = require("node:path");
 const node_url_1 = require("node:url");
 const contract_js_1 = require("./contract.js");
+const bounds_js_1 = require("./bounds.js");
 const drift_js_1 = require("./drift.js");
 const errors_js_1 = require("./errors.js");
 const controller_rejection_js_1 = require("./controller-rejection.js");
+const conversions_js_1 = require("./conversions.js");
+const handlers_js_1 = require("./handlers.js");
 const issues_js_1 = require("./issues.js");
 const loader_js_1 = require("./loader.js");
 const mcp_js_1 = require("./mcp.js");
 const a2a_js_1 = require("./a2a.js");
 const release_select_js_1 = require("./release-select.js");
+const versions_js_1 = require("./versions.js");
 const json_copy_js_1 = require("./json-copy.js");
 const response_js_1 = require("./response.js");
 const results_js_1 = require("./results.js");
@@ -236,8 +237,11 @@ async function createAgent(base, name, options = {}) {
     // Only what calls need: the tools/list entries (most of a profile's bytes) wait in their own file for the first list.
     const file = JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, 'profiles', `${name}.json`), 'utf8'));
     const served = file.profile.releases.map((r) => {
-        const [major, minor] = r.key.split('.').map(Number);
-        return { ...r, major, minor };
+        const version = (0, versions_js_1.parseWireVersion)(r.key);
+        // Written by the generator from the same parser: anything else is a set edited by hand.
+        if (version === undefined)
+            throw new Error(`adcp-codegen: profiles/${name}.json names release ${JSON.stringify(r.key)}, not an AdCP wire version; run adcp-codegen generate`);
+        return { ...r, ...version };
     });
     const byKey = new Map(served.map((r) => [r.key, r]));
     const outputAdvertised = new Set(file.profile.outputAdvertised);
@@ -264,6 +268,11 @@ async function createAgent(base, name, options = {}) {
     };
     /** The served releases that serve `tool`, highest first. */
     const releasesServing = (tool) => served.filter((r) => r.tools.includes(tool)).map((r) => r.key);
+    /**
+     * The release a single function handler of `tool` is written in: the highest serving it. A buyer pinned to
+     * another gets the request converted up to it and the answer converted down (docs/conversions.md).
+     */
+    const handlerRelease = new Map([...allTools].map((tool) => [tool, served.find((r) => r.tools.includes(tool))]));
     const memo = new Map();
     const cached = (key, make) => {
         if (!memo.has(key))
@@ -275,6 +284,7 @@ async function createAgent(base, name, options = {}) {
     const responseValidator = (s) => (s.response ??= (0, issues_js_1.wrapResponseValidator)((0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.response(s.release.key, s.tool))));
     const stripFn = (s) => (s.strip ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.strip(s.release.key, s.tool)).strip);
     const normalizeFn = (s) => (s.normalize ??= (0, loader_js_1.loadArtifact)(outDir, contract_js_1.ARTIFACT_PATHS.normalize(s.release.key, s.tool)).normalize);
+    const { convertUp, convertDown } = (0, conversions_js_1.conversions)({ outDir, cached, slotIn, normalize: normalizeFn, strip: stripFn });
     // Shared by every list returned: frozen, so one caller cannot change what the next one advertises.
     const schema = (path) => cached(`schema\0${path}`, () => deepFreeze(JSON.parse((0, node_fs_1.readFileSync)((0, node_path_1.join)(outDir, path), 'utf8')).schema));
     const listFrom = (entries) => entries.map((e) => ({
@@ -307,68 +317,23 @@ async function createAgent(base, name, options = {}) {
             const normalized = normalizeFn(s)(input);
             const stripped = stripFn(s)(normalized.value);
             // Both modes validate the stripped value, so the validator reports every other problem; development then
-            // rejects the unknown fields production would have dropped, one issue per field.
+            // rejects the unknown fields production would have dropped, one issue per field \u2014 as many as a rejection
+            // carries, the rest only counted (a million unknown fields make fifty issues, not a million).
             const verdict = validateWith(requestValidator(s), stripped.value);
-            const issues = [...(mode === 'development' ? (0, drift_js_1.driftIssues)(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
+            const drift = mode === 'development' ? stripped.removed.length : 0;
+            const issues = [...(drift > 0 ? (0, drift_js_1.driftIssues)(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
             if (issues.length > 0)
-                return { ok: false, issues };
+                return { ok: false, issues, found: drift + (verdict.ok ? 0 : verdict.issues.length) };
             return { ok: true, value: stripped.value, normalized: normalized.applied, stripped: stripped.removed };
         }
         catch (e) {
             // Strip bounds its recursion (a RangeError naming the place); so does every other stage, by the stack.
             if (e instanceof RangeError)
-                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }] };
+                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: `nests too deeply to process: ${e.message}` }], found: 1 };
             throw e;
         }
     };
-    /**
-     * The handlers as the transports take them: one function per tool, a per-release set dispatching on the release
-     * that serves the call. The contract the generated types state is checked here, at registration, so a handler set
-     * the types would reject (a tool the profile does not serve, a served tool or release without a handler) fails at
-     * start rather than on a buyer's call. get_adcp_capabilities alone may be left out: the transports serve it from
-     * the profile.
-     */
-    const bindHandlers = (handlers) => {
-        if (handlers === null || typeof handlers !== 'object')
-            throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
-        const out = {};
-        const extra = [];
-        const missing = [];
-        for (const tool of Object.keys(handlers)) {
-            const h = handlers[tool];
-            if (h === undefined)
-                continue;
-            if (!allTools.has(tool)) {
-                extra.push(tool);
-                continue;
-            }
-            if (typeof h === 'function') {
-                out[tool] = h;
-                continue;
-            }
-            const releases = releasesServing(tool);
-            for (const key of releases)
-                if (typeof ownHandler(h, key) !== 'function')
-                    missing.push(`${tool} (AdCP ${key})`);
-            for (const key of Object.keys(h))
-                if (!releases.includes(key))
-                    extra.push(`${tool} (AdCP ${key})`);
-            out[tool] = (args, ctx) => ownHandler(h, ctx.release)(args, ctx);
-        }
-        // The one handler the profile itself can give: its capabilities, as served in the answering release.
-        if (allTools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-            // The profile's own object: `call` copies every handler result before anything reads it.
-            out.get_adcp_capabilities = (_args, ctx) => releaseFor(ctx.release).capabilities;
-        }
-        for (const tool of [...allTools].sort())
-            if (!Object.prototype.hasOwnProperty.call(out, tool))
-                missing.push(tool);
-        if (extra.length > 0)
-            throw new Error(`adcp-codegen: handler(s) for tools profile ${name} does not serve: ${extra.sort().join(', ')}`);
-        if (missing.length > 0)
-            throw new Error(`adcp-codegen: profile ${name} serves tools without a handler: ${missing.sort().join(', ')}`);
-        return out;
-    };
+    const bindHandlers = (handlers) => (0, handlers_js_1.checkHandlers)(handlers, { name, tools: allTools, releasesServing, capabilities: (key) => releaseFor(key).capabilities });
     const agent = {
         name,
         mode,
@@ -392,10 +357,18 @@ async function createAgent(base, name, options = {}) {
                 return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, [request.issue]), request.context === undefined ? undefined : { context: request.context }, served[0].key);
             }
             args = request.value;
+            // An AdCP tool's arguments are one JSON object: null, an array, a number, a string or a boolean is a request
+            // no schema can accept, and one with no context to echo.
+            if (!isObject(args)) {
+                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, [{ pointer: '', keyword: 'type', message: `must be an object (the tool's arguments), not ${jsonType(args)}` }]), undefined, served[0].key);
+            }
+            // The context to echo, copied now: whatever runs later (authorize, the handler) may change the parsed value,
+            // which shares its objects with the arguments, or return a context of its own; the buyer gets back what it sent.
+            const echo = contextSnapshot(args);
             const choice = (0, release_select_js_1.selectRelease)(served, args);
             if (!choice.ok) {
-                const body = choice.code === 'VERSION_UNSUPPORTED' ? (0, errors_js_1.versionUnsupported)(choice.message, served.map((r) => r.key)) : (0, errors_js_1.invalidRequest)(tool, choice.issues);
-                return (0, results_js_1.errorResult)(body, args, served[0].key);
+                const body = choice.code === 'VERSION_UNSUPPORTED' ? (0, errors_js_1.versionUnsupported)(choice.message, choice.details) : (0, errors_js_1.invalidRequest)(tool, choice.issues);
+                return (0, results_js_1.errorResult)(body, echo, served[0].key);
             }
             const r = byKey.get(choice.release.key);
             const s = slotIn(r, tool);
@@ -406,21 +379,33 @@ async function createAgent(base, name, options = {}) {
                     message: `${tool} is not served in AdCP ${r.key}; served in ${supported.join(', ')}`,
                     recovery: 'correctable',
                     details: { tool, supported_versions: supported },
-                }, args, r.key);
+                }, echo, r.key);
             }
             const parsed = parse(s, args);
-            if (!parsed.ok)
-                return tool === controller_rejection_js_1.COMPLIANCE_CONTROLLER ? (0, controller_rejection_js_1.controllerRejection)(parsed.issues, args, r.key) : (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, parsed.issues), args, r.key);
-            const fn = typeof handler === 'function' ? handler : ownHandler(handler, r.key);
+            if (!parsed.ok) {
+                return tool === controller_rejection_js_1.COMPLIANCE_CONTROLLER ? (0, controller_rejection_js_1.controllerRejection)(parsed.issues, parsed.found, echo, r.key) : (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, parsed.issues, parsed.found), echo, r.key);
+            }
+            const fn = typeof handler === 'function' ? handler : (0, handlers_js_1.ownHandler)(handler, r.key);
             if (fn === undefined)
-                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, `the agent has no handler for AdCP ${r.key}`), echo, r.key);
+            // One function is written in the highest release serving the tool; a per-release handler in its own.
+            const shape = typeof handler === 'function' ? handlerRelease.get(tool) : r;
+            let value = parsed.value;
+            if (shape !== r) {
+                try {
+                    value = convertUp(shape, r, tool, value);
+                }
+                catch (e) {
+                    return (0, results_js_1.errorResult)((0, conversions_js_1.conversionFailed)(tool, `the AdCP ${r.key} request to AdCP ${shape.key}`, e), echo, r.key);
+                }
+            }
             let result;
             try {
                 // The transport's context is copied inside the guard: a getter there is the host's bug, not the buyer's.
                 const hctx = { ...ctx, tool, release: r.key, mode, normalized: parsed.normalized, stripped: parsed.stripped };
                 if (options.authorize !== undefined)
-                    await options.authorize(tool, parsed.value, hctx);
-                result = await fn(parsed.value, hctx);
+                    await options.authorize(tool, value, hctx);
+                result = await fn(value, hctx);
                 if (result instanceof errors_js_1.AdcpError)
                     throw result;
                 // Read once too: a result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
@@ -430,17 +415,30 @@ async function createAgent(base, name, options = {}) {
                 result = copy.value;
             }
             catch (e) {
-                return (0, results_js_1.errorResult)((0, response_js_1.thrownBody)(tool, e), args, r.key);
+                return (0, results_js_1.errorResult)((0, response_js_1.thrownBody)(tool, e), echo, r.key);
             }
             if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, 'the handler returned no response object'), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, 'the handler returned no response object'), echo, r.key);
             }
-            const resultBody = result;
+            let resultBody = result;
             if ((0, response_js_1.isAdcpErrorBody)(resultBody.adcp_error))
-                return (0, results_js_1.errorResult)(resultBody.adcp_error, args, r.key);
-            const envelope = (0, response_js_1.responseEnvelope)(resultBody, parsed.value.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body));
+                return (0, results_js_1.errorResult)(resultBody.adcp_error, echo, r.key);
+            if (shape !== r) {
+                try {
+                    const down = convertDown(shape, r, tool, resultBody, parsed.value);
+                    if ('refused' in down) {
+                        const message = `${tool}: this answer has no AdCP ${r.key} form (${down.refused}); AdCP ${shape.key} carries it`;
+                        return (0, results_js_1.errorResult)({ code: 'UNSUPPORTED_FEATURE', message, recovery: 'correctable', details: { tool, supported_versions: [shape.key] } }, echo, r.key);
+                    }
+                    resultBody = down.body;
+                }
+                catch (e) {
+                    return (0, results_js_1.errorResult)((0, conversions_js_1.conversionFailed)(tool, `the AdCP ${shape.key} answer to AdCP ${r.key}`, e), echo, r.key);
+                }
+            }
+            const envelope = (0, response_js_1.responseEnvelope)(resultBody, echo?.context, r.key, (body) => (0, response_js_1.statusDefined)(responseValidator(s), body), !(r.domainStatus ?? []).includes(tool));
             if (!envelope.ok)
-                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), args, r.key);
+                return (0, results_js_1.errorResult)((0, errors_js_1.agentFault)(tool, envelope.message), echo, r.key);
             const body = envelope.body;
             // An envelope field the response schema refuses (a closed object that does not declare it) is left out; a
             // handler's own `status` (async, or domain state) stays.
@@ -459,8 +457,8 @@ async function createAgent(base, name, options = {}) {
                     if (mode === 'production')
                         process.emitWarning(`adcp-codegen: ${tool}: ${problem}: ${JSON.stringify(verdict.issues)}`);
                     return (0, results_js_1.errorResult)(mode === 'development'
-                        ? (0, errors_js_1.agentFault)(tool, `${problem}: ${first.pointer === '' ? 'the response' : first.pointer} ${first.message}`, { tool, response_issues: verdict.issues })
-                        : (0, errors_js_1.agentFault)(tool, problem, { tool }), args, r.key);
+                        ? (0, errors_js_1.agentFault)(tool, `${problem}: ${first.pointer === '' ? 'the response' : (0, bounds_js_1.clip)(first.pointer)} ${(0, bounds_js_1.clip)(first.message)}`, { tool, response_issues: verdict.issues.slice(0, bounds_js_1.MAX_REJECTION_ISSUES).map(bounds_js_1.boundedIssue) })
+                        : (0, errors_js_1.agentFault)(tool, problem, { tool }), echo, r.key);
                 }
             }
             return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
@@ -468,15 +466,39 @@ async function createAgent(base, name, options = {}) {
         registerMcp(server, handlers) {
             (0, mcp_js_1.registerMcp)(agent, server, bindHandlers(handlers));
         },
+        mcpServerFactory(handlers, create) {
+            // Checked once, here, before the caller's server listens: a set that does not match the profile never reaches
+            // a request.
+            const bound = bindHandlers(handlers);
+            if (typeof create !== 'function')
+                throw new Error('adcp-codegen: mcpServerFactory needs a function that creates an McpServer');
+            const registerOn = (0, mcp_js_1.mcpRegistrar)(agent, bound);
+            return () => {
+                const server = create();
+                registerOn(server);
+                return server;
+            };
+        },
         a2aExecutor: (handlers, a2aOptions) => (0, a2a_js_1.createA2AExecutor)(agent, bindHandlers(handlers), a2aOptions),
         a2aSkills: (release) => (0, a2a_js_1.a2aSkills)(agent, release),
     };
     return agent;
 }
-/** The handler of a per-release set for one release, own properties only. */
-function ownHandler(set, release) {
-    const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
-    return typeof h === 'function' ? h : undefined;
+function isObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+function jsonType(v) {
+    return v === null ? 'null' : Array.isArray(v) ? 'an array' : v === undefined ? 'nothing' : `a ${typeof v}`;
+}
+/**
+ * `{ context }` holding a private copy of the arguments' context (they are the parse-once JSON copy, so the copy
+ * cannot fail), or undefined when there is none: what every answer to this call echoes.
+ */
+function contextSnapshot(args) {
+    if (!Object.prototype.hasOwnProperty.call(args, 'context') || args.context === undefined)
+        return undefined;
+    const copy = (0, json_copy_js_1.jsonCopy)(args.context);
+    return copy.ok ? { context: copy.value } : undefined;
 }
 function deepFreeze(value) {
     if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -485,6 +507,85 @@ function deepFreeze(value) {
         Object.freeze(value);
     }
     return value;
+}
+
+  },
+  "./bounds.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.MAX_PAYLOAD_TEXT = exports.MAX_REJECTION_ISSUES = void 0;
+exports.clip = clip;
+exports.boundedIssue = boundedIssue;
+/**
+ * How large a rejection may grow, whatever the caller sent: an error must never amplify a request. A request with a
+ * million unknown fields is answered with the first MAX_REJECTION_ISSUES issues and the count of the rest
+ * (`details.issues_omitted`), and text taken from the payload (a property name in a pointer or a message, a value
+ * quoted back) is clipped to MAX_PAYLOAD_TEXT characters per field. Issue producers bound their work with the same
+ * constant (drift.ts builds no more issues than a rejection carries); the cap on the body itself is applied in one
+ * place, where the INVALID_REQUEST body is built (errors.ts invalidRequest).
+ */
+/** Issues one rejection carries at most. */
+exports.MAX_REJECTION_ISSUES = 50;
+/** Characters of payload-derived text per string field of an issue or message. */
+exports.MAX_PAYLOAD_TEXT = 1024;
+const ELLIPSIS = '\u2026';
+/** `text` clipped to MAX_PAYLOAD_TEXT characters (an ellipsis marks the cut); never splits a surrogate pair. */
+function clip(text, max = exports.MAX_PAYLOAD_TEXT) {
+    if (text.length <= max)
+        return text;
+    let end = max - 1;
+    const c = text.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff)
+        end--;
+    return text.slice(0, end) + ELLIPSIS;
+}
+/**
+ * An issue whose every string is clipped. A pointer longer than the cap becomes the pointer of the deepest ancestor
+ * that fits (still an RFC 6901 pointer into the payload, to the object holding the overlong name), with
+ * `truncated: true` on the issue.
+ */
+function boundedIssue(issue) {
+    let changed = false;
+    const out = {};
+    for (const key of Object.keys(issue)) {
+        const value = issue[key];
+        const bounded = key === 'pointer' && typeof value === 'string' ? ancestorWithin(value) : boundedValue(value);
+        if (bounded !== value)
+            changed = true;
+        Object.defineProperty(out, key, { value: bounded, enumerable: true, writable: true, configurable: true });
+    }
+    if (!changed)
+        return issue;
+    out.truncated = true;
+    return out;
+}
+function ancestorWithin(pointer) {
+    if (pointer.length <= exports.MAX_PAYLOAD_TEXT)
+        return pointer;
+    const cut = pointer.lastIndexOf('/', exports.MAX_PAYLOAD_TEXT);
+    return cut <= 0 ? '' : pointer.slice(0, cut);
+}
+/** Strings clipped at any depth of a small JSON value (an issue's fields); shared where nothing changes. */
+function boundedValue(value, depth = 0) {
+    if (typeof value === 'string')
+        return clip(value);
+    if (value === null || typeof value !== 'object' || depth > 4)
+        return value;
+    if (Array.isArray(value)) {
+        // Lengths come from the schema (allowedValues) or are bounded where they are made (forbiddenProperties).
+        const items = value.map((v) => boundedValue(v, depth + 1));
+        return items.every((v, i) => v === value[i]) ? value : items;
+    }
+    let changed = false;
+    const out = {};
+    for (const key of Object.keys(value)) {
+        const v = value[key];
+        const b = boundedValue(v, depth + 1);
+        if (b !== v || clip(key) !== key)
+            changed = true;
+        Object.defineProperty(out, clip(key), { value: b, enumerable: true, writable: true, configurable: true });
+    }
+    return changed ? out : value;
 }
 
   },
@@ -506,6 +607,9 @@ exports.ARTIFACT_PATHS = void 0;
  *                                                                   validateAsync: { [status]: RawValidateFn } }
  *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
  *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
+ *   releases/<key>/strip/<tool>.response.cjs     module.exports = { strip: StripFn, stripAsync: { [status]: StripFn } }
+ *   releases/<old>/convert/<new>/index.cjs       module.exports = { [tool]: { response: ConvertResponseFn, request: ConvertRequestFn } }
+ *                                                (a getter per tool, requiring its content-addressed module)
  *
  * Artifacts `require` only relative paths inside the output directory (shared definition modules and support
  * files the compile stages emit themselves), never a package, so the generated set is self-contained.
@@ -515,6 +619,10 @@ exports.ARTIFACT_PATHS = {
     response: (key, tool) => `releases/${key}/validate/${tool}.response.cjs`,
     strip: (key, tool) => `releases/${key}/strip/${tool}.cjs`,
     normalize: (key, tool) => `releases/${key}/normalize/${tool}.cjs`,
+    /** The deep-strip of a tool's response and async responses, for bodies converted from a newer release. */
+    responseStrip: (key, tool) => `releases/${key}/strip/${tool}.response.cjs`,
+    /** Conversions between a newer release whose handler answers and the older one a buyer pinned: the pair's index. */
+    convert: (olderKey, newerKey) => `releases/${olderKey}/convert/${newerKey}/index.cjs`,
 };
 
   },
@@ -535,15 +643,16 @@ const errors_js_1 = require("./errors.js");
  * transport error: the `status` says the task failed.
  */
 exports.COMPLIANCE_CONTROLLER = 'comply_test_controller';
-function controllerRejection(issues, args, release) {
-    const { message, issues: all } = (0, errors_js_1.invalidRequest)(exports.COMPLIANCE_CONTROLLER, issues);
-    const echo = (0, errors_js_1.contextEcho)(args);
+/** `echo` is what errorResult takes: the call's context snapshot (or its arguments). */
+function controllerRejection(issues, found, echo, release) {
+    const { message, issues: all } = (0, errors_js_1.invalidRequest)(exports.COMPLIANCE_CONTROLLER, issues, found);
+    const context = (0, errors_js_1.contextEcho)(echo);
     const body = {
         success: false,
         error: 'INVALID_PARAMS',
         error_detail: message,
         issues: all,
-        ...(echo.present ? { context: echo.value } : {}),
+        ...(context.present ? { context: context.value } : {}),
         status: 'failed',
         adcp_version: release,
     };
@@ -551,18 +660,78 @@ function controllerRejection(issues, args, release) {
 }
 
   },
+  "./conversions.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.conversions = conversions;
+exports.conversionFailed = conversionFailed;
+const contract_js_1 = require("./contract.js");
+const errors_js_1 = require("./errors.js");
+const loader_js_1 = require("./loader.js");
+function conversions(src) {
+    const module = (newer, older, tool) => src.cached(`convert\0${newer.key}\0${older.key}\0${tool}`, () => {
+        const index = (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.convert(older.key, newer.key));
+        // Both come from one regeneration: a tool missing from the index means a set edited by hand.
+        if (!Object.prototype.hasOwnProperty.call(index, tool))
+            throw new Error(`no conversion of ${tool} from AdCP ${newer.key} to AdCP ${older.key} in this set; run adcp-codegen generate`);
+        return index[tool];
+    });
+    const responseStrip = (s) => (s.responseStrip ??= (0, loader_js_1.loadArtifact)(src.outDir, contract_js_1.ARTIFACT_PATHS.responseStrip(s.release.key, s.tool)));
+    return {
+        /** An older release's validated request, as the newer release's handler takes it: converted, normalized, stripped. */
+        convertUp(newer, older, tool, request) {
+            const target = src.slotIn(newer, tool);
+            const converted = module(newer, older, tool).request(request).value;
+            return src.strip(target)(src.normalize(target)(converted).value).value;
+        },
+        /**
+         * A newer release's answer, as the buyer pinned to the older one reads it: converted, then that release's
+         * deep-strip; or, for an answer the older release has no form for, why.
+         */
+        convertDown(newer, older, tool, body, request) {
+            const result = module(newer, older, tool).response(body, request);
+            if (typeof result.refused === 'string')
+                return { refused: result.refused };
+            const converted = result.value;
+            const strips = responseStrip(src.slotIn(older, tool));
+            // An async answer is stripped by its own schema, picked by its status as the validators pick theirs.
+            const status = converted.status;
+            const strip = typeof status === 'string' && Object.prototype.hasOwnProperty.call(strips.stripAsync, status) ? strips.stripAsync[status] : strips.strip;
+            return { body: strip(converted).value };
+        },
+    };
+}
+/**
+ * A conversion that threw (a generated module missing or damaged): the agent's fault, logged with the cause and
+ * answered without it.
+ */
+function conversionFailed(tool, what, e) {
+    let text;
+    try {
+        text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    }
+    catch {
+        text = 'a value that cannot be printed';
+    }
+    process.emitWarning(`adcp-codegen: converting ${what} for ${tool} failed: ${text}`);
+    return (0, errors_js_1.agentFault)(tool, `converting ${what} failed (details are in the agent's log)`);
+}
+
+  },
   "./drift.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.driftIssues = driftIssues;
+const bounds_js_1 = require("./bounds.js");
 const pointer_js_1 = require("./pointer.js");
 /**
  * Development mode rejects what production strips: every unknown field the strip function found at a closed object
  * becomes an INVALID_REQUEST issue whose pointer is the unknown field itself (what a buyer has to remove) and whose
- * `additionalProperty` names it.
+ * `additionalProperty` names it. At most `limit` of them are built (a rejection carries no more, bounds.ts): the
+ * rest are counted by the caller from `result.removed.length`, never made into a million objects to be dropped.
  */
-function driftIssues(result) {
-    return result.removed.map((pointer) => {
+function driftIssues(result, limit = bounds_js_1.MAX_REJECTION_ISSUES) {
+    return result.removed.slice(0, Math.max(0, limit)).map((pointer) => {
         const slash = pointer.lastIndexOf('/');
         const parent = slash < 0 ? '' : pointer.slice(0, slash);
         const name = (0, pointer_js_1.unescapeToken)(slash < 0 ? pointer : pointer.slice(slash + 1));
@@ -586,6 +755,7 @@ exports.invalidRequest = invalidRequest;
 exports.agentFault = agentFault;
 exports.versionUnsupported = versionUnsupported;
 exports.contextEcho = contextEcho;
+const bounds_js_1 = require("./bounds.js");
 const pointer_js_1 = require("./pointer.js");
 /**
  * Thrown (or returned) by handlers to answer with an AdCP error instead of a result. The runtime echoes the
@@ -624,11 +794,13 @@ exports.AdcpError = AdcpError;
  * capabilities) is the one its error-code enum offers.
  */
 function unsupportedTool(tool) {
+    // The caller's name for it, clipped: an error never amplifies what was sent.
+    const name = (0, bounds_js_1.clip)(tool);
     return {
         code: 'UNSUPPORTED_FEATURE',
-        message: `Tool ${tool} is not served by this agent; tools/list names the tools it serves`,
+        message: `Tool ${name} is not served by this agent; tools/list names the tools it serves`,
         recovery: 'correctable',
-        details: { tool },
+        details: { tool: name },
     };
 }
 /** RFC 6901 pointer \u2192 JSONPath-lite (`/packages/0/targeting` \u2192 `packages[0].targeting`). */
@@ -649,18 +821,27 @@ function jsonPathLite(pointer) {
 }
 /** Issues spelled out in an INVALID_REQUEST message. */
 const MESSAGE_ISSUES = 3;
-function invalidRequest(tool, issues) {
-    const first = issues[0];
-    // The first few issues in the message itself; every one in issues[].
-    const listed = issues.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
-    const more = issues.length - listed.length;
+/**
+ * The INVALID_REQUEST body for a call's issues, bounded whatever the payload (bounds.ts): at most
+ * MAX_REJECTION_ISSUES issues, each with payload text clipped, and `details.issues_omitted` counting the rest.
+ * `found` is how many issues the producers found in all, when they stopped building them at the cap (drift.ts).
+ * `details.issues` mirrors the same bounded list for pre-3.1 readers (core/error.json allows it).
+ */
+function invalidRequest(tool, issues, found = issues.length) {
+    const kept = issues.slice(0, bounds_js_1.MAX_REJECTION_ISSUES).map(bounds_js_1.boundedIssue);
+    const omitted = Math.max(found, issues.length) - kept.length;
+    const first = kept[0];
+    // The first few issues in the message itself; up to the cap in issues[].
+    const listed = kept.slice(0, MESSAGE_ISSUES).map((i) => `${i.pointer === '' ? 'the request' : i.pointer} ${i.message}`);
+    const more = kept.length + omitted - listed.length;
+    const rest = more <= 0 ? '' : omitted > 0 ? ` (and ${more} more issues; issues lists the first ${kept.length})` : ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)`;
     return {
         code: 'INVALID_REQUEST',
-        message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${more > 0 ? ` (and ${more} more issue${more > 1 ? 's' : ''} in issues)` : ''}`,
+        message: first === undefined ? `${tool}: invalid request` : `${tool}: ${listed.join('; ')}${rest}`,
         recovery: 'correctable',
         ...(first !== undefined ? { field: jsonPathLite(fieldPointer(first)) } : {}),
-        issues,
-        details: { tool, issues },
+        issues: kept,
+        details: { tool, issues: kept, ...(omitted > 0 ? { issues_omitted: omitted } : {}) },
     };
 }
 /** The field an issue is about: for a missing property, the property itself rather than its parent object. */
@@ -687,13 +868,14 @@ function agentFault(tool, problem, details) {
         ...(details !== undefined ? { details } : {}),
     };
 }
-function versionUnsupported(message, supported) {
+/** VERSION_UNSUPPORTED with `error-details/version-unsupported.json` as its details, so a buyer can re-pin at once. */
+function versionUnsupported(message, details) {
     return {
         code: 'VERSION_UNSUPPORTED',
         message,
         recovery: 'correctable',
-        suggestion: `pin adcp_version to one of ${supported.join(', ')}`,
-        details: { supported_versions: [...supported] },
+        suggestion: `pin adcp_version to one of ${details.supported_versions.join(', ')}`,
+        details: { ...details },
     };
 }
 /** Serialized size above which a caller's `context` is not echoed on rejections: an error must not amplify. */
@@ -716,6 +898,63 @@ function contextEcho(args) {
     catch {
         return { present: false };
     }
+}
+
+  },
+  "./handlers.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.checkHandlers = checkHandlers;
+exports.ownHandler = ownHandler;
+function checkHandlers(handlers, profile) {
+    const { name, tools } = profile;
+    if (handlers === null || typeof handlers !== 'object')
+        throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
+    const out = {};
+    const extra = [];
+    const missing = [];
+    for (const tool of Object.keys(handlers)) {
+        const h = handlers[tool];
+        if (h === undefined)
+            continue;
+        if (!tools.has(tool)) {
+            extra.push(tool);
+            continue;
+        }
+        if (typeof h === 'function') {
+            out[tool] = h;
+            continue;
+        }
+        const releases = profile.releasesServing(tool);
+        for (const key of releases)
+            if (typeof ownHandler(h, key) !== 'function')
+                missing.push(`${tool} (AdCP ${key})`);
+        for (const key of Object.keys(h))
+            if (!releases.includes(key))
+                extra.push(`${tool} (AdCP ${key})`);
+        // Kept as the per-release set: a set is never converted (each handler answers in its own release).
+        out[tool] = h;
+    }
+    // The one handler the profile itself can give: its capabilities as each release states them \u2014 per release, so
+    // never converted. The profile's own object: `call` copies every handler result before anything reads it.
+    if (tools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
+        out.get_adcp_capabilities = Object.fromEntries(profile.releasesServing('get_adcp_capabilities').map((key) => [key, () => profile.capabilities(key)]));
+    }
+    for (const tool of [...tools].sort())
+        if (!Object.prototype.hasOwnProperty.call(out, tool))
+            missing.push(tool);
+    const problems = [
+        ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
+        ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
+    ];
+    if (problems.length > 0)
+        throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
+    return Object.freeze(out);
+}
+/** The handler of a per-release set for one release, own properties only. */
+function ownHandler(set, release) {
+    const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
+    return typeof h === 'function' ? h : undefined;
 }
 
   },
@@ -1392,6 +1631,7 @@ function jsonCopy(value) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.registerMcp = registerMcp;
+exports.mcpRegistrar = mcpRegistrar;
 const node_module_1 = require("node:module");
 const results_js_1 = require("./results.js");
 /**
@@ -1401,21 +1641,78 @@ const results_js_1 = require("./results.js");
  * tools/call runs the AdCP pipeline, which answers every schema failure as an AdCP INVALID_REQUEST and a call to a
  * tool the profile does not serve as an AdCP UNSUPPORTED_FEATURE.
  *
- * `handlers` is the set agent.registerMcp checked and completed (bindHandlers): one function per served tool.
+ * `handlers` is the set agent.registerMcp (or mcpServerFactory, once) checked and completed (handlers.ts): a handler
+ * for every served tool.
  *
  * The SDK is the agent's own dependency: it is resolved from the generated set's location when registerMcp is
  * first used, so agents that never serve MCP need not install it.
  */
 function registerMcp(agent, server, handlers) {
-    const low = lowLevelServer(server);
-    const sdk = (0, node_module_1.createRequire)(__runtimeImportMeta.url)('@modelcontextprotocol/sdk/types.js');
+    mcpRegistrar(agent, handlers)(server);
+}
+/**
+ * What registers the agent on one server, made once: the SDK and its zod are resolved here, so a server factory made
+ * at start-up (agent.mcpServerFactory) fails then, not on the first request, when the agent's repository lacks them.
+ */
+function mcpRegistrar(agent, handlers) {
+    const require = (0, node_module_1.createRequire)(__runtimeImportMeta.url);
+    const sdk = require('@modelcontextprotocol/sdk/types.js');
+    const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
+    const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
+    return (server) => register(agent, lowLevelServer(server), sdk, callSchema, handlers);
+}
+function register(agent, low, sdk, callSchema, handlers) {
     low.registerCapabilities({ tools: { listChanged: false } });
     low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
-    low.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
-        const { name, arguments: args } = request.params;
+    // The SDK's CallToolRequestSchema admits only an object as `arguments`: null, an array, a number or a string would
+    // be refused before any of our code runs, as a JSON-RPC error carrying zod's dump (-32603 from the schema's parse,
+    // -32602 from the Server's own re-validation of tools/call). AdCP wants that answered like any invalid request:
+    // INVALID_REQUEST in a CallToolResult. So tools/call is registered with a schema that reads only the method, through
+    // the Protocol's setRequestHandler (the Server's override is that re-validation and a check of the result, which
+    // the pipeline's results pass by construction), and the pipeline reads params itself.
+    protocolSetRequestHandler(low).call(low, callSchema, async (request, extra) => {
+        const params = request.params;
+        const name = isObject(params) ? params.name : undefined;
+        // No tool named: not a tool call at all, so not one AdCP can answer; the MCP error says what is missing, briefly.
+        if (typeof name !== 'string')
+            throw new sdk.McpError(sdk.ErrorCode.InvalidParams, 'tools/call: params.name must be the tool name (a string)');
+        // Absent arguments are an empty object (MCP makes them optional); anything else, null included, goes to the
+        // pipeline as sent, which answers a non-object with INVALID_REQUEST.
+        const sent = params.arguments;
+        const args = sent === undefined ? {} : sent;
         // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
-        return (0, results_js_1.callBound)(agent, handlers, name, args ?? {}, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
+        return (0, results_js_1.callBound)(agent, handlers, name, args, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
     });
+}
+/**
+ * The Protocol class's own setRequestHandler, beneath the Server's override: the deepest one on the server's
+ * prototype chain, so it belongs to the very SDK copy the host's server was built from.
+ */
+function protocolSetRequestHandler(low) {
+    let found = low.setRequestHandler;
+    for (let proto = Object.getPrototypeOf(low); proto !== null; proto = Object.getPrototypeOf(proto)) {
+        const own = Object.getOwnPropertyDescriptor(proto, 'setRequestHandler');
+        if (own !== undefined && typeof own.value === 'function')
+            found = own.value;
+    }
+    return found;
+}
+/**
+ * The SDK's own zod, resolved from the SDK (a schema of another zod copy is not one its parser knows): `zod/v4`, which
+ * the SDK's schemas use and zod 3.25+ and 4 both ship, else an older zod's main export, which has the same three
+ * constructors.
+ */
+function sdkZod(sdkTypes) {
+    const fromSdk = (0, node_module_1.createRequire)(sdkTypes);
+    try {
+        return fromSdk('zod/v4');
+    }
+    catch {
+        return fromSdk('zod');
+    }
+}
+function isObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 function lowLevelServer(server) {
     const candidate = server !== null && typeof server === 'object' && 'server' in server ? server.server : server;
@@ -1444,14 +1741,20 @@ function unescapeToken(token) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.selectRelease = selectRelease;
-const RELEASE_PIN = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)?$/;
+const bounds_js_1 = require("./bounds.js");
+const versions_js_1 = require("./versions.js");
 /**
- * AdCP version negotiation (core/version-envelope.json): the buyer pins a release (`adcp_version`, release
- * precision; pre-release tags hang off the release) or, deprecated, a major (`adcp_major_version`). No pin \u2192 the
- * highest served release; a pin inside a served major \u2192 the highest served release not above it; otherwise, or when
- * the two fields disagree, VERSION_UNSUPPORTED. Patches are not negotiated.
- *
- * `served` must be sorted highest first.
+ * AdCP version negotiation (docs/reference/versioning.mdx, "Version negotiation" and "Pre-release pins"), over the
+ * releases a profile serves, `served` sorted highest first:
+ * - an exact match is served;
+ * - a pre-release pin (`3.2-beta.5`) matches only exactly;
+ * - a release pin never downshifts onto a pre-release: it gets the highest served release (never a pre-release)
+ *   not above it in the same major;
+ * - none such (every served release of the major is above the pin, or another major) \u2192 VERSION_UNSUPPORTED with
+ *   `supported_versions`;
+ * - no pin \u2192 the server's default, the highest served release; only `adcp_major_version` \u2192 the highest served
+ *   release of that major; both fields disagreeing on the major \u2192 VERSION_UNSUPPORTED.
+ * Patches are not negotiated: a pin with one is malformed (INVALID_REQUEST at its field).
  */
 function selectRelease(served, args) {
     // agent.call passes its parse-once copy; any other caller's value is read here once, and a field that cannot be
@@ -1472,37 +1775,46 @@ function selectRelease(served, args) {
         if (!r.ok)
             return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: `/${k}`, keyword: 'type', message: 'cannot be read' }] };
     }
-    const pin = pinRead.ok ? pinRead.value : undefined;
+    const pinValue = pinRead.ok ? pinRead.value : undefined;
     const major = majorRead.ok ? majorRead.value : undefined;
-    const supported = () => served.map((r) => r.key).join(', ');
-    let wantMajor;
-    let wantMinor;
-    if (pin !== undefined) {
-        const m = typeof pin === 'string' ? RELEASE_PIN.exec(pin) : null;
-        if (m === null) {
-            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_version', keyword: 'pattern', message: 'must be a release-precision version such as "3.2" or "3.1-beta"' }] };
+    let pin;
+    if (pinValue !== undefined) {
+        pin = typeof pinValue === 'string' ? (0, versions_js_1.parseWireVersion)(pinValue) : undefined;
+        if (pin === undefined) {
+            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_version', keyword: 'pattern', message: 'must be a release-precision version such as "3.2" or "3.2-beta.5" (no patch)' }] };
         }
-        wantMajor = Number(m[1]);
-        wantMinor = Number(m[2]);
     }
-    if (major !== undefined) {
-        if (typeof major !== 'number' || !Number.isInteger(major)) {
-            return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_major_version', keyword: 'type', message: 'must be an integer' }] };
-        }
-        if (wantMajor !== undefined && wantMajor !== major) {
-            return { ok: false, code: 'VERSION_UNSUPPORTED', message: `adcp_version ${String(pin)} and adcp_major_version ${major} disagree; served releases: ${supported()}` };
-        }
-        wantMajor = major;
+    if (major !== undefined && (typeof major !== 'number' || !Number.isInteger(major))) {
+        return { ok: false, code: 'INVALID_REQUEST', issues: [{ pointer: '/adcp_major_version', keyword: 'type', message: 'must be an integer' }] };
     }
-    if (wantMajor === undefined)
-        return { ok: true, release: served[0] };
-    const inMajor = served.filter((r) => r.major === wantMajor);
-    const chosen = wantMinor === undefined ? inMajor[0] : inMajor.find((r) => r.minor <= wantMinor);
-    if (chosen === undefined) {
-        const asked = pin !== undefined ? `adcp_version ${String(pin)}` : `adcp_major_version ${String(major)}`;
-        return { ok: false, code: 'VERSION_UNSUPPORTED', message: `${asked} is not served; served releases: ${supported()}` };
+    const unsupported = (why) => ({
+        ok: false,
+        code: 'VERSION_UNSUPPORTED',
+        message: `${why}; supported versions: ${served.map((r) => r.key).join(', ')}`,
+        details: {
+            // The pin echoed back, unless it is long enough to make the error amplify the request (bounds.ts).
+            ...(typeof pinValue === 'string' && pinValue.length <= bounds_js_1.MAX_PAYLOAD_TEXT ? { adcp_version: pinValue } : {}),
+            ...(typeof major === 'number' ? { adcp_major_version: major } : {}),
+            supported_versions: served.map((r) => r.key),
+            supported_majors: [...new Set(served.map((r) => r.major))],
+        },
+    });
+    if (pin !== undefined && major !== undefined && pin.major !== major) {
+        return unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} and adcp_major_version ${String(major)} disagree`);
     }
-    return { ok: true, release: chosen };
+    if (pin === undefined) {
+        if (major === undefined)
+            return { ok: true, release: served[0] };
+        const highest = served.find((r) => r.major === major);
+        return highest !== undefined ? { ok: true, release: highest } : unsupported(`adcp_major_version ${String(major)} is not served`);
+    }
+    const exact = served.find((r) => r.major === pin.major && r.minor === pin.minor && r.prerelease === pin.prerelease);
+    if (exact !== undefined)
+        return { ok: true, release: exact };
+    if (pin.prerelease !== undefined)
+        return unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} is a pre-release, matched only exactly, and is not served`);
+    const below = served.find((r) => r.major === pin.major && r.prerelease === undefined && r.minor <= pin.minor);
+    return below !== undefined ? { ok: true, release: below } : unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} is not served and no served release of major ${pin.major} is below it`);
 }
 
   },
@@ -1522,13 +1834,15 @@ const json_copy_js_1 = require("./json-copy.js");
 /**
  * The response as it goes on the wire: the handler's body with the envelope the runtime owns. `adcp_version` is the
  * release that answered and `context` the caller's (a handler's own values are dropped); `status` defaults to
- * `completed`. A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
+ * `completed` (unless `defaultStatus` is false: the release's status is the response's own state). A handler may state another AdCP task status (an async `submitted`, a `rejected` arm), or a status its
  * release's response schema itself defines (3.0's create_media_buy carries the media buy's status there); any other
  * value is the agent's bug, answered as one instead of being sent.
  */
-function responseEnvelope(result, sentContext, release, schemaDefinesStatus) {
+function responseEnvelope(result, sentContext, release, schemaDefinesStatus, defaultStatus = true) {
     const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
-    const body = { ...rest, status: status ?? 'completed', adcp_version: release };
+    // Where the release's `status` is the response's own state (3.0's create_media_buy: the media buy's), a missing one
+    // stays missing: `completed` there would say the media buy has finished running.
+    const body = { ...rest, ...(status !== undefined || defaultStatus ? { status: status ?? 'completed' } : {}), adcp_version: release };
     if (sentContext !== undefined)
         body.context = sentContext;
     if (status !== undefined && !(typeof status === 'string' && TASK_STATUSES.has(status)) && !schemaDefinesStatus(body)) {
@@ -1625,11 +1939,15 @@ function errorResult(error, args, release) {
  * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
  */
 function unknownToolResult(tool, args, releases) {
+    return rejectionOf((0, errors_js_1.unsupportedTool)(tool), args, releases);
+}
+/** A rejection of a call the pipeline could not answer itself, labelled as unknownToolResult labels its own. */
+function rejectionOf(error, args, releases) {
     // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
     const request = (0, json_copy_js_1.readRequest)(args);
     const value = request.ok ? request.value : request.context === undefined ? undefined : { context: request.context };
     const pinned = value !== null && typeof value === 'object' ? value.adcp_version : undefined;
-    return errorResult((0, errors_js_1.unsupportedTool)(tool), value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]);
+    return errorResult(error, value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]);
 }
 /** The AdCP body of a CallToolResult, success or rejection. */
 function resultBody(result) {
@@ -1638,7 +1956,9 @@ function resultBody(result) {
 /**
  * A transport's call of `tool` (MCP tools/call, an A2A skill): through the agent with the handler bound to it, or
  * AdCP's "unknown tool" rejection, with the caller's context, when none is bound or the agent serves no such tool.
- * Anything else the call throws is the transport's to answer.
+ * agent.call answers handler failures itself; anything else it throws (an artifact missing from the generated set,
+ * say) is a fault of the agent, not of the buyer's request: logged on the server and answered as a
+ * CONFIGURATION_ERROR with no detail, never a transport error or a crash of the process.
  */
 async function callBound(agent, handlers, tool, args, ctx) {
     const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
@@ -1650,8 +1970,82 @@ async function callBound(agent, handlers, tool, args, ctx) {
     catch (e) {
         if (e instanceof UnknownToolError)
             return unknownToolResult(tool, args, agent.releases);
-        throw e;
+        let text;
+        try {
+            text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+        }
+        catch {
+            text = 'a value that cannot be printed';
+        }
+        process.emitWarning(`adcp-codegen: the call of ${tool} failed: ${text}`);
+        return rejectionOf((0, errors_js_1.agentFault)(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases);
     }
+}
+
+  },
+  "./versions.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.WIRE_VERSION = void 0;
+exports.parseWireVersion = parseWireVersion;
+exports.wireVersionOf = wireVersionOf;
+exports.compareWireVersions = compareWireVersions;
+/**
+ * AdCP version strings (docs/reference/versioning.mdx): the wire speaks release precision, `MAJOR.MINOR` with an
+ * optional pre-release tag (`3.2`, `3.2-beta.5`, `3.1-rc.1`); patches are never negotiated. A published release's
+ * full version (`3.2.0-beta.5`, the manifest's `adcp_version`) is normalized to that form before it goes on the wire
+ * (core/version-envelope.json, NORMALIZATION). The generator names its releases by the same key, so the two sides
+ * can never spell one release two ways.
+ */
+/** The wire pattern of `adcp_version` and `supported_versions` items (core/version-envelope.json). */
+exports.WIRE_VERSION = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?))?$/;
+/** `3.2-beta.5` \u2192 { major: 3, minor: 2, prerelease: 'beta.5' }; undefined for anything that is not a wire version. */
+function parseWireVersion(value) {
+    const m = exports.WIRE_VERSION.exec(value);
+    if (m === null)
+        return undefined;
+    return { major: Number(m[1]), minor: Number(m[2]), ...(m[3] !== undefined ? { prerelease: m[3] } : {}) };
+}
+/** A release's full version (`3.2.0-beta.5`, `3.0.6`, `3.1`) at release precision (`3.2-beta.5`, `3.0`, `3.1`). */
+function wireVersionOf(full) {
+    const m = /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(?:0|[1-9]\d*))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?$/.exec(full);
+    if (m === null)
+        return undefined;
+    const wire = m[3] === undefined ? `${m[1]}.${m[2]}` : `${m[1]}.${m[2]}-${m[3]}`;
+    return exports.WIRE_VERSION.test(wire) ? wire : undefined;
+}
+/**
+ * Semver precedence at release precision: major, then minor, then a release above its own pre-releases, which
+ * compare identifier by identifier (numeric ones numerically and below alphanumeric ones, a shorter list first).
+ * Negative when `a` precedes `b`.
+ */
+function compareWireVersions(a, b) {
+    if (a.major !== b.major)
+        return a.major - b.major;
+    if (a.minor !== b.minor)
+        return a.minor - b.minor;
+    if (a.prerelease === b.prerelease)
+        return 0;
+    if (a.prerelease === undefined)
+        return 1;
+    if (b.prerelease === undefined)
+        return -1;
+    const x = a.prerelease.split('.');
+    const y = b.prerelease.split('.');
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        const p = x[i];
+        const q = y[i];
+        if (p === q)
+            continue;
+        const pn = /^\d+$/.test(p);
+        const qn = /^\d+$/.test(q);
+        if (pn && qn)
+            return Number(p) - Number(q);
+        if (pn !== qn)
+            return pn ? -1 : 1;
+        return p < q ? -1 : 1;
+    }
+    return x.length - y.length;
 }
 
   },

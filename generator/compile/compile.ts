@@ -1,9 +1,11 @@
+import { candidateCoverage, compileConversions, filesFor, planConversions, type CandidateCoverage } from './convert/index.js';
 import { compileNormalizers, planNormalizations, type NormalizationPlan } from './normalize/index.js';
+import { conversionPairs, type PairTools } from './pairs.js';
 import { compileStripModules } from './strip/index.js';
 import { compileTypes } from './types/index.js';
 import { compileValidatorSets } from './validators/index.js';
 import { sha256 } from '../shared/index.js';
-import type { EmittedFile, NormalizationRule, Release } from '../load/index.js';
+import type { ConversionRuleFile, EmittedFile, NormalizationRule, Release } from '../load/index.js';
 import type { Selection } from '../select/index.js';
 
 export interface SkippedRule {
@@ -28,9 +30,22 @@ export interface CompileUnit {
   readonly reused: boolean;
 }
 
+/** What compiling one pair's conversions found: rules that do not apply, and diff candidates nothing accounts for. */
+export interface ConversionReport {
+  /** `3.2>3.0`: the newer release's key, then the older one's. */
+  readonly pair: string;
+  readonly skipped: readonly SkippedRule[];
+  /** Every diff candidate of the pair, with what accounts for each occurrence (nothing: a lint). */
+  readonly candidates: readonly CandidateCoverage[];
+  /** Rule files written for the pair; with none, deep-strip alone converts and the diff is not asked. */
+  readonly ruleFiles: number;
+}
+
 export interface CompileResult {
   readonly units: readonly CompileUnit[];
   readonly skippedRules: SkippedRule[];
+  /** Per pair whose conversions were compiled (not reused) in this run. */
+  readonly conversions: readonly ConversionReport[];
   /** Per release key, the tools compiled (the union of every profile's selection). */
   readonly tools: ReadonlyMap<string, readonly string[]>;
 }
@@ -42,12 +57,16 @@ export interface CompileOptions {
   readonly reuse?: (id: string, key: string) => EmittedFile[] | undefined;
   /** Called once per unit compiled (not reused), with its time and files: progress, and formatting started early. */
   readonly onUnit?: (id: string, ms: number, files: readonly EmittedFile[]) => void;
+  /** Conversion rule files (load/conversion-rules.ts); a pair without any is converted by deep-strip alone. */
+  readonly conversionRules?: readonly ConversionRuleFile[];
 }
 
 interface StageInput {
   readonly release: Release;
   readonly tools: readonly string[];
   readonly plan: NormalizationPlan;
+  /** Tools a newer release's handler answers to buyers pinned to this one: their responses need a deep-strip. */
+  readonly responseTools: readonly string[];
 }
 
 /**
@@ -57,7 +76,8 @@ interface StageInput {
  * content-addressed inside each stage.
  */
 const STAGES: readonly { kind: string; inputs: (s: StageInput) => unknown; run: (s: StageInput) => EmittedFile[] | Promise<EmittedFile[]> }[] = [
-  { kind: 'strip', inputs: () => null, run: (s) => compileStripModules(s.release, s.tools) },
+  // Without response tools the key is what it was before responses were stripped: a single-release set is reused.
+  { kind: 'strip', inputs: (s) => (s.responseTools.length === 0 ? null : { responseTools: s.responseTools }), run: (s) => compileStripModules(s.release, s.tools, s.responseTools) },
   { kind: 'normalize', inputs: (s) => s.plan.emitted.map((p) => ({ tool: p.tool, rule: p.rule })), run: (s) => compileNormalizers(s.release, s.plan, s.tools) },
   { kind: 'types', inputs: () => null, run: (s) => compileTypes(s.release, s.tools) },
 ];
@@ -78,6 +98,7 @@ export async function compile(
   const toolsByRelease = new Map<string, readonly string[]>();
   const validatorSets: { release: Release; tools: readonly string[] }[] = [];
   const fileOf = new Map(rules.map((r) => [r.id, r.file]));
+  const pairs = conversionPairs(selections);
   for (const release of releases) {
     const tools = [...new Set([...selections.values()].flatMap((ss) => ss.filter((s) => s.release === release).flatMap((s) => s.tools.map((t) => t.name))))].sort();
     if (tools.length === 0) continue;
@@ -86,19 +107,45 @@ export async function compile(
     const full = planNormalizations(release, [...rules]);
     const plan: NormalizationPlan = { emitted: full.emitted.filter((p) => names.has(p.tool)), skipped: full.skipped.filter((s) => names.has(s.tool)) };
     for (const s of plan.skipped) skippedRules.push({ release: release.key, file: fileOf.get(s.rule) ?? '', ...s });
-    const input: StageInput = { release, tools, plan };
+    const responseTools = [...new Set(pairs.filter((p) => p.older === release).flatMap((p) => p.tools))].sort();
+    const input: StageInput = { release, tools, plan, responseTools };
     for (const stage of STAGES) {
       units.push(await unit(options, `${release.key}/${stage.kind}`, { release: release.hash, label: release.label, tools, inputs: stage.inputs(input) }, () => stage.run(input)));
     }
     validatorSets.push({ release, tools });
   }
+  const conversions: ConversionReport[] = [];
+  for (const pair of pairs) units.push(await conversionUnit(options, pair, conversions));
   // Validators of every release at once, one unit: a definition compiled to the same code in two releases is emitted
   // once, so the unit's key covers every release's inputs.
   if (validatorSets.length > 0) {
     const inputs = validatorSets.map((v) => ({ release: v.release.hash, label: v.release.label, tools: v.tools }));
     units.push(await unit(options, 'validate', inputs, () => compileValidatorSets(validatorSets)));
   }
-  return { units, skippedRules, tools: toolsByRelease };
+  return { units, skippedRules, conversions, tools: toolsByRelease };
+}
+
+/**
+ * One pair's conversions (`3.2>3.0/convert`): keyed by both releases, the tools converted and the rule files written
+ * for the pair. Compiling it also reports what the rules leave uncovered (the diff is only worth its second when the
+ * unit compiles: a reused unit was reported when it was made).
+ */
+async function conversionUnit(options: CompileOptions, pair: PairTools, reports: ConversionReport[]): Promise<CompileUnit> {
+  const { newer, older, tools } = pair;
+  const label = `${newer.key}>${older.key}`;
+  const files = filesFor(pair, options.conversionRules ?? []);
+  const inputs = { newer: newer.hash, older: older.hash, labels: [newer.label, older.label], tools, rules: files.map((f) => ({ file: f.file, hash: f.fileHash })) };
+  return unit(options, `${label}/convert`, inputs, () => {
+    const plan = planConversions(pair, files, tools);
+    reports.push({
+      pair: label,
+      skipped: plan.skipped.map((s) => ({ release: label, rule: s.rule, file: s.file, tool: s.tool, reason: s.reason })),
+      // Without rule files for the pair nothing is expected to cover the changes: deep-strip alone converts.
+      candidates: plan.files.length === 0 ? [] : candidateCoverage(plan),
+      ruleFiles: plan.files.length,
+    });
+    return compileConversions(plan);
+  });
 }
 
 /** One unit: the previous set's files when its key (the generator, the unit and its inputs) is unchanged, else compiled. */

@@ -1,11 +1,14 @@
 /**
  * Stage 4, compile: per release, one artifact kind per folder — validators/ (Ajv standalone code), strip/
  * (deep-strip of undeclared fields), normalize/ (deprecated fields into their current form), types/ (TypeScript
- * declarations) — as compile units a regeneration can reuse.
+ * declarations), convert/ (between two releases a profile serves: responses down, requests up) — as compile units
+ * a regeneration can reuse; codegen/ holds what the rule-driven emitters share.
  */
-export { compile, type CompileResult, type CompileUnit, dedupe, type SkippedRule } from './compile.js';
+export { compile, type CompileResult, type CompileUnit, type ConversionReport, dedupe, type SkippedRule } from './compile.js';
+export { type Candidate, diffReleases, planConversions, type ReleaseDiff, requestGaps, uncoveredCandidates } from './convert/index.js';
+export { conversionPairs, type PairTools } from './pairs.js';
 export { compileNormalizers, deprecatedRequestFields, planNormalizations } from './normalize/index.js';
-export { reportSkippedRules } from './report-rules.js';
+export { reportConversions, reportSkippedRules } from './report-rules.js';
 export { compileStrip, compileStripModules, compileStripSource, interpretStrip, type Resolver } from './strip/index.js';
 export { compileTypes } from './types/index.js';
 export { COMPACT_HELPERS, compactCode, compileSchemaValidators, compileValidators, compileValidatorSets, createRuntimeAjv, ERROR_HELPER, PUSH_HELPER } from './validators/index.js';

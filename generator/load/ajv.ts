@@ -2,6 +2,7 @@ import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { copySchemaWithout } from '../shared/index.js';
 import type { JsonSchemaObject, Release, SchemaFile } from './model.js';
+import { readableByAjv, readableProtoKeys } from './ajv-proto-keys.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module object.
 type AddFormats = (typeof addFormatsModule)['default'];
@@ -77,7 +78,7 @@ export function declaresPrototypeNames(release: Release): boolean {
  */
 export function createRuntimeAjv(release: Release, overrides: Options = {}): AjvInstance {
   const ajv = newAjv(release, false, overrides);
-  for (const file of release.schemas.byId.values()) ajv.addSchema(file.schema);
+  for (const file of release.schemas.byId.values()) ajv.addSchema(readableByAjv(file.schema));
   return ajv;
 }
 
@@ -88,7 +89,7 @@ export function createRuntimeAjv(release: Release, overrides: Options = {}): Ajv
  */
 export function createStandaloneAjv(release: Release, documents: Iterable<SchemaFile> = release.schemas.byId.values(), overrides: Options = {}): AjvInstance {
   const ajv = newAjv(release, true, overrides);
-  for (const file of documents) ajv.addSchema(file.schema);
+  for (const file of documents) ajv.addSchema(readableByAjv(file.schema));
   return ajv;
 }
 
@@ -106,6 +107,8 @@ export function createCompileAjv(release: Release, documents: Iterable<SchemaFil
   const locations = new Map<unknown, SchemaLocation>();
   for (const file of documents) {
     const copy = withoutDocumentation(file.schema, (node, pointer) => locations.set(node, { file, pointer })) as JsonSchemaObject;
+    // What Ajv would skip (a declared `__proto__`), said in keywords it reads: the emitted validators check it.
+    readableProtoKeys(copy);
     ajv.addSchema(copy);
   }
   return { ajv, locations };

@@ -1,9 +1,9 @@
-import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { checkFormat } from './check-format.js';
-import { CodegenError, UsageError } from '../shared/index.js';
+import { CodegenError, packageRoot, UsageError } from '../shared/index.js';
 import { expandGlob } from './glob.js';
+import { entryExists, listDirectory } from './input-tree.js';
 import { displayPath } from './release.js';
 import type { Config } from './model.js';
 import { checkOutLocation } from './out-location.js';
@@ -36,7 +36,8 @@ export function loadConfig(overrides: ConfigOverrides = {}): ResolvedConfig {
   const configGiven = overrides.config !== undefined;
   let raw: Record<string, unknown> = {};
   let file: string | undefined;
-  if (existsSync(configPath)) {
+  // A dangling link or a pipe at the config's path is that file, named by the reader, not "no config here".
+  if (entryExists(configPath)) {
     file = displayPath(configPath, cwd);
     const parsed = readJson(configPath, file);
     checkFormat('config.schema.json', parsed, file);
@@ -59,13 +60,23 @@ export function loadConfig(overrides: ConfigOverrides = {}): ResolvedConfig {
   );
   const profiles = expandAll(profilePatterns, profileBase, file, 'profiles', overrides.profiles !== undefined);
   const normalizations = expandAll(list('normalizations'), baseDir, file, 'normalizations', false);
+  // Conversions are the protocol's own changes between releases, not a team's choice: the shipped rules apply unless
+  // the config names its own (an empty list turns them off).
+  const conversions = Array.isArray(raw.conversions) ? expandAll(list('conversions'), baseDir, file, 'conversions', false) : shippedConversions();
   const overlays = expandAll(list('overlays'), baseDir, file, 'overlays', false);
   const out = resolve(overrides.out !== undefined ? cwd : baseDir, overrides.out ?? (typeof raw.out === 'string' ? raw.out : 'generated'));
   const outFromConfig = overrides.out === undefined && typeof raw.out === 'string' && file !== undefined;
   checkOutLocation(out, {
     configDir: file !== undefined ? baseDir : undefined,
     cwd,
-    inputs: [configPath, ...releaseDirs.map((r) => r.dir), ...profiles, ...normalizations, ...overlays].filter((p) => p !== configPath || file !== undefined),
+    inputs: [configPath, ...releaseDirs.map((r) => r.dir), ...profiles, ...normalizations, ...conversions, ...overlays].filter((p) => p !== configPath || file !== undefined),
+    releases: releaseDirs,
+    patterns: [
+      ...profilePatterns.map((pattern) => ({ pattern, base: profileBase })),
+      ...list('normalizations').map((pattern) => ({ pattern, base: baseDir })),
+      ...list('conversions').map((pattern) => ({ pattern, base: baseDir })),
+      ...list('overlays').map((pattern) => ({ pattern, base: baseDir })),
+    ],
     file: overrides.out !== undefined ? '<command line>' : (file ?? '<command line>'),
     pointer: outFromConfig ? '/out' : '',
   });
@@ -77,11 +88,18 @@ export function loadConfig(overrides: ConfigOverrides = {}): ResolvedConfig {
     releaseDirs,
     profiles,
     normalizations,
+    conversions,
     overlays,
     acceptedRecords: list('accepted_records'),
     out,
     strict: overrides.strict ?? raw.strict === true,
   };
+}
+
+/** The conversion rule files adcp-codegen ships (schemas/conversions/*.json), in name order. */
+export function shippedConversions(): string[] {
+  const dir = join(packageRoot, 'schemas', 'conversions');
+  return entryExists(dir) ? listDirectory(dir, dir).filter((e) => e.name.endsWith('.json')).map((e) => join(dir, e.name)) : [];
 }
 
 function expandAll(patterns: readonly string[], base: string, file: string | undefined, key: string, fromFlags: boolean): string[] {
@@ -109,10 +127,10 @@ function resolveRelease(entry: string, base: string, cwd: string, file: string, 
     throw new CodegenError(file, pointer, '"@adcp/sdk" is not installed here (npm install --save-dev @adcp/sdk)');
   }
   const dataDir = join(dirname(pkg), 'dist/lib/schemas-data');
-  const found = existsSync(dataDir)
-    ? readdirSync(dataDir)
-        .sort()
-        .filter((d) => existsSync(join(dataDir, d, 'manifest.json')))
+  const found = entryExists(dataDir)
+    ? listDirectory(dataDir, displayPath(dataDir, cwd))
+        .map((d) => d.name)
+        .filter((d) => entryExists(join(dataDir, d, 'manifest.json')))
     : [];
   if (found.length === 0) throw new CodegenError(file, pointer, `the installed @adcp/sdk embeds no release with a manifest under ${displayPath(dataDir, cwd)}`);
   const version = (readJson(pkg) as Record<string, unknown>).version;

@@ -12,7 +12,8 @@ export type { EmittedFile, InputRef, JsonObject, JsonSchema, JsonSchemaObject, J
 export { ACCEPTED_RECORD, APPLIES_WHEN, loadOverlays, type Overlay, type OverlayEntry } from './overlays.js';
 export { checkCapabilities, readProfile, servedReleases } from './profile.js';
 export { readJson } from './read-json.js';
+export { type ConversionDirection, type ConversionRule, type ConversionRuleFile, type ConversionTransform, type ConversionWaiver, loadConversionRules } from './conversion-rules.js';
 export { loadNormalizationRules, type JsonType, type NormalizationRule, type Transform } from './normalization-rules.js';
 export { compileReleaseSchema, releaseAjv } from './release-ajv.js';
-export { displayPath, loadRelease } from './release.js';
+export { displayPath, highestFirst, loadRelease } from './release.js';
 export { resolveUri, splitFragment } from './uri.js';

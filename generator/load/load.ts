@@ -2,7 +2,7 @@ import { CodegenError } from '../shared/index.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './config.js';
 import type { CapabilitiesValidator } from './capabilities-validator.js';
 import { checkCapabilities, readProfile, servedReleases } from './profile.js';
-import { digestRelease, displayPath, loadRelease, type ReleaseDigest } from './release.js';
+import { digestRelease, displayPath, highestFirst, loadRelease, type ReleaseDigest } from './release.js';
 import type { Profile, Release } from './model.js';
 
 /**
@@ -49,10 +49,10 @@ export function load(input: ConfigOverrides | InputFiles): Inputs {
   releases.forEach((r, i) => {
     const other = releases.findIndex((x) => x.key === r.key);
     if (other !== i) {
-      throw new CodegenError(config.file ?? '<command line>', `/releases/${i}`, `two configured releases have release precision ${r.key} (${releases[other]!.version} and ${r.version}); serve one`);
+      throw new CodegenError(config.file ?? '<command line>', `/releases/${i}`, `two configured releases are AdCP ${r.key} on the wire (${releases[other]!.version} and ${r.version}); serve one`);
     }
   });
-  releases.sort((a, b) => b.major - a.major || b.minor - a.minor);
+  releases.sort(highestFirst);
 
   const served = new Map<string, readonly Release[]>();
   const validators = new Map<Release, CapabilitiesValidator>();

@@ -164,10 +164,16 @@ export interface SpecialismDef {
 export interface Release {
   /** Full version from the manifest, e.g. `3.2.0-beta.5`. */
   readonly version: string;
-  /** Release precision (`major.minor`), the key profiles and buyers use: `3.2`. */
+  /**
+   * Release precision with the pre-release tag (`3.2-beta.5`, `3.0`): the release's AdCP wire version
+   * (runtime/versions.ts), which buyers pin, `supported_versions` lists and the generated set's paths and
+   * per-release handler keys use.
+   */
   readonly key: string;
   readonly major: number;
   readonly minor: number;
+  /** The pre-release tag (`beta.5`), absent for a release. */
+  readonly prerelease?: string;
   /** The directory as given (display only; never written into output). */
   readonly dir: string;
   /** How the release is named in headers and manifests: `@adcp/sdk:3.0.6` or `3.2.0-beta.5`, never an absolute path. */
@@ -192,7 +198,7 @@ export interface Profile {
   readonly file: string;
   readonly tools: readonly string[];
   readonly capabilities: JsonObject;
-  /** Release keys the profile serves (`3.2`); undefined means every configured release. */
+  /** Release keys (or unambiguous `MAJOR.MINOR` aliases) the profile names, as written; undefined means every configured release. */
   readonly releases?: readonly string[];
   /** Tool names outside the agent's protocols that the host shares (DESIGN step 2). */
   readonly sharedTools: readonly string[];
@@ -209,6 +215,8 @@ export interface Config {
   readonly releases: readonly string[];
   readonly profiles: readonly string[];
   readonly normalizations: readonly string[];
+  /** Conversion rule files between releases (default: the shipped ones). */
+  readonly conversions: readonly string[];
   readonly overlays: readonly string[];
   readonly acceptedRecords: readonly string[];
   readonly out: string;

@@ -2,6 +2,7 @@ import { checkFormat, describe, pointerOf } from './check-format.js';
 import { CodegenError, hashJson } from '../shared/index.js';
 import type { JsonObject, Profile, Release } from './model.js';
 import { readJson } from './read-json.js';
+import { highestFirst } from './release.js';
 import { capabilitiesValidator, type CapabilitiesValidator } from './capabilities-validator.js';
 
 interface RawProfile {
@@ -49,19 +50,33 @@ function rejectDuplicates(names: readonly string[], file: string, pointer: strin
 }
 
 /**
- * The releases a profile serves, highest first. A release the profile names but the config does not provide is
- * an error: the team asked for a surface the build cannot produce.
+ * The releases a profile serves, highest first. A profile names each by its key (`3.2-beta.5`, `3.0`) or by
+ * `MAJOR.MINOR` alone where that is unambiguous: the configured release of that precision, or its only configured
+ * pre-release. A release the profile names but the config does not provide is an error: the team asked for a
+ * surface the build cannot produce.
  */
 export function servedReleases(profile: Profile, releases: readonly Release[]): Release[] {
-  const sorted = [...releases].sort((a, b) => b.major - a.major || b.minor - a.minor);
+  const sorted = [...releases].sort(highestFirst);
   if (profile.releases === undefined) return sorted;
-  return profile.releases.map((key, i) => {
-    const r = sorted.find((x) => x.key === key);
-    if (r === undefined) {
-      throw new CodegenError(profile.file, `/releases/${i}`, `release ${key} is not configured (configured: ${sorted.map((x) => x.key).join(', ')})`);
-    }
-    return r;
-  }).sort((a, b) => b.major - a.major || b.minor - a.minor);
+  const configured = sorted.map((x) => x.key).join(', ');
+  const named = profile.releases.map((name, i) => {
+    const exact = sorted.find((x) => x.key === name);
+    if (exact !== undefined) return exact;
+    const sameMinor = sorted.filter((x) => `${x.major}.${x.minor}` === name);
+    if (sameMinor.length === 1) return sameMinor[0]!;
+    throw new CodegenError(
+      profile.file,
+      `/releases/${i}`,
+      sameMinor.length > 1
+        ? `release ${name} is ambiguous: configured as ${sameMinor.map((x) => x.key).join(' and ')}; name one`
+        : `release ${name} is not configured (configured: ${configured})`,
+    );
+  });
+  named.forEach((r, i) => {
+    const first = named.indexOf(r);
+    if (first !== i) throw new CodegenError(profile.file, `/releases/${i}`, `names release ${r.key} again (first at /releases/${first})`);
+  });
+  return named.sort(highestFirst);
 }
 
 /** The profile's capabilities must be a valid get_adcp_capabilities response body of every release it serves. */

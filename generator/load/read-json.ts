@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { CodegenError } from '../shared/index.js';
+import { CodegenError, readInputText } from '../shared/index.js';
 import { locateJsonError } from './json-locate.js';
 
 /**
@@ -7,17 +6,8 @@ import { locateJsonError } from './json-locate.js';
  * line and column) rather than a bare SyntaxError.
  */
 export function readJson(path: string, display = path): unknown {
-  return parseJson(readText(path, display), display);
-}
-
-/** A file's text, or a CodegenError naming it. */
-export function readText(path: string, display = path): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new CodegenError(display, '', code === 'ENOENT' ? 'file not found' : `cannot read file (${code ?? String(e)})`);
-  }
+  // Regular files only, of bounded size (input-file.ts).
+  return parseJson(readInputText(path, display), display);
 }
 
 export function parseJson(text: string, display: string): unknown {

@@ -1,6 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { CodegenError, sha256, joinPointer, isPlainObject } from '../shared/index.js';
+import { CodegenError, sha256, joinPointer, isPlainObject, readInputFile } from '../shared/index.js';
 import type {
   ErrorCodeDef,
   JsonSchemaObject,
@@ -15,9 +14,11 @@ import type {
   TaskResultResolution,
   ToolDef,
 } from './model.js';
-import { parseJson, readJson, readText } from './read-json.js';
+import { entryExists, listDirectory, requireDirectory, treeFiles } from './input-tree.js';
+import { parseJson, readJson } from './read-json.js';
 import { createRegistry } from './registry.js';
 import { buildSchemaGraph } from './schema-graph.js';
+import { compareWireVersions, parseWireVersion, wireVersionOf } from '../../runtime/versions.js';
 
 /** Directories of a release that are not modular canonical schemas. */
 const NON_MODULAR_DIRS = new Set(['bundled', 'mcp', 'node_modules']);
@@ -33,10 +34,10 @@ export function loadRelease(dir: string, display: string = dir, digest: ReleaseD
   if (!isPlainObject(manifest)) throw new CodegenError(manifestFile, '', 'manifest must be a JSON object');
   const version = manifest.adcp_version;
   if (typeof version !== 'string') throw new CodegenError(manifestFile, '/adcp_version', 'must be a version string');
-  const m = /^(\d+)\.(\d+)(?:\.\d+)?(?:-([0-9A-Za-z.-]+))?$/.exec(version);
-  if (!m) throw new CodegenError(manifestFile, '/adcp_version', `${JSON.stringify(version)} is not a semantic version`);
-  const major = Number(m[1]);
-  const minor = Number(m[2]);
+  // The release's name on the wire and in the generated set: release precision with its pre-release tag.
+  const key = wireVersionOf(version);
+  if (key === undefined) throw new CodegenError(manifestFile, '/adcp_version', `${JSON.stringify(version)} is not a semantic version`);
+  const { major, minor, prerelease } = parseWireVersion(key)!;
 
   const files = readModularSchemas(dir, display);
   const registry = createRegistry(files, display);
@@ -57,9 +58,10 @@ export function loadRelease(dir: string, display: string = dir, digest: ReleaseD
 
   return {
     version,
-    key: `${major}.${minor}`,
+    key,
     major,
     minor,
+    ...(prerelease !== undefined ? { prerelease } : {}),
     dir,
     label: `adcp-${version}`,
     tools,
@@ -74,6 +76,11 @@ export function loadRelease(dir: string, display: string = dir, digest: ReleaseD
   };
 }
 
+/** Release order, highest first (semver precedence at release precision: 3.2 above 3.2-beta.5 above 3.1). */
+export function highestFirst(a: Pick<Release, 'major' | 'minor' | 'prerelease'>, b: Pick<Release, 'major' | 'minor' | 'prerelease'>): number {
+  return compareWireVersions(b, a);
+}
+
 /** A release's identity without parsing it: the sha256 of every file the loader may read. */
 export interface ReleaseDigest {
   /** sha256 over `path:sha256(bytes)` of every JSON file outside bundled/ and node_modules/, in path order. */
@@ -86,46 +93,33 @@ export interface ReleaseDigest {
  * nothing to do. The same digest is the loaded release's `hash`, so both can never disagree.
  */
 export function digestRelease(dir: string, display: string = dir): ReleaseDigest {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new CodegenError(display, '', 'release directory not found');
-  }
-  if (!existsSync(join(dir, 'manifest.json'))) {
+  requireDirectory(dir, display, 'release directory not found');
+  if (!entryExists(join(dir, 'manifest.json'))) {
     throw new CodegenError(`${display}/manifest.json`, '', 'missing manifest.json: not an AdCP release directory');
   }
   const lines: string[] = [];
-  const walk = (sub: string): void => {
-    for (const entry of readdirSync(join(dir, sub), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      const rel = sub === '' ? entry.name : `${sub}/${entry.name}`;
-      const isDir = entry.isDirectory() || (entry.isSymbolicLink() && statSync(join(dir, rel)).isDirectory());
-      if (isDir) {
-        if (!(sub === '' && (entry.name === 'bundled' || entry.name === 'node_modules'))) walk(rel);
-      } else if (entry.name.endsWith('.json')) lines.push(`${rel}:${sha256(readFileSync(join(dir, rel)))}`);
-    }
-  };
-  walk('');
+  for (const rel of releaseJsonFiles(dir, display, DIGEST_SKIPPED_DIRS)) lines.push(`${rel}:${sha256(readInputFile(join(dir, rel), `${display}/${rel}`))}`);
   return { hash: sha256(lines.join('\n')) };
+}
+
+/** Top-level directories the digest does not cover: the loader never reads them. */
+const DIGEST_SKIPPED_DIRS = new Set(['bundled', 'node_modules']);
+
+/** The `.json` entries of a release, relative and in path order, outside the top-level directories `skipped`. */
+function releaseJsonFiles(dir: string, display: string, skipped: ReadonlySet<string>): string[] {
+  return treeFiles(dir, display, (e) => !(e.depth === 0 && skipped.has(e.name))).filter((rel) => rel.endsWith('.json'));
 }
 
 function readModularSchemas(dir: string, display: string): SchemaFile[] {
   const out: SchemaFile[] = [];
-  const walk = (sub: string): void => {
-    const names = readdirSync(join(dir, sub)).sort();
-    for (const name of names) {
-      const rel = sub === '' ? name : `${sub}/${name}`;
-      const full = join(dir, rel);
-      if (statSync(full).isDirectory()) {
-        if (sub === '' && NON_MODULAR_DIRS.has(name)) continue;
-        walk(rel);
-      } else if (name.endsWith('.json') && !(sub === '' && (name === 'manifest.json' || name === 'index.json'))) {
-        const text = readText(full, `${display}/${rel}`);
-        const schema = parseJson(text, `${display}/${rel}`);
-        if (!isPlainObject(schema) || typeof schema.$id !== 'string') continue; // data files (adagents.json …) carry no $id
-        // The bytes' hash, not a canonical re-serialisation: sorting every key of every file cost more than parsing.
-        out.push({ id: schema.$id, path: rel, schema, hash: sha256(text) });
-      }
-    }
-  };
-  walk('');
+  for (const rel of releaseJsonFiles(dir, display, NON_MODULAR_DIRS)) {
+    if (rel === 'manifest.json' || rel === 'index.json') continue;
+    const text = readInputFile(join(dir, rel), `${display}/${rel}`).toString('utf8');
+    const schema = parseJson(text, `${display}/${rel}`);
+    if (!isPlainObject(schema) || typeof schema.$id !== 'string') continue; // data files (adagents.json …) carry no $id
+    // The bytes' hash, not a canonical re-serialisation: sorting every key of every file cost more than parsing.
+    out.push({ id: schema.$id, path: rel, schema, hash: sha256(text) });
+  }
   return out;
 }
 
@@ -223,18 +217,18 @@ const ANNOTATION_ONLY = new Set(['$schema', '$id', '$comment', 'title', 'descrip
 
 function readMcpProjection(dir: string, display: string, tools: ReadonlyMap<string, ToolDef>): McpProjection | undefined {
   const mcpRoot = join(dir, 'mcp');
-  if (!existsSync(mcpRoot)) return undefined;
+  if (!entryExists(mcpRoot)) return undefined;
   // The newest MCP protocol version directory that carries a manifest.
-  const versions = readdirSync(mcpRoot)
-    .filter((v) => existsSync(join(mcpRoot, v, 'manifest.json')))
-    .sort();
+  const versions = listDirectory(mcpRoot, `${display}/mcp`)
+    .map((v) => v.name)
+    .filter((v) => entryExists(join(mcpRoot, v, 'manifest.json')));
   const protocolVersion = versions[versions.length - 1];
   if (protocolVersion === undefined) return undefined;
   const rel = `mcp/${protocolVersion}`;
   const full = readProjectionManifest(dir, display, rel, tools);
   // The release's production profile (AdCP 3.2: `annotation_mode: "structural"`, no compliance or deprecated tools).
   const productionRel = `${rel}/profiles/production`;
-  const production = existsSync(join(dir, productionRel, 'manifest.json')) ? readProjectionManifest(dir, display, productionRel, tools) : undefined;
+  const production = entryExists(join(dir, productionRel, 'manifest.json')) ? readProjectionManifest(dir, display, productionRel, tools) : undefined;
   return {
     protocolVersion,
     dir: rel,

@@ -1,18 +1,19 @@
 import { CodegenError, isPlainObject } from '../shared/index.js';
-import type { JsonObject, Profile } from '../load/index.js';
+import { highestFirst, type JsonObject, type Profile, type Release } from '../load/index.js';
+
+/** `adcp.build_version`'s pattern (protocol/get-adcp-capabilities-response.json): semver with the patch. */
+const BUILD_VERSION = /^\d+\.\d+\.\d+(-[a-zA-Z0-9.-]+)?(\+[a-zA-Z0-9.-]+)?$/;
 
 /**
- * The get_adcp_capabilities body a profile serves: its own, with `adcp.supported_versions` (AdCP 3.2: the
- * release-precision versions the agent speaks, authoritative for a buyer's `adcp_version` pin) set to the releases
- * the generated set really serves, ascending as the spec's examples list them. Earlier releases' `adcp` block is
- * open, so the same body is valid for each. A profile that states other versions than it serves is an error.
+ * The get_adcp_capabilities body a profile serves in each of `releases` (same order): its own, with
+ * `adcp.supported_versions` (AdCP 3.2: the release-precision versions the agent speaks, pre-release tags kept,
+ * authoritative for a buyer's `adcp_version` pin) set to the releases the generated set really serves, ascending as
+ * the spec's examples list them, and `adcp.build_version` to the answering release's full version (`3.2.0-beta.5`;
+ * advisory, never negotiated) unless the profile states its deployment's own. Earlier releases' `adcp` block is
+ * open, so the same fields are valid in each. A profile that states other versions than it serves is an error.
  */
-export function servedCapabilities(profile: Profile, releaseKeys: readonly string[]): JsonObject {
-  const versions = [...releaseKeys].sort((a, b) => {
-    const [am, an] = a.split('.').map(Number) as [number, number];
-    const [bm, bn] = b.split('.').map(Number) as [number, number];
-    return am - bm || an - bn;
-  });
+export function servedCapabilities(profile: Profile, releases: readonly Release[]): JsonObject[] {
+  const versions = [...releases].sort(highestFirst).reverse().map((r) => r.key);
   const adcp = isPlainObject(profile.capabilities.adcp) ? profile.capabilities.adcp : {};
   const stated = adcp.supported_versions;
   if (stated !== undefined && JSON.stringify(stated) !== JSON.stringify(versions)) {
@@ -22,5 +23,8 @@ export function servedCapabilities(profile: Profile, releaseKeys: readonly strin
       `states ${JSON.stringify(stated)} but the profile serves ${JSON.stringify(versions)}; leave it out and the served releases are published`,
     );
   }
-  return { ...profile.capabilities, adcp: { ...adcp, supported_versions: versions } } as JsonObject;
+  return releases.map((release) => {
+    const build = adcp.build_version ?? (BUILD_VERSION.test(release.version) ? release.version : undefined);
+    return { ...profile.capabilities, adcp: { ...adcp, supported_versions: versions, ...(build !== undefined ? { build_version: build } : {}) } } as JsonObject;
+  });
 }

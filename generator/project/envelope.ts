@@ -45,3 +45,42 @@ function admits(node: unknown, base: string, field: string, release: Release, se
   }
   return true;
 }
+
+/** AdCP's task statuses (enums/task-status.json, the same from 3.0 to 3.2). */
+const TASK_STATUSES: ReadonlySet<string> = new Set(['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown']);
+
+/**
+ * Whether the tool's `status` is its response's own state in this release rather than the task's: some declaration
+ * of the body's `status` (at the root, an `allOf` member or a `oneOf`/`anyOf` arm, through `$ref`s) admits a value that
+ * is no task status — 3.0's create_media_buy (the media buy's `pending_creatives`), check_governance (`approved`).
+ * There the runtime never fills a missing status with `completed`, which would state something else.
+ */
+export function statusIsDomainState(release: Release, tool: ToolDef): boolean {
+  const root = release.schemas.byPath.get(tool.responseSchema);
+  if (root === undefined) return false;
+  const seen = new Set<unknown>();
+  const values = (node: unknown, base: string, depth: number): string[] => {
+    if (!isPlainObject(node) || depth > 8) return [];
+    const own = Array.isArray(node.enum) ? node.enum : 'const' in node ? [node.const] : [];
+    const out = own.filter((v): v is string => typeof v === 'string');
+    if (typeof node.$ref === 'string') {
+      const t = release.schemas.resolve(node.$ref, base);
+      out.push(...values(t.schema, t.file.id, depth + 1));
+    }
+    for (const k of ['allOf', 'oneOf', 'anyOf'] as const) if (Array.isArray(node[k])) for (const m of node[k] as unknown[]) out.push(...values(m, base, depth + 1));
+    return out;
+  };
+  const declares = (node: unknown, base: string): boolean => {
+    if (!isPlainObject(node) || seen.has(node)) return false;
+    seen.add(node);
+    if (isPlainObject(node.properties) && Object.prototype.hasOwnProperty.call(node.properties, 'status')) {
+      if (values(node.properties.status, base, 0).some((v) => !TASK_STATUSES.has(v))) return true;
+    }
+    if (typeof node.$ref === 'string') {
+      const t = release.schemas.resolve(node.$ref, base);
+      if (declares(t.schema, t.file.id)) return true;
+    }
+    return (['allOf', 'oneOf', 'anyOf'] as const).some((k) => Array.isArray(node[k]) && (node[k] as unknown[]).some((m) => declares(m, base)));
+  };
+  return declares(root.schema, root.id);
+}

@@ -31,9 +31,13 @@ export interface ResolvedOverlay {
   readonly acceptedRecord?: true;
 }
 
-/** Whether an entry's `releases` filter admits this release. */
-export function entryAppliesTo(entry: OverlayEntry, release: Pick<Release, 'key' | 'version'>): boolean {
-  return entry.releases === undefined || entry.releases.some((r) => r === release.key || r === release.version);
+/**
+ * Whether an entry's `releases` filter admits this release: named by its key (`3.2-beta.5`), its full version
+ * (`3.2.0-beta.5`) or its release line (`3.2`, which admits 3.2's pre-releases too: an annotation of the line's
+ * schemas holds for its betas).
+ */
+export function entryAppliesTo(entry: OverlayEntry, release: Pick<Release, 'key' | 'version' | 'major' | 'minor'>): boolean {
+  return entry.releases === undefined || entry.releases.some((r) => r === release.key || r === release.version || r === `${release.major}.${release.minor}`);
 }
 
 /**

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readInputText } from './input-file.js';
 
 /**
  * What a generated set on disk is: its manifest (the files the generator owns, with their hashes, and the hash of
@@ -41,7 +41,9 @@ export function ownablePath(p: unknown): p is string {
 /** The manifest of the set in `out`, or undefined when there is none or it is not an adcp-codegen manifest. */
 export function readManifest(out: string): OutputManifest | undefined {
   try {
-    const m = JSON.parse(readFileSync(join(out, MANIFEST), 'utf8')) as OutputManifest;
+    // Through the input reader: a manifest.json committed as a link to /dev/zero, or a pipe, is no manifest, and
+    // is never read (input-file.ts).
+    const m = JSON.parse(readInputText(join(out, MANIFEST))) as OutputManifest;
     if (typeof m.inputsHash !== 'string' || m.files === null || typeof m.files !== 'object' || Array.isArray(m.files)) return undefined;
     // A manifest naming a path outside `out` would make the generator remove a file it never wrote.
     for (const [path, hash] of Object.entries(m.files)) if (!ownablePath(path) || path === MANIFEST || typeof hash !== 'string') return undefined;

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { EmittedFile } from '../load/index.js';
 import { IGNORED, sha256, type OutputManifest } from '../shared/index.js';
@@ -57,10 +57,11 @@ export function pathList(paths: readonly string[]): string {
   return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, … ${paths.length - 5} more` : '');
 }
 
+/**
+ * Whether `path` is a regular file itself, as the generator writes them. A link, a pipe or a device where a generated
+ * file belongs (a committed `index.js -> /dev/zero`) is not that file: it counts as missing and is never read, which
+ * would block on a pipe or read /dev/zero until the machine gives out.
+ */
 function isFile(path: string): boolean {
-  try {
-    return !statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+  return lstatSync(path, { throwIfNoEntry: false })?.isFile() === true;
 }

@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wireVersionOf } from '../../runtime/versions.js';
 
 /** Repository root, from dist/test/helpers or test/helpers alike. */
 export const repoRoot = (() => {
@@ -26,6 +27,20 @@ export function sharedReleaseDir(): string | undefined {
 export function sharedComplianceDir(): string | undefined {
   const dir = resolve(repoRoot, '../shared/adcp/compliance/3.2.0-beta.5');
   return existsSync(dir) ? dir : undefined;
+}
+
+/**
+ * The AdCP wire version of the shared 3.2 release (`3.2-beta.5`), read from its manifest: the key the generated set,
+ * `adcp_version` and `supported_versions` name it by. Tests derive it instead of spelling it, so a newer beta in
+ * ../shared needs no edit.
+ */
+export function sharedReleaseKey(): string {
+  const dir = sharedReleaseDir();
+  if (dir === undefined) throw new Error('../shared/adcp/3.2.0-beta.5 is required');
+  const version = (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { adcp_version: string }).adcp_version;
+  const key = wireVersionOf(version);
+  if (key === undefined) throw new Error(`../shared release version ${version} is not semver`);
+  return key;
 }
 
 /** ../shared/adcp-grader beside the clone (AdCP's own 3.2 grader and its installer), or undefined without shared/. */

@@ -9,7 +9,17 @@ import RandExp from 'randexp';
  * Ajv against the document itself, so a discriminated union picks a consistent arm); `allOf` members merged;
  * `if`/`then`/`else` followed. Strings honour `format`, `pattern` (shortest match) and length bounds; numbers their
  * bounds. Deterministic. Callers validate the result with the schema they serve — the sampler proves nothing.
+ *
+ * Two richer variants (the conversion corpus): `rich` also fills every optional property down to a few levels and
+ * gives arrays one element; `last` does too, preferring the last `enum` value and the last union arm that fits —
+ * where releases append what they add, so a newer release's additions get exercised.
  */
+export interface SampleOptions {
+  readonly variant?: 'minimal' | 'rich' | 'last';
+}
+
+/** Optional properties are filled this many object levels down in the rich variants. */
+const RICH_DEPTH = 6;
 export class Sampler {
   private readonly ajv: Ajv;
   private readonly validators = new Map<string, ValidateFunction | null>();
@@ -23,10 +33,13 @@ export class Sampler {
 
   private seed: Record<string, unknown> = {};
 
+  private variant: NonNullable<SampleOptions['variant']> = 'minimal';
+
   /** `seed`: root fields the instance must carry (the envelope a runtime adds), honoured by every branch choice. */
-  sample(seed: Record<string, unknown> = {}): unknown {
+  sample(seed: Record<string, unknown> = {}, options: SampleOptions = {}): unknown {
     this.seed = seed;
-    return this.gen(this.doc, '', 0);
+    this.variant = options.variant ?? 'minimal';
+    return this.gen(this.doc, '', 0, {}, undefined, 0);
   }
 
   /** At the root, the seed wins over anything generated. */
@@ -61,57 +74,64 @@ export class Sampler {
 
   /** `inherited`: the enclosing object's property schemas, for a `required` name a combinator arm only lists. */
   /** `outer`: what is already known of the same instance (the enclosing node's value), for branch decisions. */
-  private gen(node: unknown, pointer: string, depth: number, inherited: Props = {}, outer: unknown = undefined): unknown {
+  private gen(node: unknown, pointer: string, depth: number, inherited: Props = {}, outer: unknown = undefined, level = 0): unknown {
     if (node === true || node === undefined) return {};
     if (node === false || node === null || typeof node !== 'object' || depth > 60) return undefined;
     const s = node as Record<string, unknown>;
     let value: unknown;
     if (typeof s.$ref === 'string') {
       const target = this.resolve(s.$ref);
-      if (target !== undefined) value = this.gen(target.node, target.pointer, depth + 1, inherited, outer);
+      if (target !== undefined) value = this.gen(target.node, target.pointer, depth + 1, inherited, outer, level);
     }
     if ('const' in s) return s.const;
-    if (Array.isArray(s.enum)) return s.enum.find((e) => e !== null) ?? s.enum[0];
+    if (Array.isArray(s.enum)) {
+      const values = this.variant === 'last' ? [...s.enum].reverse() : s.enum;
+      return values.find((e) => e !== null) ?? values[0];
+    }
     const props: Props = { ...inherited };
     if (s.properties !== null && typeof s.properties === 'object') {
       for (const [name, schema] of Object.entries(s.properties as Record<string, unknown>)) props[name] = { schema, pointer: `${pointer}/properties/${esc(name)}` };
     }
-    value = this.pin(pointer, merge(value, this.typed(s, pointer, depth, props)));
+    value = this.pin(pointer, merge(value, this.typed(s, pointer, depth, props, level)));
     const whole = (v: unknown): unknown => merge(structuredClone(outer), v);
-    if (Array.isArray(s.allOf)) s.allOf.forEach((m, i) => (value = this.pin(pointer, merge(value, this.gen(m, `${pointer}/allOf/${i}`, depth + 1, props, whole(value))))));
+    if (Array.isArray(s.allOf)) s.allOf.forEach((m, i) => (value = this.pin(pointer, merge(value, this.gen(m, `${pointer}/allOf/${i}`, depth + 1, props, whole(value), level)))));
     for (const k of ['oneOf', 'anyOf'] as const) {
       const arms = s[k];
       if (!Array.isArray(arms)) continue;
-      const candidates = arms.map((arm, i) => this.pin(pointer, merge(structuredClone(value), this.gen(arm, `${pointer}/${k}/${i}`, depth + 1, props, whole(value)))));
-      value = candidates.find((c) => this.valid(pointer, whole(c))) ?? candidates[0];
+      const candidates = arms.map((arm, i) => this.pin(pointer, merge(structuredClone(value), this.gen(arm, `${pointer}/${k}/${i}`, depth + 1, props, whole(value), level))));
+      const order = this.variant === 'last' ? [...candidates].reverse() : candidates;
+      value = order.find((c) => this.valid(pointer, whole(c))) ?? candidates[0];
     }
     if (s.if !== undefined && (s.then !== undefined || s.else !== undefined)) {
       const branch = this.valid(`${pointer}/if`, whole(value)) ? 'then' : 'else';
-      if (s[branch] !== undefined) value = this.pin(pointer, merge(value, this.gen(s[branch], `${pointer}/${branch}`, depth + 1, props, whole(value))));
+      if (s[branch] !== undefined) value = this.pin(pointer, merge(value, this.gen(s[branch], `${pointer}/${branch}`, depth + 1, props, whole(value), level)));
     }
     return value;
   }
 
-  private typed(s: Record<string, unknown>, pointer: string, depth: number, props: Props): unknown {
+  private typed(s: Record<string, unknown>, pointer: string, depth: number, props: Props, level: number): unknown {
+    const rich = this.variant !== 'minimal' && level < RICH_DEPTH;
     const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : [];
     const type = types.find((t) => t !== 'null') ?? types[0] ?? (s.properties || s.required ? 'object' : s.items || s.prefixItems ? 'array' : undefined);
     switch (type) {
       case 'object': {
         const out: Record<string, unknown> = {};
         const names = [...((s.required as string[] | undefined) ?? [])];
-        for (const name of Object.keys(props)) if (names.length < ((s.minProperties as number | undefined) ?? 0) && !names.includes(name)) names.push(name);
+        for (const name of Object.keys(props)) if ((rich || names.length < ((s.minProperties as number | undefined) ?? 0)) && !names.includes(name)) names.push(name);
         for (const name of names) {
           const p = props[name];
-          const v = p !== undefined ? this.gen(p.schema, p.pointer, depth + 1) : {};
+          const v = p !== undefined ? this.gen(p.schema, p.pointer, depth + 1, {}, undefined, level + 1) : {};
           if (v !== undefined) out[name] = v;
         }
         return out;
       }
       case 'array': {
         const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
-        const n = Math.max((s.minItems as number | undefined) ?? 0, prefix.length);
+        const n = Math.max((s.minItems as number | undefined) ?? 0, prefix.length, rich && s.maxItems !== 0 ? 1 : 0);
         const items = Array.from({ length: n }, (_, i) =>
-          i < prefix.length ? this.gen(prefix[i], `${pointer}/${Array.isArray(s.prefixItems) ? 'prefixItems' : 'items'}/${i}`, depth + 1) : this.gen(s.items, `${pointer}/items`, depth + 1),
+          i < prefix.length
+            ? this.gen(prefix[i], `${pointer}/${Array.isArray(s.prefixItems) ? 'prefixItems' : 'items'}/${i}`, depth + 1, {}, undefined, level + 1)
+            : this.gen(s.items, `${pointer}/items`, depth + 1, {}, undefined, level + 1),
         );
         // uniqueItems with several generated items: vary them so they differ.
         return s.uniqueItems === true ? items.map((v, i) => (i === 0 ? v : vary(v, i))) : items;

@@ -8,8 +8,11 @@ import { repoRoot } from './releases.js';
  * A generated set serving two releases of the tiny fixture, 9.2 and 9.1, whose `get_things` differ the way AdCP 3.2's
  * get_products differs from 3.0's: 9.2 requires a `mode` in the request, and its response requires `things` and
  * `cache_scope` — stated, as AdCP states it, in an `if`/`then`/`else` — unless it is a typed `rejected` answer,
- * which requires a `reason`; 9.1's make_thing carries the thing's own state in `status`. Generated once per process into a temporary agent directory (a second of work), so
- * the tests need neither shared/ nor the committed generated/.
+ * which requires a `reason`; 9.1's make_thing carries the thing's own state in `status`, which 9.2 moved to
+ * `thing_status` (as 3.2 moved the media buy's to `media_buy_status`), keeping `status` for the task status; 9.1's
+ * get_things request says `sort` where 9.2 says `order`; 9.2's thing (closed in both) has a `label` 9.1's lacks. The
+ * conversion rules between them are the fixture's own (`CONVERSIONS`). Generated once per process into a temporary
+ * agent directory (a second of work), so the tests need neither shared/ nor the committed generated/.
  */
 let pending: Promise<string> | undefined;
 
@@ -23,6 +26,12 @@ async function build(): Promise<string> {
   // 9.1's make_thing says the thing's own state in `status`, as AdCP 3.0's create_media_buy does the media buy's.
   const v91 = tinyRelease(
     {
+      'media-buy/get-things-request.json': {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        $id: '/schemas/9.1.0/media-buy/get-things-request.json',
+        type: 'object',
+        properties: { limit: { type: 'integer' }, sort: { type: 'string', enum: ['name', 'newest'] } },
+      },
       'media-buy/make-thing-response.json': {
         $schema: 'http://json-schema.org/draft-07/schema#',
         $id: '/schemas/9.1.0/media-buy/make-thing-response.json',
@@ -47,6 +56,7 @@ async function build(): Promise<string> {
           start: { type: 'string', format: 'date-time' },
           brand: { type: 'object', required: ['domain'], properties: { domain: { type: 'string', minLength: 3 } } },
           channel: { type: 'string', not: { const: 'print' } },
+          order: { type: 'string', enum: ['name', 'newest'] },
         },
         required: ['mode'],
         not: { anyOf: [{ required: ['legacy_filter'] }, { required: ['old_mode'] }] },
@@ -67,6 +77,26 @@ async function build(): Promise<string> {
         then: { required: ['reason'] },
         else: { required: ['things', 'cache_scope'] },
       },
+      'core/thing.json': {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        $id: id('core/thing.json'),
+        type: 'object',
+        properties: { id: { type: 'string' }, label: { type: 'string' } },
+        required: ['id'],
+        additionalProperties: false,
+      },
+      'media-buy/make-thing-response.json': {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        $id: id('media-buy/make-thing-response.json'),
+        type: 'object',
+        properties: {
+          thing: { $ref: id('core/thing.json') },
+          thing_status: { type: 'string', enum: ['pending', 'active', 'completed'] },
+          status: { type: 'string', enum: ['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown'] },
+          adcp_version: { type: 'string' },
+          context: { type: 'object' },
+        },
+      },
     },
     '9.2.0',
   );
@@ -80,7 +110,8 @@ async function build(): Promise<string> {
         capabilities: { adcp: { major_versions: [9] }, supported_protocols: ['media_buy'] },
         releases: ['9.2', '9.1'],
       },
-      'adcp-codegen.config.json': { releases: [v92, v91], profiles: ['profiles/*.json'], out: 'generated' },
+      'conversions/things.json': CONVERSIONS,
+      'adcp-codegen.config.json': { releases: [v92, v91], profiles: ['profiles/*.json'], conversions: ['conversions/*.json'], out: 'generated' },
     },
     work,
   );
@@ -90,3 +121,34 @@ async function build(): Promise<string> {
   if (run.code !== 0) throw new Error(`generating the two-release fixture set failed:\n${run.stderr}`);
   return join(work, 'generated');
 }
+
+/** The fixture's conversion rules between 9.2 and 9.1, in the shipped rules' format (schemas/conversion.schema.json). */
+export const CONVERSIONS = {
+  newer: '9.2',
+  older: '9.1',
+  responses: [
+    {
+      id: 'task-status-completed',
+      summary: "9.1's make_thing status is the thing's state: a synchronous answer's task status has no place there.",
+      tools: ['make_thing'],
+      newer: 'media-buy/make-thing-response.json#/properties/status',
+      older: 'media-buy/make-thing-response.json#/properties/status',
+      transform: { kind: 'drop', values: ['completed'], reason: "9.1 carries the thing's state in status" },
+    },
+    {
+      id: 'thing_status-to-status',
+      newer: 'media-buy/make-thing-response.json#/properties/thing_status',
+      older: 'media-buy/make-thing-response.json#/properties/status',
+      unless: { status: ['submitted', 'working', 'input-required'] },
+      transform: { kind: 'rename' },
+    },
+  ],
+  requests: [
+    {
+      id: 'sort-to-order',
+      newer: 'media-buy/get-things-request.json#/properties/order',
+      older: 'media-buy/get-things-request.json#/properties/sort',
+      transform: { kind: 'rename' },
+    },
+  ],
+} as const;

@@ -8,8 +8,11 @@ import * as assert from 'uvu/assert';
 import { runCli, snapshot } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixture-release.js';
 import { exampleHandlers, setAt } from '../helpers/generated.js';
-import { repoRoot, sharedReleaseDir } from '../helpers/releases.js';
+import { repoRoot, sharedReleaseDir, sharedReleaseKey } from '../helpers/releases.js';
 import { EXPECTED_3_0 } from '../helpers/expected-selection.js';
+
+/** The shared 3.2 release's key (`3.2-beta.5`): its AdCP wire version. */
+const K32 = sharedReleaseKey();
 
 /**
  * The real-release suite: every example profile generated against AdCP 3.0.6 (@adcp/sdk) and 3.2.0-beta.5 together,
@@ -76,16 +79,16 @@ test('selection per profile and release matches the hand-checked expectation', (
   for (const [name, tools32] of Object.entries(EXPECTED_3_2)) {
     const profile = JSON.parse(readFileSync(join(out, `profiles/${name}.json`), 'utf8')).profile as { releases: { key: string; tools: string[] }[] };
     const byKey = Object.fromEntries(profile.releases.map((r) => [r.key, r.tools]));
-    assert.equal(byKey['3.2'], tools32, `${name} on 3.2`);
+    assert.equal(byKey[K32], tools32, `${name} on ${K32}`);
     if (name !== 'lifecycle-seller') assert.equal(byKey['3.0'], EXPECTED_3_0[name], `${name} on 3.0`);
-    else assert.equal(Object.keys(byKey), ['3.2']);
+    else assert.equal(Object.keys(byKey), [K32]);
   }
 });
 
 test('one process serves buyers pinned to 3.0 and 3.2; the endpoint advertises the 3.2 surface, structural, without outputSchema', async () => {
   const { loadProfile } = await setAt(out);
   const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
-  assert.equal(agent.releases, ['3.2', '3.0']);
+  assert.equal(agent.releases, [K32, '3.0']);
   const server = new McpServer({ name: 's', version: '1' });
   agent.registerMcp(server, await exampleHandlers(agent));
   const [a, b] = InMemoryTransport.createLinkedPair();
@@ -96,7 +99,7 @@ test('one process serves buyers pinned to 3.0 and 3.2; the endpoint advertises t
   // Production default: no outputSchema (MCP clients would validate AdCP errors against it) and structural annotations.
   assert.ok(tools.every((t) => t.outputSchema === undefined));
   assert.not.match(JSON.stringify(tools), /"(title|examples|enumDescriptions|\$comment)":/);
-  assert.match(JSON.stringify(agent.toolsList('3.2').find((t) => t.name === 'get_products')!.inputSchema), /"buying_mode"/);
+  assert.match(JSON.stringify(agent.toolsList(K32).find((t) => t.name === 'get_products')!.inputSchema), /"buying_mode"/);
 
   const ask = async (pin: Record<string, unknown>) => {
     const r = (await client.callTool({ name: 'get_products', arguments: { buying_mode: 'brief', brief: 'homepage', brand: { domain: 'acme.example' }, ...pin } })) as {
@@ -108,19 +111,21 @@ test('one process serves buyers pinned to 3.0 and 3.2; the endpoint advertises t
     assert.equal(JSON.parse(r.content[0]!.text), r.structuredContent);
     return r.structuredContent!.adcp_version;
   };
-  assert.is(await ask({}), '3.2');
-  assert.is(await ask({ adcp_version: '3.2' }), '3.2');
+  assert.is(await ask({}), K32);
+  assert.is(await ask({ adcp_version: K32 }), K32);
+  // A release pin never lands on a pre-release (versioning.mdx): the 3.2 release is not served, 3.0 is below it.
+  assert.is(await ask({ adcp_version: '3.2' }), '3.0');
   assert.is(await ask({ adcp_version: '3.1' }), '3.0');
   assert.is(await ask({ adcp_version: '3.0' }), '3.0');
-  assert.is(await ask({ adcp_major_version: 3 }), '3.2');
+  assert.is(await ask({ adcp_major_version: 3 }), K32);
   await client.close();
 
   // Interleaved buyers on both releases from one loaded agent each get their own answer.
   const results = await Promise.all(
     Array.from({ length: 400 }, (_, i) =>
-      agent.call('get_products', { buying_mode: 'brief', brief: `b${i}`, adcp_version: i % 2 === 0 ? '3.2' : '3.0', context: { i } }, (args, ctx) => ({
+      agent.call('get_products', { buying_mode: 'brief', brief: `b${i}`, adcp_version: i % 2 === 0 ? K32 : '3.0', context: { i } }, (args, ctx) => ({
         products: [],
-        ...(ctx.release === '3.2' ? { cache_scope: 'public' } : {}),
+        ...(ctx.release === K32 ? { cache_scope: 'public' } : {}),
         ...(args.brief === `b${i}` ? {} : { wrong: true }),
       })),
     ),
@@ -129,18 +134,18 @@ test('one process serves buyers pinned to 3.0 and 3.2; the endpoint advertises t
     assert.not.ok(r.isError, r.content[0]!.text);
     const body = JSON.parse(r.content[0]!.text) as Record<string, unknown>;
     assert.equal(body.context, { i });
-    assert.is(body.adcp_version, i % 2 === 0 ? '3.2' : '3.0');
+    assert.is(body.adcp_version, i % 2 === 0 ? K32 : '3.0');
   });
 });
 
 test('a 3.2-only profile: lifecycle claims served, VERSION_UNSUPPORTED for a 3.0 pin', async () => {
   const { loadProfile } = await setAt(out);
   const agent = await loadProfile('lifecycle-seller' as never, { mode: 'production' });
-  assert.equal(agent.releases, ['3.2']);
+  assert.equal(agent.releases, [K32]);
   const r = await agent.call('list_products', { adcp_version: '3.0', context: { k: 1 } }, () => ({}));
   const body = JSON.parse(r.content[0]!.text) as { adcp_error: { code: string; details: { supported_versions: string[] } }; context: unknown };
   assert.is(body.adcp_error.code, 'VERSION_UNSUPPORTED');
-  assert.equal(body.adcp_error.details.supported_versions, ['3.2']);
+  assert.equal(body.adcp_error.details.supported_versions, [K32]);
   assert.equal(body.context, { k: 1 });
 });
 

@@ -10,9 +10,12 @@ import { loadRelease, type JsonSchemaObject, type Release } from '../../generato
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixture-release.js';
 import { setAt } from '../helpers/generated.js';
-import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
+import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir, sharedReleaseKey } from '../helpers/releases.js';
 import { Sampler } from '../helpers/sampler.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
+
+/** The shared 3.2 release's key (`3.2-beta.5`): its AdCP wire version. */
+const K32 = sharedReleaseKey();
 
 /**
  * The outside proof: agents for sandbox profiles selecting every tool of AdCP 3.2.0-beta.5 and every tool of the
@@ -189,7 +192,7 @@ for (const [profile, release] of [
 test('both-releases: one outputSchema per tool admits the 3.2 body, the 3.0 body, an async body and the error body', async () => {
   const { loadProfile } = await setAt(join(work, 'generated'));
   const agent = await loadProfile('both-releases' as never, { mode: 'development' });
-  assert.equal(agent.releases, ['3.2', '3.0']);
+  assert.equal(agent.releases, [K32, '3.0']);
   const body32 = validBody(agent, r32, 'create_media_buy');
   const body30 = validBody(agent, r30, 'create_media_buy');
   const submitted = { status: 'submitted', task_id: 'task_1' };
@@ -197,7 +200,7 @@ test('both-releases: one outputSchema per tool admits the 3.2 body, the 3.0 body
   const server = await serveMcp(agent, {
     get_products: () => validBody(agent, r32, 'get_products'),
     list_accounts: () => ({ accounts: [] }),
-    create_media_buy: (_args: unknown, ctx: { release: string }) => next ?? (ctx.release === '3.2' ? body32 : body30),
+    create_media_buy: (_args: unknown, ctx: { release: string }) => next ?? (ctx.release === K32 ? body32 : body30),
   });
   const client = await connect(server.url);
   try {

@@ -6,8 +6,12 @@ import { runCli } from '../helpers/cli.js';
 import { tempDir, writeTree } from '../helpers/fixture-release.js';
 import { setAt } from '../helpers/generated.js';
 import { createMediaBuyRequest } from '../helpers/payloads.js';
-import { repoRoot, sdkReleaseDir, sharedReleaseDir } from '../helpers/releases.js';
+import { repoRoot, sdkReleaseDir, sharedReleaseDir, sharedReleaseKey } from '../helpers/releases.js';
 import { typecheck } from '../helpers/typecheck.js';
+
+/** The shared 3.2 release's key (`3.2-beta.5`): its AdCP wire version. */
+const K32 = sharedReleaseKey();
+const NS32 = `V${K32.replace(/[.-]/g, '_')}`;
 
 /**
  * Handlers typed per release against the real releases: the example guaranteed-publisher over AdCP 3.2.0-beta.5 and
@@ -41,12 +45,18 @@ test('generate guaranteed-publisher over 3.2 and 3.0.6', async () => {
   assert.is(run.code, 0, run.stderr);
 });
 
-test('one handler for both releases must answer 3.2 too: the README\'s old `({ products: [] })` does not compile', () => {
+test("one handler per tool is written in 3.2's shape: the README's old `({ products: [] })` does not compile, with cache_scope it does", () => {
   const r = typecheck(`import type { HandlerFor } from GENERATED;\nexport const h: HandlerFor<'guaranteed-publisher', 'get_products'> = async () => ({ products: [] });\n`, entry);
   assert.not.ok(r.ok);
-  assert.match(r.output, /cache_scope/);
   const both = typecheck(`import type { HandlerFor } from GENERATED;\nexport const h: HandlerFor<'guaranteed-publisher', 'get_products'> = async (_args, ctx) => ({ products: [], cache_scope: 'public', note: ctx.release });\n`, entry);
   assert.ok(both.ok, both.output);
+  // 3.2's create_media_buy: the media buy's state in media_buy_status (3.0's `status: 'pending_creatives'` is no 3.2
+  // task status), the request's packages optional (a 3.0 buyer's may lack what 3.2 requires of them).
+  const buy = (body: string) =>
+    typecheck(`import type { HandlerFor } from GENERATED;\nexport const h: HandlerFor<'guaranteed-publisher', 'create_media_buy'> = (args, ctx) => { const n: number = (args.packages ?? []).length; const r: string = ctx.release; return ${body}; };\n`, entry);
+  const ok = buy(`{ media_buy_id: 'mb' + n + r, media_buy_status: 'pending_creatives' as const, confirmed_at: null, revision: 1, packages: [] }`);
+  assert.ok(ok.ok, ok.output);
+  assert.not.ok(buy(`{ media_buy_id: 'mb' + n + r, status: 'pending_creatives' as const, confirmed_at: null, revision: 1, packages: [] }`).ok, "3.0's status in a 3.2 body");
 });
 
 test('the README\'s per-release get_products snippet compiles against 3.2 + 3.0.6', () => {
@@ -54,12 +64,12 @@ test('the README\'s per-release get_products snippet compiles against 3.2 + 3.0.
   const snippet = /^```ts\n(get_products: \{[\s\S]*?)^```$/m.exec(readme)?.[1];
   assert.type(snippet, 'string', 'the README shows a per-release get_products handler');
   const r = typecheck(
-    `import type { HandlerFor } from GENERATED;\nconst products: never[] = [];\nexport const handlers: { get_products: HandlerFor<'guaranteed-publisher', 'get_products'> } = {\n${snippet}};\n`,
+    `import type { HandlerFor, ${NS32}, V3_0 } from GENERATED;\ndeclare const products: ${NS32}.Product[];\ndeclare const products30: V3_0.Product[];\nexport const handlers: { get_products: HandlerFor<'guaranteed-publisher', 'get_products'> } = {\n${snippet}};\n`,
     entry,
   );
   assert.ok(r.ok, r.output);
   const without = typecheck(
-    `import type { HandlerFor } from GENERATED;\nconst products: never[] = [];\nexport const handlers: { get_products: HandlerFor<'guaranteed-publisher', 'get_products'> } = {\n${snippet!.replace("cache_scope: 'public'", '')}};\n`,
+    `import type { HandlerFor, ${NS32}, V3_0 } from GENERATED;\ndeclare const products: ${NS32}.Product[];\ndeclare const products30: V3_0.Product[];\nexport const handlers: { get_products: HandlerFor<'guaranteed-publisher', 'get_products'> } = {\n${snippet!.replace("cache_scope: 'public'", '')}};\n`,
     entry,
   );
   assert.not.ok(without.ok, 'without cache_scope the 3.2 handler does not compile');
@@ -72,16 +82,20 @@ test('at run time: a 3.0 body sent as 3.2 is the agent\'s error in development; 
   const wrong = JSON.parse((await agent.call('get_products', args, () => ({ products: [] }))).content[0]!.text) as Record<string, any>;
   assert.is(wrong.adcp_error.code, 'CONFIGURATION_ERROR');
   assert.is(wrong.adcp_error.recovery, 'terminal');
-  assert.match(wrong.adcp_error.message, /AdCP 3\.2 response schema: .*cache_scope/);
-  const perRelease = { '3.2': () => ({ products: [], cache_scope: 'public' }), '3.0': () => ({ products: [] }) };
+  assert.match(wrong.adcp_error.message, new RegExp(`AdCP ${K32.replace(/\./g, '\\.')} response schema: .*cache_scope`));
+  const perRelease = { [K32]: () => ({ products: [], cache_scope: 'public' }), '3.0': () => ({ products: [] }) };
   const r32 = await agent.call('get_products', args, perRelease);
-  assert.equal(r32.structuredContent, { products: [], cache_scope: 'public', status: 'completed', adcp_version: '3.2', context: { trace: 'p' } });
+  assert.equal(r32.structuredContent, { products: [], cache_scope: 'public', status: 'completed', adcp_version: K32, context: { trace: 'p' } });
   const r30 = await agent.call('get_products', { ...args, adcp_version: '3.0' }, perRelease);
   assert.equal(r30.structuredContent, { products: [], status: 'completed', adcp_version: '3.0', context: { trace: 'p' } });
-  // 3.0's create_media_buy carries the media buy's own status; 3.2's defines no such status.
+  // 3.0's create_media_buy carries the media buy's own status: a per-release 3.0 handler states it there; one
+  // function in 3.2's shape states media_buy_status, which a 3.0 buyer gets in status.
   const buy = createMediaBuyRequest({ adcp_version: '3.0' });
-  const created = await agent.call('create_media_buy', buy, () => ({ media_buy_id: 'mb', packages: [], status: 'active' }));
+  const created = await agent.call('create_media_buy', buy, { [K32]: () => ({}), '3.0': () => ({ media_buy_id: 'mb', packages: [], status: 'active' }) });
   assert.is(created.structuredContent?.status, 'active', created.content[0]!.text);
+  const once = () => ({ media_buy_id: 'mb', packages: [], confirmed_at: '2026-01-01T00:00:00Z', revision: 1, media_buy_status: 'active' });
+  const converted = await agent.call('create_media_buy', buy, once);
+  assert.equal(converted.structuredContent, { media_buy_id: 'mb', packages: [], confirmed_at: '2026-01-01T00:00:00Z', revision: 1, status: 'active', adcp_version: '3.0' });
 });
 
 test.run();

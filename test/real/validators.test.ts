@@ -7,7 +7,7 @@ import { examplesDifferential, writeEmitted } from '../helpers/differential.js';
 import type { RequestValidatorModule } from '../../runtime/contract.js';
 import { wrapValidator } from '../../runtime/issues.js';
 import { loadArtifact } from '../../runtime/loader.js';
-import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
+import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir, sharedReleaseKey } from '../helpers/releases.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -40,7 +40,7 @@ if (releaseDir !== undefined && complianceDir !== undefined) {
       }
       tasks.add(s.task);
       const expected = runtimeAjv.getSchema(release.schemas.byPath.get(tool.requestSchema)!.id)!(s.request) === true;
-      const raw = (loadArtifact(out, `releases/3.2/validate/${s.task}.request.cjs`) as RequestValidatorModule).validate;
+      const raw = (loadArtifact(out, `releases/${sharedReleaseKey()}/validate/${s.task}.request.cjs`) as RequestValidatorModule).validate;
       const got = wrapValidator(raw)(s.request);
       if (got.ok !== expected) disagreements.push(`${s.id} (${s.task}): generated ${got.ok}, run-time Ajv ${expected}`);
       if (expected) valid++;

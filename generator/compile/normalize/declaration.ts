@@ -1,6 +1,6 @@
 import type { JsonType, NormalizationRule, Release } from '../../load/index.js';
 import { typeName } from '../types/index.js';
-import { commentText, lit } from './writer.js';
+import { commentText, jsLiteral } from '../../shared/index.js';
 
 /** The typed declaration of one tool's normalizer (`releases/<key>/normalize/<tool>.d.cts`). */
 
@@ -25,7 +25,7 @@ function deprecatedType(rule: NormalizationRule): string {
 
 /** A property name as a TS property key. */
 function tsKey(name: string): string {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : lit(name);
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : jsLiteral(name);
 }
 
 export function declarationSource(release: Release, tool: string, rules: readonly NormalizationRule[]): string {
@@ -76,7 +76,7 @@ export function declarationSource(release: Release, tool: string, rules: readonl
   lines.push('  ? { [P in keyof T as P extends K ? never : P]: T[P] } & { [P in keyof T as P extends K ? P : never]?: T[P] }');
   lines.push('  : never;');
   lines.push('');
-  const optional = supplied.size === 0 ? 'never' : [...supplied].sort().map(lit).join(' | ');
+  const optional = supplied.size === 0 ? 'never' : [...supplied].sort().map((n) => jsLiteral(n)).join(' | ');
   lines.push(`/** What a caller may send: the current request, its deprecated fields, and the fields they supply made optional. */`);
   lines.push(`export type NormalizeInput = WithOptional<${request}, ${optional}> & DeprecatedFields;`);
   lines.push('');

@@ -1,7 +1,8 @@
 import { escapeToken } from '../../shared/index.js';
 import type { NormalizationRule, Release } from '../../load/index.js';
 import { emitRule } from './transforms.js';
-import { assertSafeKey, commentText, lit, Writer } from './writer.js';
+import { commentText, jsLiteral } from '../../shared/index.js';
+import { assertSafeKey, Writer } from '../codegen/index.js';
 
 /**
  * The normalizer module of one tool (`releases/<key>/normalize/<tool>.cjs`): shared helpers, then one traversal per
@@ -137,14 +138,14 @@ function emitContainer(w: Writer, container: ContainerNode, depth: number): void
       continue;
     }
     const before = `before${d}`;
-    const key = lit(token);
+    const key = jsLiteral(token);
     // An array container (`packages`) is entered as a value; its `*` child iterates it.
     const descendsIntoArray = child.children.some((c) => c.token === '*') && child.rules.length === 0;
     const guard = descendsIntoArray ? `Array.isArray(${node}[${key}])` : `isObject(${node}[${key}])`;
     w.open(`if (hasOwn(${node}, ${key}) && ${guard}) {`);
     w.line(`const ${before} = ${node}[${key}];`);
     w.line(`let node${d} = ${before};`);
-    w.line(`const base${d} = ${base} + ${lit('/' + escapeToken(token))};`);
+    w.line(`const base${d} = ${base} + ${jsLiteral('/' + escapeToken(token))};`);
     emitContainer(w, child, d);
     w.line(`if (node${d} !== ${before}) ${node} = withMember(${node}, ${key}, node${d});`);
     w.close();

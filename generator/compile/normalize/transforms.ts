@@ -1,7 +1,7 @@
 import { CodegenError } from '../../shared/index.js';
 import type { NormalizationRule } from '../../load/index.js';
-import { acceptsCheck, access, blockedExpr, pointerOf, presentExpr, removeExpr, setExpr } from './payload-access.js';
-import { assertSafeKey, commentText, lit, Writer } from './writer.js';
+import { commentText, jsLiteral } from '../../shared/index.js';
+import { acceptsCheck, access, assertSafeKey, blockedExpr, pointerOf, presentExpr, removeExpr, setExpr, Writer } from '../codegen/index.js';
 
 /**
  * One rule's code: read the deprecated field, translate it by the rule's transform (rename, wrap, unwrap, move into
@@ -13,7 +13,7 @@ export function emitRule(w: Writer, rule: NormalizationRule, node: string, base:
   const t = rule.transform;
   const fromPtr = pointerOf(base, rule.from);
   const removed = removeExpr(node, rule.from);
-  const id = lit(rule.id);
+  const id = jsLiteral(rule.id);
   // The rule file by name only: generated code never carries a path of the machine that generated it.
   const origin = `${rule.file.split(/[\\/]/).pop()}#${rule.pointer}`;
   w.line(`// ${commentText(rule.id)} (${commentText(origin)})${rule.summary === undefined ? '' : `: ${commentText(rule.summary)}`}`);
@@ -22,7 +22,7 @@ export function emitRule(w: Writer, rule: NormalizationRule, node: string, base:
 
   if (t.kind === 'drop') {
     w.line(`${node} = ${removed};`);
-    w.line(`applied.push({ rule: ${id}, from: ${fromPtr}, to: '', reason: ${lit(t.reason)} });`);
+    w.line(`applied.push({ rule: ${id}, from: ${fromPtr}, to: '', reason: ${jsLiteral(t.reason)} });`);
     w.close();
     return;
   }
@@ -33,17 +33,17 @@ export function emitRule(w: Writer, rule: NormalizationRule, node: string, base:
       assertSafeKey(rule, m);
       assertSafeKey(rule, target);
     }
-    const known = members.map(([m]) => `k === ${lit(m)}`).join(' || ');
+    const known = members.map(([m]) => `k === ${jsLiteral(m)}`).join(' || ');
     w.line('// Only an object whose members all have a place moves; anything else stays for validation.');
     w.open(`if (isObject(deprecated) && Object.keys(deprecated).length > 0 && Object.keys(deprecated).every((k) => ${known})) {`);
     w.line(`${node} = ${removed};`);
     for (const [m, target] of members) {
       const entry = `rule: ${id}, from: ${pointerOf(base, [...rule.from, m])}, to: ${pointerOf(base, [target])}`;
-      w.open(`if (hasOwn(deprecated, ${lit(m)})) {`);
-      w.open(`if (hasOwn(${node}, ${lit(target)})) {`);
+      w.open(`if (hasOwn(deprecated, ${jsLiteral(m)})) {`);
+      w.open(`if (hasOwn(${node}, ${jsLiteral(target)})) {`);
       w.line(`applied.push({ ${entry}, conflict: true });`);
       w.mid('} else {');
-      w.line(`${node} = withMember(${node}, ${lit(target)}, deprecated[${lit(m)}]);`);
+      w.line(`${node} = withMember(${node}, ${jsLiteral(target)}, deprecated[${jsLiteral(m)}]);`);
       w.line(`applied.push({ ${entry} });`);
       w.close();
       w.close();
@@ -95,14 +95,14 @@ export function transformValue(rule: NormalizationRule, w: Writer): { expr: stri
       const members: string[] = [];
       for (const [k, v] of Object.entries(t.const ?? {})) {
         assertSafeKey(rule, k);
-        members.push(`${lit(k)}: ${lit(v)}`);
+        members.push(`${jsLiteral(k)}: ${jsLiteral(v)}`);
       }
       if (t.pick === undefined) {
-        members.push(`${lit(t.key)}: deprecated`);
+        members.push(`${jsLiteral(t.key)}: deprecated`);
         return { expr: `{ ${members.join(', ')} }` };
       }
-      const pick = lit(t.pick);
-      members.push(`${lit(t.key)}: deprecated[${pick}]`);
+      const pick = jsLiteral(t.pick);
+      members.push(`${jsLiteral(t.key)}: deprecated[${pick}]`);
       // Only an object holding nothing but the picked member: other members would be lost silently.
       return {
         expr: `{ ${members.join(', ')} }`,
@@ -111,7 +111,7 @@ export function transformValue(rule: NormalizationRule, w: Writer): { expr: stri
     }
     case 'url-to-domain': {
       const source =
-        t.urlMember === undefined ? 'deprecated' : `(isObject(deprecated) ? (hasOwn(deprecated, ${lit(t.urlMember)}) ? deprecated[${lit(t.urlMember)}] : undefined) : deprecated)`;
+        t.urlMember === undefined ? 'deprecated' : `(isObject(deprecated) ? (hasOwn(deprecated, ${jsLiteral(t.urlMember)}) ? deprecated[${jsLiteral(t.urlMember)}] : undefined) : deprecated)`;
       w.line(`const domain = domainOf(${source});`);
       return { expr: '{ domain }', guard: 'domain !== undefined' };
     }

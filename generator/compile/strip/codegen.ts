@@ -1,9 +1,10 @@
 import type { ArrayPlan, Branch, Group, ObjectPlan, Plan, Shape, UnionGroup } from './plan.js';
 import type { Pred } from './predicates.js';
+import { commentText, jsLiteral } from '../../shared/index.js';
 
 /**
  * Turns one shape's plan (plan.ts, decided by analysis.ts) into one JavaScript function. Schema content reaches the code only
- * through `lit` (JSON.stringify, line separators escaped) and `comment`; names, consts and structure are all that
+ * through `jsLiteral` (shared/js-literal.ts) and `comment`; names, consts and structure are all that
  * is emitted — no schema object.
  */
 export interface CodegenScope {
@@ -15,15 +16,11 @@ export interface CodegenScope {
   describe(shape: Shape): string;
 }
 
-export function lit(v: unknown): string {
-  return JSON.stringify(v).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-}
-
 export function comment(text: string): string {
-  return '// ' + text.replace(/[\r\n\u2028\u2029]/g, ' ');
+  return '// ' + commentText(text);
 }
 
-const prop = (name: string): string => `v[${lit(name)}]`;
+const prop = (name: string): string => `v[${jsLiteral(name)}]`;
 
 export function emitStripFunction(name: string, shape: Shape, plan: Plan, scope: CodegenScope): string {
   const body = plan.kind === 'dispatch' ? dispatchBody(plan.group, scope) : shapeBody(plan.object, plan.array, scope);
@@ -54,12 +51,12 @@ function openBody(o: ObjectPlan, scope: CodegenScope): string[] {
     if (s === undefined) continue;
     out.push(
       // An absent name reads undefined (or an inherited value): only own properties are data.
-      `if ((x = ${prop(n)}) !== undefined && hasOwn.call(v, ${lit(n)})) {`,
-      `  c.k[d] = ${lit(n)};`,
+      `if ((x = ${prop(n)}) !== undefined && hasOwn.call(v, ${jsLiteral(n)})) {`,
+      `  c.k[d] = ${jsLiteral(n)};`,
       `  y = ${scope.ref(s)}(x, c, d + 1);`,
       '  if (y !== x) {',
       '    if (o === undefined) o = copy(v);',
-      `    put(o, ${lit(n)}, y);`,
+      `    put(o, ${jsLiteral(n)}, y);`,
       '  }',
       '}',
     );
@@ -106,13 +103,13 @@ function objectBody(o: ObjectPlan, scope: CodegenScope): string[] {
   if (recognised <= SWITCH_ON_NAMES) {
     // Payload keys and these literals are both internalized strings: each case is a pointer comparison.
     out.push('  switch (k) {');
-    if (recognisePlain && plain.length > 0) out.push(...plain.map((n) => `    case ${lit(n)}:`), '      break;');
-    for (const [n, s] of deep) out.push(`    case ${lit(n)}:`, ...visit(s));
+    if (recognisePlain && plain.length > 0) out.push(...plain.map((n) => `    case ${jsLiteral(n)}:`), '      break;');
+    for (const [n, s] of deep) out.push(`    case ${jsLiteral(n)}:`, ...visit(s));
   } else {
     // Many names: one Map lookup, then a switch on small integers (0: declared, nothing to strip below).
     const entries: [string, number][] = recognisePlain ? plain.map((n) => [n, 0]) : [];
     deep.forEach(([n], i) => entries.push([n, i + 1]));
-    out.push(`  switch (${scope.constant('names', `new Map(${lit(entries)})`)}.get(k)) {`);
+    out.push(`  switch (${scope.constant('names', `new Map(${jsLiteral(entries)})`)}.get(k)) {`);
     if (recognisePlain && plain.length > 0) out.push(`    case 0: ${comment(`${plain.length} declared names`)}`, '      break;');
     deep.forEach(([n, s], i) => out.push(`    case ${i + 1}: ${comment(n)}`, ...visit(s)));
   }
@@ -121,7 +118,7 @@ function objectBody(o: ObjectPlan, scope: CodegenScope): string[] {
   if (o.patterns.length > 0) {
     tail.push('let matched = false;');
     for (const p of o.patterns) {
-      const re = scope.constant('re', `new RegExp(${lit(p.source)}, "u")`);
+      const re = scope.constant('re', `new RegExp(${jsLiteral(p.source)}, "u")`);
       if (p.child === undefined) tail.push(`if (${re}.test(k)) matched = true;`);
       else tail.push(`if (${re}.test(k)) {`, '  matched = true;', '  c.k[d] = k;', `  y = ${scope.ref(p.child)}(y, c, d + 1);`, '}');
     }
@@ -161,7 +158,7 @@ function dispatchBody(g: Group, scope: CodegenScope): string[] {
   const call = (b: Branch): string => (b.next.origins.length === 0 ? 'return v;' : `return ${scope.ref(b.next)}(v, c, d, h + 1);`);
   if (g.kind === 'dependency') {
     out.push(comment(`${g.property} present or not (dependencies)`));
-    out.push(`if (!Array.isArray(v) && has(v, ${lit(g.property)})) ${call(g.branches[0])}`, call(g.branches[1]));
+    out.push(`if (!Array.isArray(v) && has(v, ${jsLiteral(g.property)})) ${call(g.branches[0])}`, call(g.branches[1]));
     return out;
   }
   if (g.kind === 'if') {
@@ -188,8 +185,8 @@ function dispatchBody(g: Group, scope: CodegenScope): string[] {
 function unionPick(g: UnionGroup, scope: CodegenScope): string[] {
   const arrayMask = g.branches.reduce((m, b, i) => (admits(b, 'array') ? m | (1 << i) : m), 0);
   const closed = g.branches.reduce((m, b, i) => (b.evidence?.closed ? m | (1 << i) : m), 0);
-  const names = scope.constant('names', `new Map(${lit(g.names ?? [])})`);
-  const patterns = scope.constant('patterns', `[${(g.patterns ?? []).map(([s, m]) => `[new RegExp(${lit(s)}, "u"), ${m}]`).join(', ')}]`);
+  const names = scope.constant('names', `new Map(${jsLiteral(g.names ?? [])})`);
+  const patterns = scope.constant('patterns', `[${(g.patterns ?? []).map(([s, m]) => `[new RegExp(${jsLiteral(s)}, "u"), ${m}]`).join(', ')}]`);
   const usesT = g.branches.some((b) => admits(b, 'object') && (b.evidence?.tags ?? []).some(([p]) => p.length > 1));
   const all = (skip?: string): string => g.branches.map((b, i) => `(${branchTest(b, scope, skip)} ? ${1 << i} : 0)`).join(' |\n      ');
   const key = switchTag(g);
@@ -197,11 +194,11 @@ function unionPick(g: UnionGroup, scope: CodegenScope): string[] {
   if (key === undefined) stage1.push(`  m = ${all()};`);
   else {
     // A discriminator every branch pins to its own values: one switch on it, then only that branch's other checks.
-    stage1.push(`  const tag = has(v, ${lit(key)}) ? ${prop(key)} : ABSENT;`, `  if (tag === ABSENT) m = ${all()};`, '  else {', '    switch (tag) {');
+    stage1.push(`  const tag = has(v, ${jsLiteral(key)}) ? ${prop(key)} : ABSENT;`, `  if (tag === ABSENT) m = ${all()};`, '  else {', '    switch (tag) {');
     g.branches.forEach((b, i) => {
       if (!admits(b, 'object')) return;
       const values = b.evidence!.tags.find(([p]) => p.length === 1 && p[0] === key)![1];
-      for (const v of values) stage1.push(`      case ${lit(v)}:`);
+      for (const v of values) stage1.push(`      case ${jsLiteral(v)}:`);
       stage1.push(`        m = ${branchTest(b, scope, key)} ? ${1 << i} : 0;`, '        break;');
     });
     stage1.push('      default:', '        m = 0;', '    }', '  }');
@@ -244,18 +241,18 @@ function branchTest(b: Branch, scope: CodegenScope, skipTag?: string): string {
   const parts: string[] = [];
   for (const [path, values] of b.evidence?.tags ?? []) {
     if (path.length === 1 && path[0] === skipTag) continue;
-    if (path.length === 1) parts.push(`(!has(v, ${lit(path[0])}) || ${oneOf(prop(path[0]!), values, scope)})`);
-    else parts.push(`((t = dig(v, ${lit(path[0])}, ${lit(path[1])})) === ABSENT || ${oneOf('t', values, scope)})`);
+    if (path.length === 1) parts.push(`(!has(v, ${jsLiteral(path[0])}) || ${oneOf(prop(path[0]!), values, scope)})`);
+    else parts.push(`((t = dig(v, ${jsLiteral(path[0])}, ${jsLiteral(path[1])})) === ABSENT || ${oneOf('t', values, scope)})`);
   }
-  for (const r of b.evidence?.required ?? []) parts.push(`has(v, ${lit(r)})`);
-  for (const set of b.evidence?.forbidden ?? []) parts.push(`!(${set.map((n) => `has(v, ${lit(n)})`).join(' && ') || 'true'})`);
+  for (const r of b.evidence?.required ?? []) parts.push(`has(v, ${jsLiteral(r)})`);
+  for (const set of b.evidence?.forbidden ?? []) parts.push(`!(${set.map((n) => `has(v, ${jsLiteral(n)})`).join(' && ') || 'true'})`);
   return parts.length === 0 ? 'true' : parts.join(' && ');
 }
 
 function oneOf(expr: string, values: readonly unknown[], scope: CodegenScope): string {
   if (values.length === 0) return 'false';
-  if (values.length <= 4) return `(${values.map((x) => `${expr} === ${lit(x)}`).join(' || ')})`;
-  return `${scope.constant('values', `new Set(${lit(values)})`)}.has(${expr})`;
+  if (values.length <= 4) return `(${values.map((x) => `${expr} === ${jsLiteral(x)}`).join(' || ')})`;
+  return `${scope.constant('values', `new Set(${jsLiteral(values)})`)}.has(${expr})`;
 }
 
 // ── if predicates ─────────────────────────────────────────────────────────────────────────────────────────────────
@@ -291,12 +288,12 @@ function predExpr(p: Pred, x: string, scope: CodegenScope, depth: number): strin
     case 'eq':
       return oneOf(x, p.values, scope);
     case 'required':
-      return `(!${isObj} || (${p.names.map((n) => `has(${x}, ${lit(n)})`).join(' && ') || 'true'}))`;
+      return `(!${isObj} || (${p.names.map((n) => `has(${x}, ${jsLiteral(n)})`).join(' && ') || 'true'}))`;
     case 'prop':
       // Plain data has no getters: the member expression can stand in for the value wherever the test reads it.
-      return `(!${isObj} || !has(${x}, ${lit(p.name)}) || ${predExpr(p.p, `${x}[${lit(p.name)}]`, scope, depth)})`;
+      return `(!${isObj} || !has(${x}, ${jsLiteral(p.name)}) || ${predExpr(p.p, `${x}[${jsLiteral(p.name)}]`, scope, depth)})`;
     case 'pattern':
-      return `(typeof ${x} !== "string" || ${scope.constant('re', `new RegExp(${lit(p.source)}, "u")`)}.test(${x}))`;
+      return `(typeof ${x} !== "string" || ${scope.constant('re', `new RegExp(${jsLiteral(p.source)}, "u")`)}.test(${x}))`;
     case 'contains': {
       const y = `x${depth + 1}`;
       return `(!Array.isArray(${x}) || ${x}.some((${y}) => ${predExpr(p.p, y, scope, depth + 1)}))`;

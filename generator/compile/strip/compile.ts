@@ -1,12 +1,14 @@
 import { sha256, shortHash, parsePointer } from '../../shared/index.js';
 import { ARTIFACT_PATHS, type StripFn } from '../../../runtime/contract.js';
-import type { EmittedFile, InputRef, JsonSchema, Release, SchemaFile } from '../../load/index.js';
+import type { EmittedFile, InputRef, JsonSchema, Release, SchemaFile, ToolDef } from '../../load/index.js';
 import { StripAnalyzer } from './analysis.js';
 import { localResolver, type Resolver } from './schema-nodes.js';
 import { comment } from './codegen.js';
-import { packStripModules } from './packs.js';
+import { packStripModules, type StripPacks } from './packs.js';
+import type { Shape } from './plan.js';
 import { closure, homeOf, Program, type ModuleUnit } from './program.js';
 import { SUPPORT_SOURCE, supportModuleSource } from './support.js';
+import { selectTools } from '../select-tools.js';
 
 /**
  * Compile stage for deep-strip (issue 3). Every strip function is compiled from a *shape* (analysis.ts): one
@@ -17,15 +19,62 @@ import { SUPPORT_SOURCE, supportModuleSource } from './support.js';
  * `strip/<tool>.cjs` only requires its request schema's module and exports `{ strip }`. What a shared module holds
  * depends on the release alone — every place of the file any request schema of the release can reach — never on
  * which tools are selected, so one module serves every tool and profile that reaches it.
+ *
+ * Responses the same way, in a program of their own (so request strips, which every profile loads, keep their
+ * bytes): for the tools in `responseTools` — those a newer release's handler answers to a buyer pinned to this one —
+ * `strip/<tool>.response.cjs` exports `{ strip, stripAsync: { <status>: strip } }` over the response schema and each
+ * async response schema, from shared modules holding every place any response schema of the release reaches.
  */
-export function compileStripModules(release: Release, tools?: readonly string[]): EmittedFile[] {
-  const selected = (tools ?? [...release.tools.keys()]).filter((t) => !release.unavailable.has(t));
+export function compileStripModules(release: Release, tools?: readonly string[], responseTools: readonly string[] = []): EmittedFile[] {
+  const requests = stripProgram(release, (t) => [{ key: 'request', path: t.requestSchema }]);
+  const files = emitProgram(release, requests, selectTools(release, tools), 'request');
+  if (responseTools.length > 0) {
+    const responses = stripProgram(release, (t) => [{ key: 'response', path: t.responseSchema }, ...t.asyncResponseSchemas.map((path) => ({ key: asyncStatus(path), path }))]);
+    files.push(...emitProgram(release, responses, selectTools(release, responseTools), 'response'));
+  }
+  // Machine code laid out by codegen.ts (indented, one statement per line): prettier over it cost seconds per
+  // release and helps no reader, so the format stage leaves it as written.
+  return dedupeByPath(files).map((f) => ({ ...f, verbatim: true }));
+}
+
+/** One entry schema of a tool (its request, its response, an async response by status), with its compiled root. */
+interface Root {
+  readonly key: string;
+  readonly file: SchemaFile;
+  /** Undefined when nothing below the schema can ever be stripped. */
+  readonly shape?: Shape;
+  readonly unit?: ModuleUnit;
+}
+
+interface CompiledProgram {
+  readonly program: Program;
+  /** Per available tool, its roots, each worked out once. */
+  readonly roots: ReadonlyMap<string, readonly Root[]>;
+  readonly fileName: ReadonlyMap<ModuleUnit, string>;
+  readonly supportName: string;
+  readonly packed: StripPacks;
+}
+
+/**
+ * The strip program over the entry schemas `entriesOf` gives each available tool: every place those schemas can
+ * reach (the roots of their files and every `$ref` target in them), rendered into content-addressed shared modules
+ * and packed by the tools that reach them. Depends on the release alone, never on the selection.
+ */
+function stripProgram(release: Release, entriesOf: (tool: ToolDef) => readonly { key: string; path: string }[]): CompiledProgram {
   // `$ref`s resolved once, by the release's schema graph.
   const analyzer = new StripAnalyzer(release.schemas.resolve, (node) => release.graph.referenceAt(node)?.target);
   const program = new Program(analyzer);
+  const available = [...release.tools.values()].filter((t) => !release.unavailable.has(t.name)).sort((a, b) => cmp(a.name, b.name));
+  const entryFiles = new Map<string, { key: string; file: SchemaFile }[]>();
+  for (const tool of available) {
+    const files = entriesOf(tool).flatMap(({ key, path }) => {
+      const file = release.schemas.byPath.get(path);
+      return file === undefined ? [] : [{ key, file }];
+    });
+    entryFiles.set(tool.name, files);
+  }
 
-  // Every place any available request schema can reach: the roots of its files and every `$ref` target in them.
-  const universe = requestUniverse(release);
+  const universe = release.graph.reach([...new Set([...entryFiles.values()].flat().map((e) => e.file))]);
   const entries = entryPointers(universe, release);
   for (const file of universe) {
     for (const pointer of entries.get(file.path) ?? ['']) {
@@ -36,86 +85,99 @@ export function compileStripModules(release: Release, tools?: readonly string[])
     }
   }
   program.close();
-  // Every available tool's root is called by its tool module, whichever tools this run emits.
-  for (const tool of release.tools.values()) {
-    const file = release.unavailable.has(tool.name) ? undefined : release.schemas.byPath.get(tool.requestSchema);
-    const root = file === undefined ? undefined : analyzer.root(file.schema, file.id, file);
-    const shape = root !== undefined && analyzer.strippable(root) ? analyzer.shape([root]) : undefined;
-    if (shape !== undefined) program.markExternal(shape);
+
+  // Every available tool's roots, called by its tool module whichever tools this run emits: worked out once here.
+  const shapeOf = new Map<SchemaFile, Shape | undefined>();
+  const rootShape = (file: SchemaFile): Shape | undefined => {
+    if (!shapeOf.has(file)) {
+      const root = analyzer.root(file.schema, file.id, file);
+      shapeOf.set(file, analyzer.strippable(root) ? analyzer.shape([root]) : undefined);
+    }
+    return shapeOf.get(file);
+  };
+  const bare = new Map<string, { key: string; file: SchemaFile; shape?: Shape }[]>();
+  for (const [tool, files] of entryFiles) {
+    bare.set(tool, files.map((e) => ({ ...e, shape: rootShape(e.file) })));
+    for (const e of bare.get(tool)!) if (e.shape !== undefined) program.markExternal(e.shape);
   }
 
   const modules = program.modules();
   const supportSource = supportModuleSource();
   const supportName = `support.${shortHash(sha256(supportSource))}.cjs`;
-  const dir = (rel: string): string => `releases/${release.key}/strip/${rel}`;
   const inputRef = (f: SchemaFile): InputRef => ({ name: `${release.label}:${f.path}`, hash: f.hash });
-
   // Dependencies first, so every module knows the content-addressed file names it requires.
   const fileName = new Map<ModuleUnit, string>();
-  const rendered = new Map<ModuleUnit, EmittedFile>();
+  const rendered: { name: string; contents: string; inputs: InputRef[]; deps: string[] }[] = [];
   for (const unit of modules) {
     const source = program.render(unit, supportName, (dep) => fileName.get(dep)!, release);
     const name = `${unit.slug}.${shortHash(sha256(source))}.cjs`;
     fileName.set(unit, name);
-    rendered.set(unit, { path: dir(`_shared/${name}`), contents: source, inputs: [...unit.files].sort(byPath).map(inputRef) });
+    rendered.push({ name, contents: source, inputs: [...unit.files].sort(byPath).map(inputRef), deps: [supportName, ...[...unit.deps].map((d) => fileName.get(d)!)] });
   }
+  const roots = new Map<string, Root[]>();
+  for (const [tool, list] of bare) roots.set(tool, list.map((r) => ({ ...r, unit: r.shape === undefined ? undefined : program.unitOf(r.shape) })));
 
-  // Packed by the tools of the release that reach them (strip-packs.ts): a few files per tool instead of one per
-  // schema file. Entry sets cover every available tool, so packs do not depend on the selection.
-  const rootName = (tool: string): string | undefined => {
-    const def = release.tools.get(tool)!;
-    const file = release.schemas.byPath.get(def.requestSchema)!;
-    const root = analyzer.root(file.schema, file.id, file);
-    const shape = analyzer.strippable(root) ? analyzer.shape([root]) : undefined;
-    const unit = shape === undefined ? undefined : program.unitOf(shape);
-    return unit === undefined ? undefined : fileName.get(unit);
-  };
+  // Packed by the tools of the release that reach them (packs.ts): a few files per tool instead of one per schema
+  // file. Entry sets cover every available tool, so packs do not depend on the selection.
   const packed = packStripModules(
-    [
-      { name: supportName, contents: supportSource, inputs: [], deps: [] },
-      ...modules.map((u) => ({ name: fileName.get(u)!, contents: rendered.get(u)!.contents, inputs: rendered.get(u)!.inputs, deps: [supportName, ...[...u.deps].map((d) => fileName.get(d)!)] })),
-    ],
-    [...release.tools.keys()].filter((t) => !release.unavailable.has(t)).sort().map((tool) => ({ tool, roots: [supportName, ...(rootName(tool) === undefined ? [] : [rootName(tool)!])] })),
+    [{ name: supportName, contents: supportSource, inputs: [], deps: [] }, ...rendered],
+    [...roots].map(([tool, rs]) => ({ tool, roots: [supportName, ...rs.flatMap((r) => (r.unit === undefined ? [] : [fileName.get(r.unit)!]))] })),
   );
+  return { program, roots, fileName, supportName, packed };
+}
 
-  const out = new Map<string, EmittedFile>();
+/** The tool modules of the selected tools and the packs they reach. */
+function emitProgram(release: Release, p: CompiledProgram, selected: readonly ToolDef[], side: 'request' | 'response'): EmittedFile[] {
+  const inputRef = (f: SchemaFile): InputRef => ({ name: `${release.label}:${f.path}`, hash: f.hash });
   const need = new Set<ModuleUnit>();
-  const needUnit = (u: ModuleUnit): void => {
-    if (need.has(u)) return;
-    need.add(u);
-    for (const dep of u.deps) needUnit(dep);
-  };
-  for (const tool of [...selected].sort()) {
-    const def = release.tools.get(tool);
-    if (def === undefined) throw new Error(`adcp-codegen bug: tool ${tool} is not in release ${release.label}`);
-    const file = release.schemas.byPath.get(def.requestSchema)!;
-    const root = analyzer.root(file.schema, file.id, file);
-    const shape = analyzer.strippable(root) ? analyzer.shape([root]) : undefined;
-    const unit = shape === undefined ? undefined : program.unitOf(shape);
-    if (unit !== undefined) needUnit(unit);
-    const lines = [
-      '"use strict";',
-      comment(`Deep-strip for ${tool} (${release.label}): removes unknown fields at closed objects of`),
-      comment(`${def.requestSchema}; the per-definition functions live in the shared modules.`),
-      `const { entry } = ${packed.ref(supportName, './_shared/')};`,
-    ];
-    if (shape === undefined || unit === undefined) {
-      lines.push(comment('Nothing in this request schema is closed: there is never anything to strip.'), 'exports.strip = entry((v) => v);', '');
-    } else {
-      lines.push(`const root = ${packed.ref(fileName.get(unit)!, './_shared/')};`, `exports.strip = entry(root.${program.nameOf(shape)});`, '');
+  const out: EmittedFile[] = [];
+  for (const def of selected) {
+    const roots = p.roots.get(def.name)!;
+    const inputs = new Map<string, InputRef>();
+    for (const r of roots) {
+      inputs.set(r.file.path, inputRef(r.file));
+      if (r.unit !== undefined) for (const u of closure(r.unit)) {
+        need.add(u);
+        for (const f of u.files) inputs.set(f.path, inputRef(f));
+      }
     }
-    const inputs = new Map<string, InputRef>([[file.path, inputRef(file)]]);
-    if (unit !== undefined) for (const u of closure(unit)) for (const f of u.files) inputs.set(f.path, inputRef(f));
-    out.set(tool, { path: ARTIFACT_PATHS.strip(release.key, tool), contents: lines.join('\n'), inputs: [...inputs.values()].sort((a, b) => cmp(a.name, b.name)) });
+    const lines = ['"use strict";', ...(side === 'request' ? requestHead(release, def) : responseHead(release, def)), `const { entry } = ${p.packed.ref(p.supportName, './_shared/')};`];
+    const fn = (r: Root): string => (r.shape === undefined || r.unit === undefined ? 'entry((v) => v)' : `entry(${p.packed.ref(p.fileName.get(r.unit)!, './_shared/')}.${p.program.nameOf(r.shape)})`);
+    if (side === 'request') {
+      const [root] = roots;
+      if (root?.shape === undefined || root.unit === undefined) {
+        lines.push(comment('Nothing in this request schema is closed: there is never anything to strip.'), 'exports.strip = entry((v) => v);', '');
+      } else {
+        lines.push(`const root = ${p.packed.ref(p.fileName.get(root.unit)!, './_shared/')};`, `exports.strip = entry(root.${p.program.nameOf(root.shape)});`, '');
+      }
+    } else {
+      const main = roots.find((r) => r.key === 'response')!;
+      lines.push(`exports.strip = ${fn(main)};`, 'exports.stripAsync = {', ...roots.filter((r) => r !== main).map((r) => `  ${JSON.stringify(r.key)}: ${fn(r)},`), '};', '');
+    }
+    const path = side === 'request' ? ARTIFACT_PATHS.strip(release.key, def.name) : ARTIFACT_PATHS.responseStrip(release.key, def.name);
+    out.push({ path, contents: lines.join('\n'), inputs: [...inputs.values()].sort((a, b) => cmp(a.name, b.name)) });
   }
-  const wanted = new Set([supportName, ...[...need].map((u) => fileName.get(u)!)]);
-  const files: EmittedFile[] = packed.packs
-    .filter((p) => p.members.some((m) => wanted.has(m)))
-    .map((p) => ({ path: dir(`_shared/${p.name}`), contents: p.contents, inputs: p.inputs }));
-  files.push(...out.values());
-  // Machine code laid out by codegen.ts (indented, one statement per line): prettier over it cost seconds per
-  // release and helps no reader, so the format stage leaves it as written.
-  return files.map((f) => ({ ...f, verbatim: true }));
+  const wanted = new Set([p.supportName, ...[...need].map((u) => p.fileName.get(u)!)]);
+  const dir = (rel: string): string => `releases/${release.key}/strip/${rel}`;
+  const packs = p.packed.packs.filter((pack) => pack.members.some((m) => wanted.has(m))).map((pack) => ({ path: dir(`_shared/${pack.name}`), contents: pack.contents, inputs: pack.inputs }));
+  return [...packs, ...out];
+}
+
+function requestHead(release: Release, def: ToolDef): string[] {
+  return [comment(`Deep-strip for ${def.name} (${release.label}): removes unknown fields at closed objects of`), comment(`${def.requestSchema}; the per-definition functions live in the shared modules.`)];
+}
+
+function responseHead(release: Release, def: ToolDef): string[] {
+  return [
+    comment(`Deep-strip for ${def.name}'s responses (${release.label}): removes the fields a body converted from a newer`),
+    comment(`release carries that the closed objects of ${def.responseSchema} (or the async response of its status) do not know.`),
+  ];
+}
+
+/** `media-buy/create-media-buy-async-response-input-required.json` → `input-required`: the status it answers. */
+function asyncStatus(path: string): string {
+  const m = /-async-response-([a-z0-9-]+)\.json$/.exec(path);
+  return m ? m[1]! : path;
 }
 
 /**
@@ -140,17 +202,6 @@ export function compileStripSource(schema: JsonSchema, options: { resolve?: Reso
   return `"use strict";\n${SUPPORT_SOURCE}\n${program.renderBody(unit!, () => '')}\nreturn entry(${program.nameOf(shape)});\n`;
 }
 
-/** Every schema file an available tool's request schema reaches (the release's schema graph). */
-function requestUniverse(release: Release): readonly SchemaFile[] {
-  const roots: SchemaFile[] = [];
-  for (const tool of release.tools.values()) {
-    if (release.unavailable.has(tool.name)) continue;
-    const f = release.schemas.byPath.get(tool.requestSchema);
-    if (f !== undefined) roots.push(f);
-  }
-  return release.graph.reach(roots);
-}
-
 /** Per file, the places anything can enter: its root and every `$ref` target inside it (resolved by the graph). */
 function entryPointers(universe: readonly SchemaFile[], release: Release): Map<string, string[]> {
   const sets = new Map<string, Set<string>>(universe.map((f) => [f.path, new Set([''])]));
@@ -158,6 +209,11 @@ function entryPointers(universe: readonly SchemaFile[], release: Release): Map<s
     for (const { target } of release.graph.references(f)) if (target !== undefined) sets.get(target.file.path)?.add(target.pointer);
   }
   return new Map([...sets].map(([path, set]) => [path, [...set].sort(cmp)]));
+}
+
+/** A pack both programs emit (the support module's, say) is one file. */
+function dedupeByPath(files: readonly EmittedFile[]): EmittedFile[] {
+  return [...new Map(files.map((f) => [f.path, f])).values()];
 }
 
 function byPath(a: SchemaFile, b: SchemaFile): number {

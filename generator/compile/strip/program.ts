@@ -1,7 +1,8 @@
 import { parsePointer, sha256, shortHash, stronglyConnected } from '../../shared/index.js';
 import type { Release, SchemaFile } from '../../load/index.js';
 import type { StripAnalyzer } from './analysis.js';
-import { comment, emitStripFunction, lit, type CodegenScope } from './codegen.js';
+import { jsLiteral } from '../../shared/index.js';
+import { comment, emitStripFunction, type CodegenScope } from './codegen.js';
 import type { Plan, Shape } from './plan.js';
 import type { SchemaNode } from './schema-nodes.js';
 import { SUPPORT_NAMES } from './support.js';
@@ -178,14 +179,14 @@ export class Program {
     }
     // A dependency is required where it is first called, not when this module loads: a value without the field
     // that leads there never loads it (nor, in a pack, the pack file holding it).
-    const body = this.renderBody(unit, (u) => `(${vars.get(u)!} ??= require(${lit(`./${depFile(u)}`)}))`);
+    const body = this.renderBody(unit, (u) => `(${vars.get(u)!} ??= require(${jsLiteral(`./${depFile(u)}`)}))`);
     const exported = unit.shapes.filter((c) => c.external === true).map((c) => c.name!);
     return [
       '"use strict";',
       comment(`Deep-strip functions for ${unit.homes.join(', ')} (${release.label}).`),
       comment('One function per schema place, $refs resolved at build time; each returns its input itself when'),
       comment('nothing below it is removed.'),
-      `const { ${SUPPORT_NAMES.filter((n) => n !== 'entry' && n !== 'StripDepthError').join(', ')} } = require(${lit(`./${supportName}`)});`,
+      `const { ${SUPPORT_NAMES.filter((n) => n !== 'entry' && n !== 'StripDepthError').join(', ')} } = require(${jsLiteral(`./${supportName}`)});`,
       ...(deps.length > 0 ? [comment('Modules called into, each required on first call.'), `let ${deps.map((d) => vars.get(d)!).join(', ')};`] : []),
       '',
       body,

@@ -2,6 +2,7 @@ import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { CodegenError, escapeToken, fragmentFromPointer, isPlainObject, subschemas } from '../../shared/index.js';
 import type { EmittedFile, InputRef, Release, SchemaFile, ToolDef } from '../../load/index.js';
 import { selectTools } from '../select-tools.js';
+import { NAME_MAP_KEYWORDS, ReservedNames } from './reserved-names.js';
 
 /**
  * TypeScript types for every tool's request, response and async responses of one release, in one file
@@ -17,8 +18,10 @@ export async function compileTypes(release: Release, tools?: readonly string[]):
   const selected = selectTools(release, tools);
   const closure = referenceClosure(release, selected);
 
+  // Names plain objects inherit go through json-schema-to-typescript disguised (reserved-names.ts).
+  const names = new ReservedNames(release.hash);
   const definitions: Record<string, unknown> = {};
-  for (const file of closure) definitions[file.path] = rewriteRefs(release, file, file.schema, '');
+  for (const file of closure) define(definitions, file.path, rewriteRefs(release, file, file.schema, '', names));
 
   const properties: Record<string, unknown> = {};
   for (const tool of selected) {
@@ -31,12 +34,12 @@ export async function compileTypes(release: Release, tools?: readonly string[]):
       const asyncProps: Record<string, unknown> = {};
       for (const path of tool.asyncResponseSchemas) {
         const status = asyncStatus(path);
-        asyncProps[status] = titled(definitions, path, typeName(tool.name, `async_response_${status}`));
+        define(asyncProps, names.key(status), titled(definitions, path, typeName(tool.name, `async_response_${status}`)));
       }
       entry.async = { type: 'object', properties: asyncProps, required: Object.keys(asyncProps), additionalProperties: false };
       required.push('async');
     }
-    properties[tool.name] = { type: 'object', properties: entry, required, additionalProperties: false };
+    define(properties, names.key(tool.name), { type: 'object', properties: entry, required, additionalProperties: false });
   }
 
   const root = {
@@ -44,7 +47,7 @@ export async function compileTypes(release: Release, tools?: readonly string[]):
     description: `Request, response and async response types of every tool of AdCP ${release.version}, keyed by tool name.`,
     type: 'object',
     properties,
-    required: selected.map((t) => t.name),
+    required: selected.map((t) => names.key(t.name)),
     additionalProperties: false,
     definitions,
   };
@@ -67,6 +70,7 @@ export async function compileTypes(release: Release, tools?: readonly string[]):
   } catch (e) {
     throw new CodegenError(`${release.label}`, '', `json-schema-to-typescript failed: ${(e as Error).message}`);
   }
+  code = names.restore(code);
 
   // The types reach most of the release (400+ files for 3.0.6): the release's own hash names them all at once.
   const inputs: InputRef[] = [{ name: release.label, hash: release.hash }];
@@ -107,7 +111,7 @@ function referenceClosure(release: Release, tools: readonly ToolDef[]): readonly
  * `$id`/`$schema` removed so the ref parser never tries to change base URI or fetch anything. Only subschema
  * positions are rewritten; data keywords (enum, const, examples, x-*) are copied as they are.
  */
-function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer: string): unknown {
+function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer: string, names: ReservedNames): unknown {
   if (!isPlainObject(node)) return node;
   if (typeof node.$ref === 'string') {
     // Draft-07 ignores every keyword beside `$ref`; dropping them also keeps each reference site the very same
@@ -118,15 +122,16 @@ function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer:
     } catch (e) {
       throw new CodegenError(`${release.label}/${file.path}`, `${pointer}/$ref`, (e as Error).message);
     }
-    return { $ref: `#/definitions/${escapeToken(target.file.path)}${fragmentFromPointer(target.pointer)}` };
+    return { $ref: `#/definitions/${escapeToken(target.file.path)}${fragmentFromPointer(names.pointer(target.pointer))}` };
   }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(node)) {
-    if (key === '$id' || key === '$schema' || key === 'examples' || key === '$comment') continue;
+    // tsType and tsEnumNames are json-schema-to-typescript's own keywords: schema content never writes TypeScript.
+    if (key === '$id' || key === '$schema' || key === 'examples' || key === '$comment' || key === 'tsType' || key === 'tsEnumNames') continue;
     define(out, key, node[key]);
   }
   for (const sub of subschemas(node, pointer)) {
-    const rewritten = rewriteRefs(release, file, sub.schema, sub.pointer);
+    const rewritten = rewriteRefs(release, file, sub.schema, sub.pointer, names);
     if (sub.key === undefined) define(out, sub.keyword, rewritten);
     else {
       const holder = out[sub.keyword];
@@ -141,7 +146,22 @@ function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer:
       }
     }
   }
-  return conditionalAsUnion(requiredDeclared(out));
+  return conditionalAsUnion(requiredDeclared(disguised(out, names)));
+}
+
+/** The node with every property name it declares or requires as json-schema-to-typescript may see it. */
+function disguised(node: Record<string, unknown>, names: ReservedNames): Record<string, unknown> {
+  const list = (v: unknown): unknown => (Array.isArray(v) ? v.map((n) => (typeof n === 'string' ? names.key(n) : n)) : v);
+  if (Array.isArray(node.required)) define(node, 'required', list(node.required));
+  for (const keyword of NAME_MAP_KEYWORDS) {
+    const map = Object.prototype.hasOwnProperty.call(node, keyword) ? node[keyword] : undefined;
+    if (!isPlainObject(map)) continue;
+    const renamed: Record<string, unknown> = {};
+    // dependencies/dependentRequired list names as values too.
+    for (const key of Object.keys(map)) define(renamed, names.key(key), keyword === 'dependencies' || keyword === 'dependentRequired' ? list(map[key]) : map[key]);
+    define(node, keyword, renamed);
+  }
+  return node;
 }
 
 /**

@@ -119,28 +119,7 @@ export function readAccessors(tokens: readonly Token[], start: number): { keys: 
   return steps;
 }
 
-/** JavaScript source for a JSON value: JSON text, safe inside a script (U+2028/9) and never setting a prototype. */
-export function jsValue(value: unknown): string {
-  const json = jsonText(value);
-  return hasProtoKey(value) ? `JSON.parse(${jsonText(json)})` : json;
-}
-
-export function jsonText(value: unknown): string {
-  return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-}
-
-function hasProtoKey(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(hasProtoKey);
-  if (value !== null && typeof value === 'object') {
-    return Object.keys(value).some((k) => k === '__proto__' || hasProtoKey((value as Record<string, unknown>)[k]));
-  }
-  return false;
-}
-
-/** Text inside a block comment: `*\/` cannot end it early, line separators cannot break it. */
-export function commentText(text: string): string {
-  return text.replace(/\*\//g, '*\\/').replace(/[\u2028\u2029\r\n]/g, ' ');
-}
+export { commentText, jsLiteral, jsonText } from '../../shared/index.js';
 
 /** A JavaScript identifier fragment from any text. */
 export function identFragment(text: string): string {

@@ -1,6 +1,6 @@
 import type { SchemaLocation } from '../../load/index.js';
 import { isPlainObject } from '../../shared/index.js';
-import { commentText, identFragment, jsValue, readAccessors, tokenize, type Token } from './code.js';
+import { commentText, identFragment, jsLiteral, readAccessors, tokenize, type Token } from './code.js';
 import { unionHints, type UnionHint } from './unions.js';
 
 /**
@@ -144,7 +144,7 @@ export class UnitSplitter {
           if (v === NOT_DATA) break;
           chosen = { value: v, end: step.end };
         }
-        const json = jsValue(chosen.value);
+        const json = jsLiteral(chosen.value);
         let local = hoisted.get(json);
         if (local === undefined) {
           local = fresh(`schema_${hoisted.size + 1}`);
@@ -211,7 +211,7 @@ export class UnitSplitter {
  * branch a discriminator value selects. The branch calls precede the error in Ajv's code, so their bindings exist.
  */
 function hintCode(hint: UnionHint, bindings: readonly Binding[]): string {
-  const json = jsValue(hint.params);
+  const json = jsLiteral(hint.params);
   if (!json.startsWith('{') || !hint.refs.some((r) => r !== undefined)) return json;
   const thunks = hint.refs.map((uri) => {
     const b = uri === undefined ? undefined : bindings.find((x) => x.kind === 'unit' && !x.whole && x.unit.uri === uri);

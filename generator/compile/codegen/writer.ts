@@ -1,25 +1,22 @@
 import { CodegenError } from '../../shared/index.js';
-import type { NormalizationRule } from '../../load/index.js';
 
-/** The text of generated normalizer code: literals, comments and indented lines, safe for any rule content. */
+/**
+ * Indented lines of generated code (normalizers, conversions), and the one check every rule-driven emitter makes on
+ * the property names a rule brings in. Literals and comment text come from shared/js-literal.ts.
+ */
 
-/** A JS literal for any JSON value; U+2028/U+2029 are escaped so the literal is valid in every engine. */
-export function lit(value: unknown): string {
-  return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+/** Where a rule was written, for errors. */
+export interface RuleOrigin {
+  readonly file: string;
+  readonly pointer: string;
 }
 
-/** Text for a `//` comment: one line, nothing that could end a comment or a line. */
-export function commentText(s: string): string {
-  return s.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/\*\//g, '*\\/');
-}
-
-export function assertSafeKey(rule: NormalizationRule, key: string): void {
-  // The rule format already refuses these; generated code must never depend on that alone.
+export function assertSafeKey(rule: RuleOrigin, key: string): void {
+  // The rule formats already refuse these; generated code must never depend on that alone.
   if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
     throw new CodegenError(rule.file, rule.pointer, `property name ${JSON.stringify(key)} is not allowed in a rule`);
   }
 }
-
 
 export class Writer {
   private readonly lines: string[] = [];
@@ -40,6 +37,10 @@ export class Writer {
     this.depth--;
     this.line(text);
     this.depth++;
+  }
+  /** Lines another writer laid out, at their own indentation. */
+  raw(text: string): void {
+    this.lines.push(...text.replace(/\n$/, '').split('\n'));
   }
   toString(): string {
     return this.lines.join('\n') + '\n';

@@ -1,6 +1,6 @@
 import { escapeToken } from '../../shared/index.js';
 import type { JsonType } from '../../load/index.js';
-import { lit } from './writer.js';
+import { jsLiteral } from '../../shared/index.js';
 
 /**
  * Expressions over a payload path in the generated code: reading it, testing a value's JSON type, and setting or
@@ -32,7 +32,7 @@ export function acceptsCheck(types: readonly JsonType[] | undefined, v: string):
 
 /** `node["a"]["b"]` for a path. */
 export function access(node: string, path: readonly string[]): string {
-  return node + path.map((k) => `[${lit(k)}]`).join('');
+  return node + path.map((k) => `[${jsLiteral(k)}]`).join('');
 }
 
 /** Whether the full target path is present (every intermediate an object). */
@@ -41,7 +41,7 @@ export function presentExpr(node: string, path: readonly string[]): string {
   for (let i = 0; i < path.length; i++) {
     const parent = access(node, path.slice(0, i));
     if (i > 0) parts.push(`isObject(${parent})`);
-    parts.push(`hasOwn(${parent}, ${lit(path[i])})`);
+    parts.push(`hasOwn(${parent}, ${jsLiteral(path[i])})`);
   }
   return parts.join(' && ');
 }
@@ -53,7 +53,7 @@ export function blockedExpr(node: string, path: readonly string[]): string | und
     const prefix: string[] = [];
     for (let j = 0; j <= i; j++) {
       if (j > 0) prefix.push(`isObject(${access(node, path.slice(0, j))})`);
-      prefix.push(`hasOwn(${access(node, path.slice(0, j))}, ${lit(path[j])})`);
+      prefix.push(`hasOwn(${access(node, path.slice(0, j))}, ${jsLiteral(path[j])})`);
     }
     prefix.push(`!isObject(${access(node, path.slice(0, i + 1))})`);
     parts.push(prefix.length === 1 ? prefix[0]! : `(${prefix.join(' && ')})`);
@@ -64,20 +64,20 @@ export function blockedExpr(node: string, path: readonly string[]): string | und
 /** `withMember(o, "a", withMember(o.a or {}, "b", value))`: sets a nested path by copying along it. */
 export function setExpr(target: string, original: string, path: readonly string[], value: string): string {
   const [head, ...rest] = path;
-  if (rest.length === 0) return `withMember(${target}, ${lit(head)}, ${value})`;
+  if (rest.length === 0) return `withMember(${target}, ${jsLiteral(head)}, ${value})`;
   const inner = access(original, [head!]);
-  const existing = `(hasOwn(${original}, ${lit(head)}) ? ${inner} : {})`;
-  return `withMember(${target}, ${lit(head)}, ${setExpr(existing, inner, rest, value)})`;
+  const existing = `(hasOwn(${original}, ${jsLiteral(head)}) ? ${inner} : {})`;
+  return `withMember(${target}, ${jsLiteral(head)}, ${setExpr(existing, inner, rest, value)})`;
 }
 
 export function pointerOf(base: string, path: readonly string[]): string {
-  return `${base} + ${lit(path.map((k) => '/' + escapeToken(k)).join(''))}`;
+  return `${base} + ${jsLiteral(path.map((k) => '/' + escapeToken(k)).join(''))}`;
 }
 
 /** `node` without the property at `path`, copying each object along the way (the parents stay, even if emptied). */
 export function removeExpr(node: string, path: readonly string[]): string {
   const [head, ...rest] = path;
-  if (rest.length === 0) return `without(${node}, ${lit(head)})`;
-  return `withMember(${node}, ${lit(head)}, ${removeExpr(access(node, [head!]), rest)})`;
+  if (rest.length === 0) return `without(${node}, ${jsLiteral(head)})`;
+  return `withMember(${node}, ${jsLiteral(head)}, ${removeExpr(access(node, [head!]), rest)})`;
 }
 

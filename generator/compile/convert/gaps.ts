@@ -1,0 +1,28 @@
+import type { Release } from '../../load/index.js';
+import { fieldsOf, placeKey } from './fields.js';
+
+/**
+ * The request fields a handler written in the newer release's shape may find missing when the buyer pinned the
+ * older release: every name the newer request always requires at a place that the older one does not always require
+ * there, and every name a branch of the newer request requires that no branch of the older one does, in the
+ * objects both releases have (inside an object only the newer release has, the older buyer sends nothing). Places as `fields.ts` writes them (`packages/*\/bidding`);
+ * the generated types make exactly these optional in the handler's arguments (runtime `Relax`). A superset is safe:
+ * the types only ever ask the handler to cope with an absence.
+ */
+export function requestGaps(newer: Release, older: Release, tool: string): string[] {
+  const n = fieldsOf(newer, [newer.tools.get(tool)!.requestSchema]);
+  const o = fieldsOf(older, [older.tools.get(tool)!.requestSchema]);
+  const gaps = new Set<string>();
+  for (const place of n.values()) {
+    const older = o.get(placeKey(place.path));
+    // Inside an object the older request does not have, nothing is sent: its requirements never bind the handler.
+    if (older === undefined) continue;
+    const always = older.required;
+    // A name one branch requires (an AccountRef's account_id) is a gap only where no branch of the older request
+    // requires it: an older request satisfying an older branch carries what the matching newer branch needs.
+    const somewhere = new Set([...always, ...older.requiredInBranch]);
+    for (const name of place.required) if (!always.has(name)) gaps.add(placeKey([...place.path, name]));
+    for (const name of place.requiredInBranch) if (!somewhere.has(name)) gaps.add(placeKey([...place.path, name]));
+  }
+  return [...gaps].sort();
+}
