@@ -36,8 +36,14 @@ import { atLeast, perRelease } from './releases.js';
  *   already holds (what a real seller loads from its records), addressed by `account_id`.
  */
 
-/** Tools whose answers differ between releases: one handler per release (the others answer alike in every release). */
-const PER_RELEASE = new Set(['get_products', 'create_media_buy', 'update_media_buy', 'get_media_buy_delivery', 'list_creatives']);
+/**
+ * Tools whose answers differ between releases beyond what the generated set's conversions express, so one handler per
+ * release answers them: a product or creative described by canonical format only would be left out of a 3.0 answer
+ * (3.0 requires named formats), and 3.2 reads a delivery window's end date as exclusive. Every other tool has one
+ * handler, written in the highest release's shape, which the generated set converts for buyers pinned to an older
+ * release (create_media_buy's `media_buy_status` becomes 3.0's `status`, for instance).
+ */
+const PER_RELEASE = new Set(['get_products', 'get_media_buy_delivery', 'list_creatives']);
 /** The controller's replays converge by design (its request schema: "naturally idempotent"); it keeps no replay cache. */
 const NO_REPLAY_CACHE = new Set(['comply_test_controller']);
 
