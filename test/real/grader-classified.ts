@@ -6,13 +6,13 @@
  *
  * owner: `seller` — the reference seller's business logic does not implement what the step asks for; `sandbox` —
  * how this one-process sandbox scopes its test data; `runner` — the grader's runner sends the step under another
- * account than the steps it depends on; `deployment` — the localhost example has no authentication and is the
- * sandbox half of a two-deployment seller.
+ * account than the steps it depends on; `storyboard` — the storyboard's own request is one the spec says to refuse;
+ * `deployment` — the localhost example has no authentication and is the sandbox half of a two-deployment seller.
  */
 export interface ClassifiedFailure {
   storyboard: string;
   step: string;
-  owner: 'seller' | 'sandbox' | 'runner' | 'deployment';
+  owner: 'seller' | 'sandbox' | 'runner' | 'storyboard' | 'deployment';
   reason: string;
 }
 
@@ -46,10 +46,12 @@ export const CLASSIFIED: readonly ClassifiedFailure[] = [
   },
   {
     storyboard: 'media_buy_seller/get_products_rejected',
-    step: 'get_products_rejected',
-    owner: 'runner',
-    reason: 'the runner registers the forced rejected arm under its own sandbox account (test.example) but sends get_products under the storyboard\'s account (acmeoutdoor.example via pinnacle-agency.example); response arms are per account',
+    step: 'force_get_products_rejected',
+    owner: 'storyboard',
+    reason:
+      'the storyboard pins adcp_version "3.2-beta.4" in the 3.2.0-beta.5 suite; versioning.mdx matches a pre-release pin only exactly, so an agent serving 3.2-beta.5 answers VERSION_UNSUPPORTED (the storyboard\'s next step, pinned alike, is skipped). Served, the runner would still register the forced arm under its own sandbox account and send get_products under the storyboard\'s, and response arms are per account',
   },
+
   {
     storyboard: 'media_buy_seller/invalid_transitions',
     step: 'update_unknown_package',

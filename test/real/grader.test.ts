@@ -1,4 +1,4 @@
-import { readFileSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
@@ -84,9 +84,15 @@ test('generate the reference seller for 3.0.6 + 3.2.0-beta.5, serve it over MCP 
   const [adcp, generation] = await Promise.all([grader(graderDir), runCli(['generate'], work)]);
   assert.is(generation.code, 0, generation.stderr);
   const generated = join(work, 'generated');
+  // ADCP_GRADER_RESULTS=<dir> keeps each run's JSON there (one file per run), to read or to diff between runs.
+  const keep = process.env.ADCP_GRADER_RESULTS;
   const timed = async (what: string, command: string, args: string[], timeoutMs: number): Promise<Run> => {
     const r = await run(command, args, { cwd: work, timeoutMs });
     results.runs.push({ what, run: r });
+    if (keep !== undefined && keep !== '') {
+      mkdirSync(keep, { recursive: true });
+      writeFileSync(join(keep, `${what.replace(/[^a-z0-9.]+/gi, '-').replace(/^-|-$/g, '')}.json`), r.stdout);
+    }
     return r;
   };
   const fuzz = async (what: string, url: string, command = adcp) => json<FuzzResult>(await timed(what, command, ['fuzz', url, '--seed', '42', '--format', 'json'], 10 * MINUTE), what);
