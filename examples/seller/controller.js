@@ -149,8 +149,6 @@ export function createController({ accounts, catalog, mediaBuys, delivery, direc
   const listed = Object.keys(scenarios).sort();
 
   return {
-    /** The scenarios to advertise in capabilities (`compliance_testing.scenarios`). */
-    scenarios: listed,
     handler: (/** @type {Record<string, any>} */ args) => {
       if (args.scenario === 'list_scenarios') return { success: true, scenarios: listed };
       const run = Object.prototype.hasOwnProperty.call(scenarios, args.scenario) ? scenarios[args.scenario] : undefined;

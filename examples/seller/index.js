@@ -130,5 +130,5 @@ export function createSeller(agent, options = {}) {
     // A tool served in one release needs no per-release set: that release's handler is the tool's.
     handlers[tool] = PER_RELEASE.has(tool) && releases.length > 1 ? perRelease(agent, tool, (release) => bind(tool, release)) : bind(tool, releases[0] ?? top);
   }
-  return { handlers, controllerScenarios: controller.scenarios };
+  return { handlers };
 }
