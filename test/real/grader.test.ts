@@ -21,7 +21,7 @@ import { CLASSIFIED } from './grader-classified.js';
  *   - the named storyboards in one invocation, over MCP after the capability-driven run (over A2A the capability-driven
  *     run executes each of them too, and the test reads them there);
  *   - `adcp fuzz --seed 42` against a fresh seller (before any storyboard) and against the MCP seller after the
- *     storyboards created state;
+ *     storyboards created state, beside the named run;
  *   - and AdCP 3.0.6's CLI (@adcp/sdk 6.11, the devDependency): `npx adcp fuzz --seed 42` against the production
  *     profile served from the committed set.
  *
@@ -109,8 +109,12 @@ test('generate the reference seller for 3.0.6 + 3.2.0-beta.5, serve it over MCP 
     const [mcpGraded, a2aGraded, before, legacyFuzz] = await Promise.all([
       (async (): Promise<Graded> => {
         const capability = await storyboards('mcp storyboard run (capability-driven)', mcp.url, 'mcp');
-        const named = await storyboards(`mcp storyboard run --storyboards (${NAMED.length} named)`, mcp.url, 'mcp', ['--storyboards', NAMED.join(',')]);
-        results.fuzz.push({ when: 'after the storyboards (MCP)', result: await fuzz('mcp fuzz --seed 42, after the storyboards', mcp.url) });
+        // Side by side on the seller the storyboards left behind: the named storyboards use ids of their own.
+        const [named, after] = await Promise.all([
+          storyboards(`mcp storyboard run --storyboards (${NAMED.length} named)`, mcp.url, 'mcp', ['--storyboards', NAMED.join(',')]),
+          fuzz('mcp fuzz --seed 42, after the storyboards', mcp.url),
+        ]);
+        results.fuzz.push({ when: 'after the storyboards (MCP)', result: after });
         return { transport: 'mcp', capability, named };
       })(),
       (async (): Promise<Graded> => ({ transport: 'a2a', capability: await storyboards('a2a storyboard run (capability-driven)', a2a.url, 'a2a') }))(),
