@@ -1,7 +1,9 @@
 // @ts-check
 /**
- * The example seller (examples/seller-agent.js handlers, generated `guaranteed-publisher` set) over A2A with
- * @a2a-js/sdk's Express transport: JSON-RPC at /a2a and the agent card at /.well-known/agent-card.json, on localhost.
+ * The reference seller (examples/seller/) over A2A with @a2a-js/sdk's Express transport: JSON-RPC at /a2a and the
+ * agent card at /.well-known/agent-card.json, on localhost. It serves the profile `ADCP_PROFILE` (default
+ * `guaranteed-publisher`) of the generated set `ADCP_GENERATED` (default the committed generated/; see
+ * generated-set.js). The handler set is checked against the profile when the executor is made, before listening.
  *
  * Works on either supported @a2a-js/sdk major. On 1.x (A2A 1.0) it also opts into the SDK's v0.3 compatibility
  * layer, because AdCP's own client (@adcp/sdk, `npx adcp … --protocol a2a`) still speaks A2A 0.3.
@@ -10,18 +12,20 @@
  *   PORT=4001 ADCP_MODE=development node examples/a2a-agent.js
  *   A2A_SDK=@a2a-js/sdk-v1 node examples/a2a-agent.js   # in this repository: 1.x is installed under that alias
  *   A2A_REJECTED_STATE=completed node examples/a2a-agent.js   # rejections on completed Tasks (docs/a2a.md)
+ *   ADCP_GENERATED=/tmp/reference-seller ADCP_PROFILE=guaranteed-publisher-sandbox node examples/a2a-agent.js
  */
 import { pathToFileURL } from 'node:url';
 import express from 'express';
-import { loadProfile } from '../generated/index.js';
+import { generatedDir, loadGenerated, profileName } from './generated-set.js';
 import { createSellerHandlers } from './seller-agent.js';
 import { KEEP_ALIVE_MS } from './serve-mcp.js';
 
 /**
  * Starts the agent; resolves to its base URL, the SDK major serving it and a close function.
- * @param {{ port?: number, host?: string, mode?: 'production' | 'development', sdk?: string, rejectedTaskState?: 'failed' | 'completed' }} [options]
+ * @param {{ port?: number, host?: string, mode?: 'production' | 'development', sdk?: string, rejectedTaskState?: 'failed' | 'completed', profile?: string, generated?: string }} [options]
  *   `sdk`: the module name @a2a-js/sdk is installed under (default `@a2a-js/sdk`). `rejectedTaskState`: the A2A
- *   state of an AdCP rejection (default `failed`, AdCP's mapping; see agent.a2aExecutor).
+ *   state of an AdCP rejection (default `failed`, AdCP's mapping; see agent.a2aExecutor). `profile`, `generated`:
+ *   the profile and the generated set (default ADCP_PROFILE and ADCP_GENERATED).
  */
 export async function startA2AAgent(options = {}) {
   const sdk = options.sdk ?? '@a2a-js/sdk';
@@ -30,7 +34,10 @@ export async function startA2AAgent(options = {}) {
   // 1.x exports getSupportedVersions (A2A 1.0 version negotiation); 0.3 has no such thing.
   const major = typeof server.getSupportedVersions === 'function' ? 1 : 0;
 
-  const agent = await loadProfile('guaranteed-publisher', { mode: options.mode ?? 'production' });
+  const { loadProfile } = await loadGenerated(options.generated ?? generatedDir);
+  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production' });
+  // Made (and the handler set checked) before the server listens.
+  const executor = agent.a2aExecutor(createSellerHandlers(agent), { rejectedTaskState: options.rejectedTaskState });
   const host = options.host ?? '127.0.0.1';
   const app = express();
   // A JSON-RPC POST answer is not a cacheable representation; Express's default ETag would only make two identical
@@ -47,8 +54,8 @@ export async function startA2AAgent(options = {}) {
   const base = `http://${host}:${address.port}`;
 
   const common = {
-    name: 'example seller',
-    description: 'AdCP seller agent (guaranteed-publisher) over A2A',
+    name: 'reference seller',
+    description: `AdCP reference seller (${agent.name}) over A2A`,
     version: '1.0.0',
     defaultInputModes: ['application/json'],
     defaultOutputModes: ['application/json'],
@@ -77,7 +84,7 @@ export async function startA2AAgent(options = {}) {
           capabilities: { streaming: false, pushNotifications: false },
         };
 
-  const requestHandler = new server.DefaultRequestHandler(card, new server.InMemoryTaskStore(), agent.a2aExecutor(createSellerHandlers(), { rejectedTaskState: options.rejectedTaskState }));
+  const requestHandler = new server.DefaultRequestHandler(card, new server.InMemoryTaskStore(), executor);
   const legacy = major === 1 ? { legacyCompat: { enabled: true } } : {};
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler, ...legacy }));
   app.use('/a2a', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, ...legacy }));
@@ -98,6 +105,6 @@ export async function startA2AAgent(options = {}) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const mode = process.env.ADCP_MODE === 'development' ? 'development' : 'production';
   const rejectedTaskState = process.env.A2A_REJECTED_STATE === 'completed' ? 'completed' : 'failed';
-  const { url, major } = await startA2AAgent({ port: Number(process.env.PORT ?? 3001), mode, sdk: process.env.A2A_SDK, rejectedTaskState });
-  console.error(`AdCP seller agent (guaranteed-publisher, ${mode}) serving A2A at ${url} (@a2a-js/sdk ${major === 1 ? '1.x' : '0.3.x'})`);
+  const { url, major, agent } = await startA2AAgent({ port: Number(process.env.PORT ?? 3001), mode, sdk: process.env.A2A_SDK, rejectedTaskState });
+  console.error(`AdCP reference seller (${agent.name}, ${mode}, AdCP ${agent.releases.join(' + ')}) serving A2A at ${url} (@a2a-js/sdk ${major === 1 ? '1.x' : '0.3.x'})`);
 }

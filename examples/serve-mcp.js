@@ -1,7 +1,9 @@
 // @ts-check
 /**
  * Serves a loaded adcp-codegen agent over MCP Streamable HTTP (stateless: each POST gets a fresh McpServer wired to
- * the same loaded profile; registration is a few map entries, nothing compiles).
+ * the same loaded profile; registration is a few map entries, nothing compiles). agent.mcpServerFactory checks the
+ * handler set against the profile once, before the server listens: a missing or unserved tool stops the start, not a
+ * buyer's first call.
  *
  * Keep-alive: MCP clients send the next request on the same socket, sometimes seconds later (a client validating a
  * large tools/list compiles schemas before its first call). Node's 5 s default keep-alive closes that socket under
@@ -16,13 +18,15 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 export const KEEP_ALIVE_MS = 65_000;
 
 /**
- * @param {{ registerMcp(server: unknown, handlers: any): void }} agent a loaded profile (`loadProfile(...)`)
+ * @param {{ mcpServerFactory<S>(handlers: any, create: () => S): () => S }} agent a loaded profile (`loadProfile(...)`)
  * @param {Record<string, (args: any, ctx: any) => unknown>} handlers
  * @param {{ port?: number, host?: string, name?: string }} [options]
  * @returns {Promise<{ url: string, close(): Promise<void> }>}
  */
 export async function serveMcp(agent, handlers, options = {}) {
   const host = options.host ?? '127.0.0.1';
+  const name = options.name ?? 'adcp-agent';
+  const newServer = agent.mcpServerFactory(handlers, () => new McpServer({ name, version: '1.0.0' }));
   const http = createServer(async (req, res) => {
     if (req.url !== '/mcp') {
       res.writeHead(404).end();
@@ -32,8 +36,7 @@ export async function serveMcp(agent, handlers, options = {}) {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    const server = new McpServer({ name: options.name ?? 'adcp-agent', version: '1.0.0' });
-    agent.registerMcp(server, handlers);
+    const server = newServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();

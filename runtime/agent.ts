@@ -19,6 +19,7 @@ import {
 import { boundedIssue, clip, MAX_REJECTION_ISSUES } from './bounds.js';
 import { driftIssues } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
+import { COMPLIANCE_CONTROLLER, controllerRejection } from './controller-rejection.js';
 import { conversionFailed, conversions } from './conversions.js';
 import { checkHandlers, ownHandler } from './handlers.js';
 import { wrapResponseValidator, wrapValidator } from './issues.js';
@@ -296,7 +297,12 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       const parsed = parse(s, args);
       // A batch tool whose only defects are inside some items answers those as failed rows (items.ts).
       const plan = parsed.ok ? undefined : itemsPlan(s, parsed);
-      if (!parsed.ok && plan === undefined) return errorResult(invalidRequest(tool, wire(s, parsed.issues), parsed.found), echo, r.key);
+      if (!parsed.ok && plan === undefined) {
+        const issues = wire(s, parsed.issues);
+        return tool === COMPLIANCE_CONTROLLER
+          ? controllerRejection(issues, parsed.found, echo, r.key)
+          : errorResult(invalidRequest(tool, issues, parsed.found), echo, r.key);
+      }
       const asked = plan?.value ?? (parsed.value as Record<string, unknown>);
       const applied = { normalized: parsed.normalized ?? [], stripped: parsed.stripped ?? [] };
 

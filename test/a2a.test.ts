@@ -11,15 +11,12 @@ import express from 'express';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { a2aSkills, createA2AExecutor, type A2AExecutor, type A2AExecutorOptions } from '../runtime/a2a.js';
 import type { ToolHandler } from '../runtime/agent.js';
-import { committedSet, type SellerHandlers } from './helpers/generated.js';
+import { committedSet, exampleHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
-import { repoRoot } from './helpers/releases.js';
 
 /**
  * AdCP over A2A through the real @a2a-js/sdk servers and clients over HTTP on 127.0.0.1, on both supported majors:
@@ -27,13 +24,12 @@ import { repoRoot } from './helpers/releases.js';
  * the 1.x server through its v0.3 compatibility layer. The executor is this checkout's runtime/a2a.ts around an agent
  * of the committed generated set, so the test does not depend on a regenerated set.
  */
-const example = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as { createSellerHandlers(): SellerHandlers };
 const { loadProfile } = await committedSet();
 const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
 
 const faultMessage = 'database password hunter2 at /srv/seller/db.js:12';
 const handlers: Record<string, ToolHandler<any, any, any>> = {
-  ...example.createSellerHandlers(),
+  ...(await exampleHandlers(agent)),
   // A handler with a bug: its message, stack and file paths must stay on the server.
   list_creatives: () => {
     throw new Error(faultMessage);
@@ -165,9 +161,9 @@ for (const [major, serve] of [
     ]);
     assert.is(state, 'completed');
     assert.match(body.media_buy_id, /^mb_/);
-    // 3.0's create_media_buy `status` is the media buy's own state: the runtime never fills in the task's `completed`
-    // there (a 3.0 buyer would read it as a media buy that has finished running).
-    assert.is(body.status, undefined);
+    // 3.0's create_media_buy `status` is the media buy's own state (the runtime never fills in the task's
+    // `completed` there): the seller states it, a buy without creatives yet.
+    assert.is(body.status, 'pending_creatives');
     assert.is(body.adcp_version, '3.0');
     assert.equal(body.context, { via: major });
     assert.is(text, undefined);

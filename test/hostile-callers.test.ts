@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { committedSet, type SellerHandlers } from './helpers/generated.js';
+import { committedSet, exampleHandlers, type SellerHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
 
@@ -19,7 +19,6 @@ import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
  */
 
 const { loadProfile } = await committedSet();
-const example = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as { createSellerHandlers(): SellerHandlers };
 const { serveMcp } = (await import(pathToFileURL(join(repoRoot, 'examples/serve-mcp.js')).href)) as {
   serveMcp(agent: unknown, handlers: unknown): Promise<{ url: string; close(): Promise<unknown> }>;
 };
@@ -27,7 +26,7 @@ type Agent = Awaited<ReturnType<typeof loadProfile<'guaranteed-publisher'>>>;
 type Body = Record<string, any>;
 
 async function connect(agent: Agent, handlers: Partial<SellerHandlers> = {}) {
-  const served = await serveMcp(agent, { ...example.createSellerHandlers(), ...handlers });
+  const served = await serveMcp(agent, { ...(await exampleHandlers(agent)), ...handlers });
   const client = new Client({ name: 'hostile-buyer', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
   return {
@@ -93,7 +92,7 @@ test('the echoed context is what the caller sent: a handler or authorize hook th
     args.context.extra = 'added';
   };
   const agent = await loadProfile('guaranteed-publisher', { mode: 'development', authorize: (_tool, value) => tamper(value as Record<string, any>) });
-  const handlers = example.createSellerHandlers();
+  const handlers = await exampleHandlers(agent);
   const { call, close } = await connect(agent, {
     create_media_buy: async (args, ctx) => {
       tamper(args as Record<string, any>);
@@ -159,7 +158,7 @@ test('development: 100,000 unknown fields in a closed object are 50 issues and a
 
 test('production: the same request is served, the unknown fields stripped and listed for the handler', async () => {
   const agent = await loadProfile('guaranteed-publisher', { mode: 'production' });
-  const handlers = example.createSellerHandlers();
+  const handlers = await exampleHandlers(agent);
   let seen: { brand: unknown; stripped: number } | undefined;
   const { call, close } = await connect(agent, { create_media_buy: (args, ctx) => ((seen = { brand: args.brand, stripped: ctx.stripped.length }), handlers.create_media_buy!(args, ctx)) });
   try {

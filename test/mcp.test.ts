@@ -6,21 +6,23 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { committedSet, type SellerHandlers } from './helpers/generated.js';
+import { committedSet, EXAMPLE_ACCOUNTS, exampleHandlers, type SellerHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
 
 type Handlers = SellerHandlers;
 const example = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as {
-  createSellerHandlers(): Handlers;
-  startSellerAgent(o?: { mode?: 'production' | 'development' }): Promise<{ url: string; close(): Promise<unknown> }>;
+  startSellerAgent(o?: { mode?: 'production' | 'development'; seller?: { accounts?: typeof EXAMPLE_ACCOUNTS } }): Promise<{ url: string; close(): Promise<unknown> }>;
 };
 const { loadProfile } = await committedSet();
+/** The example seller's handlers (any agent of the profile will do: they depend on its releases, not its mode). */
+const sellerHandlers = async (): Promise<Handlers> => exampleHandlers(await loadProfile('guaranteed-publisher'));
 
 const buy = (extra: Record<string, unknown> = {}): Record<string, unknown> => createMediaBuyRequest({ context: { correlation_id: 'corr-1' }, ...extra });
 
-async function connect(mode: 'production' | 'development', handlers: Handlers = example.createSellerHandlers()) {
+async function connect(mode: 'production' | 'development', given?: Handlers) {
   const agent = await loadProfile('guaranteed-publisher', { mode });
+  const handlers = given ?? (await exampleHandlers(agent));
   const server = new McpServer({ name: 'test-seller', version: '1.0.0' });
   agent.registerMcp(server, handlers);
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
@@ -52,7 +54,7 @@ test('tools/list over MCP equals the generated entries, schemas and annotations 
 });
 
 test('a valid call reaches the handler with the parsed value; the result carries context and adcp_version', async () => {
-  const handlers = example.createSellerHandlers();
+  const handlers = (await sellerHandlers());
   let seen: any;
   const { client, close } = await connect('development', { ...handlers, create_media_buy: (args, ctx) => ((seen = { args, ctx }), handlers.create_media_buy!(args, ctx)) });
   const r = (await client.callTool({ name: 'create_media_buy', arguments: buy() })) as ToolResult;
@@ -61,8 +63,9 @@ test('a valid call reaches the handler with the parsed value; the result carries
   assert.is(seen.ctx.release, '3.0');
   assert.is(r.structuredContent!.adcp_version, '3.0');
   assert.equal(r.structuredContent!.context, { correlation_id: 'corr-1' });
-  // 3.0's create_media_buy `status` is the media buy's own state: never filled with the task's `completed`.
-  assert.is(r.structuredContent!.status, undefined);
+  // 3.0's create_media_buy `status` is the media buy's own state (never filled with the task's `completed`): the
+  // seller states it.
+  assert.is(r.structuredContent!.status, 'pending_creatives');
   assert.equal(body(r), r.structuredContent);
   await close();
 });
@@ -93,7 +96,7 @@ test('an invalid call is an AdCP INVALID_REQUEST with field, issues, context, st
 });
 
 test('deprecated fields arrive translated; the handler sees the current shape and what was applied', async () => {
-  const handlers = example.createSellerHandlers();
+  const handlers = (await sellerHandlers());
   let seen: any;
   const { client, close } = await connect('production', { ...handlers, create_media_buy: (args, ctx) => ((seen = { args, ctx }), handlers.create_media_buy!(args, ctx)) });
   const { account: _a, ...rest } = buy();
@@ -108,7 +111,7 @@ test('deprecated fields arrive translated; the handler sees the current shape an
 test('unknown fields at closed objects: stripped in production, INVALID_REQUEST naming them in development', async () => {
   // In 3.0.6 the request root and packages are open; brand (core/brand-ref.json) is closed.
   const args = buy({ brand: { domain: 'acme.example', from_adcp_4: true }, packages: [{ product_id: 'homepage_takeover', pricing_option_id: 'cpm_fixed', budget: 1000, seller_hint: 'kept' }] });
-  const handlers = example.createSellerHandlers();
+  const handlers = (await sellerHandlers());
   let seen: any;
   const prod = await connect('production', { ...handlers, create_media_buy: (a, ctx) => ((seen = { a, ctx }), handlers.create_media_buy!(a, ctx)) });
   const ok = (await prod.client.callTool({ name: 'create_media_buy', arguments: args })) as ToolResult;
@@ -147,7 +150,7 @@ test('release negotiation: a pin inside the served major downshifts; outside it 
 
 test('handler failures echo context: a thrown error, a returned AdcpError, a thrown AdcpError-shaped body', async () => {
   const runtimeErrors = (await import(pathToFileURL(join(repoRoot, 'generated/runtime/errors.js')).href)) as typeof import('../runtime/errors.js');
-  const handlers = example.createSellerHandlers();
+  const handlers = (await sellerHandlers());
   const { client, close } = await connect('production', {
     ...handlers,
     get_products: () => {
@@ -194,9 +197,9 @@ test('get_adcp_capabilities is served from the profile; registration names missi
   assert.equal((caps.structuredContent!.adcp as Record<string, unknown>).supported_versions, agent.releases);
   assert.is(caps.structuredContent!.adcp_version, '3.0');
   await close();
-  const { get_products: _drop, ...missing } = example.createSellerHandlers();
+  const { get_products: _drop, ...missing } = (await sellerHandlers());
   assert.throws(() => agent.registerMcp(new McpServer({ name: 's', version: '1' }), missing as Handlers), /without a handler: get_products/);
-  const extra: Record<string, unknown> = { ...example.createSellerHandlers(), get_signals: () => ({}) };
+  const extra: Record<string, unknown> = { ...(await sellerHandlers()), get_signals: () => ({}) };
   assert.throws(() => agent.registerMcp(new McpServer({ name: 's', version: '1' }), extra as Parameters<typeof agent.registerMcp>[1]), /no such tools for the handler\(s\) of get_signals/);
 });
 
@@ -263,7 +266,7 @@ test('hostile payloads through agent.call: deep nesting, huge arrays, cycles, pr
 
 test('1,000 interleaved calls with different payloads each get their own result', async () => {
   const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
-  const handlers = example.createSellerHandlers();
+  const handlers = (await sellerHandlers());
   const calls = Array.from({ length: 1000 }, async (_, i) => {
     const valid = i % 3 !== 0;
     const args = valid ? buy({ context: { n: i } }) : buy({ context: { n: i }, start_time: i });
@@ -296,7 +299,7 @@ test('the example seller answers unknown media buys alike and refuses a date tha
 });
 
 test('the example agent over Streamable HTTP: tools/list, a valid call, an invalid call', async () => {
-  const running = await example.startSellerAgent({ mode: 'development' });
+  const running = await example.startSellerAgent({ mode: 'development', seller: { accounts: EXAMPLE_ACCOUNTS } });
   const client = new Client({ name: 'http-buyer', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(running.url)));
   const { tools } = await client.listTools();

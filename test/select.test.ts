@@ -7,6 +7,7 @@ import { tinyRelease, writeTree } from './helpers/fixture-release.js';
 import { exampleProfiles, profileFrom } from './helpers/profiles.js';
 import { sdkReleaseDir } from './helpers/releases.js';
 import { EXPECTED_3_0 } from './helpers/expected-selection.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const r30 = loadRelease(sdkReleaseDir());
@@ -96,6 +97,23 @@ test('profile files: duplicates and format errors name the pointer; capabilities
   assert.is(e.file, 'caps.json');
   assert.is(e.pointer, '/capabilities/adcp/major_versions/0');
   assert.match(e.message, /AdCP 9\.1\.0/);
+});
+
+test('a tool this copy of one release cannot serve is, for a profile another release serves it from, absent from that release', () => {
+  // @adcp/sdk's copy of 3.0.6 names comply_test_controller in its manifest without shipping its schemas.
+  const manifest = JSON.parse(readFileSync(join(tinyRelease(), 'manifest.json'), 'utf8')) as { tools: Record<string, Record<string, unknown>> };
+  manifest.tools.comply_test_controller = { ...manifest.tools.comply_test_controller, request_schema: 'compliance/missing-request.json' };
+  const lacking = loadRelease(tinyRelease({ 'manifest.json': manifest }));
+  assert.ok(lacking.unavailable.has('comply_test_controller'));
+  const full = loadRelease(tinyRelease({}, '9.2.0'));
+  const sandbox = profileFrom({ tools: ['get_things', 'comply_test_controller'], shared_tools: ['comply_test_controller'], surface: 'sandbox', capabilities: caps });
+  const both = [full, lacking];
+  assert.equal(selectTools(sandbox, full, both).tools.map((t) => t.name), ['comply_test_controller', 'get_things']);
+  const partial = selectTools(sandbox, lacking, both);
+  assert.equal(partial.tools.map((t) => t.name), ['get_things']);
+  assert.equal(partial.notInRelease, ['comply_test_controller']);
+  // Served by no release: still the error it was, naming why.
+  fails(() => selectTools(sandbox, lacking, [lacking]), '/tools/1', /comply_test_controller cannot be served from AdCP 9\.1\.0: schema compliance\/missing-request\.json/);
 });
 
 test.run();

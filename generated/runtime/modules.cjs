@@ -4,9 +4,10 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts cc7fe902ef5c8fdc
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 78e5baf30b8936d8
+//   adcp-codegen 0.1.0:runtime/agent.ts 0796fd3ee6b4792e
 //   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
 //   adcp-codegen 0.1.0:runtime/contract.ts 80f4ee88ae6c3000
+//   adcp-codegen 0.1.0:runtime/controller-rejection.ts 0de9e0584160506c
 //   adcp-codegen 0.1.0:runtime/conversions.ts 178427c108095764
 //   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
 //   adcp-codegen 0.1.0:runtime/errors.ts c3c2abcdcdf1f631
@@ -214,6 +215,7 @@ const contract_js_1 = require("./contract.js");
 const bounds_js_1 = require("./bounds.js");
 const drift_js_1 = require("./drift.js");
 const errors_js_1 = require("./errors.js");
+const controller_rejection_js_1 = require("./controller-rejection.js");
 const conversions_js_1 = require("./conversions.js");
 const handlers_js_1 = require("./handlers.js");
 const issues_js_1 = require("./issues.js");
@@ -409,8 +411,12 @@ async function createAgent(base, name, options = {}) {
             const parsed = parse(s, args);
             // A batch tool whose only defects are inside some items answers those as failed rows (items.ts).
             const plan = parsed.ok ? undefined : itemsPlan(s, parsed);
-            if (!parsed.ok && plan === undefined)
-                return (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, wire(s, parsed.issues), parsed.found), echo, r.key);
+            if (!parsed.ok && plan === undefined) {
+                const issues = wire(s, parsed.issues);
+                return tool === controller_rejection_js_1.COMPLIANCE_CONTROLLER
+                    ? (0, controller_rejection_js_1.controllerRejection)(issues, parsed.found, echo, r.key)
+                    : (0, results_js_1.errorResult)((0, errors_js_1.invalidRequest)(tool, issues, parsed.found), echo, r.key);
+            }
             const asked = plan?.value ?? parsed.value;
             const applied = { normalized: parsed.normalized ?? [], stripped: parsed.stripped ?? [] };
             const fn = typeof handler === 'function' ? handler : (0, handlers_js_1.ownHandler)(handler, r.key);
@@ -663,6 +669,40 @@ exports.ARTIFACT_PATHS = {
     /** Conversions between a newer release whose handler answers and the older one a buyer pinned: the pair's index. */
     convert: (olderKey, newerKey) => `releases/${olderKey}/convert/${newerKey}/index.cjs`,
 };
+
+  },
+  "./controller-rejection.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.COMPLIANCE_CONTROLLER = void 0;
+exports.controllerRejection = controllerRejection;
+const errors_js_1 = require("./errors.js");
+/**
+ * The compliance test controller answers in its own vocabulary, not with AdCP task errors
+ * (compliance/comply-test-controller-response.json, the ControllerError arm: `success: false` and an `error` from
+ * the controller's enum). docs/building/by-layer/L3/comply-test-controller.mdx, "Error codes": controllers MUST use
+ * those codes so the storyboard runner can assert on them \u2014 INVALID_PARAMS for "missing or malformed params" \u2014 and
+ * the vocabulary "is distinct from the canonical seller-response error-code.json enum". So a controller request its
+ * schema refuses is answered INVALID_PARAMS in that arm, with the issues an INVALID_REQUEST would carry (the arm is
+ * open), and the caller's context echoed. Like the controller's other answers it is the task's own result, not a
+ * transport error: the `status` says the task failed.
+ */
+exports.COMPLIANCE_CONTROLLER = 'comply_test_controller';
+/** `echo` is what errorResult takes: the call's context snapshot (or its arguments). */
+function controllerRejection(issues, found, echo, release) {
+    const { message, issues: all } = (0, errors_js_1.invalidRequest)(exports.COMPLIANCE_CONTROLLER, issues, found);
+    const context = (0, errors_js_1.contextEcho)(echo);
+    const body = {
+        success: false,
+        error: 'INVALID_PARAMS',
+        error_detail: message,
+        issues: all,
+        ...(context.present ? { context: context.value } : {}),
+        status: 'failed',
+        adcp_version: release,
+    };
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
 
   },
   "./conversions.js": function (exports, require, __runtimeImportMeta) {

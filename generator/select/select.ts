@@ -45,8 +45,13 @@ export function selectTools(profile: Profile, release: Release, allServed: reado
   profile.sharedTools.forEach((name, i) => {
     if (!implemented.has(name)) throw new CodegenError(file, `/shared_tools/${i}`, `shared tool ${JSON.stringify(name)} is not implemented (add it to "tools")`);
   });
-  const inRelease = profile.tools.filter((name) => release.tools.has(name));
-  const notInRelease = profile.tools.filter((name) => !release.tools.has(name));
+  // A tool this copy of the release cannot serve (its manifest names schemas the copy lacks, as @adcp/sdk's copy of
+  // 3.0.6 lacks the compliance controller's) is, for a profile another served release can serve it from, a tool
+  // absent from this release; served by none, it stays an error below.
+  const servedElsewhere = (name: string): boolean => allServed.some((r) => r !== release && r.tools.has(name) && !r.unavailable.has(name));
+  const here = (name: string): boolean => release.tools.has(name) && !(release.unavailable.has(name) && servedElsewhere(name));
+  const inRelease = profile.tools.filter(here);
+  const notInRelease = profile.tools.filter((name) => !here(name));
 
   // Step 4 (checked first so it fails closed whatever the scope): no compliance tools on a production surface.
   if (profile.surface === 'production') {
@@ -75,11 +80,11 @@ export function selectTools(profile: Profile, release: Release, allServed: reado
         if (typeof name !== 'string') return;
         const pointer = `/capabilities${claim}/${i}`;
         if (!implemented.has(name)) throw new CodegenError(file, pointer, `capabilities claim ${name}, which the agent does not implement (fail closed: add it to "tools" or drop the claim)`);
-        if (release.tools.has(name) && !chosen.has(name)) chosen.set(name, 'capability');
+        if (here(name) && !chosen.has(name)) chosen.set(name, 'capability');
       });
     }
     // … plus the shared tools the host names.
-    for (const name of profile.sharedTools) if (release.tools.has(name) && !chosen.has(name)) chosen.set(name, 'shared');
+    for (const name of profile.sharedTools) if (here(name) && !chosen.has(name)) chosen.set(name, 'shared');
   }
   // Step 3: protocol is ownership, not dependency — nothing above pulls in a tool that is not implemented.
   // Step 5: sorted names.

@@ -211,13 +211,25 @@ function yamlFiles(dir: string): string[] {
   return out;
 }
 
-/** The example seller's answers (examples/seller-agent.js `createSellerHandlers`) to a valid newer request of each tool it has. */
+/**
+ * The reference seller's answers (examples/seller-agent.js `createSellerHandlers`) to a valid newer request of each
+ * tool it implements: the tools of its profile (schemas/profiles/guaranteed-publisher.json), served here in the newer
+ * release alone, so each is one function in that release's shape.
+ */
 async function sellerBodies(set: ConversionSet): Promise<[string, unknown][]> {
   const path = join(repoRoot, 'examples/seller-agent.js');
   if (!existsSync(path)) return [];
-  const mod = (await import(pathToFileURL(path).href)) as { createSellerHandlers?: () => Record<string, (args: unknown, ctx: unknown) => unknown> };
+  const mod = (await import(pathToFileURL(path).href)) as { createSellerHandlers?: (agent: unknown) => Record<string, (args: unknown, ctx: unknown) => unknown> };
   if (typeof mod.createSellerHandlers !== 'function') throw new Error('examples/seller-agent.js no longer exports createSellerHandlers: the conversion corpus reads the example seller through it');
-  const handlers = mod.createSellerHandlers();
+  const profile = JSON.parse(readFileSync(join(repoRoot, 'schemas/profiles/guaranteed-publisher.json'), 'utf8')) as { tools: string[] };
+  const tools = profile.tools.filter((t) => set.tools.includes(t));
+  const handlers = mod.createSellerHandlers({
+    releases: [set.newer.key],
+    tools: () => tools,
+    capabilities: () => ({}),
+    toolsList: () => [],
+    validateResponse: (tool: string, body: unknown, options: { release: string }) => set.agent.validateResponse(tool, body, options),
+  });
   const out: [string, unknown][] = [];
   for (const tool of set.tools) {
     const h = handlers[tool];

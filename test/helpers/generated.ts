@@ -17,3 +17,17 @@ export async function setAt(out: string): Promise<typeof Generated> {
 export type SellerHandlers = {
   [K in keyof Generated.HandlersFor<'guaranteed-publisher'>]: Extract<Generated.HandlersFor<'guaranteed-publisher'>[K], (...args: never[]) => unknown>;
 };
+
+/** Accounts the example seller already holds in the tests: the shared payloads (helpers/payloads.ts) name them by id. */
+export const EXAMPLE_ACCOUNTS = [
+  { account_id: 'acc_1', brand: { domain: 'acme.example' }, operator: 'acme.example' },
+  { account_id: 'acc_legacy', brand: { domain: 'acme.example' }, operator: 'legacy.example' },
+];
+
+/** The example seller's handler set (examples/seller/) for a loaded agent, holding EXAMPLE_ACCOUNTS. */
+export async function exampleHandlers(agent: unknown): Promise<SellerHandlers> {
+  const { createSellerHandlers } = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as {
+    createSellerHandlers(agent: unknown, options?: { accounts?: typeof EXAMPLE_ACCOUNTS }): SellerHandlers;
+  };
+  return createSellerHandlers(agent, { accounts: EXAMPLE_ACCOUNTS });
+}

@@ -44,3 +44,9 @@ export function sharedReleaseKey(): string {
   if (key === undefined) throw new Error(`../shared release version ${version} is not semver`);
   return key;
 }
+
+/** ../shared/adcp-grader beside the clone (AdCP's own 3.2 grader and its installer), or undefined without shared/. */
+export function sharedGraderDir(): string | undefined {
+  const dir = resolve(repoRoot, '../shared/adcp-grader');
+  return existsSync(join(dir, 'install.sh')) ? dir : undefined;
+}

@@ -3,12 +3,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { cpSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, snapshot } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixture-release.js';
-import { setAt, type SellerHandlers } from '../helpers/generated.js';
+import { exampleHandlers, setAt } from '../helpers/generated.js';
 import { repoRoot, sharedReleaseDir, sharedReleaseKey } from '../helpers/releases.js';
 import { EXPECTED_3_0 } from '../helpers/expected-selection.js';
 
@@ -90,9 +89,8 @@ test('one process serves buyers pinned to 3.0 and 3.2; the endpoint advertises t
   const { loadProfile } = await setAt(out);
   const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
   assert.equal(agent.releases, [K32, '3.0']);
-  const { createSellerHandlers } = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as { createSellerHandlers(): SellerHandlers };
   const server = new McpServer({ name: 's', version: '1' });
-  agent.registerMcp(server, createSellerHandlers());
+  agent.registerMcp(server, await exampleHandlers(agent));
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: 'c', version: '1' });

@@ -1,0 +1,134 @@
+// @ts-check
+import { createAccounts } from './accounts.js';
+import { canonicalJson } from './canonical.js';
+import { createCatalog } from './catalog.js';
+import { createController } from './controller.js';
+import { createCreatives } from './creatives.js';
+import { createDelivery } from './delivery.js';
+import { answering } from './errors.js';
+import { createIdempotency } from './idempotency.js';
+import { createMediaBuys } from './media-buys.js';
+import { createProducts } from './products.js';
+import { atLeast, perRelease } from './releases.js';
+
+/**
+ * The reference seller: one in-memory publisher behind every tool of the `guaranteed-publisher` profiles, served from
+ * any generated set. The profile decides the surface, the seller implements the tools: the production deployment
+ * (`guaranteed-publisher`) and the sandbox one (`guaranteed-publisher-sandbox`, which adds comply_test_controller)
+ * run this same code, the two-deployment pattern AdCP's controller docs prescribe.
+ *
+ *   accounts.js      advertiser accounts; each holds its own media buys, creatives and replay keys
+ *   catalog.js       products (own inventory + controller seeds), shown per release
+ *   products.js      get_products
+ *   media-buys.js    create/update/get_media_buys, performance feedback
+ *   delivery.js      get_media_buy_delivery and simulated delivery
+ *   terms.js         flight, budget and measurement-terms rules
+ *   creatives.js     creative library and formats
+ *   lifecycle.js     the media buy, creative and account state machines, as data
+ *   controller.js    comply_test_controller (sandbox only)
+ *   idempotency.js   AdCP's idempotency_key replay contract
+ *
+ * @typedef {{ releases: readonly string[], tools(release?: string): readonly string[], capabilities(release?: string): Record<string, any>,
+ *   toolsList(release?: string): { name: string, annotations: { readOnlyHint: boolean } }[],
+ *   validateResponse(tool: string, body: unknown, options: { release: string }): { ok: true } | { ok: false, issues: { pointer: string, message: string }[] } }} LoadedAgent
+ * @typedef {{ now?: () => Date, idempotency?: import('./idempotency.js').IdempotencyOptions,
+ *   accounts?: ({ account_id: string } & Record<string, unknown>)[] }} SellerOptions `accounts`: accounts the seller
+ *   already holds (what a real seller loads from its records), addressed by `account_id`.
+ */
+
+/**
+ * Tools whose answers differ between releases beyond what the generated set's conversions express, so one handler per
+ * release answers them: a product or creative described by canonical format only would be left out of a 3.0 answer
+ * (3.0 requires named formats), and 3.2 reads a delivery window's end date as exclusive. Every other tool has one
+ * handler, written in the highest release's shape, which the generated set converts for buyers pinned to an older
+ * release (create_media_buy's `media_buy_status` becomes 3.0's `status`, for instance).
+ */
+const PER_RELEASE = new Set(['get_products', 'get_media_buy_delivery', 'list_creatives']);
+/** The controller's replays converge by design (its request schema: "naturally idempotent"); it keeps no replay cache. */
+const NO_REPLAY_CACHE = new Set(['comply_test_controller']);
+
+/**
+ * The handler set for a loaded profile: exactly the tools it serves (the runtime refuses any other set at start).
+ * @param {LoadedAgent} agent
+ * @param {SellerOptions} [options]
+ */
+export function createSeller(agent, options = {}) {
+  const now = options.now ?? (() => new Date());
+  const top = agent.releases[0];
+  const capabilities = agent.capabilities(top);
+  const idempotency = createIdempotency({ replayTtlSeconds: capabilities.adcp?.idempotency?.replay_ttl_seconds, now: () => now().getTime(), ...options.idempotency });
+  const accounts = createAccounts({ supportedBilling: capabilities.account?.supported_billing ?? ['operator'] });
+  for (const { account_id, ...fields } of options.accounts ?? []) accounts.seed(account_id, fields);
+  // A seeded fixture becomes a product only if the highest served release can show it validly (its response schema is
+  // the judge, as for any answer): one malformed fixture would otherwise break every later get_products. An older
+  // release is shown what it can express: fields and pricing options its schema refuses are left out for it.
+  const productReleases = agent.releases.filter((r) => agent.tools(r).includes('get_products'));
+  const catalog = createCatalog({ refuses: (product) => fit(product) });
+  /** @param {import('./catalog.js').Product} product */
+  const fit = (product) => {
+    product.unshown = {};
+    for (const [i, release] of productReleases.entries()) {
+      const unshown = { fields: /** @type {string[]} */ ([]), pricing_options: /** @type {string[]} */ ([]) };
+      product.unshown[release] = unshown;
+      for (let tries = 0; ; tries++) {
+        const shown = catalog.view(product, release);
+        const body = { products: [shown], ...(atLeast(release, 3, 2) ? { cache_scope: 'public' } : {}), status: 'completed', adcp_version: release };
+        const verdict = agent.validateResponse('get_products', body, { release });
+        if (verdict.ok) break;
+        const first = verdict.issues[0];
+        if (tries === 20) return `the fixture cannot be shown as an AdCP ${release} product: ${first?.pointer ?? ''} ${first?.message ?? 'is invalid'}`;
+        const [, field, index] = /^\/products\/0\/([^/]+)(?:\/(\d+))?/.exec(first?.pointer ?? '') ?? [];
+        const option = field === 'pricing_options' && index !== undefined ? /** @type {any} */ (shown.pricing_options)[Number(index)]?.pricing_option_id : undefined;
+        if (i > 0 && option !== undefined && !unshown.pricing_options.includes(option)) unshown.pricing_options.push(option);
+        else if (i > 0 && field !== undefined && Object.hasOwn(product.extra, field) && !unshown.fields.includes(field)) unshown.fields.push(field);
+        else return `the fixture cannot be shown as an AdCP ${release} product: ${first?.pointer.replace(/^\/products\/0/, '') || 'the product'} ${first?.message ?? 'is invalid'}`;
+      }
+    }
+    return undefined;
+  };
+  /** @type {Map<string, import('./controller.js').Directive>} one-shot response arms, per tool and account */
+  const directives = new Map();
+  const creatives = createCreatives({ accounts, catalog, now });
+  const mediaBuys = createMediaBuys({ accounts, catalog, creatives, directives, now });
+  const delivery = createDelivery({ accounts, mediaBuys, now });
+  const controller = createController({ accounts, catalog, mediaBuys, delivery, directives });
+  const products = createProducts({ accounts, catalog, directives });
+
+  /** @type {(release: string) => Record<string, (args: any, ctx: any) => unknown>} */
+  const implementations = (release) => ({
+    ...products(release),
+    ...mediaBuys.handlers(release),
+    ...delivery.handlers(release),
+    ...creatives.handlers(release),
+    ...accounts.handlers,
+    comply_test_controller: controller.handler,
+  });
+
+  const readOnly = (/** @type {string} */ tool) => agent.toolsList(top).find((t) => t.name === tool)?.annotations.readOnlyHint ?? false;
+
+  /** A tool's handler for one release: business rejections answered as AdCP errors, under the replay contract. */
+  const bind = (/** @type {string} */ tool, /** @type {string} */ release) => {
+    const impl = implementations(release)[tool];
+    if (impl === undefined) throw new Error(`the reference seller does not implement ${tool}, which the profile serves`);
+    const answer = answering(impl);
+    const kind = /** @type {'read' | 'write'} */ (readOnly(tool) ? 'read' : 'write');
+    return (/** @type {Record<string, any>} */ args, /** @type {Record<string, any>} */ ctx) => {
+      if (typeof args.idempotency_key !== 'string' || NO_REPLAY_CACHE.has(tool)) return answer(args, ctx);
+      // An unauthenticated sandbox caller is one agent. Keys are scoped to the agent (see idempotency.js), insert
+      // budgets to the agent and account.
+      const agentId = ctx.authInfo?.clientId ?? 'anonymous';
+      const call = { scope: agentId, budget: `${agentId}\0${canonicalJson(args.account ?? null)}`, tool, key: args.idempotency_key, args, kind };
+      return answering(() => idempotency.run(call, () => answer(args, ctx)))(args, ctx);
+    };
+  };
+
+  const served = [...new Set(agent.releases.flatMap((r) => agent.tools(r)))].filter((t) => t !== 'get_adcp_capabilities').sort();
+  /** @type {Record<string, unknown>} */
+  const handlers = {};
+  for (const tool of served) {
+    const releases = agent.releases.filter((r) => agent.tools(r).includes(tool));
+    // A tool served in one release needs no per-release set: that release's handler is the tool's.
+    handlers[tool] = PER_RELEASE.has(tool) && releases.length > 1 ? perRelease(agent, tool, (release) => bind(tool, release)) : bind(tool, releases[0] ?? top);
+  }
+  return { handlers };
+}

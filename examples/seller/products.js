@@ -1,0 +1,71 @@
+// @ts-check
+import { paginate } from './pagination.js';
+import { atLeast } from './releases.js';
+import { DEFAULT_MEASUREMENT_TERMS } from './terms.js';
+
+/**
+ * Product discovery (get_products). Every buying mode reads the same catalog: `brief` and `wholesale` list what
+ * matches the filters, `refine` narrows to the products the buyer names. A one-shot response arm registered by the
+ * compliance controller (force_get_products_arm) answers the calling account's next call instead.
+ *
+ * @typedef {import('./catalog.js').Product} Product
+ */
+
+/** Whether a product passes get_products `filters` (core/product-filters.json; the filters this seller applies). */
+function matches(/** @type {Product} */ p, /** @type {Record<string, any>} */ f) {
+  if (f.delivery_type !== undefined && p.delivery_type !== f.delivery_type) return false;
+  if (Array.isArray(f.channels) && !p.channels.some((c) => f.channels.includes(c))) return false;
+  if (Array.isArray(f.format_kinds) && !p.format_options.some((o) => f.format_kinds.includes(o.format_kind))) return false;
+  if (f.is_fixed_price === true && !p.pricing_options.some((o) => o.fixed_price !== undefined)) return false;
+  if (f.is_fixed_price === false && !p.pricing_options.some((o) => o.fixed_price === undefined)) return false;
+  if (Array.isArray(f.pricing_currencies) && !p.pricing_options.some((o) => f.pricing_currencies.includes(o.currency))) return false;
+  if (Array.isArray(f.required_vendor_metrics)) {
+    const offered = /** @type {{ vendor?: { domain?: string }, metric_id?: string }[]} */ (/** @type {any} */ (p.extra.reporting_capabilities)?.vendor_metrics ?? []);
+    const has = (/** @type {{ vendor?: { domain?: string }, metric_id?: string }} */ want) => offered.some((m) => m.vendor?.domain === want.vendor?.domain && m.metric_id === want.metric_id);
+    if (!f.required_vendor_metrics.every(has)) return false;
+  }
+  return true;
+}
+
+/** The product narrowed to what the filters ask for (pricing options in the requested currencies only). */
+function narrowed(/** @type {Product} */ p, /** @type {Record<string, any>} */ f) {
+  if (!Array.isArray(f.pricing_currencies)) return p;
+  return { ...p, pricing_options: p.pricing_options.filter((o) => f.pricing_currencies.includes(o.currency)) };
+}
+
+/**
+ * @param {{ accounts: ReturnType<typeof import('./accounts.js').createAccounts>, catalog: import('./catalog.js').Catalog,
+ *   directives: Map<string, import('./controller.js').Directive> }} deps
+ */
+export function createProducts({ accounts, catalog, directives }) {
+  /** @param {string} release */
+  return (release) => ({
+    get_products: (/** @type {Record<string, any>} */ args) => {
+      const account = accounts.resolve(args.account);
+      const key = `get_products\0${account.account_id}`;
+      const directive = directives.get(key);
+      if (directive !== undefined) {
+        directives.delete(key);
+        if (directive.arm === 'rejected') return { status: 'rejected', reason: directive.reason, ...(directive.suggestions !== undefined ? { suggestions: directive.suggestions } : {}) };
+        if (directive.arm === 'submitted') return { status: 'submitted', task_id: directive.task_id, ...(directive.message !== undefined ? { message: directive.message } : {}) };
+      }
+      const filters = args.filters ?? {};
+      let list = catalog.all().filter((p) => matches(p, filters));
+      if (args.buying_mode === 'refine' && Array.isArray(args.refine)) {
+        const named = new Set(args.refine.filter((/** @type {Record<string, unknown>} */ r) => r.scope === 'product').map((/** @type {Record<string, unknown>} */ r) => r.product_id));
+        list = list.filter((p) => named.has(p.product_id));
+      }
+      const { page, pagination } = paginate(list, args.pagination);
+      const products = page.map((p) => {
+        const shown = catalog.view(narrowed(p, filters), release);
+        return { measurement_terms: DEFAULT_MEASUREMENT_TERMS, ...shown };
+      });
+      return {
+        products,
+        pagination,
+        // 3.2 requires the cache layer of a product answer: it differs per account only in what the filters pick.
+        ...(atLeast(release, 3, 2) ? { cache_scope: 'public' } : {}),
+      };
+    },
+  });
+}
