@@ -17,7 +17,7 @@ import {
   type ValidateFn,
 } from './contract.js';
 import { boundedIssue, clip, MAX_REJECTION_ISSUES } from './bounds.js';
-import { driftIssues } from './drift.js';
+import { driftIssues, driftOf } from './drift.js';
 import { AdcpError, agentFault, invalidRequest, versionUnsupported, type AdcpErrorBody } from './errors.js';
 import { COMPLIANCE_CONTROLLER, controllerRejection } from './controller-rejection.js';
 import { conversionFailed, conversions } from './conversions.js';
@@ -199,7 +199,6 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     return result.ok ? { ok: true, value: value as Record<string, unknown> } : { ok: false, issues: result.issues };
   };
 
-  /** The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. */
   /**
    * The request pipeline after the parse-once copy: normalize → strip (production) or drift issues → validate. A
    * request that fails keeps what it was parsed into: a batch tool may still answer its valid items (items.ts).
@@ -217,12 +216,13 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       // rejects the unknown fields production would have dropped, one issue per field — as many as a rejection
       // carries, the rest only counted (a million unknown fields make fifty issues, not a million).
       const verdict = validateWith(requestValidator(s), stripped.value);
-      const drift = mode === 'development' ? stripped.removed.length : 0;
-      const issues = [...(drift > 0 ? driftIssues(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
+      const drifted = mode === 'development' ? driftOf(stripped) : [];
+      const drift = drifted.length;
+      const issues = [...(drift > 0 ? driftIssues(drifted) : []), ...(verdict.ok ? [] : verdict.issues)];
       const value = stripped.value as Record<string, unknown>;
       if (issues.length > 0) {
         const found = drift + (verdict.ok ? 0 : verdict.issues.length);
-        return { ok: false, issues, found, ...(isObject(value) ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift > 0 ? stripped.removed : [] } : {}) };
+        return { ok: false, issues, found, ...(isObject(value) ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drifted } : {}) };
       }
       return { ok: true, value, normalized: normalized.applied, stripped: stripped.removed };
     } catch (e) {

@@ -4,12 +4,12 @@
 //   adcp-codegen 0.1.0:runtime/a2a-types.ts cd80e630f9c0b645
 //   adcp-codegen 0.1.0:runtime/a2a.ts cc7fe902ef5c8fdc
 //   adcp-codegen 0.1.0:runtime/agent-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/agent.ts 0796fd3ee6b4792e
+//   adcp-codegen 0.1.0:runtime/agent.ts f1ddb350c456053b
 //   adcp-codegen 0.1.0:runtime/bounds.ts 56f9dc77d4bed7c2
 //   adcp-codegen 0.1.0:runtime/contract.ts 80f4ee88ae6c3000
 //   adcp-codegen 0.1.0:runtime/controller-rejection.ts 0de9e0584160506c
 //   adcp-codegen 0.1.0:runtime/conversions.ts 178427c108095764
-//   adcp-codegen 0.1.0:runtime/drift.ts 75dcc13b8021aed6
+//   adcp-codegen 0.1.0:runtime/drift.ts 815d0256f8b2a79f
 //   adcp-codegen 0.1.0:runtime/errors.ts c3c2abcdcdf1f631
 //   adcp-codegen 0.1.0:runtime/handlers.ts 1d19a7521a809aa0
 //   adcp-codegen 0.1.0:runtime/issue-collect.ts be183d862bbf1688
@@ -324,7 +324,6 @@ async function createAgent(base, name, options = {}) {
         const result = validate(value); // wrapValidator turns a stack overflow on absurd nesting into ok: false
         return result.ok ? { ok: true, value: value } : { ok: false, issues: result.issues };
     };
-    /** The request pipeline after the parse-once copy: normalize \u2192 strip (production) or drift issues \u2192 validate. */
     /**
      * The request pipeline after the parse-once copy: normalize \u2192 strip (production) or drift issues \u2192 validate. A
      * request that fails keeps what it was parsed into: a batch tool may still answer its valid items (items.ts).
@@ -337,12 +336,13 @@ async function createAgent(base, name, options = {}) {
             // rejects the unknown fields production would have dropped, one issue per field \u2014 as many as a rejection
             // carries, the rest only counted (a million unknown fields make fifty issues, not a million).
             const verdict = validateWith(requestValidator(s), stripped.value);
-            const drift = mode === 'development' ? stripped.removed.length : 0;
-            const issues = [...(drift > 0 ? (0, drift_js_1.driftIssues)(stripped) : []), ...(verdict.ok ? [] : verdict.issues)];
+            const drifted = mode === 'development' ? (0, drift_js_1.driftOf)(stripped) : [];
+            const drift = drifted.length;
+            const issues = [...(drift > 0 ? (0, drift_js_1.driftIssues)(drifted) : []), ...(verdict.ok ? [] : verdict.issues)];
             const value = stripped.value;
             if (issues.length > 0) {
                 const found = drift + (verdict.ok ? 0 : verdict.issues.length);
-                return { ok: false, issues, found, ...(isObject(value) ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drift > 0 ? stripped.removed : [] } : {}) };
+                return { ok: false, issues, found, ...(isObject(value) ? { value, normalized: normalized.applied, stripped: stripped.removed, drift: drifted } : {}) };
             }
             return { ok: true, value, normalized: normalized.applied, stripped: stripped.removed };
         }
@@ -767,6 +767,7 @@ function conversionFailed(tool, what, e) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.driftIssues = driftIssues;
+exports.driftOf = driftOf;
 const bounds_js_1 = require("./bounds.js");
 const pointer_js_1 = require("./pointer.js");
 /**
@@ -775,8 +776,8 @@ const pointer_js_1 = require("./pointer.js");
  * `additionalProperty` names it. At most `limit` of them are built (a rejection carries no more, bounds.ts): the
  * rest are counted by the caller from `result.removed.length`, never made into a million objects to be dropped.
  */
-function driftIssues(result, limit = bounds_js_1.MAX_REJECTION_ISSUES) {
-    return result.removed.slice(0, Math.max(0, limit)).map((pointer) => {
+function driftIssues(removed, limit = bounds_js_1.MAX_REJECTION_ISSUES) {
+    return removed.slice(0, Math.max(0, limit)).map((pointer) => {
         const slash = pointer.lastIndexOf('/');
         const parent = slash < 0 ? '' : pointer.slice(0, slash);
         const name = (0, pointer_js_1.unescapeToken)(slash < 0 ? pointer : pointer.slice(slash + 1));
@@ -787,6 +788,18 @@ function driftIssues(result, limit = bounds_js_1.MAX_REJECTION_ISSUES) {
             message: `unknown field ${JSON.stringify(name)} at ${parent === '' ? 'the top level' : parent}: this AdCP release does not define it here`,
         };
     });
+}
+/**
+ * The negotiation fields at the top level of a request (core/version-envelope.json): any buyer may send them on
+ * every call, and release selection has already read and checked them before the request is parsed. A release whose
+ * closed request schema predates one of them (3.0's governance and list tools know `adcp_major_version` but not
+ * `adcp_version`) strips it like any unknown field, but that is not drift a buyer must fix: a 3.1+ buyer pinning
+ * "3.0" is doing what versioning.mdx asks.
+ */
+const NEGOTIATION_POINTERS = new Set(['/adcp_version', '/adcp_major_version']);
+/** What development mode rejects of what the strip removed: everything but the negotiation fields. */
+function driftOf(result) {
+    return result.removed.some((p) => NEGOTIATION_POINTERS.has(p)) ? result.removed.filter((p) => !NEGOTIATION_POINTERS.has(p)) : result.removed;
 }
 
   },
