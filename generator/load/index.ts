@@ -8,7 +8,7 @@ export { checkFormat, describe, pointerOf } from './check-format.js';
 export type { ConfigOverrides } from './config.js';
 export { type InputFiles, type Inputs, load, readInputs } from './load.js';
 export { IGNORED, JOURNAL, MANIFEST, type OutputManifest, ownablePath, readManifest, type UnitRecord, WORK_DIR } from '../shared/index.js';
-export type { EmittedFile, InputRef, JsonObject, JsonSchema, JsonSchemaObject, JsonValue, Profile, Release, SchemaFile, SchemaGraph, SchemaReference, ToolDef, ToolReach } from './model.js';
+export type { EmittedFile, InputRef, JsonObject, JsonSchema, JsonSchemaObject, JsonValue, Profile, Release, ResolvedRef, SchemaFile, SchemaGraph, SchemaReference, ToolDef, ToolReach } from './model.js';
 export { ACCEPTED_RECORD, APPLIES_WHEN, loadOverlays, type Overlay, type OverlayEntry } from './overlays.js';
 export { checkCapabilities, readProfile, servedReleases } from './profile.js';
 export { readJson } from './read-json.js';

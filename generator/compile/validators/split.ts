@@ -1,4 +1,4 @@
-import type { SchemaLocation } from '../../load/index.js';
+import type { SchemaGraph, SchemaLocation } from '../../load/index.js';
 import { isPlainObject } from '../../shared/index.js';
 import { identFragment, jsLiteral, readAccessors, tokenize, type Token } from './code.js';
 import { unionHints, type UnionHint } from './unions.js';
@@ -64,7 +64,7 @@ export class UnitSplitter {
 
   constructor(
     private readonly locations: ReadonlyMap<unknown, UnitLocation>,
-    private readonly resolveSchema: (ref: string, baseId: string) => unknown,
+    private readonly graph: SchemaGraph,
     private readonly documentOf: (location: UnitLocation) => string = (l) => l.file.path,
   ) {}
 
@@ -97,7 +97,7 @@ export class UnitSplitter {
       return name;
     };
     const hoisted = new Map<string, string>(); // JSON of a hoisted schema value → local name
-    const hints = unionHints(location, this.resolveSchema);
+    const hints = unionHints(location, this.graph);
     const usedHints = new Map<UnionHint, string>();
     let patterns = 0;
     const kept = new Set<string>(); // identifiers left as Ajv wrote them (its locals)

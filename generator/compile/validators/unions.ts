@@ -1,5 +1,5 @@
 import { fragmentFromPointer, getAtPointer, isPlainObject, subschemas } from '../../shared/index.js';
-import type { SchemaFile } from '../../load/index.js';
+import type { ResolvedRef, SchemaFile, SchemaGraph } from '../../load/index.js';
 
 /**
  * Discriminated unions, for error messages only. When every branch of a `oneOf`/`anyOf` pins the same property to
@@ -30,20 +30,16 @@ export interface UnionSite {
 }
 
 /** The unions compiled into one unit, keyed by the `schemaPath` Ajv writes in their errors. */
-export function unionHints(
-  location: { readonly file: SchemaFile; readonly pointer: string },
-  resolve: (ref: string, baseId: string) => unknown,
-): Map<string, UnionSite> {
+export function unionHints(location: { readonly file: SchemaFile; readonly pointer: string }, graph: SchemaGraph): Map<string, UnionSite> {
   const out = new Map<string, UnionSite>();
   const root = getAtPointer(location.file.schema, location.pointer);
-  const baseId = location.file.id;
   const visit = (node: unknown, errPath: string, isRoot: boolean): void => {
     if (!isPlainObject(node)) return;
     if (!isRoot && typeof node.$ref === 'string') return; // compiled as another unit
     for (const kw of ['oneOf', 'anyOf'] as const) {
       const branches = node[kw];
       if (!Array.isArray(branches)) continue;
-      const hint = discriminate(node, branches, baseId, resolve);
+      const hint = discriminate(node, branches, graph);
       out.set(`${errPath}/${kw}`, hint === undefined ? { arms: branches.length } : { arms: branches.length, hint });
     }
     for (const sub of subschemas(node)) {
@@ -54,9 +50,17 @@ export function unionHints(
   return out;
 }
 
-function discriminate(node: Record<string, unknown>, branches: unknown[], baseId: string, resolve: (ref: string, baseId: string) => unknown): UnionHint | undefined {
+/**
+ * Where a `{ $ref }` node lands, as the release's schema graph resolved it once at load (the same target every
+ * other compiler reads); undefined for a node without a reference or a dangling one.
+ */
+function targetOf(graph: SchemaGraph, node: Record<string, unknown>): ResolvedRef | undefined {
+  return typeof node.$ref === 'string' ? graph.referenceAt(node)?.target : undefined;
+}
+
+function discriminate(node: Record<string, unknown>, branches: unknown[], graph: SchemaGraph): UnionHint | undefined {
   if (branches.length < 2) return undefined;
-  const pinned = branches.map((b) => pinnedValues(b, baseId, resolve, 0));
+  const pinned = branches.map((b) => pinnedValues(b, graph, 0));
   const declared = isPlainObject(node.discriminator) && typeof node.discriminator.propertyName === 'string' ? node.discriminator.propertyName : undefined;
   const candidates = declared !== undefined ? [declared] : [...(pinned[0]?.keys() ?? [])].sort();
   for (const property of candidates) {
@@ -64,13 +68,9 @@ function discriminate(node: Record<string, unknown>, branches: unknown[], baseId
     const allowed: unknown[] = [];
     for (const p of pinned) for (const v of p.get(property)!) if (!allowed.some((a) => JSON.stringify(a) === JSON.stringify(v))) allowed.push(v);
     const refs = branches.map((b) => {
-      if (!isPlainObject(b) || typeof b.$ref !== 'string' || Object.keys(b).some((k) => k !== '$ref' && k !== 'description' && k !== 'title')) return undefined;
-      try {
-        const t = resolve(b.$ref, baseId) as { file: { id: string }; pointer: string };
-        return `${t.file.id}#${t.pointer}`;
-      } catch {
-        return undefined;
-      }
+      if (!isPlainObject(b) || Object.keys(b).some((k) => k !== '$ref' && k !== 'description' && k !== 'title')) return undefined;
+      const t = targetOf(graph, b);
+      return t === undefined ? undefined : `${t.file.id}#${t.pointer}`;
     });
     return { params: { property, allowedValues: allowed, branches: pinned.map((p) => p.get(property)!) }, refs };
   }
@@ -78,37 +78,24 @@ function discriminate(node: Record<string, unknown>, branches: unknown[], baseId
 }
 
 /** Properties a branch pins to constants (const or enum), following `$ref` and `allOf`. */
-function pinnedValues(schema: unknown, baseId: string, resolve: (ref: string, baseId: string) => unknown, depth: number): Map<string, unknown[]> {
+function pinnedValues(schema: unknown, graph: SchemaGraph, depth: number): Map<string, unknown[]> {
   const out = new Map<string, unknown[]>();
   if (!isPlainObject(schema) || depth > 8) return out;
-  if (typeof schema.$ref === 'string') {
-    let target: unknown;
-    try {
-      target = resolve(schema.$ref, baseId);
-    } catch {
-      return out;
-    }
-    const t = target as { schema?: unknown; file?: { id: string } } | undefined;
-    return pinnedValues(t?.schema, t?.file?.id ?? baseId, resolve, depth + 1);
-  }
+  if (typeof schema.$ref === 'string') return pinnedValues(targetOf(graph, schema)?.schema, graph, depth + 1);
   if (isPlainObject(schema.properties)) {
     for (const [name, prop] of Object.entries(schema.properties)) {
       if (!isPlainObject(prop)) continue;
       if ('const' in prop) out.set(name, [prop.const]);
       else if (Array.isArray(prop.enum)) out.set(name, prop.enum);
-      else if (typeof prop.$ref === 'string') {
-        // `{ "$ref": "…/enums/x.json" }` whose target is an enum or const: still a pinned value.
-        try {
-          const t = resolve(prop.$ref, baseId) as { schema?: unknown };
-          if (isPlainObject(t.schema) && 'const' in t.schema) out.set(name, [t.schema.const]);
-        } catch {
-          /* not a pin */
-        }
+      else {
+        // `{ "$ref": "…/enums/x.json" }` whose target is a const: still a pinned value.
+        const t = targetOf(graph, prop)?.schema;
+        if (isPlainObject(t) && 'const' in t) out.set(name, [t.const]);
       }
     }
   }
   if (Array.isArray(schema.allOf)) {
-    for (const part of schema.allOf) for (const [k, v] of pinnedValues(part, baseId, resolve, depth + 1)) if (!out.has(k)) out.set(k, v);
+    for (const part of schema.allOf) for (const [k, v] of pinnedValues(part, graph, depth + 1)) if (!out.has(k)) out.set(k, v);
   }
   return out;
 }
