@@ -44,7 +44,7 @@ export function compileValidatorSets(sets: readonly { release: Release; tools?: 
     const { ajv, locations, uriOf } = createCompileAjv(release, [...release.schemas.byId.values()].filter((f) => reachedIds.has(f.id)), splits);
     checkKeywords(release, ajv, reached);
     const ids = schemaIds(release);
-    const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId), (l) => documentName(ids, l.file));
+    const splitter = new UnitSplitter(locations, release.graph, (l) => documentName(ids, l.file));
     const rootOf = (path: string): Unit => splitter.unitOf(compileRoot(ajv, release, path));
     const unitAt = (l: Location): Unit => splitter.unitOf(compileUri(ajv, release, uriOf(l), `${l.file.path}#${l.pointer}`));
     const toolRoots = selected.map((tool) => ({
@@ -106,7 +106,7 @@ export function compileValidatorSets(sets: readonly { release: Release; tools?: 
 export function compileSchemaValidators(release: Release, uris: readonly string[]): { files: EmittedFile[]; modules: Map<string, string> } {
   const { ajv, locations } = createCompileAjv(release);
   const ids = schemaIds(release);
-  const splitter = new UnitSplitter(locations, (ref, baseId) => release.schemas.resolve(ref, baseId), (l) => documentName(ids, l.file));
+  const splitter = new UnitSplitter(locations, release.graph, (l) => documentName(ids, l.file));
   const roots = uris.map((uri) => {
     const fn = ajv.getSchema(uri);
     if (fn === undefined) throw new CodegenError(release.label, '', `no schema at ${uri}`);

@@ -1,4 +1,5 @@
 import { stronglyConnected, sha256, shortHash } from '../../shared/index.js';
+import { packGroups, reaches, type PackGroup } from '../pack-groups.js';
 import { jsonText } from './code.js';
 import { COMPACT_HELPERS } from './compact.js';
 import { renderBindings, SUPPORT_DIR } from './modules.js';
@@ -8,11 +9,9 @@ import type { Unit } from './split.js';
  * Packs the compiled definitions of a release into a few modules (issue 12): loading a tool's validators touches a
  * handful of files instead of one per definition, and each definition is still emitted once.
  *
- * Every definition is reached by some set of *entries* (a tool's request validator, or its response validators).
- * Definitions reached by exactly the same entries belong together: no entry that loads the group needs less of it.
- * There are hundreds of such groups, most of them small, so small groups are merged, each into the group where the
- * merge wastes least — the bytes an entry would load without reaching them (`bytes(a) × entries only b has +
- * bytes(b) × entries only a has`) — until every group is at least MIN_PACK_BYTES or there is one group.
+ * Every definition is reached by some set of *entries* (a tool's request validator, or its response validators);
+ * ../pack-groups.ts groups definitions by those sets and merges the small groups where that wastes least, until
+ * every group is at least MIN_PACK_BYTES or there is one group.
  * (Grouping by schema area instead — core, enums, media-buy… — gives fewer files per tool but a 2.5 MB core pack
  * that every first call reads: twice the cold start.) Inside a
  * pack a definition is still initialised on first use (a getter), and V8 compiles functions lazily, so a payload
@@ -49,12 +48,7 @@ export interface Packed {
   readonly files: readonly { path: string; contents: string; units: readonly Unit[] }[];
 }
 
-interface Group {
-  bits: Uint32Array;
-  units: Unit[];
-  bytes: number;
-  key: string;
-}
+type Group = PackGroup<Unit>;
 
 /**
  * The packs of the definitions the entries reach. Units may come from several releases: `unitNames` are their
@@ -74,11 +68,20 @@ export function packUnits(entries: readonly PackEntry[], units: readonly Unit[],
     list.push(u);
   }
   const canon = (u: Unit): Unit => canonical.get(keyOf(u))!;
-  const groups = mergeSmall(groupByEntries(entries, [...canonical.values()], canon));
+  const groups = packGroups(
+    {
+      entries: entries.map((e) => e.roots.map(canon)),
+      nodes: [...canonical.values()],
+      depsOf: (u) => u.bindings.flatMap((b) => (b.kind === 'unit' ? [canon(b.unit)] : [])),
+      bytesOf: (u) => u.code.length,
+      keyOf: (u) => u.uri,
+    },
+    { minBytes: MIN_PACK_BYTES, keys: 'first-node' },
+  );
   const packOf = new Map<Unit, Group>();
-  for (const g of groups) for (const u of g.units) packOf.set(u, g);
+  for (const g of groups) for (const u of g.nodes) packOf.set(u, g);
   const slugOf = (g: Group): string => {
-    const owners = new Set(entries.filter((_, i) => has(g.bits, i)).map((e) => e.name));
+    const owners = new Set(entries.filter((_, i) => reaches(g, i)).map((e) => e.name));
     return owners.size === 1 ? [...owners][0]! : 'shared';
   };
   const groupOf = (u: Unit): Group => packOf.get(canon(u))!;
@@ -87,7 +90,7 @@ export function packUnits(entries: readonly PackEntry[], units: readonly Unit[],
   const names = new Map<Group, string>();
   const depsOf = (g: Group): Group[] => {
     const seen = new Set<Group>();
-    for (const u of g.units) for (const b of u.bindings) if (b.kind === 'unit' && groupOf(b.unit) !== g) seen.add(groupOf(b.unit));
+    for (const u of g.nodes) for (const b of u.bindings) if (b.kind === 'unit' && groupOf(b.unit) !== g) seen.add(groupOf(b.unit));
     return [...seen].sort(byKey);
   };
   for (const scc of stronglyConnected(groups, depsOf, byKey)) {
@@ -99,7 +102,7 @@ export function packUnits(entries: readonly PackEntry[], units: readonly Unit[],
   const files = groups.map((g) => ({
     path: `${PACKS_DIR}/${names.get(g)!}`,
     contents: renderPack(g, keyOf, (d) => names.get(d)!, groupOf),
-    units: g.units.flatMap((u) => standsFor.get(u)!),
+    units: g.nodes.flatMap((u) => standsFor.get(u)!),
   }));
   return { pathOf: (u) => `${PACKS_DIR}/${names.get(groupOf(u))!}`, keyOf, files };
 }
@@ -126,7 +129,7 @@ function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => 
     '// Error objects and error collection, shared by every definition (validators-compact.ts).',
     ...COMPACT_HELPERS,
   ];
-  for (const u of g.units) {
+  for (const u of g.nodes) {
     lines.push(`define(${jsonText(keyOf(u))}, (exports) => {`, ...renderBindings(u, ref, `../${SUPPORT_DIR}`), '});');
   }
   lines.push('');
@@ -136,80 +139,3 @@ function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => 
 function byKey(a: Group, b: Group): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
-
-/** Definitions grouped by the exact set of entries that reach them (`canon` maps a unit to the one standing for it). */
-function groupByEntries(entries: readonly PackEntry[], units: readonly Unit[], canon: (u: Unit) => Unit): Group[] {
-  const words = Math.max(1, Math.ceil(entries.length / 32));
-  const bits = new Map<Unit, Uint32Array>(units.map((u) => [u, new Uint32Array(words)]));
-  entries.forEach((entry, i) => {
-    const stack = entry.roots.map(canon);
-    const seen = new Set<Unit>();
-    while (stack.length > 0) {
-      const u = stack.pop()!;
-      if (seen.has(u)) continue;
-      seen.add(u);
-      bits.get(u)![i >>> 5]! |= 1 << (i & 31);
-      for (const b of u.bindings) if (b.kind === 'unit') stack.push(canon(b.unit));
-    }
-  });
-  const byBits = new Map<string, Group>();
-  for (const u of units) {
-    const b = bits.get(u)!;
-    const key = [...b].map((w) => (w >>> 0).toString(16).padStart(8, '0')).join('');
-    let g = byBits.get(key);
-    if (g === undefined) byBits.set(key, (g = { bits: b, units: [], bytes: 0, key: '' }));
-    g.units.push(u);
-    g.bytes += u.code.length;
-  }
-  const groups = [...byBits.values()];
-  for (const g of groups) {
-    g.units.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
-    g.key = g.units[0]!.uri;
-  }
-  return groups.sort(byKey);
-}
-
-function has(bits: Uint32Array, i: number): boolean {
-  return (bits[i >>> 5]! & (1 << (i & 31))) !== 0;
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
-
-/** Entries of a that b lacks. */
-function only(a: Uint32Array, b: Uint32Array): number {
-  let n = 0;
-  for (let i = 0; i < a.length; i++) n += popcount(a[i]! & ~b[i]!);
-  return n;
-}
-
-function mergeSmall(initial: Group[]): Group[] {
-  const groups = [...initial];
-  for (;;) {
-    let small: Group | undefined;
-    for (const g of groups) if (g.bytes < MIN_PACK_BYTES && (small === undefined || g.bytes < small.bytes || (g.bytes === small.bytes && g.key < small.key))) small = g;
-    if (small === undefined || groups.length === 1) break;
-    let best: Group | undefined;
-    let bestCost = Infinity;
-    for (const h of groups) {
-      if (h === small) continue;
-      const cost = small.bytes * only(h.bits, small.bits) + h.bytes * only(small.bits, h.bits);
-      if (cost < bestCost || (cost === bestCost && h.key < best!.key)) {
-        best = h;
-        bestCost = cost;
-      }
-    }
-    const into = best!;
-    for (let i = 0; i < into.bits.length; i++) into.bits[i] = into.bits[i]! | small.bits[i]!;
-    into.units.push(...small.units);
-    into.units.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
-    into.bytes += small.bytes;
-    into.key = into.units[0]!.uri;
-    groups.splice(groups.indexOf(small), 1);
-  }
-  return groups.sort(byKey);
-}
-
