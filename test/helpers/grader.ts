@@ -76,12 +76,13 @@ export interface StoryboardResult {
   controller_detected: boolean;
   storyboards_executed: string[];
   summary: { steps_passed: number; steps_failed: number; steps_skipped: number; skipped_by_reason: Record<string, number> };
-  failures: { storyboard_id: string; step_id: string; task?: string; error?: string; validation?: { description?: string; json_pointer?: string; check?: string } }[];
+  /** Absent when no step failed. */
+  failures?: { storyboard_id: string; step_id: string; task?: string; error?: string; validation?: { description?: string; json_pointer?: string; check?: string } }[];
   tracks: { scenarios: { scenario: string; steps: { step: string; passed: boolean; skipped?: boolean; skip_reason?: string }[] }[] }[];
 }
 
 /** A step failure as the grader words it (its STORYBOARD-FAIL summary line). */
-export function graderMessage(f: StoryboardResult['failures'][number]): string {
+export function graderMessage(f: NonNullable<StoryboardResult['failures']>[number]): string {
   if (f.error !== undefined) return f.error;
   const v = f.validation;
   return `${v?.description ?? v?.check ?? 'failed'}${v?.json_pointer ? ` at ${v.json_pointer}` : ''}`;

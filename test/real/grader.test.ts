@@ -18,8 +18,7 @@ import { CLASSIFIED } from './grader-classified.js';
  *
  *   - the capability-driven `adcp storyboard run` over MCP and over A2A (no version alias: the pre-flight must accept
  *     the agent's adcp.supported_versions as they are);
- *   - the named storyboards in one invocation, over MCP after the capability-driven run (over A2A the capability-driven
- *     run executes each of them too, and the test reads them there);
+ *   - the named storyboards in one invocation on each transport, after its capability-driven run;
  *   - `adcp fuzz --seed 42` against a fresh seller (before any storyboard) and against the MCP seller after the
  *     storyboards created state, beside the named run;
  *   - and AdCP 3.0.6's CLI (@adcp/sdk 6.11, the devDependency): `npx adcp fuzz --seed 42` against the production
@@ -67,8 +66,8 @@ const examples = {
 interface Graded {
   transport: 'mcp' | 'a2a';
   capability: StoryboardResult;
-  /** The named storyboards' own invocation (MCP), else undefined: read them in the capability-driven run. */
-  named?: StoryboardResult;
+  /** The named storyboards' own invocation. */
+  named: StoryboardResult;
 }
 
 const results: { graded: Graded[]; fuzz: { when: string; result: FuzzResult }[]; legacyFuzz?: FuzzResult; runs: { what: string; run: Run }[]; wallMs: number } = {
@@ -117,7 +116,11 @@ test('generate the reference seller for 3.0.6 + 3.2.0-beta.5, serve it over MCP 
         results.fuzz.push({ when: 'after the storyboards (MCP)', result: after });
         return { transport: 'mcp', capability, named };
       })(),
-      (async (): Promise<Graded> => ({ transport: 'a2a', capability: await storyboards('a2a storyboard run (capability-driven)', a2a.url, 'a2a') }))(),
+      (async (): Promise<Graded> => {
+        const capability = await storyboards('a2a storyboard run (capability-driven)', a2a.url, 'a2a');
+        const named = await storyboards(`a2a storyboard run --storyboards (${NAMED.length} named)`, a2a.url, 'a2a', ['--storyboards', NAMED.join(',')]);
+        return { transport: 'a2a', capability, named };
+      })(),
       fuzz('mcp fuzz --seed 42, fresh seller', fresh.url),
       fuzz('@adcp/sdk 6.11 fuzz --seed 42, committed set', legacy.url, join(repoRoot, 'node_modules/.bin/adcp')),
     ]);
@@ -147,13 +150,13 @@ test('generate the reference seller for 3.0.6 + 3.2.0-beta.5, serve it over MCP 
 });
 
 /** Failing steps as `storyboard/step`, with the grader's message. */
-const failing = (r: StoryboardResult): Map<string, string> => new Map(r.failures.map((f) => [`${f.storyboard_id} :: ${f.step_id}`, graderMessage(f)]));
+const failing = (r: StoryboardResult): Map<string, string> => new Map((r.failures ?? []).map((f) => [`${f.storyboard_id} :: ${f.step_id}`, graderMessage(f)]));
 const classified = new Map(CLASSIFIED.map((c) => [`${c.storyboard} :: ${c.step}`, c]));
 const report = (m: Map<string, string>): string => [...m].map(([k, v]) => `  - ${k}: ${v}`).join('\n');
 
 test('the capability-driven run starts without a version alias, finds the controller, and runs the seeded storyboards', () => {
   for (const { transport, capability } of results.graded) {
-    assert.not.ok(capability.failures.some((f) => f.storyboard_id === 'pre-flight'), `${transport}: refused before any storyboard ran:\n${report(failing(capability))}`);
+    assert.not.ok((capability.failures ?? []).some((f) => f.storyboard_id === 'pre-flight'), `${transport}: refused before any storyboard ran:\n${report(failing(capability))}`);
     assert.is.not(capability.overall_status, 'unreachable', transport);
     assert.ok(capability.controller_detected, `${transport}: comply_test_controller detected`);
     assert.is(capability.summary.skipped_by_reason.missing_test_controller ?? 0, 0, `${transport}: nothing skipped for want of the controller`);
@@ -166,7 +169,7 @@ test('the capability-driven run starts without a version alias, finds the contro
 
 test('every failing step of every run is classified as outside the protocol layer, and every classified step still fails', () => {
   for (const { transport, capability, named } of results.graded) {
-    const seen = new Map([...failing(capability), ...(named !== undefined ? failing(named) : [])]);
+    const seen = new Map([...failing(capability), ...failing(named)]);
     const unclassified = new Map([...seen].filter(([k]) => !classified.has(k)));
     assert.is(unclassified.size, 0, `${transport}: ${unclassified.size} failing step(s) the protocol layer owns or nobody classified:\n${report(unclassified)}`);
     const fixed = [...classified.keys()].filter((k) => !failing(capability).has(k));
@@ -177,7 +180,6 @@ test('every failing step of every run is classified as outside the protocol laye
 test('the named storyboards each run and pass over MCP and A2A', () => {
   for (const { transport, capability, named } of results.graded) {
     for (const [label, r] of [['capability-driven run', capability], ['named run', named]] as const) {
-      if (r === undefined) continue;
       for (const id of NAMED) {
         const steps = r.tracks.flatMap((t) => t.scenarios).filter((s) => s.scenario === id || s.scenario.startsWith(`${id}/`)).flatMap((s) => s.steps);
         assert.ok(steps.some((s) => s.passed && s.skipped !== true), `${transport} ${label}: ${id} ran and passed a step (${steps.length} step(s))`);
