@@ -99,21 +99,24 @@ export async function run(): Promise<string[]> {
 /** A real MCP server answering tools/list with the given entries, over the example's Streamable HTTP serving. */
 async function listServer(): Promise<{ serveTools: (entries: readonly ToolsListEntry[]) => Promise<{ url: string; close(): Promise<void> }> }> {
   const { serveMcp } = (await import(pathToFileURL(join(repoRoot, 'examples/serve-mcp.js')).href)) as {
-    serveMcp(agent: { registerMcp(server: unknown, handlers: unknown): void }, handlers: Record<string, unknown>): Promise<{ url: string; close(): Promise<void> }>;
+    serveMcp(agent: { mcpServerFactory<S>(handlers: unknown, create: () => S): () => S }, handlers: Record<string, unknown>): Promise<{ url: string; close(): Promise<void> }>;
   };
   return {
     serveTools: (entries) => {
       const tools = entries.map(toolsListJson);
-      return serveMcp(
-        {
-          registerMcp(server) {
+      // The example's serving with a stand-in agent whose servers answer only tools/list, with these entries.
+      const agent = {
+        mcpServerFactory<S>(_handlers: unknown, create: () => S): () => S {
+          return () => {
+            const server = create();
             const low = (server as { server: Server }).server;
             low.registerCapabilities({ tools: {} });
             low.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as never }));
-          },
+            return server;
+          };
         },
-        {},
-      );
+      };
+      return serveMcp(agent, {});
     },
   };
 }
