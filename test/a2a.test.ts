@@ -1,4 +1,4 @@
-import type { AgentCard as V03AgentCard, Message as V03Message, Task as V03Task } from '@a2a-js/sdk';
+import type { Message as V03Message, Task as V03Task } from '@a2a-js/sdk';
 import { ClientFactory as V03ClientFactory } from '@a2a-js/sdk/client';
 import * as v03Server from '@a2a-js/sdk/server';
 import * as v03Express from '@a2a-js/sdk/server/express';
@@ -17,6 +17,7 @@ import { a2aSkills, createA2AExecutor, type A2AExecutor, type A2AExecutorOptions
 import type { ToolHandler } from '../runtime/agent.js';
 import { committedSet, exampleHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
+import { v03Card } from './helpers/a2a-card.js';
 
 /**
  * AdCP over A2A through the real @a2a-js/sdk servers and clients over HTTP on 127.0.0.1, on both supported majors:
@@ -109,18 +110,7 @@ async function serveV1(options?: A2AExecutorOptions): Promise<Served> {
 async function serveV03(options?: A2AExecutorOptions): Promise<Served> {
   const app = express();
   const { http, base } = await listen(app);
-  const card: V03AgentCard = {
-    name: 'example seller',
-    description: 'AdCP seller over A2A 0.3',
-    url: `${base}/a2a`,
-    version: '1.0.0',
-    protocolVersion: '0.3.0',
-    preferredTransport: 'JSONRPC',
-    capabilities: { streaming: false, pushNotifications: false },
-    defaultInputModes: ['application/json'],
-    defaultOutputModes: ['application/json'],
-    skills: a2aSkills(agent),
-  };
+  const card = v03Card(base, 'example seller', 'AdCP seller over A2A 0.3', a2aSkills(agent));
   const requestHandler = new v03Server.DefaultRequestHandler(card, new v03Server.InMemoryTaskStore(), createA2AExecutor(agent, handlers, options));
   app.use('/.well-known/agent-card.json', v03Express.agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a', v03Express.jsonRpcHandler({ requestHandler, userBuilder: v03Express.UserBuilder.noAuthentication }));

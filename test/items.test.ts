@@ -16,6 +16,7 @@ import * as assert from 'uvu/assert';
 import { batchSet } from './helpers/batch-set.js';
 import { setAt } from './helpers/generated.js';
 import { repoRoot } from './helpers/releases.js';
+import { v03Card } from './helpers/a2a-card.js';
 
 /**
  * Per-item outcomes of batch tools (issue 19 point 2, runtime/items.ts) over MCP Streamable HTTP with the official
@@ -226,18 +227,7 @@ test('over A2A too (the same call pipeline): the failed row and the handler\'s r
     const h = app.listen(0, '127.0.0.1', () => resolve(h));
   });
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const card: AgentCard = {
-    name: 'batch seller',
-    description: 'batch fixture over A2A 0.3',
-    url: `${base}/a2a`,
-    version: '1.0.0',
-    protocolVersion: '0.3.0',
-    preferredTransport: 'JSONRPC',
-    capabilities: { streaming: false, pushNotifications: false },
-    defaultInputModes: ['application/json'],
-    defaultOutputModes: ['application/json'],
-    skills: agent.a2aSkills(),
-  };
+  const card = v03Card(base, 'batch seller', 'batch fixture over A2A 0.3', agent.a2aSkills());
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), agent.a2aExecutor({ sync_things: handler, sync_widgets: handler, sync_gadgets: handler }));
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
