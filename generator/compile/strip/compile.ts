@@ -20,18 +20,17 @@ import { selectTools } from '../select-tools.js';
  * depends on the release alone — every place of the file any request schema of the release can reach — never on
  * which tools are selected, so one module serves every tool and profile that reaches it.
  *
- * Responses the same way, in a program of their own (so request strips, which every profile loads, keep their
- * bytes): for the tools in `responseTools` — those a newer release's handler answers to a buyer pinned to this one —
- * `strip/<tool>.response.cjs` exports `{ strip, stripAsync: { <status>: strip } }` over the response schema and each
- * async response schema, from shared modules holding every place any response schema of the release reaches.
+ * Responses, for a release older buyers are answered in from a newer release's handler (`responseTools`: the tools
+ * that happens for): `strip/<tool>.response.cjs` exports `{ strip, stripAsync: { <status>: strip } }` over the
+ * response schema and each async response schema. They come from the same program as the requests, so a definition
+ * both sides reach (an account, a package, the context, the support helpers) is emitted once, and the packs are cut
+ * by request and response entries apart (`<tool>` and `<tool>.response`): a request loads no response-only code. A
+ * release no response is converted into keeps its request-only program, byte for byte.
  */
 export function compileStripModules(release: Release, tools?: readonly string[], responseTools: readonly string[] = []): EmittedFile[] {
-  const requests = stripProgram(release, (t) => [{ key: 'request', path: t.requestSchema }]);
-  const files = emitProgram(release, requests, selectTools(release, tools), 'request');
-  if (responseTools.length > 0) {
-    const responses = stripProgram(release, (t) => [{ key: 'response', path: t.responseSchema }, ...t.asyncResponseSchemas.map((path) => ({ key: asyncStatus(path), path }))]);
-    files.push(...emitProgram(release, responses, selectTools(release, responseTools), 'response'));
-  }
+  const program = stripProgram(release, responseTools.length > 0);
+  const files = emitProgram(release, program, selectTools(release, tools), 'request');
+  if (responseTools.length > 0) files.push(...emitProgram(release, program, selectTools(release, responseTools), 'response'));
   // Machine code laid out by codegen.ts (indented, one statement per line): prettier over it cost seconds per
   // release and helps no reader, so the format stage leaves it as written.
   return dedupeByPath(files).map((f) => ({ ...f, verbatim: true }));
@@ -39,6 +38,7 @@ export function compileStripModules(release: Release, tools?: readonly string[],
 
 /** One entry schema of a tool (its request, its response, an async response by status), with its compiled root. */
 interface Root {
+  /** `request`, `response`, or the async status a response answers. */
   readonly key: string;
   readonly file: SchemaFile;
   /** Undefined when nothing below the schema can ever be stripped. */
@@ -55,19 +55,26 @@ interface CompiledProgram {
   readonly packed: StripPacks;
 }
 
+/** A tool's entry schemas: its request, and with `responses` its response and each async response by status. */
+function entriesOf(tool: ToolDef, responses: boolean): { key: string; path: string }[] {
+  const request = { key: 'request', path: tool.requestSchema };
+  if (!responses) return [request];
+  return [request, { key: 'response', path: tool.responseSchema }, ...tool.asyncResponseSchemas.map((path) => ({ key: asyncStatus(path), path }))];
+}
+
 /**
- * The strip program over the entry schemas `entriesOf` gives each available tool: every place those schemas can
- * reach (the roots of their files and every `$ref` target in them), rendered into content-addressed shared modules
- * and packed by the tools that reach them. Depends on the release alone, never on the selection.
+ * The strip program over every available tool's entry schemas: every place those schemas can reach (the roots of
+ * their files and every `$ref` target in them), rendered into content-addressed shared modules and packed by the
+ * entries that reach them. Depends on the release (and whether responses are stripped) alone, never on the selection.
  */
-function stripProgram(release: Release, entriesOf: (tool: ToolDef) => readonly { key: string; path: string }[]): CompiledProgram {
+function stripProgram(release: Release, responses: boolean): CompiledProgram {
   // `$ref`s resolved once, by the release's schema graph.
   const analyzer = new StripAnalyzer(release.schemas.resolve, (node) => release.graph.referenceAt(node)?.target);
   const program = new Program(analyzer);
   const available = [...release.tools.values()].filter((t) => !release.unavailable.has(t.name)).sort((a, b) => cmp(a.name, b.name));
   const entryFiles = new Map<string, { key: string; file: SchemaFile }[]>();
   for (const tool of available) {
-    const files = entriesOf(tool).flatMap(({ key, path }) => {
+    const files = entriesOf(tool, responses).flatMap(({ key, path }) => {
       const file = release.schemas.byPath.get(path);
       return file === undefined ? [] : [{ key, file }];
     });
@@ -117,11 +124,16 @@ function stripProgram(release: Release, entriesOf: (tool: ToolDef) => readonly {
   const roots = new Map<string, Root[]>();
   for (const [tool, list] of bare) roots.set(tool, list.map((r) => ({ ...r, unit: r.shape === undefined ? undefined : program.unitOf(r.shape) })));
 
-  // Packed by the tools of the release that reach them (packs.ts): a few files per tool instead of one per schema
-  // file. Entry sets cover every available tool, so packs do not depend on the selection.
+  // Packed by the entries of the release that reach them (packs.ts): a few files per tool instead of one per schema
+  // file. Entry sets cover every available tool, so packs do not depend on the selection; a tool's request and its
+  // responses are entries apart, so a request never loads what only responses reach.
+  const entry = (name: string, rs: readonly Root[]) => ({ tool: name, roots: [supportName, ...rs.flatMap((r) => (r.unit === undefined ? [] : [fileName.get(r.unit)!]))] });
   const packed = packStripModules(
     [{ name: supportName, contents: supportSource, inputs: [], deps: [] }, ...rendered],
-    [...roots].map(([tool, rs]) => ({ tool, roots: [supportName, ...rs.flatMap((r) => (r.unit === undefined ? [] : [fileName.get(r.unit)!]))] })),
+    [...roots].flatMap(([tool, rs]) => {
+      const request = rs.filter((r) => r.key === 'request');
+      return responses ? [entry(tool, request), entry(`${tool}.response`, rs.filter((r) => r.key !== 'request'))] : [entry(tool, request)];
+    }),
   );
   return { program, roots, fileName, supportName, packed };
 }
@@ -132,7 +144,7 @@ function emitProgram(release: Release, p: CompiledProgram, selected: readonly To
   const need = new Set<ModuleUnit>();
   const out: EmittedFile[] = [];
   for (const def of selected) {
-    const roots = p.roots.get(def.name)!;
+    const roots = p.roots.get(def.name)!.filter((r) => (side === 'request') === (r.key === 'request'));
     const inputs = new Map<string, InputRef>();
     for (const r of roots) {
       inputs.set(r.file.path, inputRef(r.file));
@@ -211,7 +223,7 @@ function entryPointers(universe: readonly SchemaFile[], release: Release): Map<s
   return new Map([...sets].map(([path, set]) => [path, [...set].sort(cmp)]));
 }
 
-/** A pack both programs emit (the support module's, say) is one file. */
+/** A pack both sides emit (the support module's, say) is one file. */
 function dedupeByPath(files: readonly EmittedFile[]): EmittedFile[] {
   return [...new Map(files.map((f) => [f.path, f])).values()];
 }
