@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../helpers/releases.js';
 
 /**
  * `npm run test:real`: the real-release suite as two uvu runs side by side — AdCP's grader (grader.test.js, about
@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url';
  * they run; the grader's output is held and printed when it ends, so neither interleaves with the other. Exits
  * non-zero when either run fails.
  */
-const here = dirname(fileURLToPath(import.meta.url));
-const uvu = join(dirname(createRequire(import.meta.url).resolve('uvu/package.json')), 'bin.js');
-const dir = here;
+const dir = dirname(fileURLToPath(import.meta.url));
+// uvu's package exports neither its bin nor its package.json: its bin by path, from the repository's node_modules.
+const uvu = join(repoRoot, 'node_modules/uvu/bin.js');
 
 function runUvu(args: string[], held: boolean): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
