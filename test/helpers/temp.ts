@@ -35,9 +35,10 @@ export const systemTempDir = osTemp;
 /**
  * This user's private cache (runtime/user-cache.ts: the runtime's code cache, the generator's build cache) for the
  * run: a fresh one, so no test reads what an earlier run or the user's own generations left in ~/.cache, and the
- * run leaves nothing there. Child processes inherit it.
+ * run leaves nothing there. Child processes inherit it; a runner that runs test files as processes of their own
+ * (test/real/run.ts) hands them its own in ADCP_TEST_USER_CACHE, so they share it as files run in one process do.
  */
-export const userCacheDir = tempDir('adcp-user-cache-');
+export const userCacheDir = process.env.ADCP_TEST_USER_CACHE ?? tempDir('adcp-user-cache-');
 process.env.ADCP_CODEGEN_CACHE_DIR = userCacheDir;
 
 /**
