@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts b586c3d4ceb6ad17
+//   adcp-codegen 0.1.0:runtime/loader.ts a51b62008e2e5254
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -424,22 +424,52 @@ function lazyBuiltin(id) {
   });
 }
 
-/** The exports of one runtime module (`./agent.js`). */
+/** The runtime modules a valid call never reaches, and the artifact that defines each (read on first use). */
+const onDemand = Object.freeze({
+  "./a2a.js": "runtime/transports.cjs",
+  "./controller-rejection.js": "runtime/rejections.cjs",
+  "./issue-collect.js": "runtime/rejections.cjs",
+  "./issue-text.js": "runtime/rejections.cjs",
+  "./issue-tree.js": "runtime/rejections.cjs",
+  "./issue-wire.js": "runtime/rejections.cjs",
+  "./items.js": "runtime/batches.cjs",
+  "./mcp.js": "runtime/transports.cjs",
+  "./pattern-example.js": "runtime/rejections.cjs",
+  "./repair.js": "runtime/rejections.cjs",
+});
+
+/** The exports of one runtime module (`./agent.js`), its on-demand artifact loaded now if it has one. */
 export function runtimeModule(id) {
   const known = evaluated.get(id);
   if (known !== undefined) return known.exports;
   if (builtins.has(id)) return lazyBuiltin(id);
-  const define = definitions[id];
+  if (!Object.hasOwn(definitions, id) && Object.hasOwn(onDemand, id)) Object.assign(definitions, loadArtifact(setRoot, onDemand[id]));
+  const define = Object.hasOwn(definitions, id) ? definitions[id] : undefined;
   if (define === undefined) throw new Error(`adcp-codegen runtime: no module ${id}`);
   const module = { exports: {} };
   evaluated.set(id, module);
-  define.call(module.exports, module.exports, runtimeModule, __runtimeImportMeta);
+  define.call(module.exports, module.exports, requireRuntime, __runtimeImportMeta);
   return module.exports;
+}
+
+/**
+ * `require` inside the runtime: an on-demand module not yet evaluated is a stand-in that evaluates it (loading its
+ * artifact) when one of its members is first read, as lazyBuiltin does for builtins.
+ */
+function requireRuntime(id) {
+  if (evaluated.has(id) || !Object.hasOwn(onDemand, id)) return runtimeModule(id);
+  let target;
+  const exports = () => (target ??= runtimeModule(id));
+  return new Proxy(Object.create(null), {
+    get: (_, key) => exports()[key],
+    has: (_, key) => key in exports(),
+  });
 }
 
 // The other runtime modules, from runtime/modules.cjs through the loader: compiled with their code cache.
 const { loadArtifact } = runtimeModule('./loader.js');
-Object.assign(definitions, loadArtifact(requireBuiltin('node:url').fileURLToPath(new URL('.', import.meta.url)), "runtime/modules.cjs"));
+const setRoot = requireBuiltin('node:url').fileURLToPath(new URL('.', import.meta.url));
+Object.assign(definitions, loadArtifact(setRoot, "runtime/modules.cjs"));
 
 export const { createAgent } = runtimeModule('./agent.js');
 

@@ -2,6 +2,7 @@ import type { A2AExecutor, A2AExecutorOptions, A2ARequestContext, A2ASkill } fro
 import type { Agent, AnyToolHandler, CallToolResult } from './agent-types.js';
 import { callBound, errorResult, resultBody } from './results.js';
 import type { AdcpErrorBody } from './errors.js';
+import { isObject } from './json-copy.js';
 
 /**
  * AdCP over A2A: the same pipeline behind an A2A skill dispatch. A buyer addresses a tool with a Message holding one
@@ -177,10 +178,6 @@ function taskEvent(
     artifacts: [{ artifactId, name: skill, parts: [{ kind: 'data', data: body }, ...(text !== undefined ? [{ kind: 'text', text }] : [])] }],
     history: [request.userMessage],
   };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Agent-card skills for the profile's tools (tools/list descriptions reused). */

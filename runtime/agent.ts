@@ -41,7 +41,7 @@ import type {
   ToolsListEntry,
   ValidationResult,
 } from './agent-types.js';
-import { readRequest, jsonCopy } from './json-copy.js';
+import { isObject, jsonCopy, readRequest } from './json-copy.js';
 import { isAdcpErrorBody, responseEnvelope, statusDefined, thrownBody } from './response.js';
 import { errorResult, UnknownToolError } from './results.js';
 
@@ -404,10 +404,6 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     a2aSkills: (release) => a2aSkills(agent, release),
   };
   return agent;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function jsonType(v: unknown): string {

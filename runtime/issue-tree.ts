@@ -14,6 +14,7 @@
  */
 import type { AjvErrorObject, Issue, IssueDiscriminator } from './contract.js';
 import { issueOf, jsonOf, listValues, unionText } from './issue-text.js';
+import { isObject } from './json-copy.js';
 import { escapeToken, unescapeToken } from './pointer.js';
 
 /** At most this many issues stand for a union whose arms cannot be told apart (the closest's), never the cascade. */
@@ -350,10 +351,6 @@ export function valueAt(data: unknown, pointer: string): unknown {
     else return undefined;
   }
   return node;
-}
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function isScalar(v: unknown): v is string | number | boolean | null {

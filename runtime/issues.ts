@@ -5,7 +5,8 @@
  */
 import type { AjvErrorObject, CheckResult, Issue, RawValidateFn, ResponseValidatorModule, ValidateFn } from './contract.js';
 import { collectIssues } from './issue-collect.js';
-import { findingsOf, flatten, isObject, type Finding } from './issue-tree.js';
+import { findingsOf, flatten, type Finding } from './issue-tree.js';
+import { isObject } from './json-copy.js';
 
 export interface WrapOptions {
   /**

@@ -4,6 +4,11 @@ import { escapeToken } from './pointer.js';
 export type Read = { ok: true; value: unknown } | { ok: false; issue: Issue; context?: unknown };
 export type Copy = { ok: true; value: unknown } | { ok: false; tooDeep: boolean };
 
+/** A JSON object: not null, not an array. */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
 /**
  * The parse-once step. AdCP payloads are JSON: a copy through JSON is the value a buyer could have sent, whatever
  * object the caller passed. Anything that cannot be read that way (a throwing getter or toJSON, a proxy trap, a

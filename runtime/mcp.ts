@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Agent, AnyToolHandler } from './agent-types.js';
+import { isObject } from './json-copy.js';
 import { callBound } from './results.js';
 
 /**
@@ -81,10 +82,6 @@ function sdkZod(sdkTypes: string): ZodSubset {
   } catch {
     return fromSdk('zod') as ZodSubset;
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** What registerMcp uses of zod: enough to say "tools/call, with any params". */

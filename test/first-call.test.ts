@@ -4,6 +4,7 @@ import { join, posix } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ON_DEMAND } from '../generator/emit/index.js';
 import { generate } from '../generator/generate.js';
 import { silentLogger } from '../generator/shared/index.js';
 import { listFiles } from '../generator/write/index.js';
@@ -73,11 +74,22 @@ test('the runtime is one module; loadProfile loads no artifact nor the tools/lis
         `const atLoad = loadedArtifacts(${JSON.stringify(out)});`,
         `const r = await agent.call('create_media_buy', ${JSON.stringify(createMediaBuyRequest())}, () => ({ media_buy_id: 'mb_1', packages: [] }));`,
         `const loaded = loadedArtifacts(${JSON.stringify(out)});`,
+        // A rejection reaches the runtime's on-demand modules (every defect named): loaded then, and answered.
+        `const bad = await agent.call('create_media_buy', ${JSON.stringify(createMediaBuyRequest({ end_time: 7 }))}, () => ({ media_buy_id: 'mb_1', packages: [] }));`,
+        `const afterBad = loadedArtifacts(${JSON.stringify(out)});`,
         `let listError = null; try { agent.endpointToolsList(); } catch (e) { listError = e.code + ' ' + e.message; }`,
-        `process.stdout.write(JSON.stringify({ atLoad, ok: r.isError !== true, text: r.content[0].text, loaded, listError }));`,
+        `process.stdout.write(JSON.stringify({ atLoad, ok: r.isError !== true, text: r.content[0].text, loaded, listError, bad: bad.structuredContent, afterBad }));`,
       ].join('\n'),
     );
-    const run = JSON.parse(execFileSync(process.execPath, [probe], { encoding: 'utf8' })) as { atLoad: string[]; ok: boolean; text: string; loaded: string[]; listError: string | null };
+    const run = JSON.parse(execFileSync(process.execPath, [probe], { encoding: 'utf8' })) as {
+      atLoad: string[];
+      ok: boolean;
+      text: string;
+      loaded: string[];
+      listError: string | null;
+      bad: { adcp_error?: { code: string; issues?: { pointer: string }[] } };
+      afterBad: string[];
+    };
     assert.ok(run.ok, run.text);
     assert.ok(run.listError?.startsWith('ENOENT') && run.listError.includes('guaranteed-publisher.tools-list.json'), String(run.listError));
     renameSync(`${lists}.away`, lists);
@@ -92,6 +104,13 @@ test('the runtime is one module; loadProfile loads no artifact nor the tools/lis
     for (const p of run.loaded.filter((p) => !run.atLoad.includes(p))) assert.ok(own.has(p), `${p} belongs to create_media_buy's closure`);
     assert.not.ok(run.loaded.some((p) => /get_products|list_creatives|sync_creatives/.test(p)), run.loaded.join(', '));
     assert.ok(run.loaded.length <= 30, `${run.loaded.length} files for the first validated create_media_buy (request and response)`);
+    // The runtime modules a valid call never reaches (ON_DEMAND) are not read by one; a rejection reads those it needs.
+    const onDemand = Object.keys(ON_DEMAND).map((f) => `runtime/${f}`);
+    assert.ok(onDemand.every((f) => listFiles(out).includes(f)), 'every on-demand group is in the set');
+    assert.equal(run.loaded.filter((p) => onDemand.includes(p)), [], 'a valid call loads no on-demand runtime module');
+    assert.is(run.bad.adcp_error?.code, 'INVALID_REQUEST');
+    assert.ok(run.bad.adcp_error?.issues?.some((i) => i.pointer === '/end_time'), JSON.stringify(run.bad));
+    assert.equal(run.afterBad.filter((p) => onDemand.includes(p)), ['runtime/rejections.cjs']);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BUNDLE, BUNDLE_FACADE, MODULES, PREBUNDLE, bundleRuntime, prebundled, runtimeSources } from '../generator/emit/index.js';
+import { BUNDLE, BUNDLE_FACADE, MODULES, ON_DEMAND, PREBUNDLE, bundleRuntime, prebundled, runtimeSources } from '../generator/emit/index.js';
 import { repoRoot } from './helpers/releases.js';
 
 /** The runtime as one bundled module (issue 12 point 2), built from the compiled runtime/*.ts as generation does. */
@@ -20,8 +20,13 @@ test('runtime bundle: an entry importing only node: builtins; each facade export
   // other modules are one CommonJS artifact it loads with the code cache.
   const bootstrap = ['./loader.js', './user-cache.js'];
   assert.equal([...entry.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]), bootstrap);
+  // The rest: modules.cjs, and the groups a valid call never reaches, one artifact each; every module in one place.
+  const { onDemand } = bundleRuntime(sources);
+  const idsOf = (text: string) => [...text.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]);
+  assert.equal([...onDemand.keys()].sort(), Object.keys(ON_DEMAND).sort());
+  for (const [name, text] of onDemand) assert.equal(idsOf(text), ON_DEMAND[name]!.map((n) => `./${n}`), name);
   assert.equal(
-    [...modules.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]),
+    [...idsOf(modules), ...[...onDemand.values()].flatMap(idsOf)].sort(),
     sources.map((s) => `./${s.name}`).filter((n) => !bootstrap.includes(n)).sort(),
   );
   assert.not.ok(modules.includes('import.meta'), 'a CommonJS function has no import.meta: it is a parameter');
@@ -33,6 +38,7 @@ test('runtime bundle: an entry importing only node: builtins; each facade export
     writeFileSync(join(root, 'index.js'), entry);
     writeFileSync(join(dir, BUNDLE), BUNDLE_FACADE);
     writeFileSync(join(dir, MODULES), modules);
+    for (const [name, text] of onDemand) writeFileSync(join(dir, name), text);
     for (const [name, text] of facades) writeFileSync(join(dir, name), text);
     for (const s of sources) {
       const original = (await import(pathToFileURL(join(dist, s.name)).href)) as Record<string, unknown>;
@@ -52,9 +58,45 @@ test('runtime bundle: an entry importing only node: builtins; each facade export
   }
 });
 
+test('runtime bundle: an on-demand module is read and evaluated when a member is first used, not when it is required', async () => {
+  // A stand-in runtime: the real bootstrap, an agent.js (modules.cjs) that imports items.js (batches.cjs).
+  const bootstrap = sources.filter((s) => s.name === 'loader.js' || s.name === 'user-cache.js');
+  const made = bundleRuntime([
+    ...bootstrap,
+    { name: 'agent.js', text: "import { plan, Row } from './items.js';\nexport const createAgent = () => null;\nexport const use = (x) => [plan(x), new Row() instanceof Row];\n" },
+    { name: 'items.js', text: 'globalThis.__itemsEvaluated = (globalThis.__itemsEvaluated ?? 0) + 1;\nexport const plan = (x) => x * 2;\nexport class Row {}\n' },
+  ]);
+  assert.equal([...made.onDemand.keys()], ['batches.cjs']);
+  const root = mkdtempSync(join(tmpdir(), 'adcp-runtime-on-demand-'));
+  try {
+    mkdirSync(join(root, 'runtime'));
+    writeFileSync(join(root, 'package.json'), '{"type":"module"}');
+    writeFileSync(join(root, 'index.js'), made.entry);
+    writeFileSync(join(root, 'runtime', MODULES), made.modules);
+    writeFileSync(join(root, 'runtime', 'batches.cjs'), made.onDemand.get('batches.cjs')!);
+    const g = globalThis as { __itemsEvaluated?: number };
+    delete g.__itemsEvaluated;
+    const { runtimeModule } = (await import(pathToFileURL(join(root, 'index.js')).href)) as { runtimeModule: (id: string) => Record<string, unknown> };
+    const { loadedArtifacts } = runtimeModule('./loader.js') as { loadedArtifacts: (dir: string) => string[] };
+    assert.equal(loadedArtifacts(root), ['runtime/modules.cjs'], 'importing agent.js, which requires items.js, reads no on-demand artifact');
+    assert.is(g.__itemsEvaluated, undefined);
+    assert.equal((runtimeModule('./agent.js').use as (x: number) => unknown)(21), [42, true]);
+    assert.equal(loadedArtifacts(root), ['runtime/batches.cjs', 'runtime/modules.cjs']);
+    assert.is(g.__itemsEvaluated, 1);
+    assert.is(runtimeModule('./items.js').plan, runtimeModule('./items.js').plan, 'evaluated once');
+    assert.is(g.__itemsEvaluated, 1);
+    assert.throws(() => runtimeModule('__proto__'), /no module __proto__/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
 test('runtime bundle: deterministic, and a runtime module may import only node: builtins and the runtime', () => {
   assert.is(bundleRuntime(sources).entry, bundleRuntime([...sources].reverse()).entry);
   assert.is(bundleRuntime(sources).modules, bundleRuntime([...sources].reverse()).modules);
+  assert.equal([...bundleRuntime(sources).onDemand], [...bundleRuntime([...sources].reverse()).onDemand]);
+  // A name left in ON_DEMAND after its module was renamed would load nothing on demand: every name is a module.
+  for (const names of Object.values(ON_DEMAND)) for (const n of names) assert.ok(sources.some((s) => s.name === n), `ON_DEMAND lists ${n}`);
   assert.throws(() => bundleRuntime([...sources, { name: 'extra.js', text: "import x from 'lodash';\nexport const y = x;\n" }]), /runtime\/extra\.js imports lodash/);
   assert.throws(() => bundleRuntime([{ name: BUNDLE, text: 'export {};' }]), /bundle's own name/);
   assert.throws(() => bundleRuntime([{ name: 'loader.js', text: "import { x } from './other.js';\nexport const y = x;\n" }]), /the bootstrap \(loader\.js, user-cache\.js\) is bundled alone/);
@@ -65,6 +107,7 @@ test('runtime bundle: ASCII only (one byte per character to compile), the escape
   const { entry, modules } = bundleRuntime(sources);
   assert.not.ok(/[^\x00-\x7f]/.test(entry), 'index.js\'s runtime half is ASCII');
   assert.not.ok(/[^\x00-\x7f]/.test(modules), 'runtime/modules.cjs is ASCII');
+  for (const [name, text] of bundleRuntime(sources).onDemand) assert.not.ok(/[^\x00-\x7f]/.test(text), `runtime/${name} is ASCII`);
   const own = {
     name: 'chars.js',
     text: [
@@ -98,6 +141,7 @@ test('prebuilt bundle: the one the build wrote is the bundle of the compiled run
   const built = prebundled(runtimeSources(dist), join(repoRoot, 'dist', PREBUNDLE));
   assert.is(built.entry, now.entry);
   assert.is(built.modules, now.modules);
+  assert.equal([...built.onDemand], [...now.onDemand]);
   assert.equal([...built.facades], [...now.facades]);
   // Made from other sources (a runtime module changed since): ignored, the bundle is made from the sources given.
   const dir = mkdtempSync(join(tmpdir(), 'adcp-prebundle-'));

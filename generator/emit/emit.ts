@@ -74,7 +74,7 @@ export function runtimeFiles(): EmittedFile[] {
   const js = runtimeSources();
   // Each module's input once: the bundle and the modules file name them all, each facade its own.
   const jsInputs = js.map((s) => inputOf(s.name, sourceHash(s)));
-  const { modules, facades } = prebundled(js);
+  const { modules, onDemand, facades } = prebundled(js);
   const files: EmittedFile[] = [
     withHeader(
       { path: `runtime/${BUNDLE}`, contents: BUNDLE_FACADE, inputs: jsInputs, verbatim: true },
@@ -82,7 +82,13 @@ export function runtimeFiles(): EmittedFile[] {
     ),
     withHeader(
       { path: `runtime/${MODULES}`, contents: modules, inputs: jsInputs, verbatim: true },
-      'The adcp-codegen runtime\'s modules but the loader (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.',
+      'The adcp-codegen runtime\'s modules a valid call reaches (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.',
+    ),
+    ...[...onDemand].map(([name, text]) =>
+      withHeader(
+        { path: `runtime/${name}`, contents: text, inputs: jsInputs, verbatim: true },
+        'adcp-codegen runtime modules a valid call never reaches (runtime/*.ts compiled), loaded by index.js on first use.',
+      ),
     ),
   ];
   js.forEach((s, i) => {

@@ -4,5 +4,5 @@
  */
 export { checkToolsLists, toolsListJson } from './check-tools-list.js';
 export { entryFiles, GENERATOR_VERSION, jsonFile, type ProfileData, profileFiles, runtimeFiles, withHeader } from './emit.js';
-export { BUNDLE, BUNDLE_FACADE, MODULES, bundleRuntime } from './runtime-bundle.js';
+export { BUNDLE, BUNDLE_FACADE, MODULES, ON_DEMAND, bundleRuntime } from './runtime-bundle.js';
 export { PREBUNDLE, prebundled, runtimeSources, writePrebundle } from './prebundle.js';

@@ -18,6 +18,7 @@ interface PrebundleFile {
   readonly inputs: Record<string, string>;
   readonly entry: string;
   readonly modules: string;
+  readonly onDemand: Record<string, string>;
   readonly facades: Record<string, string>;
 }
 
@@ -69,7 +70,7 @@ export function prebundled(sources: readonly RuntimeSource[], prebuilt?: string)
   }
   const bundle =
     stored !== undefined && JSON.stringify(stored.inputs) === JSON.stringify(inputs)
-      ? { entry: stored.entry, modules: stored.modules, facades: new Map(Object.entries(stored.facades)) }
+      ? { entry: stored.entry, modules: stored.modules, onDemand: new Map(Object.entries(stored.onDemand ?? {})), facades: new Map(Object.entries(stored.facades)) }
       : bundleRuntime(sources);
   if (key !== undefined) made.set(key, bundle);
   return bundle;
@@ -78,8 +79,8 @@ export function prebundled(sources: readonly RuntimeSource[], prebuilt?: string)
 /** Writes dist/runtime-bundle.json for the compiled runtime in dist/runtime (atomically: a reader never sees half). */
 export function writePrebundle(dist: string = join(packageRoot, 'dist')): void {
   const sources = runtimeSources(join(dist, 'runtime'));
-  const { entry, modules, facades } = bundleRuntime(sources);
-  const file: PrebundleFile = { inputs: inputsOf(sources), entry, modules, facades: Object.fromEntries(facades) };
+  const { entry, modules, onDemand, facades } = bundleRuntime(sources);
+  const file: PrebundleFile = { inputs: inputsOf(sources), entry, modules, onDemand: Object.fromEntries(onDemand), facades: Object.fromEntries(facades) };
   const target = join(dist, PREBUNDLE);
   const tmp = `${target}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(file));

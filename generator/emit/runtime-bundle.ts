@@ -12,15 +12,17 @@ function loadTypeScript(): void {
 }
 
 /**
- * The runtime in two pieces (issue 12 point 2). Importing the runtime's ES modules one by one cost ~15 ms of a
+ * The runtime in a few pieces (issue 12 point 2). Importing the runtime's ES modules one by one cost ~15 ms of a
  * ~36 ms cold start: each is a separate resolve, read, parse and link. At generation the compiled runtime
  * (dist/runtime/*.js) is transpiled by TypeScript to CommonJS, each module wrapped in a function evaluated on first
  * require:
  * - the bootstrap (the loader and the private cache it reads) goes into the set's `index.js` (its `entry`), the one
  *   ES module a cold start imports: Node 20 keeps no code cache for an ES module, and each ES module is a resolve,
  *   read and link of its own;
- * - every other module goes into `runtime/modules.cjs`, which that loader compiles with V8's code cache like every
- *   generated module.
+ * - the modules a valid call reaches go into `runtime/modules.cjs`, which that loader compiles with V8's code cache
+ *   like every generated module;
+ * - the rest (ON_DEMAND: a rejection's issues, the transports, batch items) into one artifact per group, read the
+ *   first time one of its modules is used.
  * `node:` builtins are required (CommonJS) when a module first needs them. Each `runtime/<name>.js` stays as a
  * facade re-exporting that module's names from `index.js`, so code importing `runtime/errors.js` gets the same
  * `AdcpError` class the agent uses (`instanceof` holds), and `runtime/<name>.d.ts` keep the types.
@@ -41,8 +43,13 @@ export interface RuntimeBundle {
    * at cold start): the bootstrap modules (the loader, user-cache), `runtimeModule`, and the loading of `runtime/modules.cjs`.
    */
   readonly entry: string;
-  /** `runtime/modules.cjs`: every other runtime module, loaded by the bundled loader with its V8 code cache. */
+  /**
+   * `runtime/modules.cjs`: the runtime modules a valid call reaches, loaded by the bundled loader with its V8 code
+   * cache when index.js is imported.
+   */
   readonly modules: string;
+  /** file name under runtime/ → the text of one group of ON_DEMAND modules, loaded when one of them is first used. */
+  readonly onDemand: ReadonlyMap<string, string>;
   /** name → facade module text */
   readonly facades: ReadonlyMap<string, string>;
 }
@@ -56,19 +63,37 @@ export const BUNDLE_FACADE = "export { createAgent, runtimeModule } from '../ind
 /**
  * Modules defined in the bundle itself: what is needed to load the rest (the loader, and the private cache it keeps
  * V8's code cache in). Node 20 keeps no code cache for an ES module, so the ES module is kept to this; the rest of the
- * runtime (~85 KB) is one CommonJS artifact that the loader compiles with V8's code cache, like every other generated
- * module (about half the runtime's share of a cold start).
+ * runtime is CommonJS that the loader compiles with V8's code cache, like every other generated module.
  */
 const BOOTSTRAP = new Set(['loader.js', 'user-cache.js']);
+
+/**
+ * Runtime modules a valid call never reaches, each group an artifact of its own that the loader reads the first time
+ * one of its modules is used (a member read, not the `require`: TypeScript's CommonJS reads members at call time).
+ * Together they were more than half of the runtime's text (~84 of 154 KB), read, decoded and compiled at every cold
+ * start (import ~1.7 ms less, measured on a 3.0.6 create_media_buy first call). A module listed here that a valid call
+ * does reach costs a file on that call, never a wrong answer: test/first-call.test.ts checks that a valid call loads
+ * none of them.
+ */
+export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
+  // A rejection's issues: every defect named (issue 19 point 3), and the compliance controller's own error arm.
+  'rejections.cjs': ['controller-rejection.js', 'issue-collect.js', 'issue-text.js', 'issue-tree.js', 'issue-wire.js', 'pattern-example.js', 'repair.js'],
+  // The transports: a server pays for them once, at start.
+  'transports.cjs': ['a2a.js', 'mcp.js'],
+  // Per-item outcomes of batch tools (issue 19 point 2).
+  'batches.cjs': ['items.js'],
+};
 
 export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle {
   loadTypeScript();
   const builtins = new Set<string>();
   const bootstrap: string[] = [];
   const modules: string[] = [];
+  const groups = new Map<string, string[]>(Object.keys(ON_DEMAND).map((g) => [g, []]));
+  const groupOf = new Map(Object.entries(ON_DEMAND).flatMap(([g, names]) => names.map((n) => [n, g] as const)));
   const facades = new Map<string, string>();
   for (const source of [...sources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (source.name === BUNDLE || source.name === MODULES) throw new Error(`runtime/${source.name} is the bundle's own name: rename that runtime module`);
+    if (source.name === BUNDLE || source.name === MODULES || groups.has(source.name)) throw new Error(`runtime/${source.name} is the bundle's own name: rename that runtime module`);
     const file = ts.createSourceFile(source.name, source.text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
     for (const spec of moduleSpecifiers(file)) {
       if (spec.startsWith('node:')) builtins.add(spec);
@@ -82,14 +107,17 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
       fileName: source.name,
       reportDiagnostics: false,
       transformers: { before: [importMetaToParameter] },
-      // The bootstrap without its comments (they are in runtime/<name>.ts): index.js is read, decoded and parsed at
-      // every cold start without a code cache, and its size moved a cold start across a young-generation boundary
-      // of V8's heap (measured: 5 KB more index.js, ~4 ms more on the first call, with --min-semi-space-size=16 none).
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: false, removeComments: inBootstrap },
+      // Without comments (they are in runtime/<name>.ts, and the set's runtime/<name>.d.ts keep the doc comments): a
+      // cold start reads, decodes and compiles this text, index.js without a code cache, and every byte of it counts
+      // towards the young generation a first call fills (measured: 5 KB more index.js put a scavenge inside the
+      // first call, ~4 ms; the runtime's comments, 41 KB of its 160, cost a 3.0.6 first call ~1-2 ms).
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: false, removeComments: true },
     }).outputText.replace(/^\/\/# sourceMappingURL=.*$/m, '');
     const ascii = asciiOnly(cjs, source.name);
-    const head = inBootstrap ? `  // runtime/${source.name.replace(/\.js$/, '.ts')} of adcp-codegen, its comments left out\n` : '';
-    (inBootstrap ? bootstrap : modules).push(`${head}  ${JSON.stringify(`./${source.name}`)}: function (exports, require, ${IMPORT_META}) {\n${ascii}\n  },`);
+    const head = `  // runtime/${source.name.replace(/\.js$/, '.ts')} of adcp-codegen, its comments left out\n`;
+    const group = groupOf.get(source.name);
+    if (inBootstrap && group !== undefined) throw new Error(`runtime/${source.name} is the bootstrap: it cannot load on demand`);
+    (inBootstrap ? bootstrap : group !== undefined ? groups.get(group)! : modules).push(`${head}  ${JSON.stringify(`./${source.name}`)}: function (exports, require, ${IMPORT_META}) {\n${ascii}\n  },`);
     const names = exportedNames(file);
     facades.set(
       source.name,
@@ -99,6 +127,8 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
     );
   }
   const table = [...builtins].sort().map((b) => `  ${JSON.stringify(b)},`);
+  const names = new Set(sources.map((s) => s.name));
+  const onDemandTable = [...groupOf].filter(([name]) => names.has(name)).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, group]) => `  ${JSON.stringify(`./${name}`)}: ${JSON.stringify(`runtime/${group}`)},`);
   const entry = [
     // Builtins through `process.getBuiltinModule`, each on first use: an ES import of a builtin makes node build
     // its ES facade, reading every export (node:crypto loads Web Crypto, ciphers and streams, ~7 ms of a cold start;
@@ -140,28 +170,51 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
     '  });',
     '}',
     '',
-    '/** The exports of one runtime module (`./agent.js`). */',
+    '/** The runtime modules a valid call never reaches, and the artifact that defines each (read on first use). */',
+    'const onDemand = Object.freeze({',
+    ...onDemandTable,
+    '});',
+    '',
+    '/** The exports of one runtime module (`./agent.js`), its on-demand artifact loaded now if it has one. */',
     'export function runtimeModule(id) {',
     '  const known = evaluated.get(id);',
     '  if (known !== undefined) return known.exports;',
     '  if (builtins.has(id)) return lazyBuiltin(id);',
-    '  const define = definitions[id];',
+    '  if (!Object.hasOwn(definitions, id) && Object.hasOwn(onDemand, id)) Object.assign(definitions, loadArtifact(setRoot, onDemand[id]));',
+    '  const define = Object.hasOwn(definitions, id) ? definitions[id] : undefined;',
     '  if (define === undefined) throw new Error(`adcp-codegen runtime: no module ${id}`);',
     '  const module = { exports: {} };',
     '  evaluated.set(id, module);',
-    `  define.call(module.exports, module.exports, runtimeModule, ${IMPORT_META});`,
+    `  define.call(module.exports, module.exports, requireRuntime, ${IMPORT_META});`,
     '  return module.exports;',
+    '}',
+    '',
+    '/**',
+    ' * `require` inside the runtime: an on-demand module not yet evaluated is a stand-in that evaluates it (loading its',
+    ' * artifact) when one of its members is first read, as lazyBuiltin does for builtins.',
+    ' */',
+    'function requireRuntime(id) {',
+    '  if (evaluated.has(id) || !Object.hasOwn(onDemand, id)) return runtimeModule(id);',
+    '  let target;',
+    '  const exports = () => (target ??= runtimeModule(id));',
+    '  return new Proxy(Object.create(null), {',
+    '    get: (_, key) => exports()[key],',
+    '    has: (_, key) => key in exports(),',
+    '  });',
     '}',
     '',
     '// The other runtime modules, from runtime/modules.cjs through the loader: compiled with their code cache.',
     "const { loadArtifact } = runtimeModule('./loader.js');",
-    `Object.assign(definitions, loadArtifact(requireBuiltin('node:url').fileURLToPath(new URL('.', import.meta.url)), ${JSON.stringify(`runtime/${MODULES}`)}));`,
+    "const setRoot = requireBuiltin('node:url').fileURLToPath(new URL('.', import.meta.url));",
+    `Object.assign(definitions, loadArtifact(setRoot, ${JSON.stringify(`runtime/${MODULES}`)}));`,
     '',
     "export const { createAgent } = runtimeModule('./agent.js');",
     '',
   ].join('\n');
-  const modulesCjs = ['"use strict";', '', '/** The runtime modules (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */', 'module.exports = {', ...modules, '};', ''].join('\n');
-  return { entry, modules: modulesCjs, facades };
+  const artifact = (what: string, defs: readonly string[]): string => ['"use strict";', '', `/** ${what} as CommonJS functions, for the loader in index.js. */`, 'module.exports = {', ...defs, '};', ''].join('\n');
+  const modulesCjs = artifact('The runtime modules a valid call reaches (except the bootstrap: the loader, user-cache)', modules);
+  const onDemand = new Map([...groups].filter(([, defs]) => defs.length > 0).map(([g, defs]) => [g, artifact(`Runtime modules loaded on first use (${g.replace(/\.cjs$/, '')})`, defs)]));
+  return { entry, modules: modulesCjs, onDemand, facades };
 }
 
 interface TokenKinds {
