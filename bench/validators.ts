@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { compileValidators, createRuntimeAjv } from '../generator/compile/index.js';
+import { MODULES, prebundled, runtimeSources } from '../generator/emit/index.js';
 import { loadRelease, type EmittedFile, type Release, createStandaloneAjv } from '../generator/load/index.js';
 import { writeEmitted } from '../test/helpers/differential.js';
 import type { RequestValidatorModule } from '../runtime/contract.js';
@@ -193,7 +195,6 @@ function coldStartScripts(release: Release, sample: unknown, out: string, obviou
     );
     return file;
   };
-  const dist = (p: string) => JSON.stringify(join(repoRoot, 'dist', p));
   const nm = (p: string) => JSON.stringify(join(repoRoot, 'node_modules', p));
   return {
     // What an agent does today: read the modular schemas, add them to Ajv, compile create_media_buy on first use.
@@ -208,10 +209,9 @@ function coldStartScripts(release: Release, sample: unknown, out: string, obviou
       `walk(${JSON.stringify(release.dir)}, true);`,
       `const ok = ajv.getSchema(${JSON.stringify(id)})(${data});`,
     ]),
-    // The generated set through the runtime an agent's generated index.js uses (ESM).
+    // The generated set through the runtime an agent's generated index.js uses: its bundle, beside the validators.
     generated: write('generated.mjs', [
-      `const { loadArtifact } = await import(${dist('runtime/loader.js')});`,
-      `const { wrapValidator } = await import(${dist('runtime/issues.js')});`,
+      ...bundledRuntime(out),
       `const ok = wrapValidator(loadArtifact(${JSON.stringify(out)}, ${JSON.stringify(`releases/${release.key}/validate/create_media_buy.request.cjs`)}).validate)(${data}).ok;`,
     ]),
     allInOne: write('all-in-one-run.cjs', [`const ok = require(${JSON.stringify(obvious.allInOneFile)}).create_media_buy_request(${data});`]),
@@ -246,11 +246,27 @@ function naiveBundled(sdk: Release, out30: string, tmp: string, write: (name: st
   return {
     naive: write('naive-bundled-run.cjs', [`const ok = require(${JSON.stringify(file)})(${data});`]),
     generated: write('generated-30.mjs', [
-      `const { loadArtifact } = await import(${JSON.stringify(join(repoRoot, 'dist/runtime/loader.js'))});`,
-      `const { wrapValidator } = await import(${JSON.stringify(join(repoRoot, 'dist/runtime/issues.js'))});`,
+      ...bundledRuntime(out30),
       `const ok = wrapValidator(loadArtifact(${JSON.stringify(out30)}, 'releases/3.0/validate/create_media_buy.request.cjs').validate)(${data}).ok;`,
     ]),
   };
+}
+
+/**
+ * The runtime as a generated set carries it (generator/emit/runtime-bundle.ts: the entry that is index.js's second
+ * half, runtime/modules.cjs and the on-demand groups), written into `out`, and the script lines that take `loadArtifact`
+ * and `wrapValidator` from it: what an agent's process loads, not dist/runtime's ES modules one by one.
+ */
+function bundledRuntime(out: string): string[] {
+  const { entry, modules, onDemand } = prebundled(runtimeSources());
+  mkdirSync(join(out, 'runtime'), { recursive: true });
+  writeFileSync(join(out, 'runtime-entry.mjs'), entry);
+  writeFileSync(join(out, 'runtime', MODULES), modules);
+  for (const [name, text] of onDemand) writeFileSync(join(out, 'runtime', name), text);
+  return [
+    `const { runtimeModule } = await import(${JSON.stringify(pathToFileURL(join(out, 'runtime-entry.mjs')).href)});`,
+    `const { loadArtifact } = runtimeModule('./loader.js'); const { wrapValidator } = runtimeModule('./issues.js');`,
+  ];
 }
 
 function spawnTimed(script: string, env: Record<string, string>): number {
