@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts a51b62008e2e5254
+//   adcp-codegen 0.1.0:runtime/loader.ts 2cc2f3555084c471
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -411,13 +411,14 @@ const builtins = new Set([
 const evaluated = new Map();
 
 /**
- * A builtin, required when one of its members is first read (the compiled modules read members at call time:
- * `(0, node_os_1.tmpdir)()`), so a builtin only some paths need (node:os, for the code cache's temp-dir fallback;
- * node:module, for registerMcp) costs nothing to a process that never takes them.
+ * A module's exports, loaded when one of its members is first read (the compiled modules read members at call
+ * time: `(0, node_os_1.tmpdir)()`), so a builtin or runtime module only some paths need (node:os, for the code
+ * cache's temp-dir fallback; node:module, for registerMcp; a rejection's issues) costs nothing to a process that
+ * never takes them.
  */
-function lazyBuiltin(id) {
+function lazyExports(load) {
   let loaded;
-  const target = () => (loaded ??= requireBuiltin(id));
+  const target = () => (loaded ??= load());
   return new Proxy(Object.create(null), {
     get: (_, key) => target()[key],
     has: (_, key) => key in target(),
@@ -442,7 +443,7 @@ const onDemand = Object.freeze({
 export function runtimeModule(id) {
   const known = evaluated.get(id);
   if (known !== undefined) return known.exports;
-  if (builtins.has(id)) return lazyBuiltin(id);
+  if (builtins.has(id)) return lazyExports(() => requireBuiltin(id));
   if (!Object.hasOwn(definitions, id) && Object.hasOwn(onDemand, id)) Object.assign(definitions, loadArtifact(setRoot, onDemand[id]));
   const define = Object.hasOwn(definitions, id) ? definitions[id] : undefined;
   if (define === undefined) throw new Error(`adcp-codegen runtime: no module ${id}`);
@@ -452,18 +453,9 @@ export function runtimeModule(id) {
   return module.exports;
 }
 
-/**
- * `require` inside the runtime: an on-demand module not yet evaluated is a stand-in that evaluates it (loading its
- * artifact) when one of its members is first read, as lazyBuiltin does for builtins.
- */
+/** `require` inside the runtime: an on-demand module not yet evaluated is loaded on its first member read. */
 function requireRuntime(id) {
-  if (evaluated.has(id) || !Object.hasOwn(onDemand, id)) return runtimeModule(id);
-  let target;
-  const exports = () => (target ??= runtimeModule(id));
-  return new Proxy(Object.create(null), {
-    get: (_, key) => exports()[key],
-    has: (_, key) => key in exports(),
-  });
+  return evaluated.has(id) || !Object.hasOwn(onDemand, id) ? runtimeModule(id) : lazyExports(() => runtimeModule(id));
 }
 
 // The other runtime modules, from runtime/modules.cjs through the loader: compiled with their code cache.
