@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { compileNormalizers, compileTypes, planNormalizations } from '../generator/compile/index.js';
 import { loadNormalizationRules, loadRelease, type Release, compileReleaseSchema } from '../generator/load/index.js';
-import type { NormalizeFn } from '../runtime/contract.js';
+import type { NormalizeFn } from '../runtime/artifacts/contract.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
 import { writeEmitted } from '../test/helpers/differential.js';

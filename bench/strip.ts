@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { compileStripModules, interpretStrip } from '../generator/compile/index.js';
 import { loadRelease, type Release, compileReleaseSchema } from '../generator/load/index.js';
-import { ARTIFACT_PATHS, type StripFn, type StripModule } from '../runtime/contract.js';
+import { ARTIFACT_PATHS, type StripFn, type StripModule } from '../runtime/artifacts/contract.js';
 import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
 import { tempDir } from '../test/helpers/temp.js';

@@ -10,9 +10,9 @@ import { compileValidators, createRuntimeAjv } from '../generator/compile/index.
 import { MODULES, prebundled, runtimeSources } from '../generator/emit/index.js';
 import { loadRelease, type EmittedFile, type Release, createStandaloneAjv } from '../generator/load/index.js';
 import { writeEmitted } from '../test/helpers/differential.js';
-import type { RequestValidatorModule } from '../runtime/contract.js';
-import { wrapValidator } from '../runtime/issues.js';
-import { loadArtifact } from '../runtime/loader.js';
+import type { RequestValidatorModule } from '../runtime/artifacts/contract.js';
+import { wrapValidator } from '../runtime/issues/issues.js';
+import { loadArtifact } from '../runtime/artifacts/loader.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../test/helpers/releases.js';
 import { loadStoryboardSamples } from '../test/helpers/storyboards.js';
 import { createMediaBuyRequest } from '../test/helpers/payloads.js';
@@ -265,7 +265,7 @@ function bundledRuntime(out: string): string[] {
   for (const [name, text] of onDemand) writeFileSync(join(out, 'runtime', name), text);
   return [
     `const { runtimeModule } = await import(${JSON.stringify(pathToFileURL(join(out, 'runtime-entry.mjs')).href)});`,
-    `const { loadArtifact } = runtimeModule('./loader.js'); const { wrapValidator } = runtimeModule('./issues.js');`,
+    `const { loadArtifact } = runtimeModule('./artifacts/loader.js'); const { wrapValidator } = runtimeModule('./issues/issues.js');`,
   ];
 }
 
@@ -290,8 +290,8 @@ function loadEverything(release: Release, out: string, tmp: string): { tools: nu
     script,
     [
       `import { readFileSync } from 'node:fs';`,
-      `import { loadArtifacts } from ${JSON.stringify(join(repoRoot, 'dist/runtime/loader.js'))};`,
-      `import { wrapValidator } from ${JSON.stringify(join(repoRoot, 'dist/runtime/issues.js'))};`,
+      `import { loadArtifacts } from ${JSON.stringify(join(repoRoot, 'dist/runtime/artifacts/loader.js'))};`,
+      `import { wrapValidator } from ${JSON.stringify(join(repoRoot, 'dist/runtime/issues/issues.js'))};`,
       `const tools = ${JSON.stringify(tools)};`,
       `const samples = JSON.parse(readFileSync(${JSON.stringify(samplesFile)}, 'utf8'));`,
       `globalThis.gc?.(); const rss0 = process.memoryUsage().rss; const t0 = performance.now();`,

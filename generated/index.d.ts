@@ -14,7 +14,7 @@
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
 import type { Agent, AgentOptions, Relax, ToolHandler } from './runtime/agent.js';
-import type { AdcpError, AdcpErrorBody } from './runtime/errors.js';
+import type { AdcpError, AdcpErrorBody } from './runtime/wire/errors.js';
 import type { ToolTypes as V3_0Tools } from './releases/3.0/types.js';
 
 export type {
@@ -29,10 +29,10 @@ export type {
   ToolsListEntry,
   ValidationResult,
 } from './runtime/agent.js';
-export { AdcpError } from './runtime/errors.js';
-export type { AdcpErrorBody } from './runtime/errors.js';
-export type { AppliedNormalization, Issue, StripResult } from './runtime/contract.js';
-export type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './runtime/a2a.js';
+export { AdcpError } from './runtime/wire/errors.js';
+export type { AdcpErrorBody } from './runtime/wire/errors.js';
+export type { AppliedNormalization, Issue, StripResult } from './runtime/artifacts/contract.js';
+export type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './runtime/transports/a2a.js';
 export type * as V3_0 from './releases/3.0/types.js';
 
 /** Generated profile names. */

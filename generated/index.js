@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts 2cc2f3555084c471
+//   adcp-codegen 0.1.0:runtime/loader.ts aee5f24e9b0117f2
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -41,8 +41,8 @@ function requireBuiltin(id) {
 
 /** The runtime modules as CommonJS functions, evaluated once, on first require; the loader here, the rest below. */
 const definitions = {
-  // runtime/loader.ts of adcp-codegen, its comments left out
-  "./loader.js": function (exports, require, __runtimeImportMeta) {
+  // runtime/artifacts/loader.ts of adcp-codegen, its comments left out
+  "./artifacts/loader.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.loadArtifact = loadArtifact;
@@ -52,7 +52,7 @@ exports.flushCodeCache = flushCodeCache;
 const node_fs_1 = require("node:fs");
 const node_path_1 = require("node:path");
 const node_vm_1 = require("node:vm");
-const user_cache_js_1 = require("./user-cache.js");
+const user_cache_js_1 = require("./artifacts/user-cache.js");
 const WRAPPER_VERSION = '5';
 const MODULE_PARAMS = 'exports, require, module, __filename, __dirname';
 const RUNTIME_KEY = `w${WRAPPER_VERSION}-${process.version}-${process.arch}-v8_${process.versions.v8}`.replace(/[^A-Za-z0-9_.-]/g, '_');
@@ -201,8 +201,8 @@ function schedule(write) {
 }
 
   },
-  // runtime/user-cache.ts of adcp-codegen, its comments left out
-  "./user-cache.js": function (exports, require, __runtimeImportMeta) {
+  // runtime/artifacts/user-cache.ts of adcp-codegen, its comments left out
+  "./artifacts/user-cache.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.cacheArea = cacheArea;
@@ -427,16 +427,18 @@ function lazyExports(load) {
 
 /** The runtime modules a valid call never reaches, and the artifact that defines each (read on first use). */
 const onDemand = Object.freeze({
-  "./a2a.js": "runtime/transports.cjs",
-  "./controller-rejection.js": "runtime/rejections.cjs",
-  "./issue-collect.js": "runtime/rejections.cjs",
-  "./issue-text.js": "runtime/rejections.cjs",
-  "./issue-tree.js": "runtime/rejections.cjs",
-  "./issue-wire.js": "runtime/rejections.cjs",
-  "./items.js": "runtime/batches.cjs",
-  "./mcp.js": "runtime/transports.cjs",
-  "./pattern-example.js": "runtime/rejections.cjs",
-  "./repair.js": "runtime/rejections.cjs",
+  "./call/items.js": "runtime/batches.cjs",
+  "./issues/controller-rejection.js": "runtime/rejections.cjs",
+  "./issues/explain-not.js": "runtime/rejections.cjs",
+  "./issues/finding.js": "runtime/rejections.cjs",
+  "./issues/issue-collect.js": "runtime/rejections.cjs",
+  "./issues/issue-text.js": "runtime/rejections.cjs",
+  "./issues/issue-tree.js": "runtime/rejections.cjs",
+  "./issues/issue-wire.js": "runtime/rejections.cjs",
+  "./issues/pattern-example.js": "runtime/rejections.cjs",
+  "./issues/repair.js": "runtime/rejections.cjs",
+  "./transports/a2a.js": "runtime/transports.cjs",
+  "./transports/mcp.js": "runtime/transports.cjs",
 });
 
 /** The exports of one runtime module (`./agent.js`), its on-demand artifact loaded now if it has one. */
@@ -459,11 +461,11 @@ function requireRuntime(id) {
 }
 
 // The other runtime modules, from runtime/modules.cjs through the loader: compiled with their code cache.
-const { loadArtifact } = runtimeModule('./loader.js');
+const { loadArtifact } = runtimeModule('./artifacts/loader.js');
 const setRoot = requireBuiltin('node:url').fileURLToPath(new URL('.', import.meta.url));
 Object.assign(definitions, loadArtifact(setRoot, "runtime/modules.cjs"));
 
 export const { createAgent } = runtimeModule('./agent.js');
 
-/** The class of every AdCP error the agent sends (runtime/errors.js re-exports the same class). */
-export const { AdcpError } = runtimeModule('./errors.js');
+/** The class of every AdCP error the agent sends (runtime/wire/errors.js re-exports the same class). */
+export const { AdcpError } = runtimeModule('./wire/errors.js');

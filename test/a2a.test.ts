@@ -13,7 +13,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { a2aSkills, createA2AExecutor, type A2AExecutor, type A2AExecutorOptions } from '../runtime/a2a.js';
+import { a2aSkills, createA2AExecutor, type A2AExecutor, type A2AExecutorOptions } from '../runtime/transports/a2a.js';
 import type { ToolHandler } from '../runtime/agent.js';
 import { committedSet, exampleHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileValidators } from '../generator/compile/index.js';
 import { loadRelease } from '../generator/load/index.js';
-import { cacheArea, writeEntry, type CacheArea } from '../runtime/user-cache.js';
+import { cacheArea, writeEntry, type CacheArea } from '../runtime/artifacts/user-cache.js';
 import { codeCachePayload, foreignCachedData, rootPack } from './helpers/code-cache-plant.js';
 import { writeEmitted } from './helpers/differential.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
@@ -52,8 +52,8 @@ function fixture(): Fixture {
   writeFileSync(
     script,
     [
-      `import { loadArtifact } from ${JSON.stringify(join(repoRoot, 'dist/runtime/loader.js'))};`,
-      `import { wrapValidator } from ${JSON.stringify(join(repoRoot, 'dist/runtime/issues.js'))};`,
+      `import { loadArtifact } from ${JSON.stringify(join(repoRoot, 'dist/runtime/artifacts/loader.js'))};`,
+      `import { wrapValidator } from ${JSON.stringify(join(repoRoot, 'dist/runtime/issues/issues.js'))};`,
       `const v = wrapValidator(loadArtifact(${JSON.stringify(dir)}, ${JSON.stringify(ENTRY)}).validate);`,
       `process.stdout.write(JSON.stringify([v(${JSON.stringify(VALID)}).ok, v({}).ok]));`,
     ].join('\n'),

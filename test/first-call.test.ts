@@ -69,7 +69,7 @@ test('the runtime is one module; loadProfile loads no artifact nor the tools/lis
       [
         `const { loadProfile } = await import(${JSON.stringify(pathToFileURL(join(out, 'index.js')).href)});`,
         `const { runtimeModule } = await import(${JSON.stringify(pathToFileURL(join(out, 'runtime/bundle.js')).href)});`,
-        `const { loadedArtifacts } = runtimeModule('./loader.js');`,
+        `const { loadedArtifacts } = runtimeModule('./artifacts/loader.js');`,
         `const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });`,
         `const atLoad = loadedArtifacts(${JSON.stringify(out)});`,
         `const r = await agent.call('create_media_buy', ${JSON.stringify(createMediaBuyRequest())}, () => ({ media_buy_id: 'mb_1', packages: [] }));`,

@@ -99,4 +99,22 @@ test('stages import downward only; the runtime imports nothing from the generato
   assert.equal(bad, []);
 });
 
+/** Runtime folders by concern (README, "How it is built"); only the agent itself sits at runtime/'s top. */
+const RUNTIME_FOLDERS = new Set(['api', 'artifacts', 'call', 'issues', 'services', 'stores', 'transports', 'wire']);
+const RUNTIME_MAX_LINES = 300;
+const CREATE_AGENT_MAX_LINES = 80;
+
+test('runtime/: folders by concern, no file over 300 lines, createAgent at most 80 lines', () => {
+  const runtime = sources('runtime');
+  const misplaced = runtime.filter((p) => p !== 'runtime/agent.ts' && !RUNTIME_FOLDERS.has(p.split('/')[1]!));
+  assert.equal(misplaced, [], 'every runtime module lives in a folder of its concern');
+  const long = runtime.map((p) => [p, readFileSync(join(root, p), 'utf8').split('\n').length] as const).filter(([, n]) => n > RUNTIME_MAX_LINES);
+  assert.equal(long, [], `runtime files over ${RUNTIME_MAX_LINES} lines`);
+  const agent = ts.createSourceFile('agent.ts', readFileSync(join(root, 'runtime/agent.ts'), 'utf8'), ts.ScriptTarget.ES2022, true);
+  const fn = agent.statements.find((st): st is ts.FunctionDeclaration => ts.isFunctionDeclaration(st) && st.name?.text === 'createAgent');
+  assert.ok(fn !== undefined, 'runtime/agent.ts declares createAgent');
+  const lines = agent.getLineAndCharacterOfPosition(fn!.getEnd()).line - agent.getLineAndCharacterOfPosition(fn!.getStart()).line + 1;
+  assert.ok(lines <= CREATE_AGENT_MAX_LINES, `createAgent is ${lines} lines`);
+});
+
 test.run();

@@ -149,7 +149,7 @@ test('release negotiation: a pin inside the served major downshifts; outside it 
 });
 
 test('handler failures echo context: a thrown error, a returned AdcpError, a thrown AdcpError-shaped body', async () => {
-  const runtimeErrors = (await import(pathToFileURL(join(repoRoot, 'generated/runtime/errors.js')).href)) as typeof import('../runtime/errors.js');
+  const runtimeErrors = (await import(pathToFileURL(join(repoRoot, 'generated/runtime/wire/errors.js')).href)) as typeof import('../runtime/wire/errors.js');
   const handlers = (await sellerHandlers());
   const { client, close } = await connect('production', {
     ...handlers,
@@ -224,7 +224,7 @@ test('parse once: the handler and the authorization hook see the same parsed val
   assert.is(JSON.stringify(callerArgs), before, 'the caller object is untouched');
   assert.is.not(seenByHandler, callerArgs);
   // An authorization hook that rejects answers with its AdcpError, context echoed.
-  const { AdcpError } = (await import(pathToFileURL(join(repoRoot, 'generated/runtime/errors.js')).href)) as typeof import('../runtime/errors.js');
+  const { AdcpError } = (await import(pathToFileURL(join(repoRoot, 'generated/runtime/wire/errors.js')).href)) as typeof import('../runtime/wire/errors.js');
   const denied = await load('guaranteed-publisher', { authorize: () => { throw new AdcpError('PERMISSION_DENIED', 'not your account'); } });
   const d = body(await denied.call('create_media_buy', buy(), () => ({})));
   assert.is(d.adcp_error.code, 'PERMISSION_DENIED');

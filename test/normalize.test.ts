@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { compileNormalizers, compileTypes, deprecatedRequestFields, planNormalizations } from '../generator/compile/index.js';
 import { CodegenError } from '../generator/shared/index.js';
 import { loadNormalizationRules, loadRelease, type NormalizationRule, type Release } from '../generator/load/index.js';
-import type { NormalizeFn } from '../runtime/contract.js';
+import type { NormalizeFn } from '../runtime/artifacts/contract.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
 import { writeEmitted } from './helpers/differential.js';
 import { tempDir } from './helpers/temp.js';

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { contextEcho, invalidRequest, jsonPathLite, versionUnsupported, CONTEXT_ECHO_LIMIT } from '../runtime/errors.js';
-import { compareWireVersions, parseWireVersion, wireVersionOf } from '../runtime/versions.js';
-import { selectRelease, type ServedRelease } from '../runtime/release-select.js';
+import { contextEcho, invalidRequest, jsonPathLite, versionUnsupported, CONTEXT_ECHO_LIMIT } from '../runtime/wire/errors.js';
+import { compareWireVersions, parseWireVersion, wireVersionOf } from '../runtime/wire/versions.js';
+import { selectRelease, type ServedRelease } from '../runtime/wire/release-select.js';
 
 const r = (key: string): ServedRelease => ({ key, ...parseWireVersion(key)! });
 /** `served` highest first, as the generated profile lists it. */

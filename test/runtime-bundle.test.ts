@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -18,7 +18,7 @@ test('runtime bundle: an entry importing only node: builtins; each facade export
   assert.is(facades.size, sources.length);
   // The entry (index.js's second half) holds the bootstrap alone (the loader and the private cache it reads); the
   // other modules are one CommonJS artifact it loads with the code cache.
-  const bootstrap = ['./loader.js', './user-cache.js'];
+  const bootstrap = ['./artifacts/loader.js', './artifacts/user-cache.js'];
   assert.equal([...entry.matchAll(/^  "(\.\/[^"]+)": function/gm)].map((m) => m[1]), bootstrap);
   // The rest: modules.cjs, and the groups a valid call never reaches, one artifact each; every module in one place.
   const { onDemand } = bundleRuntime(sources);
@@ -39,17 +39,20 @@ test('runtime bundle: an entry importing only node: builtins; each facade export
     writeFileSync(join(dir, BUNDLE), BUNDLE_FACADE);
     writeFileSync(join(dir, MODULES), modules);
     for (const [name, text] of onDemand) writeFileSync(join(dir, name), text);
-    for (const [name, text] of facades) writeFileSync(join(dir, name), text);
+    for (const [name, text] of facades) {
+      mkdirSync(dirname(join(dir, name)), { recursive: true });
+      writeFileSync(join(dir, name), text);
+    }
     for (const s of sources) {
       const original = (await import(pathToFileURL(join(dist, s.name)).href)) as Record<string, unknown>;
       const facade = (await import(pathToFileURL(join(dir, s.name)).href)) as Record<string, unknown>;
       assert.equal(Object.keys(facade).sort(), Object.keys(original).sort(), `${s.name} exports the same names`);
       for (const k of Object.keys(facade)) assert.is(typeof facade[k], typeof original[k], `${s.name} ${k}`);
     }
-    // One class, whichever way it is imported: a handler's `new AdcpError` from runtime/errors.js is the agent's.
+    // One class, whichever way it is imported: a handler's `new AdcpError` from runtime/wire/errors.js is the agent's.
     const bundled = (await import(pathToFileURL(join(dir, BUNDLE)).href)) as { runtimeModule: (id: string) => Record<string, unknown>; createAgent: unknown };
-    const errors = (await import(pathToFileURL(join(dir, 'errors.js')).href)) as Record<string, unknown>;
-    assert.is(errors.AdcpError, bundled.runtimeModule('./errors.js').AdcpError);
+    const errors = (await import(pathToFileURL(join(dir, 'wire/errors.js')).href)) as Record<string, unknown>;
+    assert.is(errors.AdcpError, bundled.runtimeModule('./wire/errors.js').AdcpError);
     assert.is(bundled.createAgent, bundled.runtimeModule('./agent.js').createAgent);
     assert.type(bundled.createAgent, 'function');
     assert.throws(() => bundled.runtimeModule('./nope.js'), /no module \.\/nope\.js/);
@@ -59,12 +62,12 @@ test('runtime bundle: an entry importing only node: builtins; each facade export
 });
 
 test('runtime bundle: an on-demand module is read and evaluated when a member is first used, not when it is required', async () => {
-  // A stand-in runtime: the real bootstrap, an agent.js (modules.cjs) that imports items.js (batches.cjs).
-  const bootstrap = sources.filter((s) => s.name === 'loader.js' || s.name === 'user-cache.js');
+  // A stand-in runtime: the real bootstrap, an agent.js (modules.cjs) that imports call/items.js (batches.cjs).
+  const bootstrap = sources.filter((s) => s.name === 'artifacts/loader.js' || s.name === 'artifacts/user-cache.js');
   const made = bundleRuntime([
     ...bootstrap,
-    { name: 'agent.js', text: "import { plan, Row } from './items.js';\nexport const createAgent = () => null;\nexport const use = (x) => [plan(x), new Row() instanceof Row];\n" },
-    { name: 'items.js', text: 'globalThis.__itemsEvaluated = (globalThis.__itemsEvaluated ?? 0) + 1;\nexport const plan = (x) => x * 2;\nexport class Row {}\n' },
+    { name: 'agent.js', text: "import { plan, Row } from './call/items.js';\nexport const createAgent = () => null;\nexport const use = (x) => [plan(x), new Row() instanceof Row];\n" },
+    { name: 'call/items.js', text: 'globalThis.__itemsEvaluated = (globalThis.__itemsEvaluated ?? 0) + 1;\nexport const plan = (x) => x * 2;\nexport class Row {}\n' },
   ]);
   assert.equal([...made.onDemand.keys()], ['batches.cjs']);
   const root = mkdtempSync(join(tmpdir(), 'adcp-runtime-on-demand-'));
@@ -77,13 +80,13 @@ test('runtime bundle: an on-demand module is read and evaluated when a member is
     const g = globalThis as { __itemsEvaluated?: number };
     delete g.__itemsEvaluated;
     const { runtimeModule } = (await import(pathToFileURL(join(root, 'index.js')).href)) as { runtimeModule: (id: string) => Record<string, unknown> };
-    const { loadedArtifacts } = runtimeModule('./loader.js') as { loadedArtifacts: (dir: string) => string[] };
+    const { loadedArtifacts } = runtimeModule('./artifacts/loader.js') as { loadedArtifacts: (dir: string) => string[] };
     assert.equal(loadedArtifacts(root), ['runtime/modules.cjs'], 'importing agent.js, which requires items.js, reads no on-demand artifact');
     assert.is(g.__itemsEvaluated, undefined);
     assert.equal((runtimeModule('./agent.js').use as (x: number) => unknown)(21), [42, true]);
     assert.equal(loadedArtifacts(root), ['runtime/batches.cjs', 'runtime/modules.cjs']);
     assert.is(g.__itemsEvaluated, 1);
-    assert.is(runtimeModule('./items.js').plan, runtimeModule('./items.js').plan, 'evaluated once');
+    assert.is(runtimeModule('./call/items.js').plan, runtimeModule('./call/items.js').plan, 'evaluated once');
     assert.is(g.__itemsEvaluated, 1);
     assert.throws(() => runtimeModule('__proto__'), /no module __proto__/);
   } finally {
@@ -99,8 +102,21 @@ test('runtime bundle: deterministic, and a runtime module may import only node: 
   for (const names of Object.values(ON_DEMAND)) for (const n of names) assert.ok(sources.some((s) => s.name === n), `ON_DEMAND lists ${n}`);
   assert.throws(() => bundleRuntime([...sources, { name: 'extra.js', text: "import x from 'lodash';\nexport const y = x;\n" }]), /runtime\/extra\.js imports lodash/);
   assert.throws(() => bundleRuntime([{ name: BUNDLE, text: 'export {};' }]), /bundle's own name/);
-  assert.throws(() => bundleRuntime([{ name: 'loader.js', text: "import { x } from './other.js';\nexport const y = x;\n" }]), /the bootstrap \(loader\.js, user-cache\.js\) is bundled alone/);
-  assert.ok(bundleRuntime([{ name: 'loader.js', text: "import { x } from './user-cache.js';\nexport const y = x;\n" }, { name: 'user-cache.js', text: 'export const x = 1;\n' }]).entry.includes('"./user-cache.js": function'), 'the bootstrap imports itself');
+  assert.throws(
+    () => bundleRuntime([{ name: 'artifacts/loader.js', text: "import { x } from '../other.js';\nexport const y = x;\n" }, { name: 'other.js', text: 'export const x = 1;\n' }]),
+    /the bootstrap \(artifacts\/loader\.js, artifacts\/user-cache\.js\) is bundled alone/,
+  );
+  assert.throws(() => bundleRuntime([{ name: 'agent.js', text: "import { x } from './missing.js';\nexport const y = x;\n" }]), /imports \.\/missing\.js, which is not a runtime module/);
+  const folders = bundleRuntime([
+    { name: 'artifacts/loader.js', text: "import { x } from './user-cache.js';\nexport const y = x;\n" },
+    { name: 'artifacts/user-cache.js', text: 'export const x = 1;\n' },
+    { name: 'call/a.js', text: "import { x } from '../artifacts/user-cache.js';\nexport { y } from '../wire/b.js';\nexport const z = x;\n" },
+    { name: 'wire/b.js', text: 'export const y = 2;\n' },
+  ]);
+  assert.ok(folders.entry.includes('"./artifacts/user-cache.js": function'), 'the bootstrap imports itself');
+  // Every relative import becomes the module's id, from whatever folder it is written in.
+  assert.ok(folders.modules.includes('require("./artifacts/user-cache.js")') && folders.modules.includes('require("./wire/b.js")'), folders.modules);
+  assert.match(folders.facades.get('call/a.js')!, /^import \{ runtimeModule \} from '\.\.\/\.\.\/index\.js';/);
 });
 
 test('runtime bundle: ASCII only (one byte per character to compile), the escaped characters the same ones at run time', async () => {

@@ -5,7 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cacheArea, readEntry, writeEntry } from '../runtime/user-cache.js';
+import { cacheArea, readEntry, writeEntry } from '../runtime/artifacts/user-cache.js';
 import { buildCache, sha256 } from '../generator/shared/index.js';
 import { recordUnits, reusable } from '../generator/previous-set.js';
 import { loadableForeignFiles } from '../generator/write/index.js';

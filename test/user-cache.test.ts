@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildCache } from '../generator/shared/index.js';
-import { cacheArea, readEntry, writeEntry } from '../runtime/user-cache.js';
+import { cacheArea, readEntry, writeEntry } from '../runtime/artifacts/user-cache.js';
 import { repoRoot } from './helpers/releases.js';
 import { tempDir } from './helpers/temp.js';
 
@@ -15,7 +15,7 @@ import { tempDir } from './helpers/temp.js';
  * build cache read: where it is, its key, and that an entry it did not write itself is never returned.
  */
 
-const MODULE = pathToFileURL(join(repoRoot, 'dist/runtime/user-cache.js')).href;
+const MODULE = pathToFileURL(join(repoRoot, 'dist/runtime/artifacts/user-cache.js')).href;
 
 /** In a new process with `env` (and no ADCP_CODEGEN_CACHE_DIR unless given): the v8 area's directory and key. */
 function probe(env: Record<string, string | undefined>): { dir: string; key: string } | null {

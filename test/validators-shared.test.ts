@@ -5,9 +5,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileValidators, compileValidatorSets } from '../generator/compile/index.js';
 import { loadRelease } from '../generator/load/index.js';
-import type { RequestValidatorModule } from '../runtime/contract.js';
-import { wrapValidator } from '../runtime/issues.js';
-import { loadArtifact } from '../runtime/loader.js';
+import type { RequestValidatorModule } from '../runtime/artifacts/contract.js';
+import { wrapValidator } from '../runtime/issues/issues.js';
+import { loadArtifact } from '../runtime/artifacts/loader.js';
 import { writeEmitted } from './helpers/differential.js';
 import { tinyRelease } from './helpers/fixture-release.js';
 

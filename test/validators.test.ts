@@ -6,9 +6,9 @@ import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '..
 import { CodegenError } from '../generator/shared/index.js';
 import { loadRelease, type EmittedFile } from '../generator/load/index.js';
 import { examplesDifferential, writeEmitted } from './helpers/differential.js';
-import type { Issue, RawValidateFn, RequestValidatorModule, ResponseValidatorModule } from '../runtime/contract.js';
-import { toIssues, wrapResponseValidator, wrapValidator } from '../runtime/issues.js';
-import { loadArtifact, loadedArtifacts } from '../runtime/loader.js';
+import type { Issue, RawValidateFn, RequestValidatorModule, ResponseValidatorModule } from '../runtime/artifacts/contract.js';
+import { toIssues, wrapResponseValidator, wrapValidator } from '../runtime/issues/issues.js';
+import { loadArtifact, loadedArtifacts } from '../runtime/artifacts/loader.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { sdkReleaseDir } from './helpers/releases.js';
 import { tempDir } from './helpers/temp.js';

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot, sha256 } from '../shared/index.js';
 import { bundleRuntime, type RuntimeBundle, type RuntimeSource } from './runtime-bundle.js';
@@ -33,9 +33,11 @@ export function runtimeSources(dir?: string, ext: '.js' | '.d.ts' = '.js'): Runt
 
 let packageSources: RuntimeSource[] | undefined;
 
+/** Every file under `dir` ending in `ext`, named by its path there (`call/parse.js`), in one sorted order. */
 function readSources(dir: string, ext: '.js' | '.d.ts'): RuntimeSource[] {
-  return readdirSync(dir)
-    .filter((n) => n.endsWith(ext))
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((name) => name.split(sep).join('/'))
+    .filter((name) => name.endsWith(ext))
     .sort()
     .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '') }));
 }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { posix } from 'node:path';
 import type { ts as TS } from 'ts-morph';
 
 /**
@@ -65,7 +66,7 @@ export const BUNDLE_FACADE = "export { createAgent, runtimeModule } from '../ind
  * V8's code cache in). Node 20 keeps no code cache for an ES module, so the ES module is kept to this; the rest of the
  * runtime is CommonJS that the loader compiles with V8's code cache, like every other generated module.
  */
-const BOOTSTRAP = new Set(['loader.js', 'user-cache.js']);
+const BOOTSTRAP = new Set(['artifacts/loader.js', 'artifacts/user-cache.js']);
 
 /**
  * Runtime modules a valid call never reaches, each group an artifact of its own that the loader reads the first time
@@ -77,11 +78,21 @@ const BOOTSTRAP = new Set(['loader.js', 'user-cache.js']);
  */
 export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
   // A rejection's issues: every defect named (issue 19 point 3), and the compliance controller's own error arm.
-  'rejections.cjs': ['controller-rejection.js', 'issue-collect.js', 'issue-text.js', 'issue-tree.js', 'issue-wire.js', 'pattern-example.js', 'repair.js'],
+  'rejections.cjs': [
+    'issues/controller-rejection.js',
+    'issues/explain-not.js',
+    'issues/finding.js',
+    'issues/issue-collect.js',
+    'issues/issue-text.js',
+    'issues/issue-tree.js',
+    'issues/issue-wire.js',
+    'issues/pattern-example.js',
+    'issues/repair.js',
+  ],
   // The transports: a server pays for them once, at start.
-  'transports.cjs': ['a2a.js', 'mcp.js'],
+  'transports.cjs': ['transports/a2a.js', 'transports/mcp.js'],
   // Per-item outcomes of batch tools (issue 19 point 2).
-  'batches.cjs': ['items.js'],
+  'batches.cjs': ['call/items.js'],
 };
 
 export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle {
@@ -92,21 +103,32 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
   const groups = new Map<string, string[]>(Object.keys(ON_DEMAND).map((g) => [g, []]));
   const groupOf = new Map(Object.entries(ON_DEMAND).flatMap(([g, names]) => names.map((n) => [n, g] as const)));
   const facades = new Map<string, string>();
+  const names = new Set(sources.map((s) => s.name));
   for (const source of [...sources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (source.name === BUNDLE || source.name === MODULES || groups.has(source.name)) throw new Error(`runtime/${source.name} is the bundle's own name: rename that runtime module`);
     const file = ts.createSourceFile(source.name, source.text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+    // Relative imports name modules by where they sit in runtime/'s folders: each becomes the module's id in the
+    // bundle (`../wire/errors.js` from `call/parse.js` is `./wire/errors.js`), one id per module wherever it is
+    // required from.
+    const ids = new Map<string, string>();
     for (const spec of moduleSpecifiers(file)) {
-      if (spec.startsWith('node:')) builtins.add(spec);
-      else if (!spec.startsWith('./')) throw new Error(`runtime/${source.name} imports ${spec}: the runtime may import only node: builtins and itself`);
-      else if (BOOTSTRAP.has(source.name) && !BOOTSTRAP.has(spec.slice(2))) {
+      if (spec.startsWith('node:')) {
+        builtins.add(spec);
+        continue;
+      }
+      if (!spec.startsWith('./') && !spec.startsWith('../')) throw new Error(`runtime/${source.name} imports ${spec}: the runtime may import only node: builtins and itself`);
+      const target = posix.normalize(posix.join(posix.dirname(source.name), spec));
+      if (!names.has(target)) throw new Error(`runtime/${source.name} imports ${spec}, which is not a runtime module`);
+      if (BOOTSTRAP.has(source.name) && !BOOTSTRAP.has(target)) {
         throw new Error(`runtime/${source.name} imports ${spec}: the bootstrap (${[...BOOTSTRAP].join(', ')}) is bundled alone and may import only node: builtins and itself`);
       }
+      ids.set(spec, `./${target}`);
     }
     const inBootstrap = BOOTSTRAP.has(source.name);
     const cjs = ts.transpileModule(source.text, {
       fileName: source.name,
       reportDiagnostics: false,
-      transformers: { before: [importMetaToParameter] },
+      transformers: { before: [importMetaToParameter, specifiersToIds(ids)] },
       // Without comments (they are in runtime/<name>.ts, and the set's runtime/<name>.d.ts keep the doc comments): a
       // cold start reads, decodes and compiles this text, index.js without a code cache, and every byte of it counts
       // towards the young generation a first call fills (measured: 5 KB more index.js put a scavenge inside the
@@ -118,16 +140,15 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
     const group = groupOf.get(source.name);
     if (inBootstrap && group !== undefined) throw new Error(`runtime/${source.name} is the bootstrap: it cannot load on demand`);
     (inBootstrap ? bootstrap : group !== undefined ? groups.get(group)! : modules).push(`${head}  ${JSON.stringify(`./${source.name}`)}: function (exports, require, ${IMPORT_META}) {\n${ascii}\n  },`);
-    const names = exportedNames(file);
+    const exported = exportedNames(file);
     facades.set(
       source.name,
-      names.length === 0
+      exported.length === 0
         ? `export {};\n`
-        : `import { runtimeModule } from '../index.js';\n\nexport const { ${names.join(', ')} } = runtimeModule(${JSON.stringify(`./${source.name}`)});\n`,
+        : `import { runtimeModule } from '${'../'.repeat(source.name.split('/').length)}index.js';\n\nexport const { ${exported.join(', ')} } = runtimeModule(${JSON.stringify(`./${source.name}`)});\n`,
     );
   }
   const table = [...builtins].sort().map((b) => `  ${JSON.stringify(b)},`);
-  const names = new Set(sources.map((s) => s.name));
   const onDemandTable = [...groupOf].filter(([name]) => names.has(name)).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, group]) => `  ${JSON.stringify(`./${name}`)}: ${JSON.stringify(`runtime/${group}`)},`);
   const entry = [
     // Builtins through `process.getBuiltinModule`, each on first use: an ES import of a builtin makes node build
@@ -196,7 +217,7 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
     '}',
     '',
     '// The other runtime modules, from runtime/modules.cjs through the loader: compiled with their code cache.',
-    "const { loadArtifact } = runtimeModule('./loader.js');",
+    "const { loadArtifact } = runtimeModule('./artifacts/loader.js');",
     "const setRoot = requireBuiltin('node:url').fileURLToPath(new URL('.', import.meta.url));",
     `Object.assign(definitions, loadArtifact(setRoot, ${JSON.stringify(`runtime/${MODULES}`)}));`,
     '',
@@ -303,6 +324,25 @@ const importMetaToParameter: TS.TransformerFactory<TS.SourceFile> = (context) =>
       : ts.visitEachChild(node, visit, context);
   return ts.visitNode(root, visit) as TS.SourceFile;
 };
+
+/**
+ * Each relative import or export specifier → the module's id in the bundle (`ids`), so TypeScript's CommonJS output
+ * requires `./wire/errors.js` from every folder alike. A TypeScript transform, not text replacement.
+ */
+const specifiersToIds =
+  (ids: ReadonlyMap<string, string>): TS.TransformerFactory<TS.SourceFile> =>
+  (context) =>
+  (root) => {
+    const f = context.factory;
+    const id = (spec: TS.Expression | undefined): TS.Expression | undefined =>
+      spec !== undefined && ts.isStringLiteral(spec) && ids.has(spec.text) ? f.createStringLiteral(ids.get(spec.text)!) : spec;
+    const statements = root.statements.map((st) => {
+      if (ts.isImportDeclaration(st)) return f.updateImportDeclaration(st, st.modifiers, st.importClause, id(st.moduleSpecifier)!, st.attributes);
+      if (ts.isExportDeclaration(st)) return f.updateExportDeclaration(st, st.modifiers, st.isTypeOnly, st.exportClause, id(st.moduleSpecifier), st.attributes);
+      return st;
+    });
+    return f.updateSourceFile(root, statements);
+  };
 
 function moduleSpecifiers(file: TS.SourceFile): string[] {
   const out: string[] = [];

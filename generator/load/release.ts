@@ -18,7 +18,7 @@ import { entryExists, listDirectory, requireDirectory, treeFiles } from './input
 import { parseJson, readJson } from './read-json.js';
 import { createRegistry } from './registry.js';
 import { buildSchemaGraph } from './schema-graph.js';
-import { compareWireVersions, parseWireVersion, wireVersionOf } from '../../runtime/versions.js';
+import { compareWireVersions, parseWireVersion, wireVersionOf } from '../../runtime/wire/versions.js';
 
 /** Directories of a release that are not modular canonical schemas. */
 const NON_MODULAR_DIRS = new Set(['bundled', 'mcp', 'node_modules']);

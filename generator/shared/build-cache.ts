@@ -1,4 +1,4 @@
-import { cacheArea, readEntry, writeEntry, type CacheArea } from '../../runtime/user-cache.js';
+import { cacheArea, readEntry, writeEntry, type CacheArea } from '../../runtime/artifacts/user-cache.js';
 
 /**
  * The generator's build cache: results this user's generator derived on this machine, kept as data in this user's

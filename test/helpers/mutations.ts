@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Issue } from '../../runtime/contract.js';
+import type { Issue } from '../../runtime/artifacts/contract.js';
 
 /**
  * A corpus of requests with two or three known defects, made from valid storyboard payloads, for measuring how many

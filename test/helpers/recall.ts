@@ -1,8 +1,8 @@
 import { compileValidators, createRuntimeAjv } from '../../generator/compile/index.js';
 import type { Release } from '../../generator/load/index.js';
-import { ARTIFACT_PATHS, type RequestValidatorModule, type ValidateFn } from '../../runtime/contract.js';
-import { wrapValidator } from '../../runtime/issues.js';
-import { loadArtifact } from '../../runtime/loader.js';
+import { ARTIFACT_PATHS, type RequestValidatorModule, type ValidateFn } from '../../runtime/artifacts/contract.js';
+import { wrapValidator } from '../../runtime/issues/issues.js';
+import { loadArtifact } from '../../runtime/artifacts/loader.js';
 import { writeEmitted } from './differential.js';
 import { ajvPointers, issuePointers, mutants, names, type AjvLike, type DefectKind, type Mutant } from './mutations.js';
 

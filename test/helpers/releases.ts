@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { wireVersionOf } from '../../runtime/versions.js';
+import { wireVersionOf } from '../../runtime/wire/versions.js';
 // Every test imports this module: through it, every test run gets its own scratch temp dir and private cache.
 import './temp.js';
 

@@ -11,7 +11,7 @@ import { createRuntimeAjv, itemOutcomes } from '../../generator/compile/index.js
 import { bundleSchema } from '../../generator/project/index.js';
 import { loadRelease, type JsonSchemaObject, type Release } from '../../generator/load/index.js';
 import { isPlainObject } from '../../generator/shared/index.js';
-import type { ItemOutcomesModule, ItemPairing } from '../../runtime/contract.js';
+import type { ItemOutcomesModule, ItemPairing } from '../../runtime/artifacts/contract.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixture-release.js';
 import { setAt } from '../helpers/generated.js';

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileNormalizers, deprecatedRequestFields, planNormalizations } from '../../generator/compile/index.js';
 import { loadNormalizationRules, loadRelease, compileReleaseSchema } from '../../generator/load/index.js';
-import type { NormalizeFn } from '../../runtime/contract.js';
+import type { NormalizeFn } from '../../runtime/artifacts/contract.js';
 import { repoRoot, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
 import { tempDir } from '../helpers/temp.js';

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { compileStrip, compileStripModules, interpretStrip } from '../../generator/compile/index.js';
 import { loadRelease, releaseAjv, createRuntimeAjv } from '../../generator/load/index.js';
-import { ARTIFACT_PATHS, type StripFn, type StripModule } from '../../runtime/contract.js';
+import { ARTIFACT_PATHS, type StripFn, type StripModule } from '../../runtime/artifacts/contract.js';
 import { tempDir } from '../helpers/fixture-release.js';
 import { sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples, type StoryboardSample } from '../helpers/storyboards.js';

@@ -1,8 +1,8 @@
-import { ARTIFACT_PATHS } from '../../../runtime/contract.js';
+import { ARTIFACT_PATHS } from '../../../runtime/artifacts/contract.js';
 import type { EmittedFile, InputRef, Release } from '../../load/index.js';
 import { CodegenError, commentText, jsLiteral, sha256, shortHash } from '../../shared/index.js';
 import { declarationSource } from './declaration.js';
-import { requestGaps } from './gaps.js';
+import { gapsSource, requestGaps } from './gaps.js';
 import { IDENTITY_PATH, IDENTITY_SOURCE, moduleSource, SUPPORT_PATH, SUPPORT_SOURCE } from './module.js';
 import type { ConversionPlan, ToolConversion } from './plan.js';
 
@@ -39,6 +39,7 @@ export function compileConversions(plan: ConversionPlan): EmittedFile[] {
   }
   const inputs: InputRef[] = [{ name: newer.label, hash: newer.hash }, { name: older.label, hash: older.hash }, ...ruleInputs];
   out.push({ path: index, contents: indexSource(plan, modules), inputs });
+  out.push({ path: ARTIFACT_PATHS.convertGaps(older.key, newer.key), contents: gapsSource(plan, declarations), inputs });
   const paths = { newerTypes: relativeTo(index, `releases/${newer.key}/types.js`), olderTypes: relativeTo(index, `releases/${older.key}/types.js`), runtime: relativeTo(index, 'runtime/agent.js') };
   out.push({ path: index.replace(/\.cjs$/, '.d.cts'), contents: declarationSource(plan, declarations, paths), inputs });
   return out;

@@ -1,4 +1,5 @@
 import type { Release } from '../../load/index.js';
+import type { ConversionPlan } from './plan.js';
 import { fieldsOf, placeKey } from './fields.js';
 
 /**
@@ -25,4 +26,19 @@ export function requestGaps(newer: Release, older: Release, tool: string): strin
     for (const name of place.requiredInBranch) if (!somewhere.has(name)) gaps.add(placeKey([...place.path, name]));
   }
   return [...gaps].sort();
+}
+
+/**
+ * `gaps.cjs` of a pair: per tool with any, its request gaps, which the runtime reads when it validates a converted
+ * request in the handler's release (a gap's absence is no defect there). Data only, as JSON literals.
+ */
+export function gapsSource(plan: ConversionPlan, tools: readonly { conversion: { tool: string }; gaps: readonly string[] }[]): string {
+  const rows = tools.filter((t) => t.gaps.length > 0).map((t) => `  ${JSON.stringify(t.conversion.tool)}: Object.freeze(${JSON.stringify(t.gaps)}),`);
+  return [
+    "'use strict';",
+    `// Request places AdCP ${plan.newer.version} requires and an AdCP ${plan.older.version} request may not carry, per tool: a`,
+    "// request converted up may lack them (the handler's types make them optional), and validation there allows it.",
+    `module.exports = Object.freeze({${rows.length > 0 ? `\n${rows.join('\n')}\n` : ''}});`,
+    '',
+  ].join('\n');
 }

@@ -1,5 +1,5 @@
 import { sha256, shortHash, parsePointer } from '../../shared/index.js';
-import { ARTIFACT_PATHS, type StripFn } from '../../../runtime/contract.js';
+import { ARTIFACT_PATHS, type StripFn } from '../../../runtime/artifacts/contract.js';
 import type { EmittedFile, InputRef, JsonSchema, Release, SchemaFile, ToolDef } from '../../load/index.js';
 import { StripAnalyzer } from './analysis.js';
 import { localResolver, type Resolver } from './schema-nodes.js';

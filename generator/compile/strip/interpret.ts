@@ -1,4 +1,4 @@
-import type { StripFn } from '../../../runtime/contract.js';
+import type { StripFn } from '../../../runtime/artifacts/contract.js';
 import type { JsonSchema } from '../../load/index.js';
 import { StripAnalyzer } from './analysis.js';
 import type { Group, Plan, Shape } from './plan.js';

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { ARTIFACT_PATHS } from '../../../runtime/contract.js';
+import { ARTIFACT_PATHS } from '../../../runtime/artifacts/contract.js';
 import { CodegenError, isPlainObject, walkSchema } from '../../shared/index.js';
 import { type EmittedFile, type InputRef, type Release, type SchemaFile, type ToolDef, createCompileAjv, type AjvInstance } from '../../load/index.js';
 import { selectTools } from '../select-tools.js';

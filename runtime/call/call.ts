@@ -1,0 +1,99 @@
+import type { AnyToolHandler, CallContext, CallToolResult, HandlerContext, ToolHandler } from '../api/agent-types.js';
+import type { AppliedNormalization } from '../artifacts/contract.js';
+import type { ProfileRelease } from '../artifacts/profile.js';
+import type { Served, ToolSlots } from '../artifacts/served.js';
+import type { AdcpErrorBody } from '../wire/errors.js';
+import { errorResult } from '../wire/results.js';
+import type { ItemsPlan } from './items.js';
+
+/**
+ * One call on its way through the stages (pipeline.ts): what each stage found, for the stages after it. A stage
+ * sets the fields it owns, in stage order; a field is read only by stages after the one that sets it.
+ */
+
+/** What a stage answers: the call's answer, ending it, or nothing to go on to the next stage. */
+export type Answer = CallToolResult;
+
+/** A step of the call, Fastify-hook style: small, named, ordered by the list in pipeline.ts. */
+export type Stage = (call: Call) => Answer | void | Promise<Answer | void>;
+
+/** Run on the way out, last registered first, with the answer the call is about to send (or a replacement). */
+export type OnAnswer = (answer: Answer, call: Call) => Answer | Promise<Answer>;
+
+/** What the stages consult besides the call itself: the profile's artifacts and the agent's hooks and services. */
+export interface CallEnv {
+  readonly served: Served;
+  /** AgentOptions.authorize: runs with the parsed value the handler will see, before the handler. */
+  readonly authorize?: (tool: string, value: Record<string, unknown>, ctx: HandlerContext) => void | Promise<void>;
+}
+
+export class Call {
+  /** The arguments exactly as the buyer sent them: the parse-once JSON copy (read). */
+  args!: Record<string, unknown>;
+  /** `{ context }`: the caller's context, copied before anything runs, what every answer echoes (read). */
+  echo: { context: unknown } | undefined;
+  /** The release answering the call (select); until then, the highest served. */
+  release: ProfileRelease;
+  /** The tool's artifacts in that release (select). */
+  slot!: ToolSlots;
+  /** The request as parsed in the answering release (parse): what convert-down reads the answer against. */
+  asked!: Record<string, unknown>;
+  /** The request the handler sees: `asked`, or converted up to the handler's release (convert-up). */
+  value!: Record<string, unknown>;
+  /** What parse did to the request on the way in. */
+  applied: { normalized: readonly AppliedNormalization[]; stripped: readonly string[] } = { normalized: [], stripped: [] };
+  /** A batch request some of whose items failed their own schema (parse): answered item by item (items.ts). */
+  plan: ItemsPlan | undefined;
+  /** The handler for the answering release (handler). */
+  fn!: ToolHandler<any, any, any>;
+  /** The release that handler is written in: the answering one, or the highest serving the tool (handler). */
+  shape!: ProfileRelease;
+  /** The answer's body, from the handler on (handle, convert-down, merge-items, envelope). */
+  body!: Record<string, unknown>;
+  /** Hooks run on the way out (idempotency completes or releases its claim). */
+  readonly onAnswer: OnAnswer[] = [];
+
+  constructor(
+    readonly env: CallEnv,
+    readonly tool: string,
+    /** The arguments as the transport passed them: read once (read.ts), never again. */
+    readonly input: unknown,
+    readonly handler: AnyToolHandler,
+    readonly ctx: CallContext,
+  ) {
+    this.release = env.served.releases[0]!;
+  }
+
+  get served(): Served {
+    return this.env.served;
+  }
+
+  /** What the authorize hook and the handler receive besides the request. */
+  handlerContext(): HandlerContext {
+    return (this.#hctx ??= {
+      ...this.ctx,
+      tool: this.tool,
+      release: this.release.key,
+      mode: this.served.mode,
+      ...this.applied,
+      ...(this.plan !== undefined ? { requestIndex: this.plan.requestIndex } : {}),
+    });
+  }
+
+  #hctx: HandlerContext | undefined;
+
+  /** An AdCP rejection of this call: the caller's context echoed, labelled with the answering release. */
+  reject(error: AdcpErrorBody): Answer {
+    return errorResult(error, this.echo, this.release.key);
+  }
+
+  /** Whether the handler is written in another release than the one answering (its request and answer converted). */
+  get converted(): boolean {
+    return this.shape !== this.release && this.plan?.body === undefined;
+  }
+}
+
+/** The success answer for a body: structuredContent, and the same JSON as text. */
+export function success(body: Record<string, unknown>): Answer {
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}

@@ -1,0 +1,18 @@
+import { agentFault } from '../wire/errors.js';
+import { responseEnvelope, statusDefined } from '../wire/response.js';
+import type { Answer, Call } from './call.js';
+
+/**
+ * The envelope the runtime owns: `adcp_version` the answering release, `context` the caller's, `status` completed
+ * unless the handler states another (response.ts). A field the tool's response schema refuses (a closed object that
+ * does not declare it) is left out; a handler's own `status` (async, or domain state) stays.
+ */
+export function envelope(call: Call): Answer | void {
+  const { served, slot, tool, release } = call;
+  const sent = call.body;
+  const made = responseEnvelope(sent, call.echo?.context, release.key, (body) => statusDefined(served.response(slot), body), !(release.domainStatus ?? []).includes(tool));
+  if (!made.ok) return call.reject(agentFault(tool, made.message));
+  const body = made.body;
+  for (const field of release.omitEnvelope?.[tool] ?? []) if (field !== 'status' || sent.status === undefined) delete body[field];
+  call.body = body;
+}

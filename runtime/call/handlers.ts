@@ -1,0 +1,61 @@
+import type { AnyToolHandler, HandlerMap, PerReleaseHandlers, ToolHandler } from '../api/agent-types.js';
+
+/**
+ * A handler set checked against the profile, as the transports take it: what the generated types state (a handler
+ * for every tool the profile serves, and for each release a per-release set answers; none for anything else) is
+ * checked here, once, where the set is registered (agent.mcpServerFactory at start-up, registerMcp, a2aExecutor), so
+ * a set that does not match — a profile changed and the agent not rebuilt — fails before a buyer's call, naming every
+ * missing and extra tool. get_adcp_capabilities alone may be left out: it is served from the profile.
+ */
+export interface HandlerProfile {
+  readonly name: string;
+  /** Every tool the profile serves in some release. */
+  readonly tools: ReadonlySet<string>;
+  /** The served releases that serve `tool`, highest first. */
+  releasesServing(tool: string): readonly string[];
+  /** The profile's get_adcp_capabilities body as served in release `key`. */
+  capabilities(key: string): Record<string, unknown>;
+}
+
+export function checkHandlers(handlers: HandlerMap<string>, profile: HandlerProfile): Readonly<Record<string, AnyToolHandler>> {
+  const { name, tools } = profile;
+  if (handlers === null || typeof handlers !== 'object') throw new Error(`adcp-codegen: handlers for profile ${name} must be an object of tool handlers`);
+  const out: Record<string, AnyToolHandler> = {};
+  const extra: string[] = [];
+  const missing: string[] = [];
+  for (const tool of Object.keys(handlers)) {
+    const h = handlers[tool];
+    if (h === undefined) continue;
+    if (!tools.has(tool)) {
+      extra.push(tool);
+      continue;
+    }
+    if (typeof h === 'function') {
+      out[tool] = h;
+      continue;
+    }
+    const releases = profile.releasesServing(tool);
+    for (const key of releases) if (typeof ownHandler(h, key) !== 'function') missing.push(`${tool} (AdCP ${key})`);
+    for (const key of Object.keys(h)) if (!releases.includes(key)) extra.push(`${tool} (AdCP ${key})`);
+    // Kept as the per-release set: a set is never converted (each handler answers in its own release).
+    out[tool] = h;
+  }
+  // The one handler the profile itself can give: its capabilities as each release states them — per release, so
+  // never converted. The profile's own object: `call` copies every handler result before anything reads it.
+  if (tools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
+    out.get_adcp_capabilities = Object.fromEntries(profile.releasesServing('get_adcp_capabilities').map((key) => [key, () => profile.capabilities(key)]));
+  }
+  for (const tool of [...tools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
+  const problems = [
+    ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
+    ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
+  ];
+  if (problems.length > 0) throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
+  return Object.freeze(out);
+}
+
+/** The handler of a per-release set for one release, own properties only. */
+export function ownHandler(set: PerReleaseHandlers, release: string): ToolHandler<any, any, any> | undefined {
+  const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
+  return typeof h === 'function' ? h : undefined;
+}

@@ -1,0 +1,30 @@
+import { authorize } from './authorize.js';
+import { success, type Answer, type Call, type Stage } from './call.js';
+import { convertDown } from './convert-down.js';
+import { convertUp } from './convert-up.js';
+import { envelope } from './envelope.js';
+import { handle } from './handle.js';
+import { mergeItems } from './merge-items.js';
+import { parse } from './parse.js';
+import { read } from './read.js';
+import { select } from './select.js';
+import { verify } from './verify.js';
+
+/**
+ * A call, stage by stage (docs/runtime.md): each stage reads what earlier ones found on the Call and either answers,
+ * ending the call, or goes on. A protocol service is a stage here, never a branch inside another.
+ */
+export const STAGES: readonly Stage[] = [read, select, parse, convertUp, authorize, handle, convertDown, mergeItems, envelope, verify];
+
+/** Runs the stages, then the answer hooks they registered (last first), and returns the call's answer. */
+export async function runCall(call: Call, stages: readonly Stage[] = STAGES): Promise<Answer> {
+  let answer: Answer | void = undefined;
+  for (const stage of stages) {
+    const step = stage(call);
+    answer = step instanceof Promise ? await step : step;
+    if (answer !== undefined) break;
+  }
+  let out = answer ?? success(call.body);
+  for (let i = call.onAnswer.length - 1; i >= 0; i--) out = await call.onAnswer[i]!(out, call);
+  return out;
+}
