@@ -2,7 +2,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, chownSync, existsSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join, relative, isAbsolute } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import pg from 'pg';
 import { removeTempDir, systemTempDir, tempDir } from './temp.js';
 
@@ -152,9 +152,11 @@ function tail(text: string, lines = 8): string {
 }
 
 /**
- * Lets the `postgres` user reach `dir`: every ancestor inside the test run's scratch directory it cannot search
- * gains o+x (search, not listing; the scratch directory is removed at exit). An ancestor at or above the system temp
- * dir it cannot search is not ours to change: that is an error.
+ * Lets the `postgres` user reach `dir`: every ancestor it cannot search that belongs to the test run gains o+x
+ * (search, not listing; those directories are removed at exit). The run's are its scratch directories, temp.ts's
+ * `adcp-test-run-*`, and what is inside them: nested ones too, since a runner that imports temp.ts (test/real/run.ts)
+ * hands its children a TMPDIR inside its own scratch, so a child's systemTempDir is the runner's scratch. An ancestor
+ * above them it cannot search is not ours to change: that is an error.
  */
 function letReach(who: RunAs, dir: string): void {
   const canSearch = (path: string): boolean => {
@@ -163,10 +165,13 @@ function letReach(who: RunAs, dir: string): void {
     if (s.gid === who.gid || who.groups!.includes(s.gid)) return (s.mode & 0o010) !== 0;
     return (s.mode & 0o001) !== 0;
   };
-  const ours = (path: string): boolean => {
-    const rel = relative(systemTempDir, path);
-    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  const inside = (root: string, path: string): boolean => {
+    const rel = relative(root, path);
+    return !rel.startsWith('..') && !isAbsolute(rel);
   };
+  let outermost: string | undefined;
+  for (let p = dir; dirname(p) !== p; p = dirname(p)) if (basename(p).startsWith('adcp-test-run-')) outermost = p;
+  const ours = (path: string): boolean => (outermost !== undefined && inside(outermost, path)) || (path !== systemTempDir && inside(systemTempDir, path));
   const ancestors: string[] = [];
   for (let p = dirname(dir); ; p = dirname(p)) {
     ancestors.push(p);
