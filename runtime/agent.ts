@@ -51,6 +51,12 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     },
     a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, bind(handlers as HandlerMap<string>), a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),
+    httpHandler: () => {
+      throw new Error('adcp-codegen: httpHandler is not implemented yet');
+    },
+    serve: () => Promise.reject(new Error('adcp-codegen: serve is not implemented yet')),
+    ready: async () => {},
+    close: async () => {},
   };
   return agent;
 }

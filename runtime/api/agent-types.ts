@@ -1,4 +1,6 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './a2a-types.js';
+import type { AuthPrincipal, HttpHandler, HttpOptions, RunningServer, ServeOptions } from './http-types.js';
+import type { IdempotencyOptions, StoreOption } from './service-types.js';
 import type { AdcpError } from '../wire/errors.js';
 import type { AppliedNormalization, Issue, NormalizeResult, StripResult } from '../artifacts/contract.js';
 
@@ -19,10 +21,22 @@ export interface AgentOptions {
    * to reject. Never sees the raw arguments: authorization decides on exactly what will be executed.
    */
   authorize?: (tool: string, value: Record<string, unknown>, ctx: HandlerContext) => void | Promise<void>;
+  /** Where durable protocol state lives (idempotency records …); default from `DATABASE_URL` / `ADCP_STATE_DIR`. */
+  store?: StoreOption;
+  idempotency?: IdempotencyOptions;
 }
 
 /** Per-call information from the transport (auth, request id …), passed through to the handler. */
 export interface CallContext {
+  /**
+   * The authenticated agent calling (the HTTP entry's authenticator said so): idempotency keys are scoped to it.
+   * Absent on an unauthenticated call.
+   */
+  principal?: string;
+  /** What the authenticator returned, the credential itself left out. */
+  auth?: Omit<AuthPrincipal, 'token'>;
+  /** Aborted when the call is abandoned (the handler timeout, the client gone). */
+  signal?: AbortSignal;
   [key: string]: unknown;
 }
 
@@ -148,4 +162,22 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
    */
   a2aExecutor(handlers: Handlers, options?: A2AExecutorOptions): A2AExecutor;
   a2aSkills(release?: string): A2ASkill[];
+  /**
+   * The HTTP entry, for node:http's `createServer(handler)` or Express's `app.use(handler)`: MCP at `/mcp`, A2A at
+   * `/a2a` and its agent card, authentication before any pipeline work. Checks `handlers` now, as mcpServerFactory does.
+   */
+  httpHandler(handlers: Handlers, options?: HttpOptions): HttpHandler;
+  /**
+   * The HTTP entry on its own node:http server, with the limits a deployment needs (timeouts, keep-alive, a
+   * connection cap): opens and probes the store first (`ready`), so a bad DATABASE_URL fails the start, not a call.
+   */
+  serve(handlers: Handlers, options?: ServeOptions): Promise<RunningServer>;
+  /**
+   * Opens the store (runs its migration once, probes it): a `DATABASE_URL` that cannot be reached or a state
+   * directory that cannot be opened fails here in one line naming the host or the directory. Calls open it on
+   * first need without this.
+   */
+  ready(): Promise<void>;
+  /** Releases the store (its pool, its file). */
+  close(): Promise<void>;
 }

@@ -53,7 +53,7 @@ function register(agent: Agent, low: LowLevelServer, sdk: McpTypes, callSchema: 
     const sent = (params as Record<string, unknown>).arguments;
     const args = sent === undefined ? {} : sent;
     // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
-    return callBound(agent, handlers, name, args, { authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
+    return callBound(agent, handlers, name, args, { ...principalOf(extra.authInfo), authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal as AbortSignal | undefined });
   });
 }
 
@@ -108,4 +108,14 @@ function lowLevelServer(server: unknown): LowLevelServer {
     throw new Error('adcp-codegen: registerMcp needs an @modelcontextprotocol/sdk McpServer or Server');
   }
   return candidate as LowLevelServer;
+}
+
+/**
+ * The authenticated agent, from the MCP SDK's AuthInfo (the HTTP entry sets `clientId` to the authenticator's
+ * principal, and `extra.principal` to the rest of what it said, the credential left out).
+ */
+function principalOf(authInfo: unknown): { principal?: string; auth?: Record<string, unknown> } {
+  if (!isObject(authInfo) || typeof authInfo.clientId !== 'string' || authInfo.clientId === '') return {};
+  const extra = isObject(authInfo.extra) && isObject(authInfo.extra.principal) ? authInfo.extra.principal : undefined;
+  return { principal: authInfo.clientId, ...(extra !== undefined ? { auth: extra } : {}) };
 }

@@ -1,0 +1,92 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { A2AExecutorOptions } from './a2a-types.js';
+
+/**
+ * The HTTP entry's API (transports/http/): one handler serving MCP Streamable HTTP at `/mcp` and A2A (JSON-RPC at
+ * `/a2a`, the agent card at `/.well-known/agent-card.json`) on one port, with authentication before any pipeline
+ * work. Types only, structural: the generated set imports nothing from node:http's users or @adcp/sdk.
+ */
+
+/**
+ * Who is calling, as an authenticator says: @adcp/sdk/server's `AuthPrincipal` (`verifyApiKey`, `verifyBearer` and
+ * `anyOf` return it), or what any function of the agent's own returns. `principal` identifies the authenticated
+ * agent: it scopes idempotency keys and reaches `authorize` and every handler as `ctx.principal`.
+ */
+export interface AuthPrincipal {
+  principal: string;
+  /** The credential that authenticated the request. Never logged, never echoed. */
+  token?: string;
+  scopes?: string[];
+  expiresAt?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * Authenticates one HTTP request from its headers (the body is not read yet): a principal, `null` for "no
+ * credentials of mine here" (the next authenticator, or 401), or a throw for "credentials presented and refused"
+ * (401 `invalid_token`). @adcp/sdk/server's `verifyApiKey({ keys })`, `verifyBearer({ jwksUri, issuer, audience })`
+ * and `anyOf(...)` are Authenticators, and so is `basicAuth(...)` from this runtime.
+ */
+export type Authenticator = (req: IncomingMessage) => AuthPrincipal | null | Promise<AuthPrincipal | null>;
+
+export interface HttpLimits {
+  /** Largest request body read, in bytes (default 4 MiB): larger is 413 before any pipeline work. */
+  bodyBytes?: number;
+  /** Time to receive a whole request body once its headers are in, in ms (default 30 s): slower is 408. */
+  bodyTimeoutMs?: number;
+}
+
+export interface HttpOptions {
+  /**
+   * Authenticates every request before any pipeline work. Absent: no authentication (a development server; `serve`
+   * warns). A protected call without credentials, or with refused ones, is HTTP 401 with `WWW-Authenticate`, over
+   * MCP and A2A alike.
+   */
+  authenticate?: Authenticator;
+  /**
+   * Tools a caller may use without credentials (AdCP's tiered model: discovery is public). Default
+   * `['get_adcp_capabilities']`. MCP's initialize, tools/list and ping, and the A2A agent card, are public too.
+   */
+  publicTools?: readonly string[];
+  /**
+   * RFC 9728 protected-resource metadata, served at `/.well-known/oauth-protected-resource/mcp` and named in the 401's
+   * `WWW-Authenticate` (`resource_metadata`), only when an OAuth authorization server really issues the bearer
+   * tokens this agent accepts: `{ resource: 'https://agent.example/mcp', authorizationServers: ['https://issuer'] }`.
+   */
+  protectedResource?: { resource: string; authorizationServers: readonly string[]; scopesSupported?: readonly string[] };
+  limits?: HttpLimits;
+  /** The MCP server's name and version in its initialize answer (default: the profile's name, 1.0.0). */
+  mcp?: { name?: string; version?: string };
+  /**
+   * A2A at `/a2a` and the agent card, with @a2a-js/sdk resolved from the agent's own dependencies; `false` serves
+   * MCP alone. Default: served when @a2a-js/sdk is installed.
+   */
+  a2a?: false | (A2AExecutorOptions & { card?: Record<string, unknown>; maxTasks?: number });
+  /** The public base URL the agent card and the protected-resource metadata name (default: from the listening address). */
+  publicUrl?: string;
+}
+
+/** A request handler for node:http's `createServer` and Express (`app.use(handler)`): `next` is called for paths it does not serve. */
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
+
+export interface ServeOptions extends HttpOptions {
+  /** Default: `PORT`, else 3000. */
+  port?: number;
+  /** Default: `HOST`, else 127.0.0.1. */
+  host?: string;
+  /** Default 65 s: longer than the 60 s idle timeout of common proxies and load balancers, so they close first. */
+  keepAliveTimeoutMs?: number;
+  /** Default 10 s: a client slower than this to send its request headers is cut off (Node's own default is 60 s). */
+  headersTimeoutMs?: number;
+  /** Default 30 s: the whole request, headers and body (Node's own default is 300 s). */
+  requestTimeoutMs?: number;
+  /** Default 1,024 open connections; more are refused at accept. */
+  maxConnections?: number;
+}
+
+/** A running server: where it listens, and how to stop it (open connections are closed, the store released). */
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
