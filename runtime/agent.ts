@@ -6,6 +6,7 @@ import { toolsLists } from './artifacts/tools-list.js';
 import { Call, type CallEnv } from './call/call.js';
 import { checkHandlers } from './call/handlers.js';
 import { runCall } from './call/pipeline.js';
+import { agentServices } from './services/agent-services.js';
 import { a2aSkills, createA2AExecutor } from './transports/a2a.js';
 import { mcpRegistrar, registerMcp } from './transports/mcp.js';
 
@@ -22,7 +23,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   if (mode !== 'production' && mode !== 'development') throw new Error(`adcp-codegen: mode must be "production" or "development"`);
   const served = openServed(fileURLToPath(base), name, mode);
   const lists = toolsLists(served);
-  const env: CallEnv = { served, authorize: options.authorize };
+  const services = agentServices(served, options);
+  const env: CallEnv = { served, authorize: options.authorize, idempotency: services.idempotency, handlerTimeoutMs: services.handlerTimeoutMs };
   // Checked where a handler set is registered, once: a set that does not match the profile fails before any call.
   const bind = (handlers: HandlerMap<string>) =>
     checkHandlers(handlers, { name, tools: served.tools, releasesServing: served.releasesServing, capabilities: (key) => served.release(key).capabilities });
@@ -55,8 +57,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
       throw new Error('adcp-codegen: httpHandler is not implemented yet');
     },
     serve: () => Promise.reject(new Error('adcp-codegen: serve is not implemented yet')),
-    ready: async () => {},
-    close: async () => {},
+    ready: services.ready,
+    close: services.close,
   };
   return agent;
 }

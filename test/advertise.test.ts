@@ -73,7 +73,7 @@ test('envelope fields a closed response refuses are left out; an open one takes 
     },
   });
   const release = loadRelease(dir);
-  assert.equal(refusedEnvelopeFields(release, release.tools.get('make_thing')!), ['adcp_version', 'context']);
+  assert.equal(refusedEnvelopeFields(release, release.tools.get('make_thing')!), ['adcp_version', 'context', 'replayed']);
   assert.equal(refusedEnvelopeFields(release, release.tools.get('get_things')!), ['status']);
   assert.equal(refusedEnvelopeFields(release, release.tools.get('get_adcp_capabilities')!), []);
 });

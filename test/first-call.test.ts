@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
@@ -30,6 +30,8 @@ writeFileSync(
   }),
 );
 const out = join(work, 'generated');
+// As in an agent's repository, its dependencies beside the set: the runtime's store (better-sqlite3) resolves from there.
+symlinkSync(join(repoRoot, 'node_modules'), join(work, 'node_modules'), 'dir');
 
 /** Files reachable from one module by its literal relative requires (lazy ones included): its static closure. */
 function staticClosure(start: string): Set<string> {

@@ -1,7 +1,7 @@
 import Handlebars from 'handlebars';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Advertisement, type ToolsListEntry, servedCapabilities, refusedEnvelopeFields, statusIsDomainState } from '../project/index.js';
+import { type Advertisement, type ToolsListEntry, servedCapabilities, refusedEnvelopeFields, statusIsDomainState, idempotentTools } from '../project/index.js';
 import type { EmittedFile, InputRef, Profile } from '../load/index.js';
 import { commentText, generatorVersion, jsonText, packageRoot, sha256 } from '../shared/index.js';
 import { prebundled, runtimeSources, sourceHash } from './prebundle.js';
@@ -147,6 +147,9 @@ export function profileFiles(data: ProfileData): EmittedFile[] {
         domainStatus: entries.filter((e) => statusIsDomainState(release, release.tools.get(e.name)!)).map((e) => e.name),
         // Batch tools answering items one by one (releases/<key>/items/<tool>.cjs).
         itemOutcomes: entries.filter((e) => itemOutcomes(release, release.tools.get(e.name)!) !== undefined).map((e) => e.name),
+        // Tools whose request declares idempotency_key: the runtime keeps AdCP's replay contract for a key sent to
+        // them, counting new keys against the write or the read budget.
+        idempotency: idempotentTools(release, entries.map((e) => e.name)),
       };
     }),
     // Tools whose endpoint tools/list advertises an outputSchema: MCP clients check their structured results, so the

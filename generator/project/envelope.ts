@@ -2,10 +2,10 @@ import type { Release, ToolDef } from '../load/index.js';
 import { isPlainObject } from '../shared/index.js';
 
 /**
- * Fields the runtime adds to every success body: the task `status` (when the handler gave none), the release, and
- * the caller's `context` echoed.
+ * Fields the runtime adds to success bodies: the task `status` (when the handler gave none), the release, the
+ * caller's `context` echoed, and `replayed: true` on an idempotent replay.
  */
-export const ENVELOPE_FIELDS = ['status', 'adcp_version', 'context'] as const;
+export const ENVELOPE_FIELDS = ['status', 'adcp_version', 'context', 'replayed'] as const;
 
 /**
  * The envelope fields a tool's canonical response schema refuses: some AdCP 3.2 responses are closed objects that

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AExecutorOptions } from './a2a-types.js';
 
 /**
@@ -6,6 +5,23 @@ import type { A2AExecutorOptions } from './a2a-types.js';
  * `/a2a`, the agent card at `/.well-known/agent-card.json`) on one port, with authentication before any pipeline
  * work. Types only, structural: the generated set imports nothing from node:http's users or @adcp/sdk.
  */
+
+/**
+ * What the entry reads of node:http's IncomingMessage, structurally: the set's public types need no @types/node, and
+ * node:http's request (and Express's) is one.
+ */
+export interface IncomingRequest {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: { readonly [name: string]: string | string[] | undefined };
+}
+
+/** What the entry writes through, structurally: node:http's ServerResponse (and Express's) is one. */
+export interface OutgoingResponse {
+  readonly headersSent: boolean;
+  writeHead(status: number, headers?: Record<string, string | number | readonly string[]>): unknown;
+  end(body?: string | Uint8Array): unknown;
+}
 
 /**
  * Who is calling, as an authenticator says: @adcp/sdk/server's `AuthPrincipal` (`verifyApiKey`, `verifyBearer` and
@@ -27,7 +43,7 @@ export interface AuthPrincipal {
  * (401 `invalid_token`). @adcp/sdk/server's `verifyApiKey({ keys })`, `verifyBearer({ jwksUri, issuer, audience })`
  * and `anyOf(...)` are Authenticators, and so is `basicAuth(...)` from this runtime.
  */
-export type Authenticator = (req: IncomingMessage) => AuthPrincipal | null | Promise<AuthPrincipal | null>;
+export type Authenticator = (req: IncomingRequest) => AuthPrincipal | null | Promise<AuthPrincipal | null>;
 
 export interface HttpLimits {
   /** Largest request body read, in bytes (default 4 MiB): larger is 413 before any pipeline work. */
@@ -42,7 +58,8 @@ export interface HttpOptions {
    * warns). A protected call without credentials, or with refused ones, is HTTP 401 with `WWW-Authenticate`, over
    * MCP and A2A alike.
    */
-  authenticate?: Authenticator;
+  // Method syntax on purpose: an authenticator typed for node's own IncomingMessage (@adcp/sdk's) is accepted too.
+  authenticate?(req: IncomingRequest): AuthPrincipal | null | Promise<AuthPrincipal | null>;
   /**
    * Tools a caller may use without credentials (AdCP's tiered model: discovery is public). Default
    * `['get_adcp_capabilities']`. MCP's initialize, tools/list and ping, and the A2A agent card, are public too.
@@ -67,7 +84,7 @@ export interface HttpOptions {
 }
 
 /** A request handler for node:http's `createServer` and Express (`app.use(handler)`): `next` is called for paths it does not serve. */
-export type HttpHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
+export type HttpHandler = (req: IncomingRequest, res: OutgoingResponse, next?: (error?: unknown) => void) => Promise<void>;
 
 export interface ServeOptions extends HttpOptions {
   /** Default: `PORT`, else 3000. */

@@ -4,6 +4,7 @@ import type { ProfileRelease } from '../artifacts/profile.js';
 import type { Served, ToolSlots } from '../artifacts/served.js';
 import type { AdcpErrorBody } from '../wire/errors.js';
 import { errorResult } from '../wire/results.js';
+import type { IdempotencyService } from '../services/idempotency/service.js';
 import type { ItemsPlan } from './items.js';
 
 /**
@@ -25,6 +26,10 @@ export interface CallEnv {
   readonly served: Served;
   /** AgentOptions.authorize: runs with the parsed value the handler will see, before the handler. */
   readonly authorize?: (tool: string, value: Record<string, unknown>, ctx: HandlerContext) => void | Promise<void>;
+  /** The replay contract, when the profile declares a replay window. */
+  readonly idempotency?: IdempotencyService;
+  /** How long a handler may run (call/handle.ts). */
+  readonly handlerTimeoutMs: number;
 }
 
 export class Call {
@@ -68,10 +73,17 @@ export class Call {
     return this.env.served;
   }
 
-  /** What the authorize hook and the handler receive besides the request. */
+  /** Aborted when the runtime abandons the call's handler (the handler timeout, call/handle.ts). */
+  readonly abandon = new AbortController();
+
+  /**
+   * What the authorize hook and the handler receive besides the request; `ctx.signal` aborts when the transport's own
+   * signal does or the runtime abandons the handler.
+   */
   handlerContext(): HandlerContext {
     return (this.#hctx ??= {
       ...this.ctx,
+      signal: this.ctx.signal instanceof AbortSignal ? AbortSignal.any([this.ctx.signal, this.abandon.signal]) : this.abandon.signal,
       tool: this.tool,
       release: this.release.key,
       mode: this.served.mode,

@@ -1,4 +1,5 @@
 import { AdcpError, agentFault, type AdcpErrorBody } from '../wire/errors.js';
+import { serviceUnavailable } from '../wire/idempotency-errors.js';
 import { jsonCopy } from '../wire/json-copy.js';
 import { isAdcpErrorBody, thrownBody } from '../wire/response.js';
 import type { Answer, Call } from './call.js';
@@ -6,12 +7,28 @@ import type { Answer, Call } from './call.js';
 /**
  * The handler, and its answer read once: a JSON object body, or an AdCP error (returned, thrown, or `{ adcp_error }`).
  * A batch request with no valid item left is answered by the runtime's own rows (items.ts); the handler is not called.
+ * A handler still running at the handler timeout is abandoned: `ctx.signal` aborts, the call answers
+ * SERVICE_UNAVAILABLE, and an idempotency claim it held is released (security.mdx rule 9: an in-flight key lives no
+ * longer than the handler timeout), so a retry may run it again.
  */
 export async function handle(call: Call): Promise<Answer | void> {
   let result: unknown;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    // The transport's context is copied inside the guard (handlerContext): a getter there is the host's bug.
-    result = call.plan?.body ?? (await call.fn(call.value, call.handlerContext()));
+    if (call.plan?.body !== undefined) result = call.plan.body;
+    else {
+      // The transport's context is copied inside the guard (handlerContext): a getter there is the host's bug.
+      const hctx = call.handlerContext();
+      const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
+        timer = setTimeout(() => resolve(TIMED_OUT), call.env.handlerTimeoutMs);
+      });
+      result = await Promise.race([call.fn(call.value, hctx), timedOut]);
+      if (result === TIMED_OUT) {
+        call.abandon.abort(new Error('the handler timeout passed'));
+        process.emitWarning(`adcp-codegen: the handler for ${call.tool} did not finish within ${call.env.handlerTimeoutMs / 1000} s; its call was answered SERVICE_UNAVAILABLE`);
+        return call.reject(serviceUnavailable(`${call.tool}: the agent did not finish this request in time; retry with the same idempotency_key`));
+      }
+    }
     if (result instanceof AdcpError) throw result;
     // A result with throwing getters, cycles or BigInts is the agent's failure, answered as one.
     const copy = jsonCopy(result);
@@ -19,9 +36,13 @@ export async function handle(call: Call): Promise<Answer | void> {
     result = copy.value;
   } catch (e) {
     return call.reject(thrownBody(call.tool, e));
+  } finally {
+    clearTimeout(timer);
   }
   if (result === null || typeof result !== 'object' || Array.isArray(result)) return call.reject(agentFault(call.tool, 'the handler returned no response object'));
   const body = result as Record<string, unknown>;
   if (isAdcpErrorBody(body.adcp_error)) return call.reject(body.adcp_error as AdcpErrorBody);
   call.body = body;
 }
+
+const TIMED_OUT: unique symbol = Symbol('timed out');

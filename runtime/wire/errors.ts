@@ -12,6 +12,8 @@ export interface AdcpErrorBody {
   field?: string;
   issues?: Issue[];
   suggestion?: string;
+  /** Seconds to wait before retrying (RATE_LIMITED, IDEMPOTENCY_IN_FLIGHT, SERVICE_UNAVAILABLE). */
+  retry_after?: number;
   details?: Record<string, unknown>;
 }
 

@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 /**
  * One valid AdCP create_media_buy request (valid in 3.0.6 and 3.2), shared by tests and benches so every figure
  * and assertion speaks about the same payload. Returns a fresh object each time.
  */
 export function createMediaBuyRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    idempotency_key: 'c0ffee00-0000-4000-8000-000000000001',
+    // A fresh key per request, as AdCP's buyer obligations require: the runtime keeps the replay contract, so a key
+    // reused with another payload is IDEMPOTENCY_CONFLICT.
+    idempotency_key: randomUUID(),
     account: { account_id: 'acc_1' },
     brand: { domain: 'acme.example' },
     start_time: 'asap',

@@ -42,6 +42,15 @@ export const userCacheDir = process.env.ADCP_TEST_USER_CACHE ?? tempDir('adcp-us
 process.env.ADCP_CODEGEN_CACHE_DIR = userCacheDir;
 
 /**
+ * The agents' embedded store (runtime/stores/open.ts) for the run: a state directory of the run's own, so no test reads
+ * or writes the user's `~/.local/state/adcp-agent`, and nothing of it outlives the run. A test that needs a store of
+ * its own names one (`store: 'memory'`, `{ stateDir }`); a DATABASE_URL of the environment is not the tests' to use.
+ */
+export const stateDir = tempDir('adcp-state-');
+process.env.ADCP_STATE_DIR = stateDir;
+delete process.env.DATABASE_URL;
+
+/**
  * What the code under test puts in the temp dir by design: the private cache's last-resort place, used when neither
  * the environment nor a home directory offers one.
  */

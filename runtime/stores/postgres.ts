@@ -1,0 +1,83 @@
+import { agentPackage } from '../artifacts/packages.js';
+import { reasonOf, StoreUnavailable, type Sql } from './sql.js';
+
+/**
+ * A PostgreSQL server every instance of the agent shares (`DATABASE_URL`), through the agent's own `pg` package: one
+ * pool per process. A connection lost is the pool's to replace; an idle client's error is logged, never thrown at
+ * the process (pg re-emits it on the pool, and an unhandled 'error' event would crash it).
+ */
+
+interface PgPool {
+  query(text: string, params?: readonly unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+  connect(): Promise<PgClient>;
+  on(event: 'error', listener: (e: unknown) => void): void;
+  end(): Promise<void>;
+}
+interface PgClient {
+  query(text: string, params?: readonly unknown[]): Promise<unknown>;
+  release(error?: unknown): void;
+}
+interface PgModule {
+  Pool: new (config: Record<string, unknown>) => PgPool;
+}
+
+/** Where a URL points, for messages: host, port and database, never the user's password. */
+export function postgresWhere(url: string): string {
+  try {
+    const u = new URL(url);
+    return `PostgreSQL at ${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname.length > 1 ? u.pathname : ''}`;
+  } catch {
+    return 'PostgreSQL (DATABASE_URL)';
+  }
+}
+
+/** A lock id of the agent's own for migrations (any constant: two instances starting together migrate one at a time). */
+const MIGRATION_LOCK = 7_247_116_901;
+
+export function openPostgres(url: string, options: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number } = {}): Sql {
+  const where = postgresWhere(url);
+  const { Pool } = agentPackage<PgModule>('pg', 'a DATABASE_URL store (PostgreSQL)');
+  const pool = new Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    idleTimeoutMillis: 30_000,
+    // A statement the server cannot finish in time fails the call it serves (transient), rather than holding it.
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    application_name: 'adcp-agent',
+  });
+  pool.on('error', (e) => process.emitWarning(`adcp-codegen: ${where}: an idle connection failed: ${reasonOf(e)}`));
+  return {
+    dialect: 'postgres',
+    where,
+    durable: true,
+    async query(text, params = []) {
+      try {
+        const r = await pool.query(text, params);
+        return { rows: r.rows, rowCount: r.rowCount ?? r.rows.length };
+      } catch (e) {
+        throw new StoreUnavailable(where, e);
+      }
+    },
+    async migrate(statements) {
+      let client: PgClient;
+      try {
+        client = await pool.connect();
+      } catch (e) {
+        throw new StoreUnavailable(where, e);
+      }
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+        for (const statement of statements) await client.query(statement);
+        await client.query('COMMIT');
+        client.release();
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(e);
+        throw new StoreUnavailable(where, e);
+      }
+    },
+    close: () => pool.end(),
+  };
+}
