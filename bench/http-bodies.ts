@@ -1,0 +1,91 @@
+import { createMediaBuyRequest } from '../test/helpers/payloads.js';
+
+/**
+ * bench/http: the fixed AdCP 3.0.6 bodies both servers answer and the load generator sends, one copy for both sides
+ * (the servers' children import this module too), so every request body is byte-identical whichever server gets it.
+ * Each is valid against 3.0.6's canonical schemas (the peer checks its answers strictly by default, and the check
+ * in http.ts fails the bench on any error result).
+ */
+export const API_KEY = 'sk_bench_http_0123456789abcdef';
+export const PRINCIPAL = 'bench-buyer';
+
+/** A get_products brief request (3.0.6 media-buy/get-products-request.json). */
+export const GET_PRODUCTS_REQUEST = {
+  buying_mode: 'brief',
+  brief: 'Homepage takeover for a product launch in the first week of December',
+  brand: { domain: 'acme.example' },
+  account: { account_id: 'acc_1' },
+  preferred_delivery_types: ['guaranteed'],
+};
+
+const REPORTING = {
+  available_reporting_frequencies: ['daily'],
+  expected_delay_minutes: 240,
+  timezone: 'UTC',
+  supports_webhooks: false,
+  available_metrics: ['impressions', 'spend', 'clicks'],
+  date_range_support: 'date_range',
+};
+
+/** Its answer: two guaranteed products (3.0.6 media-buy/get-products-response.json, core/product.json). */
+export const GET_PRODUCTS_RESPONSE = {
+  products: [
+    {
+      product_id: 'homepage_takeover',
+      name: 'Homepage takeover',
+      description: 'Reserved homepage takeover, 100% share of voice for a day.',
+      publisher_properties: [{ publisher_domain: 'news.example', selection_type: 'all' }],
+      channels: ['display'],
+      format_ids: [{ agent_url: 'https://creative.adcontextprotocol.org', id: 'display_970x250' }],
+      delivery_type: 'guaranteed',
+      pricing_options: [
+        { pricing_option_id: 'cpm_fixed', pricing_model: 'cpm', currency: 'USD', fixed_price: 42 },
+        { pricing_option_id: 'flat_day', pricing_model: 'flat_rate', currency: 'USD', fixed_price: 25000 },
+      ],
+      reporting_capabilities: REPORTING,
+    },
+    {
+      product_id: 'run_of_site_display',
+      name: 'Run-of-site display',
+      description: 'Medium rectangle across every section, reserved volume at a fixed CPM.',
+      publisher_properties: [{ publisher_domain: 'news.example', selection_type: 'all' }],
+      channels: ['display'],
+      format_ids: [{ agent_url: 'https://creative.adcontextprotocol.org', id: 'display_300x250' }],
+      delivery_type: 'guaranteed',
+      pricing_options: [{ pricing_option_id: 'cpm_standard', pricing_model: 'cpm', currency: 'USD', fixed_price: 12 }],
+      reporting_capabilities: REPORTING,
+    },
+  ],
+};
+
+/**
+ * The validation probe: a get_products request whose brief is this makes both servers' get_products handler answer
+ * INVALID_PRODUCTS_RESPONSE (a product without its required fields), so the bench can see which side validates
+ * responses. Sent once per server before measuring, never during.
+ */
+export const INVALID_RESPONSE_BRIEF = 'bench: answer an invalid body';
+export const INVALID_PRODUCTS_RESPONSE = { products: [{ product_id: 'homepage_takeover' }] };
+/** An invalid get_products request (buying_mode outside its enum). */
+export const INVALID_GET_PRODUCTS_REQUEST = { ...GET_PRODUCTS_REQUEST, buying_mode: 'everything' };
+
+/** The get_products handler of both servers. */
+export function getProductsHandler(args: { brief?: unknown }): unknown {
+  return args?.brief === INVALID_RESPONSE_BRIEF ? INVALID_PRODUCTS_RESPONSE : GET_PRODUCTS_RESPONSE;
+}
+
+/** test/helpers/payloads.ts's create_media_buy, with the idempotency_key the load generator replaces per request. */
+export const CREATE_MEDIA_BUY_REQUEST = createMediaBuyRequest();
+
+/** Its answer (3.0.6 media-buy/create-media-buy-response.json, the synchronous success arm). */
+export const CREATE_MEDIA_BUY_RESPONSE = {
+  media_buy_id: 'mb_1',
+  status: 'pending_creatives',
+  confirmed_at: '2026-12-02T10:00:00Z',
+  revision: 1,
+  packages: [{ package_id: 'pkg_1', product_id: 'homepage_takeover', pricing_option_id: 'cpm_fixed', budget: 1000 }],
+};
+
+/** The idempotency key of the n-th create_media_buy sent to one server (the same sequence for both servers). */
+export function idempotencyKey(n: number): string {
+  return `c0ffee00-0000-4000-8000-${String(n).padStart(12, '0')}`;
+}

@@ -1,0 +1,81 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * bench/http's server processes: each server in a child of its own (dist/bench/http-server.js), started, timed and
+ * stopped from here, and its CPU read from /proc (Linux) so a figure can say what each request costs the server.
+ */
+export type Side = 'ours' | 'peer';
+
+export interface ServerChild {
+  side: Side;
+  url: URL;
+  child: ChildProcess;
+  /** ms from spawn() to the child's "listening" line. */
+  readyMs: number;
+  /** spawn()'s performance.now(), for timing the first answer from the same origin. */
+  spawnedAt: number;
+  /** What the child has written to stderr so far. */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+const entry = join(dirname(fileURLToPath(import.meta.url)), 'http-server.js');
+const repoRoot = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return dir;
+})();
+
+/**
+ * `nodeArgs`: extra node flags (`--cpu-prof …`). The child's environment is this one's without NODE_ENV, so the
+ * peer runs with its default (non-production) validation whatever the bench's own environment says.
+ */
+export function startServer(side: Side, nodeArgs: readonly string[] = []): Promise<ServerChild> {
+  const env = { ...process.env };
+  delete env.NODE_ENV;
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, entry, side], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    const onExit = (code: number | null): void => reject(new Error(`bench/http: ${side} server exited (${code}) before listening: ${stderr.slice(0, 2000)}`));
+    child.once('exit', onExit);
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const nl = stdout.indexOf('\n');
+      if (nl < 0) return;
+      const readyMs = performance.now() - spawnedAt;
+      child.off('exit', onExit);
+      child.stdout!.removeAllListeners('data');
+      const { url } = JSON.parse(stdout.slice(0, nl)) as { url: string };
+      const stop = (): Promise<void> =>
+        new Promise((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          child.once('exit', () => done());
+          child.kill('SIGTERM');
+        });
+      resolve({ side, url: new URL(url), child, readyMs, spawnedAt, stderr: () => stderr, stop });
+    });
+  });
+}
+
+const TICK_MS = (() => {
+  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  const hz = Number(r.stdout?.trim());
+  return Number.isFinite(hz) && hz > 0 ? 1000 / hz : 10;
+})();
+
+/** A process's CPU so far (user + system, ms, clock-tick resolution), or undefined where /proc is not there. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return undefined;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(rest[11]) + Number(rest[12])) * TICK_MS;
+}
