@@ -4,7 +4,6 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { committedSet, EXAMPLE_ACCOUNTS, exampleHandlers } from './helpers/generated.js';
@@ -14,19 +13,12 @@ import { repoRoot } from './helpers/releases.js';
 /**
  * The reference seller (examples/seller/) on the committed set (AdCP 3.0.6), in development mode so the runtime checks
  * every answer against the release's response schema: the business rules AdCP's storyboards expect a seller to
- * enforce, account isolation, and the idempotency_key replay contract (security.mdx, "Idempotency"), which the
- * grader's storyboards cannot reach in full (its runner has no parallel dispatch and no rate-limit trip). AdCP 3.2
- * bodies are proved by AdCP's own grader in test/real/grader.test.ts.
+ * enforce, account isolation, and the idempotency_key replay contract as a seller's buyer sees it (the runtime keeps
+ * it: test/idempotency.test.ts has its rules one by one). AdCP 3.2 bodies are proved by AdCP's own grader in
+ * test/real/grader.test.ts.
  */
 const { loadProfile } = await committedSet();
 type Body = Record<string, any>;
-type Idempotency = {
-  run(call: { scope: string; budget: string; tool: string; key: string; args: Record<string, unknown>; kind: 'write' | 'read' }, execute: () => Promise<unknown>): Promise<any>;
-};
-const { createIdempotency } = (await import(pathToFileURL(join(repoRoot, 'examples/seller/idempotency.js')).href)) as {
-  createIdempotency(o?: { replayTtlSeconds?: number; now?: () => number; writes?: { sustainedPerSecond: number; burstPerSecond: number } }): Idempotency;
-};
-const { Rejection } = (await import(pathToFileURL(join(repoRoot, 'examples/seller/errors.js')).href)) as { Rejection: new (...a: never[]) => Error & { code: string; body(): Body } };
 
 async function seller() {
   const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
@@ -147,53 +139,6 @@ test('a mutating call replays by its idempotency_key: same answer, replayed, one
   assert.match(fixed.media_buy_id, /^mb_/);
   assert.is((await call('get_media_buys', { account: { account_id: 'acc_1' } })).media_buys.length, 2);
   await close();
-});
-
-test('replay rules in the store itself: concurrent retries, the hash exclusions, expiry, insert rate limits', async () => {
-  let clock = 1_000_000;
-  let store = createIdempotency({ replayTtlSeconds: 3600, now: () => clock });
-  const call = (args: Record<string, unknown>, k = 'key-0001-0000-0000') => ({ scope: 'agent', budget: 'agent\0acct', tool: 'create_media_buy', key: k, args, kind: 'write' as const });
-  const attempt = async (args: Record<string, unknown>, k?: string, execute = async () => ({ media_buy_id: `mb_${++executions}` })) => {
-    try {
-      return await store.run(call(args, k), execute);
-    } catch (e) {
-      if (e instanceof Rejection) return { adcp_error: e.body() };
-      throw e;
-    }
-  };
-  let executions = 0;
-  // Rule 9: the second of two concurrent requests waits for the first and replays it.
-  let release!: () => void;
-  const slow = new Promise<void>((r) => (release = r));
-  const racing = [attempt({ budget: 1 }, undefined, async () => (await slow, { media_buy_id: `mb_${++executions}` })), attempt({ budget: 1 })];
-  release();
-  const [a, b] = await Promise.all(racing);
-  assert.equal([a, b], [{ media_buy_id: 'mb_1' }, { media_buy_id: 'mb_1', replayed: true }]);
-  assert.is(executions, 1);
-  // The closed exclusion list: context, governance_context and push credentials are not the payload; ext is.
-  const push = (url: string, credentials: string) => ({ url, authentication: { schemes: ['Bearer'], credentials } });
-  const pushed = { budget: 1, context: { x: 1 }, governance_context: 'tok-1', push_notification_config: push('https://b.example/h', 'secret-one-000000000000000000000') };
-  const k = 'key-0009-0000-0000';
-  assert.match((await attempt(pushed, k)).media_buy_id, /^mb_/);
-  assert.is((await attempt({ ...pushed, context: { x: 2 }, governance_context: 'tok-2', push_notification_config: push('https://b.example/h', 'secret-two-000000000000000000000') }, k)).replayed, true);
-  assert.is((await attempt({ ...pushed, push_notification_config: push('https://c.example/h', 'secret-one-000000000000000000000') }, k)).adcp_error.code, 'IDEMPOTENCY_CONFLICT', 'the URL is payload');
-  assert.is((await attempt({ ...pushed, ext: { trace: 'changes' } }, k)).adcp_error.code, 'IDEMPOTENCY_CONFLICT', 'ext is payload');
-  // Rule 6: past the window (and the 60 s skew) a seen key is IDEMPOTENCY_EXPIRED, never a silent second execution.
-  clock += 3600_000 + 59_000;
-  assert.is((await attempt({ budget: 1 })).replayed, true, 'still inside the skew');
-  clock += 2_000;
-  assert.is((await attempt({ budget: 1 })).adcp_error.code, 'IDEMPOTENCY_EXPIRED');
-  // Rule 8: new keys beyond the insert budget (here one per 10 s) are RATE_LIMITED with retry_after, and the
-  // refusal is not cached.
-  store = createIdempotency({ replayTtlSeconds: 3600, now: () => clock, writes: { sustainedPerSecond: 1, burstPerSecond: 0.1 } });
-  const limited = await attempt({ budget: 2 }, 'key-0002-0000-0000');
-  const over = await attempt({ budget: 3 }, 'key-0003-0000-0000');
-  assert.match(limited.media_buy_id, /^mb_/);
-  assert.is(over.adcp_error.code, 'RATE_LIMITED');
-  assert.is(over.adcp_error.recovery, 'transient');
-  assert.ok(over.adcp_error.retry_after >= 1);
-  clock += over.adcp_error.retry_after * 1000;
-  assert.match((await attempt({ budget: 3 }, 'key-0003-0000-0000')).media_buy_id, /^mb_/, 'the retry executes');
 });
 
 test('the sandbox profile is the production profile plus the compliance controller, on a sandbox surface', () => {

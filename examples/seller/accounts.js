@@ -1,6 +1,5 @@
 // @ts-check
 import { randomUUID } from 'node:crypto';
-import { canonicalJson } from './canonical.js';
 import { reject, Rejection } from './errors.js';
 import { paginate } from './pagination.js';
 
@@ -30,10 +29,13 @@ const BLOCKED = /** @type {Record<string, string>} */ ({
   closed: 'ACCOUNT_SUSPENDED',
 });
 
-/** The natural key's identity fields, canonical: the BrandKey projection only (display fields never identify). */
+/**
+ * The natural key's identity fields: the BrandKey projection only (display fields never identify), in one fixed
+ * order and with countries deduplicated and sorted, so equal keys serialize to equal strings.
+ */
 function naturalKey(/** @type {Record<string, any>} */ ref) {
   const brand = ref.brand ?? {};
-  return canonicalJson({
+  return JSON.stringify({
     domain: brand.domain,
     brand_id: brand.brand_id ?? null,
     countries: Array.isArray(brand.countries) ? [...new Set(brand.countries.map((/** @type {unknown} */ c) => String(c).toUpperCase()))].sort() : null,

@@ -1,12 +1,10 @@
 // @ts-check
 import { createAccounts } from './accounts.js';
-import { canonicalJson } from './canonical.js';
 import { createCatalog } from './catalog.js';
 import { createController } from './controller.js';
 import { createCreatives } from './creatives.js';
 import { createDelivery } from './delivery.js';
 import { answering } from './errors.js';
-import { createIdempotency } from './idempotency.js';
 import { createMediaBuys } from './media-buys.js';
 import { createProducts } from './products.js';
 import { atLeast, perRelease } from './releases.js';
@@ -26,13 +24,14 @@ import { atLeast, perRelease } from './releases.js';
  *   creatives.js     creative library and formats
  *   lifecycle.js     the media buy, creative and account state machines, as data
  *   controller.js    comply_test_controller (sandbox only)
- *   idempotency.js   AdCP's idempotency_key replay contract
+ *
+ * AdCP's idempotency_key replay contract is the runtime's (the generated set keeps it in the agent's store, shared by
+ * every instance): a retried create_media_buy never reaches these handlers twice.
  *
  * @typedef {{ releases: readonly string[], tools(release?: string): readonly string[], capabilities(release?: string): Record<string, any>,
  *   toolsList(release?: string): { name: string, annotations: { readOnlyHint: boolean } }[],
  *   validateResponse(tool: string, body: unknown, options: { release: string }): { ok: true } | { ok: false, issues: { pointer: string, message: string }[] } }} LoadedAgent
- * @typedef {{ now?: () => Date, idempotency?: import('./idempotency.js').IdempotencyOptions,
- *   accounts?: ({ account_id: string } & Record<string, unknown>)[] }} SellerOptions `accounts`: accounts the seller
+ * @typedef {{ now?: () => Date, accounts?: ({ account_id: string } & Record<string, unknown>)[] }} SellerOptions `accounts`: accounts the seller
  *   already holds (what a real seller loads from its records), addressed by `account_id`.
  */
 
@@ -44,8 +43,6 @@ import { atLeast, perRelease } from './releases.js';
  * release (create_media_buy's `media_buy_status` becomes 3.0's `status`, for instance).
  */
 const PER_RELEASE = new Set(['get_products', 'get_media_buy_delivery', 'list_creatives']);
-/** The controller's replays converge by design (its request schema: "naturally idempotent"); it keeps no replay cache. */
-const NO_REPLAY_CACHE = new Set(['comply_test_controller']);
 
 /**
  * The handler set for a loaded profile: exactly the tools it serves (the runtime refuses any other set at start).
@@ -56,7 +53,6 @@ export function createSeller(agent, options = {}) {
   const now = options.now ?? (() => new Date());
   const top = agent.releases[0];
   const capabilities = agent.capabilities(top);
-  const idempotency = createIdempotency({ replayTtlSeconds: capabilities.adcp?.idempotency?.replay_ttl_seconds, now: () => now().getTime(), ...options.idempotency });
   const accounts = createAccounts({ supportedBilling: capabilities.account?.supported_billing ?? ['operator'] });
   for (const { account_id, ...fields } of options.accounts ?? []) accounts.seed(account_id, fields);
   // A seeded fixture becomes a product only if the highest served release can show it validly (its response schema is
@@ -104,22 +100,11 @@ export function createSeller(agent, options = {}) {
     comply_test_controller: controller.handler,
   });
 
-  const readOnly = (/** @type {string} */ tool) => agent.toolsList(top).find((t) => t.name === tool)?.annotations.readOnlyHint ?? false;
-
-  /** A tool's handler for one release: business rejections answered as AdCP errors, under the replay contract. */
+  /** A tool's handler for one release: business rejections answered as AdCP errors. */
   const bind = (/** @type {string} */ tool, /** @type {string} */ release) => {
     const impl = implementations(release)[tool];
     if (impl === undefined) throw new Error(`the reference seller does not implement ${tool}, which the profile serves`);
-    const answer = answering(impl);
-    const kind = /** @type {'read' | 'write'} */ (readOnly(tool) ? 'read' : 'write');
-    return (/** @type {Record<string, any>} */ args, /** @type {Record<string, any>} */ ctx) => {
-      if (typeof args.idempotency_key !== 'string' || NO_REPLAY_CACHE.has(tool)) return answer(args, ctx);
-      // An unauthenticated sandbox caller is one agent. Keys are scoped to the agent (see idempotency.js), insert
-      // budgets to the agent and account.
-      const agentId = ctx.authInfo?.clientId ?? 'anonymous';
-      const call = { scope: agentId, budget: `${agentId}\0${canonicalJson(args.account ?? null)}`, tool, key: args.idempotency_key, args, kind };
-      return answering(() => idempotency.run(call, () => answer(args, ctx)))(args, ctx);
-    };
+    return answering(impl);
   };
 
   const served = [...new Set(agent.releases.flatMap((r) => agent.tools(r)))].filter((t) => t !== 'get_adcp_capabilities').sort();
