@@ -18,7 +18,7 @@
 //   adcp-codegen 0.1.0:runtime/call/call.ts b5413d80155a8a79
 //   adcp-codegen 0.1.0:runtime/call/convert-down.ts ecfbb031fbd5ad71
 //   adcp-codegen 0.1.0:runtime/call/convert-up.ts e136eb251cf31f7f
-//   adcp-codegen 0.1.0:runtime/call/envelope.ts 6c31682bd7bdd508
+//   adcp-codegen 0.1.0:runtime/call/envelope.ts 8d903528130c18f9
 //   adcp-codegen 0.1.0:runtime/call/handle.ts eefebbc36b077a62
 //   adcp-codegen 0.1.0:runtime/call/handlers.ts 1d19a7521a809aa0
 //   adcp-codegen 0.1.0:runtime/call/idempotency.ts 6cc3f5382f66be48
@@ -561,7 +561,9 @@ const response_js_1 = require("./wire/response.js");
 function envelope(call) {
     const { served, slot, tool, release } = call;
     const sent = call.body;
-    const made = (0, response_js_1.responseEnvelope)(sent, call.echo?.context, release.key, (body) => (0, response_js_1.statusDefined)(served.response(slot), body), !(release.domainStatus ?? []).includes(tool));
+    const domain = release.domainStatus?.[tool];
+    const defines = (body) => domain?.includes(body.status) === true || (0, response_js_1.statusDefined)(served.response(slot), body);
+    const made = (0, response_js_1.responseEnvelope)(sent, call.echo?.context, release.key, defines, domain === undefined);
     if (!made.ok)
         return call.reject((0, errors_js_1.agentFault)(tool, made.message));
     const body = made.body;

@@ -1,7 +1,7 @@
 import Handlebars from 'handlebars';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Advertisement, type ToolsListEntry, servedCapabilities, refusedEnvelopeFields, statusIsDomainState, idempotentTools } from '../project/index.js';
+import { type Advertisement, type ToolsListEntry, servedCapabilities, refusedEnvelopeFields, domainStatusValues, idempotentTools } from '../project/index.js';
 import type { EmittedFile, InputRef, Profile } from '../load/index.js';
 import { commentText, generatorVersion, jsonText, packageRoot, sha256 } from '../shared/index.js';
 import { prebundled, runtimeSources, sourceHash } from './prebundle.js';
@@ -143,8 +143,11 @@ export function profileFiles(data: ProfileData): EmittedFile[] {
         omitEnvelope: Object.fromEntries(
           entries.map((e) => [e.name, refusedEnvelopeFields(release, release.tools.get(e.name)!)] as const).filter(([, fields]) => fields.length > 0),
         ),
-        // Tools whose `status` is the response's own state here: the runtime never defaults it to `completed`.
-        domainStatus: entries.filter((e) => statusIsDomainState(release, release.tools.get(e.name)!)).map((e) => e.name),
+        // Tools whose `status` is the response's own state here, with the values their schema declares: the runtime
+        // never defaults it to `completed`, and takes a handler's own status among them as it is.
+        domainStatus: Object.fromEntries(
+          entries.map((e) => [e.name, domainStatusValues(release, release.tools.get(e.name)!)] as const).filter(([, values]) => values.length > 0),
+        ),
         // Batch tools answering items one by one (releases/<key>/items/<tool>.cjs).
         itemOutcomes: entries.filter((e) => itemOutcomes(release, release.tools.get(e.name)!) !== undefined).map((e) => e.name),
         // Tools whose request declares idempotency_key: the runtime keeps AdCP's replay contract for a key sent to

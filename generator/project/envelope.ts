@@ -56,9 +56,18 @@ const TASK_STATUSES: ReadonlySet<string> = new Set(['submitted', 'working', 'inp
  * There the runtime never fills a missing status with `completed`, which would state something else.
  */
 export function statusIsDomainState(release: Release, tool: ToolDef): boolean {
+  return domainStatusValues(release, tool).length > 0;
+}
+
+/**
+ * The `status` values a tool's response declares that are no task status (3.0's create_media_buy: `pending_creatives`,
+ * `active` …), sorted: the runtime accepts a handler's own status among them without validating the whole body.
+ */
+export function domainStatusValues(release: Release, tool: ToolDef): string[] {
   const root = release.schemas.byPath.get(tool.responseSchema);
-  if (root === undefined) return false;
+  if (root === undefined) return [];
   const seen = new Set<unknown>();
+  const found = new Set<string>();
   const values = (node: unknown, base: string, depth: number): string[] => {
     if (!isPlainObject(node) || depth > 8) return [];
     const own = Array.isArray(node.enum) ? node.enum : 'const' in node ? [node.const] : [];
@@ -70,17 +79,18 @@ export function statusIsDomainState(release: Release, tool: ToolDef): boolean {
     for (const k of ['allOf', 'oneOf', 'anyOf'] as const) if (Array.isArray(node[k])) for (const m of node[k] as unknown[]) out.push(...values(m, base, depth + 1));
     return out;
   };
-  const declares = (node: unknown, base: string): boolean => {
-    if (!isPlainObject(node) || seen.has(node)) return false;
+  const visit = (node: unknown, base: string): void => {
+    if (!isPlainObject(node) || seen.has(node)) return;
     seen.add(node);
     if (isPlainObject(node.properties) && Object.prototype.hasOwnProperty.call(node.properties, 'status')) {
-      if (values(node.properties.status, base, 0).some((v) => !TASK_STATUSES.has(v))) return true;
+      for (const v of values(node.properties.status, base, 0)) if (!TASK_STATUSES.has(v)) found.add(v);
     }
     if (typeof node.$ref === 'string') {
       const t = release.schemas.resolve(node.$ref, base);
-      if (declares(t.schema, t.file.id)) return true;
+      visit(t.schema, t.file.id);
     }
-    return (['allOf', 'oneOf', 'anyOf'] as const).some((k) => Array.isArray(node[k]) && (node[k] as unknown[]).some((m) => declares(m, base)));
+    for (const k of ['allOf', 'oneOf', 'anyOf'] as const) if (Array.isArray(node[k])) for (const m of node[k] as unknown[]) visit(m, base);
   };
-  return declares(root.schema, root.id);
+  visit(root.schema, root.id);
+  return [...found].sort();
 }

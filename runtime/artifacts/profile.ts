@@ -15,8 +15,11 @@ export interface ProfileRelease extends ServedRelease {
   readonly capabilities: Record<string, unknown>;
   /** Per tool, envelope fields (`status`, `adcp_version`, `context`) its response schema refuses: never added. */
   readonly omitEnvelope?: Readonly<Record<string, readonly string[]>>;
-  /** Tools whose `status` is the response's own state in this release (3.0's create_media_buy): never defaulted. */
-  readonly domainStatus?: readonly string[];
+  /**
+   * Tools whose `status` is the response's own state in this release (3.0's create_media_buy), with the values its
+   * schema declares: never defaulted to `completed`; a handler's own among them is taken as it is.
+   */
+  readonly domainStatus?: Readonly<Record<string, readonly string[]>>;
   /** The `$id` prefix of the release's schemas (issues name the one that rejected), and whether they are AdCP's published ones. */
   readonly schemaIds?: { readonly base: string; readonly published: boolean };
   /** Batch tools that answer items one by one (`ARTIFACT_PATHS.items`). */

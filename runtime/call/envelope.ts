@@ -10,7 +10,9 @@ import type { Answer, Call } from './call.js';
 export function envelope(call: Call): Answer | void {
   const { served, slot, tool, release } = call;
   const sent = call.body;
-  const made = responseEnvelope(sent, call.echo?.context, release.key, (body) => statusDefined(served.response(slot), body), !(release.domainStatus ?? []).includes(tool));
+  const domain = release.domainStatus?.[tool];
+  const defines = (body: Record<string, unknown>): boolean => domain?.includes(body.status as string) === true || statusDefined(served.response(slot), body);
+  const made = responseEnvelope(sent, call.echo?.context, release.key, defines, domain === undefined);
   if (!made.ok) return call.reject(agentFault(tool, made.message));
   const body = made.body;
   for (const field of release.omitEnvelope?.[tool] ?? []) if (field !== 'status' || sent.status === undefined) delete body[field];
