@@ -27,7 +27,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   const env: CallEnv = { served, authorize: options.authorize, idempotency: services.idempotency, handlerTimeoutMs: services.handlerTimeoutMs };
   // Checked where a handler set is registered, once: a set that does not match the profile fails before any call.
   const bind = (handlers: HandlerMap<string>) =>
-    checkHandlers(handlers, { name, tools: served.tools, releasesServing: served.releasesServing, capabilities: (key) => served.release(key).capabilities });
+    checkHandlers(handlers, { name, tools: served.tools, releasesServing: served.releasesServing, capabilities: (key) => services.capabilities.of(served.release(key)) });
   const agent: Agent = {
     name,
     mode,
@@ -35,7 +35,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     tools: (key) => [...served.release(key).tools],
     toolsList: lists.toolsList,
     endpointToolsList: lists.endpointToolsList,
-    capabilities: (key) => structuredClone(served.release(key).capabilities),
+    capabilities: (key) => services.capabilities.of(served.release(key)),
     normalize: (tool, args, opts = {}) => served.normalize(served.requireTool(tool, opts.release))(args),
     strip: (tool, args, opts = {}) => served.strip(served.requireTool(tool, opts.release))(args),
     validateRequest: (tool, args, opts = {}) => validateWith(served.request(served.requireTool(tool, opts.release)), args),

@@ -1,6 +1,7 @@
 import type { AgentOptions } from '../api/agent-types.js';
 import type { Served } from '../artifacts/served.js';
 import { lazyStore, type Store } from '../stores/open.js';
+import { runtimeCapabilities, type RuntimeCapabilities } from './capabilities.js';
 import { idempotencyService, type IdempotencyService } from './idempotency/service.js';
 
 /**
@@ -10,6 +11,8 @@ import { idempotencyService, type IdempotencyService } from './idempotency/servi
  */
 export interface AgentServices {
   readonly store: Store;
+  /** get_adcp_capabilities as served: the profile's, with the parts only the running agent knows. */
+  readonly capabilities: RuntimeCapabilities;
   /** Absent when the profile declares no replay window (`adcp.idempotency.supported` is not true). */
   readonly idempotency?: IdempotencyService;
   /** How long a handler may run before its call is answered SERVICE_UNAVAILABLE and abandoned. */
@@ -40,6 +43,7 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
   }
   return {
     store,
+    capabilities: runtimeCapabilities(),
     idempotency,
     handlerTimeoutMs: handlerTimeoutS * 1000,
     async ready() {
