@@ -7,6 +7,7 @@ import { Call, type CallEnv } from './call/call.js';
 import { checkHandlers } from './call/handlers.js';
 import { runCall } from './call/pipeline.js';
 import { agentServices } from './services/agent-services.js';
+import { builtinHandlers } from './services/builtins.js';
 import { a2aSkills, createA2AExecutor } from './transports/a2a.js';
 import { mcpRegistrar, registerMcp } from './transports/mcp.js';
 
@@ -24,10 +25,10 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   const served = openServed(fileURLToPath(base), name, mode);
   const lists = toolsLists(served);
   const services = agentServices(served, options);
-  const env: CallEnv = { served, authorize: options.authorize, idempotency: services.idempotency, handlerTimeoutMs: services.handlerTimeoutMs };
+  const env: CallEnv = { served, authorize: options.authorize, idempotency: services.idempotency, handlerTimeoutMs: services.handlerTimeoutMs, tasks: services.tasks };
   // Checked where a handler set is registered, once: a set that does not match the profile fails before any call.
   const bind = (handlers: HandlerMap<string>) =>
-    checkHandlers(handlers, { name, tools: served.tools, releasesServing: served.releasesServing, capabilities: (key) => services.capabilities.of(served.release(key)) });
+    checkHandlers(handlers, { name, tools: served.tools, releasesServing: served.releasesServing, builtins: builtinHandlers(served, services) });
   const agent: Agent = {
     name,
     mode,
@@ -59,6 +60,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     serve: () => Promise.reject(new Error('adcp-codegen: serve is not implemented yet')),
     ready: services.ready,
     close: services.close,
+    task: (taskId) => services.tasks.handle(taskId),
   };
   return agent;
 }

@@ -153,6 +153,8 @@ export function profileFiles(data: ProfileData): EmittedFile[] {
         // Tools whose request declares idempotency_key: the runtime keeps AdCP's replay contract for a key sent to
         // them, counting new keys against the write or the read budget.
         idempotency: idempotentTools(release, entries.map((e) => e.name)),
+        // Each tool's AdCP protocol (`media-buy`): what get_task_status and list_tasks say of its async tasks.
+        protocols: Object.fromEntries(entries.map((e) => [e.name, release.tools.get(e.name)!.protocol])),
       };
     }),
     // Tools whose endpoint tools/list advertises an outputSchema: MCP clients check their structured results, so the

@@ -1,6 +1,6 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './a2a-types.js';
 import type { AuthPrincipal, HttpHandler, HttpOptions, RunningServer, ServeOptions } from './http-types.js';
-import type { IdempotencyOptions, StoreOption } from './service-types.js';
+import type { IdempotencyOptions, StoreOption, TaskOptions } from './service-types.js';
 import type { AdcpError } from '../wire/errors.js';
 import type { AppliedNormalization, Issue, NormalizeResult, StripResult } from '../artifacts/contract.js';
 
@@ -24,6 +24,7 @@ export interface AgentOptions {
   /** Where durable protocol state lives (idempotency records …); default from `DATABASE_URL` / `ADCP_STATE_DIR`. */
   store?: StoreOption;
   idempotency?: IdempotencyOptions;
+  tasks?: TaskOptions;
 }
 
 /** Per-call information from the transport (auth, request id …), passed through to the handler. */
@@ -56,6 +57,28 @@ export interface HandlerContext<Release extends string = string> extends CallCon
    * puts the failed rows at their request positions.
    */
   readonly requestIndex?: Readonly<Record<string, readonly number[]>>;
+  /**
+   * Makes this call an async task: the runtime keeps it durably and assigns its `task_id` (or takes `taskId`, a
+   * sandbox's forced id); answer with `task.submitted()`, then complete or fail it, now or later.
+   */
+  task(options?: { taskId?: string }): Promise<TaskHandle>;
+}
+
+/**
+ * An async task (L3/async-operations.mdx), as its handler holds it: `ctx.task()` makes one (durable, in the agent's
+ * store) and the handler answers `task.submitted()`; the task then ends by `complete` or `fail` — from this handler,
+ * a worker, or another instance (`agent.task(taskId)`) — and the runtime serves its reads and sends its webhook.
+ */
+export interface TaskHandle {
+  readonly taskId: string;
+  /** The body to answer the call with: `{ status: 'submitted', task_id, message? }`. */
+  submitted(message?: string): Record<string, unknown>;
+  /** Still running: `working` (or `input-required`), with progress. False once the task is terminal. */
+  progress(progress?: Record<string, unknown>, status?: 'working' | 'input-required'): Promise<boolean>;
+  /** The terminal answer, in the handler's release's shape (converted for a buyer pinned to another). False when already terminal. */
+  complete(result: Record<string, unknown>): Promise<boolean>;
+  /** A terminal failure, with the AdCP error body (`code`, `message`, …). False when already terminal. */
+  fail(error: Record<string, unknown>, status?: 'failed' | 'rejected' | 'canceled'): Promise<boolean>;
 }
 
 /**
@@ -180,4 +203,6 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
   ready(): Promise<void>;
   /** Releases the store (its pool, its file). */
   close(): Promise<void>;
+  /** A task by id, to complete or fail it from anywhere (a worker, another instance, a controller). */
+  task(taskId: string): TaskHandle;
 }

@@ -41,3 +41,8 @@ export interface IdempotencyOptions {
   /** Per (principal, account): new keys on read tools (default 300/s sustained, 1,500/s burst). */
   reads?: InsertBudget;
 }
+
+export interface TaskOptions {
+  /** How long a task stays readable (get_task_status, list_tasks) after its last change, in seconds (default 7 days). */
+  retentionSeconds?: number;
+}

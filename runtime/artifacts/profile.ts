@@ -29,6 +29,8 @@ export interface ProfileRelease extends ServedRelease {
    * with the insert budget its keys count against: `write` for mutating tools, `read` for the rest.
    */
   readonly idempotency?: Readonly<Record<string, 'read' | 'write'>>;
+  /** Each tool's AdCP protocol as the release's manifest names it (`media-buy`): what a task reports as its protocol. */
+  readonly protocols?: Readonly<Record<string, string>>;
 }
 
 export interface ProfileFile {

@@ -5,6 +5,7 @@ import type { Served, ToolSlots } from '../artifacts/served.js';
 import type { AdcpErrorBody } from '../wire/errors.js';
 import { errorResult } from '../wire/results.js';
 import type { IdempotencyService } from '../services/idempotency/service.js';
+import type { TaskOrigin, TasksService } from '../services/tasks/service.js';
 import type { ItemsPlan } from './items.js';
 
 /**
@@ -30,6 +31,8 @@ export interface CallEnv {
   readonly idempotency?: IdempotencyService;
   /** How long a handler may run (call/handle.ts). */
   readonly handlerTimeoutMs: number;
+  /** Async tasks a handler makes (`ctx.task()`). */
+  readonly tasks: TasksService;
 }
 
 export class Call {
@@ -89,7 +92,21 @@ export class Call {
       mode: this.served.mode,
       ...this.applied,
       ...(this.plan !== undefined ? { requestIndex: this.plan.requestIndex } : {}),
+      task: (options) => this.env.tasks.create(this.taskOrigin(), options),
     });
+  }
+
+  /** Who asked for a task this call makes, and in which releases. */
+  private taskOrigin(): TaskOrigin {
+    return {
+      principal: this.ctx.principal ?? '',
+      account: this.args.account,
+      taskType: this.tool,
+      protocol: this.release.protocols?.[this.tool] ?? 'protocol',
+      release: this.release.key,
+      shape: this.shape.key,
+      request: this.asked,
+    };
   }
 
   #hctx: HandlerContext | undefined;

@@ -5,7 +5,7 @@ import type { AnyToolHandler, HandlerMap, PerReleaseHandlers, ToolHandler } from
  * for every tool the profile serves, and for each release a per-release set answers; none for anything else) is
  * checked here, once, where the set is registered (agent.mcpServerFactory at start-up, registerMcp, a2aExecutor), so
  * a set that does not match — a profile changed and the agent not rebuilt — fails before a buyer's call, naming every
- * missing and extra tool. get_adcp_capabilities alone may be left out: it is served from the profile.
+ * missing and extra tool. The tools the runtime serves itself (get_adcp_capabilities, the task reads) may be left out.
  */
 export interface HandlerProfile {
   readonly name: string;
@@ -13,8 +13,8 @@ export interface HandlerProfile {
   readonly tools: ReadonlySet<string>;
   /** The served releases that serve `tool`, highest first. */
   releasesServing(tool: string): readonly string[];
-  /** The profile's get_adcp_capabilities body as served in release `key`. */
-  capabilities(key: string): Record<string, unknown>;
+  /** The runtime's own handlers (get_adcp_capabilities, the task reads): used for a served tool the set leaves out. */
+  readonly builtins: Readonly<Record<string, AnyToolHandler>>;
 }
 
 export function checkHandlers(handlers: HandlerMap<string>, profile: HandlerProfile): Readonly<Record<string, AnyToolHandler>> {
@@ -40,11 +40,8 @@ export function checkHandlers(handlers: HandlerMap<string>, profile: HandlerProf
     // Kept as the per-release set: a set is never converted (each handler answers in its own release).
     out[tool] = h;
   }
-  // The one handler the profile itself can give: its capabilities as each release states them — per release, so
-  // never converted. The profile's own object: `call` copies every handler result before anything reads it.
-  if (tools.has('get_adcp_capabilities') && !Object.prototype.hasOwnProperty.call(out, 'get_adcp_capabilities')) {
-    out.get_adcp_capabilities = Object.fromEntries(profile.releasesServing('get_adcp_capabilities').map((key) => [key, () => profile.capabilities(key)]));
-  }
+  // The runtime's own handlers, for the served tools the set leaves out (services/builtins.ts).
+  for (const [tool, h] of Object.entries(profile.builtins)) if (tools.has(tool) && !Object.prototype.hasOwnProperty.call(out, tool)) out[tool] = h;
   for (const tool of [...tools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
   const problems = [
     ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),

@@ -3,6 +3,8 @@ import type { Served } from '../artifacts/served.js';
 import { lazyStore, type Store } from '../stores/open.js';
 import { runtimeCapabilities, type RuntimeCapabilities } from './capabilities.js';
 import { idempotencyService, type IdempotencyService } from './idempotency/service.js';
+import { taskResult } from './tasks/result.js';
+import { tasksService, type TasksService } from './tasks/service.js';
 
 /**
  * The protocol services of one agent, from its options and what its profile declares: the store (opened on first
@@ -15,6 +17,8 @@ export interface AgentServices {
   readonly capabilities: RuntimeCapabilities;
   /** Absent when the profile declares no replay window (`adcp.idempotency.supported` is not true). */
   readonly idempotency?: IdempotencyService;
+  /** Async tasks, kept in the store. */
+  readonly tasks: TasksService;
   /** How long a handler may run before its call is answered SERVICE_UNAVAILABLE and abandoned. */
   readonly handlerTimeoutMs: number;
   ready(): Promise<void>;
@@ -45,6 +49,7 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
     store,
     capabilities: runtimeCapabilities(),
     idempotency,
+    tasks: tasksService(store, { retentionSeconds: options.tasks?.retentionSeconds, resultFor: (task, result) => taskResult(served, task, result) }),
     handlerTimeoutMs: handlerTimeoutS * 1000,
     async ready() {
       if (idempotency !== undefined) await store.open();

@@ -20,4 +20,29 @@ export const SCHEMA: readonly string[] = [
     PRIMARY KEY (scope, idem_key)
   )`,
   'CREATE INDEX IF NOT EXISTS adcp_idempotency_expires ON adcp_idempotency (expires_at)',
+  // Async tasks (L3/async-operations.mdx): one row per task a handler answered `submitted`, kept for the retention
+  // window after its last change. `scope` is the principal that owns it, `account` its account scope (a read from
+  // another is not found); `release`/`shape` the buyer's release and the handler's (a result is converted down);
+  // `push` the buyer's push_notification_config, credentials included (they sign its webhook; never echoed).
+  `CREATE TABLE IF NOT EXISTS adcp_tasks (
+    task_id TEXT PRIMARY KEY,
+    scope TEXT NOT NULL,
+    account TEXT NOT NULL,
+    task_type TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    release TEXT NOT NULL,
+    shape TEXT NOT NULL,
+    status TEXT NOT NULL,
+    request TEXT NOT NULL,
+    push TEXT,
+    progress TEXT,
+    result TEXT,
+    error TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    completed_at BIGINT,
+    expires_at BIGINT NOT NULL
+  )`,
+  'CREATE INDEX IF NOT EXISTS adcp_tasks_scope ON adcp_tasks (scope, created_at)',
+  'CREATE INDEX IF NOT EXISTS adcp_tasks_expires ON adcp_tasks (expires_at)',
 ];

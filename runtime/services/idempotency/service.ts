@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { InsertBudget } from '../../api/service-types.js';
 import type { Store } from '../../stores/open.js';
 import { StoreUnavailable } from '../../stores/sql.js';
+import { accountScope } from '../account-scope.js';
 import { insertBudgets } from './budgets.js';
 import { payloadHash } from './hash.js';
 import { claimKey, completeKey, purgeKeys, readKey, releaseKey, type IdempotencyRecord } from './records.js';
@@ -140,13 +141,4 @@ function claimed(sql: Awaited<ReturnType<Store['open']>>, c: { scope: string; ke
       await releaseKey(sql, c).catch((e) => process.emitWarning(`adcp-codegen: idempotency: a claim could not be released (${String(e)}); it lapses at its deadline`));
     },
   };
-}
-
-/** The insert budget's account component: the request's account reference, as a short stable key. */
-function accountScope(account: unknown): string {
-  if (account === undefined || account === null || typeof account !== 'object') return '';
-  const a = account as Record<string, unknown>;
-  if (typeof a.account_id === 'string') return `id:${a.account_id}`;
-  const brand = a.brand as Record<string, unknown> | undefined;
-  return `nk:${String(brand?.domain ?? '')}\u001f${String(brand?.brand_id ?? '')}\u001f${String(a.operator ?? '')}`;
 }
