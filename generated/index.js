@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts aee5f24e9b0117f2
+//   adcp-codegen 0.1.0:runtime/loader.ts 9908b4e85e2ea7a3
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -427,6 +427,10 @@ function lazyExports(load) {
 
 /** The runtime modules a valid call never reaches, and the artifact that defines each (read on first use). */
 const onDemand = Object.freeze({
+  "./artifacts/conversions.js": "runtime/conversions.cjs",
+  "./artifacts/packages.js": "runtime/services.cjs",
+  "./artifacts/tools-list.js": "runtime/transports.cjs",
+  "./call/handlers.js": "runtime/transports.cjs",
   "./call/items.js": "runtime/batches.cjs",
   "./issues/controller-rejection.js": "runtime/rejections.cjs",
   "./issues/explain-not.js": "runtime/rejections.cjs",
@@ -437,8 +441,26 @@ const onDemand = Object.freeze({
   "./issues/issue-wire.js": "runtime/rejections.cjs",
   "./issues/pattern-example.js": "runtime/rejections.cjs",
   "./issues/repair.js": "runtime/rejections.cjs",
+  "./services/account-scope.js": "runtime/services.cjs",
+  "./services/builtins.js": "runtime/services.cjs",
+  "./services/idempotency/budgets.js": "runtime/services.cjs",
+  "./services/idempotency/hash.js": "runtime/services.cjs",
+  "./services/idempotency/records.js": "runtime/services.cjs",
+  "./services/idempotency/service.js": "runtime/services.cjs",
+  "./services/notifications/subscribers.js": "runtime/services.cjs",
+  "./services/notifications/sync-configs.js": "runtime/services.cjs",
+  "./services/tasks/reads.js": "runtime/services.cjs",
+  "./services/tasks/records.js": "runtime/services.cjs",
+  "./services/tasks/result.js": "runtime/services.cjs",
+  "./services/tasks/service.js": "runtime/services.cjs",
+  "./stores/open.js": "runtime/services.cjs",
+  "./stores/postgres.js": "runtime/services.cjs",
+  "./stores/schema.js": "runtime/services.cjs",
+  "./stores/sql.js": "runtime/services.cjs",
+  "./stores/sqlite.js": "runtime/services.cjs",
   "./transports/a2a.js": "runtime/transports.cjs",
   "./transports/mcp.js": "runtime/transports.cjs",
+  "./wire/idempotency-errors.js": "runtime/services.cjs",
 });
 
 /** The exports of one runtime module (`./agent.js`), its on-demand artifact loaded now if it has one. */

@@ -23,9 +23,11 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   const mode: Mode = options.mode ?? 'production';
   if (mode !== 'production' && mode !== 'development') throw new Error(`adcp-codegen: mode must be "production" or "development"`);
   const served = openServed(fileURLToPath(base), name, mode);
-  const lists = toolsLists(served);
+  // Read on the first tools/list (a server's, at its start): a call alone never loads them.
+  let made: ReturnType<typeof toolsLists> | undefined;
+  const lists = () => (made ??= toolsLists(served));
   const services = agentServices(served, options);
-  const env: CallEnv = { served, authorize: options.authorize, idempotency: services.idempotency, handlerTimeoutMs: services.handlerTimeoutMs, tasks: services.tasks };
+  const env: CallEnv = { served, authorize: options.authorize, services };
   // Checked where a handler set is registered, once: a set that does not match the profile fails before any call.
   const bind = (handlers: HandlerMap<string>) =>
     checkHandlers(handlers, { name, tools: served.tools, releasesServing: served.releasesServing, builtins: builtinHandlers(served, services) });
@@ -34,8 +36,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     mode,
     releases: served.releases.map((r) => r.key),
     tools: (key) => [...served.release(key).tools],
-    toolsList: lists.toolsList,
-    endpointToolsList: lists.endpointToolsList,
+    toolsList: (key) => lists().toolsList(key),
+    endpointToolsList: () => lists().endpointToolsList(),
     capabilities: (key) => services.capabilities.of(served.release(key)),
     normalize: (tool, args, opts = {}) => served.normalize(served.requireTool(tool, opts.release))(args),
     strip: (tool, args, opts = {}) => served.strip(served.requireTool(tool, opts.release))(args),

@@ -74,17 +74,23 @@ test('the runtime is one module; loadProfile loads no artifact nor the tools/lis
         `const { loadedArtifacts } = runtimeModule('./artifacts/loader.js');`,
         `const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });`,
         `const atLoad = loadedArtifacts(${JSON.stringify(out)});`,
+        // A read takes no idempotency key: it reaches neither the protocol services nor the store.
+        `const read = await agent.call('get_products', { buying_mode: 'brief', brief: 'display', context: { n: 1 } }, () => ({ products: [] }));`,
+        `const afterRead = loadedArtifacts(${JSON.stringify(out)});`,
         `const r = await agent.call('create_media_buy', ${JSON.stringify(createMediaBuyRequest())}, () => ({ media_buy_id: 'mb_1', packages: [] }));`,
         `const loaded = loadedArtifacts(${JSON.stringify(out)});`,
         // A rejection reaches the runtime's on-demand modules (every defect named): loaded then, and answered.
         `const bad = await agent.call('create_media_buy', ${JSON.stringify(createMediaBuyRequest({ end_time: 7 }))}, () => ({ media_buy_id: 'mb_1', packages: [] }));`,
         `const afterBad = loadedArtifacts(${JSON.stringify(out)});`,
         `let listError = null; try { agent.endpointToolsList(); } catch (e) { listError = e.code + ' ' + e.message; }`,
-        `process.stdout.write(JSON.stringify({ atLoad, ok: r.isError !== true, text: r.content[0].text, loaded, listError, bad: bad.structuredContent, afterBad }));`,
+        `process.stdout.write(JSON.stringify({ atLoad, readOk: read.isError !== true, readText: read.content[0].text, afterRead, ok: r.isError !== true, text: r.content[0].text, loaded, listError, bad: bad.structuredContent, afterBad }));`,
       ].join('\n'),
     );
     const run = JSON.parse(execFileSync(process.execPath, [probe], { encoding: 'utf8' })) as {
       atLoad: string[];
+      readOk: boolean;
+      readText: string;
+      afterRead: string[];
       ok: boolean;
       text: string;
       loaded: string[];
@@ -103,16 +109,21 @@ test('the runtime is one module; loadProfile loads no artifact nor the tools/lis
       if (listFiles(out).includes(path)) for (const p of staticClosure(path)) own.add(p);
     }
     assert.ok(run.loaded.length > 0);
-    for (const p of run.loaded.filter((p) => !run.atLoad.includes(p))) assert.ok(own.has(p), `${p} belongs to create_media_buy's closure`);
-    assert.not.ok(run.loaded.some((p) => /get_products|list_creatives|sync_creatives/.test(p)), run.loaded.join(', '));
-    assert.ok(run.loaded.length <= 30, `${run.loaded.length} files for the first validated create_media_buy (request and response)`);
-    // The runtime modules a valid call never reaches (ON_DEMAND) are not read by one; a rejection reads those it needs.
     const onDemand = Object.keys(ON_DEMAND).map((f) => `runtime/${f}`);
+    assert.ok(run.readOk, run.readText);
+    assert.equal(run.afterRead.filter((p) => onDemand.includes(p)), [], 'a read loads no on-demand runtime module');
+    const afterRead = new Set(run.afterRead);
+    for (const p of run.loaded.filter((p) => !afterRead.has(p) && !onDemand.includes(p))) assert.ok(own.has(p), `${p} belongs to create_media_buy's closure`);
+    const byCreate = run.loaded.filter((p) => !afterRead.has(p));
+    assert.not.ok(byCreate.some((p) => /get_products|list_creatives|sync_creatives/.test(p)), byCreate.join(', '));
+    assert.ok(byCreate.length <= 30, `${byCreate.length} files for the first validated create_media_buy (request and response)`);
+    // The runtime modules a valid call never reaches (ON_DEMAND) are not read by one, but for the protocol services a
+    // key to keep reaches (its replay contract and the store); a rejection reads those it needs.
     assert.ok(onDemand.every((f) => listFiles(out).includes(f)), 'every on-demand group is in the set');
-    assert.equal(run.loaded.filter((p) => onDemand.includes(p)), [], 'a valid call loads no on-demand runtime module');
+    assert.equal(run.loaded.filter((p) => onDemand.includes(p)), ['runtime/services.cjs'], 'a valid keyed call loads the services alone');
     assert.is(run.bad.adcp_error?.code, 'INVALID_REQUEST');
     assert.ok(run.bad.adcp_error?.issues?.some((i) => i.pointer === '/end_time'), JSON.stringify(run.bad));
-    assert.equal(run.afterBad.filter((p) => onDemand.includes(p)), ['runtime/rejections.cjs']);
+    assert.equal(run.afterBad.filter((p) => onDemand.includes(p)), ['runtime/rejections.cjs', 'runtime/services.cjs']);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

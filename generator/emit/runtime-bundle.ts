@@ -89,8 +89,33 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'issues/pattern-example.js',
     'issues/repair.js',
   ],
-  // The transports: a server pays for them once, at start.
-  'transports.cjs': ['transports/a2a.js', 'transports/mcp.js'],
+  // The transports: a server pays for them once, at start (with the check of a handler set they register).
+  'transports.cjs': ['artifacts/tools-list.js', 'call/handlers.js', 'transports/a2a.js', 'transports/mcp.js'],
+  // Conversions between served releases: a set serving one release, or a call in its handler's release, never needs them.
+  'conversions.cjs': ['artifacts/conversions.js'],
+  // The protocol services and the store under them: made the first time a call needs one (a key to keep, a task to
+  // make), or at a server's start (agent.ready()); a read-only call never loads them.
+  'services.cjs': [
+    'artifacts/packages.js',
+    'services/account-scope.js',
+    'services/builtins.js',
+    'services/idempotency/budgets.js',
+    'services/idempotency/hash.js',
+    'services/idempotency/records.js',
+    'services/idempotency/service.js',
+    'services/notifications/subscribers.js',
+    'services/notifications/sync-configs.js',
+    'services/tasks/reads.js',
+    'services/tasks/records.js',
+    'services/tasks/result.js',
+    'services/tasks/service.js',
+    'stores/open.js',
+    'stores/postgres.js',
+    'stores/schema.js',
+    'stores/sql.js',
+    'stores/sqlite.js',
+    'wire/idempotency-errors.js',
+  ],
   // Per-item outcomes of batch tools (issue 19 point 2).
   'batches.cjs': ['call/items.js'],
 };

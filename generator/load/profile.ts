@@ -1,5 +1,5 @@
 import { checkFormat, describe, pointerOf } from './check-format.js';
-import { CodegenError, hashJson, type BuildCache } from '../shared/index.js';
+import { CodegenError, hashJson, isPlainObject, type BuildCache } from '../shared/index.js';
 import type { JsonObject, Profile, Release } from './model.js';
 import { readJson } from './read-json.js';
 import { highestFirst } from './release.js';
@@ -87,8 +87,9 @@ export function checkCapabilities(profile: Profile, release: Release, validators
   // Ajv instance behind it) go once the profiles are checked.
   let validate = validators.get(release);
   if (validate === undefined) validators.set(release, (validate = capabilitiesValidator(release, tool.responseSchema, cache)));
-  // Validated as served: the runtime adds the protocol envelope's `status` to every completed response.
-  if (!validate({ status: 'completed', ...profile.capabilities })) {
+  // Validated as served: the runtime adds the protocol envelope's `status` to every completed response, and the
+  // generator derives `adcp.capability_changes.capabilities_version` (project/capabilities.ts).
+  if (!validate({ status: 'completed', ...withDerivedVersion(profile.capabilities) })) {
     const error = validate.errors![0]!;
     throw new CodegenError(
       profile.file,
@@ -96,4 +97,15 @@ export function checkCapabilities(profile: Profile, release: Release, validators
       `${describe(error)} (AdCP ${release.version} ${tool.responseSchema})`,
     );
   }
+}
+
+/**
+ * The capabilities with a stand-in `capabilities_version` where the profile declares `adcp.capability_changes`
+ * without one: the generator derives it from the served capabilities (project/capabilities.ts), so a profile need not
+ * (and should not) state it, yet the schema requires it there.
+ */
+export function withDerivedVersion(capabilities: JsonObject): JsonObject {
+  const adcp = capabilities.adcp;
+  if (!isPlainObject(adcp) || !isPlainObject(adcp.capability_changes) || adcp.capability_changes.capabilities_version !== undefined) return capabilities;
+  return { ...capabilities, adcp: { ...adcp, capability_changes: { ...adcp.capability_changes, capabilities_version: 'derived' } } };
 }

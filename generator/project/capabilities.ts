@@ -1,4 +1,4 @@
-import { CodegenError, isPlainObject } from '../shared/index.js';
+import { CodegenError, hashJson, isPlainObject } from '../shared/index.js';
 import { highestFirst, type JsonObject, type Profile, type Release } from '../load/index.js';
 
 /** `adcp.build_version`'s pattern (protocol/get-adcp-capabilities-response.json): semver with the patch. */
@@ -23,8 +23,30 @@ export function servedCapabilities(profile: Profile, releases: readonly Release[
       `states ${JSON.stringify(stated)} but the profile serves ${JSON.stringify(versions)}; leave it out and the served releases are published`,
     );
   }
-  return releases.map((release) => {
+  const bodies = releases.map((release) => {
     const build = adcp.build_version ?? (BUILD_VERSION.test(release.version) ? release.version : undefined);
     return { ...profile.capabilities, adcp: { ...adcp, supported_versions: versions, ...(build !== undefined ? { build_version: build } : {}) } } as JsonObject;
+  });
+  return withCapabilitiesVersion(bodies);
+}
+
+/**
+ * `adcp.capability_changes.capabilities_version` where the profile declares capability changes and no version: a hash
+ * of every served body (the version itself left out), so a deploy whose capabilities change publishes a new one, and
+ * an unchanged deploy the same one — the read-after-notify fence `capabilities.changed` webhooks name. A version the
+ * profile states is its own.
+ */
+function withCapabilitiesVersion(bodies: JsonObject[]): JsonObject[] {
+  const changes = (b: JsonObject): JsonObject | undefined => {
+    const adcp = b.adcp;
+    return isPlainObject(adcp) && isPlainObject(adcp.capability_changes) ? (adcp.capability_changes as JsonObject) : undefined;
+  };
+  if (bodies.every((b) => changes(b) === undefined || changes(b)!.capabilities_version !== undefined)) return bodies;
+  const version = `sha256:${hashJson(bodies).slice(0, 32)}`;
+  return bodies.map((b) => {
+    const c = changes(b);
+    if (c === undefined || c.capabilities_version !== undefined) return b;
+    const adcp = b.adcp as JsonObject;
+    return { ...b, adcp: { ...adcp, capability_changes: { ...c, capabilities_version: version } } } as JsonObject;
   });
 }

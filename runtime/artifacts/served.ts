@@ -110,7 +110,9 @@ export function openServed(outDir: string, name: string, mode: Mode): Served {
   const rawRequest = (s: ToolSlots): RawValidateFn => (s.raw ??= load<RequestValidatorModule>(ARTIFACT_PATHS.request(s.release.key, s.tool)).validate);
   const strip = (s: ToolSlots): StripFn => (s.strip ??= load<StripModule>(ARTIFACT_PATHS.strip(s.release.key, s.tool)).strip);
   const normalize = (s: ToolSlots): NormalizeFn => (s.normalize ??= load<NormalizeModule>(ARTIFACT_PATHS.normalize(s.release.key, s.tool)).normalize);
-  const { convertUp, convertDown, gaps } = conversions<ProfileRelease, ToolSlots>({ outDir, cached, slotIn: slot, normalize, strip });
+  // Made on the first converted call: a set serving one release never loads the conversions' module.
+  let made: ReturnType<typeof conversions<ProfileRelease, ToolSlots>> | undefined;
+  const converting = () => (made ??= conversions<ProfileRelease, ToolSlots>({ outDir, cached, slotIn: slot, normalize, strip }));
   return {
     name,
     outDir,
@@ -135,9 +137,9 @@ export function openServed(outDir: string, name: string, mode: Mode): Served {
     strip,
     normalize,
     wire: (s, issues) => wireIssues(issues, mode, s.release.schemaIds?.published === true),
-    convertUp,
-    convertDown,
-    requestGaps: gaps,
+    convertUp: (...a) => converting().convertUp(...a),
+    convertDown: (...a) => converting().convertDown(...a),
+    requestGaps: (...a) => converting().gaps(...a),
     cached,
   };
 }

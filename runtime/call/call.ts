@@ -4,8 +4,8 @@ import type { ProfileRelease } from '../artifacts/profile.js';
 import type { Served, ToolSlots } from '../artifacts/served.js';
 import type { AdcpErrorBody } from '../wire/errors.js';
 import { errorResult } from '../wire/results.js';
-import type { IdempotencyService } from '../services/idempotency/service.js';
-import type { TaskOrigin, TasksService } from '../services/tasks/service.js';
+import type { AgentServices } from '../services/agent-services.js';
+import type { TaskOrigin } from '../services/tasks/service.js';
 import type { ItemsPlan } from './items.js';
 
 /**
@@ -27,12 +27,8 @@ export interface CallEnv {
   readonly served: Served;
   /** AgentOptions.authorize: runs with the parsed value the handler will see, before the handler. */
   readonly authorize?: (tool: string, value: Record<string, unknown>, ctx: HandlerContext) => void | Promise<void>;
-  /** The replay contract, when the profile declares a replay window. */
-  readonly idempotency?: IdempotencyService;
-  /** How long a handler may run (call/handle.ts). */
-  readonly handlerTimeoutMs: number;
-  /** Async tasks a handler makes (`ctx.task()`). */
-  readonly tasks: TasksService;
+  /** The protocol services (the replay contract, tasks …), each made on first use. */
+  readonly services: AgentServices;
 }
 
 export class Call {
@@ -92,7 +88,7 @@ export class Call {
       mode: this.served.mode,
       ...this.applied,
       ...(this.plan !== undefined ? { requestIndex: this.plan.requestIndex } : {}),
-      task: (options) => this.env.tasks.create(this.taskOrigin(), options),
+      task: (options) => this.env.services.tasks.create(this.taskOrigin(), options),
     });
   }
 

@@ -20,12 +20,12 @@ export async function handle(call: Call): Promise<Answer | void> {
       // The transport's context is copied inside the guard (handlerContext): a getter there is the host's bug.
       const hctx = call.handlerContext();
       const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-        timer = setTimeout(() => resolve(TIMED_OUT), call.env.handlerTimeoutMs);
+        timer = setTimeout(() => resolve(TIMED_OUT), call.env.services.handlerTimeoutMs);
       });
       result = await Promise.race([call.fn(call.value, hctx), timedOut]);
       if (result === TIMED_OUT) {
         call.abandon.abort(new Error('the handler timeout passed'));
-        process.emitWarning(`adcp-codegen: the handler for ${call.tool} did not finish within ${call.env.handlerTimeoutMs / 1000} s; its call was answered SERVICE_UNAVAILABLE`);
+        process.emitWarning(`adcp-codegen: the handler for ${call.tool} did not finish within ${call.env.services.handlerTimeoutMs / 1000} s; its call was answered SERVICE_UNAVAILABLE`);
         return call.reject(serviceUnavailable(`${call.tool}: the agent did not finish this request in time; retry with the same idempotency_key`));
       }
     }

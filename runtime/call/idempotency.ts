@@ -10,9 +10,10 @@ import { success, type Answer, type Call } from './call.js';
  * when its execution could not be recorded.
  */
 export async function idempotency(call: Call): Promise<Answer | void> {
-  const service = call.env.idempotency;
   const kind = call.release.idempotency?.[call.tool];
   const key = call.args.idempotency_key;
+  // Only now the service (and the store under it) is made: a call that takes no key never loads either.
+  const service = kind === undefined || typeof key !== 'string' ? undefined : call.env.services.idempotency;
   if (service === undefined || kind === undefined || typeof key !== 'string') return;
   let outcome: Outcome;
   try {

@@ -15,5 +15,6 @@ export function builtinHandlers(served: Served, services: AgentServices): Readon
   };
   const readers = taskReaders(services.tasks);
   for (const tool of ['get_task_status', 'list_tasks'] as const) if (serving(tool).length > 0) out[tool] = readers[tool];
+  if (serving('sync_agent_notification_configs').length > 0) out.sync_agent_notification_configs = services.notifications.sync;
   return out;
 }

@@ -47,6 +47,25 @@ export function openPostgres(url: string, options: { poolSize?: number; connectT
     application_name: 'adcp-agent',
   });
   pool.on('error', (e) => process.emitWarning(`adcp-codegen: ${where}: an idle connection failed: ${reasonOf(e)}`));
+  /** The statements on one connection between BEGIN and COMMIT; any failure rolls all of them back. */
+  const inTransaction = async (statements: readonly (readonly [string, readonly unknown[]])[]): Promise<void> => {
+    let client: PgClient;
+    try {
+      client = await pool.connect();
+    } catch (e) {
+      throw new StoreUnavailable(where, e);
+    }
+    try {
+      await client.query('BEGIN');
+      for (const [text, params] of statements) await client.query(text, params);
+      await client.query('COMMIT');
+      client.release();
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(e);
+      throw new StoreUnavailable(where, e);
+    }
+  };
   return {
     dialect: 'postgres',
     where,
@@ -59,25 +78,8 @@ export function openPostgres(url: string, options: { poolSize?: number; connectT
         throw new StoreUnavailable(where, e);
       }
     },
-    async migrate(statements) {
-      let client: PgClient;
-      try {
-        client = await pool.connect();
-      } catch (e) {
-        throw new StoreUnavailable(where, e);
-      }
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-        for (const statement of statements) await client.query(statement);
-        await client.query('COMMIT');
-        client.release();
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        client.release(e);
-        throw new StoreUnavailable(where, e);
-      }
-    },
+    migrate: (statements) => inTransaction([['SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]], ...statements.map((s) => [s, []] as const)]),
+    batch: (statements) => inTransaction(statements),
     close: () => pool.end(),
   };
 }

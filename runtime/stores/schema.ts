@@ -45,4 +45,21 @@ export const SCHEMA: readonly string[] = [
   )`,
   'CREATE INDEX IF NOT EXISTS adcp_tasks_scope ON adcp_tasks (scope, created_at)',
   'CREATE INDEX IF NOT EXISTS adcp_tasks_expires ON adcp_tasks (expires_at)',
+  // Agent-level notification subscribers (sync_agent_notification_configs): each principal's set, keyed by its own
+  // subscriber ids. `config` is the entry as registered, credentials included (write-only: never read back out).
+  `CREATE TABLE IF NOT EXISTS adcp_agent_subscribers (
+    scope TEXT NOT NULL,
+    subscriber_id TEXT NOT NULL,
+    config TEXT NOT NULL,
+    active INTEGER NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (scope, subscriber_id)
+  )`,
+  // What the agent has published, by name: the capabilities_version it last announced (a start on a new one fires
+  // capabilities.changed).
+  `CREATE TABLE IF NOT EXISTS adcp_agent_state (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`,
 ];

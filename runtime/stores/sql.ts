@@ -17,6 +17,8 @@ export interface Sql {
   /** Whether what is written survives the process (false only for the memory store). */
   readonly durable: boolean;
   query(text: string, params?: readonly unknown[]): Promise<SqlResult>;
+  /** Runs several writes as one transaction: all of them, or none. */
+  batch(statements: readonly (readonly [text: string, params: readonly unknown[]])[]): Promise<void>;
   /** Runs DDL statements once, all or none, one instance at a time (PostgreSQL: under an advisory lock). */
   migrate(statements: readonly string[]): Promise<void>;
   close(): Promise<void>;

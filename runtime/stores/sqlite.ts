@@ -46,6 +46,9 @@ export function openSqlite(dir: string | ':memory:'): Sql {
     if (s === undefined) statements.set(text, (s = db.prepare(text.replace(/\$(\d+)/g, '@p$1'))));
     return s;
   };
+  /** `$1`-style positional parameters as the `@p1` names the statements were prepared with. */
+  const named = (params: readonly unknown[]): Record<string, unknown> =>
+    Object.fromEntries(params.map((v, i) => [`p${i + 1}`, typeof v === 'boolean' ? Number(v) : v === undefined ? null : v]));
   return {
     dialect: 'sqlite',
     where,
@@ -53,12 +56,19 @@ export function openSqlite(dir: string | ':memory:'): Sql {
     async query(text, params = []) {
       try {
         const s = prepared(text);
-        const named = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, typeof v === 'boolean' ? Number(v) : v === undefined ? null : v]));
         if (s.reader) {
-          const rows = s.all(named);
+          const rows = s.all(named(params));
           return { rows, rowCount: rows.length };
         }
-        return { rows: [], rowCount: s.run(named).changes };
+        return { rows: [], rowCount: s.run(named(params)).changes };
+      } catch (e) {
+        throw new StoreUnavailable(where, e);
+      }
+    },
+    async batch(list) {
+      try {
+        // Synchronous inside: nothing else runs on this connection between the statements.
+        db.transaction(() => list.forEach(([text, params]) => prepared(text).run(named(params))))();
       } catch (e) {
         throw new StoreUnavailable(where, e);
       }
