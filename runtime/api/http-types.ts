@@ -1,11 +1,26 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AExecutorOptions } from './a2a-types.js';
 
 /**
  * The HTTP entry's API (transports/http/): one handler serving MCP Streamable HTTP at `/mcp` and A2A (JSON-RPC at
  * `/a2a`, the agent card at `/.well-known/agent-card.json`) on one port, with authentication before any pipeline
- * work. Types only, structural: the generated set imports nothing from node:http's users or @adcp/sdk.
+ * work. Types only, structural: the generated set imports nothing from node:http's users or @adcp/sdk, and its
+ * declarations need no @types/node (an agent compiles them with `types: []` as well: test/helpers/typecheck.ts).
  */
+
+/**
+ * A request as the entry's callers hand it over: node:http's IncomingMessage, Express's Request, seen through what
+ * an authenticator reads of it.
+ */
+export interface HttpRequest {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly method?: string;
+  readonly url?: string;
+}
+
+/** The response beside it: node:http's ServerResponse, Express's Response. */
+export interface HttpResponse {
+  readonly headersSent: boolean;
+}
 
 /**
  * Who is calling, as an authenticator says: @adcp/sdk/server's `AuthPrincipal` (`verifyApiKey`, `verifyBearer` and
@@ -27,7 +42,11 @@ export interface AuthPrincipal {
  * (401 `invalid_token`). @adcp/sdk/server's `verifyApiKey({ keys })`, `verifyBearer({ jwksUri, issuer, audience })`
  * and `anyOf(...)` are Authenticators, and so is `basicAuth(...)` from this runtime.
  */
-export type Authenticator = (req: IncomingMessage) => AuthPrincipal | null | Promise<AuthPrincipal | null>;
+export type Authenticator = {
+  // A method's parameter is compared both ways: a function of node:http's IncomingMessage (verifyApiKey's) is an
+  // Authenticator, and one written here reads `req.headers` without @types/node.
+  authenticate(req: HttpRequest): AuthPrincipal | null | Promise<AuthPrincipal | null>;
+}['authenticate'];
 
 export interface HttpLimits {
   /** Largest request body read, in bytes (default 4 MiB): larger is 413 before any pipeline work. */
@@ -67,7 +86,7 @@ export interface HttpOptions {
 }
 
 /** A request handler for node:http's `createServer` and Express (`app.use(handler)`): `next` is called for paths it does not serve. */
-export type HttpHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
+export type HttpHandler = (req: HttpRequest, res: HttpResponse, next?: (error?: unknown) => void) => Promise<void>;
 
 export interface ServeOptions extends HttpOptions {
   /** Default: `PORT`, else 3000. */
