@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Agent, AgentOptions, HandlerMap, Mode, ValidationResult } from './api/agent-types.js';
 import type { ValidateFn } from './artifacts/contract.js';
+import { declaredCredentialNames } from './artifacts/declared-names.js';
 import { openServed } from './artifacts/served.js';
 import { toolsLists } from './artifacts/tools-list.js';
 import { Call, type CallEnv } from './call/call.js';
@@ -22,7 +23,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   if (mode !== 'production' && mode !== 'development') throw new Error(`adcp-codegen: mode must be "production" or "development"`);
   const served = openServed(fileURLToPath(base), name, mode);
   const lists = toolsLists(served);
-  const env: CallEnv = { served, authorize: options.authorize };
+  const env: CallEnv = { served, authorize: options.authorize, declaredCredentials: declaredCredentialNames(served, lists) };
   // Checked where a handler set is registered, once: a set that does not match the profile fails before any call.
   const bind = (handlers: HandlerMap<string>) =>
     checkHandlers(handlers, { name, tools: served.tools, releasesServing: served.releasesServing, capabilities: (key) => served.release(key).capabilities });

@@ -25,6 +25,8 @@ export interface CallEnv {
   readonly served: Served;
   /** AgentOptions.authorize: runs with the parsed value the handler will see, before the handler. */
   readonly authorize?: (tool: string, value: Record<string, unknown>, ctx: HandlerContext) => void | Promise<void>;
+  /** The credential-looking names the tool's own request schemas declare (artifacts/declared-names.ts). */
+  readonly declaredCredentials?: (tool: string) => ReadonlySet<string>;
 }
 
 export class Call {
