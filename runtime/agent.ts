@@ -8,10 +8,13 @@ import { Call, type CallEnv } from './call/call.js';
 import { checkHandlers } from './call/handlers.js';
 import { runCall } from './call/pipeline.js';
 import { a2aSkills, createA2AExecutor } from './transports/a2a.js';
+import { httpEntry } from './transports/http/entry.js';
+import { serveHttp } from './transports/http/serve.js';
 import { mcpRegistrar, registerMcp } from './transports/mcp.js';
 
 // The Agent API's types and the rejection results, where the generated index.d.ts and earlier callers import them.
 export type * from './api/agent-types.js';
+export type * from './api/http-types.js';
 export { errorResult, resultBody, UnknownToolError, unknownToolResult } from './wire/results.js';
 
 /**
@@ -52,10 +55,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     },
     a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, bind(handlers as HandlerMap<string>), a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),
-    httpHandler: () => {
-      throw new Error('adcp-codegen: httpHandler is not implemented yet');
-    },
-    serve: () => Promise.reject(new Error('adcp-codegen: serve is not implemented yet')),
+    httpHandler: (handlers, httpOptions) => httpEntry(agent, lists.endpointToolsJson, bind(handlers as HandlerMap<string>), httpOptions),
+    serve: (handlers, serveOptions) => serveHttp(agent, () => agent.httpHandler(handlers, serveOptions), serveOptions),
     ready: async () => {},
     close: async () => {},
   };

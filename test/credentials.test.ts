@@ -1,4 +1,6 @@
-import { DEFAULT_CREDENTIAL_PATTERNS } from '@adcp/sdk/server';
+import { DEFAULT_CREDENTIAL_PATTERNS, verifyApiKey } from '@adcp/sdk/server';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CREDENTIAL_NAME_PATTERNS, credentialNames } from '../runtime/wire/credential-names.js';
@@ -9,7 +11,7 @@ import { createMediaBuyRequest } from './helpers/payloads.js';
  * Credentials in a tool's arguments are refused (call/credentials.ts, the stage right after `read`): AdCP's
  * CREDENTIAL_IN_ARGS, with the credential neither echoed nor reaching a handler, while the credential-looking
  * fields AdCP itself declares (a property list's `auth_token`, a push notification's `authentication.credentials`)
- * pass. On real AdCP 3.0.6 requests of the committed set, through agent.call.
+ * pass. On real AdCP 3.0.6 requests of the committed set, through agent.call and over MCP.
  */
 
 const { loadProfile } = await committedSet();
@@ -64,6 +66,26 @@ test("the fields AdCP declares pass: a property list's auth_token, a push notifi
   );
   assert.not.ok(push.isError, JSON.stringify(push.structuredContent));
   assert.is(called, before + 2);
+});
+
+test('over MCP with a valid Authorization header, a credential in the arguments is still CREDENTIAL_IN_ARGS', async () => {
+  const served = await agent.serve(handlers, { port: 0, authenticate: verifyApiKey({ keys: { sk_header: { principal: 'buyer' } } }) });
+  const client = new Client({ name: 'leaky-buyer', version: '1.0.0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { authorization: 'Bearer sk_header' } } }));
+    const r = (await client.callTool({ name: 'get_products', arguments: products({ context: { correlation_id: 'm-1', authorization: 'Bearer sk_header' } }) })) as {
+      isError?: boolean;
+      structuredContent?: Body;
+    };
+    assert.ok(r.isError);
+    assert.is(r.structuredContent!.adcp_error.code, 'CREDENTIAL_IN_ARGS');
+    assert.equal(r.structuredContent!.context, { correlation_id: 'm-1' });
+    const ok = (await client.callTool({ name: 'get_products', arguments: products({ context: { correlation_id: 'm-2' } }) })) as { isError?: boolean };
+    assert.not.ok(ok.isError);
+  } finally {
+    await client.close();
+    await served.close();
+  }
 });
 
 test("the patterns are @adcp/sdk/server's DEFAULT_CREDENTIAL_PATTERNS and a few more; only names are read", () => {

@@ -1,4 +1,4 @@
-import type { A2AExecutorOptions } from './a2a-types.js';
+import type { A2AExecutorOptions, A2ATaskStore } from './a2a-types.js';
 
 /**
  * The HTTP entry's API (transports/http/): one handler serving MCP Streamable HTTP at `/mcp` and A2A (JSON-RPC at
@@ -48,11 +48,32 @@ export type Authenticator = {
   authenticate(req: HttpRequest): AuthPrincipal | null | Promise<AuthPrincipal | null>;
 }['authenticate'];
 
+/** The HTTP authentication schemes a 401 may offer (`WWW-Authenticate`). */
+export type AuthScheme = 'Bearer' | 'Basic';
+
+/** basicAuth's users: user name → the password it must present and the principal it authenticates as. */
+export type BasicUsers = Readonly<Record<string, { readonly password: string; readonly principal: string }>>;
+
 export interface HttpLimits {
   /** Largest request body read, in bytes (default 4 MiB): larger is 413 before any pipeline work. */
   bodyBytes?: number;
   /** Time to receive a whole request body once its headers are in, in ms (default 30 s): slower is 408. */
   bodyTimeoutMs?: number;
+}
+
+/**
+ * A2A at `/a2a` and its agent card. The executor options as agent.a2aExecutor takes them, and:
+ * - `card`: fields merged over the card the entry builds (name, description, version, provider …);
+ * - `package`: the module name @a2a-js/sdk is installed under in the agent (default `@a2a-js/sdk`; 0.3.x or 1.x);
+ * - `maxTasks` (default 1,000) and `taskTtlMs` (default 1 hour): the bound of the in-memory task store, oldest
+ *   evicted first; `taskStore`: another store (a durable one) instead.
+ */
+export interface A2AHttpOptions extends A2AExecutorOptions {
+  card?: Record<string, unknown>;
+  package?: string;
+  maxTasks?: number;
+  taskTtlMs?: number;
+  taskStore?: A2ATaskStore;
 }
 
 export interface HttpOptions {
@@ -62,6 +83,13 @@ export interface HttpOptions {
    * MCP and A2A alike.
    */
   authenticate?: Authenticator;
+  /**
+   * The schemes a 401 offers in `WWW-Authenticate`. Default: Bearer, and Basic too when `authenticate` is
+   * basicAuth(...) (or a function carrying its mark); name them when an authenticator of your own composes them.
+   */
+  challenges?: readonly AuthScheme[];
+  /** The realm a 401's challenges name (default `adcp`). */
+  realm?: string;
   /**
    * Tools a caller may use without credentials (AdCP's tiered model: discovery is public). Default
    * `['get_adcp_capabilities']`. MCP's initialize, tools/list and ping, and the A2A agent card, are public too.
@@ -80,7 +108,7 @@ export interface HttpOptions {
    * A2A at `/a2a` and the agent card, with @a2a-js/sdk resolved from the agent's own dependencies; `false` serves
    * MCP alone. Default: served when @a2a-js/sdk is installed.
    */
-  a2a?: false | (A2AExecutorOptions & { card?: Record<string, unknown>; maxTasks?: number });
+  a2a?: false | A2AHttpOptions;
   /** The public base URL the agent card and the protected-resource metadata name (default: from the listening address). */
   publicUrl?: string;
 }
