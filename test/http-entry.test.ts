@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toolsListFastPath } from '../runtime/transports/http/tools-list-fast.js';
@@ -260,6 +261,20 @@ test('Express: app.use(agent.httpHandler(...)) serves /mcp and hands other paths
     } finally {
       server.close();
     }
+  }
+});
+
+test('the example seller requires Authorization: Bearer <ADCP_API_KEY> when it has one', async () => {
+  const { startSellerAgent } = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as {
+    startSellerAgent(o: { apiKey?: string }): Promise<{ url: string; close(): Promise<void> }>;
+  };
+  const seller = await startSellerAgent({ apiKey: 'example-key' });
+  try {
+    assert.is((await rpc(seller.url, toolsCall('list_creatives'))).status, 401);
+    assert.is((await rpc(seller.url, toolsCall('list_creatives'), { authorization: 'Bearer example-key' })).status, 200);
+    assert.is((await rpc(seller.url, toolsCall('get_adcp_capabilities'))).status, 200);
+  } finally {
+    await seller.close();
   }
 });
 
