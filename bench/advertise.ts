@@ -1,10 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { advertise, AdvertisedSources, type ToolsListEntry } from '../generator/project/index.js';
 import { toolsListJson } from '../generator/emit/index.js';
@@ -96,27 +98,33 @@ export async function run(): Promise<string[]> {
   return lines;
 }
 
-/** A real MCP server answering tools/list with the given entries, over the example's Streamable HTTP serving. */
+/**
+ * A real MCP server answering tools/list with the given entries over Streamable HTTP (stateless, JSON responses, as
+ * the product's entry serves it), and nothing else: what is measured is the client reading the list.
+ */
 async function listServer(): Promise<{ serveTools: (entries: readonly ToolsListEntry[]) => Promise<{ url: string; close(): Promise<void> }> }> {
-  const { serveMcp } = (await import(pathToFileURL(join(repoRoot, 'examples/serve-mcp.js')).href)) as {
-    serveMcp(agent: { mcpServerFactory<S>(handlers: unknown, create: () => S): () => S }, handlers: Record<string, unknown>): Promise<{ url: string; close(): Promise<void> }>;
-  };
   return {
-    serveTools: (entries) => {
+    serveTools: async (entries) => {
       const tools = entries.map(toolsListJson);
-      // The example's serving with a stand-in agent whose servers answer only tools/list, with these entries.
-      const agent = {
-        mcpServerFactory<S>(_handlers: unknown, create: () => S): () => S {
-          return () => {
-            const server = create();
-            const low = (server as { server: Server }).server;
-            low.registerCapabilities({ tools: {} });
-            low.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as never }));
-            return server;
-          };
-        },
+      const http = createServer((req, res) => {
+        const server = new Server({ name: 'bench', version: '1.0.0' }, { capabilities: { tools: {} } });
+        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as never }));
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        res.on('close', () => void Promise.all([transport.close(), server.close()]));
+        void server.connect(transport).then(() => transport.handleRequest(req, res));
+      });
+      // The client compiles each list's schemas before its next request on the same socket: keep it open meanwhile.
+      http.keepAliveTimeout = 65_000;
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+      const { port } = http.address() as AddressInfo;
+      return {
+        url: `http://127.0.0.1:${port}/mcp`,
+        close: () =>
+          new Promise<void>((resolve) => {
+            http.close(() => resolve());
+            http.closeIdleConnections();
+          }),
       };
-      return serveMcp(agent, {});
     },
   };
 }

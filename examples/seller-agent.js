@@ -1,17 +1,23 @@
 // @ts-check
 /**
- * The reference seller (examples/seller/) over MCP Streamable HTTP on localhost. Every call goes through the
- * generated pipeline (release selection, normalization, strip or drift errors, compiled validation) before a handler
- * sees it.
+ * The reference seller (examples/seller/) on the product's HTTP entry: MCP Streamable HTTP at /mcp and A2A at /a2a
+ * (its agent card at /.well-known/agent-card.json) on one port, on localhost. Every call goes through the generated
+ * pipeline (release selection, normalization, strip or drift errors, compiled validation) before a handler sees it;
+ * everything of HTTP — authentication, limits, keep-alive, the task store — is agent.serve's, nothing here.
+ *
+ * With ADCP_API_KEY set, every protected call needs `Authorization: Bearer <ADCP_API_KEY>` (@adcp/sdk's
+ * verifyApiKey; get_adcp_capabilities, tools/list and the agent card stay public). Without it the seller answers
+ * anyone, and agent.serve warns.
  *
  *   npm run example                                   # http://127.0.0.1:3000/mcp, production, committed generated/
  *   PORT=4000 ADCP_MODE=development npm run example
+ *   ADCP_API_KEY=sk_test_123 npm run example          # Bearer sk_test_123 required
  *   ADCP_GENERATED=/tmp/reference-seller ADCP_PROFILE=guaranteed-publisher-sandbox npm run example   # sandbox (see generated-set.js)
  */
+import { verifyApiKey } from '@adcp/sdk/server';
 import { pathToFileURL } from 'node:url';
 import { generatedDir, loadGenerated, profileName } from './generated-set.js';
 import { createSeller } from './seller/index.js';
-import { serveMcp } from './serve-mcp.js';
 
 /**
  * The reference seller's handlers for a loaded profile: exactly the tools it serves.
@@ -24,20 +30,37 @@ export function createSellerHandlers(agent, options) {
 }
 
 /**
- * Starts the agent; resolves to its MCP endpoint URL, the loaded agent and a close function (serve-mcp.js has the
- * HTTP details, keep-alive included).
+ * The authenticator for an API key: `Authorization: Bearer <key>` authenticates as `principal`; no key, no
+ * authentication.
+ * @param {string | undefined} apiKey
+ * @param {string} [principal]
+ */
+export function apiKeyAuthenticator(apiKey, principal = 'buyer') {
+  return apiKey === undefined || apiKey === '' ? undefined : verifyApiKey({ keys: { [apiKey]: { principal } } });
+}
+
+/**
+ * Starts the agent; resolves to its MCP endpoint URL, its port, the loaded agent and a close function.
  * @param {{ port?: number, host?: string, mode?: 'production' | 'development', profile?: string, generated?: string,
- *   seller?: import('./seller/index.js').SellerOptions }} [options]
+ *   apiKey?: string, seller?: import('./seller/index.js').SellerOptions }} [options]
+ *   `apiKey`: the Bearer key protected calls need (default ADCP_API_KEY; none: no authentication).
  */
 export async function startSellerAgent(options = {}) {
   const { loadProfile } = await loadGenerated(options.generated ?? generatedDir);
   const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production' });
-  const served = await serveMcp(agent, createSellerHandlers(agent, options.seller), { port: options.port, host: options.host, name: 'reference-seller' });
+  const served = await agent.serve(createSellerHandlers(agent, options.seller), {
+    port: options.port ?? 0,
+    host: options.host,
+    authenticate: apiKeyAuthenticator(options.apiKey ?? process.env.ADCP_API_KEY),
+    mcp: { name: 'reference-seller' },
+    a2a: { card: { name: 'reference seller', description: `AdCP reference seller (${agent.name})` } },
+  });
   return { ...served, agent };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const mode = process.env.ADCP_MODE === 'development' ? 'development' : 'production';
   const { url, agent } = await startSellerAgent({ port: Number(process.env.PORT ?? 3000), mode });
-  console.error(`AdCP reference seller (${agent.name}, ${mode}, AdCP ${agent.releases.join(' + ')}) serving MCP at ${url}`);
+  const auth = process.env.ADCP_API_KEY ? 'Bearer ADCP_API_KEY required' : 'no authentication';
+  console.error(`AdCP reference seller (${agent.name}, ${mode}, AdCP ${agent.releases.join(' + ')}, ${auth}) serving MCP at ${url} and A2A at ${url.replace(/\/mcp$/, '/a2a')}`);
 }

@@ -13,18 +13,28 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-import type { Agent, AgentOptions, Relax, ToolHandler } from './runtime/agent.js';
+import type { Agent, AgentOptions, Authenticator, BasicUsers, Relax, ToolHandler } from './runtime/agent.js';
 import type { AdcpError, AdcpErrorBody } from './runtime/wire/errors.js';
 import type { ToolTypes as V3_0Tools } from './releases/3.0/types.js';
 
 export type {
+  A2AHttpOptions,
   Agent,
   AgentOptions,
   AnyToolHandler,
+  Authenticator,
+  AuthPrincipal,
+  AuthScheme,
+  BasicUsers,
   CallContext,
   HandlerContext,
+  HttpHandler,
+  HttpLimits,
+  HttpOptions,
   PerReleaseHandlers,
   Relax,
+  RunningServer,
+  ServeOptions,
   ToolHandler,
   ToolsListEntry,
   ValidationResult,
@@ -32,7 +42,7 @@ export type {
 export { AdcpError } from './runtime/wire/errors.js';
 export type { AdcpErrorBody } from './runtime/wire/errors.js';
 export type { AppliedNormalization, Issue, StripResult } from './runtime/artifacts/contract.js';
-export type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './runtime/transports/a2a.js';
+export type { A2AExecutor, A2AExecutorOptions, A2ASkill, A2AStoredTask, A2ATaskStore } from './runtime/api/a2a-types.js';
 export type * as V3_0 from './releases/3.0/types.js';
 
 /** Generated profile names. */
@@ -243,5 +253,12 @@ export type HandlersFor<P extends ProfileName> = {
 };
 
 export declare const profiles: readonly ProfileName[];
+
+/**
+ * HTTP Basic authentication (RFC 7617) over a static map of users, for `agent.serve(handlers, { authenticate })`:
+ * the principal of the user whose password matches; null without a Basic `Authorization` header; a throw (401
+ * `invalid_token`) for a wrong password or an unknown user. 401s then offer `Basic` beside `Bearer`.
+ */
+export declare function basicAuth(users: BasicUsers): Authenticator;
 
 export declare function loadProfile<P extends ProfileName>(name: P, options?: AgentOptions): Promise<Agent<ProfileTools[P], HandlersFor<P>>>;

@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts 9908b4e85e2ea7a3
+//   adcp-codegen 0.1.0:runtime/loader.ts 8207080f96261cf3
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -401,6 +401,7 @@ const __runtimeImportMeta = Object.freeze({ url: import.meta.url });
 const builtins = new Set([
   "node:crypto",
   "node:fs",
+  "node:http",
   "node:module",
   "node:os",
   "node:path",
@@ -442,6 +443,7 @@ const onDemand = Object.freeze({
   "./issues/pattern-example.js": "runtime/rejections.cjs",
   "./issues/repair.js": "runtime/rejections.cjs",
   "./services/account-scope.js": "runtime/services.cjs",
+  "./services/auth/basic.js": "runtime/http.cjs",
   "./services/builtins.js": "runtime/services.cjs",
   "./services/idempotency/budgets.js": "runtime/services.cjs",
   "./services/idempotency/hash.js": "runtime/services.cjs",
@@ -459,6 +461,20 @@ const onDemand = Object.freeze({
   "./stores/sql.js": "runtime/services.cjs",
   "./stores/sqlite.js": "runtime/services.cjs",
   "./transports/a2a.js": "runtime/transports.cjs",
+  "./transports/http/a2a-card.js": "runtime/http.cjs",
+  "./transports/http/a2a-dialects.js": "runtime/http.cjs",
+  "./transports/http/a2a-endpoint.js": "runtime/http.cjs",
+  "./transports/http/authenticate.js": "runtime/http.cjs",
+  "./transports/http/body.js": "runtime/http.cjs",
+  "./transports/http/classify.js": "runtime/http.cjs",
+  "./transports/http/entry.js": "runtime/http.cjs",
+  "./transports/http/mcp-endpoint.js": "runtime/http.cjs",
+  "./transports/http/packages.js": "runtime/http.cjs",
+  "./transports/http/respond.js": "runtime/http.cjs",
+  "./transports/http/serve.js": "runtime/http.cjs",
+  "./transports/http/task-store.js": "runtime/http.cjs",
+  "./transports/http/tools-list-fast.js": "runtime/http.cjs",
+  "./transports/http/well-known.js": "runtime/http.cjs",
   "./transports/mcp.js": "runtime/transports.cjs",
   "./wire/idempotency-errors.js": "runtime/services.cjs",
 });
@@ -491,3 +507,12 @@ export const { createAgent } = runtimeModule('./agent.js');
 
 /** The class of every AdCP error the agent sends (runtime/wire/errors.js re-exports the same class). */
 export const { AdcpError } = runtimeModule('./wire/errors.js');
+
+/**
+ * HTTP Basic authentication over a static map of users (runtime/services/auth/basic.js), for `authenticate`. A
+ * function, not the module's own export: the HTTP entry's modules load when a server first uses them, not when this
+ * set is imported.
+ */
+export function basicAuth(users) {
+  return runtimeModule('./services/auth/basic.js').basicAuth(users);
+}

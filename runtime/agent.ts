@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Agent, AgentOptions, HandlerMap, Mode, ValidationResult } from './api/agent-types.js';
 import type { ValidateFn } from './artifacts/contract.js';
+import { declaredCredentialNames } from './artifacts/declared-names.js';
 import { openServed } from './artifacts/served.js';
 import { toolsLists } from './artifacts/tools-list.js';
 import { Call, type CallEnv } from './call/call.js';
@@ -9,10 +10,13 @@ import { runCall } from './call/pipeline.js';
 import { agentServices } from './services/agent-services.js';
 import { builtinHandlers } from './services/builtins.js';
 import { a2aSkills, createA2AExecutor } from './transports/a2a.js';
+import { httpEntry } from './transports/http/entry.js';
+import { serveHttp } from './transports/http/serve.js';
 import { mcpRegistrar, registerMcp } from './transports/mcp.js';
 
 // The Agent API's types and the rejection results, where the generated index.d.ts and earlier callers import them.
 export type * from './api/agent-types.js';
+export type * from './api/http-types.js';
 export { errorResult, resultBody, UnknownToolError, unknownToolResult } from './wire/results.js';
 
 /**
@@ -27,7 +31,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   let made: ReturnType<typeof toolsLists> | undefined;
   const lists = () => (made ??= toolsLists(served));
   const services = agentServices(served, options);
-  const env: CallEnv = { served, authorize: options.authorize, services };
+  const env: CallEnv = { served, authorize: options.authorize, services, declaredCredentials: declaredCredentialNames(served, { toolsList: (key) => lists().toolsList(key) }) };
   // Checked where a handler set is registered, once: a set that does not match the profile fails before any call.
   const bind = (handlers: HandlerMap<string>) =>
     checkHandlers(handlers, { name, tools: served.tools, releasesServing: served.releasesServing, builtins: builtinHandlers(served, services) });
@@ -56,10 +60,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     },
     a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, bind(handlers as HandlerMap<string>), a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),
-    httpHandler: () => {
-      throw new Error('adcp-codegen: httpHandler is not implemented yet');
-    },
-    serve: () => Promise.reject(new Error('adcp-codegen: serve is not implemented yet')),
+    httpHandler: (handlers, httpOptions) => httpEntry(agent, () => lists().endpointToolsJson(), bind(handlers as HandlerMap<string>), httpOptions),
+    serve: (handlers, serveOptions) => serveHttp(agent, () => agent.httpHandler(handlers, serveOptions), serveOptions),
     ready: services.ready,
     close: services.close,
     task: (taskId) => services.tasks.handle(taskId),

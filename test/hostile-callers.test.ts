@@ -4,12 +4,12 @@ import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.
 import { Ajv } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { committedSet, exampleHandlers, type SellerHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
-import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
+import { sdkReleaseDir } from './helpers/releases.js';
+import { serveAgent } from './helpers/serve.js';
 
 /**
  * A hostile buyer, over the real transport: the official MCP client over Streamable HTTP to the committed set's
@@ -19,14 +19,11 @@ import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
  */
 
 const { loadProfile } = await committedSet();
-const { serveMcp } = (await import(pathToFileURL(join(repoRoot, 'examples/serve-mcp.js')).href)) as {
-  serveMcp(agent: unknown, handlers: unknown): Promise<{ url: string; close(): Promise<unknown> }>;
-};
 type Agent = Awaited<ReturnType<typeof loadProfile<'guaranteed-publisher'>>>;
 type Body = Record<string, any>;
 
 async function connect(agent: Agent, handlers: Partial<SellerHandlers> = {}) {
-  const served = await serveMcp(agent, { ...(await exampleHandlers(agent)), ...handlers });
+  const served = await serveAgent(agent, { ...(await exampleHandlers(agent)), ...handlers });
   const client = new Client({ name: 'hostile-buyer', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
   return {

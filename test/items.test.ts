@@ -10,13 +10,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { batchSet } from './helpers/batch-set.js';
 import { setAt } from './helpers/generated.js';
-import { repoRoot } from './helpers/releases.js';
 import { v03Card } from './helpers/a2a-card.js';
+import { serveAgent } from './helpers/serve.js';
 
 /**
  * Per-item outcomes of batch tools (issue 19 point 2, runtime/items.ts) over MCP Streamable HTTP with the official
@@ -32,9 +31,6 @@ const { loadProfile } = (await setAt(out)) as unknown as {
     a2aSkills(): AgentCard['skills'];
   }>;
 };
-const { serveMcp } = (await import(pathToFileURL(join(repoRoot, 'examples/serve-mcp.js')).href)) as {
-  serveMcp(agent: unknown, handlers: Record<string, unknown>): Promise<{ url: string; close(): Promise<void> }>;
-};
 
 type Seen = { args: Record<string, any>; ctx: Record<string, any> }[];
 type Row = Record<string, any>;
@@ -46,7 +42,7 @@ async function connect(mode: 'production' | 'development', answer: (args: Record
     seen.push({ args, ctx });
     return answer(args);
   };
-  const served = await serveMcp(agent, { sync_things: handler, sync_widgets: handler, sync_gadgets: handler });
+  const served = await serveAgent(agent, { sync_things: handler, sync_widgets: handler, sync_gadgets: handler });
   const client = new Client({ name: 'batch-buyer', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
   const call = async (name: string, args: Record<string, unknown>) => {

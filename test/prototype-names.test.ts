@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { runCli } from './helpers/cli.js';
 import { tempDir, tinyRelease, writeTree } from './helpers/fixture-release.js';
 import { repoRoot } from './helpers/releases.js';
+import { serveAgent } from './helpers/serve.js';
 import { typecheck } from './helpers/typecheck.js';
 
 /**
@@ -195,10 +196,7 @@ test('projection: applies-when drops an inherited name where it does not apply; 
 });
 
 test('tools/list and a call through the official MCP client over Streamable HTTP', async () => {
-  const { serveMcp } = (await import(pathToFileURL(join(repoRoot, 'examples/serve-mcp.js')).href)) as {
-    serveMcp(agent: unknown, handlers: unknown): Promise<{ url: string; close(): Promise<unknown> }>;
-  };
-  const served = await serveMcp(dev, { get_things: () => ({ things: [] }), make_thing: () => ({ thing: { id: 't' } }) });
+  const served = await serveAgent(dev, { get_things: () => ({ things: [] }), make_thing: () => ({ thing: { id: 't' } }) });
   const client = new Client({ name: 'proto-buyer', version: '1.0.0' });
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));

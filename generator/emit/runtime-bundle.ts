@@ -118,6 +118,25 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
   ],
   // Per-item outcomes of batch tools (issue 19 point 2).
   'batches.cjs': ['call/items.js'],
+  // The HTTP entry (agent.httpHandler, agent.serve) and the authenticators it ships: a server pays for them once, at
+  // start; agent.call never reaches them.
+  'http.cjs': [
+    'services/auth/basic.js',
+    'transports/http/a2a-card.js',
+    'transports/http/a2a-dialects.js',
+    'transports/http/a2a-endpoint.js',
+    'transports/http/authenticate.js',
+    'transports/http/body.js',
+    'transports/http/classify.js',
+    'transports/http/entry.js',
+    'transports/http/mcp-endpoint.js',
+    'transports/http/packages.js',
+    'transports/http/respond.js',
+    'transports/http/serve.js',
+    'transports/http/task-store.js',
+    'transports/http/tools-list-fast.js',
+    'transports/http/well-known.js',
+  ],
 };
 
 export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle {

@@ -44,3 +44,22 @@ export interface A2ASkill {
   outputModes: string[];
   securityRequirements: never[];
 }
+
+/**
+ * Where the A2A server keeps its Tasks: @a2a-js/sdk's TaskStore, structurally (either major; tasks are the SDK's own
+ * objects, read here only by `id`). The entry's default keeps a bounded number in memory (transports/http/task-store.ts);
+ * a durable store implements the same three methods. `context` is the SDK's ServerCallContext: its `user` scopes a
+ * task to the principal that created it.
+ */
+export interface A2ATaskStore {
+  save(task: A2AStoredTask, context?: unknown): Promise<void>;
+  load(taskId: string, context?: unknown): Promise<A2AStoredTask | undefined>;
+  /** A2A 1.0's tasks/list (the 1.x SDK calls it); 0.3 never does. */
+  list?(params: Record<string, unknown>, context?: unknown): Promise<{ tasks: A2AStoredTask[]; nextPageToken: string; pageSize: number; totalSize: number }>;
+}
+
+/** A Task as either SDK major saves it: an object with its id (the rest is the SDK's). */
+export interface A2AStoredTask {
+  readonly id: string;
+  readonly [key: string]: unknown;
+}

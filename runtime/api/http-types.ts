@@ -1,26 +1,25 @@
-import type { A2AExecutorOptions } from './a2a-types.js';
+import type { A2AExecutorOptions, A2ATaskStore } from './a2a-types.js';
 
 /**
  * The HTTP entry's API (transports/http/): one handler serving MCP Streamable HTTP at `/mcp` and A2A (JSON-RPC at
  * `/a2a`, the agent card at `/.well-known/agent-card.json`) on one port, with authentication before any pipeline
- * work. Types only, structural: the generated set imports nothing from node:http's users or @adcp/sdk.
+ * work. Types only, structural: the generated set imports nothing from node:http's users or @adcp/sdk, and its
+ * declarations need no @types/node (an agent compiles them with `types: []` as well: test/helpers/typecheck.ts).
  */
 
 /**
- * What the entry reads of node:http's IncomingMessage, structurally: the set's public types need no @types/node, and
- * node:http's request (and Express's) is one.
+ * A request as the entry's callers hand it over: node:http's IncomingMessage, Express's Request, seen through what
+ * an authenticator reads of it.
  */
-export interface IncomingRequest {
-  readonly method?: string | undefined;
-  readonly url?: string | undefined;
-  readonly headers: { readonly [name: string]: string | string[] | undefined };
+export interface HttpRequest {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly method?: string;
+  readonly url?: string;
 }
 
-/** What the entry writes through, structurally: node:http's ServerResponse (and Express's) is one. */
-export interface OutgoingResponse {
+/** The response beside it: node:http's ServerResponse, Express's Response. */
+export interface HttpResponse {
   readonly headersSent: boolean;
-  writeHead(status: number, headers?: Record<string, string | number | readonly string[]>): unknown;
-  end(body?: string | Uint8Array): unknown;
 }
 
 /**
@@ -43,7 +42,17 @@ export interface AuthPrincipal {
  * (401 `invalid_token`). @adcp/sdk/server's `verifyApiKey({ keys })`, `verifyBearer({ jwksUri, issuer, audience })`
  * and `anyOf(...)` are Authenticators, and so is `basicAuth(...)` from this runtime.
  */
-export type Authenticator = (req: IncomingRequest) => AuthPrincipal | null | Promise<AuthPrincipal | null>;
+export type Authenticator = {
+  // A method's parameter is compared both ways: a function of node:http's IncomingMessage (verifyApiKey's) is an
+  // Authenticator, and one written here reads `req.headers` without @types/node.
+  authenticate(req: HttpRequest): AuthPrincipal | null | Promise<AuthPrincipal | null>;
+}['authenticate'];
+
+/** The HTTP authentication schemes a 401 may offer (`WWW-Authenticate`). */
+export type AuthScheme = 'Bearer' | 'Basic';
+
+/** basicAuth's users: user name → the password it must present and the principal it authenticates as. */
+export type BasicUsers = Readonly<Record<string, { readonly password: string; readonly principal: string }>>;
 
 export interface HttpLimits {
   /** Largest request body read, in bytes (default 4 MiB): larger is 413 before any pipeline work. */
@@ -52,14 +61,35 @@ export interface HttpLimits {
   bodyTimeoutMs?: number;
 }
 
+/**
+ * A2A at `/a2a` and its agent card. The executor options as agent.a2aExecutor takes them, and:
+ * - `card`: fields merged over the card the entry builds (name, description, version, provider …);
+ * - `package`: the module name @a2a-js/sdk is installed under in the agent (default `@a2a-js/sdk`; 0.3.x or 1.x);
+ * - `maxTasks` (default 1,000) and `taskTtlMs` (default 1 hour): the bound of the in-memory task store, oldest
+ *   evicted first; `taskStore`: another store (a durable one) instead.
+ */
+export interface A2AHttpOptions extends A2AExecutorOptions {
+  card?: Record<string, unknown>;
+  package?: string;
+  maxTasks?: number;
+  taskTtlMs?: number;
+  taskStore?: A2ATaskStore;
+}
+
 export interface HttpOptions {
   /**
    * Authenticates every request before any pipeline work. Absent: no authentication (a development server; `serve`
    * warns). A protected call without credentials, or with refused ones, is HTTP 401 with `WWW-Authenticate`, over
    * MCP and A2A alike.
    */
-  // Method syntax on purpose: an authenticator typed for node's own IncomingMessage (@adcp/sdk's) is accepted too.
-  authenticate?(req: IncomingRequest): AuthPrincipal | null | Promise<AuthPrincipal | null>;
+  authenticate?: Authenticator;
+  /**
+   * The schemes a 401 offers in `WWW-Authenticate`. Default: Bearer, and Basic too when `authenticate` is
+   * basicAuth(...) (or a function carrying its mark); name them when an authenticator of your own composes them.
+   */
+  challenges?: readonly AuthScheme[];
+  /** The realm a 401's challenges name (default `adcp`). */
+  realm?: string;
   /**
    * Tools a caller may use without credentials (AdCP's tiered model: discovery is public). Default
    * `['get_adcp_capabilities']`. MCP's initialize, tools/list and ping, and the A2A agent card, are public too.
@@ -78,13 +108,13 @@ export interface HttpOptions {
    * A2A at `/a2a` and the agent card, with @a2a-js/sdk resolved from the agent's own dependencies; `false` serves
    * MCP alone. Default: served when @a2a-js/sdk is installed.
    */
-  a2a?: false | (A2AExecutorOptions & { card?: Record<string, unknown>; maxTasks?: number });
+  a2a?: false | A2AHttpOptions;
   /** The public base URL the agent card and the protected-resource metadata name (default: from the listening address). */
   publicUrl?: string;
 }
 
 /** A request handler for node:http's `createServer` and Express (`app.use(handler)`): `next` is called for paths it does not serve. */
-export type HttpHandler = (req: IncomingRequest, res: OutgoingResponse, next?: (error?: unknown) => void) => Promise<void>;
+export type HttpHandler = (req: HttpRequest, res: HttpResponse, next?: (error?: unknown) => void) => Promise<void>;
 
 export interface ServeOptions extends HttpOptions {
   /** Default: `PORT`, else 3000. */

@@ -29,6 +29,8 @@ export interface CallEnv {
   readonly authorize?: (tool: string, value: Record<string, unknown>, ctx: HandlerContext) => void | Promise<void>;
   /** The protocol services (the replay contract, tasks …), each made on first use. */
   readonly services: AgentServices;
+  /** The credential-looking names the tool's own request schemas declare (artifacts/declared-names.ts). */
+  readonly declaredCredentials?: (tool: string) => ReadonlySet<string>;
 }
 
 export class Call {

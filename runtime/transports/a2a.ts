@@ -91,7 +91,19 @@ async function invoke(
   const { skill, input } = parsed;
   // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context; a failure
   // of the agent itself is its CONFIGURATION_ERROR (callBound).
-  return { skill, result: await callBound(agent, handlers, skill, input, { a2a: { taskId: request.taskId, contextId: request.contextId } }) };
+  const a2a = { taskId: request.taskId, contextId: request.contextId };
+  return { skill, result: await callBound(agent, handlers, skill, input, { ...principalOf(request.context), a2a }) };
+}
+
+/**
+ * The authenticated agent, from the SDK's ServerCallContext: its User, when authenticated, names the principal (the
+ * HTTP entry's PrincipalUser: `userName`, and `auth`, what the authenticator said, the credential left out). An
+ * executor served by other means (an Express app of the agent's own) passes whatever User its userBuilder made.
+ */
+function principalOf(context: unknown): { principal?: string; auth?: Record<string, unknown> } {
+  const user = isObject(context) ? context.user : undefined;
+  if (!isObject(user) || user.isAuthenticated !== true || typeof user.userName !== 'string' || user.userName === '') return {};
+  return { principal: user.userName, ...(isObject(user.auth) ? { auth: user.auth } : {}) };
 }
 
 type Invocation = { ok: true; skill: string; input: Record<string, unknown> } | { ok: false; message: string; skill?: string; input?: unknown };

@@ -3,7 +3,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
@@ -18,6 +17,7 @@ import { setAt } from '../helpers/generated.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { Sampler } from '../helpers/sampler.js';
 import { fillPlaceholders, loadStoryboardSamples } from '../helpers/storyboards.js';
+import { serveAgent } from '../helpers/serve.js';
 
 /**
  * Per-item outcomes (issue 19 point 2) on the real releases, over MCP Streamable HTTP with the official client: one
@@ -41,10 +41,6 @@ mkdirSync(join(work, 'profiles'));
 const caps = { adcp: { major_versions: [3], idempotency: { supported: true, replay_ttl_seconds: 86400 } }, supported_protocols: ['media_buy'] };
 writeFileSync(join(work, 'profiles', 'batch.json'), JSON.stringify({ name: 'batch', tools: ['get_adcp_capabilities', ...tools], shared_tools: tools, surface: 'sandbox', capabilities: caps }));
 writeFileSync(join(work, 'adcp-codegen.config.json'), JSON.stringify({ releases: [sdkReleaseDir(), release32Dir], profiles: ['profiles/*.json'], out: 'generated' }));
-
-const { serveMcp } = (await import(pathToFileURL(join(repoRoot, 'examples/serve-mcp.js')).href)) as {
-  serveMcp(agent: unknown, handlers: Record<string, unknown>): Promise<{ url: string; close(): Promise<void> }>;
-};
 type ToolResult = { isError?: boolean; content: { text: string }[]; structuredContent?: Record<string, any> };
 type Row = Record<string, any>;
 const storyboards = loadStoryboardSamples(complianceDir).filter((s) => !s.expectError);
@@ -188,7 +184,7 @@ for (const release of [r30, r32]) {
         return [t, Object.fromEntries([r30, r32].filter((r) => r.tools.has(t) && !r.unavailable.has(t)).map((r) => [r.key, fn]))];
       }),
     );
-    const server = await serveMcp(agent, handlers);
+    const server = await serveAgent(agent, handlers);
     const client = new Client({ name: 'batch-buyer', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     try {
@@ -245,7 +241,7 @@ test('AdCP\'s own vector: notification_config_event_scope, every validation of i
     const agent = await loadProfile('batch' as never, { mode });
     let called = false;
     const handlers = Object.fromEntries(tools.map((t) => [t, Object.fromEntries([r30, r32].filter((r) => r.tools.has(t) && !r.unavailable.has(t)).map((r) => [r.key, () => ((called = true), {})]))]));
-    const server = await serveMcp(agent, handlers);
+    const server = await serveAgent(agent, handlers);
     const client = new Client({ name: 'storyboard-runner', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     try {

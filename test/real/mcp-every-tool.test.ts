@@ -2,7 +2,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bundleSchema, refusedEnvelopeFields } from '../../generator/project/index.js';
@@ -13,6 +12,7 @@ import { setAt } from '../helpers/generated.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir, sharedReleaseKey } from '../helpers/releases.js';
 import { Sampler } from '../helpers/sampler.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
+import { serveAgent } from '../helpers/serve.js';
 
 /** The shared 3.2 release's key (`3.2-beta.5`): its AdCP wire version. */
 const K32 = sharedReleaseKey();
@@ -63,9 +63,6 @@ writeFileSync(join(work, 'adcp-codegen.config.json'), JSON.stringify({ releases:
 
 type Agent = Awaited<ReturnType<Awaited<ReturnType<typeof setAt>>['loadProfile']>>;
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, any> };
-const { serveMcp } = (await import(pathToFileURL(join(repoRoot, 'examples/serve-mcp.js')).href)) as {
-  serveMcp(agent: unknown, handlers: Record<string, unknown>): Promise<{ url: string; close(): Promise<void> }>;
-};
 
 const storyboards = loadStoryboardSamples(complianceDir).filter((s) => !s.expectError);
 
@@ -158,7 +155,7 @@ for (const [profile, release] of [
     if (release === r32) assert.is(tools.length, 72);
     const bodies = new Map(tools.filter((t) => t !== 'get_adcp_capabilities').map((t) => [t, validBody(agent, release, t)]));
     const handlers = Object.fromEntries([...bodies.keys()].map((t) => [t, () => structuredClone(bodies.get(t)!)]));
-    const server = await serveMcp(agent, handlers);
+    const server = await serveAgent(agent, handlers);
     const client = await connect(server.url);
     try {
       const listed = await client.listTools();
@@ -204,7 +201,7 @@ test('both-releases: one outputSchema per tool admits the 3.2 body, the 3.0 body
   const body30 = validBody(agent, r30, 'create_media_buy');
   const submitted = { status: 'submitted', task_id: 'task_1' };
   let next: unknown;
-  const server = await serveMcp(agent, {
+  const server = await serveAgent(agent, {
     get_products: () => validBody(agent, r32, 'get_products'),
     list_accounts: () => ({ accounts: [] }),
     create_media_buy: (_args: unknown, ctx: { release: string }) => next ?? (ctx.release === K32 ? body32 : body30),

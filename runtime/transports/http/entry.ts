@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Agent, AnyToolHandler } from '../../api/agent-types.js';
+import type { AuthPrincipal, HttpHandler, HttpOptions } from '../../api/http-types.js';
+import { a2aEndpoint } from './a2a-endpoint.js';
+import { authenticateRequest, challengeSchemes, mcpAuthInfo, type Challenge } from './authenticate.js';
+import { DEFAULT_BODY_BYTES, DEFAULT_BODY_TIMEOUT_MS, readBody } from './body.js';
+import { a2aIsPublic, mcpIsPublic } from './classify.js';
+import { mcpEndpoint } from './mcp-endpoint.js';
+import { cutShort, internalError, methodNotAllowed, notFound, sendJsonRpcError } from './respond.js';
+import { protectedResourceMetadata } from './well-known.js';
+
+/**
+ * The HTTP entry (agent.httpHandler): one request handler for MCP at `/mcp`, A2A at `/a2a` with its agent card, and
+ * the protected-resource metadata when configured; any other path is the host's (`next()` under Express, 404 on a
+ * bare node:http server). For a JSON-RPC POST, in this order and before any pipeline work: the body, read within
+ * its limits; the message, parsed; its classification, public or protected (classify.ts); authentication
+ * (authenticate.ts). Only then does an SDK see the request, with the principal attached. Everything is resolved
+ * and checked when the handler is made (the handler set, the SDKs, the options), so a bad start fails there.
+ */
+
+export const MCP_PATH = '/mcp';
+export const A2A_PATH = '/a2a';
+export const CARD_PATH = '/.well-known/agent-card.json';
+
+export function httpEntry(agent: Agent, toolsJson: () => string, handlers: Readonly<Record<string, AnyToolHandler>>, options: HttpOptions = {}): HttpHandler {
+  if (options.authenticate !== undefined && typeof options.authenticate !== 'function') throw new Error('adcp-codegen: authenticate must be a function (an Authenticator)');
+  const maxBytes = positive(options.limits?.bodyBytes, DEFAULT_BODY_BYTES, 'limits.bodyBytes');
+  const timeoutMs = positive(options.limits?.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'limits.bodyTimeoutMs');
+  const publicTools = new Set(options.publicTools ?? ['get_adcp_capabilities']);
+  const schemes = challengeSchemes(options.authenticate, options.challenges);
+  const prm = protectedResourceMetadata(options.protectedResource);
+  const challenge: Challenge = { schemes, realm: options.realm ?? 'adcp', ...(prm !== undefined ? { resourceMetadata: prm.url } : {}) };
+  const mcp = mcpEndpoint(agent, toolsJson, handlers, options);
+  const a2a = a2aEndpoint(agent, handlers, options, options.authenticate === undefined ? [] : schemes);
+
+  /** The body, parsed; or the answer already sent (413, 408, a parse error), or a client gone. */
+  const message = async (req: IncomingMessage, res: ServerResponse): Promise<{ value: unknown } | undefined> => {
+    const body = await readBody(req, maxBytes, timeoutMs);
+    if (!body.ok) {
+      if (body.status !== 0) cutShort(res, body.status, body.message);
+      return undefined;
+    }
+    if ('parsed' in body) return { value: body.parsed };
+    try {
+      return { value: JSON.parse(body.text) as unknown };
+    } catch {
+      sendJsonRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
+      return undefined;
+    }
+  };
+  /** The caller's principal, or undefined with the 401 sent. */
+  const who = async (req: IncomingMessage, res: ServerResponse, isPublic: boolean): Promise<{ principal?: AuthPrincipal } | undefined> => {
+    const outcome = await authenticateRequest(req, res, isPublic, options.authenticate, challenge);
+    return outcome.ok ? outcome : undefined;
+  };
+
+  return async (request, response, next) => {
+    // node:http's objects (Express's extend them): the public type is only their structural view (api/http-types.ts).
+    const req = request as IncomingMessage;
+    const res = response as ServerResponse;
+    const path = pathOf(req.url);
+    try {
+      if (path === MCP_PATH || path === `${MCP_PATH}/`) {
+        if (req.method !== 'POST') return methodNotAllowed(res, 'POST');
+        const got = await message(req, res);
+        if (got === undefined) return;
+        const caller = await who(req, res, mcpIsPublic(got.value, publicTools));
+        if (caller === undefined) return;
+        // With an authenticator the entry owns `req.auth` (what the MCP SDK hands handlers as authInfo): a value left
+        // there by middleware in front of it is not a principal this entry vouches for.
+        if (options.authenticate !== undefined) (req as IncomingMessage & { auth?: unknown }).auth = caller.principal === undefined ? undefined : mcpAuthInfo(caller.principal);
+        return await mcp.handle(req, res, got.value);
+      }
+      if (a2a !== undefined && (path === A2A_PATH || path === `${A2A_PATH}/`)) {
+        if (req.method !== 'POST') return methodNotAllowed(res, 'POST');
+        const got = await message(req, res);
+        if (got === undefined) return;
+        const caller = await who(req, res, a2aIsPublic(got.value, publicTools));
+        if (caller === undefined) return;
+        return await a2a.handle(req, res, got.value, caller.principal);
+      }
+      if (a2a !== undefined && path === CARD_PATH) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, 'GET');
+        return a2a.card(req, res);
+      }
+      if (prm !== undefined && prm.paths.has(path)) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, 'GET');
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(prm.body)) }).end(prm.body);
+        return;
+      }
+      if (next !== undefined) return next();
+      notFound(res);
+    } catch (e) {
+      internalError(res, e, `${req.method ?? '?'} ${path}`);
+    }
+  };
+}
+
+/** The request's path without its query; `/mcp?x=1` is `/mcp`. */
+function pathOf(url: string | undefined): string {
+  const raw = url ?? '/';
+  const q = raw.indexOf('?');
+  return q === -1 ? raw : raw.slice(0, q);
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new Error(`adcp-codegen: ${name} must be a positive number`);
+  return value;
+}

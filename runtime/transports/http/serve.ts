@@ -1,0 +1,129 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Agent } from '../../api/agent-types.js';
+import type { HttpHandler, RunningServer, ServeOptions } from '../../api/http-types.js';
+import { MCP_PATH } from './entry.js';
+
+/**
+ * agent.serve: the entry on a node:http server of its own, with what a deployment needs of one:
+ * - the store opened and probed first (agent.ready()), so a bad DATABASE_URL fails the start in one line;
+ * - deadlines: headers within `headersTimeoutMs` (10 s), the whole request within `requestTimeoutMs` (30 s), checked
+ *   every second (Node's own check runs every 30 s, which would let a slow client hold a socket that much longer);
+ * - keep-alive of 65 s, longer than the 60 s idle timeout of common proxies and load balancers, so they close an idle
+ *   connection first (Node's 5 s default closed it under MCP clients reusing it seconds later: "other side closed");
+ * - at most `maxConnections` (1,024) open connections; more are refused at accept;
+ * - close(): no new connections, idle keep-alive sockets closed at once, busy ones when their answer is sent (and
+ *   after `CLOSE_GRACE_MS` regardless), then the store released.
+ * A server without an authenticator serves every call to anyone: it warns, once per agent.
+ */
+
+export const DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 } as const;
+const CLOSE_GRACE_MS = 10_000;
+const warned = new WeakSet<object>();
+/** Servers open per agent: the store is released when the last one closes, not under another still serving. */
+const open = new WeakMap<object, number>();
+
+export async function serveHttp(agent: Pick<Agent, 'name' | 'ready' | 'close'>, makeHandler: () => HttpHandler, options: ServeOptions = {}): Promise<RunningServer> {
+  const port = options.port ?? envPort() ?? DEFAULTS.port;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`adcp-codegen: serve: port must be an integer from 0 to 65535, not ${String(port)}`);
+  const host = options.host ?? (process.env.HOST || DEFAULTS.host);
+  const keepAliveTimeout = ms(options.keepAliveTimeoutMs, DEFAULTS.keepAliveTimeoutMs, 'keepAliveTimeoutMs');
+  const headersTimeout = ms(options.headersTimeoutMs, DEFAULTS.headersTimeoutMs, 'headersTimeoutMs');
+  const requestTimeout = ms(options.requestTimeoutMs, DEFAULTS.requestTimeoutMs, 'requestTimeoutMs');
+  if (headersTimeout > requestTimeout) throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
+  const maxConnections = ms(options.maxConnections, DEFAULTS.maxConnections, 'maxConnections');
+  const handler = makeHandler();
+  try {
+    await agent.ready();
+  } catch (e) {
+    throw new Error(`adcp-codegen: serve: the agent's store is not ready: ${firstLine(e)}`);
+  }
+  if (options.authenticate === undefined && !warned.has(agent)) {
+    warned.add(agent);
+    process.emitWarning(`adcp-codegen: ${agent.name} is served without authentication (no \`authenticate\`): every call is answered for anyone. AdCP requires credentials on protected operations.`);
+  }
+  const inFlight = new Set<ServerResponse>();
+  let closing: Promise<void> | undefined;
+  const server = createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) }, (req, res) => {
+    if (closing !== undefined) res.setHeader('connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    // The entry answers its own failures; a rejection here would be a bug of the entry, never a crash of the process.
+    handler(req, res).catch((e: unknown) => process.emitWarning(`adcp-codegen: the HTTP entry failed: ${firstLine(e)}`));
+  });
+  server.keepAliveTimeout = keepAliveTimeout;
+  server.maxConnections = maxConnections;
+  try {
+    await listen(server, port, host);
+  } catch (e) {
+    // Nothing serves: the store opened for this server is released unless another server of the agent uses it.
+    if ((open.get(agent) ?? 0) === 0) await agent.close().catch(() => undefined);
+    throw e;
+  }
+  open.set(agent, (open.get(agent) ?? 0) + 1);
+  const address = server.address() as AddressInfo;
+  const release = async (): Promise<void> => {
+    const left = (open.get(agent) ?? 1) - 1;
+    open.set(agent, left);
+    if (left === 0) await agent.close();
+  };
+  return {
+    url: `http://${urlHost(host)}:${address.port}${MCP_PATH}`,
+    port: address.port,
+    close: () => (closing ??= shutDown(server, inFlight).then(release)),
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (e: Error): void => reject(new Error(`adcp-codegen: serve: cannot listen on ${host}:${port}: ${e.message}`));
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      // An error after listening (EMFILE at accept …) is logged, never an uncaught exception.
+      server.on('error', (e) => process.emitWarning(`adcp-codegen: the HTTP server: ${e.message}`));
+      resolve();
+    });
+  });
+}
+
+function shutDown(server: Server, inFlight: ReadonlySet<ServerResponse>): Promise<void> {
+  return new Promise((resolve) => {
+    const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    grace.unref();
+    server.close(() => {
+      clearTimeout(grace);
+      resolve();
+    });
+    server.closeIdleConnections();
+    // A busy keep-alive socket would otherwise stay open for keepAliveTimeout once its answer is sent (server.close
+    // closes only the sockets idle at that moment): it closes with its answer.
+    for (const res of inFlight) {
+      if (!res.headersSent) res.setHeader('connection', 'close');
+      else res.once('finish', () => (res.socket as Socket | null)?.end());
+    }
+  });
+}
+
+function envPort(): number | undefined {
+  const raw = process.env.PORT;
+  return raw === undefined || raw === '' ? undefined : Number(raw);
+}
+
+function ms(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) throw new Error(`adcp-codegen: serve: ${name} must be a positive integer`);
+  return value;
+}
+
+/** The host as a URL names it: an IPv6 literal in brackets, a wildcard as the loopback address that reaches it. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function firstLine(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  return text.split('\n')[0]!;
+}

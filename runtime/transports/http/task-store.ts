@@ -1,0 +1,108 @@
+import type { A2AStoredTask, A2ATaskStore } from '../../api/a2a-types.js';
+import { isObject } from '../../wire/json-copy.js';
+
+/**
+ * The A2A server's Tasks in memory, bounded. @a2a-js/sdk's InMemoryTaskStore keeps every Task forever (with its
+ * history: the buyer's whole message): 2,000 message/send with a 90 KB context grew RSS from 81 to 505 MB. This one
+ * keeps at most `maxTasks`, each at most `ttlMs` after it was last saved, and evicts the oldest first; a Task it no
+ * longer has is A2A's task-not-found, as for an id never issued. Each Task belongs to the principal that saved it
+ * (the ServerCallContext's user): another caller's tasks/get finds nothing. The interface (A2ATaskStore) is the
+ * SDK's TaskStore, so a durable store replaces this one through `a2a.taskStore`.
+ */
+
+export interface BoundedTaskStoreOptions {
+  /** Default 1,000. */
+  maxTasks?: number;
+  /** Default one hour. */
+  ttlMs?: number;
+  /** The clock (tests). */
+  now?: () => number;
+}
+
+export const DEFAULT_MAX_TASKS = 1_000;
+export const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
+
+/** A store that also says how many Tasks it holds (tests, and a server's own metrics). */
+export interface BoundedTaskStore extends A2ATaskStore {
+  readonly size: number;
+}
+
+export function boundedTaskStore(options: BoundedTaskStoreOptions = {}): BoundedTaskStore {
+  const maxTasks = positive(options.maxTasks, DEFAULT_MAX_TASKS, 'maxTasks');
+  const ttlMs = positive(options.ttlMs, DEFAULT_TASK_TTL_MS, 'taskTtlMs');
+  const now = options.now ?? Date.now;
+  // Insertion order is the order of last save: the first entry is always the oldest.
+  const tasks = new Map<string, { task: A2AStoredTask; owner: string; savedAt: number }>();
+  const keyOf = (owner: string, id: string): string => `${owner}\u0000${id}`;
+  const dropExpired = (at: number): void => {
+    for (const [key, entry] of tasks) {
+      if (at - entry.savedAt < ttlMs) break;
+      tasks.delete(key);
+    }
+  };
+  return {
+    get size() {
+      return tasks.size;
+    },
+    async save(task, context) {
+      const owner = ownerOf(context);
+      const key = keyOf(owner, String(task.id));
+      tasks.delete(key);
+      const at = now();
+      tasks.set(key, { task: copy(task), owner, savedAt: at });
+      dropExpired(at);
+      while (tasks.size > maxTasks) tasks.delete(tasks.keys().next().value!);
+    },
+    async load(taskId, context) {
+      const at = now();
+      dropExpired(at);
+      const entry = tasks.get(keyOf(ownerOf(context), String(taskId)));
+      return entry === undefined ? undefined : copy(entry.task);
+    },
+    async list(params, context) {
+      dropExpired(now());
+      const owner = ownerOf(context);
+      const status = (t: A2AStoredTask): Record<string, unknown> => (isObject(t.status) ? t.status : {});
+      const after = typeof params.statusTimestampAfter === 'string' ? Date.parse(params.statusTimestampAfter) : NaN;
+      const found = [...tasks.values()]
+        .filter((e) => e.owner === owner)
+        .map((e) => e.task)
+        .filter((t) => (typeof params.contextId === 'string' && params.contextId !== '' ? t.contextId === params.contextId : true))
+        .filter((t) => (typeof params.status === 'number' && params.status !== 0 ? status(t).state === params.status : true))
+        .filter((t) => (Number.isNaN(after) ? true : Date.parse(String(status(t).timestamp ?? '')) > after))
+        .sort((a, b) => String(status(b).timestamp ?? '').localeCompare(String(status(a).timestamp ?? '')) || String(b.id).localeCompare(String(a.id)));
+      const pageSize = typeof params.pageSize === 'number' && params.pageSize > 0 ? params.pageSize : 50;
+      // The page token is the offset of the page's first task (this store's own, opaque to the buyer).
+      const start = typeof params.pageToken === 'string' && /^\d+$/.test(params.pageToken) ? Number(params.pageToken) : 0;
+      const page = found.slice(start, start + pageSize).map((t) => (params.includeArtifacts === true ? copy(t) : { ...copy(t), artifacts: [] }));
+      return { tasks: page, nextPageToken: start + pageSize < found.length ? String(start + pageSize) : '', pageSize, totalSize: found.length };
+    },
+  };
+}
+
+/** The principal a Task belongs to: the authenticated user of the call that saved or asks for it. */
+function ownerOf(context: unknown): string {
+  // The ServerCallContext's `user` is a getter of its class: read, not enumerated.
+  const user = isObject(context) ? context.user : undefined;
+  if (!isObject(user)) return '';
+  return user.isAuthenticated === true && typeof user.userName === 'string' ? user.userName : '';
+}
+
+/**
+ * A private copy, as the SDK's own stores keep (the SDK changes a loaded Task before it saves it again). Tasks are
+ * the SDK's plain objects; one that cannot be cloned (a function in metadata) is kept as a shallow copy, as 0.3's
+ * InMemoryTaskStore keeps every Task.
+ */
+function copy(task: A2AStoredTask): A2AStoredTask {
+  try {
+    return structuredClone(task);
+  } catch {
+    return { ...task };
+  }
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`adcp-codegen: a2a.${name} must be a positive integer`);
+  return value;
+}
