@@ -31,12 +31,12 @@ export async function startA2AAgent(options = {}) {
   const sdk = options.sdk ?? '@a2a-js/sdk';
   // 1.x exports getSupportedVersions (A2A 1.0 version negotiation); 0.3 has no such thing.
   const major = typeof (await import(`${sdk}/server`)).getSupportedVersions === 'function' ? 1 : 0;
-  const { loadProfile } = await loadGenerated(options.generated ?? generatedDir);
-  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production' });
+  const set = await loadGenerated(options.generated ?? generatedDir);
+  const agent = await set.loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production' });
   const served = await agent.serve(createSellerHandlers(agent), {
     port: options.port ?? 0,
     host: options.host,
-    authenticate: apiKeyAuthenticator(options.apiKey ?? process.env.ADCP_API_KEY),
+    authenticate: apiKeyAuthenticator(set, options.apiKey ?? process.env.ADCP_API_KEY),
     a2a: {
       package: sdk,
       rejectedTaskState: options.rejectedTaskState,

@@ -5,16 +5,17 @@
  * pipeline (release selection, normalization, strip or drift errors, compiled validation) before a handler sees it;
  * everything of HTTP — authentication, limits, keep-alive, the task store — is agent.serve's, nothing here.
  *
- * With ADCP_API_KEY set, every protected call needs `Authorization: Bearer <ADCP_API_KEY>` (@adcp/sdk's
- * verifyApiKey; get_adcp_capabilities, tools/list and the agent card stay public). Without it the seller answers
- * anyone, and agent.serve warns.
+ * With ADCP_API_KEY set, every protected call needs `Authorization: Bearer <ADCP_API_KEY>` (the set's apiKeyAuth;
+ * @adcp/sdk/server's verifyApiKey is the same contract; get_adcp_capabilities, tools/list and the agent card stay
+ * public). Without it the seller answers anyone, and agent.serve warns. Idempotency keys, tasks and subscribers live
+ * in DATABASE_URL's PostgreSQL when set (every instance shares them), else in ADCP_STATE_DIR (default
+ * ~/.local/state/adcp-agent/<profile>).
  *
  *   npm run example                                   # http://127.0.0.1:3000/mcp, production, committed generated/
  *   PORT=4000 ADCP_MODE=development npm run example
  *   ADCP_API_KEY=sk_test_123 npm run example          # Bearer sk_test_123 required
  *   ADCP_GENERATED=/tmp/reference-seller ADCP_PROFILE=guaranteed-publisher-sandbox npm run example   # sandbox (see generated-set.js)
  */
-import { verifyApiKey } from '@adcp/sdk/server';
 import { pathToFileURL } from 'node:url';
 import { generatedDir, loadGenerated, profileName } from './generated-set.js';
 import { createSeller } from './seller/index.js';
@@ -32,11 +33,12 @@ export function createSellerHandlers(agent, options) {
 /**
  * The authenticator for an API key: `Authorization: Bearer <key>` authenticates as `principal`; no key, no
  * authentication.
+ * @param {{ apiKeyAuth: typeof import('../generated/index.js').apiKeyAuth }} set the generated set's entry
  * @param {string | undefined} apiKey
  * @param {string} [principal]
  */
-export function apiKeyAuthenticator(apiKey, principal = 'buyer') {
-  return apiKey === undefined || apiKey === '' ? undefined : verifyApiKey({ keys: { [apiKey]: { principal } } });
+export function apiKeyAuthenticator(set, apiKey, principal = 'buyer') {
+  return apiKey === undefined || apiKey === '' ? undefined : set.apiKeyAuth({ [apiKey]: { principal } });
 }
 
 /**
@@ -46,12 +48,13 @@ export function apiKeyAuthenticator(apiKey, principal = 'buyer') {
  *   `apiKey`: the Bearer key protected calls need (default ADCP_API_KEY; none: no authentication).
  */
 export async function startSellerAgent(options = {}) {
-  const { loadProfile } = await loadGenerated(options.generated ?? generatedDir);
+  const set = await loadGenerated(options.generated ?? generatedDir);
+  const { loadProfile } = set;
   const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production' });
   const served = await agent.serve(createSellerHandlers(agent, options.seller), {
     port: options.port ?? 0,
     host: options.host,
-    authenticate: apiKeyAuthenticator(options.apiKey ?? process.env.ADCP_API_KEY),
+    authenticate: apiKeyAuthenticator(set, options.apiKey ?? process.env.ADCP_API_KEY),
     mcp: { name: 'reference-seller' },
     a2a: { card: { name: 'reference seller', description: `AdCP reference seller (${agent.name})` } },
   });

@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-import type { Agent, AgentOptions, Authenticator, BasicUsers, Relax, ToolHandler } from './runtime/agent.js';
+import type { Agent, AgentOptions, ApiKeys, Authenticator, BasicUsers, Relax, ToolHandler } from './runtime/agent.js';
 import type { AdcpError, AdcpErrorBody } from './runtime/wire/errors.js';
 import type { ToolTypes as V3_0Tools } from './releases/3.0/types.js';
 
@@ -25,6 +25,7 @@ export type {
   Authenticator,
   AuthPrincipal,
   AuthScheme,
+  ApiKeys,
   BasicUsers,
   CallContext,
   HandlerContext,
@@ -243,14 +244,20 @@ export type HandlerFor<P extends ProfileName, T extends string> =
   | PerReleaseHandlersFor<P, T>;
 
 /**
- * The handlers of profile `P`: one for every tool it serves (registration refuses a missing one), except
- * get_adcp_capabilities, which is served from the profile unless a handler is given.
+ * The handlers of profile `P`: one for every tool it serves (registration refuses a missing one), except the
+ * RuntimeTools, which the runtime answers unless a handler is given.
  */
 export type HandlersFor<P extends ProfileName> = {
-  [T in Exclude<ProfileTools[P], 'get_adcp_capabilities'>]: HandlerFor<P, T>;
+  [T in Exclude<ProfileTools[P], RuntimeTools>]: HandlerFor<P, T>;
 } & {
-  [T in Extract<ProfileTools[P], 'get_adcp_capabilities'>]?: HandlerFor<P, T>;
+  [T in Extract<ProfileTools[P], RuntimeTools>]?: HandlerFor<P, T>;
 };
+
+/**
+ * The tools the runtime answers itself when a handler set leaves them out: the profile's capabilities, and the async
+ * task and agent-notification tools over the agent's store.
+ */
+export type RuntimeTools = 'get_adcp_capabilities' | 'get_task_status' | 'list_tasks' | 'sync_agent_notification_configs';
 
 export declare const profiles: readonly ProfileName[];
 
@@ -260,5 +267,13 @@ export declare const profiles: readonly ProfileName[];
  * `invalid_token`) for a wrong password or an unknown user. 401s then offer `Basic` beside `Bearer`.
  */
 export declare function basicAuth(users: BasicUsers): Authenticator;
+
+/**
+ * Static API keys sent as `Authorization: Bearer <key>`, for `agent.serve(handlers, { authenticate })`: the principal
+ * of the key presented; null without a Bearer header or for a key not among them (so it composes, and the entry
+ * answers 401 `invalid_token`). Keys are compared as SHA-256 digests. @adcp/sdk/server's `verifyApiKey` is the same
+ * contract; this one loads nothing when the agent starts.
+ */
+export declare function apiKeyAuth(keys: ApiKeys): Authenticator;
 
 export declare function loadProfile<P extends ProfileName>(name: P, options?: AgentOptions): Promise<Agent<ProfileTools[P], HandlersFor<P>>>;

@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts 8207080f96261cf3
+//   adcp-codegen 0.1.0:runtime/loader.ts 3fc8f003fa0a3665
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -443,6 +443,7 @@ const onDemand = Object.freeze({
   "./issues/pattern-example.js": "runtime/rejections.cjs",
   "./issues/repair.js": "runtime/rejections.cjs",
   "./services/account-scope.js": "runtime/services.cjs",
+  "./services/auth/api-key.js": "runtime/http.cjs",
   "./services/auth/basic.js": "runtime/http.cjs",
   "./services/builtins.js": "runtime/services.cjs",
   "./services/idempotency/budgets.js": "runtime/services.cjs",
@@ -515,4 +516,9 @@ export const { AdcpError } = runtimeModule('./wire/errors.js');
  */
 export function basicAuth(users) {
   return runtimeModule('./services/auth/basic.js').basicAuth(users);
+}
+
+/** Static Bearer API keys (runtime/services/auth/api-key.js), for `authenticate`; loaded, like basicAuth, on first use. */
+export function apiKeyAuth(keys) {
+  return runtimeModule('./services/auth/api-key.js').apiKeyAuth(keys);
 }

@@ -21,7 +21,7 @@ import { repoRoot } from './helpers/releases.js';
  * serve(): http-entry-limits.test.ts.
  */
 
-const { loadProfile, basicAuth } = await committedSet();
+const { loadProfile, basicAuth, apiKeyAuth } = await committedSet();
 const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
 const KEY = 'sk_test_3f9a1c';
 const authenticate = verifyApiKey({ keys: { [KEY]: { principal: 'buyer-7' } } });
@@ -231,6 +231,25 @@ test('basicAuth (a value export of the generated entry): Basic credentials authe
       assert.is(r.status, 401);
       assert.is(JSON.parse(r.text).error, 'invalid_token');
       assert.not.ok(r.text.includes('correct horse'));
+    }
+  } finally {
+    await served.close();
+  }
+});
+
+test('apiKeyAuth (a value export of the generated entry): a known Bearer key authenticates as its principal; an unknown one, or a malformed header, is invalid_token', async () => {
+  const served = await agent.serve(handlers, { port: 0, authenticate: apiKeyAuth({ sk_live_one: { principal: 'buyer-one' } }) });
+  try {
+    assert.is((await rpc(served.url, toolsCall('list_creatives'))).status, 401);
+    const ok = await rpc(served.url, toolsCall('list_creatives', { context: { n: 2 } }), { authorization: 'Bearer sk_live_one' });
+    assert.is(ok.status, 200, ok.text);
+    assert.is(seen.at(-1)!.principal, 'buyer-one');
+    assert.is(seen.at(-1)!.auth?.token, undefined, 'the key never reaches a handler');
+    for (const authorization of ['Bearer sk_live_two', 'Bearer', 'Bearer sk_live_one extra']) {
+      const r = await rpc(served.url, toolsCall('list_creatives'), { authorization });
+      assert.is(r.status, 401, authorization);
+      assert.is(JSON.parse(r.text).error, 'invalid_token');
+      assert.not.ok(r.text.includes('sk_live'));
     }
   } finally {
     await served.close();

@@ -44,6 +44,7 @@
 //   adcp-codegen 0.1.0:runtime/issues/repair.ts 6e73597ac37053f0
 //   adcp-codegen 0.1.0:runtime/services/account-scope.ts e2ad39e2c1e6a934
 //   adcp-codegen 0.1.0:runtime/services/agent-services.ts 43aa68a82fc93782
+//   adcp-codegen 0.1.0:runtime/services/auth/api-key.ts 227e795c8735429f
 //   adcp-codegen 0.1.0:runtime/services/auth/basic.ts f417561cf32cfe08
 //   adcp-codegen 0.1.0:runtime/services/builtins.ts a891c0f3f7e7654d
 //   adcp-codegen 0.1.0:runtime/services/capabilities.ts ca291c08b9d816ce
@@ -93,6 +94,41 @@
 
 /** Runtime modules loaded on first use (http) as CommonJS functions, for the loader in index.js. */
 module.exports = {
+  // runtime/services/auth/api-key.ts of adcp-codegen, its comments left out
+  "./services/auth/api-key.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.apiKeyAuth = apiKeyAuth;
+const node_crypto_1 = require("node:crypto");
+function apiKeyAuth(keys) {
+    if (keys === null || typeof keys !== 'object')
+        throw new Error('adcp-codegen: apiKeyAuth needs an object of keys: { [key]: { principal } }');
+    const byDigest = new Map();
+    for (const [key, entry] of Object.entries(keys)) {
+        if (key === '' || entry === null || typeof entry !== 'object' || typeof entry.principal !== 'string' || entry.principal === '') {
+            throw new Error('adcp-codegen: apiKeyAuth: every key needs a non-empty value and principal');
+        }
+        byDigest.set(digest(key), entry.principal);
+    }
+    return (req) => {
+        const token = bearerToken(req.headers.authorization);
+        if (token === undefined)
+            return null;
+        const principal = byDigest.get(digest(token));
+        return principal === undefined ? null : { principal };
+    };
+}
+function bearerToken(header) {
+    if (typeof header !== 'string')
+        return undefined;
+    const match = /^bearer[ \t]+(\S+)\s*$/i.exec(header);
+    return match === null ? undefined : match[1];
+}
+function digest(text) {
+    return (0, node_crypto_1.createHash)('sha256').update(text, 'utf8').digest('hex');
+}
+
+  },
   // runtime/services/auth/basic.ts of adcp-codegen, its comments left out
   "./services/auth/basic.js": function (exports, require, __runtimeImportMeta) {
 "use strict";

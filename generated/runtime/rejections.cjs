@@ -44,6 +44,7 @@
 //   adcp-codegen 0.1.0:runtime/issues/repair.ts 6e73597ac37053f0
 //   adcp-codegen 0.1.0:runtime/services/account-scope.ts e2ad39e2c1e6a934
 //   adcp-codegen 0.1.0:runtime/services/agent-services.ts 43aa68a82fc93782
+//   adcp-codegen 0.1.0:runtime/services/auth/api-key.ts 227e795c8735429f
 //   adcp-codegen 0.1.0:runtime/services/auth/basic.ts f417561cf32cfe08
 //   adcp-codegen 0.1.0:runtime/services/builtins.ts a891c0f3f7e7654d
 //   adcp-codegen 0.1.0:runtime/services/capabilities.ts ca291c08b9d816ce

@@ -121,6 +121,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
   // The HTTP entry (agent.httpHandler, agent.serve) and the authenticators it ships: a server pays for them once, at
   // start; agent.call never reaches them.
   'http.cjs': [
+    'services/auth/api-key.js',
     'services/auth/basic.js',
     'transports/http/a2a-card.js',
     'transports/http/a2a-dialects.js',

@@ -54,6 +54,9 @@ export type AuthScheme = 'Bearer' | 'Basic';
 /** basicAuth's users: user name → the password it must present and the principal it authenticates as. */
 export type BasicUsers = Readonly<Record<string, { readonly password: string; readonly principal: string }>>;
 
+/** Static API keys: key → the principal it authenticates (`apiKeyAuth`). */
+export type ApiKeys = Readonly<Record<string, { readonly principal: string }>>;
+
 export interface HttpLimits {
   /** Largest request body read, in bytes (default 4 MiB): larger is 413 before any pipeline work. */
   bodyBytes?: number;
