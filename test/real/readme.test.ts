@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir, writeTree } from '../helpers/fixture-release.js';
 import { setAt } from '../helpers/generated.js';
+import { rpc, toolsCall } from '../helpers/http.js';
 import { installPacked, packRepository } from '../helpers/pack.js';
 import { createMediaBuyRequest } from '../helpers/payloads.js';
 import { repoRoot, sharedReleaseDir } from '../helpers/releases.js';
@@ -17,14 +18,16 @@ import { readmeFiles } from '../helpers/readme.js';
  * into a scratch agent repository; adcp-codegen is the tarball `npm pack` makes of this repository, at the path the
  * README's package.json installs it from, laid out as npm installs it (test/helpers/pack.ts); AdCP 3.2.0-beta.5 is
  * ../shared's, at the vendor path the README's config names. The installed CLI generates the set, the README's
- * `build` compiles src/ (strict, NodeNext), its `start` serves MCP on 127.0.0.1, and the official client calls it as
- * a 3.0 buyer and as a 3.2 buyer: each answer is valid in its own release (checked again here, beside development
+ * `build` compiles src/ (strict, NodeNext), its `start` serves MCP on 127.0.0.1 with ADCP_API_KEY (its state in the
+ * run's own ADCP_STATE_DIR), and the official client calls it: without the key a protected tool is refused with 401,
+ * with it as a 3.0 buyer and as a 3.2 buyer: each answer is valid in its own release (checked again here, beside development
  * mode's own check), with create_media_buy's media buy status where each release keeps it. A profile that gains a
  * tool the agent has no handler for then fails the start, before anything listens.
  */
 const release32 = sharedReleaseDir();
 if (release32 === undefined) throw new Error('../shared/adcp/3.2.0-beta.5 is required for the real-release suite');
 const files = readmeFiles(readFileSync(join(repoRoot, 'README.md'), 'utf8'));
+const API_KEY = 'sk_readme_test_key';
 const work = tempDir('adcp-codegen-readme-');
 const pkg = JSON.parse(files['package.json']!) as { scripts: Record<string, string>; devDependencies: Record<string, string> };
 
@@ -74,8 +77,16 @@ test("the agent answers a 3.0 and a 3.2 buyer, each in its own release, from one
     };
     const [newer, older] = agent.releases as [string, string];
     assert.equal([newer, older], ['3.2-beta.5', '3.0']);
+    // Without the key a protected call is HTTP 401 with a challenge; discovery stays public.
+    const anonymous = new Client({ name: 'readme-anonymous', version: '1.0.0' });
+    await anonymous.connect(new StreamableHTTPClientTransport(new URL(url)));
+    assert.ok((await anonymous.callTool({ name: 'get_adcp_capabilities', arguments: {} })).isError !== true);
+    await anonymous.close();
+    const refused = await rpc(url, toolsCall('get_products', { brief: 'x', buying_mode: 'brief' }));
+    assert.is(refused.status, 401, refused.text);
+    assert.match(String(refused.headers['www-authenticate']), /^Bearer /);
     const client = new Client({ name: 'readme-buyer', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${API_KEY}` } } }));
     const { tools } = await client.listTools();
     assert.equal(tools.map((t) => t.name), ['create_media_buy', 'get_adcp_capabilities', 'get_products']);
 
@@ -132,7 +143,7 @@ test('a profile that gains a tool the agent has no handler for fails the start, 
 function start(): ChildProcess {
   const [node, ...startArgs] = script('start');
   assert.is(node, 'node');
-  return spawn(process.execPath, startArgs, { cwd: work, env: { ...process.env, PORT: '0', ADCP_MODE: 'development' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  return spawn(process.execPath, startArgs, { cwd: work, env: { ...process.env, PORT: '0', ADCP_MODE: 'development', ADCP_API_KEY: API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 /** The URL the server prints once it listens; bounded, so a server that never starts fails the test. */
