@@ -47,10 +47,10 @@
 //   adcp-codegen 0.1.0:runtime/services/idempotency/records.ts c5093585ee88278c
 //   adcp-codegen 0.1.0:runtime/services/idempotency/service.ts 9b4d87b0dc9a831c
 //   adcp-codegen 0.1.0:runtime/stores/open.ts 0387b8a423c2e46f
-//   adcp-codegen 0.1.0:runtime/stores/postgres.ts 6b5177a2e164d7b3
+//   adcp-codegen 0.1.0:runtime/stores/postgres.ts af48454c76308cdf
 //   adcp-codegen 0.1.0:runtime/stores/schema.ts b5b23cc80a10cfdf
 //   adcp-codegen 0.1.0:runtime/stores/sql.ts 5e47be9af0dd9780
-//   adcp-codegen 0.1.0:runtime/stores/sqlite.ts 550639ff66f55c54
+//   adcp-codegen 0.1.0:runtime/stores/sqlite.ts 1907a86179a96011
 //   adcp-codegen 0.1.0:runtime/transports/a2a.ts 9b0fcce39bc1c781
 //   adcp-codegen 0.1.0:runtime/transports/mcp.ts 986d8af753684968
 //   adcp-codegen 0.1.0:runtime/wire/bounds.ts 56f9dc77d4bed7c2
@@ -1492,6 +1492,45 @@ function openPostgres(url, options = {}) {
                 throw new sql_js_1.StoreUnavailable(where, e);
             }
         },
+        async transaction(fn) {
+            let client;
+            try {
+                client = await pool.connect();
+            }
+            catch (e) {
+                throw new sql_js_1.StoreUnavailable(where, e);
+            }
+            try {
+                await client.query('BEGIN');
+            }
+            catch (e) {
+                client.release(e);
+                throw new sql_js_1.StoreUnavailable(where, e);
+            }
+            const tx = {
+                dialect: 'postgres',
+                async query(text, params = []) {
+                    try {
+                        const r = await client.query(text, params);
+                        return { rows: r.rows, rowCount: r.rowCount ?? r.rows.length };
+                    }
+                    catch (e) {
+                        throw new sql_js_1.StoreUnavailable(where, e);
+                    }
+                },
+            };
+            try {
+                const value = await fn(tx);
+                await tx.query('COMMIT');
+                client.release();
+                return value;
+            }
+            catch (e) {
+                const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
+                client.release(rolledBack ? undefined : e);
+                throw e;
+            }
+        },
         async migrate(statements) {
             let client;
             try {
@@ -1594,22 +1633,63 @@ function openSqlite(dir) {
             statements.set(text, (s = db.prepare(text.replace(/\$(\d+)/g, '@p$1'))));
         return s;
     };
+    const run = (text, params) => {
+        try {
+            const s = prepared(text);
+            const named = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, typeof v === 'boolean' ? Number(v) : v === undefined ? null : v]));
+            if (s.reader) {
+                const rows = s.all(named);
+                return { rows, rowCount: rows.length };
+            }
+            return { rows: [], rowCount: s.run(named).changes };
+        }
+        catch (e) {
+            throw new sql_js_1.StoreUnavailable(where, e);
+        }
+    };
+    let open;
+    const settled = async () => {
+        while (open !== undefined)
+            await open;
+    };
     return {
         dialect: 'sqlite',
         where,
         durable: !memory,
         async query(text, params = []) {
-            try {
-                const s = prepared(text);
-                const named = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, typeof v === 'boolean' ? Number(v) : v === undefined ? null : v]));
-                if (s.reader) {
-                    const rows = s.all(named);
-                    return { rows, rowCount: rows.length };
+            if (open !== undefined)
+                await settled();
+            return run(text, params);
+        },
+        async transaction(fn) {
+            while (open !== undefined)
+                await open;
+            let end;
+            open = new Promise((resolve) => (end = resolve));
+            const exec = (statement) => {
+                try {
+                    db.exec(statement);
                 }
-                return { rows: [], rowCount: s.run(named).changes };
+                catch (e) {
+                    throw new sql_js_1.StoreUnavailable(where, e);
+                }
+            };
+            try {
+                exec('BEGIN IMMEDIATE');
+                try {
+                    const value = await fn({ dialect: 'sqlite', query: async (text, params = []) => run(text, params) });
+                    exec('COMMIT');
+                    return value;
+                }
+                catch (e) {
+                    if (db.inTransaction)
+                        db.exec('ROLLBACK');
+                    throw e;
+                }
             }
-            catch (e) {
-                throw new sql_js_1.StoreUnavailable(where, e);
+            finally {
+                open = undefined;
+                end();
             }
         },
         async migrate(ddl) {

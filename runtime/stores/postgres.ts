@@ -14,7 +14,7 @@ interface PgPool {
   end(): Promise<void>;
 }
 interface PgClient {
-  query(text: string, params?: readonly unknown[]): Promise<unknown>;
+  query(text: string, params?: readonly unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
   release(error?: unknown): void;
 }
 interface PgModule {
@@ -57,6 +57,42 @@ export function openPostgres(url: string, options: { poolSize?: number; connectT
         return { rows: r.rows, rowCount: r.rowCount ?? r.rows.length };
       } catch (e) {
         throw new StoreUnavailable(where, e);
+      }
+    },
+    async transaction(fn) {
+      let client: PgClient;
+      try {
+        client = await pool.connect();
+      } catch (e) {
+        throw new StoreUnavailable(where, e);
+      }
+      try {
+        await client.query('BEGIN');
+      } catch (e) {
+        client.release(e);
+        throw new StoreUnavailable(where, e);
+      }
+      const tx = {
+        dialect: 'postgres' as const,
+        async query(text: string, params: readonly unknown[] = []) {
+          try {
+            const r = await client.query(text, params);
+            return { rows: r.rows, rowCount: r.rowCount ?? r.rows.length };
+          } catch (e) {
+            throw new StoreUnavailable(where, e);
+          }
+        },
+      };
+      try {
+        const value = await fn(tx);
+        await tx.query('COMMIT');
+        client.release();
+        return value;
+      } catch (e) {
+        const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
+        // A connection whose transaction could not be ended is not given back to the pool.
+        client.release(rolledBack ? undefined : e);
+        throw e;
       }
     },
     async migrate(statements) {
