@@ -10,8 +10,8 @@
 //   adcp-codegen 0.1.0:runtime/artifacts/conversions.ts 721ef7142163bc25
 //   adcp-codegen 0.1.0:runtime/artifacts/loader.ts 146353a65b6d2b2b
 //   adcp-codegen 0.1.0:runtime/artifacts/packages.ts 79076aa7f3c8b9cc
-//   adcp-codegen 0.1.0:runtime/artifacts/profile.ts 6c10b01cf1f349d8
-//   adcp-codegen 0.1.0:runtime/artifacts/served.ts 393dacfe54c77dd0
+//   adcp-codegen 0.1.0:runtime/artifacts/profile.ts c455a125f944978e
+//   adcp-codegen 0.1.0:runtime/artifacts/served.ts 7df7616acb61eca3
 //   adcp-codegen 0.1.0:runtime/artifacts/tools-list.ts ae34ba0485920795
 //   adcp-codegen 0.1.0:runtime/artifacts/user-cache.ts fc510933ae08c6a7
 //   adcp-codegen 0.1.0:runtime/call/authorize.ts cbf4fe34d32405fe
@@ -276,7 +276,7 @@ function readProfile(outDir, name) {
             throw new Error(`adcp-codegen: profiles/${name}.json names release ${JSON.stringify(r.key)}, not an AdCP wire version; run adcp-codegen generate`);
         return { ...r, ...version };
     });
-    return { name, releases, outputAdvertised: new Set(file.profile.outputAdvertised) };
+    return { name, surface: file.profile.surface === 'sandbox' ? 'sandbox' : 'production', releases, outputAdvertised: new Set(file.profile.outputAdvertised) };
 }
 
   },
@@ -324,6 +324,7 @@ function openServed(outDir, name, mode) {
         name,
         outDir,
         mode,
+        surface: file.surface,
         releases,
         tools,
         outputAdvertised: file.outputAdvertised,
