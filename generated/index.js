@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts aee5f24e9b0117f2
+//   adcp-codegen 0.1.0:runtime/loader.ts c325e0364d80039f
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -400,8 +400,10 @@ const __runtimeImportMeta = Object.freeze({ url: import.meta.url });
 /** The node: builtins the runtime imports, and only those. */
 const builtins = new Set([
   "node:crypto",
+  "node:dns/promises",
   "node:fs",
   "node:module",
+  "node:net",
   "node:os",
   "node:path",
   "node:url",
@@ -437,6 +439,17 @@ const onDemand = Object.freeze({
   "./issues/issue-wire.js": "runtime/rejections.cjs",
   "./issues/pattern-example.js": "runtime/rejections.cjs",
   "./issues/repair.js": "runtime/rejections.cjs",
+  "./services/keys/key-material.js": "runtime/services.cjs",
+  "./services/keys/keys.js": "runtime/services.cjs",
+  "./services/keys/publication.js": "runtime/services.cjs",
+  "./services/webhooks/attempt.js": "runtime/services.cjs",
+  "./services/webhooks/outbox.js": "runtime/services.cjs",
+  "./services/webhooks/push-config.js": "runtime/services.cjs",
+  "./services/webhooks/records.js": "runtime/services.cjs",
+  "./services/webhooks/schedule.js": "runtime/services.cjs",
+  "./services/webhooks/sdk.js": "runtime/services.cjs",
+  "./services/webhooks/setup.js": "runtime/services.cjs",
+  "./services/webhooks/worker.js": "runtime/services.cjs",
   "./transports/a2a.js": "runtime/transports.cjs",
   "./transports/mcp.js": "runtime/transports.cjs",
 });

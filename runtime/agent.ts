@@ -12,6 +12,7 @@ import { mcpRegistrar, registerMcp } from './transports/mcp.js';
 
 // The Agent API's types and the rejection results, where the generated index.d.ts and earlier callers import them.
 export type * from './api/agent-types.js';
+export type * from './api/webhook-types.js';
 export { errorResult, resultBody, UnknownToolError, unknownToolResult } from './wire/results.js';
 
 /**
@@ -59,6 +60,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     serve: () => Promise.reject(new Error('adcp-codegen: serve is not implemented yet')),
     ready: services.ready,
     close: services.close,
+    webhooks: services.webhooks,
+    wellKnown: async (path) => services.signing?.publication.wellKnown(path),
   };
   return agent;
 }

@@ -93,6 +93,21 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
   'transports.cjs': ['transports/a2a.js', 'transports/mcp.js'],
   // Per-item outcomes of batch tools (issue 19 point 2).
   'batches.cjs': ['call/items.js'],
+  // Signed webhooks: the signing key, its publication and the outbox with its delivery worker (issue 30 point 2),
+  // loaded by an agent that signs (its profile advertises webhook_signing, or its options enable webhooks), at start.
+  'services.cjs': [
+    'services/keys/key-material.js',
+    'services/keys/keys.js',
+    'services/keys/publication.js',
+    'services/webhooks/attempt.js',
+    'services/webhooks/outbox.js',
+    'services/webhooks/push-config.js',
+    'services/webhooks/records.js',
+    'services/webhooks/schedule.js',
+    'services/webhooks/sdk.js',
+    'services/webhooks/setup.js',
+    'services/webhooks/worker.js',
+  ],
 };
 
 export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle {
