@@ -57,7 +57,7 @@
 //   adcp-codegen 0.1.0:runtime/services/webhooks/schedule.ts 85d3905bf20464f1
 //   adcp-codegen 0.1.0:runtime/services/webhooks/sdk.ts b273374dc99a9ef9
 //   adcp-codegen 0.1.0:runtime/services/webhooks/setup.ts 129f449d7ed79d01
-//   adcp-codegen 0.1.0:runtime/services/webhooks/worker.ts b2f355d3189a0d3c
+//   adcp-codegen 0.1.0:runtime/services/webhooks/worker.ts 041a6b45ecb18dfc
 //   adcp-codegen 0.1.0:runtime/stores/open.ts 0387b8a423c2e46f
 //   adcp-codegen 0.1.0:runtime/stores/postgres.ts af48454c76308cdf
 //   adcp-codegen 0.1.0:runtime/stores/schema.ts 7595a9912de6e3b8
@@ -816,6 +816,7 @@ const PURGE_EVERY_MS = 3_600_000;
 function deliveryWorker(store, keys, s) {
     const owner = (0, node_crypto_1.randomUUID)();
     const leaseMs = s.timeoutMs + 30_000;
+    const refill = Math.max(1, Math.ceil(s.concurrency / 4));
     const inFlight = new Set();
     let env;
     let sql;
@@ -868,7 +869,7 @@ function deliveryWorker(store, keys, s) {
         inFlight.add(p);
         void p.finally(() => {
             inFlight.delete(p);
-            if (running)
+            if (running && s.concurrency - inFlight.size >= refill)
                 setImmediate(() => void tick());
         });
     };

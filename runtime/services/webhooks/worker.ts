@@ -40,6 +40,7 @@ export function deliveryWorker(store: Store, keys: SigningKeys, s: WorkerSetting
   const owner = randomUUID();
   // A lease outlives the attempt it covers (the attempt timeout) by a margin for signing and the outcome's write.
   const leaseMs = s.timeoutMs + 30_000;
+  const refill = Math.max(1, Math.ceil(s.concurrency / 4));
   const inFlight = new Set<Promise<void>>();
   let env: AttemptEnv | undefined;
   let sql: Sql | undefined;
@@ -89,7 +90,9 @@ export function deliveryWorker(store: Store, keys: SigningKeys, s: WorkerSetting
     inFlight.add(p);
     void p.finally(() => {
       inFlight.delete(p);
-      if (running) setImmediate(() => void tick());
+      // Look again once a quarter of the slots is free: one lease then fills them all (a lease per freed slot was a
+      // store round trip, and on the embedded store a commit, per delivery).
+      if (running && s.concurrency - inFlight.size >= refill) setImmediate(() => void tick());
     });
   };
 
