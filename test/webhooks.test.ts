@@ -214,6 +214,20 @@ test('two workers on one state directory deliver every event exactly once', asyn
   await Promise.all([a.close(), b.close()]);
 });
 
+test('a process that only enqueues (deliver: false) leaves its events to one that delivers; the retry horizon is the profile\'s', async () => {
+  const stateDir = tempDir();
+  const producer = await sandbox(stateDir, { webhooks: { ...FAST, deliver: false } });
+  const queued = await producer.webhooks.enqueue({ url: `${receiver.base}/hooks/handoff`, dedupeKey: 'handoff:1', payload: { task_id: 'h', task_type: 'create_media_buy', status: 'completed' } });
+  await settle(300);
+  assert.not.ok(receiver.received.some((r) => r.path === '/hooks/handoff'), 'nothing delivered by the producer');
+  const deliverer = await sandbox(stateDir);
+  assert.is((await outcome(deliverer, queued.eventId)).state, 'delivered');
+  assert.is(receiver.received.filter((r) => r.path === '/hooks/handoff').length, 1);
+  await Promise.all([producer.close(), deliverer.close()]);
+  const e = await loadProfile('hooks-sandbox' as never, { store: 'memory', webhooks: { retryHorizonSeconds: 172_800 } }).then(() => undefined, (x: Error) => x);
+  assert.match(e!.message, /declares webhook_signing.delivery_retry_horizon_seconds 86400, but the agent is configured with webhooks.retryHorizonSeconds 172800/);
+});
+
 test('enqueue inside the caller\'s transaction: rolled back, nothing is delivered; committed, it is', async () => {
   const store = lazyStore({ stateDir: tempDir() }, 'tx-test');
   const keys = signingKeys(store, { profile: 'tx-test', sandbox: true });
