@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts 3fc8f003fa0a3665
+//   adcp-codegen 0.1.0:runtime/loader.ts 176f9ac71d904993
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -400,9 +400,11 @@ const __runtimeImportMeta = Object.freeze({ url: import.meta.url });
 /** The node: builtins the runtime imports, and only those. */
 const builtins = new Set([
   "node:crypto",
+  "node:dns/promises",
   "node:fs",
   "node:http",
   "node:module",
+  "node:net",
   "node:os",
   "node:path",
   "node:url",
@@ -450,12 +452,23 @@ const onDemand = Object.freeze({
   "./services/idempotency/hash.js": "runtime/services.cjs",
   "./services/idempotency/records.js": "runtime/services.cjs",
   "./services/idempotency/service.js": "runtime/services.cjs",
+  "./services/keys/key-material.js": "runtime/services.cjs",
+  "./services/keys/keys.js": "runtime/services.cjs",
+  "./services/keys/publication.js": "runtime/services.cjs",
   "./services/notifications/subscribers.js": "runtime/services.cjs",
   "./services/notifications/sync-configs.js": "runtime/services.cjs",
   "./services/tasks/reads.js": "runtime/services.cjs",
   "./services/tasks/records.js": "runtime/services.cjs",
   "./services/tasks/result.js": "runtime/services.cjs",
   "./services/tasks/service.js": "runtime/services.cjs",
+  "./services/webhooks/attempt.js": "runtime/services.cjs",
+  "./services/webhooks/outbox.js": "runtime/services.cjs",
+  "./services/webhooks/push-config.js": "runtime/services.cjs",
+  "./services/webhooks/records.js": "runtime/services.cjs",
+  "./services/webhooks/schedule.js": "runtime/services.cjs",
+  "./services/webhooks/sdk.js": "runtime/services.cjs",
+  "./services/webhooks/setup.js": "runtime/services.cjs",
+  "./services/webhooks/worker.js": "runtime/services.cjs",
   "./stores/open.js": "runtime/services.cjs",
   "./stores/postgres.js": "runtime/services.cjs",
   "./stores/schema.js": "runtime/services.cjs",

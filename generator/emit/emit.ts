@@ -1,7 +1,7 @@
 import Handlebars from 'handlebars';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Advertisement, type ToolsListEntry, servedCapabilities, refusedEnvelopeFields, domainStatusValues, idempotentTools } from '../project/index.js';
+import { type Advertisement, type ToolsListEntry, fillableCapabilities, servedCapabilities, refusedEnvelopeFields, domainStatusValues, idempotentTools } from '../project/index.js';
 import type { EmittedFile, InputRef, Profile } from '../load/index.js';
 import { commentText, generatorVersion, jsonText, packageRoot, sha256 } from '../shared/index.js';
 import { prebundled, runtimeSources, sourceHash } from './prebundle.js';
@@ -129,8 +129,12 @@ export function profileFiles(data: ProfileData): EmittedFile[] {
   const inputs = [{ name: `profile:${profile.file}`, hash: profile.hash }, ...advertised.releases.map(({ release }) => ({ name: release.label, hash: release.hash }))];
   const body = {
     name: profile.name,
+    // A sandbox deployment (the compliance controller served; development keys and loopback webhooks allowed); absent
+    // for production, the profile format's default.
+    ...(profile.surface === 'sandbox' ? { surface: 'sandbox' } : {}),
     releases: advertised.releases.map(({ release, entries }, i) => {
       const ids = schemaIds(release);
+      const fillable = fillableCapabilities(release);
       return {
         key: release.key,
         version: release.version,
@@ -155,6 +159,8 @@ export function profileFiles(data: ProfileData): EmittedFile[] {
         idempotency: idempotentTools(release, entries.map((e) => e.name)),
         // Each tool's AdCP protocol (`media-buy`): what get_task_status and list_tasks say of its async tasks.
         protocols: Object.fromEntries(entries.map((e) => [e.name, release.tools.get(e.name)!.protocol])),
+        // Capability fields the running agent fills in (its brand.json URL …), where this release declares them.
+        ...(fillable.length > 0 ? { fillable } : {}),
       };
     }),
     // Tools whose endpoint tools/list advertises an outputSchema: MCP clients check their structured results, so the

@@ -50,3 +50,31 @@ function withCapabilitiesVersion(bodies: JsonObject[]): JsonObject[] {
     return { ...b, adcp: { ...adcp, capability_changes: { ...c, capabilities_version: version } } } as JsonObject;
   });
 }
+
+/**
+ * Capability fields the running agent fills in (runtime/services/capabilities.ts), as dotted paths: each is
+ * published only in a release whose get_adcp_capabilities response declares it. `identity.brand_json_url` (AdCP 3.2;
+ * 3.0 has no such property) points buyers at the brand.json naming the agent's signing keys, from its public URL.
+ */
+export const FILLABLE_CAPABILITIES: readonly string[] = ['identity.brand_json_url'];
+
+/** The FILLABLE_CAPABILITIES `release`'s get_adcp_capabilities response declares: through `$ref`s and `allOf`/`oneOf`/`anyOf`. */
+export function fillableCapabilities(release: Release): string[] {
+  const tool = release.tools.get('get_adcp_capabilities');
+  const root = tool === undefined ? undefined : release.schemas.byPath.get(tool.responseSchema);
+  if (root === undefined) return [];
+  return FILLABLE_CAPABILITIES.filter((path) => declaresPath(release, root.schema, root.id, path.split('.')));
+}
+
+function declaresPath(release: Release, node: unknown, base: string, path: readonly string[], seen = new Set<unknown>()): boolean {
+  if (path.length === 0) return true;
+  if (!isPlainObject(node) || seen.has(node)) return false;
+  seen.add(node);
+  const [head, ...rest] = path as [string, ...string[]];
+  if (isPlainObject(node.properties) && Object.prototype.hasOwnProperty.call(node.properties, head) && declaresPath(release, node.properties[head], base, rest)) return true;
+  if (typeof node.$ref === 'string') {
+    const target = release.schemas.resolve(node.$ref, base);
+    if (declaresPath(release, target.schema, target.file.id, path, seen)) return true;
+  }
+  return (['allOf', 'oneOf', 'anyOf'] as const).some((k) => Array.isArray(node[k]) && (node[k] as unknown[]).some((m) => declaresPath(release, m, base, path, seen)));
+}

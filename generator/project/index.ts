@@ -5,7 +5,7 @@
  */
 export { advertise, AdvertisedSources, type Advertisement, type ToolsListEntry } from './advertise.js';
 export { bundleSchema } from './bundle.js';
-export { servedCapabilities } from './capabilities.js';
+export { FILLABLE_CAPABILITIES, fillableCapabilities, servedCapabilities } from './capabilities.js';
 export { domainStatusValues, refusedEnvelopeFields, statusIsDomainState } from './envelope.js';
 export { declaresIdempotencyKey, idempotentTools } from './idempotency.js';
 export { lintAppliesWhen } from './lint-applies-when.js';

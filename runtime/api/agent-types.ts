@@ -1,6 +1,7 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './a2a-types.js';
 import type { AuthPrincipal, HttpHandler, HttpOptions, RunningServer, ServeOptions } from './http-types.js';
 import type { IdempotencyOptions, StoreOption, TaskOptions } from './service-types.js';
+import type { AgentWebhooks, PublicationOptions, SigningOptions, WebhookOptions, WellKnownDocument } from './webhook-types.js';
 import type { AdcpError } from '../wire/errors.js';
 import type { AppliedNormalization, Issue, NormalizeResult, StripResult } from '../artifacts/contract.js';
 
@@ -25,6 +26,22 @@ export interface AgentOptions {
   store?: StoreOption;
   idempotency?: IdempotencyOptions;
   tasks?: TaskOptions;
+  /**
+   * The agent's public base URL (`https://seller.example`): its MCP URL is `<publicUrl>/mcp` (buyers compare it byte
+   * for byte), its brand.json and JWKS are `<publicUrl>/.well-known/brand.json` and `…/jwks.json`, and
+   * `identity.brand_json_url` is advertised from it (https only, where the release declares it). Default:
+   * `ADCP_PUBLIC_URL`, else the HTTP entry's own public URL.
+   */
+  publicUrl?: string;
+  /** The key webhooks are signed with (default from `ADCP_SIGNING_KEY` / `ADCP_SIGNING_KEY_FILE`). */
+  signing?: SigningOptions;
+  /** brand.json's entry for this agent, or another brand.json to advertise. */
+  publication?: PublicationOptions;
+  /**
+   * The webhook outbox and its delivery worker: on when the profile advertises `webhook_signing.supported`, or when
+   * this option is given (`{}` turns it on with the defaults).
+   */
+  webhooks?: WebhookOptions;
 }
 
 /** Per-call information from the transport (auth, request id …), passed through to the handler. */
@@ -198,11 +215,24 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
   /**
    * Opens the store (runs its migration once, probes it): a `DATABASE_URL` that cannot be reached or a state
    * directory that cannot be opened fails here in one line naming the host or the directory. Calls open it on
-   * first need without this.
+   * first need without this. An agent that signs webhooks gets its key here (a production agent whose profile
+   * advertises `webhook_signing.supported` with no key configured fails in one line; a sandbox makes its development
+   * key) and starts its delivery worker.
    */
   ready(): Promise<void>;
-  /** Releases the store (its pool, its file). */
+  /** Stops the webhook delivery worker (its attempts in flight finish) and releases the store (its pool, its file). */
   close(): Promise<void>;
   /** A task by id, to complete or fail it from anywhere (a worker, another instance, a controller). */
   task(taskId: string): TaskHandle;
+  /**
+   * The durable webhook outbox: enqueue an event (delivered signed, retried, once per logical event, by any instance
+   * sharing the store), read what became of it, check a buyer's push registration when its call arrives.
+   */
+  readonly webhooks: AgentWebhooks;
+  /**
+   * The documents the HTTP entry serves under the agent's public URL, by pathname: `/.well-known/brand.json` (this
+   * agent's brand.json entry: its MCP URL and `jwks_uri`) and `/.well-known/jwks.json` (its public signing keys).
+   * Undefined for any other path, and for a document the agent has none of (no public URL known, no key).
+   */
+  wellKnown(path: string): Promise<WellKnownDocument | undefined>;
 }

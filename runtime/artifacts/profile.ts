@@ -31,10 +31,17 @@ export interface ProfileRelease extends ServedRelease {
   readonly idempotency?: Readonly<Record<string, 'read' | 'write'>>;
   /** Each tool's AdCP protocol as the release's manifest names it (`media-buy`): what a task reports as its protocol. */
   readonly protocols?: Readonly<Record<string, string>>;
+  /** Capability fields the running agent fills in that this release declares (`identity.brand_json_url`), as dotted paths. */
+  readonly fillable?: readonly string[];
 }
 
 export interface ProfileFile {
   readonly name: string;
+  /**
+   * `sandbox`: a conformance deployment (the compliance controller served): the agent may sign with a development key
+   * it makes itself and deliver webhooks to loopback receivers. Production otherwise.
+   */
+  readonly surface: 'production' | 'sandbox';
   /** Served releases, highest first. */
   readonly releases: readonly ProfileRelease[];
   /** Tools whose tools/list entry advertises an outputSchema: their responses are validated in production too. */
@@ -47,7 +54,7 @@ export function readProfile(outDir: string, name: string): ProfileFile {
     throw new Error(`adcp-codegen: the generated set in ${outDir} is being replaced by an interrupted regeneration; run adcp-codegen generate to finish it`);
   }
   const file = JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.json`), 'utf8')) as {
-    profile: { releases: Omit<ProfileRelease, 'major' | 'minor' | 'prerelease'>[]; outputAdvertised: string[] };
+    profile: { surface?: 'sandbox'; releases: Omit<ProfileRelease, 'major' | 'minor' | 'prerelease'>[]; outputAdvertised: string[] };
   };
   const releases: ProfileRelease[] = file.profile.releases.map((r) => {
     const version = parseWireVersion(r.key);
@@ -55,5 +62,5 @@ export function readProfile(outDir: string, name: string): ProfileFile {
     if (version === undefined) throw new Error(`adcp-codegen: profiles/${name}.json names release ${JSON.stringify(r.key)}, not an AdCP wire version; run adcp-codegen generate`);
     return { ...r, ...version };
   });
-  return { name, releases, outputAdvertised: new Set(file.profile.outputAdvertised) };
+  return { name, surface: file.profile.surface === 'sandbox' ? 'sandbox' : 'production', releases, outputAdvertised: new Set(file.profile.outputAdvertised) };
 }

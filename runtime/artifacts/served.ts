@@ -42,6 +42,8 @@ export interface Served {
   readonly name: string;
   readonly outDir: string;
   readonly mode: Mode;
+  /** The profile's surface: a sandbox deployment (conformance runs) or production. */
+  readonly surface: 'production' | 'sandbox';
   /** Served releases, highest first. */
   readonly releases: readonly ProfileRelease[];
   /** Every tool the profile serves in some release. */
@@ -117,6 +119,7 @@ export function openServed(outDir: string, name: string, mode: Mode): Served {
     name,
     outDir,
     mode,
+    surface: file.surface,
     releases,
     tools,
     outputAdvertised: file.outputAdvertised,

@@ -1,6 +1,8 @@
 import type { AgentOptions } from '../api/agent-types.js';
+import type { AgentWebhooks } from '../api/webhook-types.js';
 import type { Served } from '../artifacts/served.js';
 import { lazyStore, type Store } from '../stores/open.js';
+import { AdcpError } from '../wire/errors.js';
 import { runtimeCapabilities, type RuntimeCapabilities } from './capabilities.js';
 import { idempotencyService, type IdempotencyService } from './idempotency/service.js';
 import { idempotencySettings } from './idempotency/settings.js';
@@ -8,13 +10,15 @@ import { subscribers, type Subscribers } from './notifications/subscribers.js';
 import { syncAgentNotificationConfigs } from './notifications/sync-configs.js';
 import { taskResult } from './tasks/result.js';
 import { tasksService, type TasksService } from './tasks/service.js';
+import { signedWebhooks, type SignedWebhooks } from './webhooks/setup.js';
 
 /**
  * The protocol services of one agent, from its options and what its profile declares: the store (opened on first
  * need, or by `ready()` at start) and the services over it. Settings are checked against the profile now, at start
  * (buyers read the profile's capabilities, so the runtime must keep exactly what they say); each service is made, and
  * its modules loaded (an on-demand artifact of the set: the bundle reads a module's members on first use), the first
- * time something needs it — a plain read-only call pays for none of them.
+ * time something needs it — a plain read-only call pays for none of them. An agent that signs (its profile advertises
+ * webhook_signing, or it is given a key) makes its keys and outbox at start.
  */
 export interface AgentServices {
   readonly store: Store;
@@ -28,6 +32,18 @@ export interface AgentServices {
   readonly notifications: { readonly subscribers: Subscribers; readonly sync: ReturnType<typeof syncAgentNotificationConfigs> };
   /** How long a handler may run before its call is answered SERVICE_UNAVAILABLE and abandoned. */
   readonly handlerTimeoutMs: number;
+  /**
+   * Signing keys, their publication and the webhook outbox (services/webhooks/setup.ts); absent for an agent that
+   * signs nothing (no `webhook_signing` in its profile, no webhooks option, no key configured).
+   */
+  readonly signing?: SignedWebhooks;
+  /** The outbox (Agent.webhooks); when it is off, enqueueing rejects and a push registration is refused. */
+  readonly webhooks: AgentWebhooks;
+  /**
+   * The HTTP entry's public URL (its `publicUrl` option, else its listening address), for brand.json and
+   * `identity.brand_json_url` when neither AgentOptions.publicUrl nor ADCP_PUBLIC_URL names one.
+   */
+  listening(url: string): void;
   ready(): Promise<void>;
   close(): Promise<void>;
 }
@@ -39,11 +55,14 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
   let tasks: TasksService | undefined;
   let notifications: AgentServices['notifications'] | undefined;
   const storeOf = (): Store => (store ??= lazyStore(options.store, served.name));
-  const services: AgentServices = {
+  const signing = signs(served, options) ? signedWebhooks(served, options, storeOf()) : undefined;
+  const capabilities = runtimeCapabilities();
+  if (signing !== undefined) capabilities.add(signing.publication.capabilityPart);
+  return {
     get store() {
       return storeOf();
     },
-    capabilities: runtimeCapabilities(),
+    capabilities,
     get idempotency() {
       if (settings.replay === undefined) return undefined;
       return (idempotency ??= idempotencyService(storeOf(), settings.replay));
@@ -59,12 +78,35 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
       return notifications;
     },
     handlerTimeoutMs: settings.handlerTimeoutMs,
+    signing,
+    webhooks: signing?.outbox ?? outboxOff(served.name),
+    listening: (url) => signing?.publication.useListeningUrl(url),
     async ready() {
-      if (settings.replay !== undefined || settings.notifications) await storeOf().open();
+      if (settings.replay !== undefined || settings.notifications || signing !== undefined) await storeOf().open();
+      await signing?.ready();
     },
-    close: async () => {
+    async close() {
+      await signing?.stop();
       await store?.close();
     },
   };
-  return services;
+}
+
+/** Whether the agent signs: its profile advertises `webhook_signing`, or its options enable webhooks or name a key. */
+function signs(served: Served, options: AgentOptions, env: NodeJS.ProcessEnv = process.env): boolean {
+  const block = served.releases[0]!.capabilities.webhook_signing;
+  return (block !== null && typeof block === 'object') || options.webhooks !== undefined || options.signing?.key !== undefined || !!env.ADCP_SIGNING_KEY || !!env.ADCP_SIGNING_KEY_FILE;
+}
+
+/** The outbox of an agent that delivers no webhooks: a registration is refused (it could not be honoured). */
+function outboxOff(profile: string): AgentWebhooks {
+  const off = `${profile} delivers no webhooks: its profile advertises no webhook_signing and AgentOptions.webhooks is not set`;
+  const refuse = async (_: unknown, field = 'push_notification_config') =>
+    new AdcpError('INVALID_REQUEST', `${field}: this agent does not deliver webhooks`, { recovery: 'correctable', field, suggestion: 'omit it and poll the task instead' });
+  return {
+    enqueue: () => Promise.reject(new Error(`adcp-codegen: ${off}`)),
+    delivery: () => Promise.reject(new Error(`adcp-codegen: ${off}`)),
+    checkPushUrl: (url, field = 'push_notification_config.url') => refuse(url, field),
+    checkPushConfig: refuse,
+  };
 }

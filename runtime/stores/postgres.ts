@@ -14,7 +14,7 @@ interface PgPool {
   end(): Promise<void>;
 }
 interface PgClient {
-  query(text: string, params?: readonly unknown[]): Promise<unknown>;
+  query(text: string, params?: readonly unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
   release(error?: unknown): void;
 }
 interface PgModule {
@@ -47,25 +47,6 @@ export function openPostgres(url: string, options: { poolSize?: number; connectT
     application_name: 'adcp-agent',
   });
   pool.on('error', (e) => process.emitWarning(`adcp-codegen: ${where}: an idle connection failed: ${reasonOf(e)}`));
-  /** The statements on one connection between BEGIN and COMMIT; any failure rolls all of them back. */
-  const inTransaction = async (statements: readonly (readonly [string, readonly unknown[]])[]): Promise<void> => {
-    let client: PgClient;
-    try {
-      client = await pool.connect();
-    } catch (e) {
-      throw new StoreUnavailable(where, e);
-    }
-    try {
-      await client.query('BEGIN');
-      for (const [text, params] of statements) await client.query(text, params);
-      await client.query('COMMIT');
-      client.release();
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(e);
-      throw new StoreUnavailable(where, e);
-    }
-  };
   return {
     dialect: 'postgres',
     where,
@@ -78,8 +59,61 @@ export function openPostgres(url: string, options: { poolSize?: number; connectT
         throw new StoreUnavailable(where, e);
       }
     },
-    migrate: (statements) => inTransaction([['SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]], ...statements.map((s) => [s, []] as const)]),
-    batch: (statements) => inTransaction(statements),
+    async transaction(fn) {
+      let client: PgClient;
+      try {
+        client = await pool.connect();
+      } catch (e) {
+        throw new StoreUnavailable(where, e);
+      }
+      try {
+        await client.query('BEGIN');
+      } catch (e) {
+        client.release(e);
+        throw new StoreUnavailable(where, e);
+      }
+      const tx = {
+        dialect: 'postgres' as const,
+        async query(text: string, params: readonly unknown[] = []) {
+          try {
+            const r = await client.query(text, params);
+            return { rows: r.rows, rowCount: r.rowCount ?? r.rows.length };
+          } catch (e) {
+            throw new StoreUnavailable(where, e);
+          }
+        },
+      };
+      try {
+        const value = await fn(tx);
+        await tx.query('COMMIT');
+        client.release();
+        return value;
+      } catch (e) {
+        const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
+        // A connection whose transaction could not be ended is not given back to the pool.
+        client.release(rolledBack ? undefined : e);
+        throw e;
+      }
+    },
+    async migrate(statements) {
+      let client: PgClient;
+      try {
+        client = await pool.connect();
+      } catch (e) {
+        throw new StoreUnavailable(where, e);
+      }
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+        for (const statement of statements) await client.query(statement);
+        await client.query('COMMIT');
+        client.release();
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(e);
+        throw new StoreUnavailable(where, e);
+      }
+    },
     close: () => pool.end(),
   };
 }

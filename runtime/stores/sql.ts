@@ -10,15 +10,24 @@ export interface SqlResult {
   readonly rowCount: number;
 }
 
-export interface Sql {
+/** What runs statements: the store itself, or one transaction of it (`Sql.transaction`). */
+export interface SqlQuery {
   readonly dialect: 'postgres' | 'sqlite';
+  query(text: string, params?: readonly unknown[]): Promise<SqlResult>;
+}
+
+export interface Sql extends SqlQuery {
   /** Where the data lives, for messages: `postgres host:port/db` (never the password) or the state directory. */
   readonly where: string;
   /** Whether what is written survives the process (false only for the memory store). */
   readonly durable: boolean;
-  query(text: string, params?: readonly unknown[]): Promise<SqlResult>;
-  /** Runs several writes as one transaction: all of them, or none. */
-  batch(statements: readonly (readonly [text: string, params: readonly unknown[]])[]): Promise<void>;
+  /**
+   * `fn`'s statements (through the handle it is given) in one transaction on one connection: committed when `fn`
+   * resolves, rolled back when it throws, the error passed on. A service that records a state change and what must
+   * follow from it (a webhook in the outbox) writes both in one. SQLite: the process's other statements on this
+   * store wait until it ends (one connection), and other processes wait for its lock (BEGIN IMMEDIATE).
+   */
+  transaction<T>(fn: (tx: SqlQuery) => Promise<T>): Promise<T>;
   /** Runs DDL statements once, all or none, one instance at a time (PostgreSQL: under an advisory lock). */
   migrate(statements: readonly string[]): Promise<void>;
   close(): Promise<void>;

@@ -20,6 +20,7 @@ interface Database {
   prepare(text: string): Statement;
   exec(text: string): void;
   transaction(fn: () => void): () => void;
+  readonly inTransaction: boolean;
   close(): void;
 }
 type DatabaseClass = new (file: string, options: { timeout: number }) => Database;
@@ -46,31 +47,58 @@ export function openSqlite(dir: string | ':memory:'): Sql {
     if (s === undefined) statements.set(text, (s = db.prepare(text.replace(/\$(\d+)/g, '@p$1'))));
     return s;
   };
-  /** `$1`-style positional parameters as the `@p1` names the statements were prepared with. */
-  const named = (params: readonly unknown[]): Record<string, unknown> =>
-    Object.fromEntries(params.map((v, i) => [`p${i + 1}`, typeof v === 'boolean' ? Number(v) : v === undefined ? null : v]));
+  const run = (text: string, params: readonly unknown[]) => {
+    try {
+      const s = prepared(text);
+      const named = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, typeof v === 'boolean' ? Number(v) : v === undefined ? null : v]));
+      if (s.reader) {
+        const rows = s.all(named);
+        return { rows, rowCount: rows.length };
+      }
+      return { rows: [], rowCount: s.run(named).changes };
+    } catch (e) {
+      throw new StoreUnavailable(where, e);
+    }
+  };
+  // One connection per process: while a transaction is open (across its awaits), the other statements wait for its end.
+  let open: Promise<void> | undefined;
+  const settled = async (): Promise<void> => {
+    while (open !== undefined) await open;
+  };
   return {
     dialect: 'sqlite',
     where,
     durable: !memory,
     async query(text, params = []) {
-      try {
-        const s = prepared(text);
-        if (s.reader) {
-          const rows = s.all(named(params));
-          return { rows, rowCount: rows.length };
-        }
-        return { rows: [], rowCount: s.run(named(params)).changes };
-      } catch (e) {
-        throw new StoreUnavailable(where, e);
-      }
+      if (open !== undefined) await settled();
+      return run(text, params);
     },
-    async batch(list) {
+    async transaction(fn) {
+      // Synchronous when none is open: a statement issued right after this call already finds it open.
+      while (open !== undefined) await open;
+      let end!: () => void;
+      open = new Promise((resolve) => (end = resolve));
+      const exec = (statement: string): void => {
+        try {
+          db.exec(statement);
+        } catch (e) {
+          throw new StoreUnavailable(where, e);
+        }
+      };
       try {
-        // Synchronous inside: nothing else runs on this connection between the statements.
-        db.transaction(() => list.forEach(([text, params]) => prepared(text).run(named(params))))();
-      } catch (e) {
-        throw new StoreUnavailable(where, e);
+        exec('BEGIN IMMEDIATE');
+        try {
+          const value = await fn({ dialect: 'sqlite', query: async (text, params = []) => run(text, params) });
+          exec('COMMIT');
+          return value;
+        } catch (e) {
+          // Nothing to roll back when SQLite ended the transaction itself (a COMMIT failed on an I/O error).
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw e;
+        }
+      } finally {
+        open = undefined;
+        end();
       }
     },
     async migrate(ddl) {

@@ -39,13 +39,18 @@ export function subscribers(store: Store): Subscribers {
     async replace(principal, next) {
       const now = Date.now();
       // All or nothing: the old set goes and the new one comes in one transaction.
-      await (await store.open()).batch([
-        ['DELETE FROM adcp_agent_subscribers WHERE scope = $1', [principal]],
-        ...next.map(({ active, ...config }) => [
-          'INSERT INTO adcp_agent_subscribers (scope, subscriber_id, config, active, updated_at) VALUES ($1, $2, $3, $4, $5)',
-          [principal, config.subscriber_id, JSON.stringify(config), active ? 1 : 0, now],
-        ] as const),
-      ]);
+      await (await store.open()).transaction(async (tx) => {
+        await tx.query('DELETE FROM adcp_agent_subscribers WHERE scope = $1', [principal]);
+        for (const { active, ...config } of next) {
+          await tx.query('INSERT INTO adcp_agent_subscribers (scope, subscriber_id, config, active, updated_at) VALUES ($1, $2, $3, $4, $5)', [
+            principal,
+            config.subscriber_id,
+            JSON.stringify(config),
+            active ? 1 : 0,
+            now,
+          ]);
+        }
+      });
     },
     async activeFor(eventType) {
       return (await rows(await store.open(), 'WHERE active = 1', [])).filter((s) => s.event_types.includes(eventType));

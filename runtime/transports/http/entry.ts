@@ -88,6 +88,12 @@ export function httpEntry(agent: Agent, toolsJson: () => string, handlers: Reado
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(prm.body)) }).end(prm.body);
         return;
       }
+      // The agent's brand.json and JWKS (its signing keys' publication), public as the spec's key discovery needs.
+      if ((req.method === 'GET' || req.method === 'HEAD') && path.startsWith('/.well-known/')) {
+        const doc = await agent.wellKnown(path).catch((e: unknown) => (process.emitWarning(`adcp-codegen: ${path}: ${String(e)}`), null));
+        if (doc === null) return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"unavailable"}');
+        if (doc !== undefined) return void res.writeHead(doc.status, doc.headers).end(req.method === 'HEAD' ? undefined : doc.body);
+      }
       if (next !== undefined) return next();
       notFound(res);
     } catch (e) {

@@ -23,7 +23,16 @@ const warned = new WeakSet<object>();
 /** Servers open per agent: the store is released when the last one closes, not under another still serving. */
 const open = new WeakMap<object, number>();
 
-export async function serveHttp(agent: Pick<Agent, 'name' | 'ready' | 'close'>, makeHandler: () => HttpHandler, options: ServeOptions = {}): Promise<RunningServer> {
+/**
+ * `listening` learns the server's public base URL once it listens (`options.publicUrl`, else `http://host:port`): the
+ * agent's brand.json names its MCP URL from it when nothing else does.
+ */
+export async function serveHttp(
+  agent: Pick<Agent, 'name' | 'ready' | 'close'>,
+  makeHandler: () => HttpHandler,
+  options: ServeOptions = {},
+  listening: (base: string) => void = () => undefined,
+): Promise<RunningServer> {
   const port = options.port ?? envPort() ?? DEFAULTS.port;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`adcp-codegen: serve: port must be an integer from 0 to 65535, not ${String(port)}`);
   const host = options.host ?? (process.env.HOST || DEFAULTS.host);
@@ -62,6 +71,7 @@ export async function serveHttp(agent: Pick<Agent, 'name' | 'ready' | 'close'>, 
   }
   open.set(agent, (open.get(agent) ?? 0) + 1);
   const address = server.address() as AddressInfo;
+  listening((options.publicUrl ?? `http://${urlHost(host)}:${address.port}`).replace(/\/+$/, ''));
   const release = async (): Promise<void> => {
     const left = (open.get(agent) ?? 1) - 1;
     open.set(agent, left);

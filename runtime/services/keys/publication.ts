@@ -1,0 +1,106 @@
+import type { PublicationOptions, WellKnownDocument } from '../../api/webhook-types.js';
+import type { ProfileRelease } from '../../artifacts/profile.js';
+import type { CapabilityPart } from '../capabilities.js';
+import type { SigningKeys } from './keys.js';
+
+/**
+ * Where buyers find the agent's signing keys (security.mdx, "Discovering an agent's signing keys via brand_json_url"):
+ * `identity.brand_json_url` in get_adcp_capabilities → brand.json → the `agents[]` entry whose `url` is the agent's
+ * MCP URL byte for byte → its `jwks_uri` → the JWKS. The agent serves both documents under its public URL
+ * (`/.well-known/brand.json`, `/.well-known/jwks.json`; the HTTP entry mounts them) and fills in the capability.
+ */
+export const BRAND_JSON_PATH = '/.well-known/brand.json';
+export const JWKS_PATH = '/.well-known/jwks.json';
+/** Where the HTTP entry serves MCP: the agent's URL in brand.json is `<public URL>/mcp`. */
+export const MCP_PATH = '/mcp';
+
+export interface Publication {
+  /** The public base URL (`https://seller.example`, no trailing slash), when configured or told by the entry. */
+  baseUrl(): string | undefined;
+  /** The HTTP entry's own public URL (from its options or listening address), used when none is configured. */
+  useListeningUrl(url: string): void;
+  /** What `identity.brand_json_url` advertises: the configured one, else `<public URL>/.well-known/brand.json`; https only. */
+  brandJsonUrl(): string | undefined;
+  brandJson(): Record<string, unknown> | undefined;
+  /** The document the entry serves at `path` (a pathname: `/.well-known/jwks.json`), or undefined for none. */
+  wellKnown(path: string): Promise<WellKnownDocument | undefined>;
+  /** The capability part filling in `identity.brand_json_url` where a release declares it and the profile does not. */
+  readonly capabilityPart: CapabilityPart;
+}
+
+export interface PublicationSettings {
+  readonly profile: string;
+  /** The profile's highest release's `supported_protocols`: the brand.json agent type by default. */
+  readonly protocols: readonly string[];
+  readonly publicUrl?: string;
+  readonly options?: PublicationOptions;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+const AGENT_TYPES: Readonly<Record<string, string>> = { media_buy: 'sales', signals: 'signals', creative: 'creative', governance: 'governance', brand: 'brand' };
+/** Verifiers cache a JWKS at most 30 min and refetch on an unknown kid: five minutes keeps a rotation visible soon. */
+const CACHE = 'public, max-age=300';
+
+export function publication(keys: SigningKeys, settings: PublicationSettings): Publication {
+  const env = settings.env ?? process.env;
+  const configured = settings.publicUrl ?? nonEmpty(env.ADCP_PUBLIC_URL);
+  const configuredBase = configured === undefined ? undefined : baseOf(configured, settings.publicUrl !== undefined ? 'AgentOptions.publicUrl' : 'ADCP_PUBLIC_URL');
+  const brandOverride = settings.options?.brandJsonUrl ?? nonEmpty(env.ADCP_BRAND_JSON_URL);
+  if (brandOverride !== undefined) baseOf(brandOverride, 'the brand.json URL (publication.brandJsonUrl / ADCP_BRAND_JSON_URL)');
+  const agentId = settings.options?.agentId ?? settings.profile.replace(/[^a-z0-9_]/g, '_').slice(0, 100);
+  if (!/^[a-z0-9_]{1,100}$/.test(agentId)) throw new Error(`adcp-codegen: publication.agentId ${JSON.stringify(agentId)} must match ^[a-z0-9_]+$ (brand.json agents[].id)`);
+  const agentType = settings.options?.agentType ?? settings.protocols.map((p) => AGENT_TYPES[p]).find((t) => t !== undefined) ?? 'sales';
+  let listening: string | undefined;
+  const baseUrl = (): string | undefined => configuredBase ?? listening;
+  const brandJsonUrl = (): string | undefined => {
+    const url = brandOverride ?? (baseUrl() === undefined ? undefined : `${baseUrl()}${BRAND_JSON_PATH}`);
+    // The capability's schema requires https: a local http agent publishes its documents but advertises no pointer.
+    return url?.startsWith('https://') === true ? url : undefined;
+  };
+  const brandJson = (): Record<string, unknown> | undefined => {
+    const base = baseUrl();
+    if (base === undefined) return undefined;
+    return { agents: [{ type: agentType, id: agentId, url: `${base}${MCP_PATH}`, jwks_uri: `${base}${JWKS_PATH}` }] };
+  };
+  return {
+    baseUrl,
+    useListeningUrl(url) {
+      if (configuredBase === undefined) listening = baseOf(url, 'the HTTP entry\'s public URL');
+    },
+    brandJsonUrl,
+    brandJson,
+    async wellKnown(path) {
+      const doc = path === BRAND_JSON_PATH ? brandJson() : path === JWKS_PATH ? await keys.jwks() : undefined;
+      // application/json, not application/jwk-set+json: AdCP's grader parses a body only under that content type.
+      return doc === undefined ? undefined : { status: 200, headers: { 'content-type': 'application/json', 'cache-control': CACHE }, body: JSON.stringify(doc) };
+    },
+    capabilityPart(body: Record<string, unknown>, release: ProfileRelease) {
+      if (release.fillable?.includes('identity.brand_json_url') !== true) return;
+      const url = brandJsonUrl();
+      const identity = body.identity;
+      if (url === undefined || (identity !== undefined && (identity === null || typeof identity !== 'object'))) return;
+      // What the profile states stays: a part fills in, never contradicts.
+      if ((identity as Record<string, unknown> | undefined)?.brand_json_url !== undefined) return;
+      body.identity = { ...(identity as Record<string, unknown> | undefined), brand_json_url: url };
+    },
+  };
+}
+
+/** A public base URL as given (buyers compare the agent's URL byte for byte), checked and without a trailing slash. */
+function baseOf(url: string, what: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error(`adcp-codegen: ${what} is not a URL`);
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error(`adcp-codegen: ${what} must be an https (or, locally, http) URL`);
+  if (u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '' || url.includes('?') || url.includes('#')) {
+    throw new Error(`adcp-codegen: ${what} must be a plain base URL: no credentials, query or fragment`);
+  }
+  return url.replace(/\/+$/, '');
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === '' ? undefined : v;
+}

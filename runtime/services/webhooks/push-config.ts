@@ -1,0 +1,77 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { AdcpError } from '../../wire/errors.js';
+import { sdkSubstitution, ssrfPolicy } from './sdk.js';
+
+/**
+ * A buyer's push notification registration, checked when the call carrying it arrives (security.mdx, Webhook URL
+ * validation (SSRF); Webhook callbacks, mode selection), so a URL the agent will never deliver to is refused then, as
+ * INVALID_REQUEST naming the field, not discovered by a worker later. @adcp/sdk's own webhook SSRF policy decides:
+ * https only, and no private, loopback, link-local, CGNAT, multicast or cloud-metadata address, as a literal or as
+ * the name resolves now; in a sandbox, http and loopback are allowed (conformance receivers listen on 127.0.0.1).
+ * Delivery checks again, pinned to the address it connects to (a name may be rebound since).
+ */
+
+export interface PushCheck {
+  readonly sandbox: boolean;
+  /** Whether the buyer's `authentication` (legacy HMAC-SHA256 / Bearer) is offered (`webhook_signing.legacy_hmac_fallback`). */
+  readonly legacyAuth: boolean;
+  /** Resolve a host name and check its addresses (default true); a name that does not exist is refused. */
+  readonly resolve?: boolean;
+}
+
+export async function checkPushUrl(url: unknown, field: string, check: PushCheck): Promise<AdcpError | undefined> {
+  const refuse = (problem: string): AdcpError =>
+    new AdcpError('INVALID_REQUEST', `${field} ${problem}`, { recovery: 'correctable', field, suggestion: 'register a public https URL the seller can deliver webhooks to' });
+  if (typeof url !== 'string' || url === '') return refuse('must be a URL');
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return refuse('is not a URL');
+  }
+  if (u.username !== '' || u.password !== '') return refuse('must not carry credentials');
+  if (u.hash !== '') return refuse('must not carry a fragment');
+  const policy = ssrfPolicy(check.sandbox);
+  const { enforceSsrfPolicy, enforceSsrfPolicyResolved } = sdkSubstitution();
+  const literal = enforceSsrfPolicy(u, policy);
+  if (!literal.allowed) return refuse(problemOf(literal.rule, check.sandbox));
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  if (check.resolve === false || isIP(host) !== 0) return undefined;
+  let addresses: string[];
+  try {
+    addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // A name that does not exist cannot receive; a resolver that failed now is delivery's to find out.
+    return code === 'ENOTFOUND' ? refuse('names a host that does not resolve') : undefined;
+  }
+  const resolved = enforceSsrfPolicyResolved(u, addresses, policy);
+  return resolved.allowed ? undefined : refuse(problemOf(resolved.rule, check.sandbox));
+}
+
+/**
+ * `authentication` on a push registration selects the legacy scheme (HMAC-SHA256, or Bearer) instead of RFC 9421
+ * signing, for every webhook to that URL: offered only when the profile says so; its credentials at least 32
+ * characters. Refused with INVALID_REQUEST naming `<field>.authentication`, never echoing the credentials.
+ */
+export function checkPushAuthentication(authentication: unknown, field: string, check: PushCheck): AdcpError | undefined {
+  if (authentication === undefined || authentication === null) return undefined;
+  const at = `${field}.authentication`;
+  const refuse = (problem: string): AdcpError => new AdcpError('INVALID_REQUEST', `${at} ${problem}`, { recovery: 'correctable', field: at });
+  if (!check.legacyAuth) return refuse('(legacy HMAC-SHA256 or Bearer) is not offered by this agent: omit it, and webhooks are signed with RFC 9421 (webhook_signing)');
+  const a = authentication as { schemes?: unknown; credentials?: unknown };
+  const scheme = Array.isArray(a.schemes) ? a.schemes[0] : undefined;
+  if (scheme !== 'HMAC-SHA256' && scheme !== 'Bearer') return refuse('schemes must be ["HMAC-SHA256"] or ["Bearer"]');
+  if (typeof a.credentials !== 'string' || a.credentials.length < 32) return refuse('credentials must be at least 32 characters');
+  return undefined;
+}
+
+function problemOf(rule: string | undefined, sandbox: boolean): string {
+  if (rule?.startsWith('schemes_') === true) return sandbox ? 'must be an http or https URL' : 'must be an https URL';
+  if (rule?.startsWith('hosts_denied_metadata') === true) return 'must not name a cloud metadata host';
+  if (rule?.startsWith('host_literal') === true) return 'must name a host, not an address';
+  return sandbox
+    ? 'must not point at a private, link-local or reserved address'
+    : 'must not point at a private, loopback, link-local or reserved address';
+}

@@ -1,0 +1,41 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { committedSet, exampleHandlers } from './helpers/generated.js';
+import { http } from './helpers/http.js';
+import { tempDir } from './helpers/temp.js';
+
+/**
+ * The agent's signing keys published by the HTTP entry (issue 30 point 2): brand.json and the JWKS at the agent's
+ * public URL, public (no credentials), as `application/json` (AdCP's grader reads JSON only with that type), brand.json
+ * naming the agent's MCP URL byte for byte and the JWKS holding public halves only. A development agent with webhooks
+ * on makes its key in its store.
+ */
+const { loadProfile, apiKeyAuth } = await committedSet();
+
+test('GET /.well-known/brand.json and /.well-known/jwks.json: public, application/json, the MCP URL and the public key', async () => {
+  const agent = await loadProfile('guaranteed-publisher', { mode: 'development', store: { stateDir: tempDir() }, webhooks: {} });
+  const served = await agent.serve(await exampleHandlers(agent), { port: 0, authenticate: apiKeyAuth({ sk_key: { principal: 'b' } }) });
+  try {
+    const base = served.url.replace(/\/mcp$/, '');
+    const brand = await http(`${base}/.well-known/brand.json`);
+    assert.is(brand.status, 200, brand.text);
+    assert.match(String(brand.headers['content-type']), /^application\/json/);
+    const doc = JSON.parse(brand.text) as { agents: { url: string; jwks_uri: string }[] };
+    assert.is(doc.agents[0]!.url, served.url);
+    const jwks = await http(doc.agents[0]!.jwks_uri);
+    assert.is(jwks.status, 200);
+    assert.match(String(jwks.headers['content-type']), /^application\/json/);
+    const { keys } = JSON.parse(jwks.text) as { keys: Record<string, unknown>[] };
+    assert.ok(keys.length >= 1);
+    for (const k of keys) {
+      assert.is(k.d, undefined, 'no private member');
+      assert.is(k.adcp_use, 'request-signing');
+    }
+    assert.is((await http(`${base}/.well-known/unknown.json`)).status, 404);
+    assert.is((await http(`${base}/.well-known/brand.json`, { method: 'HEAD' })).status, 200);
+  } finally {
+    await served.close();
+  }
+});
+
+test.run();
