@@ -1,13 +1,18 @@
 /**
- * bench/http's server child: `node dist/bench/http-server.js ours|peer` starts that server in this process (so the
+ * bench/http's server child: `node dist/bench/http-server.js ours|ours-pg|ours-bare|peer` starts that server in this process (so the
  * load generator's CPU is never in the server's process), writes one line `{"url":…}` to stdout once it listens, and
  * serves until killed. Each side imports only its own stack.
  */
 export {};
 
 const side = process.argv[2];
+const ours = ['ours', 'ours-pg', 'ours-bare'];
 const started =
-  side === 'ours' ? await (await import('./http-ours.js')).startOurs() : side === 'peer' ? await (await import('./http-peer.js')).startPeer() : undefined;
+  side !== undefined && ours.includes(side)
+    ? await (await import('./http-ours.js')).startOurs(side as 'ours' | 'ours-pg' | 'ours-bare')
+    : side === 'peer'
+      ? await (await import('./http-peer.js')).startPeer()
+      : undefined;
 if (started === undefined) throw new Error(`bench/http-server: ours or peer, not ${String(side)}`);
 process.stdout.write(`${JSON.stringify({ url: started.url })}\n`);
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void started.close().then(() => process.exit(0)));

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
  * stopped from here, and its CPU read from /proc (Linux) so a figure can say what each request costs the server.
  */
 export type Side = 'ours' | 'peer';
+/** Which server a child runs: a side, or one of ours' other set-ups (http-ours.ts). */
+export type Setup = Side | 'ours-pg' | 'ours-bare';
 
 export interface ServerChild {
   side: Side;
@@ -33,11 +35,11 @@ const repoRoot = (() => {
  * `nodeArgs`: extra node flags (`--cpu-prof …`). The child's environment is this one's without NODE_ENV, so the
  * peer runs with its default (non-production) validation whatever the bench's own environment says.
  */
-export function startServer(side: Side, nodeArgs: readonly string[] = []): Promise<ServerChild> {
-  const env = { ...process.env };
+export function startServer(side: Side, nodeArgs: readonly string[] = [], setup: Setup = side, extraEnv: Record<string, string> = {}): Promise<ServerChild> {
+  const env = { ...process.env, ...extraEnv };
   delete env.NODE_ENV;
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, entry, side], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, entry, setup], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => {
     stderr += d;

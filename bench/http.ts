@@ -8,6 +8,7 @@ import {
 } from './http-bodies.js';
 import { load, post, rpcBody, toolsCall, type LoadResult } from './http-load.js';
 import { processCpuMs, startServer, type ServerChild, type Side } from './http-spawn.js';
+import { addedCost } from './http-services.js';
 import { median } from './stats.js';
 
 /**
@@ -25,7 +26,7 @@ const ROUND_MS = 500;
 const WARM_MS = { getProducts: 3500, createMediaBuy: 2000, toolsList: 800 };
 const SPAWNS = 7;
 const PEER = '@adcp/sdk serve()';
-const OURS_SETUP = 'examples/serve-mcp.js, the committed guaranteed-publisher profile (AdCP 3.0.6, production mode), no authentication, no idempotency store';
+const OURS_SETUP = 'agent.serve, the committed guaranteed-publisher profile (AdCP 3.0.6, production mode), apiKeyAuth (one static key), idempotency on the embedded store (SQLite, WAL, synchronous NORMAL; insert budgets raised past the load)';
 const PEER_SETUP = 'createAdcpServer (legacy/v5) per request, verifyApiKey (one static key), createIdempotencyStore(memoryBackend()), validation at its default (NODE_ENV unset)';
 
 interface Figure {
@@ -120,6 +121,7 @@ export async function run(): Promise<string[]> {
       `ours ${int(first.ours)} ms (listening at ${int(ready.ours)} ms), ${PEER} ${int(first.peer)} ms (listening at ${int(ready.peer)} ms): ours ÷ peer ${median(startRatios).toFixed(2)} ` +
       `[${Math.min(...startRatios).toFixed(2)}–${Math.max(...startRatios).toFixed(2)}] paired by spawn, ${(1 / median(startRatios)).toFixed(1)}x faster`,
   );
+  lines.push(...(await addedCost()));
   return lines;
 
   function name(side: Side): string {

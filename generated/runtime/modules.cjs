@@ -17,7 +17,7 @@
 //   adcp-codegen 0.1.0:runtime/artifacts/tools-list.ts ae34ba0485920795
 //   adcp-codegen 0.1.0:runtime/artifacts/user-cache.ts fc510933ae08c6a7
 //   adcp-codegen 0.1.0:runtime/call/authorize.ts cbf4fe34d32405fe
-//   adcp-codegen 0.1.0:runtime/call/call.ts 116f35cb0f729022
+//   adcp-codegen 0.1.0:runtime/call/call.ts f78bb76274d397de
 //   adcp-codegen 0.1.0:runtime/call/convert-down.ts ecfbb031fbd5ad71
 //   adcp-codegen 0.1.0:runtime/call/convert-up.ts e136eb251cf31f7f
 //   adcp-codegen 0.1.0:runtime/call/credentials.ts 030f5294fcc41dca
@@ -71,11 +71,11 @@
 //   adcp-codegen 0.1.0:runtime/services/webhooks/sdk.ts b273374dc99a9ef9
 //   adcp-codegen 0.1.0:runtime/services/webhooks/setup.ts 129f449d7ed79d01
 //   adcp-codegen 0.1.0:runtime/services/webhooks/worker.ts 041a6b45ecb18dfc
-//   adcp-codegen 0.1.0:runtime/stores/open.ts 0387b8a423c2e46f
+//   adcp-codegen 0.1.0:runtime/stores/open.ts 8c595f8aad88d962
 //   adcp-codegen 0.1.0:runtime/stores/postgres.ts af48454c76308cdf
 //   adcp-codegen 0.1.0:runtime/stores/schema.ts fc57077a9916abe5
 //   adcp-codegen 0.1.0:runtime/stores/sql.ts 5e47be9af0dd9780
-//   adcp-codegen 0.1.0:runtime/stores/sqlite.ts 1907a86179a96011
+//   adcp-codegen 0.1.0:runtime/stores/sqlite.ts 4c44c1b07bffb265
 //   adcp-codegen 0.1.0:runtime/transports/a2a.ts dbfbd46c42b85ff7
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-dialects.ts 1a29975350d57e25
@@ -425,7 +425,7 @@ class Call {
     handlerContext() {
         return (this.#hctx ??= {
             ...this.ctx,
-            signal: this.ctx.signal instanceof AbortSignal ? AbortSignal.any([this.ctx.signal, this.abandon.signal]) : this.abandon.signal,
+            signal: this.handlerSignal(),
             tool: this.tool,
             release: this.release.key,
             mode: this.served.mode,
@@ -433,6 +433,16 @@ class Call {
             ...(this.plan !== undefined ? { requestIndex: this.plan.requestIndex } : {}),
             task: (options) => this.env.services.tasks.create(this.taskOrigin(), options),
         });
+    }
+    handlerSignal() {
+        const transport = this.ctx.signal;
+        if (transport instanceof AbortSignal) {
+            if (transport.aborted)
+                this.abandon.abort(transport.reason);
+            else
+                transport.addEventListener('abort', () => this.abandon.abort(transport.reason), { once: true });
+        }
+        return this.abandon.signal;
     }
     taskOrigin() {
         return {

@@ -17,7 +17,7 @@
 //   adcp-codegen 0.1.0:runtime/artifacts/tools-list.ts ae34ba0485920795
 //   adcp-codegen 0.1.0:runtime/artifacts/user-cache.ts fc510933ae08c6a7
 //   adcp-codegen 0.1.0:runtime/call/authorize.ts cbf4fe34d32405fe
-//   adcp-codegen 0.1.0:runtime/call/call.ts 116f35cb0f729022
+//   adcp-codegen 0.1.0:runtime/call/call.ts f78bb76274d397de
 //   adcp-codegen 0.1.0:runtime/call/convert-down.ts ecfbb031fbd5ad71
 //   adcp-codegen 0.1.0:runtime/call/convert-up.ts e136eb251cf31f7f
 //   adcp-codegen 0.1.0:runtime/call/credentials.ts 030f5294fcc41dca
@@ -71,11 +71,11 @@
 //   adcp-codegen 0.1.0:runtime/services/webhooks/sdk.ts b273374dc99a9ef9
 //   adcp-codegen 0.1.0:runtime/services/webhooks/setup.ts 129f449d7ed79d01
 //   adcp-codegen 0.1.0:runtime/services/webhooks/worker.ts 041a6b45ecb18dfc
-//   adcp-codegen 0.1.0:runtime/stores/open.ts 0387b8a423c2e46f
+//   adcp-codegen 0.1.0:runtime/stores/open.ts 8c595f8aad88d962
 //   adcp-codegen 0.1.0:runtime/stores/postgres.ts af48454c76308cdf
 //   adcp-codegen 0.1.0:runtime/stores/schema.ts fc57077a9916abe5
 //   adcp-codegen 0.1.0:runtime/stores/sql.ts 5e47be9af0dd9780
-//   adcp-codegen 0.1.0:runtime/stores/sqlite.ts 1907a86179a96011
+//   adcp-codegen 0.1.0:runtime/stores/sqlite.ts 4c44c1b07bffb265
 //   adcp-codegen 0.1.0:runtime/transports/a2a.ts dbfbd46c42b85ff7
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-dialects.ts 1a29975350d57e25
@@ -1696,11 +1696,12 @@ function chooseStore(option, profile, env) {
             return (0, sqlite_js_1.openSqlite)(':memory:');
         if (option !== undefined && 'url' in option)
             return (0, postgres_js_1.openPostgres)(option.url);
+        const sync = env.ADCP_STATE_SYNC === 'full' ? 'full' : 'normal';
         if (option !== undefined && 'stateDir' in option)
-            return (0, sqlite_js_1.openSqlite)(option.stateDir);
+            return (0, sqlite_js_1.openSqlite)(option.stateDir, option.synchronous ?? sync);
         if (env.DATABASE_URL !== undefined && env.DATABASE_URL !== '')
             return (0, postgres_js_1.openPostgres)(env.DATABASE_URL);
-        return (0, sqlite_js_1.openSqlite)(env.ADCP_STATE_DIR !== undefined && env.ADCP_STATE_DIR !== '' ? env.ADCP_STATE_DIR : defaultStateDir(profile, env));
+        return (0, sqlite_js_1.openSqlite)(env.ADCP_STATE_DIR !== undefined && env.ADCP_STATE_DIR !== '' ? env.ADCP_STATE_DIR : defaultStateDir(profile, env), sync);
     }
     catch (e) {
         if (e instanceof sql_js_1.StoreUnavailable)
@@ -1935,7 +1936,7 @@ const node_path_1 = require("node:path");
 const packages_js_1 = require("./artifacts/packages.js");
 const sql_js_1 = require("./stores/sql.js");
 exports.STATE_FILE = 'adcp-state.sqlite';
-function openSqlite(dir) {
+function openSqlite(dir, synchronous = 'normal') {
     const memory = dir === ':memory:';
     const where = memory ? 'the memory store' : `the state directory ${dir}`;
     const Database = (0, packages_js_1.agentPackage)('better-sqlite3', memory ? 'the memory store' : 'the embedded store (ADCP_STATE_DIR)');
@@ -1946,7 +1947,7 @@ function openSqlite(dir) {
         db = new Database(memory ? ':memory:' : (0, node_path_1.join)(dir, exports.STATE_FILE), { timeout: 5_000 });
         if (!memory)
             db.pragma('journal_mode = WAL');
-        db.pragma('synchronous = FULL');
+        db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     }
     catch (e) {
         throw new sql_js_1.StoreUnavailable(where, e);

@@ -7,12 +7,13 @@
  * Where idempotency records (and every other durable protocol state) live:
  * - `{ url }`: a PostgreSQL server every instance shares (`postgres://…`), through the agent's own `pg` package;
  * - `{ stateDir }`: the embedded store, SQLite in that directory (the agent's own `better-sqlite3`), durable through
- *   `kill -9` and restarts, for one machine;
+ *   `kill -9` and restarts, for one machine (`synchronous: 'full'`, or ADCP_STATE_SYNC=full, fsyncs every commit:
+ *   through a power loss too, at about a millisecond a commit);
  * - `'memory'`: nothing survives the process — for tests, and only when named.
  * Default: `DATABASE_URL` when set, else the embedded store in `ADCP_STATE_DIR`, else in
  * `$XDG_STATE_HOME/adcp-agent/<profile>` (`~/.local/state/adcp-agent/<profile>`): never in the repository.
  */
-export type StoreOption = 'memory' | { readonly url: string } | { readonly stateDir: string };
+export type StoreOption = 'memory' | { readonly url: string } | { readonly stateDir: string; readonly synchronous?: 'normal' | 'full' };
 
 /** A rolling insert budget (security.mdx, Idempotency rule 8): inserts per second, sustained over 60 s and burst over 10 s. */
 export interface InsertBudget {

@@ -84,7 +84,7 @@ export class Call {
   handlerContext(): HandlerContext {
     return (this.#hctx ??= {
       ...this.ctx,
-      signal: this.ctx.signal instanceof AbortSignal ? AbortSignal.any([this.ctx.signal, this.abandon.signal]) : this.abandon.signal,
+      signal: this.handlerSignal(),
       tool: this.tool,
       release: this.release.key,
       mode: this.served.mode,
@@ -92,6 +92,19 @@ export class Call {
       ...(this.plan !== undefined ? { requestIndex: this.plan.requestIndex } : {}),
       task: (options) => this.env.services.tasks.create(this.taskOrigin(), options),
     });
+  }
+
+  /**
+   * The handler's signal: aborted when the runtime abandons the handler, or when the transport's own signal aborts
+   * (forwarded with one listener: AbortSignal.any costs a weak-referenced composite per call).
+   */
+  private handlerSignal(): AbortSignal {
+    const transport = this.ctx.signal;
+    if (transport instanceof AbortSignal) {
+      if (transport.aborted) this.abandon.abort(transport.reason);
+      else transport.addEventListener('abort', () => this.abandon.abort(transport.reason), { once: true });
+    }
+    return this.abandon.signal;
   }
 
   /** Who asked for a task this call makes, and in which releases. */

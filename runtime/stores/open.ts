@@ -42,9 +42,10 @@ function chooseStore(option: StoreOption | undefined, profile: string, env: Node
   try {
     if (option === 'memory') return openSqlite(':memory:');
     if (option !== undefined && 'url' in option) return openPostgres(option.url);
-    if (option !== undefined && 'stateDir' in option) return openSqlite(option.stateDir);
+    const sync = env.ADCP_STATE_SYNC === 'full' ? 'full' : 'normal';
+    if (option !== undefined && 'stateDir' in option) return openSqlite(option.stateDir, option.synchronous ?? sync);
     if (env.DATABASE_URL !== undefined && env.DATABASE_URL !== '') return openPostgres(env.DATABASE_URL);
-    return openSqlite(env.ADCP_STATE_DIR !== undefined && env.ADCP_STATE_DIR !== '' ? env.ADCP_STATE_DIR : defaultStateDir(profile, env));
+    return openSqlite(env.ADCP_STATE_DIR !== undefined && env.ADCP_STATE_DIR !== '' ? env.ADCP_STATE_DIR : defaultStateDir(profile, env), sync);
   } catch (e) {
     if (e instanceof StoreUnavailable) throw e;
     throw new StoreUnavailable('the store', e);

@@ -5,7 +5,11 @@ import { StoreUnavailable, type Sql } from './sql.js';
 
 /**
  * The embedded store: SQLite in a state directory through the agent's own `better-sqlite3`, durable through `kill -9`
- * and restarts with no server to run (write-ahead log, `synchronous = FULL`: a commit is on disk when it returns).
+ * and restarts with no server to run: a write-ahead log, with `synchronous = NORMAL` by default — a commit is in the
+ * log (the kernel's, then the disk's) when it returns, so an application crash loses nothing; a power loss or an OS
+ * crash may lose the last commits — or `FULL` (`synchronous: 'full'`, ADCP_STATE_SYNC=full): each commit fsynced
+ * before it returns, at about a millisecond a commit (the idempotency claim and its answer are two) during which the
+ * process does nothing else.
  * Several processes on one machine may share the directory (SQLite's locks). Nothing in the directory is ever
  * executed: it holds one database file and its journal. `':memory:'` is the memory store, for tests.
  */
@@ -27,7 +31,7 @@ type DatabaseClass = new (file: string, options: { timeout: number }) => Databas
 
 export const STATE_FILE = 'adcp-state.sqlite';
 
-export function openSqlite(dir: string | ':memory:'): Sql {
+export function openSqlite(dir: string | ':memory:', synchronous: 'normal' | 'full' = 'normal'): Sql {
   const memory = dir === ':memory:';
   const where = memory ? 'the memory store' : `the state directory ${dir}`;
   const Database = agentPackage<DatabaseClass>('better-sqlite3', memory ? 'the memory store' : 'the embedded store (ADCP_STATE_DIR)');
@@ -37,7 +41,7 @@ export function openSqlite(dir: string | ':memory:'): Sql {
     // Another process writing the same file holds its lock briefly: wait up to 5 s rather than fail the call.
     db = new Database(memory ? ':memory:' : join(dir, STATE_FILE), { timeout: 5_000 });
     if (!memory) db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   } catch (e) {
     throw new StoreUnavailable(where, e);
   }
