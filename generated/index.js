@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts aee5f24e9b0117f2
+//   adcp-codegen 0.1.0:runtime/loader.ts 23e34c88275d0b10
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -437,6 +437,13 @@ const onDemand = Object.freeze({
   "./issues/issue-wire.js": "runtime/rejections.cjs",
   "./issues/pattern-example.js": "runtime/rejections.cjs",
   "./issues/repair.js": "runtime/rejections.cjs",
+  "./services/signing/envelope.js": "runtime/services.cjs",
+  "./services/signing/from-profile.js": "runtime/services.cjs",
+  "./services/signing/keys.js": "runtime/services.cjs",
+  "./services/signing/policy.js": "runtime/services.cjs",
+  "./services/signing/replay-store.js": "runtime/services.cjs",
+  "./services/signing/sdk.js": "runtime/services.cjs",
+  "./services/signing/verifier.js": "runtime/services.cjs",
   "./transports/a2a.js": "runtime/transports.cjs",
   "./transports/mcp.js": "runtime/transports.cjs",
 });

@@ -93,6 +93,16 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
   'transports.cjs': ['transports/a2a.js', 'transports/mcp.js'],
   // Per-item outcomes of batch tools (issue 19 point 2).
   'batches.cjs': ['call/items.js'],
+  // Signed requests: loaded by an agent whose profile advertises request_signing, at start.
+  'services.cjs': [
+    'services/signing/envelope.js',
+    'services/signing/from-profile.js',
+    'services/signing/keys.js',
+    'services/signing/policy.js',
+    'services/signing/replay-store.js',
+    'services/signing/sdk.js',
+    'services/signing/verifier.js',
+  ],
 };
 
 export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle {

@@ -1,6 +1,7 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './a2a-types.js';
 import type { AuthPrincipal, HttpHandler, HttpOptions, RunningServer, ServeOptions } from './http-types.js';
 import type { IdempotencyOptions, StoreOption } from './service-types.js';
+import type { RequestSignatureVerifier, SigningOptions } from './signing-types.js';
 import type { AdcpError } from '../wire/errors.js';
 import type { AppliedNormalization, Issue, NormalizeResult, StripResult } from '../artifacts/contract.js';
 
@@ -24,6 +25,8 @@ export interface AgentOptions {
   /** Where durable protocol state lives (idempotency records …); default from `DATABASE_URL` / `ADCP_STATE_DIR`. */
   store?: StoreOption;
   idempotency?: IdempotencyOptions;
+  /** Whose RFC 9421 signatures the agent accepts, when its profile advertises `request_signing` (docs/signing.md). */
+  signing?: SigningOptions;
 }
 
 /** Per-call information from the transport (auth, request id …), passed through to the handler. */
@@ -162,6 +165,11 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
    */
   a2aExecutor(handlers: Handlers, options?: A2AExecutorOptions): A2AExecutor;
   a2aSkills(release?: string): A2ASkill[];
+  /**
+   * Verifies signed requests (RFC 9421) composed with the other authenticators, for an HTTP entry: present when the
+   * profile advertises `request_signing.supported: true`, configured by `signing.requests` (docs/signing.md).
+   */
+  readonly requestSignatures?: RequestSignatureVerifier;
   /**
    * The HTTP entry, for node:http's `createServer(handler)` or Express's `app.use(handler)`: MCP at `/mcp`, A2A at
    * `/a2a` and its agent card, authentication before any pipeline work. Checks `handlers` now, as mcpServerFactory does.

@@ -1,8 +1,11 @@
 import type { AgentOptions } from '../api/agent-types.js';
+import type { RequestSignatureVerifier } from '../api/signing-types.js';
 import type { Served } from '../artifacts/served.js';
 import { lazyStore, type Store } from '../stores/open.js';
 import { runtimeCapabilities, type RuntimeCapabilities } from './capabilities.js';
 import { idempotencyService, type IdempotencyService } from './idempotency/service.js';
+import { profileRequestVerifier } from './signing/from-profile.js';
+import { preloadSigningSdk } from './signing/sdk.js';
 
 /**
  * The protocol services of one agent, from its options and what its profile declares: the store (opened on first
@@ -15,6 +18,8 @@ export interface AgentServices {
   readonly capabilities: RuntimeCapabilities;
   /** Absent when the profile declares no replay window (`adcp.idempotency.supported` is not true). */
   readonly idempotency?: IdempotencyService;
+  /** Signed requests, for the HTTP entry; absent when the profile does not advertise `request_signing.supported`. */
+  readonly requestSignatures?: RequestSignatureVerifier;
   /** How long a handler may run before its call is answered SERVICE_UNAVAILABLE and abandoned. */
   readonly handlerTimeoutMs: number;
   ready(): Promise<void>;
@@ -41,13 +46,19 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
     }
     idempotency = idempotencyService(store, { replayTtlSeconds: ttl, handlerTimeoutMs: handlerTimeoutS * 1000, waitMs: own.waitMs ?? DEFAULT_WAIT_MS, writes: own.writes, reads: own.reads });
   }
+  // Read here, not in signing/ (loaded on demand): an agent that does not sign never loads it.
+  const signing = (served.releases[0]!.capabilities.request_signing as { supported?: unknown } | undefined)?.supported === true || options.signing?.requests !== undefined;
+  const requestSignatures = signing ? profileRequestVerifier(served, options.signing?.requests, store) : undefined;
   return {
     store,
     capabilities: runtimeCapabilities(),
     idempotency,
+    requestSignatures,
     handlerTimeoutMs: handlerTimeoutS * 1000,
     async ready() {
-      if (idempotency !== undefined) await store.open();
+      if (idempotency !== undefined || requestSignatures !== undefined) await store.open();
+      // The SDK's verifier takes about a second to load: off the start, before the first signed request needs it.
+      if (requestSignatures !== undefined) preloadSigningSdk();
     },
     close: () => store.close(),
   };

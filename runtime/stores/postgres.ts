@@ -14,7 +14,7 @@ interface PgPool {
   end(): Promise<void>;
 }
 interface PgClient {
-  query(text: string, params?: readonly unknown[]): Promise<unknown>;
+  query(text: string, params?: readonly unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
   release(error?: unknown): void;
 }
 interface PgModule {
@@ -33,6 +33,11 @@ export function postgresWhere(url: string): string {
 
 /** A lock id of the agent's own for migrations (any constant: two instances starting together migrate one at a time). */
 const MIGRATION_LOCK = 7_247_116_901;
+/**
+ * The class of the agent's named exclusive locks (`queryExclusive`): the two-key advisory locks, a key space apart from
+ * the one-key MIGRATION_LOCK's, the name hashed into the second key.
+ */
+const EXCLUSIVE_CLASS = 9421;
 
 export function openPostgres(url: string, options: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number } = {}): Sql {
   const where = postgresWhere(url);
@@ -56,6 +61,26 @@ export function openPostgres(url: string, options: { poolSize?: number; connectT
         const r = await pool.query(text, params);
         return { rows: r.rows, rowCount: r.rowCount ?? r.rows.length };
       } catch (e) {
+        throw new StoreUnavailable(where, e);
+      }
+    },
+    async queryExclusive(lock, text, params = []) {
+      let client: PgClient;
+      try {
+        client = await pool.connect();
+      } catch (e) {
+        throw new StoreUnavailable(where, e);
+      }
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [EXCLUSIVE_CLASS, lock]);
+        const r = await client.query(text, params);
+        await client.query('COMMIT');
+        client.release();
+        return { rows: r.rows, rowCount: r.rowCount ?? r.rows.length };
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(e);
         throw new StoreUnavailable(where, e);
       }
     },

@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentPackage } from '../artifacts/packages.js';
-import { StoreUnavailable, type Sql } from './sql.js';
+import { StoreUnavailable, type Sql, type SqlResult } from './sql.js';
 
 /**
  * The embedded store: SQLite in a state directory through the agent's own `better-sqlite3`, durable through `kill -9`
@@ -46,23 +46,26 @@ export function openSqlite(dir: string | ':memory:'): Sql {
     if (s === undefined) statements.set(text, (s = db.prepare(text.replace(/\$(\d+)/g, '@p$1'))));
     return s;
   };
+  const query = async (text: string, params: readonly unknown[] = []): Promise<SqlResult> => {
+    try {
+      const s = prepared(text);
+      const named = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, typeof v === 'boolean' ? Number(v) : v === undefined ? null : v]));
+      if (s.reader) {
+        const rows = s.all(named);
+        return { rows, rowCount: rows.length };
+      }
+      return { rows: [], rowCount: s.run(named).changes };
+    } catch (e) {
+      throw new StoreUnavailable(where, e);
+    }
+  };
   return {
     dialect: 'sqlite',
     where,
     durable: !memory,
-    async query(text, params = []) {
-      try {
-        const s = prepared(text);
-        const named = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, typeof v === 'boolean' ? Number(v) : v === undefined ? null : v]));
-        if (s.reader) {
-          const rows = s.all(named);
-          return { rows, rowCount: rows.length };
-        }
-        return { rows: [], rowCount: s.run(named).changes };
-      } catch (e) {
-        throw new StoreUnavailable(where, e);
-      }
-    },
+    query,
+    // A writing statement begins SQLite's write transaction before it reads, across processes too: it is its own lock.
+    queryExclusive: (_lock, text, params) => query(text, params),
     async migrate(ddl) {
       try {
         db.transaction(() => ddl.forEach((statement) => db.exec(statement)))();
