@@ -19,13 +19,15 @@ import express from 'express';
 import { generatedDir, loadGenerated, profileName } from './generated-set.js';
 import { createSellerHandlers } from './seller-agent.js';
 import { KEEP_ALIVE_MS } from './serve-mcp.js';
+import { signingFromEnv } from './signing-test-kit.js';
 
 /**
  * Starts the agent; resolves to its base URL, the SDK major serving it and a close function.
- * @param {{ port?: number, host?: string, mode?: 'production' | 'development', sdk?: string, rejectedTaskState?: 'failed' | 'completed', profile?: string, generated?: string }} [options]
+ * @param {{ port?: number, host?: string, mode?: 'production' | 'development', sdk?: string, rejectedTaskState?: 'failed' | 'completed', profile?: string, generated?: string, signing?: import('../generated/index.js').SigningOptions }} [options]
  *   `sdk`: the module name @a2a-js/sdk is installed under (default `@a2a-js/sdk`). `rejectedTaskState`: the A2A
  *   state of an AdCP rejection (default `failed`, AdCP's mapping; see agent.a2aExecutor). `profile`, `generated`:
- *   the profile and the generated set (default ADCP_PROFILE and ADCP_GENERATED).
+ *   the profile and the generated set (default ADCP_PROFILE and ADCP_GENERATED). `signing`: whose signed requests the
+ *   agent accepts (default: the runner contract ADCP_SIGNING_TEST_KIT names, if any; see seller-agent.js).
  */
 export async function startA2AAgent(options = {}) {
   const sdk = options.sdk ?? '@a2a-js/sdk';
@@ -35,7 +37,7 @@ export async function startA2AAgent(options = {}) {
   const major = typeof server.getSupportedVersions === 'function' ? 1 : 0;
 
   const { loadProfile } = await loadGenerated(options.generated ?? generatedDir);
-  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production' });
+  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production', signing: options.signing ?? signingFromEnv() });
   // Made (and the handler set checked) before the server listens.
   const executor = agent.a2aExecutor(createSellerHandlers(agent), { rejectedTaskState: options.rejectedTaskState });
   const host = options.host ?? '127.0.0.1';

@@ -141,7 +141,7 @@ test('a mutating call replays by its idempotency_key: same answer, replayed, one
   await close();
 });
 
-test('the sandbox profile is the production profile plus the compliance controller, on a sandbox surface', () => {
+test('the sandbox profile is the production profile plus the compliance controller and request signing, on a sandbox surface', () => {
   const read = (p: string): Record<string, any> => JSON.parse(readFileSync(join(repoRoot, p), 'utf8')) as Record<string, any>;
   const production = read('schemas/profiles/guaranteed-publisher.json');
   const sandbox = read('examples/profiles/guaranteed-publisher-sandbox.json');
@@ -149,7 +149,18 @@ test('the sandbox profile is the production profile plus the compliance controll
   assert.is(sandbox.surface, 'sandbox');
   assert.equal(sandbox.tools, [...production.tools, 'comply_test_controller']);
   assert.equal(sandbox.shared_tools, [...production.shared_tools, 'comply_test_controller']);
-  assert.equal(sandbox.capabilities, production.capabilities);
+  // Request signing for AdCP's signed_requests storyboard (its runner contract: required_for create_media_buy,
+  // protocol_methods_required_for tasks/cancel); "required", as a profile serving 3.2 must say.
+  const { request_signing: signing, ...capabilities } = sandbox.capabilities;
+  assert.equal(capabilities, production.capabilities);
+  assert.equal(signing, {
+    supported: true,
+    covers_content_digest: 'required',
+    supported_for: ['create_media_buy', 'update_media_buy', 'sync_creatives'],
+    required_for: ['create_media_buy'],
+    protocol_methods_supported_for: ['tasks/cancel'],
+    protocol_methods_required_for: ['tasks/cancel'],
+  });
 });
 
 test('the examples type-check (// @ts-check) against the committed set', () => {

@@ -211,8 +211,14 @@ test('the 3.2 profile: sf-binary only, content-digest on every signed body; the 
   const cancel = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { taskId: 't1' } });
   assert.is(code(await strict.verify({ method: 'POST', url: URL_, headers: {}, body: cancel })), 'request_signature_required');
   // A 3.2 endpoint cannot advertise a legacy digest posture; a legacy one may.
-  assert.throws(() => signingPolicy({ ...policy, covers_content_digest: 'either' }, { releaseBelow32: false, where: 'test' }), /legacy-3\.1/);
-  assert.is(signingPolicy({ ...policy, covers_content_digest: 'either' }, { profile: 'legacy-3.1', releaseBelow32: false, where: 'test' }).digest, 'either');
+  // A profile serving 3.2 advertises "required" whatever verifies it (its 3.2 capabilities schema says so); a legacy
+  // posture belongs to an endpoint serving 3.0/3.1 only, where a 3.2 verifier still needs "required".
+  const either = { ...policy, covers_content_digest: 'either' };
+  assert.throws(() => signingPolicy(either, { releaseBelow32: false, where: 'test' }), /serves AdCP 3\.2/);
+  assert.throws(() => signingPolicy(either, { profile: 'legacy-3.1', releaseBelow32: false, where: 'test' }), /serves AdCP 3\.2/);
+  assert.throws(() => signingPolicy(either, { profile: '3.2', releaseBelow32: true, where: 'test' }), /legacy-3\.1/);
+  assert.is(signingPolicy(either, { releaseBelow32: true, where: 'test' }).digest, 'either');
+  assert.is(signingPolicy({ ...policy, covers_content_digest: 'required' }, { profile: 'legacy-3.1', releaseBelow32: false, where: 'test' }).digest, 'required');
   await store.close();
 });
 

@@ -50,7 +50,7 @@
 //   adcp-codegen 0.1.0:runtime/services/signing/envelope.ts ac72f8d03a92e7ea
 //   adcp-codegen 0.1.0:runtime/services/signing/from-profile.ts 511290ded2cb8aac
 //   adcp-codegen 0.1.0:runtime/services/signing/keys.ts 39e11037de8a4406
-//   adcp-codegen 0.1.0:runtime/services/signing/policy.ts 5a45a7403f9e842d
+//   adcp-codegen 0.1.0:runtime/services/signing/policy.ts e3b68f3dada4a654
 //   adcp-codegen 0.1.0:runtime/services/signing/replay-store.ts 3a17c5e261c69b3c
 //   adcp-codegen 0.1.0:runtime/services/signing/sdk.ts 7f02af49f87e619c
 //   adcp-codegen 0.1.0:runtime/services/signing/verifier.ts 949059eeae8cc8c5
@@ -393,8 +393,8 @@ function signingPolicy(block, options) {
     if (advertised !== undefined && advertised !== 'required' && advertised !== 'forbidden' && advertised !== 'either') {
         throw new Error(`adcp-codegen: ${options.where}.covers_content_digest is ${JSON.stringify(advertised)}, not "required", "forbidden" or "either"`);
     }
-    if (profile === '3.2' && advertised !== 'required') {
-        throw new Error(`adcp-codegen: ${options.where} advertises covers_content_digest ${JSON.stringify(advertised ?? '(absent: "either")')}, but this endpoint verifies AdCP 3.2's profile, which requires "required": advertise "required" (and regenerate), or configure signing.requests.profile "legacy-3.1" for a legacy endpoint`);
+    if (advertised !== 'required' && (profile === '3.2' || !options.releaseBelow32)) {
+        throw new Error(`adcp-codegen: ${options.where} advertises covers_content_digest ${JSON.stringify(advertised ?? '(absent: "either")')}, but ${options.releaseBelow32 ? 'this endpoint verifies AdCP 3.2\'s profile' : 'the profile serves AdCP 3.2, whose capabilities'} require${options.releaseBelow32 ? 's' : ''} "required": advertise "required" (and regenerate)${options.releaseBelow32 ? ', or configure signing.requests.profile "legacy-3.1"' : '; a legacy "either" or "forbidden" posture belongs to an endpoint serving only 3.0/3.1'}`);
     }
     const list = (field) => {
         const value = block[field];

@@ -26,9 +26,10 @@ export interface SigningJwks {
  * - `'3.2'`: AdCP 3.2's — RFC 8941 `sf-binary` (standard Base64) only, `content-digest` covered on every signed request
  *   with a body, an empty DNS label in the authority refused. The profile must advertise
  *   `covers_content_digest: "required"`.
- * - `'legacy-3.1'`: the 3.0/3.1 posture (legacy unpadded Base64URL accepted, `covers_content_digest` as the profile
- *   advertises it: `required`, `forbidden` or `either`), for a separately configured endpoint — AdCP's graded
- *   `signed_requests` storyboard signs this way.
+ * - `'legacy-3.1'`: the 3.0/3.1 wire posture, for a separately configured endpoint: the legacy unpadded Base64URL
+ *   accepted, and `covers_content_digest` as the profile advertises it — `required`, or, on a profile whose releases
+ *   all predate 3.2, `forbidden` or `either` (a profile serving 3.2 must advertise `required`: its 3.2 capabilities
+ *   schema says so). AdCP's graded `signed_requests` storyboard signs with the legacy alphabet.
  * Default: `'3.2'`, unless the profile's highest release predates 3.2 (its `request_signing` block is a 3.0/3.1 one):
  * then `'legacy-3.1'`.
  */

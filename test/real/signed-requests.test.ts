@@ -1,16 +1,21 @@
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { canonicalTargetUri } from '@adcp/sdk/signing/server';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { RequestSigningProfile, SignatureVerdict } from '../../runtime/api/signing-types.js';
+import type { RequestSigningProfile, SignatureVerdict, SigningJwks } from '../../runtime/api/signing-types.js';
 import { trustedKeys } from '../../runtime/services/signing/keys.js';
 import { signingPolicy } from '../../runtime/services/signing/policy.js';
 import { requestVerifier } from '../../runtime/services/signing/verifier.js';
 import { lazyStore, type Store } from '../../runtime/stores/open.js';
 import { createDatabase, startPostgres } from '../helpers/postgres.js';
 import { createMediaBuyRequest } from '../helpers/payloads.js';
-import { sharedComplianceDir } from '../helpers/releases.js';
-import { freshKey, requestVectors, signed, toolCall, vectorKeys, type Vector } from '../helpers/signing.js';
+import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
+import { freshKey, requestVectors, signed, toolCall, vectorKeys, vectorSigners, type Vector } from '../helpers/signing.js';
+import { generate } from '../../generator/generate.js';
+import { silentLogger } from '../../generator/shared/index.js';
+import { setAt } from '../helpers/generated.js';
 import { tempDir } from '../helpers/temp.js';
 
 /**
@@ -51,7 +56,8 @@ async function run(v: Vector, store: Store): Promise<SignatureVerdict> {
   const profile: RequestSigningProfile = v.signing_profile_version === '3.2' ? '3.2' : 'legacy-3.1';
   const clock = (): number => now;
   const verifier = requestVerifier({
-    policy: signingPolicy(v.verifier_capability, { profile, releaseBelow32: false, where: v.id }),
+    // The root directories are 3.1 fixtures: a verifier of a 3.0/3.1 endpoint, whose digest posture may be legacy.
+    policy: signingPolicy(v.verifier_capability, { profile, releaseBelow32: profile === 'legacy-3.1', where: v.id }),
     keys: trustedKeys({ trust: [{ jwks, principal: 'test-counterparty', capPerKeyid: CAP, revokedKeyids: state.revocation_list?.revoked_kids }] }, clock),
     store,
     clock,
@@ -123,6 +129,63 @@ test('every vector gives its expected outcome over a real PostgreSQL; two instan
     await Promise.all([store, ...instances].map((s) => s.close()));
     await pg.stop();
   }
+});
+
+test("the sandbox seller pre-configured from the runner contract (examples/signing-test-kit.js) answers the runner's signed requests as the contract says", async () => {
+  const { signedRequestsRunnerSigning } = (await import(pathToFileURL(join(repoRoot, 'examples/signing-test-kit.js')).href)) as {
+    signedRequestsRunnerSigning(kit: string, keys?: string): import('../../runtime/api/signing-types.js').RequestSigningOptions;
+  };
+  const requests = signedRequestsRunnerSigning(join(compliance, 'test-kits/signed-requests-runner.yaml'));
+  const trust = requests.trust![0]!;
+  assert.is(requests.profile, 'legacy-3.1', 'the runner signs the legacy 3.1 wire profile');
+  assert.equal(
+    (trust.jwks as SigningJwks).keys.map((k) => k.kid),
+    ['test-ed25519-2026', 'test-es256-2026', 'test-gov-2026', 'test-revoked-2026'],
+  );
+  assert.not.match(JSON.stringify(trust.jwks), /"d"|_private/, 'public halves only');
+  assert.equal({ principal: trust.principal, revoked: trust.revokedKeyids, cap: trust.capPerKeyid }, { principal: 'adcp-signed-requests-runner', revoked: ['test-revoked-2026'], cap: 100 });
+
+  // The reference seller's sandbox set (3.0.6 + 3.2.0-beta.5), as its repository generates it.
+  const work = tempDir('adcp-signing-sandbox-');
+  writeFileSync(
+    join(work, 'adcp-codegen.config.json'),
+    JSON.stringify({
+      releases: [sdkReleaseDir(), sharedReleaseDir()],
+      profiles: [join(repoRoot, 'examples/profiles/guaranteed-publisher-sandbox.json')],
+      normalizations: [join(repoRoot, 'schemas/normalizations/*.json')],
+      overlays: [join(repoRoot, 'schemas/overlays/*.json')],
+      out: 'generated',
+    }),
+  );
+  symlinkSync(join(repoRoot, 'node_modules'), join(work, 'node_modules'), 'dir');
+  await generate({ config: join(work, 'adcp-codegen.config.json'), logger: silentLogger });
+  const { loadProfile } = await setAt(join(work, 'generated'));
+  const agent = await loadProfile('guaranteed-publisher-sandbox' as never, { store: { stateDir: tempDir() }, signing: { requests } });
+  const verifier = agent.requestSignatures!;
+  const signers = vectorSigners(dir);
+  const url = 'http://127.0.0.1:3000/mcp';
+  const by = async (kid: string, tool = 'create_media_buy', digest = true): Promise<string> => {
+    const v = await verifier.verify(signed(toolCall(url, tool, createMediaBuyRequest()), signers.get(kid)!, { profile: 'legacy-3.1', coverDigest: digest }));
+    return v.ok ? `${v.authenticatedBy}${v.authenticatedBy === 'signature' ? `:${v.signer.principal}` : ''}` : v.code;
+  };
+  assert.is(await by('test-ed25519-2026'), 'signature:adcp-signed-requests-runner');
+  assert.is(await by('test-es256-2026', 'sync_creatives'), 'signature:adcp-signed-requests-runner');
+  assert.is(await by('test-revoked-2026'), 'request_signature_key_revoked', '017');
+  assert.is(await by('test-gov-2026'), 'request_signature_key_purpose_invalid', '009');
+  assert.is(await by('test-ed25519-2026', 'create_media_buy', false), 'request_signature_components_incomplete', 'a profile serving 3.2 requires the digest');
+  const unsigned = (body: string): Promise<SignatureVerdict> => verifier.verify({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body });
+  assert.is(((await unsigned(toolCall(url, 'create_media_buy', createMediaBuyRequest()).body)) as { code?: string }).code, 'request_signature_required', '001');
+  assert.is(((await unsigned('{"jsonrpc":"2.0","method":"tasks/cancel","params":{"taskId":"t"},"id":1}')) as { code?: string }).code, 'request_signature_required', '028');
+  // 016: the same signed request twice.
+  const twice = signed(toolCall(url, 'create_media_buy', createMediaBuyRequest()), signers.get('test-es256-2026')!, { profile: 'legacy-3.1' });
+  assert.ok((await verifier.verify(twice)).ok);
+  assert.is(((await verifier.verify(twice)) as { code?: string }).code, 'request_signature_replayed');
+  // 020: the test counterparty's cap is 100 nonces per key; test-ed25519-2026 holds 1 so far.
+  const outcomes: string[] = [];
+  for (let i = 0; i < 100; i++) outcomes.push(await by('test-ed25519-2026'));
+  assert.is(outcomes.filter((o) => o.startsWith('signature')).length, 99);
+  assert.is(outcomes.at(-1), 'request_signature_rate_abuse');
+  await agent.close();
 });
 
 test.run();

@@ -31,9 +31,11 @@ export interface SigningPolicy {
 }
 
 /**
- * The policy the profile states for this endpoint. A 3.2 endpoint must advertise `covers_content_digest: "required"`
- * (security.mdx, "Content-digest and proxy compatibility"): advertising a legacy posture on it fails the start, naming
- * the two ways out. `releaseBelow32`: the profile's highest release predates 3.2, whose block is a 3.0/3.1 one.
+ * The policy the profile states for this endpoint. A 3.2 endpoint, and any profile serving 3.2, must advertise
+ * `covers_content_digest: "required"` (security.mdx, "Content-digest and proxy compatibility"; the 3.2 capabilities
+ * schema): advertising a legacy posture there fails the start, naming the way out. `releaseBelow32`: the profile's
+ * highest release predates 3.2, whose block is a 3.0/3.1 one. Under `legacy-3.1`, the legacy Base64URL alphabet is
+ * accepted and the advertised digest rule applies.
  */
 export function signingPolicy(block: RequestSigningBlock, options: { profile?: RequestSigningProfile; releaseBelow32: boolean; where: string }): SigningPolicy {
   const profile = options.profile ?? (options.releaseBelow32 ? 'legacy-3.1' : '3.2');
@@ -42,9 +44,11 @@ export function signingPolicy(block: RequestSigningBlock, options: { profile?: R
   if (advertised !== undefined && advertised !== 'required' && advertised !== 'forbidden' && advertised !== 'either') {
     throw new Error(`adcp-codegen: ${options.where}.covers_content_digest is ${JSON.stringify(advertised)}, not "required", "forbidden" or "either"`);
   }
-  if (profile === '3.2' && advertised !== 'required') {
+  // The 3.2 capabilities schema itself says so (if request_signing.supported and a 3.2 version is served, then
+  // covers_content_digest is "required"): a profile serving 3.2 states "required" whatever wire profile verifies it.
+  if (advertised !== 'required' && (profile === '3.2' || !options.releaseBelow32)) {
     throw new Error(
-      `adcp-codegen: ${options.where} advertises covers_content_digest ${JSON.stringify(advertised ?? '(absent: "either")')}, but this endpoint verifies AdCP 3.2's profile, which requires "required": advertise "required" (and regenerate), or configure signing.requests.profile "legacy-3.1" for a legacy endpoint`,
+      `adcp-codegen: ${options.where} advertises covers_content_digest ${JSON.stringify(advertised ?? '(absent: "either")')}, but ${options.releaseBelow32 ? 'this endpoint verifies AdCP 3.2\'s profile' : 'the profile serves AdCP 3.2, whose capabilities'} require${options.releaseBelow32 ? 's' : ''} "required": advertise "required" (and regenerate)${options.releaseBelow32 ? ', or configure signing.requests.profile "legacy-3.1"' : '; a legacy "either" or "forbidden" posture belongs to an endpoint serving only 3.0/3.1'}`,
     );
   }
   const list = (field: keyof RequestSigningBlock): ReadonlySet<string> => {
