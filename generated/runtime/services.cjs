@@ -51,7 +51,7 @@
 //   adcp-codegen 0.1.0:runtime/services/signing/from-profile.ts 511290ded2cb8aac
 //   adcp-codegen 0.1.0:runtime/services/signing/keys.ts 39e11037de8a4406
 //   adcp-codegen 0.1.0:runtime/services/signing/policy.ts e3b68f3dada4a654
-//   adcp-codegen 0.1.0:runtime/services/signing/replay-store.ts 3a17c5e261c69b3c
+//   adcp-codegen 0.1.0:runtime/services/signing/replay-store.ts 86dc51feec3f7ad2
 //   adcp-codegen 0.1.0:runtime/services/signing/sdk.ts 7f02af49f87e619c
 //   adcp-codegen 0.1.0:runtime/services/signing/verifier.ts 949059eeae8cc8c5
 //   adcp-codegen 0.1.0:runtime/stores/open.ts 0387b8a423c2e46f
@@ -441,10 +441,12 @@ ON CONFLICT (keyid, scope, nonce) DO UPDATE SET expires_at = excluded.expires_at
 WHERE adcp_request_replay.expires_at <= $5`;
 const SWEEP = 'DELETE FROM adcp_request_replay WHERE expires_at <= $1';
 const SWEEP_EVERY_MS = 60_000;
+const RECOUNT_MS = 1_000;
 const ALERT_EVERY_MS = 60_000;
 function replayStore(store, capOf) {
     let swept = 0;
     const alerted = new Map();
+    const live = new Map();
     const has = async (keyid, scope, nonce, now) => {
         const sql = await store.open();
         return (await sql.query(HAS, [keyid, scope, nonce, now * 1000])).rows.length > 0;
@@ -459,12 +461,18 @@ function replayStore(store, capOf) {
     return {
         has,
         async isCapHit(keyid, _scope, now) {
-            const sql = await store.open();
             const cap = capOf(keyid);
-            const hit = Number((await sql.query(LIVE, [keyid, now * 1000, cap])).rows[0]?.n ?? 0) >= cap;
-            if (hit)
+            const known = live.get(keyid);
+            if (known !== undefined && !known.capped && known.n < cap && Date.now() - known.countedAt < RECOUNT_MS)
+                return false;
+            const sql = await store.open();
+            const n = Number((await sql.query(LIVE, [keyid, now * 1000, cap])).rows[0]?.n ?? 0);
+            if (live.size >= 10_000 && !live.has(keyid))
+                live.clear();
+            live.set(keyid, { countedAt: Date.now(), n, capped: n >= cap });
+            if (n >= cap)
                 alert(keyid, cap);
-            return hit;
+            return n >= cap;
         },
         async insert(keyid, scope, nonce, ttlSeconds, now) {
             const sql = await store.open();
@@ -475,10 +483,15 @@ function replayStore(store, capOf) {
             }
             const cap = capOf(keyid);
             const written = await sql.queryExclusive(`adcp_request_replay:${keyid}`, INSERT, [keyid, scope, nonce, at + ttlSeconds * 1000, at, cap]);
-            if (written.rowCount > 0)
+            const known = live.get(keyid);
+            if (written.rowCount > 0) {
+                if (known !== undefined)
+                    known.n++;
                 return 'ok';
+            }
             if (await has(keyid, scope, nonce, now))
                 return 'replayed';
+            live.set(keyid, { countedAt: Date.now(), n: cap, capped: true });
             alert(keyid, cap);
             return 'rate_abuse';
         },

@@ -23,12 +23,19 @@ WHERE adcp_request_replay.expires_at <= $5`;
 const SWEEP = 'DELETE FROM adcp_request_replay WHERE expires_at <= $1';
 
 const SWEEP_EVERY_MS = 60_000;
+/**
+ * Step 9a is a cheap guard before cryptography, not the cap's enforcement (step 13 is, atomically): a key's count is
+ * read from the store at most this often, and between two reads estimated from the nonces this process recorded.
+ */
+const RECOUNT_MS = 1_000;
 /** A key at its cap is reported to the operator at most this often (spec: SHOULD alert; it is an attack signal). */
 const ALERT_EVERY_MS = 60_000;
 
 export function replayStore(store: Store, capOf: (keyid: string) => number): ReplayStore {
   let swept = 0;
   const alerted = new Map<string, number>();
+  /** Per key: its unexpired nonces when last counted, plus those recorded here since, and whether it is capped. */
+  const live = new Map<string, { countedAt: number; n: number; capped: boolean }>();
   const has = async (keyid: string, scope: string, nonce: string, now: number): Promise<boolean> => {
     const sql = await store.open();
     return (await sql.query(HAS, [keyid, scope, nonce, now * 1000])).rows.length > 0;
@@ -42,11 +49,15 @@ export function replayStore(store: Store, capOf: (keyid: string) => number): Rep
   return {
     has,
     async isCapHit(keyid, _scope, now) {
-      const sql = await store.open();
       const cap = capOf(keyid);
-      const hit = Number((await sql.query(LIVE, [keyid, now * 1000, cap])).rows[0]?.n ?? 0) >= cap;
-      if (hit) alert(keyid, cap);
-      return hit;
+      const known = live.get(keyid);
+      if (known !== undefined && !known.capped && known.n < cap && Date.now() - known.countedAt < RECOUNT_MS) return false;
+      const sql = await store.open();
+      const n = Number((await sql.query(LIVE, [keyid, now * 1000, cap])).rows[0]?.n ?? 0);
+      if (live.size >= 10_000 && !live.has(keyid)) live.clear(); // keys seen, bounded
+      live.set(keyid, { countedAt: Date.now(), n, capped: n >= cap });
+      if (n >= cap) alert(keyid, cap);
+      return n >= cap;
     },
     async insert(keyid, scope, nonce, ttlSeconds, now) {
       const sql = await store.open();
@@ -57,8 +68,13 @@ export function replayStore(store: Store, capOf: (keyid: string) => number): Rep
       }
       const cap = capOf(keyid);
       const written = await sql.queryExclusive(`adcp_request_replay:${keyid}`, INSERT, [keyid, scope, nonce, at + ttlSeconds * 1000, at, cap]);
-      if (written.rowCount > 0) return 'ok';
+      const known = live.get(keyid);
+      if (written.rowCount > 0) {
+        if (known !== undefined) known.n++;
+        return 'ok';
+      }
       if (await has(keyid, scope, nonce, now)) return 'replayed';
+      live.set(keyid, { countedAt: Date.now(), n: cap, capped: true });
       alert(keyid, cap);
       return 'rate_abuse';
     },
