@@ -1,21 +1,21 @@
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { canonicalTargetUri } from '@adcp/sdk/signing/server';
+import { canonicalTargetUri, computeContentDigest } from '@adcp/sdk/signing/server';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { generate } from '../../generator/generate.js';
+import { silentLogger } from '../../generator/shared/index.js';
 import type { RequestSigningProfile, SignatureVerdict, SigningJwks } from '../../runtime/api/signing-types.js';
 import { trustedKeys } from '../../runtime/services/signing/keys.js';
 import { signingPolicy } from '../../runtime/services/signing/policy.js';
 import { requestVerifier } from '../../runtime/services/signing/verifier.js';
 import { lazyStore, type Store } from '../../runtime/stores/open.js';
+import { setAt } from '../helpers/generated.js';
 import { createDatabase, startPostgres } from '../helpers/postgres.js';
 import { createMediaBuyRequest } from '../helpers/payloads.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { freshKey, requestVectors, signed, toolCall, vectorKeys, vectorSigners, type Vector } from '../helpers/signing.js';
-import { generate } from '../../generator/generate.js';
-import { silentLogger } from '../../generator/shared/index.js';
-import { setAt } from '../helpers/generated.js';
 import { tempDir } from '../helpers/temp.js';
 
 /**
@@ -24,7 +24,8 @@ import { tempDir } from '../helpers/temp.js';
  * server, each with the vector's own state injected as a white-box harness does (its README, "test_harness_state"):
  * the replay entry written into the replay table, the revocation list as the counterparty's revoked keys, the
  * per-keyid cap reached with placeholder nonces (the test counterparty's cap is 100, as the runner contract grades
- * with) — and the clock pinned to the vector's reference_now.
+ * with) — and the clock pinned to the vector's reference_now. Then the 3.2 body-integrity policy matrix as wire
+ * requests, and the sandbox seller configured from the runner contract.
  */
 const compliance = sharedComplianceDir();
 if (compliance === undefined) throw new Error('../shared/adcp/compliance/3.2.0-beta.5 is required for the real-release suite');
@@ -129,6 +130,68 @@ test('every vector gives its expected outcome over a real PostgreSQL; two instan
     await Promise.all([store, ...instances].map((s) => s.close()));
     await pg.stop();
   }
+});
+
+interface PolicyCase {
+  id: string;
+  endpoint_profile: '3.2' | '3.1';
+  legacy_digest_policy?: 'either' | 'forbidden' | 'required';
+  mode: 'supported_for' | 'required_for' | 'warn_for' | 'protocol_methods_supported_for' | 'protocol_methods_required_for' | 'protocol_methods_warn_for';
+  has_body: boolean;
+  signature_present: boolean;
+  signature_header_state?: 'malformed_pair';
+  covers_content_digest?: boolean;
+  digest_matches_body?: boolean;
+  cryptographic_signature_valid?: boolean;
+  fallback_auth_valid: boolean;
+  request_body_adcp_version?: string;
+  expected: { action: 'accept' | 'accept_with_warning' | 'reject' | 'reject_unauthenticated'; error_code?: string; authentication_source?: 'signature' | 'fallback'; verified_signer_identity: boolean };
+}
+
+test('body-integrity-policy.json: every case of the 3.2 policy matrix, as wire requests, gets the reference outcome (composition with other credentials included)', async () => {
+  const cases = (JSON.parse(readFileSync(join(dir, 'body-integrity-policy.json'), 'utf8')) as { cases: PolicyCase[] }).cases;
+  assert.is(cases.length, 17);
+  const key = freshKey();
+  const store = lazyStore({ stateDir: tempDir('adcp-signing-policy-') }, 'signing-policy');
+  const clock = (): number => Math.floor(Date.now() / 1000);
+  const url = 'https://seller.example/mcp';
+  const wrong: string[] = [];
+  for (const c of cases) {
+    const methods = c.mode.startsWith('protocol_methods_');
+    const list = c.mode.replace('protocol_methods_', '');
+    const name = methods ? 'tasks/cancel' : 'create_media_buy';
+    const capability = { supported: true, covers_content_digest: c.endpoint_profile === '3.2' ? 'required' : (c.legacy_digest_policy ?? 'either'), supported_for: methods ? [] : ['create_media_buy'], [`${methods ? 'protocol_methods_' : ''}${list}`]: [name] };
+    const profile: RequestSigningProfile = c.endpoint_profile === '3.2' ? '3.2' : 'legacy-3.1';
+    const verifier = requestVerifier({ policy: signingPolicy(capability, { profile, releaseBelow32: profile === 'legacy-3.1', where: c.id }), keys: trustedKeys({ trust: [{ jwks: { keys: [key.jwk] }, principal: 'p' }] }, clock), store, clock });
+    const args = { ...createMediaBuyRequest(), ...(c.request_body_adcp_version !== undefined ? { adcp_version: c.request_body_adcp_version } : {}) };
+    let request = !c.has_body
+      ? { method: 'GET', url, headers: { host: 'seller.example' }, body: '' }
+      : methods
+        ? { method: 'POST', url, headers: { 'content-type': 'application/json', host: 'seller.example' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { taskId: 'task_1' } }) }
+        : toolCall(url, 'create_media_buy', args);
+    if (c.signature_present) request = signed(request, key, { profile, coverDigest: c.covers_content_digest ?? true });
+    if (c.signature_header_state === 'malformed_pair') {
+      const { ['Signature-Input']: _dropped, ...rest } = request.headers;
+      request = { ...request, headers: rest };
+    }
+    if (c.digest_matches_body === false || c.cryptographic_signature_valid === false) {
+      // The body substituted after signing; a rewritten digest follows it unless the case says it does not match.
+      const body = request.body.replace('"id":1', '"id":2').replace('"task_1"', '"task_2"').replace(/"idempotency_key":"[^"]+"/, '"idempotency_key":"substituted-0000-4000-8000-000000000000"');
+      const digest = c.digest_matches_body === false ? request.headers['Content-Digest'] : computeContentDigest(body);
+      request = { ...request, body, headers: { ...request.headers, 'Content-Digest': digest! } };
+      if (c.cryptographic_signature_valid === false && c.digest_matches_body === false) request.headers['Content-Digest'] = computeContentDigest('{"unrelated":true}');
+    }
+    const v = await verifier.verify({ ...request, authenticated: c.fallback_auth_valid });
+    const e = c.expected;
+    const got = v.ok ? `${v.authenticatedBy}${v.authenticatedBy === 'fallback' && v.warning !== undefined ? '+warning' : ''}` : v.code;
+    const want =
+      e.action === 'reject' ? e.error_code! : e.action === 'accept_with_warning' ? 'fallback+warning' : e.action === 'accept' ? e.authentication_source! : 'rejected';
+    const ok = want === 'rejected' ? !v.ok : got === want;
+    const signer = v.ok && v.authenticatedBy === 'signature';
+    if (!ok || signer !== e.verified_signer_identity) wrong.push(`${c.id}: expected ${want} (signer ${e.verified_signer_identity}), got ${got}`);
+  }
+  await store.close();
+  assert.equal(wrong, []);
 });
 
 test("the sandbox seller pre-configured from the runner contract (examples/signing-test-kit.js) answers the runner's signed requests as the contract says", async () => {
