@@ -2,7 +2,7 @@
  * `npm run bench`: every figure as a ratio against a baseline measured in this same run (these machines are noisy;
  * absolute times mean little, ratios travel). Each bench/<area>.ts exports `run(): Promise<string[]>`.
  */
-const AREAS = ['validators', 'issues', 'strip', 'normalize', 'convert', 'project', 'advertise', 'generate', 'call', 'reject', 'cold-start', 'http', 'outbox'] as const;
+const AREAS = ['validators', 'issues', 'strip', 'normalize', 'convert', 'project', 'advertise', 'generate', 'call', 'reject', 'cold-start', 'http', 'outbox', 'signing'] as const;
 
 const only = process.argv.slice(2);
 for (const area of AREAS) {

@@ -15,10 +15,15 @@
  *   PORT=4000 ADCP_MODE=development npm run example
  *   ADCP_API_KEY=sk_test_123 npm run example          # Bearer sk_test_123 required
  *   ADCP_GENERATED=/tmp/reference-seller ADCP_PROFILE=guaranteed-publisher-sandbox npm run example   # sandbox (see generated-set.js)
+ *
+ * The sandbox profile advertises request signing: `ADCP_SIGNING_TEST_KIT=<compliance>/test-kits/signed-requests-runner.yaml`
+ * pre-configures its verifier with AdCP's runner contract (signing-test-kit.js); agent.serve checks every request's
+ * signature before anything else (docs/signing.md).
  */
 import { pathToFileURL } from 'node:url';
 import { generatedDir, loadGenerated, profileName } from './generated-set.js';
 import { createSeller } from './seller/index.js';
+import { signingFromEnv } from './signing-test-kit.js';
 
 /**
  * The reference seller's handlers for a loaded profile: exactly the tools it serves.
@@ -44,13 +49,14 @@ export function apiKeyAuthenticator(set, apiKey, principal = 'buyer') {
 /**
  * Starts the agent; resolves to its MCP endpoint URL, its port, the loaded agent and a close function.
  * @param {{ port?: number, host?: string, mode?: 'production' | 'development', profile?: string, generated?: string,
- *   apiKey?: string, seller?: import('./seller/index.js').SellerOptions }} [options]
- *   `apiKey`: the Bearer key protected calls need (default ADCP_API_KEY; none: no authentication).
+ *   apiKey?: string, seller?: import('./seller/index.js').SellerOptions, signing?: import('../generated/index.js').SigningOptions }} [options]
+ *   `apiKey`: the Bearer key protected calls need (default ADCP_API_KEY; none: no authentication). `signing`: whose
+ *   signed requests the agent accepts (default: the runner contract ADCP_SIGNING_TEST_KIT names, if any).
  */
 export async function startSellerAgent(options = {}) {
   const set = await loadGenerated(options.generated ?? generatedDir);
   const { loadProfile } = set;
-  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production' });
+  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production', signing: options.signing ?? signingFromEnv() });
   const served = await agent.serve(createSellerHandlers(agent, options.seller), {
     port: options.port ?? 0,
     host: options.host,

@@ -39,6 +39,12 @@ export type {
   ToolHandler,
   ToolsListEntry,
   ValidationResult,
+  RequestSignatureVerifier,
+  RequestSigningOptions,
+  SignatureVerdict,
+  SignedRequestInput,
+  SignerTrust,
+  SigningOptions,
 } from './runtime/agent.js';
 export { AdcpError } from './runtime/wire/errors.js';
 export type { AdcpErrorBody } from './runtime/wire/errors.js';

@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts 176f9ac71d904993
+//   adcp-codegen 0.1.0:runtime/loader.ts bbf24615c0cd8a6d
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -457,6 +457,13 @@ const onDemand = Object.freeze({
   "./services/keys/publication.js": "runtime/services.cjs",
   "./services/notifications/subscribers.js": "runtime/services.cjs",
   "./services/notifications/sync-configs.js": "runtime/services.cjs",
+  "./services/signing/envelope.js": "runtime/services.cjs",
+  "./services/signing/from-profile.js": "runtime/services.cjs",
+  "./services/signing/keys.js": "runtime/services.cjs",
+  "./services/signing/policy.js": "runtime/services.cjs",
+  "./services/signing/replay-store.js": "runtime/services.cjs",
+  "./services/signing/sdk.js": "runtime/services.cjs",
+  "./services/signing/verifier.js": "runtime/services.cjs",
   "./services/tasks/reads.js": "runtime/services.cjs",
   "./services/tasks/records.js": "runtime/services.cjs",
   "./services/tasks/result.js": "runtime/services.cjs",
@@ -478,6 +485,7 @@ const onDemand = Object.freeze({
   "./transports/http/a2a-card.js": "runtime/http.cjs",
   "./transports/http/a2a-dialects.js": "runtime/http.cjs",
   "./transports/http/a2a-endpoint.js": "runtime/http.cjs",
+  "./transports/http/admit.js": "runtime/http.cjs",
   "./transports/http/authenticate.js": "runtime/http.cjs",
   "./transports/http/body.js": "runtime/http.cjs",
   "./transports/http/classify.js": "runtime/http.cjs",

@@ -17,6 +17,7 @@ import { mcpRegistrar, registerMcp } from './transports/mcp.js';
 // The Agent API's types and the rejection results, where the generated index.d.ts and earlier callers import them.
 export type * from './api/agent-types.js';
 export type * from './api/http-types.js';
+export type * from './api/signing-types.js';
 export type * from './api/webhook-types.js';
 export { errorResult, resultBody, UnknownToolError, unknownToolResult } from './wire/results.js';
 
@@ -61,6 +62,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     },
     a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, bind(handlers as HandlerMap<string>), a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),
+    requestSignatures: services.requestSignatures,
     httpHandler: (handlers, httpOptions) => httpEntry(agent, () => lists().endpointToolsJson(), bind(handlers as HandlerMap<string>), httpOptions),
     serve: (handlers, serveOptions) => serveHttp(agent, () => agent.httpHandler(handlers, serveOptions), serveOptions, services.listening),
     ready: services.ready,

@@ -141,7 +141,7 @@ test('a mutating call replays by its idempotency_key: same answer, replayed, one
   await close();
 });
 
-test('the sandbox profile is the production profile plus the compliance controller and signed webhooks, on a sandbox surface', () => {
+test('the sandbox profile is the production profile plus the compliance controller, signed webhooks and request signing, on a sandbox surface', () => {
   const read = (p: string): Record<string, any> => JSON.parse(readFileSync(join(repoRoot, p), 'utf8')) as Record<string, any>;
   const production = read('schemas/profiles/guaranteed-publisher.json');
   const sandbox = read('examples/profiles/guaranteed-publisher-sandbox.json');
@@ -149,10 +149,20 @@ test('the sandbox profile is the production profile plus the compliance controll
   assert.is(sandbox.surface, 'sandbox');
   assert.equal(sandbox.tools, [...production.tools, 'comply_test_controller']);
   assert.equal(sandbox.shared_tools, [...production.shared_tools, 'comply_test_controller']);
-  // The sandbox deployment signs webhooks (a development key it makes itself): AdCP 3.2 wants the retry horizon stated.
-  const { webhook_signing: signing, ...rest } = sandbox.capabilities;
-  assert.equal(rest, production.capabilities);
-  assert.equal(signing, { supported: true, profile: 'adcp/webhook-signing/v1', algorithms: ['ed25519'], legacy_hmac_fallback: false, delivery_retry_horizon_seconds: 86400 });
+  // Request signing for AdCP's signed_requests storyboard (its runner contract: required_for create_media_buy,
+  // protocol_methods_required_for tasks/cancel); "required", as a profile serving 3.2 must say.
+  const { request_signing: signing, webhook_signing: webhookSigning, ...capabilities } = sandbox.capabilities;
+  assert.equal(capabilities, production.capabilities);
+  // It signs webhooks (a development key it makes itself): AdCP 3.2 wants the retry horizon stated.
+  assert.equal(webhookSigning, { supported: true, profile: 'adcp/webhook-signing/v1', algorithms: ['ed25519'], legacy_hmac_fallback: false, delivery_retry_horizon_seconds: 86400 });
+  assert.equal(signing, {
+    supported: true,
+    covers_content_digest: 'required',
+    supported_for: ['create_media_buy', 'update_media_buy', 'sync_creatives'],
+    required_for: ['create_media_buy'],
+    protocol_methods_supported_for: ['tasks/cancel'],
+    protocol_methods_required_for: ['tasks/cancel'],
+  });
 });
 
 test('the examples type-check (// @ts-check) against the committed set', () => {

@@ -108,6 +108,15 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'services/keys/publication.js',
     'services/notifications/subscribers.js',
     'services/notifications/sync-configs.js',
+    // Signed requests: an agent whose profile advertises request_signing makes its verifier at start; the SDK's
+    // verifier behind it is loaded off the start path (signing/sdk.ts).
+    'services/signing/envelope.js',
+    'services/signing/from-profile.js',
+    'services/signing/keys.js',
+    'services/signing/policy.js',
+    'services/signing/replay-store.js',
+    'services/signing/sdk.js',
+    'services/signing/verifier.js',
     'services/tasks/reads.js',
     'services/tasks/records.js',
     'services/tasks/result.js',
@@ -137,6 +146,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'transports/http/a2a-card.js',
     'transports/http/a2a-dialects.js',
     'transports/http/a2a-endpoint.js',
+    'transports/http/admit.js',
     'transports/http/authenticate.js',
     'transports/http/body.js',
     'transports/http/classify.js',

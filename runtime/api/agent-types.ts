@@ -1,7 +1,8 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './a2a-types.js';
 import type { AuthPrincipal, HttpHandler, HttpOptions, RunningServer, ServeOptions } from './http-types.js';
 import type { IdempotencyOptions, StoreOption, TaskOptions } from './service-types.js';
-import type { AgentWebhooks, PublicationOptions, SigningOptions, WebhookOptions, WellKnownDocument } from './webhook-types.js';
+import type { RequestSignatureVerifier, SigningOptions } from './signing-types.js';
+import type { AgentWebhooks, PublicationOptions, WebhookOptions, WellKnownDocument } from './webhook-types.js';
 import type { AdcpError } from '../wire/errors.js';
 import type { AppliedNormalization, Issue, NormalizeResult, StripResult } from '../artifacts/contract.js';
 
@@ -33,7 +34,11 @@ export interface AgentOptions {
    * `ADCP_PUBLIC_URL`, else the HTTP entry's own public URL.
    */
   publicUrl?: string;
-  /** The key webhooks are signed with (default from `ADCP_SIGNING_KEY` / `ADCP_SIGNING_KEY_FILE`). */
+  /**
+   * The agent's signatures: `key`, the key webhooks are signed with (default from `ADCP_SIGNING_KEY` /
+   * `ADCP_SIGNING_KEY_FILE`); `requests`, whose RFC 9421 signed requests it accepts when its profile advertises
+   * `request_signing` (docs/signing.md).
+   */
   signing?: SigningOptions;
   /** brand.json's entry for this agent, or another brand.json to advertise. */
   publication?: PublicationOptions;
@@ -202,6 +207,11 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
    */
   a2aExecutor(handlers: Handlers, options?: A2AExecutorOptions): A2AExecutor;
   a2aSkills(release?: string): A2ASkill[];
+  /**
+   * Verifies signed requests (RFC 9421) composed with the other authenticators, for an HTTP entry: present when the
+   * profile advertises `request_signing.supported: true`, configured by `signing.requests` (docs/signing.md).
+   */
+  readonly requestSignatures?: RequestSignatureVerifier;
   /**
    * The HTTP entry, for node:http's `createServer(handler)` or Express's `app.use(handler)`: MCP at `/mcp`, A2A at
    * `/a2a` and its agent card, authentication before any pipeline work. Checks `handlers` now, as mcpServerFactory does.

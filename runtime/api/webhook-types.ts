@@ -21,17 +21,6 @@ export interface PrivateJwk {
   readonly [member: string]: unknown;
 }
 
-export interface SigningOptions {
-  /**
-   * The key webhooks are signed with: a private JWK, or `{ file }` naming a file holding one as JSON. Default: the
-   * `ADCP_SIGNING_KEY` environment variable (the JWK as JSON), else `ADCP_SIGNING_KEY_FILE` (a path). Never from the
-   * generated set or the repository. With none, a sandbox agent (a `sandbox` profile, or mode `development`) makes
-   * an Ed25519 development key in its store on its first start, which every instance sharing the store then uses; a
-   * production agent whose profile advertises `webhook_signing.supported` refuses to start.
-   */
-  key?: PrivateJwk | { readonly file: string };
-}
-
 export interface PublicationOptions {
   /**
    * `identity.brand_json_url` to advertise instead of `<publicUrl>/.well-known/brand.json`: the operator's own

@@ -1,4 +1,5 @@
 import type { AgentOptions } from '../api/agent-types.js';
+import type { RequestSignatureVerifier } from '../api/signing-types.js';
 import type { AgentWebhooks } from '../api/webhook-types.js';
 import type { Served } from '../artifacts/served.js';
 import { lazyStore, type Store } from '../stores/open.js';
@@ -10,6 +11,8 @@ import { subscribers, type Subscribers } from './notifications/subscribers.js';
 import { syncAgentNotificationConfigs } from './notifications/sync-configs.js';
 import { taskResult } from './tasks/result.js';
 import { tasksService, type TasksService } from './tasks/service.js';
+import { profileRequestVerifier } from './signing/from-profile.js';
+import { preloadSigningSdk } from './signing/sdk.js';
 import { signedWebhooks, type SignedWebhooks } from './webhooks/setup.js';
 
 /**
@@ -30,6 +33,8 @@ export interface AgentServices {
   readonly tasks: TasksService;
   /** Agent-level notification subscribers (capabilities.changed), and the runtime's sync_agent_notification_configs. */
   readonly notifications: { readonly subscribers: Subscribers; readonly sync: ReturnType<typeof syncAgentNotificationConfigs> };
+  /** Signed requests, for the HTTP entry; absent when the profile does not advertise `request_signing.supported`. */
+  readonly requestSignatures?: RequestSignatureVerifier;
   /** How long a handler may run before its call is answered SERVICE_UNAVAILABLE and abandoned. */
   readonly handlerTimeoutMs: number;
   /**
@@ -58,6 +63,9 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
   const signing = signs(served, options) ? signedWebhooks(served, options, storeOf()) : undefined;
   const capabilities = runtimeCapabilities();
   if (signing !== undefined) capabilities.add(signing.publication.capabilityPart);
+  // Made at start, so a misconfigured verifier fails the start; the profile's block is read here, not in signing/
+  // (loaded on demand), so an agent that verifies nothing never loads it.
+  const requestSignatures = verifiesRequests(served, options) ? profileRequestVerifier(served, options.signing?.requests, storeOf()) : undefined;
   return {
     get store() {
       return storeOf();
@@ -79,17 +87,25 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
     },
     handlerTimeoutMs: settings.handlerTimeoutMs,
     signing,
+    requestSignatures,
     webhooks: signing?.outbox ?? outboxOff(served.name),
     listening: (url) => signing?.publication.useListeningUrl(url),
     async ready() {
-      if (settings.replay !== undefined || settings.notifications || signing !== undefined) await storeOf().open();
+      if (settings.replay !== undefined || settings.notifications || signing !== undefined || requestSignatures !== undefined) await storeOf().open();
       await signing?.ready();
+      // The SDK's verifier takes most of a second to load: off the start, before the first signed request needs it.
+      if (requestSignatures !== undefined) preloadSigningSdk();
     },
     async close() {
       await signing?.stop();
       await store?.close();
     },
   };
+}
+
+/** Whether the agent verifies signed requests: its profile advertises `request_signing.supported`, or it is configured. */
+function verifiesRequests(served: Served, options: AgentOptions): boolean {
+  return (served.releases[0]!.capabilities.request_signing as { supported?: unknown } | undefined)?.supported === true || options.signing?.requests !== undefined;
 }
 
 /** Whether the agent signs: its profile advertises `webhook_signing`, or its options enable webhooks or name a key. */

@@ -33,6 +33,11 @@ export function postgresWhere(url: string): string {
 
 /** A lock id of the agent's own for migrations (any constant: two instances starting together migrate one at a time). */
 const MIGRATION_LOCK = 7_247_116_901;
+/**
+ * The class of the agent's named exclusive locks (`queryExclusive`): the two-key advisory locks, a key space apart from
+ * the one-key MIGRATION_LOCK's, the name hashed into the second key.
+ */
+const EXCLUSIVE_CLASS = 9421;
 
 export function openPostgres(url: string, options: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number } = {}): Sql {
   const where = postgresWhere(url);
@@ -94,6 +99,14 @@ export function openPostgres(url: string, options: { poolSize?: number; connectT
         client.release(rolledBack ? undefined : e);
         throw e;
       }
+    },
+    // The lock is taken first in the statement's own transaction, so its snapshot holds every write committed under
+    // the lock before it.
+    queryExclusive(lock, text, params = []) {
+      return this.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [EXCLUSIVE_CLASS, lock]);
+        return tx.query(text, params);
+      });
     },
     async migrate(statements) {
       let client: PgClient;

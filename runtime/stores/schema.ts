@@ -96,4 +96,16 @@ export const SCHEMA: readonly string[] = [
     finished_at BIGINT
   )`,
   'CREATE INDEX IF NOT EXISTS adcp_webhook_outbox_due ON adcp_webhook_outbox (state, next_attempt_at)',
+  // Signed requests' replay store (security.mdx, "Transport replay dedup"): one row per verified (keyid, scope, nonce),
+  // `scope` the canonical @target-uri (@adcp/sdk partitions by it), kept until `expires_at`; an expired row is reused in
+  // place and swept. The per-keyid cap counts a key's unexpired rows over every scope (second index).
+  `CREATE TABLE IF NOT EXISTS adcp_request_replay (
+    keyid TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    nonce TEXT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (keyid, scope, nonce)
+  )`,
+  'CREATE INDEX IF NOT EXISTS adcp_request_replay_keyid ON adcp_request_replay (keyid, expires_at)',
+  'CREATE INDEX IF NOT EXISTS adcp_request_replay_expires ON adcp_request_replay (expires_at)',
 ];

@@ -28,6 +28,13 @@ export interface Sql extends SqlQuery {
    * store wait until it ends (one connection), and other processes wait for its lock (BEGIN IMMEDIATE).
    */
   transaction<T>(fn: (tx: SqlQuery) => Promise<T>): Promise<T>;
+  /**
+   * One statement run under an exclusive lock named `lock`, held against every process sharing the store, for a
+   * check-then-write that must be exact (a per-keyid cap). PostgreSQL: a transaction-scoped advisory lock taken first,
+   * so the statement's snapshot holds every write committed under the lock before it. SQLite: a writing statement
+   * holds the database's write lock from its start, which already serializes it against every other writer.
+   */
+  queryExclusive(lock: string, text: string, params?: readonly unknown[]): Promise<SqlResult>;
   /** Runs DDL statements once, all or none, one instance at a time (PostgreSQL: under an advisory lock). */
   migrate(statements: readonly string[]): Promise<void>;
   close(): Promise<void>;

@@ -105,6 +105,10 @@ export function openSqlite(dir: string | ':memory:', synchronous: 'normal' | 'fu
         end();
       }
     },
+    // A writing statement begins SQLite's write transaction before it reads, across processes too: it is its own lock.
+    queryExclusive(_lock, text, params) {
+      return this.query(text, params);
+    },
     async migrate(ddl) {
       try {
         db.transaction(() => ddl.forEach((statement) => db.exec(statement)))();

@@ -7,14 +7,69 @@
  * owner: `seller` — the reference seller's business logic does not implement what the step asks for; `sandbox` —
  * how this one-process sandbox scopes its test data; `runner` — the grader's runner sends the step under another
  * account than the steps it depends on; `storyboard` — the storyboard's own request is one the spec says to refuse;
- * `deployment` — the localhost example has no authentication and is the sandbox half of a two-deployment seller.
+ * `deployment` — the localhost example has no authentication, is the sandbox half of a two-deployment seller, and its
+ * HTTP servers do not call the request verifier.
  */
 export interface ClassifiedFailure {
   storyboard: string;
   step: string;
   owner: 'seller' | 'sandbox' | 'runner' | 'storyboard' | 'deployment';
   reason: string;
+  /** The transports the step fails on (default both). */
+  transports?: readonly ('mcp' | 'a2a')[];
 }
+
+/**
+ * `signed_requests` (the sandbox advertises request_signing): the runtime's verifier gives every vector's expected
+ * outcome (test/real/signed-requests.test.ts), but the localhost examples' HTTP servers do not call it yet — the
+ * runtime's HTTP entry will — and the grader's request-signing probe speaks MCP only.
+ */
+const NOT_VERIFIED_BY_THE_EXAMPLE =
+  "the localhost examples' HTTP servers (serve-mcp.js, @a2a-js/sdk's Express transport) do not call the runtime's verifier (agent.requestSignatures), which the runtime's HTTP entry will; the verifier answers this vector's code (test/real/signed-requests.test.ts). Over A2A the grader's probe cannot start: it speaks MCP only";
+const SIGNED_NEGATIVES = [
+  '001-no-signature-header',
+  '002-wrong-tag',
+  '003-expired-signature',
+  '004-window-too-long',
+  '005-alg-not-allowed',
+  '006-missing-covered-component',
+  '007-missing-content-digest',
+  '008-unknown-keyid',
+  '009-key-ops-missing-verify',
+  '010-content-digest-mismatch',
+  '011-malformed-header',
+  '012-missing-expires-param',
+  '013-expires-le-created',
+  '014-missing-nonce-param',
+  '015-signature-invalid',
+  '016-replayed-nonce',
+  '017-key-revoked',
+  '018-digest-covered-when-forbidden',
+  '019-signature-without-signature-input',
+  '020-rate-abuse',
+  '021-duplicate-signature-input-label',
+  '022-multi-valued-content-type',
+  '023-multi-valued-content-digest',
+  '024-unquoted-string-param',
+  '027-webhook-registration-authentication-unsigned',
+  '028-unsigned-protocol-method-required',
+];
+const SIGNED_REQUESTS: ClassifiedFailure[] = [
+  ...SIGNED_NEGATIVES.map((v) => ({ storyboard: 'signed_requests', step: `negative-${v}`, owner: 'deployment' as const, reason: NOT_VERIFIED_BY_THE_EXAMPLE })),
+  {
+    storyboard: 'signed_requests',
+    step: 'negative-025-jwk-alg-crv-mismatch',
+    owner: 'runner',
+    reason: 'the grader checks this vector (its own JWKS override) in its library, with no HTTP exchange, then demands a 401: it fails for every agent; the verifier answers request_signature_key_purpose_invalid (test/real/signed-requests.test.ts)',
+  },
+  ...['001-basic-post', '002-post-with-content-digest', '003-es256-post', '004-multiple-signature-labels'].map((v) => ({
+    storyboard: 'signed_requests',
+    step: `positive-${v}`,
+    owner: 'runner' as const,
+    reason: "the grader's request-signing probe speaks MCP only: it opens an MCP session at the A2A seller's URL, which serves A2A",
+    transports: ['a2a'] as const,
+  })),
+];
 
 export const CLASSIFIED: readonly ClassifiedFailure[] = [
   {
@@ -100,4 +155,5 @@ export const CLASSIFIED: readonly ClassifiedFailure[] = [
     owner: 'seller' as const,
     reason: 'the seller does not resolve targeting in product discovery (brief-inferred targeting, configured custom products, placement sets)',
   })),
+  ...SIGNED_REQUESTS,
 ];

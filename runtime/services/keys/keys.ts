@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { SigningOptions } from '../../api/webhook-types.js';
+import type { SigningOptions } from '../../api/signing-types.js';
 import type { Store } from '../../stores/open.js';
 import { configuredKey, developmentKey, storedKey, type KeyPair, type PublicJwk } from './key-material.js';
 

@@ -25,8 +25,6 @@ export interface Challenge {
   readonly resourceMetadata?: string;
 }
 
-export type AuthOutcome = { ok: true; principal?: AuthPrincipal } | { ok: false };
-
 /** The schemes a 401 offers: as configured, else Bearer (AdCP's API keys), and Basic when the authenticator says it takes Basic. */
 export function challengeSchemes(authenticate: Authenticator | undefined, configured: readonly AuthScheme[] | undefined): readonly AuthScheme[] {
   if (configured !== undefined) {
@@ -37,35 +35,56 @@ export function challengeSchemes(authenticate: Authenticator | undefined, config
   return marked.includes('Basic') ? ['Bearer', 'Basic'] : ['Bearer'];
 }
 
-export async function authenticateRequest(
-  req: IncomingMessage,
-  res: ServerResponse,
-  isPublic: boolean,
-  authenticate: Authenticator | undefined,
-  challenge: Challenge,
-): Promise<AuthOutcome> {
-  if (authenticate === undefined) return { ok: true };
+/** What the authenticator made of a request's credentials, before anything is answered. */
+export type Identified =
+  | { readonly kind: 'principal'; readonly principal: AuthPrincipal }
+  /** No authenticator configured: every caller is let in (a development server). */
+  | { readonly kind: 'open' }
+  /** No credentials presented. */
+  | { readonly kind: 'anonymous' }
+  /** Credentials presented that no authenticator recognized, or that one refused (it threw). */
+  | { readonly kind: 'refused'; readonly message: string }
+  /** The authenticator answered something that is not a principal: the agent's bug. */
+  | { readonly kind: 'broken'; readonly error: Error };
+
+export async function identify(req: IncomingMessage, authenticate: Authenticator | undefined): Promise<Identified> {
+  if (authenticate === undefined) return { kind: 'open' };
   let found: unknown;
   try {
     found = await authenticate(req);
   } catch (e) {
-    unauthorized(res, challenge, 'invalid_token', publicMessage(e));
-    return { ok: false };
+    return { kind: 'refused', message: publicMessage(e) };
   }
   if (found === null || found === undefined) {
-    if (presentsCredentials(req)) {
-      unauthorized(res, challenge, 'invalid_token', 'Missing or unrecognized credentials.');
-      return { ok: false };
-    }
-    if (isPublic) return { ok: true };
-    unauthorized(res, challenge, undefined, 'Authentication required.');
-    return { ok: false };
+    return presentsCredentials(req) ? { kind: 'refused', message: 'Missing or unrecognized credentials.' } : { kind: 'anonymous' };
   }
   if (!isObject(found) || typeof found.principal !== 'string' || found.principal === '') {
-    internalError(res, new Error('the authenticator returned neither null nor { principal: string }'), 'authenticate');
-    return { ok: false };
+    return { kind: 'broken', error: new Error('the authenticator returned neither null nor { principal: string }') };
   }
-  return { ok: true, principal: found as AuthPrincipal };
+  return { kind: 'principal', principal: found as AuthPrincipal };
+}
+
+/**
+ * The entry's answer to who is calling: the principal (or none, on a public call), or undefined with the 401 (or the
+ * 500 of a broken authenticator) sent.
+ */
+export function admitIdentified(res: ServerResponse, who: Identified, isPublic: boolean, challenge: Challenge): { principal?: AuthPrincipal } | undefined {
+  switch (who.kind) {
+    case 'principal':
+      return { principal: who.principal };
+    case 'open':
+      return {};
+    case 'anonymous':
+      if (isPublic) return {};
+      unauthorized(res, challenge, undefined, 'Authentication required.');
+      return undefined;
+    case 'refused':
+      unauthorized(res, challenge, 'invalid_token', who.message);
+      return undefined;
+    case 'broken':
+      internalError(res, who.error, 'authenticate');
+      return undefined;
+  }
 }
 
 /** The principal as the MCP SDK's AuthInfo (`req.auth`), which its transport hands to every handler. */

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Agent, AnyToolHandler } from '../../api/agent-types.js';
-import type { AuthPrincipal, HttpHandler, HttpOptions } from '../../api/http-types.js';
+import type { HttpHandler, HttpOptions } from '../../api/http-types.js';
 import { a2aEndpoint } from './a2a-endpoint.js';
-import { authenticateRequest, challengeSchemes, mcpAuthInfo, type Challenge } from './authenticate.js';
+import { admission, type ReadMessage } from './admit.js';
+import { challengeSchemes, mcpAuthInfo, type Challenge } from './authenticate.js';
 import { DEFAULT_BODY_BYTES, DEFAULT_BODY_TIMEOUT_MS, readBody } from './body.js';
 import { a2aIsPublic, mcpIsPublic } from './classify.js';
 import { mcpEndpoint } from './mcp-endpoint.js';
@@ -13,8 +14,8 @@ import { protectedResourceMetadata } from './well-known.js';
  * The HTTP entry (agent.httpHandler): one request handler for MCP at `/mcp`, A2A at `/a2a` with its agent card, and
  * the protected-resource metadata when configured; any other path is the host's (`next()` under Express, 404 on a
  * bare node:http server). For a JSON-RPC POST, in this order and before any pipeline work: the body, read within
- * its limits; the message, parsed; its classification, public or protected (classify.ts); authentication
- * (authenticate.ts). Only then does an SDK see the request, with the principal attached. Everything is resolved
+ * its limits; the message, parsed; its classification, public or protected (classify.ts); authentication and the
+ * request's signature (admit.ts). Only then does an SDK see the request, with the principal attached. Everything is resolved
  * and checked when the handler is made (the handler set, the SDKs, the options), so a bad start fails there.
  */
 
@@ -32,9 +33,10 @@ export function httpEntry(agent: Agent, toolsJson: () => string, handlers: Reado
   const challenge: Challenge = { schemes, realm: options.realm ?? 'adcp', ...(prm !== undefined ? { resourceMetadata: prm.url } : {}) };
   const mcp = mcpEndpoint(agent, toolsJson, handlers, options);
   const a2a = a2aEndpoint(agent, handlers, options, options.authenticate === undefined ? [] : schemes);
+  const admit = admission(options.authenticate, challenge, agent.requestSignatures, options.publicUrl);
 
   /** The body, parsed; or the answer already sent (413, 408, a parse error), or a client gone. */
-  const message = async (req: IncomingMessage, res: ServerResponse): Promise<{ value: unknown } | undefined> => {
+  const message = async (req: IncomingMessage, res: ServerResponse): Promise<ReadMessage | undefined> => {
     const body = await readBody(req, maxBytes, timeoutMs);
     if (!body.ok) {
       if (body.status !== 0) cutShort(res, body.status, body.message);
@@ -42,16 +44,11 @@ export function httpEntry(agent: Agent, toolsJson: () => string, handlers: Reado
     }
     if ('parsed' in body) return { value: body.parsed };
     try {
-      return { value: JSON.parse(body.text) as unknown };
+      return { text: body.text, value: JSON.parse(body.text) as unknown };
     } catch {
       sendJsonRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
       return undefined;
     }
-  };
-  /** The caller's principal, or undefined with the 401 sent. */
-  const who = async (req: IncomingMessage, res: ServerResponse, isPublic: boolean): Promise<{ principal?: AuthPrincipal } | undefined> => {
-    const outcome = await authenticateRequest(req, res, isPublic, options.authenticate, challenge);
-    return outcome.ok ? outcome : undefined;
   };
 
   return async (request, response, next) => {
@@ -64,18 +61,18 @@ export function httpEntry(agent: Agent, toolsJson: () => string, handlers: Reado
         if (req.method !== 'POST') return methodNotAllowed(res, 'POST');
         const got = await message(req, res);
         if (got === undefined) return;
-        const caller = await who(req, res, mcpIsPublic(got.value, publicTools));
+        const caller = await admit(req, res, got, mcpIsPublic(got.value, publicTools));
         if (caller === undefined) return;
-        // With an authenticator the entry owns `req.auth` (what the MCP SDK hands handlers as authInfo): a value left
+        // With an authenticator or a signature verifier the entry owns `req.auth` (what the MCP SDK hands handlers as authInfo): a value left
         // there by middleware in front of it is not a principal this entry vouches for.
-        if (options.authenticate !== undefined) (req as IncomingMessage & { auth?: unknown }).auth = caller.principal === undefined ? undefined : mcpAuthInfo(caller.principal);
+        if (options.authenticate !== undefined || agent.requestSignatures !== undefined) (req as IncomingMessage & { auth?: unknown }).auth = caller.principal === undefined ? undefined : mcpAuthInfo(caller.principal);
         return await mcp.handle(req, res, got.value);
       }
       if (a2a !== undefined && (path === A2A_PATH || path === `${A2A_PATH}/`)) {
         if (req.method !== 'POST') return methodNotAllowed(res, 'POST');
         const got = await message(req, res);
         if (got === undefined) return;
-        const caller = await who(req, res, a2aIsPublic(got.value, publicTools));
+        const caller = await admit(req, res, got, a2aIsPublic(got.value, publicTools));
         if (caller === undefined) return;
         return await a2a.handle(req, res, got.value, caller.principal);
       }
