@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -78,9 +79,11 @@ function bundled(release: Release, path: string): JsonSchemaObject {
 /** A request for `tool` the generated validator accepts: a storyboard's where one is valid, else a sampled one. */
 function validRequest(agent: Agent, release: Release, tool: string): Record<string, unknown> {
   const ok = (req: unknown): req is Record<string, unknown> => agent.validateRequest(tool as never, req, { release: release.key }).ok;
-  // Pinned to the release under test (a sampled pin is any version the pattern admits), with a context to echo.
+  // Pinned to the release under test (a sampled pin is any version the pattern admits), with a context to echo, and
+  // a fresh idempotency key: storyboards and the sampler reuse theirs, which the runtime would replay or refuse.
   const withContext = (req: Record<string, unknown>): Record<string, unknown> => {
     const pinned = { ...req };
+    if (typeof pinned.idempotency_key === 'string') pinned.idempotency_key = randomUUID();
     if ('adcp_version' in pinned) pinned.adcp_version = release.key;
     if ('adcp_major_version' in pinned) pinned.adcp_major_version = release.major;
     const c = { ...pinned, context: { probe: tool, release: release.key } };
@@ -131,9 +134,15 @@ function invalidRequest(agent: Agent, release: Release, tool: string, valid: Rec
   throw new Error(`${release.key} ${tool}: no invalid variant found`);
 }
 
-async function connect(url: string): Promise<Client> {
+/** The buyer's API key: every server here requires it (apiKeyAuth), as a deployed agent does. */
+const API_KEY = 'sk_every_tool_buyer';
+const authenticator = async () => (await setAt(join(work, 'generated'))).apiKeyAuth({ [API_KEY]: { principal: 'every-tool-buyer' } });
+
+/** A client presenting `key` (null: no credentials). */
+async function connect(url: string, key: string | null = API_KEY): Promise<Client> {
   const client = new Client({ name: 'every-tool-buyer', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const headers: Record<string, string> = key === null ? {} : { authorization: `Bearer ${key}` };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
 }
 
@@ -147,7 +156,7 @@ for (const [profile, release] of [
   ['every-3-2', r32],
   ['every-3-0', r30],
 ] as const) {
-  test(`${profile}: listTools, then every tool over Streamable HTTP — a valid call succeeds, an invalid one is INVALID_REQUEST with context`, async () => {
+  test(`${profile}: with the buyer's key, listTools, then every tool over Streamable HTTP — a valid call succeeds, an invalid one is INVALID_REQUEST with context; without it, only discovery`, async () => {
     const { loadProfile } = await setAt(join(work, 'generated'));
     const agent = await loadProfile(profile as never, { mode: 'development' });
     const tools = agent.tools();
@@ -155,9 +164,20 @@ for (const [profile, release] of [
     if (release === r32) assert.is(tools.length, 72);
     const bodies = new Map(tools.filter((t) => t !== 'get_adcp_capabilities').map((t) => [t, validBody(agent, release, t)]));
     const handlers = Object.fromEntries([...bodies.keys()].map((t) => [t, () => structuredClone(bodies.get(t)!)]));
-    const server = await serveAgent(agent, handlers);
+    const server = await serveAgent(agent, handlers, await authenticator());
     const client = await connect(server.url);
+    const anonymous = await connect(server.url, null);
     try {
+      // Without credentials: discovery (tools/list, get_adcp_capabilities) answers, every other tool is HTTP 401.
+      assert.is((await anonymous.listTools()).tools.length, tools.length);
+      assert.not.ok(((await anonymous.callTool({ name: 'get_adcp_capabilities', arguments: {} })) as ToolResult).isError);
+      const protectedTool = tools.find((t) => t !== 'get_adcp_capabilities')!;
+      const refused = await anonymous.callTool({ name: protectedTool, arguments: validRequest(agent, release, protectedTool) }).then((r) => `answered ${JSON.stringify(r).slice(0, 200)}`, (e: unknown) => String(e));
+      // The client reports the 401's body: the entry's "unauthorized" / "invalid_token".
+      assert.match(String(refused), /"error":"unauthorized"/, `${protectedTool} without credentials: ${refused}`);
+      const wrong = await connect(server.url, 'sk_not_a_key').then(() => 'connected', (e: unknown) => String(e));
+      assert.match(wrong, /"error":"invalid_token"/, 'a wrong key is refused from initialize on');
+
       const listed = await client.listTools();
       assert.equal(listed.tools.map((t) => t.name), [...tools]);
       const advertisesOutput = profiles[profile]!.advertise !== undefined;
@@ -187,7 +207,7 @@ for (const [profile, release] of [
       assert.is(unknown.structuredContent!.adcp_error.code, 'UNSUPPORTED_FEATURE');
       assert.equal(unknown.structuredContent!.context, { probe: 'unknown' });
     } finally {
-      await client.close();
+      await Promise.all([client.close(), anonymous.close()]);
       await server.close();
     }
   });
@@ -201,24 +221,29 @@ test('both-releases: one outputSchema per tool admits the 3.2 body, the 3.0 body
   const body30 = validBody(agent, r30, 'create_media_buy');
   const submitted = { status: 'submitted', task_id: 'task_1' };
   let next: unknown;
-  const server = await serveAgent(agent, {
-    get_products: () => validBody(agent, r32, 'get_products'),
-    list_accounts: () => ({ accounts: [] }),
-    create_media_buy: (_args: unknown, ctx: { release: string }) => next ?? (ctx.release === K32 ? body32 : body30),
-  });
+  const server = await serveAgent(
+    agent,
+    {
+      get_products: () => validBody(agent, r32, 'get_products'),
+      list_accounts: () => ({ accounts: [] }),
+      create_media_buy: (_args: unknown, ctx: { release: string }) => next ?? (ctx.release === K32 ? body32 : body30),
+    },
+    await authenticator(),
+  );
   const client = await connect(server.url);
   try {
     const { tools } = await client.listTools();
     const out = tools.find((t) => t.name === 'create_media_buy')!.outputSchema as unknown as { anyOf: unknown[]; description: string };
     assert.ok(out.anyOf.length >= 4, out.description);
     for (const release of [r32, r30]) {
-      const request = { ...validRequest(agent, release, 'create_media_buy'), adcp_version: release.key };
+      const request = { ...validRequest(agent, release, 'create_media_buy'), adcp_version: release.key, idempotency_key: randomUUID() };
       next = undefined;
       const ok = (await client.callTool({ name: 'create_media_buy', arguments: request })) as ToolResult;
       assert.not.ok(ok.isError, ok.content[0]?.text);
       assert.is(ok.structuredContent!.adcp_version, release.key);
       next = submitted;
-      const pending = (await client.callTool({ name: 'create_media_buy', arguments: request })) as ToolResult;
+      // A new key: the same one would replay the completed answer above (the runtime keeps the replay contract).
+      const pending = (await client.callTool({ name: 'create_media_buy', arguments: { ...request, idempotency_key: randomUUID() } })) as ToolResult;
       assert.not.ok(pending.isError, pending.content[0]?.text);
       assert.is(pending.structuredContent!.status, 'submitted');
       const rejected = (await client.callTool({ name: 'create_media_buy', arguments: { ...request, packages: 'none' } })) as ToolResult;
