@@ -1,3 +1,4 @@
+import type { A2ATaskStore } from '../api/a2a-types.js';
 import type { AgentOptions } from '../api/agent-types.js';
 import type { AgentWebhooks } from '../api/webhook-types.js';
 import type { Served } from '../artifacts/served.js';
@@ -6,8 +7,12 @@ import { AdcpError } from '../wire/errors.js';
 import { runtimeCapabilities, type RuntimeCapabilities } from './capabilities.js';
 import { idempotencyService, type IdempotencyService } from './idempotency/service.js';
 import { idempotencySettings } from './idempotency/settings.js';
+import { announceCapabilities } from './notifications/announce.js';
+import { endpointProof } from './notifications/prove.js';
 import { subscribers, type Subscribers } from './notifications/subscribers.js';
 import { syncAgentNotificationConfigs } from './notifications/sync-configs.js';
+import { durableA2AStore, type DurableA2AOptions, type DurableA2AStore } from './tasks/a2a-tasks.js';
+import { taskEffects } from './tasks/effects.js';
 import { taskResult } from './tasks/result.js';
 import { tasksService, type TasksService } from './tasks/service.js';
 import { signedWebhooks, type SignedWebhooks } from './webhooks/setup.js';
@@ -26,7 +31,7 @@ export interface AgentServices {
   readonly capabilities: RuntimeCapabilities;
   /** Absent when the profile declares no replay window (`adcp.idempotency.supported` is not true). */
   readonly idempotency: IdempotencyService | undefined;
-  /** Async tasks, kept in the store. */
+  /** Async tasks, kept in the store; a settled one's webhook and A2A Task written with it. */
   readonly tasks: TasksService;
   /** Agent-level notification subscribers (capabilities.changed), and the runtime's sync_agent_notification_configs. */
   readonly notifications: { readonly subscribers: Subscribers; readonly sync: ReturnType<typeof syncAgentNotificationConfigs> };
@@ -40,8 +45,14 @@ export interface AgentServices {
   /** The outbox (Agent.webhooks); when it is off, enqueueing rejects and a push registration is refused. */
   readonly webhooks: AgentWebhooks;
   /**
+   * The A2A server's Tasks in the agent's store, durable and bounded (services/tasks/a2a-tasks.ts), for the HTTP entry:
+   * from then on an A2A call's AdCP task is linked to its A2A Task, which shows the task's end once it settles.
+   */
+  a2aTaskStore(bounds: DurableA2AOptions): A2ATaskStore;
+  /**
    * The HTTP entry's public URL (its `publicUrl` option, else its listening address), for brand.json and
-   * `identity.brand_json_url` when neither AgentOptions.publicUrl nor ADCP_PUBLIC_URL names one.
+   * `identity.brand_json_url` when neither AgentOptions.publicUrl nor ADCP_PUBLIC_URL names one; an agent offering
+   * capability-change notifications announces a new capabilities_version once it knows its URL.
    */
   listening(url: string): void;
   ready(): Promise<void>;
@@ -54,11 +65,25 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
   let idempotency: IdempotencyService | undefined;
   let tasks: TasksService | undefined;
   let notifications: AgentServices['notifications'] | undefined;
+  let a2a: DurableA2AStore | undefined;
+  let announced: Promise<unknown> | undefined;
   const storeOf = (): Store => (store ??= lazyStore(options.store, served.name));
   const signing = signs(served, options) ? signedWebhooks(served, options, storeOf()) : undefined;
   const capabilities = runtimeCapabilities();
   if (signing !== undefined) capabilities.add(signing.publication.capabilityPart);
-  return {
+  // capabilities.changed, once per process, when the agent offers notifications and knows its URL (agent_url).
+  const announce = (): Promise<unknown> | undefined => {
+    const version = (served.releases[0]!.capabilities.adcp as { capability_changes?: { capabilities_version?: unknown } } | undefined)?.capability_changes?.capabilities_version;
+    const agentUrl = signing?.publication.agentUrl();
+    if (!settings.notifications || typeof version !== 'string' || agentUrl === undefined || signing?.outbox === undefined) return undefined;
+    const outbox = signing.outbox;
+    announced ??= announceCapabilities({ store: storeOf(), outbox, version, agentUrl, subscribers: (tx) => services.notifications.subscribers.activeFor('capabilities.changed', tx) }).catch((e: unknown) => {
+      announced = undefined;
+      throw e;
+    });
+    return announced;
+  };
+  const services: AgentServices = {
     get store() {
       return storeOf();
     },
@@ -68,28 +93,48 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
       return (idempotency ??= idempotencyService(storeOf(), settings.replay));
     },
     get tasks() {
-      return (tasks ??= tasksService(storeOf(), { retentionSeconds: options.tasks?.retentionSeconds, resultFor: (task, result) => taskResult(served, task, result) }));
+      return (tasks ??= tasksService(storeOf(), {
+        retentionSeconds: options.tasks?.retentionSeconds,
+        resultFor: (task, result) => taskResult(served, task, result),
+        effects: taskEffects({ profile: served.name, outbox: signing?.outbox, a2a: () => a2a }),
+      }));
     },
     get notifications() {
       if (notifications === undefined) {
+        const outbox = signing?.outbox;
         const subs = subscribers(storeOf());
-        notifications = { subscribers: subs, sync: syncAgentNotificationConfigs({ subscribers: subs, advertised: settings.notifications }) };
+        notifications = {
+          subscribers: subs,
+          sync: syncAgentNotificationConfigs({
+            subscribers: subs,
+            advertised: settings.notifications,
+            // The outbox's push check (SSRF policy, https outside a sandbox; legacy authentication as offered).
+            refuseUrl: outbox === undefined ? undefined : async (url, authentication, at) => (await outbox.checkPushConfig({ url, authentication }, at))?.toBody(),
+            prove: signing === undefined ? undefined : endpointProof({ keys: signing.keys, sandbox: signing.sandbox, agentUrl: () => signing.publication.agentUrl(), profile: served.name }),
+          }),
+        };
       }
       return notifications;
     },
     handlerTimeoutMs: settings.handlerTimeoutMs,
     signing,
     webhooks: signing?.outbox ?? outboxOff(served.name),
-    listening: (url) => signing?.publication.useListeningUrl(url),
+    a2aTaskStore: (bounds) => (a2a ??= durableA2AStore(storeOf(), bounds)),
+    listening(url) {
+      signing?.publication.useListeningUrl(url);
+      announce()?.catch((e: unknown) => process.emitWarning(`adcp-codegen: ${served.name}: capabilities.changed could not be announced: ${String(e)}`));
+    },
     async ready() {
       if (settings.replay !== undefined || settings.notifications || signing !== undefined) await storeOf().open();
       await signing?.ready();
+      await announce();
     },
     async close() {
       await signing?.stop();
       await store?.close();
     },
   };
+  return services;
 }
 
 /** Whether the agent signs: its profile advertises `webhook_signing`, or its options enable webhooks or name a key. */
