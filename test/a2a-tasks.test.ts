@@ -62,6 +62,31 @@ test('message/send answers submitted (a completed A2A Task); after the AdCP task
   }
 });
 
+test('@a2a-js/sdk 1.x (A2A 1.0): the settled task\'s end on its Task in the 1.0 shape (TASK_STATE_COMPLETED / FAILED, a data part)', async () => {
+  const stateDir = tempDir();
+  const { agent, served, url } = await serve(stateDir, { package: '@a2a-js/sdk-v1' });
+  const v1 = { ...A, 'a2a-version': '1.0' };
+  const sendV1 = async (input: Body, id: number): Promise<Body> =>
+    JSON.parse((await rpc(url, { jsonrpc: '2.0', id, method: 'SendMessage', params: { message: { messageId: `m-v1-${id}`, role: 'ROLE_USER', parts: [{ data: { skill: 'make_thing', input } }] } } }, v1)).text).result.task;
+  const getV1 = async (id: string): Promise<Body> => JSON.parse((await rpc(url, { jsonrpc: '2.0', id: 9, method: 'GetTask', params: { id } }, v1)).text).result;
+  try {
+    const sent = await sendV1({ thing: { id: 'v1' }, context: { via: 'a2a-1.0' } }, 1);
+    assert.is(sent.status.state, 'TASK_STATE_COMPLETED');
+    const adcpTask = String(sent.artifacts[0].parts[0].data.task_id);
+    assert.ok(await agent.task(adcpTask).complete({ thing: { id: 'v1' } }));
+    const done = await getV1(sent.id);
+    assert.is(done.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(done.artifacts[0].parts[0].data, { thing: { id: 'v1' }, context: { via: 'a2a-1.0' } });
+    const other = await sendV1({ thing: { id: 'v1b' } }, 2);
+    assert.ok(await agent.task(String(other.artifacts[0].parts[0].data.task_id)).fail({ code: 'PRODUCT_UNAVAILABLE', message: 'sold out' }));
+    const failed = await getV1(other.id);
+    assert.is(failed.status.state, 'TASK_STATE_FAILED');
+    assert.equal(failed.artifacts[0].parts[0].data.adcp_error, { code: 'PRODUCT_UNAVAILABLE', message: 'sold out' });
+  } finally {
+    await served.close();
+  }
+});
+
 test('Tasks are durable: a new agent on the same state directory answers tasks/get, and shows a task settled meanwhile by another', async () => {
   const stateDir = tempDir();
   const first = await serve(stateDir);
