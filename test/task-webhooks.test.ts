@@ -111,7 +111,7 @@ test('failed: the webhook carries the failure as the response\'s error arm, with
   await agent.close();
 });
 
-test('the push-config stage: loopback and http refused in production, INVALID_REQUEST naming the field; a sandbox takes its loopback receiver; a call without one is untouched', async () => {
+test('the push-config stage: loopback and http refused in production, INVALID_REQUEST naming the field, before any handler; a sandbox takes its loopback receiver; a call without one is untouched', async () => {
   const key = { ...(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'prod-tasks' };
   const prod = await loadProfile('hooks-production' as never, { store: 'memory', signing: { key: key as never } });
   let ran = 0;
@@ -126,8 +126,7 @@ test('the push-config stage: loopback and http refused in production, INVALID_RE
   await refused(`${receiver.base}/hook`, /must be an https URL/);
   await refused(`https://127.0.0.1:${new URL(receiver.base).port}/hook`, /loopback/);
   await refused('https://10.0.0.7/hook', /private/);
-  const auth = await prod.call('make_thing', { thing: { id: 'x' }, push_notification_config: { url: 'https://203.0.113.10/hook', operation_id: 'op_x', authentication: { schemes: ['Bearer'], credentials: 'b'.repeat(40) } } }, counting);
-  assert.is(body(auth).adcp_error.field, 'push_notification_config.authentication', 'legacy authentication is not offered by this profile');
+  await refused('https://localhost/hook', /loopback/);
   assert.is(ran, 0, 'no handler ran');
   assert.not.ok((await prod.call('make_thing', { thing: { id: 'x' } }, () => ({ thing: { id: 'x' } }))).isError);
   await prod.close();
@@ -136,10 +135,29 @@ test('the push-config stage: loopback and http refused in production, INVALID_RE
   assert.not.ok(ok.isError, JSON.stringify(body(ok)));
   assert.is(ran, 1);
   await sand.close();
-  // An agent that delivers no webhooks refuses the channel rather than silently dropping it.
+});
+
+test('a channel the agent cannot honour (no webhooks, a host that does not resolve, a legacy scheme not offered): an answer given in the call is sent; ctx.task() refuses it', async () => {
+  const key = { ...(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'prod-tasks-2' };
+  const prod = await loadProfile('hooks-production' as never, { store: 'memory', signing: { key: key as never } });
   const plain = await loadProfile('hooks-plain' as never, { store: 'memory' });
-  const none = await plain.call('make_thing', { thing: { id: 'x' }, push_notification_config: { url: 'https://203.0.113.10/hook', operation_id: 'op_x' } }, counting);
-  assert.match(body(none).adcp_error.message, /does not deliver webhooks/);
+  const sync = () => ({ thing: { id: 'x' } });
+  const cases: [Agent, Body, string, RegExp][] = [
+    [plain, { url: 'https://203.0.113.10/hook', operation_id: 'op_x' }, 'push_notification_config', /does not deliver webhooks/],
+    [prod, { url: 'https://no-such-host.invalid/hook', operation_id: 'op_x' }, 'push_notification_config.url', /names a host that does not resolve/],
+    [prod, { url: 'https://203.0.113.10/hook', operation_id: 'op_x', authentication: { schemes: ['Bearer'], credentials: 'b'.repeat(40) } }, 'push_notification_config.authentication', /is not offered by this agent/],
+  ];
+  for (const [agent, push, field, message] of cases) {
+    const args = { thing: { id: 'x' }, context: { n: 4 }, push_notification_config: push };
+    assert.not.ok((await agent.call('make_thing', args, sync)).isError, `${field}: answered in the call`);
+    const r = await agent.call('make_thing', args, submitting);
+    assert.ok(r.isError, field);
+    assert.equal([body(r).adcp_error.code, body(r).adcp_error.field], ['INVALID_REQUEST', field]);
+    assert.match(body(r).adcp_error.message, message);
+    assert.not.ok(JSON.stringify(body(r)).includes('b'.repeat(40)), 'credentials never echoed');
+    assert.equal(body(r).context, { n: 4 });
+  }
+  await prod.close();
   await plain.close();
 });
 

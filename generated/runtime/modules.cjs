@@ -17,7 +17,7 @@
 //   adcp-codegen 0.1.0:runtime/artifacts/tools-list.ts ae34ba0485920795
 //   adcp-codegen 0.1.0:runtime/artifacts/user-cache.ts fc510933ae08c6a7
 //   adcp-codegen 0.1.0:runtime/call/authorize.ts cbf4fe34d32405fe
-//   adcp-codegen 0.1.0:runtime/call/call.ts 90d44e9bf1d4ddc0
+//   adcp-codegen 0.1.0:runtime/call/call.ts 718a1594507ad813
 //   adcp-codegen 0.1.0:runtime/call/convert-down.ts ecfbb031fbd5ad71
 //   adcp-codegen 0.1.0:runtime/call/convert-up.ts e136eb251cf31f7f
 //   adcp-codegen 0.1.0:runtime/call/credentials.ts 030f5294fcc41dca
@@ -29,7 +29,7 @@
 //   adcp-codegen 0.1.0:runtime/call/merge-items.ts c58a40123644968e
 //   adcp-codegen 0.1.0:runtime/call/parse.ts b39badc9a4b2b4b7
 //   adcp-codegen 0.1.0:runtime/call/pipeline.ts 39df6c928faec664
-//   adcp-codegen 0.1.0:runtime/call/push-config.ts c5588371bcdb08e9
+//   adcp-codegen 0.1.0:runtime/call/push-config.ts 41aaa3beff8556d9
 //   adcp-codegen 0.1.0:runtime/call/read.ts 214b3e59b4054b61
 //   adcp-codegen 0.1.0:runtime/call/select.ts e1a6a3a1959bd443
 //   adcp-codegen 0.1.0:runtime/call/verify.ts cdab975fb3f40682
@@ -45,7 +45,7 @@
 //   adcp-codegen 0.1.0:runtime/issues/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/issues/repair.ts 6e73597ac37053f0
 //   adcp-codegen 0.1.0:runtime/services/account-scope.ts e2ad39e2c1e6a934
-//   adcp-codegen 0.1.0:runtime/services/agent-services.ts 7ed11309bd48accc
+//   adcp-codegen 0.1.0:runtime/services/agent-services.ts 0de5c22e1206f58d
 //   adcp-codegen 0.1.0:runtime/services/auth/api-key.ts 227e795c8735429f
 //   adcp-codegen 0.1.0:runtime/services/auth/basic.ts f417561cf32cfe08
 //   adcp-codegen 0.1.0:runtime/services/builtins.ts a891c0f3f7e7654d
@@ -71,8 +71,8 @@
 //   adcp-codegen 0.1.0:runtime/services/tasks/service.ts 603be41b6e69f1d0
 //   adcp-codegen 0.1.0:runtime/services/tasks/webhook.ts 1388e9be63aad6d1
 //   adcp-codegen 0.1.0:runtime/services/webhooks/attempt.ts db0c4cb6ea35bbc2
-//   adcp-codegen 0.1.0:runtime/services/webhooks/outbox.ts 8acad7df8c99ddb9
-//   adcp-codegen 0.1.0:runtime/services/webhooks/push-config.ts d443a4508e5febb6
+//   adcp-codegen 0.1.0:runtime/services/webhooks/outbox.ts b341c7d4ceecf2b8
+//   adcp-codegen 0.1.0:runtime/services/webhooks/push-config.ts 699abcfc8c362f4b
 //   adcp-codegen 0.1.0:runtime/services/webhooks/records.ts 3a6b7ac0551741c5
 //   adcp-codegen 0.1.0:runtime/services/webhooks/schedule.ts 85d3905bf20464f1
 //   adcp-codegen 0.1.0:runtime/services/webhooks/sdk.ts 132bc6392f0e6695
@@ -417,6 +417,7 @@ class Call {
     fn;
     shape;
     body;
+    pushUnusable;
     onAnswer = [];
     constructor(env, tool, input, handler, ctx) {
         this.env = env;
@@ -440,7 +441,7 @@ class Call {
             ...this.applied,
             ...(this.plan !== undefined ? { requestIndex: this.plan.requestIndex } : {}),
             task: async (options) => {
-                const refused = missingOperationId(this);
+                const refused = this.pushUnusable ?? missingOperationId(this);
                 if (refused !== undefined)
                     throw refused;
                 return this.env.services.tasks.create(this.taskOrigin(), options);
@@ -841,9 +842,10 @@ async function pushConfig(call) {
     const push = call.asked.push_notification_config;
     if (push === undefined)
         return;
-    const refused = await call.env.services.webhooks.checkPushConfig(push);
-    if (refused !== undefined)
-        return call.reject(refused.toBody());
+    const verdict = await call.env.services.vetPush(push);
+    if (verdict.refused !== undefined)
+        return call.reject(verdict.refused.toBody());
+    call.pushUnusable = verdict.unusable;
 }
 
   },
@@ -1094,6 +1096,7 @@ function agentServices(served, options) {
     let announced;
     const storeOf = () => (store ??= (0, open_js_1.lazyStore)(options.store, served.name));
     const signing = signs(served, options) ? (0, setup_js_1.signedWebhooks)(served, options, storeOf()) : undefined;
+    const webhooks = signing?.outbox ?? outboxOff(served.name);
     const capabilities = (0, capabilities_js_1.runtimeCapabilities)();
     if (signing !== undefined)
         capabilities.add(signing.publication.capabilityPart);
@@ -1144,7 +1147,8 @@ function agentServices(served, options) {
         },
         handlerTimeoutMs: settings.handlerTimeoutMs,
         signing,
-        webhooks: signing?.outbox ?? outboxOff(served.name),
+        webhooks,
+        vetPush: async (config) => (signing?.outbox === undefined ? { unusable: (await webhooks.checkPushConfig(config)) } : signing.outbox.vetPushConfig(config)),
         a2aTaskStore: (bounds) => (a2a ??= (0, a2a_tasks_js_1.durableA2AStore)(storeOf(), bounds)),
         listening(url) {
             signing?.publication.useListeningUrl(url);

@@ -17,7 +17,7 @@
 //   adcp-codegen 0.1.0:runtime/artifacts/tools-list.ts ae34ba0485920795
 //   adcp-codegen 0.1.0:runtime/artifacts/user-cache.ts fc510933ae08c6a7
 //   adcp-codegen 0.1.0:runtime/call/authorize.ts cbf4fe34d32405fe
-//   adcp-codegen 0.1.0:runtime/call/call.ts 90d44e9bf1d4ddc0
+//   adcp-codegen 0.1.0:runtime/call/call.ts 718a1594507ad813
 //   adcp-codegen 0.1.0:runtime/call/convert-down.ts ecfbb031fbd5ad71
 //   adcp-codegen 0.1.0:runtime/call/convert-up.ts e136eb251cf31f7f
 //   adcp-codegen 0.1.0:runtime/call/credentials.ts 030f5294fcc41dca
@@ -29,7 +29,7 @@
 //   adcp-codegen 0.1.0:runtime/call/merge-items.ts c58a40123644968e
 //   adcp-codegen 0.1.0:runtime/call/parse.ts b39badc9a4b2b4b7
 //   adcp-codegen 0.1.0:runtime/call/pipeline.ts 39df6c928faec664
-//   adcp-codegen 0.1.0:runtime/call/push-config.ts c5588371bcdb08e9
+//   adcp-codegen 0.1.0:runtime/call/push-config.ts 41aaa3beff8556d9
 //   adcp-codegen 0.1.0:runtime/call/read.ts 214b3e59b4054b61
 //   adcp-codegen 0.1.0:runtime/call/select.ts e1a6a3a1959bd443
 //   adcp-codegen 0.1.0:runtime/call/verify.ts cdab975fb3f40682
@@ -45,7 +45,7 @@
 //   adcp-codegen 0.1.0:runtime/issues/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/issues/repair.ts 6e73597ac37053f0
 //   adcp-codegen 0.1.0:runtime/services/account-scope.ts e2ad39e2c1e6a934
-//   adcp-codegen 0.1.0:runtime/services/agent-services.ts 7ed11309bd48accc
+//   adcp-codegen 0.1.0:runtime/services/agent-services.ts 0de5c22e1206f58d
 //   adcp-codegen 0.1.0:runtime/services/auth/api-key.ts 227e795c8735429f
 //   adcp-codegen 0.1.0:runtime/services/auth/basic.ts f417561cf32cfe08
 //   adcp-codegen 0.1.0:runtime/services/builtins.ts a891c0f3f7e7654d
@@ -71,8 +71,8 @@
 //   adcp-codegen 0.1.0:runtime/services/tasks/service.ts 603be41b6e69f1d0
 //   adcp-codegen 0.1.0:runtime/services/tasks/webhook.ts 1388e9be63aad6d1
 //   adcp-codegen 0.1.0:runtime/services/webhooks/attempt.ts db0c4cb6ea35bbc2
-//   adcp-codegen 0.1.0:runtime/services/webhooks/outbox.ts 8acad7df8c99ddb9
-//   adcp-codegen 0.1.0:runtime/services/webhooks/push-config.ts d443a4508e5febb6
+//   adcp-codegen 0.1.0:runtime/services/webhooks/outbox.ts b341c7d4ceecf2b8
+//   adcp-codegen 0.1.0:runtime/services/webhooks/push-config.ts 699abcfc8c362f4b
 //   adcp-codegen 0.1.0:runtime/services/webhooks/records.ts 3a6b7ac0551741c5
 //   adcp-codegen 0.1.0:runtime/services/webhooks/schedule.ts 85d3905bf20464f1
 //   adcp-codegen 0.1.0:runtime/services/webhooks/sdk.ts 132bc6392f0e6695
@@ -1538,6 +1538,7 @@ function webhookOutbox(store, keys, settings) {
             const c = (config ?? {});
             return (await (0, push_config_js_1.checkPushUrl)(c.url, `${field}.url`, settings)) ?? (0, push_config_js_1.checkPushAuthentication)(c.authentication, field, settings);
         },
+        vetPushConfig: (config, field = 'push_notification_config') => (0, push_config_js_1.vetPushConfig)(config, field, settings),
         wake: () => worker?.wake(),
         async start() {
             if (worker === undefined || started)
@@ -1615,59 +1616,80 @@ function rowOf(event, settings) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.checkPushUrl = checkPushUrl;
+exports.vetPushUrl = vetPushUrl;
 exports.checkPushAuthentication = checkPushAuthentication;
+exports.vetPushAuthentication = vetPushAuthentication;
+exports.vetPushConfig = vetPushConfig;
 const promises_1 = require("node:dns/promises");
 const node_net_1 = require("node:net");
 const errors_js_1 = require("./wire/errors.js");
 const sdk_js_1 = require("./services/webhooks/sdk.js");
 async function checkPushUrl(url, field, check) {
+    const v = await vetPushUrl(url, field, check);
+    return v.refused ?? v.unusable;
+}
+async function vetPushUrl(url, field, check) {
     const refuse = (problem) => new errors_js_1.AdcpError('INVALID_REQUEST', `${field} ${problem}`, { recovery: 'correctable', field, suggestion: 'register a public https URL the seller can deliver webhooks to' });
     if (typeof url !== 'string' || url === '')
-        return refuse('must be a URL');
+        return { refused: refuse('must be a URL') };
     let u;
     try {
         u = new URL(url);
     }
     catch {
-        return refuse('is not a URL');
+        return { refused: refuse('is not a URL') };
     }
     if (u.username !== '' || u.password !== '')
-        return refuse('must not carry credentials');
+        return { refused: refuse('must not carry credentials') };
     if (u.hash !== '')
-        return refuse('must not carry a fragment');
+        return { refused: refuse('must not carry a fragment') };
     const policy = (0, sdk_js_1.ssrfPolicy)(check.sandbox);
     const { enforceSsrfPolicy, enforceSsrfPolicyResolved } = (0, sdk_js_1.sdkSubstitution)();
     const literal = enforceSsrfPolicy(u, policy);
     if (!literal.allowed)
-        return refuse(problemOf(literal.rule, check.sandbox));
+        return { refused: refuse(problemOf(literal.rule, check.sandbox)) };
     const host = u.hostname.replace(/^\[|\]$/g, '');
     if (check.resolve === false || (0, node_net_1.isIP)(host) !== 0)
-        return undefined;
+        return {};
     let addresses;
     try {
         addresses = (await (0, promises_1.lookup)(host, { all: true, verbatim: true })).map((a) => a.address);
     }
     catch (e) {
         const code = e.code;
-        return code === 'ENOTFOUND' ? refuse('names a host that does not resolve') : undefined;
+        return code === 'ENOTFOUND' ? { unusable: refuse('names a host that does not resolve') } : {};
     }
     const resolved = enforceSsrfPolicyResolved(u, addresses, policy);
-    return resolved.allowed ? undefined : refuse(problemOf(resolved.rule, check.sandbox));
+    return resolved.allowed ? {} : { refused: refuse(problemOf(resolved.rule, check.sandbox)) };
 }
 function checkPushAuthentication(authentication, field, check) {
+    const v = vetPushAuthentication(authentication, field, check);
+    return v.refused ?? v.unusable;
+}
+function vetPushAuthentication(authentication, field, check) {
     if (authentication === undefined || authentication === null)
-        return undefined;
+        return {};
     const at = `${field}.authentication`;
     const refuse = (problem) => new errors_js_1.AdcpError('INVALID_REQUEST', `${at} ${problem}`, { recovery: 'correctable', field: at });
     if (!check.legacyAuth)
-        return refuse('(legacy HMAC-SHA256 or Bearer) is not offered by this agent: omit it, and webhooks are signed with RFC 9421 (webhook_signing)');
+        return { unusable: refuse('(legacy HMAC-SHA256 or Bearer) is not offered by this agent: omit it, and webhooks are signed with RFC 9421 (webhook_signing)') };
     const a = authentication;
     const scheme = Array.isArray(a.schemes) ? a.schemes[0] : undefined;
     if (scheme !== 'HMAC-SHA256' && scheme !== 'Bearer')
-        return refuse('schemes must be ["HMAC-SHA256"] or ["Bearer"]');
+        return { refused: refuse('schemes must be ["HMAC-SHA256"] or ["Bearer"]') };
     if (typeof a.credentials !== 'string' || a.credentials.length < 32)
-        return refuse('credentials must be at least 32 characters');
-    return undefined;
+        return { refused: refuse('credentials must be at least 32 characters') };
+    return {};
+}
+async function vetPushConfig(config, field, check) {
+    const c = (config ?? {});
+    const url = await vetPushUrl(c.url, `${field}.url`, check);
+    const auth = vetPushAuthentication(c.authentication, field, check);
+    const refused = url.refused ?? auth.refused;
+    if (refused !== undefined)
+        return { refused };
+    const unusable = url.unusable ?? auth.unusable;
+    return unusable !== undefined ? { unusable } : {};
 }
 function problemOf(rule, sandbox) {
     if (rule?.startsWith('schemes_') === true)

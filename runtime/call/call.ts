@@ -56,6 +56,8 @@ export class Call {
   shape!: ProfileRelease;
   /** The answer's body, from the handler on (handle, convert-down, merge-items, envelope). */
   body!: Record<string, unknown>;
+  /** Why the call's push_notification_config could not be honoured (push-config): `ctx.task()` refuses with it. */
+  pushUnusable: AdcpError | undefined;
   /** Hooks run on the way out (idempotency completes or releases its claim). */
   readonly onAnswer: OnAnswer[] = [];
 
@@ -91,7 +93,7 @@ export class Call {
       ...this.applied,
       ...(this.plan !== undefined ? { requestIndex: this.plan.requestIndex } : {}),
       task: async (options) => {
-        const refused = missingOperationId(this);
+        const refused = this.pushUnusable ?? missingOperationId(this);
         if (refused !== undefined) throw refused;
         return this.env.services.tasks.create(this.taskOrigin(), options);
       },

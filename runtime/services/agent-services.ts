@@ -15,6 +15,7 @@ import { durableA2AStore, type DurableA2AOptions, type DurableA2AStore } from '.
 import { taskEffects } from './tasks/effects.js';
 import { taskResult } from './tasks/result.js';
 import { tasksService, type TasksService } from './tasks/service.js';
+import type { PushVerdict } from './webhooks/push-config.js';
 import { signedWebhooks, type SignedWebhooks } from './webhooks/setup.js';
 
 /**
@@ -45,6 +46,12 @@ export interface AgentServices {
   /** The outbox (Agent.webhooks); when it is off, enqueueing rejects and a push registration is refused. */
   readonly webhooks: AgentWebhooks;
   /**
+   * A call's push_notification_config: `refused` (never to be registered: the SSRF policy, a malformed one) or
+   * `unusable` (a channel this agent cannot honour: it delivers no webhooks, the host does not resolve, a legacy
+   * scheme it does not offer), which only a call going async (`ctx.task()`) must refuse.
+   */
+  vetPush(config: unknown): Promise<PushVerdict>;
+  /**
    * The A2A server's Tasks in the agent's store, durable and bounded (services/tasks/a2a-tasks.ts), for the HTTP entry:
    * from then on an A2A call's AdCP task is linked to its A2A Task, which shows the task's end once it settles.
    */
@@ -69,6 +76,7 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
   let announced: Promise<unknown> | undefined;
   const storeOf = (): Store => (store ??= lazyStore(options.store, served.name));
   const signing = signs(served, options) ? signedWebhooks(served, options, storeOf()) : undefined;
+  const webhooks = signing?.outbox ?? outboxOff(served.name);
   const capabilities = runtimeCapabilities();
   if (signing !== undefined) capabilities.add(signing.publication.capabilityPart);
   // capabilities.changed, once per process, when the agent offers notifications and knows its URL (agent_url).
@@ -118,7 +126,8 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
     },
     handlerTimeoutMs: settings.handlerTimeoutMs,
     signing,
-    webhooks: signing?.outbox ?? outboxOff(served.name),
+    webhooks,
+    vetPush: async (config) => (signing?.outbox === undefined ? { unusable: (await webhooks.checkPushConfig(config))! } : signing.outbox.vetPushConfig(config)),
     a2aTaskStore: (bounds) => (a2a ??= durableA2AStore(storeOf(), bounds)),
     listening(url) {
       signing?.publication.useListeningUrl(url);

@@ -18,7 +18,8 @@ import { PAYLOAD_SCHEMAS, webhookSet } from '../helpers/webhook-set.js';
 /**
  * The services built on the outbox over a real PostgreSQL (test/helpers/postgres.ts) shared by two agent processes, as
  * deployed: a task made on one instance and settled on the other — twice over, concurrently — delivers one terminal
- * webhook, and a replay of its call on the other instance adds none; two instances starting together on a new
+ * webhook, and a replay of its call on the other instance adds none; an A2A Task shows its AdCP task's end, settled by
+ * another instance, to a new agent; two instances starting together on a new
  * capabilities_version deliver one capabilities.changed per subscriber (checked against AdCP 3.2.0-beta.5's own
  * core/capabilities-changed-webhook.json), and a restart on the same version none.
  */
@@ -118,6 +119,31 @@ test('a task made on one instance, settled on both at once: one terminal webhook
   assert.equal(got[0]!.json.result, { thing: { id: 'done' }, context: { correlation_id: 'pg-task' } });
   a.child.kill('SIGKILL');
   b.child.kill('SIGKILL');
+});
+
+test('A2A over PostgreSQL: a Task answered submitted by one instance shows the AdCP task\'s result once the other settles it; a new agent reads it', async () => {
+  const url = await createDatabase(pg, 'a2a');
+  const { loadProfile } = (await import(pathToFileURL(join(setDir, 'index.js')).href)) as { loadProfile(n: string, o: unknown): Promise<any> };
+  const handlers = { get_things: () => ({ things: [] }), make_thing: async (_a: unknown, ctx: any) => (await ctx.task()).submitted(), comply_test_controller: () => ({}) };
+  const serveOn = async () => {
+    const agent = await loadProfile('hooks-sandbox', { store: { url } });
+    const served = await agent.serve(handlers, { port: 0 });
+    return { served, a2a: served.url.replace(/\/mcp$/, '/a2a') };
+  };
+  const rpcJson = async (at: string, message: unknown): Promise<any> =>
+    (await (await fetch(at, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(message) })).json()) as any;
+  const first = await serveOn();
+  const sent = (await rpcJson(first.a2a, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'data', data: { skill: 'make_thing', input: { thing: { id: 'pg-a2a' }, context: { n: 1 } } } }] } } })).result;
+  assert.is(sent.artifacts[0].parts[0].data.status, 'submitted');
+  const other = await agentProcess('hooks-sandbox', url);
+  assert.is(await other.send({ complete: sent.artifacts[0].parts[0].data.task_id }), true);
+  other.child.kill('SIGKILL');
+  await first.served.close();
+  const second = await serveOn();
+  const read = (await rpcJson(second.a2a, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: sent.id } })).result;
+  assert.is(read.status.state, 'completed');
+  assert.equal(read.artifacts[0].parts[0].data, { thing: { id: 'done' }, context: { n: 1 } });
+  await second.served.close();
 });
 
 test('two instances starting together on a new capabilities_version: one capabilities.changed per subscriber (3.2\'s schema); none on the first start, none on a restart', async () => {
