@@ -59,17 +59,13 @@ test("the fields AdCP declares pass: a property list's auth_token, a push notifi
   const before = called;
   const list = await agent.call('get_products', products({ property_list: { agent_url: 'https://lists.example/mcp', list_id: 'pl_1', auth_token: 'eyJ.list.token' } }), getProducts);
   assert.not.ok(list.isError, JSON.stringify(list.structuredContent));
-  // A push registration is honoured only by an agent that delivers webhooks (call/push-config.ts): this one does, and
-  // AdCP 3.0 (no webhook_signing block) offers the legacy Bearer scheme.
-  const delivering = await loadProfile('guaranteed-publisher', { mode: 'development', store: 'memory', webhooks: {} });
-  const push = await delivering.call(
+  const push = await agent.call(
     'create_media_buy',
-    createMediaBuyRequest({ push_notification_config: { url: 'https://203.0.113.10/hooks', authentication: { schemes: ['Bearer'], credentials: 'w'.repeat(32) } } }),
+    createMediaBuyRequest({ push_notification_config: { url: 'https://buyer.example/hooks', authentication: { schemes: ['Bearer'], credentials: 'w'.repeat(32) } } }),
     createMediaBuy,
   );
   assert.not.ok(push.isError, JSON.stringify(push.structuredContent));
   assert.is(called, before + 2);
-  await delivering.close();
 });
 
 test('over MCP with a valid Authorization header, a credential in the arguments is still CREDENTIAL_IN_ARGS', async () => {

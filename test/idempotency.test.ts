@@ -84,15 +84,14 @@ test('conflict: the same key with another payload (ext, a field the strip remove
 });
 
 test('payload equivalence: context, governance_context and push credentials are outside the hash; the push URL is inside', async () => {
-  // An agent that delivers webhooks (a push registration is refused otherwise), to public addresses.
-  const agent = await agentIn(tempDir(), { webhooks: {} });
+  const agent = await agentIn(tempDir());
   const { seen, handler } = counting();
   const push = (url: string, credentials: string) => ({ url, authentication: { schemes: ['Bearer'], credentials } });
-  const request = createMediaBuyRequest({ context: { x: 1 }, governance_context: 'tok-1', push_notification_config: push('https://203.0.113.10/hook', 'secret-one-'.padEnd(40, '0')) });
+  const request = createMediaBuyRequest({ context: { x: 1 }, governance_context: 'tok-1', push_notification_config: push('https://buyer.example/hook', 'secret-one-'.padEnd(40, '0')) });
   assert.not.ok((await agent.call('create_media_buy', request, handler)).isError);
-  const rotated = { ...request, context: { x: 2 }, governance_context: 'tok-2', push_notification_config: push('https://203.0.113.10/hook', 'secret-two-'.padEnd(40, '0')) };
+  const rotated = { ...request, context: { x: 2 }, governance_context: 'tok-2', push_notification_config: push('https://buyer.example/hook', 'secret-two-'.padEnd(40, '0')) };
   assert.is(body(await agent.call('create_media_buy', rotated, handler)).replayed, true);
-  const moved = { ...request, push_notification_config: push('https://203.0.113.11/hook', 'secret-one-'.padEnd(40, '0')) };
+  const moved = { ...request, push_notification_config: push('https://other.example/hook', 'secret-one-'.padEnd(40, '0')) };
   assert.is(error(await agent.call('create_media_buy', moved, handler)).code, 'IDEMPOTENCY_CONFLICT');
   assert.is(seen.length, 1);
   await agent.close();
