@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts bbf24615c0cd8a6d
+//   adcp-codegen 0.1.0:runtime/loader.ts b42fe5d4c3114317
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -455,6 +455,8 @@ const onDemand = Object.freeze({
   "./services/keys/key-material.js": "runtime/services.cjs",
   "./services/keys/keys.js": "runtime/services.cjs",
   "./services/keys/publication.js": "runtime/services.cjs",
+  "./services/notifications/announce.js": "runtime/services.cjs",
+  "./services/notifications/prove.js": "runtime/services.cjs",
   "./services/notifications/subscribers.js": "runtime/services.cjs",
   "./services/notifications/sync-configs.js": "runtime/services.cjs",
   "./services/signing/envelope.js": "runtime/services.cjs",
@@ -464,10 +466,14 @@ const onDemand = Object.freeze({
   "./services/signing/replay-store.js": "runtime/services.cjs",
   "./services/signing/sdk.js": "runtime/services.cjs",
   "./services/signing/verifier.js": "runtime/services.cjs",
+  "./services/tasks/a2a-list.js": "runtime/services.cjs",
+  "./services/tasks/a2a-tasks.js": "runtime/services.cjs",
+  "./services/tasks/effects.js": "runtime/services.cjs",
   "./services/tasks/reads.js": "runtime/services.cjs",
   "./services/tasks/records.js": "runtime/services.cjs",
   "./services/tasks/result.js": "runtime/services.cjs",
   "./services/tasks/service.js": "runtime/services.cjs",
+  "./services/tasks/webhook.js": "runtime/services.cjs",
   "./services/webhooks/attempt.js": "runtime/services.cjs",
   "./services/webhooks/outbox.js": "runtime/services.cjs",
   "./services/webhooks/push-config.js": "runtime/services.cjs",

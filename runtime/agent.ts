@@ -63,7 +63,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     a2aExecutor: (handlers, a2aOptions) => createA2AExecutor(agent, bind(handlers as HandlerMap<string>), a2aOptions),
     a2aSkills: (release) => a2aSkills(agent, release),
     requestSignatures: services.requestSignatures,
-    httpHandler: (handlers, httpOptions) => httpEntry(agent, () => lists().endpointToolsJson(), bind(handlers as HandlerMap<string>), httpOptions),
+    httpHandler: (handlers, httpOptions) => httpEntry(agent, services, () => lists().endpointToolsJson(), bind(handlers as HandlerMap<string>), httpOptions),
     serve: (handlers, serveOptions) => serveHttp(agent, () => agent.httpHandler(handlers, serveOptions), serveOptions, services.listening),
     ready: services.ready,
     close: services.close,

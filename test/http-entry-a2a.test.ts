@@ -9,14 +9,16 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { boundedTaskStore } from '../runtime/transports/http/task-store.js';
 import { committedSet, exampleHandlers, type SellerHandlers } from './helpers/generated.js';
 import { a2aSend, http, rpc } from './helpers/http.js';
 
 /**
  * A2A on the product's HTTP entry (agent.serve): the agent card, JSON-RPC at /a2a through @a2a-js/sdk's own request
  * handler, authentication before the executor, the principal in the handler's ctx, SSE for message/stream, and the
- * bounded task store; on 0.3.x (this repository's @a2a-js/sdk) with its client, and on 1.x (`@a2a-js/sdk-v1`) with
- * its client and a 0.3 client through its compatibility layer.
+ * task store (the agent's own by default, test/a2a-tasks.test.ts; the bounded in-memory one as an override); on
+ * 0.3.x (this repository's @a2a-js/sdk) with its client, and on 1.x (`@a2a-js/sdk-v1`) with its client and a 0.3
+ * client through its compatibility layer.
  */
 
 const { loadProfile } = await committedSet();
@@ -104,9 +106,9 @@ test('message/stream answers over SSE with the final task', async () => {
   assert.match(raw.text, /^data: \{"jsonrpc":"2.0","id":1,"result":\{"kind":"task"/);
 });
 
-test('the task store is bounded: 3,000 message/send with a large context keep the newest maxTasks; an evicted task is task-not-found', async () => {
+test('the in-memory task store (a2a.taskStore) is bounded: 3,000 message/send with a large context keep the newest maxTasks; an evicted task is task-not-found', async () => {
   const maxTasks = 100;
-  const served = await agent.serve(handlers, { port: 0, authenticate, a2a: { maxTasks } });
+  const served = await agent.serve(handlers, { port: 0, authenticate, a2a: { taskStore: boundedTaskStore({ maxTasks }) } });
   const url = served.url.replace(/\/mcp$/, '/a2a');
   const keepAlive = new HttpAgent({ keepAlive: true, maxSockets: 8 });
   const auth = { authorization: 'Bearer sk_a2a_one' };

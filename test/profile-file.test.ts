@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fillableCapabilities } from '../generator/project/index.js';
+import { fillableCapabilities, pushOperationIdTools } from '../generator/project/index.js';
 import { loadRelease } from '../generator/load/index.js';
 import { runCli } from './helpers/cli.js';
 import { tempDir, tinyRelease, writeTree } from './helpers/fixture-release.js';
@@ -24,6 +24,30 @@ test('fillable: identity.brand_json_url where the capabilities response declares
     'core/identity.json': { $schema: 'http://json-schema.org/draft-07/schema#', $id: id('core/identity.json'), type: 'object', properties: { brand_json_url: { type: 'string' } } },
   });
   assert.equal(fillableCapabilities(loadRelease(release)), ['identity.brand_json_url']);
+});
+
+test('pushOperationId: the tools whose push_notification_config declares operation_id (through $ref), as AdCP 3.2\'s does; none in 3.0.6', () => {
+  const r30 = loadRelease(sdkReleaseDir());
+  assert.equal(pushOperationIdTools(r30, ['create_media_buy', 'get_products', 'sync_creatives']), [], 'AdCP 3.0.6');
+  const id = (p: string): string => `/schemas/9.1.0/${p}`;
+  const push = (operationId: boolean) => ({
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    properties: { url: { type: 'string' }, ...(operationId ? { operation_id: { type: 'string' } } : {}) },
+  });
+  const release = tinyRelease({
+    'core/push-32.json': { ...push(true), $id: id('core/push-32.json') },
+    'core/push-30.json': { ...push(false), $id: id('core/push-30.json') },
+    'media-buy/make-thing-request.json': {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      $id: id('media-buy/make-thing-request.json'),
+      type: 'object',
+      allOf: [{ properties: { push_notification_config: { $ref: '../core/push-32.json' } } }],
+      properties: { thing: { $ref: '../core/thing.json' } },
+    },
+    'media-buy/get-things-request.json': { $schema: 'http://json-schema.org/draft-07/schema#', $id: id('media-buy/get-things-request.json'), type: 'object', properties: { push_notification_config: { $ref: id('core/push-30.json') } } },
+  });
+  assert.equal(pushOperationIdTools(loadRelease(release), ['get_adcp_capabilities', 'get_things', 'make_thing']), ['make_thing']);
 });
 
 test('the profile file: surface sandbox for a sandbox profile, none for production; fillable per release', async () => {

@@ -1,7 +1,7 @@
 import Handlebars from 'handlebars';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Advertisement, type ToolsListEntry, fillableCapabilities, servedCapabilities, refusedEnvelopeFields, domainStatusValues, idempotentTools } from '../project/index.js';
+import { type Advertisement, type ToolsListEntry, fillableCapabilities, servedCapabilities, refusedEnvelopeFields, domainStatusValues, idempotentTools, pushOperationIdTools } from '../project/index.js';
 import type { EmittedFile, InputRef, Profile } from '../load/index.js';
 import { commentText, generatorVersion, jsonText, packageRoot, sha256 } from '../shared/index.js';
 import { prebundled, runtimeSources, sourceHash } from './prebundle.js';
@@ -135,6 +135,7 @@ export function profileFiles(data: ProfileData): EmittedFile[] {
     releases: advertised.releases.map(({ release, entries }, i) => {
       const ids = schemaIds(release);
       const fillable = fillableCapabilities(release);
+      const pushOperationId = pushOperationIdTools(release, entries.map((e) => e.name));
       return {
         key: release.key,
         version: release.version,
@@ -161,6 +162,9 @@ export function profileFiles(data: ProfileData): EmittedFile[] {
         protocols: Object.fromEntries(entries.map((e) => [e.name, release.tools.get(e.name)!.protocol])),
         // Capability fields the running agent fills in (its brand.json URL …), where this release declares them.
         ...(fillable.length > 0 ? { fillable } : {}),
+        // Tools whose push_notification_config declares operation_id (AdCP 3.2): a task registering a webhook without
+        // one is refused, as the release requires.
+        ...(pushOperationId.length > 0 ? { pushOperationId } : {}),
       };
     }),
     // Tools whose endpoint tools/list advertises an outputSchema: MCP clients check their structured results, so the

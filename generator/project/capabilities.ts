@@ -66,7 +66,11 @@ export function fillableCapabilities(release: Release): string[] {
   return FILLABLE_CAPABILITIES.filter((path) => declaresPath(release, root.schema, root.id, path.split('.')));
 }
 
-function declaresPath(release: Release, node: unknown, base: string, path: readonly string[], seen = new Set<unknown>()): boolean {
+/**
+ * Whether `node` (in the file `base`) declares the property path `path` (`['push_notification_config',
+ * 'operation_id']`): each name under `properties`, through `$ref`s and `allOf`/`oneOf`/`anyOf` members.
+ */
+export function declaresPath(release: Release, node: unknown, base: string, path: readonly string[], seen = new Set<unknown>()): boolean {
   if (path.length === 0) return true;
   if (!isPlainObject(node) || seen.has(node)) return false;
   seen.add(node);

@@ -12,4 +12,5 @@ export { lintAppliesWhen } from './lint-applies-when.js';
 export { objectRooted } from './object-root.js';
 export { annotateAdvertised, type ResolvedOverlay, resolveOverlays } from './overlay.js';
 export { appliesWhenSatisfied, projectSchemaForCapabilities, releasePathOfId } from './project.js';
+export { pushOperationIdTools } from './push-config.js';
 export { PRESENTATION_ANNOTATIONS, rootConstraintProperties, structural } from './structural.js';

@@ -68,8 +68,10 @@ export interface HttpLimits {
  * A2A at `/a2a` and its agent card. The executor options as agent.a2aExecutor takes them, and:
  * - `card`: fields merged over the card the entry builds (name, description, version, provider …);
  * - `package`: the module name @a2a-js/sdk is installed under in the agent (default `@a2a-js/sdk`; 0.3.x or 1.x);
- * - `maxTasks` (default 1,000) and `taskTtlMs` (default 1 hour): the bound of the in-memory task store, oldest
- *   evicted first; `taskStore`: another store (a durable one) instead.
+ * - the A2A Tasks are kept in the agent's own store (PostgreSQL or the embedded one: durable, shared by every instance,
+ *   scoped to the principal), bounded by `maxTasks` (default 10,000; a periodic purge keeps the newest) and
+ *   `taskTtlMs` (default 24 hours after a Task's last save); an AdCP task an A2A call made (`ctx.task()`) shows its end
+ *   on that call's Task once it settles; `taskStore`: another store instead (an in-memory one for tests).
  */
 export interface A2AHttpOptions extends A2AExecutorOptions {
   card?: Record<string, unknown>;

@@ -33,6 +33,11 @@ export interface ProfileRelease extends ServedRelease {
   readonly protocols?: Readonly<Record<string, string>>;
   /** Capability fields the running agent fills in that this release declares (`identity.brand_json_url`), as dotted paths. */
   readonly fillable?: readonly string[];
+  /**
+   * Tools whose request's `push_notification_config` declares `operation_id` in this release (AdCP 3.2, not 3.0.6): a
+   * task registering a webhook there must name one (ctx.task() refuses it otherwise).
+   */
+  readonly pushOperationId?: readonly string[];
 }
 
 export interface ProfileFile {

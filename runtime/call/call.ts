@@ -2,7 +2,7 @@ import type { AnyToolHandler, CallContext, CallToolResult, HandlerContext, ToolH
 import type { AppliedNormalization } from '../artifacts/contract.js';
 import type { ProfileRelease } from '../artifacts/profile.js';
 import type { Served, ToolSlots } from '../artifacts/served.js';
-import type { AdcpErrorBody } from '../wire/errors.js';
+import { AdcpError, type AdcpErrorBody } from '../wire/errors.js';
 import { errorResult } from '../wire/results.js';
 import type { AgentServices } from '../services/agent-services.js';
 import type { TaskOrigin } from '../services/tasks/service.js';
@@ -56,6 +56,8 @@ export class Call {
   shape!: ProfileRelease;
   /** The answer's body, from the handler on (handle, convert-down, merge-items, envelope). */
   body!: Record<string, unknown>;
+  /** Why the call's push_notification_config could not be honoured (push-config): `ctx.task()` refuses with it. */
+  pushUnusable: AdcpError | undefined;
   /** Hooks run on the way out (idempotency completes or releases its claim). */
   readonly onAnswer: OnAnswer[] = [];
 
@@ -90,7 +92,11 @@ export class Call {
       mode: this.served.mode,
       ...this.applied,
       ...(this.plan !== undefined ? { requestIndex: this.plan.requestIndex } : {}),
-      task: (options) => this.env.services.tasks.create(this.taskOrigin(), options),
+      task: async (options) => {
+        const refused = this.pushUnusable ?? missingOperationId(this);
+        if (refused !== undefined) throw refused;
+        return this.env.services.tasks.create(this.taskOrigin(), options);
+      },
     });
   }
 
@@ -107,8 +113,9 @@ export class Call {
     return this.abandon.signal;
   }
 
-  /** Who asked for a task this call makes, and in which releases. */
+  /** Who asked for a task this call makes, and in which releases; the A2A Task it answers, over A2A. */
   private taskOrigin(): TaskOrigin {
+    const a2a = this.ctx.a2a as { taskId?: unknown } | undefined;
     return {
       principal: this.ctx.principal ?? '',
       account: this.args.account,
@@ -117,6 +124,7 @@ export class Call {
       release: this.release.key,
       shape: this.shape.key,
       request: this.asked,
+      ...(typeof a2a?.taskId === 'string' && a2a.taskId !== '' ? { a2aTaskId: a2a.taskId } : {}),
     };
   }
 
@@ -131,6 +139,23 @@ export class Call {
   get converted(): boolean {
     return this.shape !== this.release && this.plan?.body === undefined;
   }
+}
+
+/**
+ * AdCP 3.2 (L3/webhooks.mdx, Operation IDs; core/push-notification-config.json): a task that registers a webhook
+ * without `push_notification_config.operation_id` is refused, INVALID_REQUEST, since the webhook it must send requires
+ * one. Only in a release whose push config declares it (3.2, not 3.0.6), and only when the call goes async: an answer
+ * given in the call sends no webhook and needs none.
+ */
+function missingOperationId(call: Call): AdcpError | undefined {
+  const push = call.asked.push_notification_config;
+  if (push === null || typeof push !== 'object' || Array.isArray(push)) return undefined;
+  if ((push as Record<string, unknown>).operation_id !== undefined || call.release.pushOperationId?.includes(call.tool) !== true) return undefined;
+  return new AdcpError('INVALID_REQUEST', `${call.tool}: push_notification_config.operation_id is required of a task that registers a webhook (AdCP ${call.release.key}): the webhook echoes it`, {
+    recovery: 'correctable',
+    field: 'push_notification_config.operation_id',
+    suggestion: 'send a unique operation_id (a UUID) in push_notification_config, or omit push_notification_config and poll the task',
+  });
 }
 
 /** The success answer for a body: structuredContent, and the same JSON as text. */

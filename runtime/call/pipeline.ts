@@ -8,6 +8,7 @@ import { handle } from './handle.js';
 import { idempotency } from './idempotency.js';
 import { mergeItems } from './merge-items.js';
 import { parse } from './parse.js';
+import { pushConfig } from './push-config.js';
 import { read } from './read.js';
 import { select } from './select.js';
 import { verify } from './verify.js';
@@ -16,7 +17,7 @@ import { verify } from './verify.js';
  * A call, stage by stage (docs/runtime.md): each stage reads what earlier ones found on the Call and either answers,
  * ending the call, or goes on. A protocol service is a stage here, never a branch inside another.
  */
-export const STAGES: readonly Stage[] = [read, credentials, select, parse, idempotency, convertUp, authorize, handle, convertDown, mergeItems, envelope, verify];
+export const STAGES: readonly Stage[] = [read, credentials, select, parse, pushConfig, idempotency, convertUp, authorize, handle, convertDown, mergeItems, envelope, verify];
 
 /** Runs the stages, then the answer hooks they registered (last first), and returns the call's answer. */
 export async function runCall(call: Call, stages: readonly Stage[] = STAGES): Promise<Answer> {

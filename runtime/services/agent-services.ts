@@ -1,3 +1,4 @@
+import type { A2ATaskStore } from '../api/a2a-types.js';
 import type { AgentOptions } from '../api/agent-types.js';
 import type { RequestSignatureVerifier } from '../api/signing-types.js';
 import type { AgentWebhooks } from '../api/webhook-types.js';
@@ -7,12 +8,17 @@ import { AdcpError } from '../wire/errors.js';
 import { runtimeCapabilities, type RuntimeCapabilities } from './capabilities.js';
 import { idempotencyService, type IdempotencyService } from './idempotency/service.js';
 import { idempotencySettings } from './idempotency/settings.js';
+import { announceCapabilities } from './notifications/announce.js';
+import { endpointProof } from './notifications/prove.js';
 import { subscribers, type Subscribers } from './notifications/subscribers.js';
 import { syncAgentNotificationConfigs } from './notifications/sync-configs.js';
+import { durableA2AStore, type DurableA2AOptions, type DurableA2AStore } from './tasks/a2a-tasks.js';
+import { taskEffects } from './tasks/effects.js';
 import { taskResult } from './tasks/result.js';
 import { tasksService, type TasksService } from './tasks/service.js';
 import { profileRequestVerifier } from './signing/from-profile.js';
 import { preloadSigningSdk } from './signing/sdk.js';
+import type { PushVerdict } from './webhooks/push-config.js';
 import { signedWebhooks, type SignedWebhooks } from './webhooks/setup.js';
 
 /**
@@ -29,7 +35,7 @@ export interface AgentServices {
   readonly capabilities: RuntimeCapabilities;
   /** Absent when the profile declares no replay window (`adcp.idempotency.supported` is not true). */
   readonly idempotency: IdempotencyService | undefined;
-  /** Async tasks, kept in the store. */
+  /** Async tasks, kept in the store; a settled one's webhook and A2A Task written with it. */
   readonly tasks: TasksService;
   /** Agent-level notification subscribers (capabilities.changed), and the runtime's sync_agent_notification_configs. */
   readonly notifications: { readonly subscribers: Subscribers; readonly sync: ReturnType<typeof syncAgentNotificationConfigs> };
@@ -45,8 +51,20 @@ export interface AgentServices {
   /** The outbox (Agent.webhooks); when it is off, enqueueing rejects and a push registration is refused. */
   readonly webhooks: AgentWebhooks;
   /**
+   * A call's push_notification_config: `refused` (never to be registered: the SSRF policy, a malformed one) or
+   * `unusable` (a channel this agent cannot honour: it delivers no webhooks, the host does not resolve, a legacy
+   * scheme it does not offer), which only a call going async (`ctx.task()`) must refuse.
+   */
+  vetPush(config: unknown): Promise<PushVerdict>;
+  /**
+   * The A2A server's Tasks in the agent's store, durable and bounded (services/tasks/a2a-tasks.ts), for the HTTP entry:
+   * from then on an A2A call's AdCP task is linked to its A2A Task, which shows the task's end once it settles.
+   */
+  a2aTaskStore(bounds: DurableA2AOptions): A2ATaskStore;
+  /**
    * The HTTP entry's public URL (its `publicUrl` option, else its listening address), for brand.json and
-   * `identity.brand_json_url` when neither AgentOptions.publicUrl nor ADCP_PUBLIC_URL names one.
+   * `identity.brand_json_url` when neither AgentOptions.publicUrl nor ADCP_PUBLIC_URL names one; an agent offering
+   * capability-change notifications announces a new capabilities_version once it knows its URL.
    */
   listening(url: string): void;
   ready(): Promise<void>;
@@ -59,14 +77,29 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
   let idempotency: IdempotencyService | undefined;
   let tasks: TasksService | undefined;
   let notifications: AgentServices['notifications'] | undefined;
+  let a2a: DurableA2AStore | undefined;
+  let announced: Promise<unknown> | undefined;
   const storeOf = (): Store => (store ??= lazyStore(options.store, served.name));
   const signing = signs(served, options) ? signedWebhooks(served, options, storeOf()) : undefined;
+  const webhooks = signing?.outbox ?? outboxOff(served.name);
   const capabilities = runtimeCapabilities();
   if (signing !== undefined) capabilities.add(signing.publication.capabilityPart);
   // Made at start, so a misconfigured verifier fails the start; the profile's block is read here, not in signing/
   // (loaded on demand), so an agent that verifies nothing never loads it.
   const requestSignatures = verifiesRequests(served, options) ? profileRequestVerifier(served, options.signing?.requests, storeOf()) : undefined;
-  return {
+  // capabilities.changed, once per process, when the agent offers notifications and knows its URL (agent_url).
+  const announce = (): Promise<unknown> | undefined => {
+    const version = (served.releases[0]!.capabilities.adcp as { capability_changes?: { capabilities_version?: unknown } } | undefined)?.capability_changes?.capabilities_version;
+    const agentUrl = signing?.publication.agentUrl();
+    if (!settings.notifications || typeof version !== 'string' || agentUrl === undefined || signing?.outbox === undefined) return undefined;
+    const outbox = signing.outbox;
+    announced ??= announceCapabilities({ store: storeOf(), outbox, version, agentUrl, subscribers: (tx) => services.notifications.subscribers.activeFor('capabilities.changed', tx) }).catch((e: unknown) => {
+      announced = undefined;
+      throw e;
+    });
+    return announced;
+  };
+  const services: AgentServices = {
     get store() {
       return storeOf();
     },
@@ -76,23 +109,43 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
       return (idempotency ??= idempotencyService(storeOf(), settings.replay));
     },
     get tasks() {
-      return (tasks ??= tasksService(storeOf(), { retentionSeconds: options.tasks?.retentionSeconds, resultFor: (task, result) => taskResult(served, task, result) }));
+      return (tasks ??= tasksService(storeOf(), {
+        retentionSeconds: options.tasks?.retentionSeconds,
+        resultFor: (task, result) => taskResult(served, task, result),
+        effects: taskEffects({ profile: served.name, outbox: signing?.outbox, a2a: () => a2a }),
+      }));
     },
     get notifications() {
       if (notifications === undefined) {
+        const outbox = signing?.outbox;
         const subs = subscribers(storeOf());
-        notifications = { subscribers: subs, sync: syncAgentNotificationConfigs({ subscribers: subs, advertised: settings.notifications }) };
+        notifications = {
+          subscribers: subs,
+          sync: syncAgentNotificationConfigs({
+            subscribers: subs,
+            advertised: settings.notifications,
+            // The outbox's push check (SSRF policy, https outside a sandbox; legacy authentication as offered).
+            refuseUrl: outbox === undefined ? undefined : async (url, authentication, at) => (await outbox.checkPushConfig({ url, authentication }, at))?.toBody(),
+            prove: signing === undefined ? undefined : endpointProof({ keys: signing.keys, sandbox: signing.sandbox, agentUrl: () => signing.publication.agentUrl(), profile: served.name }),
+          }),
+        };
       }
       return notifications;
     },
     handlerTimeoutMs: settings.handlerTimeoutMs,
     signing,
     requestSignatures,
-    webhooks: signing?.outbox ?? outboxOff(served.name),
-    listening: (url) => signing?.publication.useListeningUrl(url),
+    webhooks,
+    vetPush: async (config) => (signing?.outbox === undefined ? { unusable: (await webhooks.checkPushConfig(config))! } : signing.outbox.vetPushConfig(config)),
+    a2aTaskStore: (bounds) => (a2a ??= durableA2AStore(storeOf(), bounds)),
+    listening(url) {
+      signing?.publication.useListeningUrl(url);
+      announce()?.catch((e: unknown) => process.emitWarning(`adcp-codegen: ${served.name}: capabilities.changed could not be announced: ${String(e)}`));
+    },
     async ready() {
       if (settings.replay !== undefined || settings.notifications || signing !== undefined || requestSignatures !== undefined) await storeOf().open();
       await signing?.ready();
+      await announce();
       // The SDK's verifier takes most of a second to load: off the start, before the first signed request needs it.
       if (requestSignatures !== undefined) preloadSigningSdk();
     },
@@ -101,6 +154,7 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
       await store?.close();
     },
   };
+  return services;
 }
 
 /** Whether the agent verifies signed requests: its profile advertises `request_signing.supported`, or it is configured. */

@@ -45,6 +45,24 @@ export const SCHEMA: readonly string[] = [
   )`,
   'CREATE INDEX IF NOT EXISTS adcp_tasks_scope ON adcp_tasks (scope, created_at)',
   'CREATE INDEX IF NOT EXISTS adcp_tasks_expires ON adcp_tasks (expires_at)',
+  // The A2A server's Tasks (services/tasks/a2a-tasks.ts): one row per (principal, A2A task id), `task` the A2A Task as
+  // the SDK saved it (JSON; NULL while only linked), kept `ttl_ms` after its last save and bounded in number by a
+  // periodic purge. `adcp_task_id` links an A2A call that made an AdCP task to it; `settled` is what that task ended
+  // with (its status and the answer's body), written in the transaction that settles it and shown by every later
+  // load of the Task, whenever the SDK last saved it.
+  `CREATE TABLE IF NOT EXISTS adcp_a2a_tasks (
+    scope TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    task TEXT,
+    adcp_task_id TEXT,
+    settled TEXT,
+    ttl_ms BIGINT NOT NULL,
+    saved_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (scope, task_id)
+  )`,
+  'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_adcp ON adcp_a2a_tasks (adcp_task_id)',
+  'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_saved ON adcp_a2a_tasks (saved_at)',
   // Agent-level notification subscribers (sync_agent_notification_configs): each principal's set, keyed by its own
   // subscriber ids. `config` is the entry as registered, credentials included (write-only: never read back out).
   `CREATE TABLE IF NOT EXISTS adcp_agent_subscribers (

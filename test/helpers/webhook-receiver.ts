@@ -21,6 +21,8 @@ export interface Received {
 export interface Answer {
   readonly status: number;
   readonly headers?: Record<string, string>;
+  /** The answer's body (an endpoint-proof response: `{"challenge": …}`). */
+  readonly body?: string;
 }
 
 export interface Receiver {
@@ -29,6 +31,8 @@ export interface Receiver {
   readonly received: Received[];
   /** Answers for `path`, in order; after them, `fallback` (default 200). */
   script(path: string, answers: readonly (number | Answer)[], fallback?: number): void;
+  /** Answers every request to `path` with what `answer` makes of it (before any script). */
+  handle(path: string, answer: (request: { json: Record<string, unknown>; body: string }) => Answer): void;
   /** Resolves when `done(received)` holds, polling; rejects after `timeoutMs` naming what arrived. */
   until(done: (received: readonly Received[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -37,23 +41,24 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
   const scripts = new Map<string, { answers: Answer[]; fallback: number }>();
+  const handlers = new Map<string, (request: { json: Record<string, unknown>; body: string }) => Answer>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const path = req.url ?? '/';
-      const script = scripts.get(path);
-      const answer = script?.answers.shift() ?? { status: script?.fallback ?? 200 };
       let json: Record<string, unknown> = {};
       try {
         json = JSON.parse(body) as Record<string, unknown>;
       } catch {
         // recorded as it came
       }
+      const script = scripts.get(path);
+      const answer = handlers.get(path)?.({ json, body }) ?? script?.answers.shift() ?? { status: script?.fallback ?? 200 };
       received.push({ path, url: `${base}${path}`, method: req.method ?? '', headers: req.headers, body, json, status: answer.status, at: Date.now() });
       res.writeHead(answer.status, answer.headers ?? {});
-      res.end();
+      res.end(answer.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -61,6 +66,9 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     base,
     received,
+    handle(path, answer) {
+      handlers.set(path, answer);
+    },
     script(path, answers, fallback = 200) {
       scripts.set(path, { answers: answers.map((a) => (typeof a === 'number' ? { status: a } : a)), fallback });
     },

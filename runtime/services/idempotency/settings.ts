@@ -34,7 +34,14 @@ export function idempotencySettings(served: Served, options: AgentOptions): Serv
     }
     replay = { replayTtlSeconds: ttl, handlerTimeoutMs: handlerTimeoutS * 1000, waitMs: own.waitMs ?? DEFAULT_WAIT_MS, writes: own.writes, reads: own.reads };
   }
-  return { replay, handlerTimeoutMs: handlerTimeoutS * 1000, notifications: adcp.capability_changes?.notifications?.supported === true };
+  const notifications = adcp.capability_changes?.notifications?.supported === true;
+  // capabilities.changed webhooks are signed like every webhook: a seller advertising them MUST advertise
+  // webhook_signing.supported (protocol/get_adcp_capabilities.mdx, webhook_signing).
+  const signing = served.releases[0]!.capabilities.webhook_signing as { supported?: unknown } | undefined;
+  if (notifications && signing?.supported !== true) {
+    throw new Error(`adcp-codegen: profile ${served.name} advertises adcp.capability_changes.notifications.supported but not webhook_signing.supported: capabilities.changed webhooks are signed, so AdCP requires both; advertise webhook_signing (and regenerate) or drop the notifications`);
+  }
+  return { replay, handlerTimeoutMs: handlerTimeoutS * 1000, notifications };
 }
 
 interface Declared {

@@ -19,6 +19,8 @@ export interface Publication {
   baseUrl(): string | undefined;
   /** The HTTP entry's own public URL (from its options or listening address), used when none is configured. */
   useListeningUrl(url: string): void;
+  /** The agent's MCP URL (`<public URL>/mcp`), as brand.json names it: what buyers know the agent by. */
+  agentUrl(): string | undefined;
   /** What `identity.brand_json_url` advertises: the configured one, else `<public URL>/.well-known/brand.json`; https only. */
   brandJsonUrl(): string | undefined;
   brandJson(): Record<string, unknown> | undefined;
@@ -67,6 +69,7 @@ export function publication(keys: SigningKeys, settings: PublicationSettings): P
     useListeningUrl(url) {
       if (configuredBase === undefined) listening = baseOf(url, 'the HTTP entry\'s public URL');
     },
+    agentUrl: () => (baseUrl() === undefined ? undefined : `${baseUrl()}${MCP_PATH}`),
     brandJsonUrl,
     brandJson,
     async wellKnown(path) {

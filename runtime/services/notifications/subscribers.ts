@@ -1,5 +1,5 @@
 import type { Store } from '../../stores/open.js';
-import type { Sql } from '../../stores/sql.js';
+import type { SqlQuery } from '../../stores/sql.js';
 
 /**
  * Agent-level notification subscribers (protocol/sync_agent_notification_configs.mdx): each authenticated principal's
@@ -21,14 +21,14 @@ export interface Subscribers {
   of(principal: string): Promise<Subscriber[]>;
   /** Replaces the principal's set with exactly `next` (all or nothing). */
   replace(principal: string, next: readonly Omit<Subscriber, 'scope'>[]): Promise<void>;
-  /** Every active subscriber to an event type, across principals (to fire it). */
-  activeFor(eventType: string): Promise<Subscriber[]>;
+  /** Every active subscriber to an event type, across principals (to fire it); read in `tx` when given. */
+  activeFor(eventType: string, tx?: SqlQuery): Promise<Subscriber[]>;
 }
 
 const SELECT = 'SELECT scope, subscriber_id, config, active FROM adcp_agent_subscribers';
 
 export function subscribers(store: Store): Subscribers {
-  const rows = async (sql: Sql, where: string, params: unknown[]): Promise<Subscriber[]> =>
+  const rows = async (sql: SqlQuery, where: string, params: unknown[]): Promise<Subscriber[]> =>
     (await sql.query(`${SELECT} ${where} ORDER BY subscriber_id`, params)).rows.map((r) => ({
       ...(JSON.parse(String(r.config)) as Omit<Subscriber, 'scope' | 'active'>),
       scope: String(r.scope),
@@ -52,8 +52,8 @@ export function subscribers(store: Store): Subscribers {
         }
       });
     },
-    async activeFor(eventType) {
-      return (await rows(await store.open(), 'WHERE active = 1', [])).filter((s) => s.event_types.includes(eventType));
+    async activeFor(eventType, tx) {
+      return (await rows(tx ?? (await store.open()), 'WHERE active = 1', [])).filter((s) => s.event_types.includes(eventType));
     },
   };
 }

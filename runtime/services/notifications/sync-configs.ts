@@ -12,8 +12,17 @@ export interface SyncConfigsDeps {
   readonly subscribers: Subscribers;
   /** Whether the profile advertises `adcp.capability_changes.notifications.supported`. */
   readonly advertised: boolean;
-  /** Why a subscriber URL is refused (SSRF policy, https outside a sandbox), or undefined when it may be used. */
-  readonly refuseUrl?: (url: string) => string | undefined;
+  /**
+   * Why a subscriber's registration is refused — its URL (the SSRF policy: https and a public address outside a
+   * sandbox, a host that resolves), or its legacy `authentication` where the profile offers none — or undefined when
+   * it may be used: a string is why the URL is refused; `{ message, field }` an error naming its field (under `at`,
+   * `notification_configs[i]`). Checked for every entry, inactive ones too; may resolve the host (async).
+   */
+  readonly refuseUrl?: (
+    url: string,
+    authentication: Record<string, unknown> | undefined,
+    at: string,
+  ) => string | { message: string; field?: string } | undefined | Promise<string | { message: string; field?: string } | undefined>;
   /** Proof of control of a new or changed active subscriber's endpoint: undefined when proven, else why not. */
   readonly prove?: (principal: string, subscriber: Omit<Subscriber, 'scope'>) => Promise<string | undefined>;
 }
@@ -42,8 +51,9 @@ export function syncAgentNotificationConfigs(deps: SyncConfigsDeps) {
     for (const [i, c] of next.entries()) {
       if (seen.has(c.subscriber_id)) return failed('INVALID_REQUEST', `subscriber_id ${c.subscriber_id} appears twice`, `notification_configs[${i}].subscriber_id`);
       seen.add(c.subscriber_id);
-      const refused = deps.refuseUrl?.(c.url);
-      if (refused !== undefined) return failed('INVALID_REQUEST', `the subscriber URL is refused: ${refused}`, `notification_configs[${i}].url`);
+      const refused = await deps.refuseUrl?.(c.url, c.authentication, `notification_configs[${i}]`);
+      if (typeof refused === 'string') return failed('INVALID_REQUEST', `the subscriber URL is refused: ${refused}`, `notification_configs[${i}].url`);
+      if (refused !== undefined) return failed('INVALID_REQUEST', refused.message, refused.field ?? `notification_configs[${i}].url`);
     }
     const same = JSON.stringify(sorted(current)) === JSON.stringify(sorted(next));
     const action = same ? 'unchanged' : next.length === 0 ? 'cleared' : 'updated';

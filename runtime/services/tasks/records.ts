@@ -1,4 +1,4 @@
-import type { Sql } from '../../stores/sql.js';
+import type { SqlQuery } from '../../stores/sql.js';
 
 /**
  * The tasks table's statements (stores/schema.ts), the same text on PostgreSQL and SQLite. A terminal task is never
@@ -36,7 +36,7 @@ const PROGRESS = `UPDATE adcp_tasks SET status = $2, progress = $3, updated_at =
 WHERE task_id = $1 AND status NOT IN ('completed', 'failed', 'canceled', 'rejected') RETURNING task_id`;
 const PURGE = 'DELETE FROM adcp_tasks WHERE expires_at < $1';
 
-export async function insertTask(sql: Sql, r: Omit<TaskRecord, 'progress' | 'result' | 'error' | 'updatedAt' | 'completedAt'>, expiresAt: number): Promise<boolean> {
+export async function insertTask(sql: SqlQuery, r: Omit<TaskRecord, 'progress' | 'result' | 'error' | 'updatedAt' | 'completedAt'>, expiresAt: number): Promise<boolean> {
   const out = await sql.query(INSERT, [
     r.taskId,
     r.scope,
@@ -54,28 +54,28 @@ export async function insertTask(sql: Sql, r: Omit<TaskRecord, 'progress' | 'res
   return out.rowCount > 0;
 }
 
-export async function readTask(sql: Sql, taskId: string): Promise<TaskRecord | undefined> {
+export async function readTask(sql: SqlQuery, taskId: string): Promise<TaskRecord | undefined> {
   const row = (await sql.query(READ, [taskId])).rows[0];
   return row === undefined ? undefined : recordOf(row);
 }
 
 /** Moves a task to a terminal status with its result or error; false when it already was terminal (or is gone). */
-export async function settleTask(sql: Sql, taskId: string, status: string, result: unknown, error: unknown, now: number, expiresAt: number): Promise<boolean> {
+export async function settleTask(sql: SqlQuery, taskId: string, status: string, result: unknown, error: unknown, now: number, expiresAt: number): Promise<boolean> {
   const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
   return (await sql.query(SETTLE, [taskId, status, json(result), json(error), now, expiresAt])).rowCount > 0;
 }
 
-export async function progressTask(sql: Sql, taskId: string, status: string, progress: unknown, now: number, expiresAt: number): Promise<boolean> {
+export async function progressTask(sql: SqlQuery, taskId: string, status: string, progress: unknown, now: number, expiresAt: number): Promise<boolean> {
   return (await sql.query(PROGRESS, [taskId, status, progress === undefined ? null : JSON.stringify(progress), now, expiresAt])).rowCount > 0;
 }
 
 /** The tasks of one scope, newest first, for list_tasks to filter (bounded: a page never reads more). */
-export async function scopeTasks(sql: Sql, scope: string, limit: number): Promise<TaskRecord[]> {
+export async function scopeTasks(sql: SqlQuery, scope: string, limit: number): Promise<TaskRecord[]> {
   const rows = (await sql.query(`SELECT ${COLUMNS} FROM adcp_tasks WHERE scope = $1 ORDER BY created_at DESC LIMIT $2`, [scope, limit])).rows;
   return rows.map(recordOf);
 }
 
-export async function purgeTasks(sql: Sql, before: number): Promise<number> {
+export async function purgeTasks(sql: SqlQuery, before: number): Promise<number> {
   return (await sql.query(PURGE, [before])).rowCount;
 }
 

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { TaskHandle } from '../../api/agent-types.js';
 import type { Store } from '../../stores/open.js';
-import type { Sql } from '../../stores/sql.js';
+import type { Sql, SqlQuery } from '../../stores/sql.js';
 import { accountScope } from '../account-scope.js';
 import { insertTask, progressTask, purgeTasks, readTask, scopeTasks, settleTask, TERMINAL, type TaskRecord } from './records.js';
 
 /**
  * Async tasks (L3/async-operations.mdx): a handler that cannot finish in the call answers `submitted`; the runtime
  * keeps the task in the agent's store (so every instance, and a restart, sees it), serves its reads
- * (get_task_status, list_tasks) and, when it settles, hands it to whoever must tell the buyer (its webhook).
+ * (get_task_status, list_tasks) and, when it settles, writes what must tell the buyer (its webhook, its A2A Task) in
+ * the same transaction (TaskEffects).
  */
 
 export interface TaskOrigin {
@@ -24,6 +25,8 @@ export interface TaskOrigin {
   readonly shape: string;
   /** The request as parsed (its `context` is echoed on the task's webhook; `push_notification_config` registers it). */
   readonly request: Record<string, unknown>;
+  /** The A2A Task the call answers, when it came over A2A (its tasks/get shows the task's end). */
+  readonly a2aTaskId?: string;
 }
 
 export interface TasksService {
@@ -34,8 +37,20 @@ export interface TasksService {
   read(taskId: string, principal: string, account?: unknown): Promise<TaskRecord | undefined>;
   /** The principal's tasks (in `account` when given), newest first, at most `limit`. */
   list(principal: string, account: unknown, limit: number): Promise<TaskRecord[]>;
-  /** Called with each task as it becomes terminal (its result already converted for the buyer's release). */
-  onSettled(listener: (task: TaskRecord, sql: Sql) => Promise<void> | void): void;
+}
+
+/**
+ * What follows from a task's state, written in the same transaction as the state itself (Sql.transaction): a settled
+ * task's webhook in the outbox, its A2A Task's end; a new task's link to its A2A Task. Committed together or not at
+ * all; `committed` runs after the commit (the outbox's worker woken).
+ */
+export interface TaskEffects {
+  /** The task as it is now terminal (its result converted for the buyer's release); true when it enqueued something. */
+  settled(task: TaskRecord, tx: SqlQuery): Promise<boolean>;
+  /** A task made by an A2A call, linked to that call's A2A Task. */
+  linked(origin: TaskOrigin & { readonly a2aTaskId: string }, taskId: string, tx: SqlQuery): Promise<void>;
+  /** After a settle that enqueued something committed. */
+  committed(): void;
 }
 
 export interface TaskSettings {
@@ -43,6 +58,7 @@ export interface TaskSettings {
   readonly retentionSeconds?: number;
   /** The handler's result as the buyer's release reads it (conversions), or a throw for a result its release refuses. */
   readonly resultFor: (task: TaskRecord, result: Record<string, unknown>) => Record<string, unknown>;
+  readonly effects?: TaskEffects;
 }
 
 const DEFAULT_RETENTION_S = 7 * 24 * 3600;
@@ -50,7 +66,6 @@ const PURGE_EVERY_MS = 3_600_000;
 
 export function tasksService(store: Store, settings: TaskSettings): TasksService {
   const retentionMs = (settings.retentionSeconds ?? DEFAULT_RETENTION_S) * 1000;
-  const listeners: ((task: TaskRecord, sql: Sql) => Promise<void> | void)[] = [];
   let purged = 0;
   const open = async (): Promise<Sql> => {
     const sql = await store.open();
@@ -67,10 +82,15 @@ export function tasksService(store: Store, settings: TaskSettings): TasksService
     if (task === undefined || TERMINAL.has(task.status)) return false;
     const converted = result === undefined ? undefined : settings.resultFor(task, result);
     const now = Date.now();
-    if (!(await settleTask(sql, taskId, status, converted, error, now, now + retentionMs))) return false;
-    const settled = (await readTask(sql, taskId))!;
-    for (const listener of listeners) await listener(settled, sql);
-    return true;
+    // The state change and what follows from it (its webhook, its A2A Task) in one transaction: a crash or a store
+    // failure between them cannot leave a settled task whose buyer is never told.
+    const outcome = await sql.transaction(async (tx) => {
+      if (!(await settleTask(tx, taskId, status, converted, error, now, now + retentionMs))) return { settled: false, enqueued: false };
+      const settled: TaskRecord = { ...task, status, result: converted ?? null, error: error ?? null, updatedAt: now, completedAt: now };
+      return { settled: true, enqueued: (await settings.effects?.settled(settled, tx)) === true };
+    });
+    if (outcome.enqueued) settings.effects?.committed();
+    return outcome.settled;
   };
   const handle = (taskId: string): TaskHandle => ({
     taskId,
@@ -87,23 +107,30 @@ export function tasksService(store: Store, settings: TaskSettings): TasksService
       const taskId = options.taskId ?? `task_${randomUUID()}`;
       const push = origin.request.push_notification_config;
       const now = Date.now();
-      const inserted = await insertTask(
-        await open(),
-        {
-          taskId,
-          scope: origin.principal,
-          account: accountScope(origin.account),
-          taskType: origin.taskType,
-          protocol: origin.protocol,
-          release: origin.release,
-          shape: origin.shape,
-          status: 'submitted',
-          request: origin.request,
-          push: push !== null && typeof push === 'object' && !Array.isArray(push) ? (push as Record<string, unknown>) : null,
-          createdAt: now,
-        },
-        now + retentionMs,
-      );
+      const record = {
+        taskId,
+        scope: origin.principal,
+        account: accountScope(origin.account),
+        taskType: origin.taskType,
+        protocol: origin.protocol,
+        release: origin.release,
+        shape: origin.shape,
+        status: 'submitted',
+        request: origin.request,
+        push: push !== null && typeof push === 'object' && !Array.isArray(push) ? (push as Record<string, unknown>) : null,
+        createdAt: now,
+      };
+      const sql = await open();
+      const a2aTaskId = origin.a2aTaskId;
+      const effects = settings.effects;
+      const inserted =
+        a2aTaskId === undefined || effects === undefined
+          ? await insertTask(sql, record, now + retentionMs)
+          : await sql.transaction(async (tx) => {
+              if (!(await insertTask(tx, record, now + retentionMs))) return false;
+              await effects.linked({ ...origin, a2aTaskId }, taskId, tx);
+              return true;
+            });
       if (!inserted) throw new Error(`adcp-codegen: a task ${taskId} exists already`);
       return handle(taskId);
     },
@@ -119,6 +146,5 @@ export function tasksService(store: Store, settings: TaskSettings): TasksService
       const scope = account === undefined || account === null ? undefined : accountScope(account);
       return scope === undefined ? tasks : tasks.filter((t) => t.account === scope);
     },
-    onSettled: (listener) => void listeners.push(listener),
   };
 }

@@ -3,7 +3,7 @@ import type { AgentWebhooks, EnqueueResult, WebhookEvent } from '../../api/webho
 import type { Store } from '../../stores/open.js';
 import type { SqlQuery } from '../../stores/sql.js';
 import type { SigningKeys } from '../keys/keys.js';
-import { checkPushAuthentication, checkPushUrl, type PushCheck } from './push-config.js';
+import { checkPushAuthentication, checkPushUrl, vetPushConfig, type PushCheck, type PushVerdict } from './push-config.js';
 import { insertRow, readRow, type AuthMode } from './records.js';
 import { deliveryWorker, type DeliveryWorker, type WorkerSettings } from './worker.js';
 
@@ -25,6 +25,8 @@ import { deliveryWorker, type DeliveryWorker, type WorkerSettings } from './work
 export interface WebhookOutbox extends AgentWebhooks {
   /** As AgentWebhooks.enqueue; with `tx`, the row is written by that transaction (`Sql.transaction`) and commits with it. */
   enqueue(event: WebhookEvent, tx?: SqlQuery): Promise<EnqueueResult>;
+  /** A push registration's verdict: refused now, or unusable (refused when a task would deliver through it). */
+  vetPushConfig(config: unknown, field?: string): Promise<PushVerdict>;
   /** This process's worker looks for due rows now (after a transaction that enqueued commits). */
   wake(): void;
   /** Starts this process's delivery worker (unless `deliver: false`). */
@@ -60,6 +62,7 @@ export function webhookOutbox(store: Store, keys: SigningKeys, settings: OutboxS
       const c = (config ?? {}) as { url?: unknown; authentication?: unknown };
       return (await checkPushUrl(c.url, `${field}.url`, settings)) ?? checkPushAuthentication(c.authentication, field, settings);
     },
+    vetPushConfig: (config, field = 'push_notification_config') => vetPushConfig(config, field, settings),
     wake: () => worker?.wake(),
     async start() {
       if (worker === undefined || started) return;

@@ -20,34 +20,52 @@ export interface PushCheck {
   readonly resolve?: boolean;
 }
 
+/**
+ * What a push registration is to this agent: `refused`, a URL it must never register (not a URL, credentials in it,
+ * a scheme or an address — literal, or as the name resolves now — its SSRF policy denies) or a malformed legacy
+ * `authentication`; or `unusable`, a channel it could not honour (a host that does not resolve now, a legacy scheme
+ * the profile does not offer). A call answered at once needs no channel: only a task that would deliver through it
+ * must refuse an unusable one (L3/async-operations.mdx: a server that cannot honour the webhook channel rejects the
+ * request it would otherwise accept as submitted).
+ */
+export interface PushVerdict {
+  readonly refused?: AdcpError;
+  readonly unusable?: AdcpError;
+}
+
 export async function checkPushUrl(url: unknown, field: string, check: PushCheck): Promise<AdcpError | undefined> {
+  const v = await vetPushUrl(url, field, check);
+  return v.refused ?? v.unusable;
+}
+
+export async function vetPushUrl(url: unknown, field: string, check: PushCheck): Promise<PushVerdict> {
   const refuse = (problem: string): AdcpError =>
     new AdcpError('INVALID_REQUEST', `${field} ${problem}`, { recovery: 'correctable', field, suggestion: 'register a public https URL the seller can deliver webhooks to' });
-  if (typeof url !== 'string' || url === '') return refuse('must be a URL');
+  if (typeof url !== 'string' || url === '') return { refused: refuse('must be a URL') };
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    return refuse('is not a URL');
+    return { refused: refuse('is not a URL') };
   }
-  if (u.username !== '' || u.password !== '') return refuse('must not carry credentials');
-  if (u.hash !== '') return refuse('must not carry a fragment');
+  if (u.username !== '' || u.password !== '') return { refused: refuse('must not carry credentials') };
+  if (u.hash !== '') return { refused: refuse('must not carry a fragment') };
   const policy = ssrfPolicy(check.sandbox);
   const { enforceSsrfPolicy, enforceSsrfPolicyResolved } = sdkSubstitution();
   const literal = enforceSsrfPolicy(u, policy);
-  if (!literal.allowed) return refuse(problemOf(literal.rule, check.sandbox));
+  if (!literal.allowed) return { refused: refuse(problemOf(literal.rule, check.sandbox)) };
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  if (check.resolve === false || isIP(host) !== 0) return undefined;
+  if (check.resolve === false || isIP(host) !== 0) return {};
   let addresses: string[];
   try {
     addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // A name that does not exist cannot receive; a resolver that failed now is delivery's to find out.
-    return code === 'ENOTFOUND' ? refuse('names a host that does not resolve') : undefined;
+    return code === 'ENOTFOUND' ? { unusable: refuse('names a host that does not resolve') } : {};
   }
   const resolved = enforceSsrfPolicyResolved(u, addresses, policy);
-  return resolved.allowed ? undefined : refuse(problemOf(resolved.rule, check.sandbox));
+  return resolved.allowed ? {} : { refused: refuse(problemOf(resolved.rule, check.sandbox)) };
 }
 
 /**
@@ -56,15 +74,31 @@ export async function checkPushUrl(url: unknown, field: string, check: PushCheck
  * characters. Refused with INVALID_REQUEST naming `<field>.authentication`, never echoing the credentials.
  */
 export function checkPushAuthentication(authentication: unknown, field: string, check: PushCheck): AdcpError | undefined {
-  if (authentication === undefined || authentication === null) return undefined;
+  const v = vetPushAuthentication(authentication, field, check);
+  return v.refused ?? v.unusable;
+}
+
+export function vetPushAuthentication(authentication: unknown, field: string, check: PushCheck): PushVerdict {
+  if (authentication === undefined || authentication === null) return {};
   const at = `${field}.authentication`;
   const refuse = (problem: string): AdcpError => new AdcpError('INVALID_REQUEST', `${at} ${problem}`, { recovery: 'correctable', field: at });
-  if (!check.legacyAuth) return refuse('(legacy HMAC-SHA256 or Bearer) is not offered by this agent: omit it, and webhooks are signed with RFC 9421 (webhook_signing)');
+  if (!check.legacyAuth) return { unusable: refuse('(legacy HMAC-SHA256 or Bearer) is not offered by this agent: omit it, and webhooks are signed with RFC 9421 (webhook_signing)') };
   const a = authentication as { schemes?: unknown; credentials?: unknown };
   const scheme = Array.isArray(a.schemes) ? a.schemes[0] : undefined;
-  if (scheme !== 'HMAC-SHA256' && scheme !== 'Bearer') return refuse('schemes must be ["HMAC-SHA256"] or ["Bearer"]');
-  if (typeof a.credentials !== 'string' || a.credentials.length < 32) return refuse('credentials must be at least 32 characters');
-  return undefined;
+  if (scheme !== 'HMAC-SHA256' && scheme !== 'Bearer') return { refused: refuse('schemes must be ["HMAC-SHA256"] or ["Bearer"]') };
+  if (typeof a.credentials !== 'string' || a.credentials.length < 32) return { refused: refuse('credentials must be at least 32 characters') };
+  return {};
+}
+
+/** The URL's verdict, then the authentication's: the first refusal, else the first reason it is unusable. */
+export async function vetPushConfig(config: unknown, field: string, check: PushCheck): Promise<PushVerdict> {
+  const c = (config ?? {}) as { url?: unknown; authentication?: unknown };
+  const url = await vetPushUrl(c.url, `${field}.url`, check);
+  const auth = vetPushAuthentication(c.authentication, field, check);
+  const refused = url.refused ?? auth.refused;
+  if (refused !== undefined) return { refused };
+  const unusable = url.unusable ?? auth.unusable;
+  return unusable !== undefined ? { unusable } : {};
 }
 
 function problemOf(rule: string | undefined, sandbox: boolean): string {

@@ -69,8 +69,18 @@ export interface SdkSubstitution {
   enforceSsrfPolicyResolved(url: URL, addresses: readonly string[], policy: SsrfPolicy): PolicyResult;
 }
 
+/** @adcp/sdk/signing/client, structurally: the RFC 9421 webhook signature alone (the endpoint-proof challenge's). */
+export interface SdkSigningClient {
+  signWebhook(request: { method: string; url: string; headers: Record<string, string>; body: string }, key: SignerKey): { headers: Record<string, string> };
+}
+
 export function sdkServer(): SdkServer {
   return agentPackage<SdkServer>('@adcp/sdk/server', 'signed webhook delivery');
+}
+
+/** Loaded after @adcp/sdk/server (its modules are already in memory then): nothing more to pay. */
+export function sdkSigningClient(): SdkSigningClient {
+  return agentPackage<SdkSigningClient>('@adcp/sdk/signing/client', 'signing an endpoint-proof challenge');
 }
 
 export function sdkSubstitution(): SdkSubstitution {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2ASkill, A2ATaskStore } from '../../api/a2a-types.js';
 import type { Agent, AnyToolHandler } from '../../api/agent-types.js';
 import type { AuthPrincipal, AuthScheme, HttpOptions } from '../../api/http-types.js';
+import type { AgentServices } from '../../services/agent-services.js';
 import { isObject } from '../../wire/json-copy.js';
 import { createA2AExecutor } from '../a2a.js';
 import { v03Card, v1Card } from './a2a-card.js';
@@ -9,14 +10,14 @@ import { dialectOf, type Dialect } from './a2a-dialects.js';
 import { withoutToken } from './authenticate.js';
 import { agentRequire, isMissing } from './packages.js';
 import { sendJson } from './respond.js';
-import { boundedTaskStore } from './task-store.js';
 
 /**
  * A2A on the entry's port: JSON-RPC at `/a2a` through @a2a-js/sdk's JsonRpcTransportHandler and
  * DefaultRequestHandler (the agent's own SDK, 0.3.x or 1.x, resolved as the MCP SDK is), the executor of
- * agent.a2aExecutor, the bounded task store, and the agent card at `/.well-known/agent-card.json`. No Express: the
- * entry already read and authenticated the request; this builds the SDK's call context with the principal as its
- * User (the executor reads it into `ctx.principal`) and answers JSON, or SSE for message/stream.
+ * agent.a2aExecutor, the agent's durable task store (services/tasks/a2a-tasks.ts), and the agent card at
+ * `/.well-known/agent-card.json`. No Express: the entry already read and authenticated the request; this builds the
+ * SDK's call context with the principal as its User (the executor reads it into `ctx.principal`) and answers JSON, or
+ * SSE for message/stream.
  */
 
 export interface A2AEndpoint {
@@ -44,6 +45,7 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
 
 export function a2aEndpoint(
   agent: Agent,
+  services: Pick<AgentServices, 'a2aTaskStore'>,
   handlers: Readonly<Record<string, AnyToolHandler>>,
   options: HttpOptions,
   schemes: readonly AuthScheme[],
@@ -62,7 +64,8 @@ export function a2aEndpoint(
   }
   const dialect = dialectOf(server, () => require(`${pkg}/compat/v0_3/server`) as Record<string, unknown>);
   const executor = createA2AExecutor(agent, handlers, { rejectedTaskState: given.rejectedTaskState });
-  const store = given.taskStore ?? boundedTaskStore({ maxTasks: given.maxTasks, ttlMs: given.taskTtlMs });
+  // The agent's own store, durable and bounded (an AdCP task settling later shows on its A2A Task); `taskStore` overrides it.
+  const store = given.taskStore ?? services.a2aTaskStore({ maxTasks: given.maxTasks, ttlMs: given.taskTtlMs });
   let skills: A2ASkill[] | undefined;
   const cardAt = (base: string, legacy: boolean): Record<string, unknown> =>
     (legacy ? v03Card : v1Card)({ base, name: agent.name, skills: (skills ??= agent.a2aSkills()), schemes, given: given.card });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Agent, AnyToolHandler } from '../../api/agent-types.js';
 import type { HttpHandler, HttpOptions } from '../../api/http-types.js';
+import type { AgentServices } from '../../services/agent-services.js';
 import { a2aEndpoint } from './a2a-endpoint.js';
 import { admission, type ReadMessage } from './admit.js';
 import { challengeSchemes, mcpAuthInfo, type Challenge } from './authenticate.js';
@@ -23,7 +24,7 @@ export const MCP_PATH = '/mcp';
 export const A2A_PATH = '/a2a';
 export const CARD_PATH = '/.well-known/agent-card.json';
 
-export function httpEntry(agent: Agent, toolsJson: () => string, handlers: Readonly<Record<string, AnyToolHandler>>, options: HttpOptions = {}): HttpHandler {
+export function httpEntry(agent: Agent, services: Pick<AgentServices, 'a2aTaskStore'>, toolsJson: () => string, handlers: Readonly<Record<string, AnyToolHandler>>, options: HttpOptions = {}): HttpHandler {
   if (options.authenticate !== undefined && typeof options.authenticate !== 'function') throw new Error('adcp-codegen: authenticate must be a function (an Authenticator)');
   const maxBytes = positive(options.limits?.bodyBytes, DEFAULT_BODY_BYTES, 'limits.bodyBytes');
   const timeoutMs = positive(options.limits?.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'limits.bodyTimeoutMs');
@@ -32,7 +33,7 @@ export function httpEntry(agent: Agent, toolsJson: () => string, handlers: Reado
   const prm = protectedResourceMetadata(options.protectedResource);
   const challenge: Challenge = { schemes, realm: options.realm ?? 'adcp', ...(prm !== undefined ? { resourceMetadata: prm.url } : {}) };
   const mcp = mcpEndpoint(agent, toolsJson, handlers, options);
-  const a2a = a2aEndpoint(agent, handlers, options, options.authenticate === undefined ? [] : schemes);
+  const a2a = a2aEndpoint(agent, services, handlers, options, options.authenticate === undefined ? [] : schemes);
   const admit = admission(options.authenticate, challenge, agent.requestSignatures, options.publicUrl);
 
   /** The body, parsed; or the answer already sent (413, 408, a parse error), or a client gone. */

@@ -1,13 +1,13 @@
 import type { A2AStoredTask, A2ATaskStore } from '../../api/a2a-types.js';
-import { isObject } from '../../wire/json-copy.js';
+import { listPage, ownerOf } from '../../services/tasks/a2a-list.js';
 
 /**
  * The A2A server's Tasks in memory, bounded. @a2a-js/sdk's InMemoryTaskStore keeps every Task forever (with its
  * history: the buyer's whole message): 2,000 message/send with a 90 KB context grew RSS from 81 to 505 MB. This one
  * keeps at most `maxTasks`, each at most `ttlMs` after it was last saved, and evicts the oldest first; a Task it no
  * longer has is A2A's task-not-found, as for an id never issued. Each Task belongs to the principal that saved it
- * (the ServerCallContext's user): another caller's tasks/get finds nothing. The interface (A2ATaskStore) is the
- * SDK's TaskStore, so a durable store replaces this one through `a2a.taskStore`.
+ * (the ServerCallContext's user): another caller's tasks/get finds nothing. The HTTP entry's default is the durable
+ * store over the agent's own (services/tasks/a2a-tasks.ts); this one serves `a2a.taskStore` overrides and tests.
  */
 
 export interface BoundedTaskStoreOptions {
@@ -62,30 +62,13 @@ export function boundedTaskStore(options: BoundedTaskStoreOptions = {}): Bounded
     async list(params, context) {
       dropExpired(now());
       const owner = ownerOf(context);
-      const status = (t: A2AStoredTask): Record<string, unknown> => (isObject(t.status) ? t.status : {});
-      const after = typeof params.statusTimestampAfter === 'string' ? Date.parse(params.statusTimestampAfter) : NaN;
-      const found = [...tasks.values()]
-        .filter((e) => e.owner === owner)
-        .map((e) => e.task)
-        .filter((t) => (typeof params.contextId === 'string' && params.contextId !== '' ? t.contextId === params.contextId : true))
-        .filter((t) => (typeof params.status === 'number' && params.status !== 0 ? status(t).state === params.status : true))
-        .filter((t) => (Number.isNaN(after) ? true : Date.parse(String(status(t).timestamp ?? '')) > after))
-        .sort((a, b) => String(status(b).timestamp ?? '').localeCompare(String(status(a).timestamp ?? '')) || String(b.id).localeCompare(String(a.id)));
-      const pageSize = typeof params.pageSize === 'number' && params.pageSize > 0 ? params.pageSize : 50;
-      // The page token is the offset of the page's first task (this store's own, opaque to the buyer).
-      const start = typeof params.pageToken === 'string' && /^\d+$/.test(params.pageToken) ? Number(params.pageToken) : 0;
-      const page = found.slice(start, start + pageSize).map((t) => (params.includeArtifacts === true ? copy(t) : { ...copy(t), artifacts: [] }));
-      return { tasks: page, nextPageToken: start + pageSize < found.length ? String(start + pageSize) : '', pageSize, totalSize: found.length };
+      return listPage(
+        [...tasks.values()].filter((e) => e.owner === owner).map((e) => e.task),
+        params,
+        copy,
+      );
     },
   };
-}
-
-/** The principal a Task belongs to: the authenticated user of the call that saved or asks for it. */
-function ownerOf(context: unknown): string {
-  // The ServerCallContext's `user` is a getter of its class: read, not enumerated.
-  const user = isObject(context) ? context.user : undefined;
-  if (!isObject(user)) return '';
-  return user.isAuthenticated === true && typeof user.userName === 'string' ? user.userName : '';
 }
 
 /**
