@@ -47,7 +47,8 @@ test('message/send answers submitted (a completed A2A Task); after the AdCP task
     assert.ok(await agent.task(adcpTask).complete({ thing: { id: 'a1' } }));
     const done = (await get(url, sent.id)).result;
     assert.is(done.status.state, 'completed');
-    assert.equal(dataOf(done), { thing: { id: 'a1' }, context: { correlation_id: 'a2a-async' } });
+    // The result as a call would have answered it: enveloped (status, adcp_version), the request's context echoed.
+    assert.equal(dataOf(done), { thing: { id: 'a1' }, context: { correlation_id: 'a2a-async' }, status: 'completed', adcp_version: '9.1' });
     assert.equal([done.kind, done.id, done.contextId], ['task', sent.id, sent.contextId], 'the SDK\'s Task, its end written over it');
     assert.is((await get(url, sent.id, B)).error.code, -32001, 'another principal finds nothing');
 
@@ -76,7 +77,7 @@ test('@a2a-js/sdk 1.x (A2A 1.0): the settled task\'s end on its Task in the 1.0 
     assert.ok(await agent.task(adcpTask).complete({ thing: { id: 'v1' } }));
     const done = await getV1(sent.id);
     assert.is(done.status.state, 'TASK_STATE_COMPLETED');
-    assert.equal(done.artifacts[0].parts[0].data, { thing: { id: 'v1' }, context: { via: 'a2a-1.0' } });
+    assert.equal(done.artifacts[0].parts[0].data, { thing: { id: 'v1' }, context: { via: 'a2a-1.0' }, status: 'completed', adcp_version: '9.1' });
     const other = await sendV1({ thing: { id: 'v1b' } }, 2);
     assert.ok(await agent.task(String(other.artifacts[0].parts[0].data.task_id)).fail({ code: 'PRODUCT_UNAVAILABLE', message: 'sold out' }));
     const failed = await getV1(other.id);
@@ -100,7 +101,7 @@ test('Tasks are durable: a new agent on the same state directory answers tasks/g
   const second = await serve(stateDir);
   try {
     assert.equal(dataOf((await get(second.url, sync.id)).result), dataOf(sync));
-    assert.equal(dataOf((await get(second.url, sent.id)).result), { thing: { id: 'd1' } });
+    assert.equal(dataOf((await get(second.url, sent.id)).result), { thing: { id: 'd1' }, status: 'completed', adcp_version: '9.1' });
   } finally {
     await second.served.close();
   }

@@ -83,7 +83,8 @@ test('completed later: exactly one signed webhook, the 3.2 payload (operation_id
       protocol: 'media-buy',
       status: 'completed',
       token: 'tok_0123456789abcdef',
-      result: { thing: { id: 't1' }, context: { correlation_id: 'async-hook-1' } },
+      // The result as the call would have answered it: its envelope, the request's context echoed.
+      result: { thing: { id: 't1' }, context: { correlation_id: 'async-hook-1' }, status: 'completed', adcp_version: '9.1' },
     },
   );
   await agent.close();
@@ -179,7 +180,7 @@ test('operation_id: a 3.2-style push config without one makes ctx.task() refuse 
   const hook = receiver.received.find((r) => r.path === path)!.json;
   assert.is(hook.operation_id, undefined);
   assert.is(hook.task_type, 'get_things');
-  assert.equal(hook.result, { things: [], context: { n: 3 } });
+  assert.equal(hook.result, { things: [], context: { n: 3 }, status: 'completed', adcp_version: '9.1' });
   await agent.close();
 });
 

@@ -93,6 +93,8 @@ export interface HandlerContext<Release extends string = string> extends CallCon
  */
 export interface TaskHandle {
   readonly taskId: string;
+  /** The task's status now (`submitted`, `working`, … `completed`), or undefined when there is no such task. */
+  status(): Promise<string | undefined>;
   /** The body to answer the call with: `{ status: 'submitted', task_id, message? }`. */
   submitted(message?: string): Record<string, unknown>;
   /** Still running: `working` (or `input-required`), with progress. False once the task is terminal. */

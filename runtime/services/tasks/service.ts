@@ -94,6 +94,7 @@ export function tasksService(store: Store, settings: TaskSettings): TasksService
   };
   const handle = (taskId: string): TaskHandle => ({
     taskId,
+    status: async () => (await readTask(await open(), taskId))?.status,
     submitted: (message) => ({ status: 'submitted', task_id: taskId, ...(message !== undefined ? { message } : {}) }),
     async progress(progress, status = 'working') {
       const now = Date.now();

@@ -11,7 +11,8 @@ import type { TaskRecord } from './records.js';
  * - `notification_id` `<task_id>.terminal`: the terminal notification's stable logical id;
  * - `result` (core/async-response-data.json): completed, the task's answer as the buyer's release reads it (the task
  *   keeps it converted); failed (rejected, canceled), the task response's error arm, `{ errors: [error] }`; either
- *   way with the request's `context` echoed (L3/webhooks.mdx, Echoing the caller's context);
+ *   way with the request's `context` echoed (L3/webhooks.mdx, Echoing the caller's context) unless the completed
+ *   answer carries a context of its own;
  * - the buyer's legacy `authentication` only when it sent one (HMAC-SHA256 or Bearer instead of RFC 9421).
  */
 export function taskWebhook(task: TaskRecord): WebhookEvent | undefined {
@@ -19,7 +20,8 @@ export function taskWebhook(task: TaskRecord): WebhookEvent | undefined {
   if (push === null || typeof push.url !== 'string') return undefined;
   const context = task.request.context;
   const echo = context !== undefined ? { context } : {};
-  const result = task.status === 'completed' ? { ...(task.result ?? {}), ...echo } : { errors: [task.error ?? { code: 'SERVICE_UNAVAILABLE', message: 'the task ended without an answer' }], ...echo };
+  // A completion that states its own context (a sandbox's force_task_completion does) keeps it; otherwise the request's.
+  const result = task.status === 'completed' ? { ...echo, ...(task.result ?? {}) } : { errors: [task.error ?? { code: 'SERVICE_UNAVAILABLE', message: 'the task ended without an answer' }], ...echo };
   const message = task.status === 'completed' ? undefined : typeof task.error?.message === 'string' ? task.error.message : undefined;
   const auth = push.authentication as { schemes?: unknown; credentials?: unknown } | undefined;
   return {
