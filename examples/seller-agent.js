@@ -49,17 +49,21 @@ export function apiKeyAuthenticator(set, apiKey, principal = 'buyer') {
 /**
  * Starts the agent; resolves to its MCP endpoint URL, its port, the loaded agent and a close function.
  * @param {{ port?: number, host?: string, mode?: 'production' | 'development', profile?: string, generated?: string,
- *   apiKey?: string, seller?: import('./seller/index.js').SellerOptions, signing?: import('../generated/index.js').SigningOptions }} [options]
+ *   apiKey?: string, seller?: import('./seller/index.js').SellerOptions, signing?: import('../generated/index.js').SigningOptions,
+ *   store?: import('../generated/index.js').AgentOptions['store'], tls?: import('../generated/index.js').ServeOptions['tls'] }} [options]
  *   `apiKey`: the Bearer key protected calls need (default ADCP_API_KEY; none: no authentication). `signing`: whose
  *   signed requests the agent accepts (default: the runner contract ADCP_SIGNING_TEST_KIT names, if any).
+ *   `store`: where protocol state lives (default: DATABASE_URL, else ADCP_STATE_DIR). `tls`: serve HTTPS with this
+ *   certificate and key (default: ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE, if set).
  */
 export async function startSellerAgent(options = {}) {
   const set = await loadGenerated(options.generated ?? generatedDir);
   const { loadProfile } = set;
-  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production', signing: options.signing ?? signingFromEnv() });
+  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production', signing: options.signing ?? signingFromEnv(), store: options.store });
   const served = await agent.serve(createSellerHandlers(agent, options.seller), {
     port: options.port ?? 0,
     host: options.host,
+    tls: options.tls,
     authenticate: apiKeyAuthenticator(set, options.apiKey ?? process.env.ADCP_API_KEY),
     mcp: { name: 'reference-seller' },
     a2a: { card: { name: 'reference seller', description: `AdCP reference seller (${agent.name})` } },

@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts b42fe5d4c3114317
+//   adcp-codegen 0.1.0:runtime/loader.ts cb6ca16ebfa616ae
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -403,6 +403,7 @@ const builtins = new Set([
   "node:dns/promises",
   "node:fs",
   "node:http",
+  "node:https",
   "node:module",
   "node:net",
   "node:os",

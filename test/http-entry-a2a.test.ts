@@ -69,6 +69,10 @@ test('0.3 client without credentials: get_adcp_capabilities completes; a protect
   const raw = await rpc(`${root}/a2a`, a2aSend('list_creatives'));
   assert.is(raw.status, 401);
   assert.is(raw.headers['www-authenticate'], 'Bearer realm="adcp"');
+  // The base URL A2A clients are given answers JSON-RPC too (AdCP's grader probes it there): protected the same.
+  const atRoot = await rpc(`${root}/`, a2aSend('list_creatives'));
+  assert.is(atRoot.status, 401);
+  assert.is(atRoot.headers['www-authenticate'], 'Bearer realm="adcp"');
   const wrong = await rpc(`${root}/a2a`, a2aSend('list_creatives'), { authorization: 'Bearer sk_nobody' });
   assert.is(wrong.status, 401);
   assert.match(String(wrong.headers['www-authenticate']), /error="invalid_token"/);

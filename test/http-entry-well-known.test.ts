@@ -1,8 +1,10 @@
+import { request as httpsRequest } from 'node:https';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { committedSet, exampleHandlers } from './helpers/generated.js';
 import { http } from './helpers/http.js';
 import { tempDir } from './helpers/temp.js';
+import { loopbackCertificate } from './helpers/tls.js';
 
 /**
  * The agent's signing keys published by the HTTP entry (issue 30 point 2): brand.json and the JWKS at the agent's
@@ -33,6 +35,37 @@ test('GET /.well-known/brand.json and /.well-known/jwks.json: public, applicatio
     }
     assert.is((await http(`${base}/.well-known/unknown.json`)).status, 404);
     assert.is((await http(`${base}/.well-known/brand.json`, { method: 'HEAD' })).status, 200);
+  } finally {
+    await served.close();
+  }
+});
+
+test('served over HTTPS (tls): the MCP URL, brand.json and JWKS are https; a client trusting the certificate calls it', async () => {
+  const certificate = loopbackCertificate();
+  const agent = await loadProfile('guaranteed-publisher', { mode: 'development', store: { stateDir: tempDir() }, webhooks: {} });
+  const served = await agent.serve(await exampleHandlers(agent), { port: 0, tls: certificate, authenticate: apiKeyAuth({ sk_key: { principal: 'b' } }) });
+  const get = (url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; text: string }> =>
+    new Promise((resolve, reject) => {
+      const req = httpsRequest(url, { method: init.method ?? 'GET', headers: init.headers, ca: certificate.cert }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.end(init.body);
+    });
+  try {
+    assert.match(served.url, /^https:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const doc = JSON.parse((await get(served.url.replace(/\/mcp$/, '/.well-known/brand.json'))).text) as { agents: { url: string; jwks_uri: string }[] };
+    assert.is(doc.agents[0]!.url, served.url);
+    assert.match(doc.agents[0]!.jwks_uri, /^https:\/\//);
+    assert.is((await get(doc.agents[0]!.jwks_uri)).status, 200);
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_adcp_capabilities', arguments: {} } };
+    const answered = await get(served.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(call) });
+    assert.is(answered.status, 200, answered.text);
+    // A client that does not trust the certificate does not get in.
+    const untrusted = await new Promise<string>((resolve) => httpsRequest(served.url, { method: 'POST' }, () => resolve('connected')).on('error', (e) => resolve(e.message)).end());
+    assert.match(untrusted, /self[- ]signed|certificate/i);
   } finally {
     await served.close();
   }

@@ -75,9 +75,9 @@
 //   adcp-codegen 0.1.0:runtime/services/tasks/effects.ts 104dd9a2be3359f1
 //   adcp-codegen 0.1.0:runtime/services/tasks/reads.ts 7f23358ab84ebc66
 //   adcp-codegen 0.1.0:runtime/services/tasks/records.ts dcc287ed010c4610
-//   adcp-codegen 0.1.0:runtime/services/tasks/result.ts 5f147af06266f487
-//   adcp-codegen 0.1.0:runtime/services/tasks/service.ts 603be41b6e69f1d0
-//   adcp-codegen 0.1.0:runtime/services/tasks/webhook.ts 1388e9be63aad6d1
+//   adcp-codegen 0.1.0:runtime/services/tasks/result.ts cb38cd28086caade
+//   adcp-codegen 0.1.0:runtime/services/tasks/service.ts d3a5e031ecc6a558
+//   adcp-codegen 0.1.0:runtime/services/tasks/webhook.ts 91fcac21343f07b6
 //   adcp-codegen 0.1.0:runtime/services/webhooks/attempt.ts db0c4cb6ea35bbc2
 //   adcp-codegen 0.1.0:runtime/services/webhooks/outbox.ts b341c7d4ceecf2b8
 //   adcp-codegen 0.1.0:runtime/services/webhooks/push-config.ts 699abcfc8c362f4b
@@ -99,11 +99,11 @@
 //   adcp-codegen 0.1.0:runtime/transports/http/authenticate.ts efab423c109033f5
 //   adcp-codegen 0.1.0:runtime/transports/http/body.ts f8b1818bd55ec5fa
 //   adcp-codegen 0.1.0:runtime/transports/http/classify.ts 0be884d9b06386f7
-//   adcp-codegen 0.1.0:runtime/transports/http/entry.ts 8b82f952b0fea5d6
+//   adcp-codegen 0.1.0:runtime/transports/http/entry.ts 358390dcaffb29fc
 //   adcp-codegen 0.1.0:runtime/transports/http/mcp-endpoint.ts a783e87bfebeea8c
 //   adcp-codegen 0.1.0:runtime/transports/http/packages.ts 427b9409b3cdae1e
 //   adcp-codegen 0.1.0:runtime/transports/http/respond.ts fff8278a00ab7722
-//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts f7eba70482cf901a
+//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts 9bbdbacf10ab4fb7
 //   adcp-codegen 0.1.0:runtime/transports/http/task-store.ts 7c521eb8c8a35009
 //   adcp-codegen 0.1.0:runtime/transports/http/tools-list-fast.ts 68f7a23b55fa491a
 //   adcp-codegen 0.1.0:runtime/transports/http/well-known.ts edf58e8b35d2cd80
@@ -751,7 +751,7 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
                     req.auth = caller.principal === undefined ? undefined : (0, authenticate_js_1.mcpAuthInfo)(caller.principal);
                 return await mcp.handle(req, res, got.value);
             }
-            if (a2a !== undefined && (path === exports.A2A_PATH || path === `${exports.A2A_PATH}/`)) {
+            if (a2a !== undefined && (path === exports.A2A_PATH || path === `${exports.A2A_PATH}/` || (path === '/' && req.method === 'POST'))) {
                 if (req.method !== 'POST')
                     return (0, respond_js_1.methodNotAllowed)(res, 'POST');
                 const got = await message(req, res);
@@ -918,7 +918,9 @@ function internalError(res, error, where) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.DEFAULTS = void 0;
 exports.serveHttp = serveHttp;
+const node_fs_1 = require("node:fs");
 const node_http_1 = require("node:http");
+const node_https_1 = require("node:https");
 const entry_js_1 = require("./transports/http/entry.js");
 exports.DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 };
 const CLOSE_GRACE_MS = 10_000;
@@ -935,6 +937,8 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
     if (headersTimeout > requestTimeout)
         throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
     const maxConnections = ms(options.maxConnections, exports.DEFAULTS.maxConnections, 'maxConnections');
+    const tls = options.tls ?? tlsFromEnv();
+    const scheme = tls === undefined ? 'http' : 'https';
     const handler = makeHandler();
     try {
         await agent.ready();
@@ -948,13 +952,15 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
     }
     const inFlight = new Set();
     let closing;
-    const server = (0, node_http_1.createServer)({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) }, (req, res) => {
+    const limits = { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) };
+    const serve = (req, res) => {
         if (closing !== undefined)
             res.setHeader('connection', 'close');
         inFlight.add(res);
         res.once('close', () => inFlight.delete(res));
         handler(req, res).catch((e) => process.emitWarning(`adcp-codegen: the HTTP entry failed: ${firstLine(e)}`));
-    });
+    };
+    const server = tls === undefined ? (0, node_http_1.createServer)(limits, serve) : (0, node_https_1.createServer)({ ...limits, cert: pem(tls.cert), key: pem(tls.key) }, serve);
     server.keepAliveTimeout = keepAliveTimeout;
     server.maxConnections = maxConnections;
     try {
@@ -967,7 +973,7 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
     }
     open.set(agent, (open.get(agent) ?? 0) + 1);
     const address = server.address();
-    listening((options.publicUrl ?? `http://${urlHost(host)}:${address.port}`).replace(/\/+$/, ''));
+    listening((options.publicUrl ?? `${scheme}://${urlHost(host)}:${address.port}`).replace(/\/+$/, ''));
     const release = async () => {
         const left = (open.get(agent) ?? 1) - 1;
         open.set(agent, left);
@@ -975,7 +981,7 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
             await agent.close();
     };
     return {
-        url: `http://${urlHost(host)}:${address.port}${entry_js_1.MCP_PATH}`,
+        url: `${scheme}://${urlHost(host)}:${address.port}${entry_js_1.MCP_PATH}`,
         port: address.port,
         close: () => (closing ??= shutDown(server, inFlight).then(release)),
     };
@@ -1007,6 +1013,26 @@ function shutDown(server, inFlight) {
                 res.once('finish', () => res.socket?.end());
         }
     });
+}
+function tlsFromEnv() {
+    const certFile = process.env.ADCP_TLS_CERT_FILE;
+    const keyFile = process.env.ADCP_TLS_KEY_FILE;
+    if (!certFile && !keyFile)
+        return undefined;
+    if (!certFile || !keyFile)
+        throw new Error('adcp-codegen: serve: set both ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE, or neither');
+    const read = (file, what) => {
+        try {
+            return (0, node_fs_1.readFileSync)(file);
+        }
+        catch (e) {
+            throw new Error(`adcp-codegen: serve: cannot read the TLS ${what} ${file}: ${e.code ?? firstLine(e)}`);
+        }
+    };
+    return { cert: read(certFile, 'certificate'), key: read(keyFile, 'key') };
+}
+function pem(v) {
+    return typeof v === 'string' ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 function envPort() {
     const raw = process.env.PORT;

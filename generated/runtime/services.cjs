@@ -75,9 +75,9 @@
 //   adcp-codegen 0.1.0:runtime/services/tasks/effects.ts 104dd9a2be3359f1
 //   adcp-codegen 0.1.0:runtime/services/tasks/reads.ts 7f23358ab84ebc66
 //   adcp-codegen 0.1.0:runtime/services/tasks/records.ts dcc287ed010c4610
-//   adcp-codegen 0.1.0:runtime/services/tasks/result.ts 5f147af06266f487
-//   adcp-codegen 0.1.0:runtime/services/tasks/service.ts 603be41b6e69f1d0
-//   adcp-codegen 0.1.0:runtime/services/tasks/webhook.ts 1388e9be63aad6d1
+//   adcp-codegen 0.1.0:runtime/services/tasks/result.ts cb38cd28086caade
+//   adcp-codegen 0.1.0:runtime/services/tasks/service.ts d3a5e031ecc6a558
+//   adcp-codegen 0.1.0:runtime/services/tasks/webhook.ts 91fcac21343f07b6
 //   adcp-codegen 0.1.0:runtime/services/webhooks/attempt.ts db0c4cb6ea35bbc2
 //   adcp-codegen 0.1.0:runtime/services/webhooks/outbox.ts b341c7d4ceecf2b8
 //   adcp-codegen 0.1.0:runtime/services/webhooks/push-config.ts 699abcfc8c362f4b
@@ -99,11 +99,11 @@
 //   adcp-codegen 0.1.0:runtime/transports/http/authenticate.ts efab423c109033f5
 //   adcp-codegen 0.1.0:runtime/transports/http/body.ts f8b1818bd55ec5fa
 //   adcp-codegen 0.1.0:runtime/transports/http/classify.ts 0be884d9b06386f7
-//   adcp-codegen 0.1.0:runtime/transports/http/entry.ts 8b82f952b0fea5d6
+//   adcp-codegen 0.1.0:runtime/transports/http/entry.ts 358390dcaffb29fc
 //   adcp-codegen 0.1.0:runtime/transports/http/mcp-endpoint.ts a783e87bfebeea8c
 //   adcp-codegen 0.1.0:runtime/transports/http/packages.ts 427b9409b3cdae1e
 //   adcp-codegen 0.1.0:runtime/transports/http/respond.ts fff8278a00ab7722
-//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts f7eba70482cf901a
+//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts 9bbdbacf10ab4fb7
 //   adcp-codegen 0.1.0:runtime/transports/http/task-store.ts 7c521eb8c8a35009
 //   adcp-codegen 0.1.0:runtime/transports/http/tools-list-fast.ts 68f7a23b55fa491a
 //   adcp-codegen 0.1.0:runtime/transports/http/well-known.ts edf58e8b35d2cd80
@@ -1869,25 +1869,39 @@ function recordOf(row) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.taskResult = taskResult;
+const response_js_1 = require("./wire/response.js");
 function taskResult(served, task, result) {
     const shape = served.byKey(task.shape);
     const release = served.byKey(task.release);
     if (shape === undefined || release === undefined)
         throw new Error(`adcp-codegen: task ${task.taskId} was made for AdCP ${task.release}, which this agent no longer serves`);
+    const inShape = enveloped(served, task, shape, result);
     const slot = served.slot(shape, task.taskType);
     if (slot !== undefined && served.mode === 'development') {
-        const verdict = served.response(slot)(result);
+        const verdict = served.response(slot)(inShape);
         if (!verdict.ok) {
             const first = verdict.issues[0];
             throw new Error(`adcp-codegen: the result of task ${task.taskId} (${task.taskType}) does not match the AdCP ${shape.key} response schema: ${first.pointer || 'the result'} ${first.message}`);
         }
     }
     if (shape === release)
-        return result;
+        return inShape;
     const down = served.convertDown(shape, release, task.taskType, result, task.request);
     if ('refused' in down)
         throw new Error(`adcp-codegen: the result of task ${task.taskId} has no AdCP ${release.key} form (${down.refused})`);
-    return down.body;
+    return enveloped(served, task, release, down.body);
+}
+function enveloped(served, task, release, result) {
+    const slot = served.slot(release, task.taskType);
+    const domain = release.domainStatus?.[task.taskType];
+    const defines = (body) => domain?.includes(body.status) === true || (slot !== undefined && (0, response_js_1.statusDefined)(served.response(slot), body));
+    const made = (0, response_js_1.responseEnvelope)(result, result.context, release.key, defines, domain === undefined);
+    if (!made.ok)
+        throw new Error(`adcp-codegen: the result of task ${task.taskId} (${task.taskType}): ${made.message}`);
+    for (const field of release.omitEnvelope?.[task.taskType] ?? [])
+        if (field !== 'status' || result.status === undefined)
+            delete made.body[field];
+    return made.body;
 }
 
   },
@@ -1932,6 +1946,7 @@ function tasksService(store, settings) {
     };
     const handle = (taskId) => ({
         taskId,
+        status: async () => (await (0, records_js_1.readTask)(await open(), taskId))?.status,
         submitted: (message) => ({ status: 'submitted', task_id: taskId, ...(message !== undefined ? { message } : {}) }),
         async progress(progress, status = 'working') {
             const now = Date.now();
@@ -2002,7 +2017,7 @@ function taskWebhook(task) {
         return undefined;
     const context = task.request.context;
     const echo = context !== undefined ? { context } : {};
-    const result = task.status === 'completed' ? { ...(task.result ?? {}), ...echo } : { errors: [task.error ?? { code: 'SERVICE_UNAVAILABLE', message: 'the task ended without an answer' }], ...echo };
+    const result = task.status === 'completed' ? { ...echo, ...(task.result ?? {}) } : { errors: [task.error ?? { code: 'SERVICE_UNAVAILABLE', message: 'the task ended without an answer' }], ...echo };
     const message = task.status === 'completed' ? undefined : typeof task.error?.message === 'string' ? task.error.message : undefined;
     const auth = push.authentication;
     return {

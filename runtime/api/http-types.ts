@@ -134,6 +134,12 @@ export interface ServeOptions extends HttpOptions {
   requestTimeoutMs?: number;
   /** Default 1,024 open connections; more are refused at accept. */
   maxConnections?: number;
+  /**
+   * Serve HTTPS with this certificate chain and private key (PEM), for an agent that terminates TLS itself rather
+   * than behind a proxy. Default: the files `ADCP_TLS_CERT_FILE` and `ADCP_TLS_KEY_FILE` name, when both are set;
+   * else plain HTTP.
+   */
+  tls?: { cert: string | Uint8Array; key: string | Uint8Array };
 }
 
 /** A running server: where it listens, and how to stop it (open connections are closed, the store released). */

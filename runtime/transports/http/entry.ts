@@ -12,12 +12,13 @@ import { cutShort, internalError, methodNotAllowed, notFound, sendJsonRpcError }
 import { protectedResourceMetadata } from './well-known.js';
 
 /**
- * The HTTP entry (agent.httpHandler): one request handler for MCP at `/mcp`, A2A at `/a2a` with its agent card, and
- * the protected-resource metadata when configured; any other path is the host's (`next()` under Express, 404 on a
- * bare node:http server). For a JSON-RPC POST, in this order and before any pipeline work: the body, read within
- * its limits; the message, parsed; its classification, public or protected (classify.ts); authentication and the
- * request's signature (admit.ts). Only then does an SDK see the request, with the principal attached. Everything is resolved
- * and checked when the handler is made (the handler set, the SDKs, the options), so a bad start fails there.
+ * The HTTP entry (agent.httpHandler): one request handler for MCP at `/mcp`, A2A at `/a2a` (and a POST to `/`) with
+ * its agent card, and the protected-resource metadata when configured; any other path is the host's (`next()` under
+ * Express, 404 on a bare node:http server). For a JSON-RPC POST, in this order and before any pipeline work: the
+ * body, read within its limits; the message, parsed; its classification, public or protected (classify.ts);
+ * authentication and the request's signature (admit.ts). Only then does an SDK see the request, with the principal
+ * attached. Everything is resolved and checked when the handler is made (the handler set, the SDKs, the options), so
+ * a bad start fails there.
  */
 
 export const MCP_PATH = '/mcp';
@@ -69,7 +70,9 @@ export function httpEntry(agent: Agent, services: Pick<AgentServices, 'a2aTaskSt
         if (options.authenticate !== undefined || agent.requestSignatures !== undefined) (req as IncomingMessage & { auth?: unknown }).auth = caller.principal === undefined ? undefined : mcpAuthInfo(caller.principal);
         return await mcp.handle(req, res, got.value);
       }
-      if (a2a !== undefined && (path === A2A_PATH || path === `${A2A_PATH}/`)) {
+      // A2A at its card's URL, and at the base URL A2A clients are given (where @a2a-js/sdk's own layout answers
+      // JSON-RPC, and where AdCP's grader probes it), for a POST.
+      if (a2a !== undefined && (path === A2A_PATH || path === `${A2A_PATH}/` || (path === '/' && req.method === 'POST'))) {
         if (req.method !== 'POST') return methodNotAllowed(res, 'POST');
         const got = await message(req, res);
         if (got === undefined) return;

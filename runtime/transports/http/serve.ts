@@ -1,4 +1,6 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Agent } from '../../api/agent-types.js';
 import type { HttpHandler, RunningServer, ServeOptions } from '../../api/http-types.js';
@@ -13,7 +15,8 @@ import { MCP_PATH } from './entry.js';
  *   connection first (Node's 5 s default closed it under MCP clients reusing it seconds later: "other side closed");
  * - at most `maxConnections` (1,024) open connections; more are refused at accept;
  * - close(): no new connections, idle keep-alive sockets closed at once, busy ones when their answer is sent (and
- *   after `CLOSE_GRACE_MS` regardless), then the store released.
+ *   after `CLOSE_GRACE_MS` regardless), then the store released;
+ * - HTTPS when given a certificate (`tls`, or ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE), with the same limits.
  * A server without an authenticator serves every call to anyone: it warns, once per agent.
  */
 
@@ -41,6 +44,8 @@ export async function serveHttp(
   const requestTimeout = ms(options.requestTimeoutMs, DEFAULTS.requestTimeoutMs, 'requestTimeoutMs');
   if (headersTimeout > requestTimeout) throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
   const maxConnections = ms(options.maxConnections, DEFAULTS.maxConnections, 'maxConnections');
+  const tls = options.tls ?? tlsFromEnv();
+  const scheme = tls === undefined ? 'http' : 'https';
   const handler = makeHandler();
   try {
     await agent.ready();
@@ -53,13 +58,15 @@ export async function serveHttp(
   }
   const inFlight = new Set<ServerResponse>();
   let closing: Promise<void> | undefined;
-  const server = createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) }, (req, res) => {
+  const limits = { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) };
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     if (closing !== undefined) res.setHeader('connection', 'close');
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
     // The entry answers its own failures; a rejection here would be a bug of the entry, never a crash of the process.
     handler(req, res).catch((e: unknown) => process.emitWarning(`adcp-codegen: the HTTP entry failed: ${firstLine(e)}`));
-  });
+  };
+  const server: Server = tls === undefined ? createServer(limits, serve) : createHttpsServer({ ...limits, cert: pem(tls.cert), key: pem(tls.key) }, serve);
   server.keepAliveTimeout = keepAliveTimeout;
   server.maxConnections = maxConnections;
   try {
@@ -71,14 +78,14 @@ export async function serveHttp(
   }
   open.set(agent, (open.get(agent) ?? 0) + 1);
   const address = server.address() as AddressInfo;
-  listening((options.publicUrl ?? `http://${urlHost(host)}:${address.port}`).replace(/\/+$/, ''));
+  listening((options.publicUrl ?? `${scheme}://${urlHost(host)}:${address.port}`).replace(/\/+$/, ''));
   const release = async (): Promise<void> => {
     const left = (open.get(agent) ?? 1) - 1;
     open.set(agent, left);
     if (left === 0) await agent.close();
   };
   return {
-    url: `http://${urlHost(host)}:${address.port}${MCP_PATH}`,
+    url: `${scheme}://${urlHost(host)}:${address.port}${MCP_PATH}`,
     port: address.port,
     close: () => (closing ??= shutDown(server, inFlight).then(release)),
   };
@@ -113,6 +120,26 @@ function shutDown(server: Server, inFlight: ReadonlySet<ServerResponse>): Promis
       else res.once('finish', () => (res.socket as Socket | null)?.end());
     }
   });
+}
+
+/** The certificate and key ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE name (both, or neither). */
+function tlsFromEnv(): ServeOptions['tls'] {
+  const certFile = process.env.ADCP_TLS_CERT_FILE;
+  const keyFile = process.env.ADCP_TLS_KEY_FILE;
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new Error('adcp-codegen: serve: set both ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE, or neither');
+  const read = (file: string, what: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (e) {
+      throw new Error(`adcp-codegen: serve: cannot read the TLS ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? firstLine(e)}`);
+    }
+  };
+  return { cert: read(certFile, 'certificate'), key: read(keyFile, 'key') };
+}
+
+function pem(v: string | Uint8Array): string | Buffer {
+  return typeof v === 'string' ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
 function envPort(): number | undefined {
