@@ -4,6 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { committedSet, EXAMPLE_ACCOUNTS, exampleHandlers } from './helpers/generated.js';
@@ -141,20 +142,46 @@ test('a mutating call replays by its idempotency_key: same answer, replayed, one
   await close();
 });
 
-test('the sandbox profile is the production profile plus the compliance controller, signed webhooks and request signing, on a sandbox surface', () => {
+const CONTROLLER_SCENARIOS = [
+  'force_account_status',
+  'force_create_media_buy_arm',
+  'force_creative_status',
+  'force_get_products_arm',
+  'force_media_buy_status',
+  'force_task_completion',
+  'seed_account',
+  'seed_creative',
+  'seed_media_buy',
+  'seed_pricing_option',
+  'seed_product',
+  'simulate_budget_spend',
+  'simulate_delivery',
+];
+
+test('the sandbox profile is the production profile plus the compliance controller, async tasks, notifications and signed webhooks, on a sandbox surface', () => {
   const read = (p: string): Record<string, any> => JSON.parse(readFileSync(join(repoRoot, p), 'utf8')) as Record<string, any>;
   const production = read('schemas/profiles/guaranteed-publisher.json');
   const sandbox = read('examples/profiles/guaranteed-publisher-sandbox.json');
   assert.is(sandbox.name, 'guaranteed-publisher-sandbox');
   assert.is(sandbox.surface, 'sandbox');
-  assert.equal(sandbox.tools, [...production.tools, 'comply_test_controller']);
-  assert.equal(sandbox.shared_tools, [...production.shared_tools, 'comply_test_controller']);
-  // Request signing for AdCP's signed_requests storyboard (its runner contract: required_for create_media_buy,
-  // protocol_methods_required_for tasks/cancel); "required", as a profile serving 3.2 must say.
-  const { request_signing: signing, webhook_signing: webhookSigning, ...capabilities } = sandbox.capabilities;
-  assert.equal(capabilities, production.capabilities);
+  // AdCP 3.1+ tools the runtime answers itself (the task reads, agent-level notification configs): 3.2 only here.
+  const runtimeTools = ['get_task_status', 'list_tasks', 'sync_agent_notification_configs'];
+  assert.equal(sandbox.tools, [...production.tools, 'comply_test_controller', ...runtimeTools]);
+  assert.equal(sandbox.shared_tools, [...production.shared_tools, 'comply_test_controller', ...runtimeTools]);
+  const { webhook_signing: webhookSigning, compliance_testing: testing, adcp: { capability_changes: changes, ...adcp }, ...capabilities } = sandbox.capabilities;
+  assert.equal({ ...capabilities, adcp }, production.capabilities);
+  // The controller's scenarios that AdCP 3.0.6's capabilities schema can name (its enum; 3.2 takes any): one
+  // capabilities block serves both releases. list_scenarios answers every one (below).
+  assert.equal(testing, { scenarios: CONTROLLER_SCENARIOS.filter((s) => /^(force_(account|creative|media_buy)_status|simulate_)/.test(s)) });
   // It signs webhooks (a development key it makes itself): AdCP 3.2 wants the retry horizon stated.
   assert.equal(webhookSigning, { supported: true, profile: 'adcp/webhook-signing/v1', algorithms: ['ed25519'], legacy_hmac_fallback: false, delivery_retry_horizon_seconds: 86400 });
+  assert.equal(changes, { cache_ttl_seconds: 3600, notifications: { supported: true, registration_task: 'sync_agent_notification_configs', event_types: ['capabilities.changed'] } });
+
+  // The signed deployment: the same, requiring RFC 9421 signatures as AdCP's signed_requests runner contract asks
+  // (required_for create_media_buy, protocol_methods_required_for tasks/cancel; "required", as a 3.2 profile must).
+  const signed = read('examples/profiles/guaranteed-publisher-sandbox-signed.json');
+  const { request_signing: signing, ...signedCapabilities } = signed.capabilities;
+  assert.equal({ ...signed, name: sandbox.name, description: sandbox.description, capabilities: signedCapabilities }, sandbox);
   assert.equal(signing, {
     supported: true,
     covers_content_digest: 'required',
@@ -163,6 +190,16 @@ test('the sandbox profile is the production profile plus the compliance controll
     protocol_methods_supported_for: ['tasks/cancel'],
     protocol_methods_required_for: ['tasks/cancel'],
   });
+});
+
+test('comply_test_controller lists exactly the scenarios the sandbox profile declares in compliance_testing', async () => {
+  const { createSeller } = (await import(pathToFileURL(join(repoRoot, 'examples/seller/index.js')).href)) as { createSeller(agent: unknown): { handlers: Record<string, (args: unknown, ctx: unknown) => Promise<Record<string, unknown>>> } };
+  const { loadProfile } = await committedSet();
+  const agent = await loadProfile('guaranteed-publisher', { mode: 'production' });
+  // The committed set has no controller (3.0.6 ships no controller schemas): the seller's own handler, called directly.
+  const seller = createSeller({ ...agent, tools: (r?: string) => [...agent.tools(r as never), 'comply_test_controller'] });
+  const listed = await seller.handlers.comply_test_controller!({ scenario: 'list_scenarios' }, {});
+  assert.equal(listed.scenarios, CONTROLLER_SCENARIOS);
 });
 
 test('the examples type-check (// @ts-check) against the committed set', () => {

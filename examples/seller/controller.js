@@ -18,12 +18,16 @@ import { Rejection } from './errors.js';
 
 /** @typedef {{ arm: string, task_id?: string, message?: string, reason?: string, suggestions?: string[] }} Directive */
 
+/** Task statuses a task never leaves (L3/async-operations.mdx). */
+const TERMINAL_TASK = new Set(['completed', 'failed', 'canceled', 'rejected']);
+
 /**
  * @param {{ accounts: ReturnType<typeof import('./accounts.js').createAccounts>, catalog: import('./catalog.js').Catalog,
  *   mediaBuys: ReturnType<typeof import('./media-buys.js').createMediaBuys>, delivery: ReturnType<typeof import('./delivery.js').createDelivery>,
- *   directives: Map<string, Directive> }} deps
+ *   directives: Map<string, Directive>, tasks: { task(taskId: string): { status(): Promise<string | undefined>, complete(result: Record<string, unknown>): Promise<boolean> } } }} deps
+ *   `tasks`: the agent (agent.task), whose store keeps the async tasks the seller's handlers make.
  */
-export function createController({ accounts, catalog, mediaBuys, delivery, directives }) {
+export function createController({ accounts, catalog, mediaBuys, delivery, directives, tasks }) {
   /** A controller failure (ControllerError arm): the task's own result, whose status says it failed. */
   const fail = (/** @type {string} */ error, /** @type {string} */ detail, /** @type {string | null} */ currentState = null) => ({ status: 'failed', success: false, error, error_detail: detail, current_state: currentState });
   const transitioned = (/** @type {string} */ from, /** @type {string} */ to, /** @type {string} */ message) => ({ success: true, previous_state: from, current_state: to, message });
@@ -39,7 +43,7 @@ export function createController({ accounts, catalog, mediaBuys, delivery, direc
     return undefined;
   };
 
-  /** @type {Record<string, (params: Record<string, any>, account: Account) => Record<string, unknown>>} */
+  /** @type {Record<string, (params: Record<string, any>, account: Account) => Record<string, unknown> | Promise<Record<string, unknown>>>} */
   const scenarios = {
     seed_product: (p) => {
       const refused = catalog.seedProduct(p.product_id, p.fixture ?? {});
@@ -111,6 +115,15 @@ export function createController({ accounts, catalog, mediaBuys, delivery, direc
       buy.budget_spent = spend; // replaces the spend level (budget, not delivery: get_media_buy_delivery is unchanged)
       return { success: true, simulated: { spend_percentage: p.spend_percentage, computed_spend: { amount: spend, currency: buy.currency }, budget: { amount: budget, currency: buy.currency } } };
     },
+    force_task_completion: async (p) => {
+      // The runtime's task (made by a forced submitted arm, or an IO review): completed with the result given, which
+      // its get_task_status and its webhook then carry.
+      const task = tasks.task(p.task_id);
+      const from = await task.status();
+      if (from === undefined) return fail('NOT_FOUND', `no task ${p.task_id}`);
+      if (TERMINAL_TASK.has(from) || !(await task.complete(p.result))) return fail('INVALID_TRANSITION', `a ${from} task cannot be completed`, from);
+      return transitioned(from, 'completed', `task ${p.task_id}: ${from} → completed`);
+    },
     force_get_products_arm: (p, account) => armed('get_products', p, account),
     force_create_media_buy_arm: (p, account) => armed('create_media_buy', p, account),
   };
@@ -144,6 +157,7 @@ export function createController({ accounts, catalog, mediaBuys, delivery, direc
     simulate_delivery: ['media_buy_id'],
     force_get_products_arm: ['arm'],
     force_create_media_buy_arm: ['arm'],
+    force_task_completion: ['task_id'],
   };
 
   const listed = Object.keys(scenarios).sort();
@@ -166,6 +180,9 @@ export function createController({ accounts, catalog, mediaBuys, delivery, direc
       const missing = (required[args.scenario] ?? []).filter((k) => typeof params[k] !== 'string' || params[k] === '');
       if (missing.length > 0) return fail('INVALID_PARAMS', `${args.scenario} needs params.${missing.join(' and params.')}`);
       if (args.scenario === 'simulate_budget_spend' && typeof params.spend_percentage !== 'number') return fail('INVALID_PARAMS', 'simulate_budget_spend needs a numeric params.spend_percentage');
+      if (args.scenario === 'force_task_completion' && (params.result === null || typeof params.result !== 'object' || Array.isArray(params.result))) {
+        return fail('INVALID_PARAMS', 'force_task_completion needs params.result, the task\'s terminal answer');
+      }
       return run(params, account);
     },
   };

@@ -30,9 +30,11 @@ import { atLeast, perRelease } from './releases.js';
  *
  * @typedef {{ releases: readonly string[], tools(release?: string): readonly string[], capabilities(release?: string): Record<string, any>,
  *   toolsList(release?: string): { name: string, annotations: { readOnlyHint: boolean } }[],
- *   validateResponse(tool: string, body: unknown, options: { release: string }): { ok: true } | { ok: false, issues: { pointer: string, message: string }[] } }} LoadedAgent
- * @typedef {{ now?: () => Date, accounts?: ({ account_id: string } & Record<string, unknown>)[] }} SellerOptions `accounts`: accounts the seller
- *   already holds (what a real seller loads from its records), addressed by `account_id`.
+ *   validateResponse(tool: string, body: unknown, options: { release: string }): { ok: true } | { ok: false, issues: { pointer: string, message: string }[] },
+ *   task(taskId: string): { status(): Promise<string | undefined>, complete(result: Record<string, unknown>): Promise<boolean> } }} LoadedAgent
+ * @typedef {{ now?: () => Date, accounts?: ({ account_id: string } & Record<string, unknown>)[], reviewMs?: number }} SellerOptions
+ *   `accounts`: accounts the seller already holds (what a real seller loads from its records), addressed by `account_id`;
+ *   `reviewMs`: how long the IO review of an order takes (default 1 s; see media-buys.js).
  */
 
 /**
@@ -43,6 +45,12 @@ import { atLeast, perRelease } from './releases.js';
  * release (create_media_buy's `media_buy_status` becomes 3.0's `status`, for instance).
  */
 const PER_RELEASE = new Set(['get_products', 'get_media_buy_delivery', 'list_creatives']);
+
+/**
+ * Tools the runtime answers itself when the profile serves them: the capabilities (from the profile), the reads of the
+ * async tasks it keeps (get_task_status, list_tasks) and the agent-level notification subscribers.
+ */
+const RUNTIME_TOOLS = new Set(['get_adcp_capabilities', 'get_task_status', 'list_tasks', 'sync_agent_notification_configs']);
 
 /**
  * The handler set for a loaded profile: exactly the tools it serves (the runtime refuses any other set at start).
@@ -85,9 +93,9 @@ export function createSeller(agent, options = {}) {
   /** @type {Map<string, import('./controller.js').Directive>} one-shot response arms, per tool and account */
   const directives = new Map();
   const creatives = createCreatives({ accounts, catalog, now });
-  const mediaBuys = createMediaBuys({ accounts, catalog, creatives, directives, now });
+  const mediaBuys = createMediaBuys({ accounts, catalog, creatives, directives, now, reviewMs: options.reviewMs });
   const delivery = createDelivery({ accounts, mediaBuys, now });
-  const controller = createController({ accounts, catalog, mediaBuys, delivery, directives });
+  const controller = createController({ accounts, catalog, mediaBuys, delivery, directives, tasks: agent });
   const products = createProducts({ accounts, catalog, directives });
 
   /** @type {(release: string) => Record<string, (args: any, ctx: any) => unknown>} */
@@ -107,7 +115,7 @@ export function createSeller(agent, options = {}) {
     return answering(impl);
   };
 
-  const served = [...new Set(agent.releases.flatMap((r) => agent.tools(r)))].filter((t) => t !== 'get_adcp_capabilities').sort();
+  const served = [...new Set(agent.releases.flatMap((r) => agent.tools(r)))].filter((t) => !RUNTIME_TOOLS.has(t)).sort();
   /** @type {Record<string, unknown>} */
   const handlers = {};
   for (const tool of served) {

@@ -24,14 +24,22 @@ import { checkBudget, checkFlight, checkMeasurementTerms } from './terms.js';
  *   cancellation?: { canceled_at: string, canceled_by: string, reason?: string },
  *   history: { revision: number, timestamp: string, action: string }[], delivery: Delivery, budget_spent?: number }} MediaBuy
  * @typedef {import('./accounts.js').Account} Account
+ * @typedef {{ taskId: string, submitted(message?: string): Record<string, unknown>, complete(result: Record<string, unknown>): Promise<boolean> }} TaskHandle
  */
+
+/**
+ * Whether a create goes through IO review (answered `submitted`, completed later): when the buyer registered for the
+ * task's outcome — a push_notification_config naming its operation_id, the handle AdCP 3.2 requires of a task
+ * webhook registration. A buyer that registered none (or only for the buy's own reporting) is booked at once.
+ */
+const wantsReview = (/** @type {Record<string, any>} */ args) => typeof args.push_notification_config?.operation_id === 'string';
 
 /**
  * @param {{ accounts: ReturnType<typeof import('./accounts.js').createAccounts>, catalog: import('./catalog.js').Catalog,
  *   creatives: ReturnType<typeof import('./creatives.js').createCreatives>, directives: Map<string, import('./controller.js').Directive>,
- *   now: () => Date }} deps
+ *   now: () => Date, reviewMs?: number }} deps `reviewMs`: how long the sandbox's IO review takes to sign an order.
  */
-export function createMediaBuys({ accounts, catalog, creatives, directives, now }) {
+export function createMediaBuys({ accounts, catalog, creatives, directives, now, reviewMs = 1000 }) {
   /** Every buy by id, for the compliance controller (which addresses entities by id, across its sandbox accounts). */
   /** @type {Map<string, MediaBuy>} */
   const byId = new Map();
@@ -135,7 +143,12 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now 
     return from;
   };
 
-  const create = (/** @type {Record<string, any>} */ args, /** @type {string} */ release) => {
+  /**
+   * @param {Record<string, any>} args
+   * @param {string} release
+   * @param {{ task(options?: { taskId?: string }): Promise<TaskHandle> }} ctx
+   */
+  const create = async (args, release, ctx) => {
     const t = now();
     // Dates first: a request with impossible dates is refused whatever else it names.
     const flight = checkFlight(args, t.getTime());
@@ -146,7 +159,8 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now 
     const directive = directives.get(armKey);
     if (directive !== undefined) {
       directives.delete(armKey);
-      if (directive.arm === 'submitted') return { status: 'submitted', task_id: directive.task_id, ...(directive.message !== undefined ? { message: directive.message } : {}) };
+      // A real task under the forced id: get_task_status and list_tasks find it, force_task_completion ends it.
+      if (directive.arm === 'submitted') return (await ctx.task({ taskId: directive.task_id })).submitted(directive.message);
       if (directive.arm === 'input-required') return { status: 'input-required', message: directive.message ?? 'The seller needs more information to book this media buy' };
     }
     if (args.proposal_id !== undefined) reject('PROPOSAL_NOT_FOUND', 'This seller issues no proposals; buy products by package', { field: 'proposal_id' });
@@ -174,18 +188,35 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now 
       ...(args.context !== undefined ? { context: args.context } : {}),
     };
     settle(account, buy);
-    // State last: everything above may still reject, and a rejection must leave nothing behind (replay rule 3).
-    account.space.mediaBuys.set(media_buy_id, buy);
-    byId.set(media_buy_id, buy);
-    return {
-      media_buy_id,
-      ...statusField(release, buy.status),
-      confirmed_at: buy.confirmed_at,
-      revision: buy.revision,
-      ...(atLeast(release, 3, 2) ? { currency: buy.currency, total_budget: totalBudget(buy) } : {}),
-      valid_actions: VALID_ACTIONS[buy.status],
-      packages: buy.packages.map(packageView),
+    const book = () => {
+      account.space.mediaBuys.set(media_buy_id, buy);
+      byId.set(media_buy_id, buy);
+      return {
+        media_buy_id,
+        ...statusField(release, buy.status),
+        confirmed_at: buy.confirmed_at,
+        revision: buy.revision,
+        ...(atLeast(release, 3, 2) ? { currency: buy.currency, total_budget: totalBudget(buy) } : {}),
+        valid_actions: VALID_ACTIONS[buy.status],
+        packages: buy.packages.map(packageView),
+      };
     };
+    // State last: everything above may still reject, and a rejection must leave nothing behind (replay rule 3).
+    if (!wantsReview(args)) return book();
+    // The buyer registered for the task's outcome: the order goes through IO review. The answer is `submitted`; the
+    // buy exists (and gets its media_buy_id) when the review signs it, which the task's webhook tells the buyer.
+    // ctx.task() first: a registration the agent cannot honour is refused before anything is booked.
+    const task = await ctx.task();
+    review(() => task.complete(book()));
+    return task.submitted('Insertion order in review; the media buy is booked when it is signed');
+  };
+
+  /** The sandbox's IO review: signs every order `reviewMs` after it arrives. */
+  const review = (/** @type {() => Promise<boolean>} */ sign) => {
+    const timer = setTimeout(() => {
+      sign().catch((/** @type {Error} */ e) => process.emitWarning(`reference seller: an IO review could not complete its task: ${e.message}`));
+    }, reviewMs);
+    timer.unref();
   };
 
   const update = (/** @type {Record<string, any>} */ args, /** @type {string} */ release) => {
@@ -327,7 +358,7 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now 
     },
     /** @param {string} release */
     handlers: (release) => ({
-      create_media_buy: (/** @type {Record<string, any>} */ args) => create(args, release),
+      create_media_buy: (/** @type {Record<string, any>} */ args, /** @type {any} */ ctx) => create(args, release, ctx),
       update_media_buy: (/** @type {Record<string, any>} */ args) => update(args, release),
       get_media_buys: (/** @type {Record<string, any>} */ args) => {
         const { page, pagination } = paginate(select(accounts.resolve(args.account), args), args.pagination);

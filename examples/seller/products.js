@@ -40,14 +40,16 @@ function narrowed(/** @type {Product} */ p, /** @type {Record<string, any>} */ f
 export function createProducts({ accounts, catalog, directives }) {
   /** @param {string} release */
   return (release) => ({
-    get_products: (/** @type {Record<string, any>} */ args) => {
+    get_products: async (/** @type {Record<string, any>} */ args, /** @type {{ task(o?: { taskId?: string }): Promise<{ submitted(m?: string): Record<string, unknown> }> }} */ ctx) => {
       const account = accounts.resolve(args.account);
       const key = `get_products\0${account.account_id}`;
       const directive = directives.get(key);
-      if (directive !== undefined) {
+      // A forced arm (force_get_products_arm) is for curated discovery: a wholesale feed request never consumes it.
+      if (directive !== undefined && args.buying_mode !== 'wholesale') {
         directives.delete(key);
         if (directive.arm === 'rejected') return { status: 'rejected', reason: directive.reason, ...(directive.suggestions !== undefined ? { suggestions: directive.suggestions } : {}) };
-        if (directive.arm === 'submitted') return { status: 'submitted', task_id: directive.task_id, ...(directive.message !== undefined ? { message: directive.message } : {}) };
+        // A real task under the forced id: the task reads find it, force_task_completion ends it with its result.
+        if (directive.arm === 'submitted') return (await ctx.task({ taskId: directive.task_id })).submitted(directive.message);
       }
       const filters = args.filters ?? {};
       let list = catalog.all().filter((p) => matches(p, filters));
