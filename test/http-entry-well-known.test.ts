@@ -23,7 +23,7 @@ test('GET /.well-known/brand.json and /.well-known/jwks.json: public, applicatio
     assert.is(brand.status, 200, brand.text);
     assert.match(String(brand.headers['content-type']), /^application\/json/);
     const doc = JSON.parse(brand.text) as { agents: { url: string; jwks_uri: string }[] };
-    assert.is(doc.agents[0]!.url, served.url);
+    assert.equal(doc.agents.map((a) => a.url), [served.url, `${base}/a2a`, base], 'MCP, A2A at its card\'s URL and at the base URL');
     const jwks = await http(doc.agents[0]!.jwks_uri);
     assert.is(jwks.status, 200);
     assert.match(String(jwks.headers['content-type']), /^application\/json/);
@@ -40,7 +40,18 @@ test('GET /.well-known/brand.json and /.well-known/jwks.json: public, applicatio
   }
 });
 
-test('served over HTTPS (tls): the MCP URL, brand.json and JWKS are https; a client trusting the certificate calls it', async () => {
+test('an entry serving no A2A (a2a: false) names only its MCP URL in brand.json', async () => {
+  const agent = await loadProfile('guaranteed-publisher', { mode: 'development', store: { stateDir: tempDir() }, webhooks: {} });
+  const served = await agent.serve(await exampleHandlers(agent), { port: 0, a2a: false, authenticate: apiKeyAuth({ sk_key: { principal: 'b' } }) });
+  try {
+    const doc = JSON.parse((await http(served.url.replace(/\/mcp$/, '/.well-known/brand.json'))).text) as { agents: { url: string }[] };
+    assert.equal(doc.agents.map((a) => a.url), [served.url]);
+  } finally {
+    await served.close();
+  }
+});
+
+test('served over HTTPS (tls): the MCP URL, brand.json, JWKS and the A2A card are https; a client trusting the certificate calls it', async () => {
   const certificate = loopbackCertificate();
   const agent = await loadProfile('guaranteed-publisher', { mode: 'development', store: { stateDir: tempDir() }, webhooks: {} });
   const served = await agent.serve(await exampleHandlers(agent), { port: 0, tls: certificate, authenticate: apiKeyAuth({ sk_key: { principal: 'b' } }) });
@@ -60,6 +71,9 @@ test('served over HTTPS (tls): the MCP URL, brand.json and JWKS are https; a cli
     assert.is(doc.agents[0]!.url, served.url);
     assert.match(doc.agents[0]!.jwks_uri, /^https:\/\//);
     assert.is((await get(doc.agents[0]!.jwks_uri)).status, 200);
+    // The A2A card sends clients to the scheme the request came in on, never to plain http on a TLS port.
+    const card = JSON.parse((await get(served.url.replace(/\/mcp$/, '/.well-known/agent-card.json'))).text) as { url: string };
+    assert.is(card.url, served.url.replace(/\/mcp$/, '/a2a'));
     const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_adcp_capabilities', arguments: {} } };
     const answered = await get(served.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(call) });
     assert.is(answered.status, 200, answered.text);

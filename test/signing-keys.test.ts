@@ -79,7 +79,15 @@ test('a sandbox agent makes one development key in its store, publishes it, and 
   assert.equal({ ...key, x: undefined, kid: undefined }, { kty: 'OKP', crv: 'Ed25519', x: undefined, kid: undefined, alg: 'EdDSA', use: 'sig', key_ops: ['verify'], adcp_use: 'request-signing' });
   assert.not.ok('d' in key!, 'public half only');
   const brand = JSON.parse((await first.wellKnown('/.well-known/brand.json'))!.body) as { agents: Record<string, unknown>[] };
-  assert.equal(brand, { agents: [{ type: 'sales', id: 'hooks_sandbox', url: 'https://seller.example/mcp', jwks_uri: 'https://seller.example/.well-known/jwks.json' }] });
+  // One entry per URL the HTTP entry answers AdCP at (a verifier matches the URL it talks to, byte for byte).
+  const jwks_uri = 'https://seller.example/.well-known/jwks.json';
+  assert.equal(brand, {
+    agents: [
+      { type: 'sales', id: 'hooks_sandbox', url: 'https://seller.example/mcp', jwks_uri },
+      { type: 'sales', id: 'hooks_sandbox_a2a', url: 'https://seller.example/a2a', jwks_uri },
+      { type: 'sales', id: 'hooks_sandbox_a2a_base', url: 'https://seller.example', jwks_uri },
+    ],
+  });
   assert.is(await first.wellKnown('/.well-known/other.json'), undefined);
   // A second instance on the same store, while the first runs, and a restart: one key.
   const second = await agentOf('hooks-sandbox', { store: { stateDir }, publicUrl });

@@ -46,7 +46,7 @@
 //   adcp-codegen 0.1.0:runtime/issues/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/issues/repair.ts 6e73597ac37053f0
 //   adcp-codegen 0.1.0:runtime/services/account-scope.ts e2ad39e2c1e6a934
-//   adcp-codegen 0.1.0:runtime/services/agent-services.ts 9ee5497bbf1619bc
+//   adcp-codegen 0.1.0:runtime/services/agent-services.ts 0a814bfb4b4d496f
 //   adcp-codegen 0.1.0:runtime/services/auth/api-key.ts 227e795c8735429f
 //   adcp-codegen 0.1.0:runtime/services/auth/basic.ts f417561cf32cfe08
 //   adcp-codegen 0.1.0:runtime/services/builtins.ts a891c0f3f7e7654d
@@ -58,7 +58,7 @@
 //   adcp-codegen 0.1.0:runtime/services/idempotency/settings.ts c097ce5e38f95d92
 //   adcp-codegen 0.1.0:runtime/services/keys/key-material.ts ab38d6e31d6cc21e
 //   adcp-codegen 0.1.0:runtime/services/keys/keys.ts 460a9c74acbdf53a
-//   adcp-codegen 0.1.0:runtime/services/keys/publication.ts 6a1cf62ceeca2fbf
+//   adcp-codegen 0.1.0:runtime/services/keys/publication.ts f887ed53e5bfcde8
 //   adcp-codegen 0.1.0:runtime/services/notifications/announce.ts 00c89ced7196f338
 //   adcp-codegen 0.1.0:runtime/services/notifications/prove.ts 2e8196c2452cffa8
 //   adcp-codegen 0.1.0:runtime/services/notifications/subscribers.ts c99be17748c6ddef
@@ -94,7 +94,7 @@
 //   adcp-codegen 0.1.0:runtime/transports/a2a.ts dbfbd46c42b85ff7
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-dialects.ts 1a29975350d57e25
-//   adcp-codegen 0.1.0:runtime/transports/http/a2a-endpoint.ts 3f43195ebc17e0b7
+//   adcp-codegen 0.1.0:runtime/transports/http/a2a-endpoint.ts 1bb8afbc49098e57
 //   adcp-codegen 0.1.0:runtime/transports/http/admit.ts 1fbea73febf2382c
 //   adcp-codegen 0.1.0:runtime/transports/http/authenticate.ts efab423c109033f5
 //   adcp-codegen 0.1.0:runtime/transports/http/body.ts f8b1818bd55ec5fa
@@ -103,7 +103,7 @@
 //   adcp-codegen 0.1.0:runtime/transports/http/mcp-endpoint.ts a783e87bfebeea8c
 //   adcp-codegen 0.1.0:runtime/transports/http/packages.ts 427b9409b3cdae1e
 //   adcp-codegen 0.1.0:runtime/transports/http/respond.ts fff8278a00ab7722
-//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts 9bbdbacf10ab4fb7
+//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts a7e5b4be6a6fa6ea
 //   adcp-codegen 0.1.0:runtime/transports/http/task-store.ts 7c521eb8c8a35009
 //   adcp-codegen 0.1.0:runtime/transports/http/tools-list-fast.ts 68f7a23b55fa491a
 //   adcp-codegen 0.1.0:runtime/transports/http/well-known.ts edf58e8b35d2cd80
@@ -1180,8 +1180,8 @@ function agentServices(served, options) {
         webhooks,
         vetPush: async (config) => (signing?.outbox === undefined ? { unusable: (await webhooks.checkPushConfig(config)) } : signing.outbox.vetPushConfig(config)),
         a2aTaskStore: (bounds) => (a2a ??= (0, a2a_tasks_js_1.durableA2AStore)(storeOf(), bounds)),
-        listening(url) {
-            signing?.publication.useListeningUrl(url);
+        listening(url, a2a) {
+            signing?.publication.useListeningUrl(url, a2a);
             announce()?.catch((e) => process.emitWarning(`adcp-codegen: ${served.name}: capabilities.changed could not be announced: ${String(e)}`));
         },
         async ready() {

@@ -64,9 +64,10 @@ export interface AgentServices {
   /**
    * The HTTP entry's public URL (its `publicUrl` option, else its listening address), for brand.json and
    * `identity.brand_json_url` when neither AgentOptions.publicUrl nor ADCP_PUBLIC_URL names one; an agent offering
-   * capability-change notifications announces a new capabilities_version once it knows its URL.
+   * capability-change notifications announces a new capabilities_version once it knows its URL. `a2a`: whether the
+   * entry serves A2A there too (default true).
    */
-  listening(url: string): void;
+  listening(url: string, a2a?: boolean): void;
   ready(): Promise<void>;
   close(): Promise<void>;
 }
@@ -138,8 +139,8 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
     webhooks,
     vetPush: async (config) => (signing?.outbox === undefined ? { unusable: (await webhooks.checkPushConfig(config))! } : signing.outbox.vetPushConfig(config)),
     a2aTaskStore: (bounds) => (a2a ??= durableA2AStore(storeOf(), bounds)),
-    listening(url) {
-      signing?.publication.useListeningUrl(url);
+    listening(url, a2a) {
+      signing?.publication.useListeningUrl(url, a2a);
       announce()?.catch((e: unknown) => process.emitWarning(`adcp-codegen: ${served.name}: capabilities.changed could not be announced: ${String(e)}`));
     },
     async ready() {

@@ -6,19 +6,26 @@ import type { SigningKeys } from './keys.js';
 /**
  * Where buyers find the agent's signing keys (security.mdx, "Discovering an agent's signing keys via brand_json_url"):
  * `identity.brand_json_url` in get_adcp_capabilities → brand.json → the `agents[]` entry whose `url` is the agent's
- * MCP URL byte for byte → its `jwks_uri` → the JWKS. The agent serves both documents under its public URL
+ * URL byte for byte → its `jwks_uri` → the JWKS. A verifier looks the agent up by the URL it talks to, so brand.json
+ * names every URL the HTTP entry answers AdCP at: MCP, and A2A both at its card's URL and at the base URL A2A clients
+ * are given (brand.json allows one type several entries with distinct URLs). The agent serves both documents under its public URL
  * (`/.well-known/brand.json`, `/.well-known/jwks.json`; the HTTP entry mounts them) and fills in the capability.
  */
 export const BRAND_JSON_PATH = '/.well-known/brand.json';
 export const JWKS_PATH = '/.well-known/jwks.json';
 /** Where the HTTP entry serves MCP: the agent's URL in brand.json is `<public URL>/mcp`. */
 export const MCP_PATH = '/mcp';
+/** Where the HTTP entry serves A2A (its card's `url`); a POST to the base URL answers A2A too. */
+const A2A_PATH = '/a2a';
 
 export interface Publication {
   /** The public base URL (`https://seller.example`, no trailing slash), when configured or told by the entry. */
   baseUrl(): string | undefined;
-  /** The HTTP entry's own public URL (from its options or listening address), used when none is configured. */
-  useListeningUrl(url: string): void;
+  /**
+   * The HTTP entry's own public URL (from its options or listening address), used when none is configured, and
+   * whether it serves A2A there (brand.json then names the A2A URLs too).
+   */
+  useListeningUrl(url: string, a2a?: boolean): void;
   /** The agent's MCP URL (`<public URL>/mcp`), as brand.json names it: what buyers know the agent by. */
   agentUrl(): string | undefined;
   /** What `identity.brand_json_url` advertises: the configured one, else `<public URL>/.well-known/brand.json`; https only. */
@@ -53,6 +60,7 @@ export function publication(keys: SigningKeys, settings: PublicationSettings): P
   if (!/^[a-z0-9_]{1,100}$/.test(agentId)) throw new Error(`adcp-codegen: publication.agentId ${JSON.stringify(agentId)} must match ^[a-z0-9_]+$ (brand.json agents[].id)`);
   const agentType = settings.options?.agentType ?? settings.protocols.map((p) => AGENT_TYPES[p]).find((t) => t !== undefined) ?? 'sales';
   let listening: string | undefined;
+  let a2a = true;
   const baseUrl = (): string | undefined => configuredBase ?? listening;
   const brandJsonUrl = (): string | undefined => {
     const url = brandOverride ?? (baseUrl() === undefined ? undefined : `${baseUrl()}${BRAND_JSON_PATH}`);
@@ -62,11 +70,15 @@ export function publication(keys: SigningKeys, settings: PublicationSettings): P
   const brandJson = (): Record<string, unknown> | undefined => {
     const base = baseUrl();
     if (base === undefined) return undefined;
-    return { agents: [{ type: agentType, id: agentId, url: `${base}${MCP_PATH}`, jwks_uri: `${base}${JWKS_PATH}` }] };
+    const jwks_uri = `${base}${JWKS_PATH}`;
+    const mcp = { type: agentType, id: agentId, url: `${base}${MCP_PATH}`, jwks_uri };
+    if (!a2a) return { agents: [mcp] };
+    return { agents: [mcp, { type: agentType, id: `${agentId}_a2a`, url: `${base}${A2A_PATH}`, jwks_uri }, { type: agentType, id: `${agentId}_a2a_base`, url: base, jwks_uri }] };
   };
   return {
     baseUrl,
-    useListeningUrl(url) {
+    useListeningUrl(url, servesA2A = true) {
+      a2a = servesA2A;
       if (configuredBase === undefined) listening = baseOf(url, 'the HTTP entry\'s public URL');
     },
     agentUrl: () => (baseUrl() === undefined ? undefined : `${baseUrl()}${MCP_PATH}`),

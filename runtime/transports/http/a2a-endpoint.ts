@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import type { A2ASkill, A2ATaskStore } from '../../api/a2a-types.js';
 import type { Agent, AnyToolHandler } from '../../api/agent-types.js';
 import type { AuthPrincipal, AuthScheme, HttpOptions } from '../../api/http-types.js';
@@ -139,13 +140,17 @@ async function stream(req: IncomingMessage, res: ServerResponse, events: AsyncIt
   }
 }
 
-/** `publicUrl`, else the address the request reached (the socket's, never the Host header a client chose). */
+/**
+ * `publicUrl`, else the address the request reached (the socket's, never the Host header a client chose), over TLS
+ * when the socket is.
+ */
 function baseOf(req: IncomingMessage, publicUrl: string | undefined): string {
   if (publicUrl !== undefined) return publicUrl.replace(/\/+$/, '');
   const { localAddress, localPort } = req.socket;
   let host = localAddress ?? '127.0.0.1';
   if (host.startsWith('::ffff:')) host = host.slice('::ffff:'.length); // an IPv4 client of a dual-stack socket
-  return `http://${host.includes(':') ? `[${host}]` : host}:${localPort}`;
+  const scheme = (req.socket as TLSSocket).encrypted === true ? 'https' : 'http';
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${localPort}`;
 }
 
 function isAsyncIterable(v: unknown): v is AsyncIterable<unknown> {

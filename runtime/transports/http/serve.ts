@@ -34,7 +34,7 @@ export async function serveHttp(
   agent: Pick<Agent, 'name' | 'ready' | 'close'>,
   makeHandler: () => HttpHandler,
   options: ServeOptions = {},
-  listening: (base: string) => void = () => undefined,
+  listening: (base: string, a2a: boolean) => void = () => undefined,
 ): Promise<RunningServer> {
   const port = options.port ?? envPort() ?? DEFAULTS.port;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`adcp-codegen: serve: port must be an integer from 0 to 65535, not ${String(port)}`);
@@ -78,7 +78,7 @@ export async function serveHttp(
   }
   open.set(agent, (open.get(agent) ?? 0) + 1);
   const address = server.address() as AddressInfo;
-  listening((options.publicUrl ?? `${scheme}://${urlHost(host)}:${address.port}`).replace(/\/+$/, ''));
+  listening((options.publicUrl ?? `${scheme}://${urlHost(host)}:${address.port}`).replace(/\/+$/, ''), options.a2a !== false);
   const release = async (): Promise<void> => {
     const left = (open.get(agent) ?? 1) - 1;
     open.set(agent, left);
