@@ -73,6 +73,9 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const previous = output !== undefined ? output.manifest : readManifest(run.out);
   if (reuse && previous !== undefined && upToDate(run.out, previous, sources.inputsHash, cache)) {
     run.log.info(`${run.shown} is up to date: nothing changed`);
+    // The up-to-date path reads only what the manifest owns: a file left beside them (a `git checkout` reverting a
+    // regeneration leaves its new files) is still warned about, as a writing run does.
+    warnLoadable(run, new Set([...Object.keys(previous.files), MANIFEST]));
     return { out: run.out, files: Object.keys(previous.files), changed: [], removed: [], upToDate: true, drift: [], warnings: run.warnings };
   }
 
@@ -298,9 +301,15 @@ function writeOutput(run: Run, all: readonly EmittedFile[], previous: OutputMani
   const summary = report.changed.length + report.removed.length === 0 ? `nothing changed in ${run.shown}` : `${report.changed.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged in ${run.shown}`;
   run.log.stage('write', summary, run.lap());
   if (report.replaced.length > 0) run.log.warn(`replaced ${report.replaced.length} file(s) adcp-codegen had not written: ${pathList(report.replaced)}`);
-  const loadable = loadableForeignFiles(run.out, new Set(all.map((f) => f.path)));
-  if (loadable.length > 0) run.log.warn(`${loadable.length} file(s) in ${run.shown} that Node or the runtime could load are not adcp-codegen's (--check fails on them): ${pathList(loadable)}`);
+  const loadable = warnLoadable(run, new Set(all.map((f) => f.path)));
   const inert = report.kept.filter((p) => !loadable.includes(p));
   if (inert.length > 0) run.log.info(`left ${inert.length} file(s) adcp-codegen does not own as they are: ${pathList(inert)}`);
   return { out: run.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings: run.warnings };
+}
+
+/** Warns about the files in `out` Node or the runtime could load that the set does not own (--check fails on them). */
+function warnLoadable(run: Run, owned: ReadonlySet<string>): string[] {
+  const loadable = loadableForeignFiles(run.out, owned);
+  if (loadable.length > 0) run.log.warn(`${loadable.length} file(s) in ${run.shown} that Node or the runtime could load are not adcp-codegen's (--check fails on them): ${pathList(loadable)}`);
+  return loadable;
 }

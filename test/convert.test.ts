@@ -128,7 +128,7 @@ test('mcpServerFactory: a mismatched handler set is refused before a server list
   let created = 0;
   assert.throws(
     () => agent.mcpServerFactory({ get_things: () => ({}), list_things: () => ({}) }, () => (created++, create())),
-    /the handlers do not match profile things-seller: it serves tools without a handler: make_thing; and it has no such tools for the handler\(s\) of list_things/,
+    /the handlers do not match profile things-seller: write a handler for make_thing; remove the handler of list_things, not a tool profile things-seller serves/,
   );
   assert.is(created, 0, 'no server was made for a set that does not match');
   assert.throws(() => agent.mcpServerFactory({ get_things: () => ({}), make_thing: makeThing }, undefined as never), /needs a function that creates an McpServer/);

@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -55,6 +55,20 @@ test('a second run is byte-identical and reports that nothing changed', async ()
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stderr, /up to date: nothing changed/);
   assert.equal(snapshot(out), first);
+});
+
+test('a no-op run still warns about loadable files the set does not own (what `git checkout generated` leaves behind)', async () => {
+  const leftover = join(out, 'releases', 'left-behind.cjs');
+  writeFileSync(leftover, 'module.exports = 1;\n');
+  try {
+    const run = await runCli(['generate'], work);
+    assert.is(run.code, 0, run.stderr);
+    assert.match(run.stderr, /up to date: nothing changed/);
+    assert.match(run.stderr, /1 file\(s\) in \S+ that Node or the runtime could load are not adcp-codegen's \(--check fails on them\): releases\/left-behind\.cjs/);
+  } finally {
+    rmSync(leftover);
+  }
+  assert.not.match((await runCli(['generate'], work)).stderr, /could load/, 'nothing to warn about once it is gone');
 });
 
 test('a fresh output directory gets the same bytes (no timestamps, paths or map order)', async () => {

@@ -145,14 +145,16 @@ test('registration refuses what the types refuse: a missing tool or release, a t
     }
     throw new Error('the handler set was accepted');
   };
-  const missing = /the handlers do not match profile things-seller: it serves tools without a handler: (.*?)( \(regenerate|;)/;
+  const missing = /the handlers do not match profile things-seller: write a handler for (.*?)( \(to serve|;)/;
   assert.is(missing.exec(refused({ get_things: perRelease }))?.[1], 'make_thing');
   assert.is(missing.exec(refused({ get_things: perRelease, make_thing: undefined }))?.[1], 'make_thing');
   assert.is(missing.exec(refused({ get_things: { '9.2': perRelease['9.2'] }, make_thing }))?.[1], 'get_things (AdCP 9.1)');
-  assert.match(refused({ get_things: { ...perRelease, '9.0': perRelease['9.1'] }, make_thing }), /it has no such tools for the handler\(s\) of get_things \(AdCP 9\.0\)/);
-  assert.match(refused({ get_things: perRelease, make_thing, get_signals: make_thing }), /it has no such tools for the handler\(s\) of get_signals/);
+  assert.match(refused({ get_things: { ...perRelease, '9.0': perRelease['9.1'] }, make_thing }), /remove the AdCP 9\.0 handler of get_things, a release that does not serve it/);
+  assert.match(refused({ get_things: perRelease, make_thing, get_signals: make_thing }), /remove the handler of get_signals, not a tool profile things-seller serves \(/);
+  // A misspelt tool: the closest of the profile's tools.
+  assert.match(refused({ get_things: perRelease, make_thing, get_thigns: make_thing }), /remove the handler of get_thigns, not a tool profile things-seller serves; did you mean get_things\? \(/);
   // Both at once, in one message: the set is wrong in two ways, and the team fixes it in one go.
-  assert.match(refused({ get_things: perRelease, get_signals: make_thing }), /without a handler: make_thing; and it has no such tools for the handler\(s\) of get_signals \(regenerate/);
+  assert.match(refused({ get_things: perRelease, get_signals: make_thing }), /write a handler for make_thing; remove the handler of get_signals, not a tool profile things-seller serves \(to serve another tool, add it to the profile's tools and regenerate\)$/);
   // agent.call with a per-release set lacking the release that answers: the agent's error, not a crash.
   const lacking = body(await agent.call('get_things', { mode: 'brief' }, { '9.1': perRelease['9.1'] }));
   assert.is(lacking.adcp_error.code, 'CONFIGURATION_ERROR');

@@ -62,7 +62,7 @@ test('step 3: protocol is ownership, not dependency — nothing is pulled in', (
 });
 
 test('fail closed: unknown tools, claims not implemented, compliance in production, shared but not implemented', () => {
-  fails(() => selectTools(profileFrom({ tools: ['get_things', 'get_thingz'], capabilities: caps }), tiny, [tiny]), '/tools/1', /unknown tool "get_thingz"/);
+  fails(() => selectTools(profileFrom({ tools: ['get_things', 'get_thingz'], capabilities: caps }), tiny, [tiny]), '/tools/1', /unknown tool "get_thingz": not in the manifest of AdCP [^;]+; did you mean get_things\?/);
   fails(
     () => selectTools(profileFrom({ tools: ['get_things'], capabilities: { ...caps, media_buy: { lifecycle_tools: ['make_thing'] } } }), tiny, [tiny]),
     '/capabilities/media_buy/lifecycle_tools/0',

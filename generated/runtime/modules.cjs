@@ -24,7 +24,7 @@
 //   adcp-codegen 0.1.0:runtime/call/credentials.ts 030f5294fcc41dca
 //   adcp-codegen 0.1.0:runtime/call/envelope.ts 8d903528130c18f9
 //   adcp-codegen 0.1.0:runtime/call/handle.ts 11cfbf799ca1a7e0
-//   adcp-codegen 0.1.0:runtime/call/handlers.ts 42661184d8d606e7
+//   adcp-codegen 0.1.0:runtime/call/handlers.ts 5e81e764302eec96
 //   adcp-codegen 0.1.0:runtime/call/idempotency.ts 95dcb9cdf3961391
 //   adcp-codegen 0.1.0:runtime/call/items.ts c09d232c4684d0e7
 //   adcp-codegen 0.1.0:runtime/call/merge-items.ts c58a40123644968e
@@ -109,6 +109,7 @@
 //   adcp-codegen 0.1.0:runtime/transports/http/well-known.ts edf58e8b35d2cd80
 //   adcp-codegen 0.1.0:runtime/transports/mcp.ts 986d8af753684968
 //   adcp-codegen 0.1.0:runtime/wire/bounds.ts 56f9dc77d4bed7c2
+//   adcp-codegen 0.1.0:runtime/wire/closest-names.ts 7c72d55e78965954
 //   adcp-codegen 0.1.0:runtime/wire/credential-names.ts 800ce9e9a2e17dae
 //   adcp-codegen 0.1.0:runtime/wire/errors.ts c3c2abcdcdf1f631
 //   adcp-codegen 0.1.0:runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
@@ -1336,6 +1337,48 @@ function boundedValue(value, depth = 0) {
         Object.defineProperty(out, clip(key), { value: b, enumerable: true, writable: true, configurable: true });
     }
     return changed ? out : value;
+}
+
+  },
+  // runtime/wire/closest-names.ts of adcp-codegen, its comments left out
+  "./wire/closest-names.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.closestNames = closestNames;
+exports.didYouMean = didYouMean;
+function closestNames(name, candidates, limit = 3) {
+    const within = Math.max(2, Math.floor(name.length / 3));
+    const scored = [];
+    for (const candidate of new Set(candidates)) {
+        if (candidate === name)
+            continue;
+        const distance = editDistance(name, candidate);
+        if (distance <= within)
+            scored.push({ candidate, distance });
+    }
+    scored.sort((a, b) => a.distance - b.distance || (a.candidate < b.candidate ? -1 : 1));
+    return scored.slice(0, limit).map((s) => s.candidate);
+}
+function didYouMean(name, candidates) {
+    const close = closestNames(name, candidates);
+    return close.length === 0 ? '' : `; did you mean ${close.join(' or ')}?`;
+}
+function editDistance(a, b) {
+    let before = new Array(b.length + 1).fill(0);
+    let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const current = [i];
+        for (let j = 1; j <= b.length; j++) {
+            const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+            let d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+            if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+                d = Math.min(d, before[j - 2] + 1);
+            current.push(d);
+        }
+        before = previous;
+        previous = current;
+    }
+    return previous[b.length];
 }
 
   },

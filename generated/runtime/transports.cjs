@@ -24,7 +24,7 @@
 //   adcp-codegen 0.1.0:runtime/call/credentials.ts 030f5294fcc41dca
 //   adcp-codegen 0.1.0:runtime/call/envelope.ts 8d903528130c18f9
 //   adcp-codegen 0.1.0:runtime/call/handle.ts 11cfbf799ca1a7e0
-//   adcp-codegen 0.1.0:runtime/call/handlers.ts 42661184d8d606e7
+//   adcp-codegen 0.1.0:runtime/call/handlers.ts 5e81e764302eec96
 //   adcp-codegen 0.1.0:runtime/call/idempotency.ts 95dcb9cdf3961391
 //   adcp-codegen 0.1.0:runtime/call/items.ts c09d232c4684d0e7
 //   adcp-codegen 0.1.0:runtime/call/merge-items.ts c58a40123644968e
@@ -109,6 +109,7 @@
 //   adcp-codegen 0.1.0:runtime/transports/http/well-known.ts edf58e8b35d2cd80
 //   adcp-codegen 0.1.0:runtime/transports/mcp.ts 986d8af753684968
 //   adcp-codegen 0.1.0:runtime/wire/bounds.ts 56f9dc77d4bed7c2
+//   adcp-codegen 0.1.0:runtime/wire/closest-names.ts 7c72d55e78965954
 //   adcp-codegen 0.1.0:runtime/wire/credential-names.ts 800ce9e9a2e17dae
 //   adcp-codegen 0.1.0:runtime/wire/errors.ts c3c2abcdcdf1f631
 //   adcp-codegen 0.1.0:runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
@@ -170,8 +171,10 @@ function deepFreeze(value) {
   "./call/handlers.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
+exports.HandlerSetError = void 0;
 exports.checkHandlers = checkHandlers;
 exports.ownHandler = ownHandler;
+const closest_names_js_1 = require("./wire/closest-names.js");
 function checkHandlers(handlers, profile) {
     const { name, tools } = profile;
     if (handlers === null || typeof handlers !== 'object')
@@ -206,18 +209,31 @@ function checkHandlers(handlers, profile) {
     for (const tool of [...tools].sort())
         if (!Object.prototype.hasOwnProperty.call(out, tool))
             missing.push(tool);
-    const problems = [
-        ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
-        ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
-    ];
-    if (problems.length > 0)
-        throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
+    if (missing.length > 0 || extra.length > 0)
+        throw new HandlerSetError(name, missing.sort(), extra.sort(), tools);
     return Object.freeze(out);
 }
 function ownHandler(set, release) {
     const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
     return typeof h === 'function' ? h : undefined;
 }
+class HandlerSetError extends Error {
+    constructor(profile, missing, extra, tools) {
+        const fixes = [
+            ...(missing.length > 0 ? [`write a handler for ${missing.join(', ')}`] : []),
+            ...extra.map((e) => {
+                const perRelease = / \(AdCP (.*)\)$/.exec(e);
+                if (perRelease !== null)
+                    return `remove the AdCP ${perRelease[1]} handler of ${e.slice(0, perRelease.index)}, a release that does not serve it`;
+                return `remove the handler of ${e}, not a tool profile ${profile} serves${(0, closest_names_js_1.didYouMean)(e, tools)}`;
+            }),
+        ];
+        super(`adcp-codegen: the handlers do not match profile ${profile}: ${fixes.join('; ')} (to serve another tool, add it to the profile's tools and regenerate)`);
+        this.name = 'HandlerSetError';
+        this.stack = `${this.name}: ${this.message}`;
+    }
+}
+exports.HandlerSetError = HandlerSetError;
 
   },
   // runtime/transports/a2a.ts of adcp-codegen, its comments left out

@@ -1,5 +1,6 @@
 import { CodegenError, getAtPointer } from '../shared/index.js';
 import type { Profile, Release } from '../load/index.js';
+import { didYouMean } from '../../runtime/wire/closest-names.js';
 
 /** Capability blocks that enable tools by exact name (AdCP 3.2 tool surface, step 2), as pointers into `capabilities`. */
 const EXACT_TOOL_CLAIMS: readonly string[] = [
@@ -38,7 +39,7 @@ export function selectTools(profile: Profile, release: Release, allServed: reado
   // Step 1: start from the implemented tools; each must exist in some served release's manifest.
   profile.tools.forEach((name, i) => {
     if (!allServed.some((r) => r.tools.has(name))) {
-      throw new CodegenError(file, `/tools/${i}`, `unknown tool ${JSON.stringify(name)}: not in the manifest of ${allServed.map((r) => `AdCP ${r.version}`).join(' or ')}`);
+      throw new CodegenError(file, `/tools/${i}`, `unknown tool ${JSON.stringify(name)}: not in the manifest of ${allServed.map((r) => `AdCP ${r.version}`).join(' or ')}${didYouMean(name, allServed.flatMap((r) => [...r.tools.keys()]))}`);
     }
   });
   const implemented = new Set(profile.tools);

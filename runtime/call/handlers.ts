@@ -1,4 +1,5 @@
 import type { AnyToolHandler, HandlerMap, PerReleaseHandlers, ToolHandler } from '../api/agent-types.js';
+import { didYouMean } from '../wire/closest-names.js';
 
 /**
  * A handler set checked against the profile, as the transports take it: what the generated types state (a handler
@@ -43,11 +44,7 @@ export function checkHandlers(handlers: HandlerMap<string>, profile: HandlerProf
   // The runtime's own handlers, for the served tools the set leaves out (services/builtins.ts).
   for (const [tool, h] of Object.entries(profile.builtins)) if (tools.has(tool) && !Object.prototype.hasOwnProperty.call(out, tool)) out[tool] = h;
   for (const tool of [...tools].sort()) if (!Object.prototype.hasOwnProperty.call(out, tool)) missing.push(tool);
-  const problems = [
-    ...(missing.length > 0 ? [`serves tools without a handler: ${missing.sort().join(', ')}`] : []),
-    ...(extra.length > 0 ? [`has no such tools for the handler(s) of ${extra.sort().join(', ')}`] : []),
-  ];
-  if (problems.length > 0) throw new Error(`adcp-codegen: the handlers do not match profile ${name}: it ${problems.join('; and it ')} (regenerate after changing the profile's tools)`);
+  if (missing.length > 0 || extra.length > 0) throw new HandlerSetError(name, missing.sort(), extra.sort(), tools);
   return Object.freeze(out);
 }
 
@@ -55,4 +52,25 @@ export function checkHandlers(handlers: HandlerMap<string>, profile: HandlerProf
 export function ownHandler(set: PerReleaseHandlers, release: string): ToolHandler<any, any, any> | undefined {
   const h = Object.prototype.hasOwnProperty.call(set, release) ? set[release] : undefined;
   return typeof h === 'function' ? h : undefined;
+}
+
+/**
+ * A handler set that does not match its profile, said in one line a team can act on: which handlers to write, which
+ * to remove (with the profile's closest tool name for a misspelt one). Its `stack` is that line alone: it is the
+ * team's set, not the runtime, that is wrong, and a start that fails on it should not print the runtime's frames.
+ */
+export class HandlerSetError extends Error {
+  constructor(profile: string, missing: readonly string[], extra: readonly string[], tools: ReadonlySet<string>) {
+    const fixes = [
+      ...(missing.length > 0 ? [`write a handler for ${missing.join(', ')}`] : []),
+      ...extra.map((e) => {
+        const perRelease = / \(AdCP (.*)\)$/.exec(e);
+        if (perRelease !== null) return `remove the AdCP ${perRelease[1]} handler of ${e.slice(0, perRelease.index)}, a release that does not serve it`;
+        return `remove the handler of ${e}, not a tool profile ${profile} serves${didYouMean(e, tools)}`;
+      }),
+    ];
+    super(`adcp-codegen: the handlers do not match profile ${profile}: ${fixes.join('; ')} (to serve another tool, add it to the profile's tools and regenerate)`);
+    this.name = 'HandlerSetError';
+    this.stack = `${this.name}: ${this.message}`;
+  }
 }
