@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -59,18 +60,21 @@ test('down-converted for a 3.0.6 buyer, every corpus body is valid under 3.0.6, 
 
 test("the create_media_buy acceptance case: a 3.2 handler's media_buy_status is 3.0's status, and no task `completed` in its place", async () => {
   const body = corpus.find((c) => c.tool === 'create_media_buy' && c.source === 'sampled minimal')!.body;
-  const request = { ...(await import('../helpers/payloads.js')).createMediaBuyRequest(), adcp_version: older.key };
+  const { createMediaBuyRequest } = await import('../helpers/payloads.js');
+  // A fresh idempotency_key per call: the agent replays a key it has seen (with the answer first given), and each
+  // call here answers differently on purpose.
+  const fresh = (adcp_version: string): Record<string, unknown> => ({ ...createMediaBuyRequest({ idempotency_key: randomUUID() }), adcp_version });
   for (const [media_buy_status, status] of [
     ['pending_creatives', 'pending_creatives'],
     [undefined, undefined],
   ] as const) {
     const answer = { ...body, ...(media_buy_status === undefined ? {} : { media_buy_status }) };
-    const r = await set.agent.call('create_media_buy', request, () => structuredClone(answer));
+    const r = await set.agent.call('create_media_buy', fresh(older.key), () => structuredClone(answer));
     assert.not.ok(r.isError, r.content[0]!.text);
     assert.is(r.structuredContent!.status, status);
     assert.is(r.structuredContent!.media_buy_status, undefined);
     assert.is(r.structuredContent!.adcp_version, older.key);
-    const latest = await set.agent.call('create_media_buy', { ...request, adcp_version: newer.key }, () => structuredClone(answer));
+    const latest = await set.agent.call('create_media_buy', fresh(newer.key), () => structuredClone(answer));
     assert.is(latest.structuredContent!.media_buy_status, media_buy_status);
     assert.is(latest.structuredContent!.status, 'completed');
   }

@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -197,7 +198,10 @@ for (const release of [r30, r32]) {
         answer = (args) => ({ ...(module.body ?? {}), [p.response]: args[array].map((item: Row) => successRow(release, tool, p, item)) });
 
         seen.length = 0;
-        const mixed = (await client.callTool({ name: tool, arguments: { ...request, [array]: [request[array][0], bad], context: { probe: tool } } })) as ToolResult;
+        // A storyboard's request carries its own fixed idempotency_key, and the two calls here differ: each its own key,
+        // or the second is the agent's IDEMPOTENCY_CONFLICT.
+        const key = (): Record<string, string> => (typeof request.idempotency_key === 'string' ? { idempotency_key: randomUUID() } : {});
+        const mixed = (await client.callTool({ name: tool, arguments: { ...request, ...key(), [array]: [request[array][0], bad], context: { probe: tool } } })) as ToolResult;
         assert.not.ok(mixed.isError, `${release.key} ${tool}: ${mixed.content[0]?.text}`);
         const body = mixed.structuredContent!;
         assert.ok(validate(body), `${release.key} ${tool}: ${JSON.stringify(validate.errors)}`);
@@ -215,7 +219,7 @@ for (const release of [r30, r32]) {
         assert.equal(seen[0]!.ctx.requestIndex, { [array]: [0] });
 
         seen.length = 0;
-        const alone = (await client.callTool({ name: tool, arguments: { ...request, [array]: [bad] } })) as ToolResult;
+        const alone = (await client.callTool({ name: tool, arguments: { ...request, ...key(), [array]: [bad] } })) as ToolResult;
         assert.not.ok(alone.isError, `${release.key} ${tool}: ${alone.content[0]?.text}`);
         assert.ok(validate(alone.structuredContent), `${release.key} ${tool}: ${JSON.stringify(validate.errors)}`);
         assert.is((alone.structuredContent![p.response] as Row[])[0]!.errors[0].code, 'INVALID_REQUEST');

@@ -116,7 +116,8 @@ test('a task made on one instance, settled on both at once: one terminal webhook
   assert.is(got.length, 1);
   assertSchema(PAYLOAD_SCHEMAS.mcpWebhookPayload, got[0]!.json, 'core/mcp-webhook-payload.json');
   assert.equal([got[0]!.json.operation_id, got[0]!.json.task_id, got[0]!.json.status], ['op_pg_task', submitted.task_id, 'completed']);
-  assert.equal(got[0]!.json.result, { thing: { id: 'done' }, context: { correlation_id: 'pg-task' } });
+  // The result as the call would have answered it: enveloped, the request's context echoed.
+  assert.equal(got[0]!.json.result, { thing: { id: 'done' }, context: { correlation_id: 'pg-task' }, status: 'completed', adcp_version: '9.1' });
   a.child.kill('SIGKILL');
   b.child.kill('SIGKILL');
 });
@@ -142,7 +143,7 @@ test('A2A over PostgreSQL: a Task answered submitted by one instance shows the A
   const second = await serveOn();
   const read = (await rpcJson(second.a2a, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: sent.id } })).result;
   assert.is(read.status.state, 'completed');
-  assert.equal(read.artifacts[0].parts[0].data, { thing: { id: 'done' }, context: { n: 1 } });
+  assert.equal(read.artifacts[0].parts[0].data, { thing: { id: 'done' }, context: { n: 1 }, status: 'completed', adcp_version: '9.1' });
   await second.served.close();
 });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -59,10 +60,12 @@ test("one handler per tool is written in 3.2's shape: the README's old `({ produ
   assert.not.ok(buy(`{ media_buy_id: 'mb' + n + r, status: 'pending_creatives' as const, confirmed_at: null, revision: 1, packages: [] }`).ok, "3.0's status in a 3.2 body");
 });
 
-test('the README\'s per-release get_products snippet compiles against 3.2 + 3.0.6', () => {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const snippet = /^```ts\n(get_products: \{[\s\S]*?)^```$/m.exec(readme)?.[1];
-  assert.type(snippet, 'string', 'the README shows a per-release get_products handler');
+test('docs/agent.md\'s per-release get_products snippet compiles against 3.2 + 3.0.6', () => {
+  const doc = readFileSync(join(repoRoot, 'docs/agent.md'), 'utf8');
+  // The snippet sits in a list item: its lines are indented two spaces.
+  const snippet = /^ {2}```ts\n((?: {2}.*\n)*?) {2}```$/m.exec(doc)?.[1]?.replace(/^ {2}/gm, '');
+  assert.type(snippet, 'string', 'docs/agent.md shows a per-release get_products handler');
+  assert.match(snippet!, /^get_products: \{/);
   const r = typecheck(
     `import type { HandlerFor, ${NS32}, V3_0 } from GENERATED;\ndeclare const products: ${NS32}.Product[];\ndeclare const products30: V3_0.Product[];\nexport const handlers: { get_products: HandlerFor<'guaranteed-publisher', 'get_products'> } = {\n${snippet}};\n`,
     entry,
@@ -94,7 +97,8 @@ test('at run time: a 3.0 body sent as 3.2 is the agent\'s error in development; 
   const created = await agent.call('create_media_buy', buy, { [K32]: () => ({}), '3.0': () => ({ media_buy_id: 'mb', packages: [], status: 'active' }) });
   assert.is(created.structuredContent?.status, 'active', created.content[0]!.text);
   const once = () => ({ media_buy_id: 'mb', packages: [], confirmed_at: '2026-01-01T00:00:00Z', revision: 1, media_buy_status: 'active' });
-  const converted = await agent.call('create_media_buy', buy, once);
+  // Another request, so its own key: the same key again is a replay of the answer above.
+  const converted = await agent.call('create_media_buy', { ...buy, idempotency_key: randomUUID() }, once);
   assert.equal(converted.structuredContent, { media_buy_id: 'mb', packages: [], confirmed_at: '2026-01-01T00:00:00Z', revision: 1, status: 'active', adcp_version: '3.0' });
 });
 

@@ -131,6 +131,11 @@ test('kill -9 between two attempts: a restarted process delivers the event, once
   receiver.script(path, [503, 200]);
   const queued = await first.send({ enqueue: event(path, 99) });
   await receiver.until((all) => all.some((r) => r.path === path), 10_000);
+  // Between two attempts: the first one's 503 recorded (its lease given back). Killed before that, the row stays
+  // leased to the dead process until the lease lapses (timeout + 30 s), which is the crash-during-an-attempt case.
+  let before = await first.send({ delivery: queued.eventId });
+  for (let i = 0; i < 200 && before.attempts !== 1; i++) before = (await settle(50), await first.send({ delivery: queued.eventId }));
+  assert.equal([before.state, before.attempts, before.lastStatus], ['pending', 1, 503]);
   first.child.kill('SIGKILL');
   await new Promise((resolve) => first.child.once('exit', resolve));
   assert.equal(receiver.received.filter((r) => r.path === path).map((r) => r.status), [503], 'killed before its retry');
