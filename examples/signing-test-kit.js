@@ -14,14 +14,16 @@
  *   instance shares;
  * - the legacy 3.1 wire profile the runner signs with (unpadded Base64URL, content-digest per the vector).
  *
- * What the contract asks of the capabilities — `required_for: ["create_media_buy"]`,
- * `protocol_methods_required_for: ["tasks/cancel"]`, `covers_content_digest: "either"` — is the profile's
- * (examples/profiles/guaranteed-publisher-sandbox.json), which buyers read.
+ * What the storyboard asks of the capabilities — `required_for: ["create_media_buy"]`,
+ * `protocol_methods_required_for: ["tasks/cancel"]` — is the profile's
+ * (examples/profiles/guaranteed-publisher-sandbox-signed.json), which buyers read; its `covers_content_digest` is
+ * `"required"`, the only posture of an endpoint serving AdCP 3.2, so the 3.1 vectors signed without content-digest
+ * are refused (docs/conformance.md).
  *
  * The YAML is read here, in the example, with the `yaml` package: the generated runtime reads no YAML.
  *
  *   ADCP_SIGNING_TEST_KIT=../shared/adcp/compliance/3.2.0-beta.5/test-kits/signed-requests-runner.yaml \
- *   ADCP_GENERATED=.tmp/reference-seller ADCP_PROFILE=guaranteed-publisher-sandbox npm run example
+ *   ADCP_GENERATED=.tmp/reference-seller ADCP_PROFILE=guaranteed-publisher-sandbox-signed npm run example
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

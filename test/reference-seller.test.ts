@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { committedSet, EXAMPLE_ACCOUNTS, exampleHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
+import { tempDir } from './helpers/temp.js';
 
 /**
  * The reference seller (examples/seller/) on the committed set (AdCP 3.0.6), in development mode so the runtime checks
@@ -200,6 +201,34 @@ test('comply_test_controller lists exactly the scenarios the sandbox profile dec
   const seller = createSeller({ ...agent, tools: (r?: string) => [...agent.tools(r as never), 'comply_test_controller'] });
   const listed = await seller.handlers.comply_test_controller!({ scenario: 'list_scenarios' }, {});
   assert.equal(listed.scenarios, CONTROLLER_SCENARIOS);
+});
+
+test('a forced submitted arm is a real task: answered submitted under the forced id, replayed for its key, ended by force_task_completion', async () => {
+  const { createSeller } = (await import(pathToFileURL(join(repoRoot, 'examples/seller/index.js')).href)) as {
+    createSeller(agent: unknown): { handlers: Record<string, (args: unknown, ctx: unknown) => Promise<Record<string, unknown>>> };
+  };
+  const { loadProfile } = await committedSet();
+  const agent = await loadProfile('guaranteed-publisher', { mode: 'development', store: { stateDir: tempDir() } });
+  const seller = createSeller({ ...agent, tools: (r?: string) => [...agent.tools(r as never), 'comply_test_controller'] });
+  const controller = seller.handlers.comply_test_controller!;
+  const account = { brand: { domain: 'forced.example' }, operator: 'forced.example', sandbox: true };
+  const forced = await controller({ scenario: 'force_create_media_buy_arm', account, params: { arm: 'submitted', task_id: 'task_forced_0001' } }, {});
+  assert.equal(forced.forced, { arm: 'submitted', task_id: 'task_forced_0001' });
+  const args = buy({ account });
+  const create = async (): Promise<Body> => JSON.parse((await agent.call('create_media_buy', args, seller.handlers.create_media_buy as never)).content[0]!.text as string) as Body;
+  const first = await create();
+  assert.equal([first.status, first.task_id], ['submitted', 'task_forced_0001']);
+  const again = await create();
+  assert.equal([again.status, again.task_id, again.replayed], ['submitted', 'task_forced_0001', true], 'a retry replays the task, never a second one');
+  assert.is(await agent.task('task_forced_0001').status(), 'submitted');
+  // The directive was one-shot: the account's next create books at once.
+  assert.match((await agent.call('create_media_buy', buy({ account }), seller.handlers.create_media_buy as never)).content[0]!.text as string, /"media_buy_id":"mb_/);
+  const result = { media_buy_id: 'mb_forced', packages: [] };
+  assert.is((await controller({ scenario: 'force_task_completion', account, params: { task_id: 'task_forced_0001', result } }, {})).success, true);
+  assert.is(await agent.task('task_forced_0001').status(), 'completed');
+  assert.is((await controller({ scenario: 'force_task_completion', account, params: { task_id: 'task_forced_0001', result } }, {})).error, 'INVALID_TRANSITION', 'a settled task stays settled');
+  assert.is((await controller({ scenario: 'force_task_completion', account, params: { task_id: 'task_nope', result } }, {})).error, 'NOT_FOUND');
+  await agent.close();
 });
 
 test('the examples type-check (// @ts-check) against the committed set', () => {

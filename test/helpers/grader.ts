@@ -25,10 +25,10 @@ const CPU_MARK = '@@adcp-codegen-cpu';
  * time (through bash's `time`, which the grader's installer needs anyway): on a shared machine the CPU time is the
  * figure that says what a run costs.
  */
-export function run(command: string, args: readonly string[], options: { cwd?: string; timeoutMs: number }): Promise<Run> {
+export function run(command: string, args: readonly string[], options: { cwd?: string; timeoutMs: number; env?: Record<string, string> }): Promise<Run> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, TMPDIR: tempDir('adcp-grader-tmp-'), NO_COLOR: '1', FORCE_COLOR: '0', TIMEFORMAT: `\n${CPU_MARK} %U %S` };
+    const env = { ...process.env, TMPDIR: tempDir('adcp-grader-tmp-'), NO_COLOR: '1', FORCE_COLOR: '0', TIMEFORMAT: `\n${CPU_MARK} %U %S`, ...options.env };
     const child = spawn('bash', ['-c', 'time "$@"', 'bash', command, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

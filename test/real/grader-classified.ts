@@ -7,8 +7,7 @@
  * owner: `seller` — the reference seller's business logic does not implement what the step asks for; `sandbox` —
  * how this one-process sandbox scopes its test data; `runner` — the grader's runner sends the step under another
  * account than the steps it depends on; `storyboard` — the storyboard's own request is one the spec says to refuse;
- * `deployment` — the localhost example has no authentication, is the sandbox half of a two-deployment seller, and its
- * HTTP servers do not call the request verifier.
+ * `deployment` — the sandbox half of a two-deployment seller, served to the one key the grader presents.
  */
 export interface ClassifiedFailure {
   storyboard: string;
@@ -20,64 +19,43 @@ export interface ClassifiedFailure {
 }
 
 /**
- * `signed_requests` (the sandbox advertises request_signing): the runtime's verifier gives every vector's expected
- * outcome (test/real/signed-requests.test.ts), but the localhost examples' HTTP servers do not call it yet — the
- * runtime's HTTP entry will — and the grader's request-signing probe speaks MCP only.
+ * `signed_requests`, graded on the signed deployment (guaranteed-publisher-sandbox-signed) over MCP — the grader's
+ * request-signing probe speaks MCP only. The storyboard replays the spec's root vectors, which are pinned to signing
+ * profile 3.1 (`signing_profile_version: "3.1"`, test-vectors/request-signing/README.md: "3.2 verifiers MUST NOT
+ * silently reinterpret them as 3.2 cases"). The agent serves AdCP 3.2, and 3.2's body-integrity policy
+ * (body-integrity-policy.json) refuses a body-bearing signature that does not cover content-digest with
+ * request_signature_components_incomplete before any key or cryptographic check ("unbound-body-version-cannot-
+ * downgrade-endpoint": the version inside the body cannot lower the endpoint's profile). Every 3.1 vector without
+ * content-digest coverage therefore ends there on any 3.2 verifier; test/real/signed-requests.test.ts gives each vector
+ * its own expected outcome under the policy it is written for.
  */
-const NOT_VERIFIED_BY_THE_EXAMPLE =
-  "the localhost examples' HTTP servers (serve-mcp.js, @a2a-js/sdk's Express transport) do not call the runtime's verifier (agent.requestSignatures), which the runtime's HTTP entry will; the verifier answers this vector's code (test/real/signed-requests.test.ts). Over A2A the grader's probe cannot start: it speaks MCP only";
-const SIGNED_NEGATIVES = [
-  '001-no-signature-header',
-  '002-wrong-tag',
-  '003-expired-signature',
-  '004-window-too-long',
-  '005-alg-not-allowed',
-  '006-missing-covered-component',
-  '007-missing-content-digest',
-  '008-unknown-keyid',
-  '009-key-ops-missing-verify',
-  '010-content-digest-mismatch',
-  '011-malformed-header',
-  '012-missing-expires-param',
-  '013-expires-le-created',
-  '014-missing-nonce-param',
-  '015-signature-invalid',
-  '016-replayed-nonce',
-  '017-key-revoked',
-  '018-digest-covered-when-forbidden',
-  '019-signature-without-signature-input',
-  '020-rate-abuse',
-  '021-duplicate-signature-input-label',
-  '022-multi-valued-content-type',
-  '023-multi-valued-content-digest',
-  '024-unquoted-string-param',
-  '027-webhook-registration-authentication-unsigned',
-  '028-unsigned-protocol-method-required',
-];
+const PROFILE_31_WITHOUT_DIGEST =
+  'a 3.1-profile vector whose signature does not cover content-digest: on a 3.2 endpoint the body-integrity policy refuses it as request_signature_components_incomplete before the step it probes (test-vectors/request-signing/body-integrity-policy.json); the verifier gives the 3.1 outcome under the 3.1 policy (test/real/signed-requests.test.ts)';
 const SIGNED_REQUESTS: ClassifiedFailure[] = [
-  ...SIGNED_NEGATIVES.map((v) => ({ storyboard: 'signed_requests', step: `negative-${v}`, owner: 'deployment' as const, reason: NOT_VERIFIED_BY_THE_EXAMPLE })),
+  ...['positive-001-basic-post', 'positive-003-es256-post', 'positive-004-multiple-signature-labels', 'negative-008-unknown-keyid', 'negative-009-key-ops-missing-verify', 'negative-015-signature-invalid', 'negative-016-replayed-nonce', 'negative-017-key-revoked', 'negative-020-rate-abuse'].map((step) => ({
+    storyboard: 'signed_requests',
+    step,
+    owner: 'storyboard' as const,
+    reason: PROFILE_31_WITHOUT_DIGEST,
+    transports: ['mcp'] as const,
+  })),
+  {
+    storyboard: 'signed_requests',
+    step: 'negative-018-digest-covered-when-forbidden',
+    owner: 'storyboard',
+    reason: "the vector assumes a verifier declaring covers_content_digest 'forbidden', which a 3.2 endpoint cannot declare (3.2 requires content-digest on every signed body); the agent declares 'required', so a covered digest is accepted",
+    transports: ['mcp'],
+  },
   {
     storyboard: 'signed_requests',
     step: 'negative-025-jwk-alg-crv-mismatch',
     owner: 'runner',
     reason: 'the grader checks this vector (its own JWKS override) in its library, with no HTTP exchange, then demands a 401: it fails for every agent; the verifier answers request_signature_key_purpose_invalid (test/real/signed-requests.test.ts)',
+    transports: ['mcp'],
   },
-  ...['001-basic-post', '002-post-with-content-digest', '003-es256-post', '004-multiple-signature-labels'].map((v) => ({
-    storyboard: 'signed_requests',
-    step: `positive-${v}`,
-    owner: 'runner' as const,
-    reason: "the grader's request-signing probe speaks MCP only: it opens an MCP session at the A2A seller's URL, which serves A2A",
-    transports: ['a2a'] as const,
-  })),
 ];
 
 export const CLASSIFIED: readonly ClassifiedFailure[] = [
-  {
-    storyboard: 'agent_notification_configs',
-    step: 'get_capabilities_declares_agent_notifications',
-    owner: 'seller',
-    reason: 'the seller offers no capability-change notifications (it serves no sync_agent_notification_configs), so it does not declare adcp.capability_changes',
-  },
   {
     storyboard: 'comply_controller_mode_gate',
     step: 'deny_live_caller',
@@ -90,14 +68,19 @@ export const CLASSIFIED: readonly ClassifiedFailure[] = [
     owner: 'sandbox',
     reason: 'the step lists creatives under account_id acct_pagination_integrity, which no step or fixture creates; the seller answers ACCOUNT_NOT_FOUND for an account id it never issued',
   },
-  { storyboard: 'security_baseline', step: 'probe_unauth', owner: 'deployment', reason: 'the localhost example serves without authentication' },
-  { storyboard: 'security_baseline', step: 'assert_mechanism', owner: 'deployment', reason: 'the localhost example serves without authentication' },
   {
     storyboard: 'media_buy_seller/canonical_formats',
     step: 'seed_product.canonical_formats_custom_takeover',
     owner: 'seller',
     reason:
       'the seller sells canonical format kinds only and refuses a custom format_schema fixture (INVALID_PARAMS); the grader\'s own response validator also rejects that fixture\'s valid https format_schema.uri, which would fail every later get_products of the run',
+  },
+  {
+    storyboard: 'media_buy_seller/get_products_async',
+    step: 'get_products_submitted',
+    owner: 'runner',
+    reason:
+      "the runner registers the forced submitted arm (force_get_products_arm) under its own sandbox account (brand test.example) but sends get_products under the storyboard's (acmeoutdoor.example); a directive is for \"the caller's sandbox account\" (the storyboard's own words), so that get_products is answered from the catalog. Under one account the arm is answered submitted with the forced task_id, replayed for the same key and completed by force_task_completion (test/reference-seller.test.ts)",
   },
   {
     storyboard: 'media_buy_seller/get_products_rejected',

@@ -208,13 +208,13 @@ test("the sandbox seller pre-configured from the runner contract (examples/signi
   assert.not.match(JSON.stringify(trust.jwks), /"d"|_private/, 'public halves only');
   assert.equal({ principal: trust.principal, revoked: trust.revokedKeyids, cap: trust.capPerKeyid }, { principal: 'adcp-signed-requests-runner', revoked: ['test-revoked-2026'], cap: 100 });
 
-  // The reference seller's sandbox set (3.0.6 + 3.2.0-beta.5), as its repository generates it.
+  // The reference seller's signed sandbox set (3.0.6 + 3.2.0-beta.5), as its repository generates it.
   const work = tempDir('adcp-signing-sandbox-');
   writeFileSync(
     join(work, 'adcp-codegen.config.json'),
     JSON.stringify({
       releases: [sdkReleaseDir(), sharedReleaseDir()],
-      profiles: [join(repoRoot, 'examples/profiles/guaranteed-publisher-sandbox.json')],
+      profiles: [join(repoRoot, 'examples/profiles/guaranteed-publisher-sandbox-signed.json')],
       normalizations: [join(repoRoot, 'schemas/normalizations/*.json')],
       overlays: [join(repoRoot, 'schemas/overlays/*.json')],
       out: 'generated',
@@ -223,7 +223,7 @@ test("the sandbox seller pre-configured from the runner contract (examples/signi
   symlinkSync(join(repoRoot, 'node_modules'), join(work, 'node_modules'), 'dir');
   await generate({ config: join(work, 'adcp-codegen.config.json'), logger: silentLogger });
   const { loadProfile } = await setAt(join(work, 'generated'));
-  const agent = await loadProfile('guaranteed-publisher-sandbox' as never, { store: { stateDir: tempDir() }, signing: { requests } });
+  const agent = await loadProfile('guaranteed-publisher-sandbox-signed' as never, { store: { stateDir: tempDir() }, signing: { requests } });
   const verifier = agent.requestSignatures!;
   const signers = vectorSigners(dir);
   const url = 'http://127.0.0.1:3000/mcp';
