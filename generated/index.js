@@ -13,7 +13,7 @@
 //   normalization:schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion:schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay:schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0:runtime/loader.ts cb6ca16ebfa616ae
+//   adcp-codegen 0.1.0:runtime/loader.ts 69fc6175b6005ee9
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -185,11 +185,21 @@ function fnv1a(s) {
         h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
     return (h >>> 0).toString(16).padStart(8, '0');
 }
+const EXIT_FLUSHES = Symbol.for('adcp-codegen.code-cache-flushes');
 function hookExit() {
     if (exitHook)
         return;
     exitHook = true;
-    process.once('exit', flushCodeCache);
+    const registry = globalThis;
+    let flushes = registry[EXIT_FLUSHES];
+    if (flushes === undefined) {
+        const all = (flushes = registry[EXIT_FLUSHES] = new Set());
+        process.once('exit', () => {
+            for (const flush of all)
+                flush();
+        });
+    }
+    flushes.add(flushCodeCache);
 }
 function schedule(write) {
     pendingWrites.push(write);

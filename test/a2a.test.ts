@@ -18,6 +18,10 @@ import type { ToolHandler } from '../runtime/agent.js';
 import { committedSet, exampleHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { v03Card } from './helpers/a2a-card.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(/handler for list_creatives failed: Error: database password hunter2/);
 
 /**
  * AdCP over A2A through the real @a2a-js/sdk servers and clients over HTTP on 127.0.0.1, on both supported majors:

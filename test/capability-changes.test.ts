@@ -14,6 +14,10 @@ import { tempDir } from './helpers/temp.js';
 import { assertSchema, verifySigned } from './helpers/verify-webhook.js';
 import { startReceiver, type Received, type Receiver } from './helpers/webhook-receiver.js';
 import { PAYLOAD_SCHEMAS, webhookSet } from './helpers/webhook-set.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(/proof: the endpoint-proof challenge to 10\.9\.9\.9 failed/);
 
 /**
  * Capability-change notifications (protocol/sync_agent_notification_configs.mdx), end to end over the HTTP entry and

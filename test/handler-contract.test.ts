@@ -5,6 +5,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setAt } from './helpers/generated.js';
 import { twoReleaseSet } from './helpers/two-release-set.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(/handler for get_things failed: TypeError/);
 
 /**
  * The handler contract at run time, as the generated types state it (test/types.test.ts): per-release handlers are

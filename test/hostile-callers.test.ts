@@ -10,6 +10,10 @@ import { committedSet, exampleHandlers, type SellerHandlers } from './helpers/ge
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { sdkReleaseDir } from './helpers/releases.js';
 import { serveAgent } from './helpers/serve.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(/guaranteed-publisher is served without authentication/);
 
 /**
  * A hostile buyer, over the real transport: the official MCP client over Streamable HTTP to the committed set's

@@ -6,6 +6,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { committedSet, exampleHandlers } from './helpers/generated.js';
 import { http, MCP_HEADERS, rpc, toolsCall } from './helpers/http.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(
+  /the HTTP entry failed \(authenticate\)/,
+  /guaranteed-publisher is served without authentication/,
+);
 
 /**
  * The entry's limits and agent.serve's server, over real sockets: body size (413), the body deadline (408 to a body

@@ -5,6 +5,17 @@ import { a2aSend, http, MCP_HEADERS, type Exchange } from './helpers/http.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { freshKey, signed, signingProfileSet, type PlainRequest } from './helpers/signing.js';
 import { tempDir } from './helpers/temp.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(
+  /POST \/mcp: request_signature_required/,
+  /POST \/mcp: request_signature_replayed/,
+  /POST \/mcp: request_signature_key_unknown/,
+  /POST \/mcp: request_signature_invalid/,
+  /POST \/mcp: request_signature_digest_mismatch/,
+  /POST \/a2a: request_signature_required/,
+);
 
 /**
  * The HTTP entry composes the request's RFC 9421 signature with its other credentials (admit.ts, docs/signing.md),

@@ -10,6 +10,13 @@ import { committedSet } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
 import { tempDir } from './helpers/temp.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(
+  /the handler for create_media_buy did not finish within/,
+  /handler for create_media_buy failed: Error: downstream ad server timed out/,
+);
 
 /**
  * AdCP's replay contract in the runtime (security.mdx, Idempotency, rules 1–9), over the committed set's

@@ -16,6 +16,10 @@ import { batchSet } from './helpers/batch-set.js';
 import { setAt } from './helpers/generated.js';
 import { v03Card } from './helpers/a2a-card.js';
 import { serveAgent } from './helpers/serve.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(/batch-seller is served without authentication/);
 
 /**
  * Per-item outcomes of batch tools (issue 19 point 2, runtime/items.ts) over MCP Streamable HTTP with the official

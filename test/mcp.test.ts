@@ -9,6 +9,13 @@ import * as assert from 'uvu/assert';
 import { committedSet, EXAMPLE_ACCOUNTS, exampleHandlers, type SellerHandlers } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(
+  /handler for get_products failed: Error: database down/,
+  /guaranteed-publisher is served without authentication/,
+);
 
 type Handlers = SellerHandlers;
 const example = (await import(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)) as {

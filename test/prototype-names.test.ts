@@ -10,6 +10,10 @@ import { tempDir, tinyRelease, writeTree } from './helpers/fixture-release.js';
 import { repoRoot } from './helpers/releases.js';
 import { serveAgent } from './helpers/serve.js';
 import { typecheck } from './helpers/typecheck.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(/seller is served without authentication/);
 
 /**
  * A release whose schemas name properties every plain object inherits: `hasOwnProperty` (it broke type generation,

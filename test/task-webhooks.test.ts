@@ -9,6 +9,14 @@ import { tempDir } from './helpers/temp.js';
 import { assertSchema, verifySigned } from './helpers/verify-webhook.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 import { PAYLOAD_SCHEMAS, webhookSet } from './helpers/webhook-set.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(
+  /hooks-sandbox: a webhook to 127\.0\.0\.1:\d+ uses the buyer's legacy HMAC-SHA256/,
+  /hooks-sandbox keeps idempotency keys in memory/,
+  /hooks-plain: task task_\S+ registered a webhook, but/,
+);
 
 /**
  * Async tasks' webhooks (L3/webhooks.mdx; L3/async-operations.mdx), end to end on the fixture set (helpers/webhook-set.ts)

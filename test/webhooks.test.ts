@@ -10,6 +10,19 @@ import { committedSet, setAt } from './helpers/generated.js';
 import { tempDir } from './helpers/temp.js';
 import { startReceiver, type Received, type Receiver } from './helpers/webhook-receiver.js';
 import { webhookSet } from './helpers/webhook-set.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(
+  /hooks-sandbox keeps idempotency keys in memory/,
+  /hooks-sandbox: webhook whe_\S+ to 127\.0\.0\.1:\d+ failed/,
+  /hooks-sandbox: a webhook to 127\.0\.0\.1:\d+ uses the buyer's legacy HMAC-SHA256/,
+  /hooks-sandbox: a webhook to 127\.0\.0\.1:\d+ uses the buyer's legacy Bearer/,
+  /hooks-production: webhook whe_\S+ to 169\.254\.169\.254/,
+  /hooks-production: webhook whe_\S+ to 127\.0\.0\.1:\d+/,
+  /hooks-production advertises webhook_signing but no identity\.brand_json_url/,
+  /guaranteed-publisher keeps idempotency keys in memory/,
+);
 
 /**
  * The webhook outbox over the embedded store (webhooks.mdx, Reliability; security.mdx, Webhook callbacks and Webhook

@@ -215,10 +215,24 @@ function fnv1a(s: string): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
+const EXIT_FLUSHES = Symbol.for('adcp-codegen.code-cache-flushes');
+
+/**
+ * One exit listener for every set loaded in the process, each of which bundles its own loader (a test process, or a
+ * host serving several agents, loads many): a listener per set passed Node's limit of ten.
+ */
 function hookExit(): void {
   if (exitHook) return;
   exitHook = true;
-  process.once('exit', flushCodeCache);
+  const registry = globalThis as unknown as Record<symbol, Set<() => void> | undefined>;
+  let flushes = registry[EXIT_FLUSHES];
+  if (flushes === undefined) {
+    const all = (flushes = registry[EXIT_FLUSHES] = new Set());
+    process.once('exit', () => {
+      for (const flush of all) flush();
+    });
+  }
+  flushes.add(flushCodeCache);
 }
 
 function schedule(write: () => void): void {
