@@ -15,7 +15,8 @@ Options:
   --check        compare the output with what would be generated; change nothing; exit 1 on drift
   --adopt        write into an existing, non-empty DIR that holds no adcp-codegen manifest (its other files are
                  left as they are); without it such a directory is refused
-  --strict       treat x-adcp-applies-when lint warnings as errors
+  --strict       treat warnings about the inputs as errors (x-adcp-applies-when lint, capability keys the
+                 release does not define)
   --verbose      also list each shipped normalization rule not emitted and each compile unit's time
   -h, --help     show this help
 

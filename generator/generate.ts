@@ -196,6 +196,18 @@ function project(run: Run, stages: Stages, inputs: Inputs, selections: Selection
     stages.servedCapabilities(profile, ss.map((s) => s.release)); // a stated supported_versions must match: fail before compiling
     return { profile, selections: ss, advertised: stages.advertise(profile, ss, advertised, config.acceptedRecords) };
   });
+  // A capability key no served release defines is advertised as written: a warning (a misspelling, usually), an
+  // error with --strict.
+  for (const p of profiles) {
+    const releases = p.selections.map((s) => s.release);
+    const perRelease = releases.map((r) => new Set(stages.undeclaredCapabilities(p.profile.capabilities, r).map((u) => u.pointer)));
+    for (const u of stages.undeclaredCapabilities(p.profile.capabilities, releases[0]!)) {
+      if (!perRelease.every((undeclared) => undeclared.has(u.pointer))) continue;
+      const message = `capability ${JSON.stringify(u.key)} is not defined by ${releases.map((r) => `AdCP ${r.version}`).join(' or ')}'s get_adcp_capabilities response; it is advertised as written`;
+      if (config.strict) throw new CodegenError(p.profile.file, u.pointer, `${message} (--strict)`);
+      run.warn(`${p.profile.file}#${u.pointer}: ${message}`);
+    }
+  }
   // A shared definition appears in many tools' documents: report each finding once.
   for (const f of new Map(advertised.findings.map((f) => [`${f.pointer}\0${f.message}`, f])).values()) {
     if (config.strict) throw new CodegenError(f.file, f.pointer, `${f.message} (--strict)`);

@@ -16,6 +16,8 @@ import { expectWarnings } from './helpers/warnings.js';
 expectWarnings(
   /the handler for create_media_buy did not finish within/,
   /handler for create_media_buy failed: Error: downstream ad server timed out/,
+  /create_media_buy: the idempotency store failed: PostgreSQL at 127\.0\.0\.1:9/,
+  /guaranteed-publisher keeps idempotency keys in memory/,
 );
 
 /**

@@ -9,13 +9,6 @@ import { listFiles } from '../generator/write/index.js';
 import { runCli, snapshot } from './helpers/cli.js';
 import { tempDir } from './helpers/fixture-release.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
-import { expectWarnings } from './helpers/warnings.js';
-
-// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
-expectWarnings(
-  /guaranteed-publisher keeps idempotency keys in memory/,
-  /create_media_buy: the idempotency store failed: PostgreSQL at 127\.0\.0\.1:9/,
-);
 
 /**
  * Incremental regeneration (compile units reused from the previous set by input key) must write exactly the bytes

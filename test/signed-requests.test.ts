@@ -14,6 +14,13 @@ import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
 import { freshKey, signed, signingProfileSet, toolCall, type PlainRequest, type TestKey } from './helpers/signing.js';
 import { tempDir } from './helpers/temp.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(
+  /request signing: key "test-ed25519-[0-9a-f]+" holds 3 unexpired nonces/,
+  /guaranteed-publisher keeps idempotency keys in memory/,
+);
 
 /**
  * Signed requests (RFC 9421) through the runtime's verifier, with requests signed by @adcp/sdk's own signer and keys

@@ -7,6 +7,10 @@ import { configuredKey } from '../runtime/services/keys/key-material.js';
 import { committedSet, setAt } from './helpers/generated.js';
 import { tempDir } from './helpers/temp.js';
 import { STATED_BRAND_JSON, webhookSet } from './helpers/webhook-set.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(/hooks-production advertises webhook_signing but no identity\.brand_json_url/);
 
 /**
  * The agent's signing key and its publication (security.mdx, Webhook callbacks: Key publication; "Discovering an

@@ -2,14 +2,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { lazyStore } from '../runtime/stores/open.js';
 import { tempDir } from './helpers/temp.js';
-import { expectWarnings } from './helpers/warnings.js';
-
-// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
-expectWarnings(
-  /hooks-production advertises webhook_signing but no identity\.brand_json_url/,
-  /guaranteed-publisher keeps idempotency keys in memory/,
-  /request signing: key "test-ed25519-[0-9a-f]+" holds 3 unexpired nonces/,
-);
 
 /**
  * The stores' transactions (runtime/stores/sql.ts): a service writes a state change and what follows from it (a

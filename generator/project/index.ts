@@ -5,12 +5,13 @@
  */
 export { advertise, AdvertisedSources, type Advertisement, type ToolsListEntry } from './advertise.js';
 export { bundleSchema } from './bundle.js';
+export { undeclaredCapabilities, type UndeclaredCapability } from './capability-keys.js';
 export { FILLABLE_CAPABILITIES, fillableCapabilities, servedCapabilities } from './capabilities.js';
 export { domainStatusValues, refusedEnvelopeFields, statusIsDomainState } from './envelope.js';
 export { declaresIdempotencyKey, idempotentTools } from './idempotency.js';
 export { lintAppliesWhen } from './lint-applies-when.js';
 export { objectRooted } from './object-root.js';
 export { annotateAdvertised, type ResolvedOverlay, resolveOverlays } from './overlay.js';
-export { appliesWhenSatisfied, projectSchemaForCapabilities, releasePathOfId } from './project.js';
+export { APPLIES_WHEN_LISTS, appliesWhenSatisfied, projectSchemaForCapabilities, releasePathOfId } from './project.js';
 export { pushOperationIdTools } from './push-config.js';
 export { PRESENTATION_ANNOTATIONS, rootConstraintProperties, structural } from './structural.js';

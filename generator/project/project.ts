@@ -78,14 +78,21 @@ export function parseAppliesWhen(annotation: unknown): ParsedAppliesWhen {
 }
 
 /**
+ * The `media_buy` capability lists an annotation's `delivery_types` and `pricing_models` clauses read. A profile
+ * states them for the projection even where a release does not define them (`supported_delivery_types` is the
+ * x-adcp-applies-when RFC's own), so they are not reported as undefined capability keys.
+ */
+export const APPLIES_WHEN_LISTS = { delivery_types: 'supported_delivery_types', pricing_models: 'supported_pricing_models' } as const;
+
+/**
  * Does the annotation apply to an agent publishing `capabilities` (its get_adcp_capabilities body)?
  * OR across every value of every key; unknown keys and malformed annotations apply (they keep the property).
  */
 export function appliesWhenSatisfied(annotation: unknown, capabilities: JsonObject): boolean {
   const { clauses } = parseAppliesWhen(annotation);
   if (clauses === undefined || !isPlainObject(capabilities)) return true;
-  if (clauses.delivery_types && listMatches(capabilities, 'supported_delivery_types', clauses.delivery_types)) return true;
-  if (clauses.pricing_models && listMatches(capabilities, 'supported_pricing_models', clauses.pricing_models)) return true;
+  if (clauses.delivery_types && listMatches(capabilities, APPLIES_WHEN_LISTS.delivery_types, clauses.delivery_types)) return true;
+  if (clauses.pricing_models && listMatches(capabilities, APPLIES_WHEN_LISTS.pricing_models, clauses.pricing_models)) return true;
   if (clauses.capabilities && clauses.capabilities.some((path) => capabilityPresent(capabilities, path))) return true;
   return false;
 }
