@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -17,12 +17,13 @@ import { readmeFiles } from '../helpers/readme.js';
  * The README's TypeScript agent, exactly as written there, end to end: every fenced block naming a file is written
  * into a scratch agent repository; adcp-codegen is the tarball `npm pack` makes of this repository, at the path the
  * README's package.json installs it from, laid out as npm installs it (test/helpers/pack.ts); AdCP 3.2.0-beta.5 is
- * ../shared's, at the vendor path the README's config names. The installed CLI generates the set, the README's
- * `build` compiles src/ (strict, NodeNext), its `start` serves MCP on 127.0.0.1 with ADCP_API_KEY (its state in the
- * run's own ADCP_STATE_DIR), and the official client calls it: without the key a protected tool is refused with 401,
- * with it as a 3.0 buyer and as a 3.2 buyer: each answer is valid in its own release (checked again here, beside development
- * mode's own check), with create_media_buy's media buy status where each release keeps it. A profile that gains a
- * tool the agent has no handler for then fails the start, before anything listens.
+ * ../shared's, copied without bundled/ (as the README vendors it) to the path the README's config names. The installed
+ * CLI generates the set, the README's `build` compiles src/ (strict, NodeNext), its `start` serves MCP on 127.0.0.1
+ * with ADCP_API_KEY (its state in the run's own ADCP_STATE_DIR), and the official client calls it: without the key a
+ * protected tool is refused with 401, with it as a 3.0 buyer and as a 3.2 buyer, and the README's own buyer
+ * (src/buyer.ts): each answer is valid in its own release (checked again here, beside development mode's own check),
+ * with create_media_buy's media buy status where each release keeps it. A profile that gains a tool the agent has no
+ * handler for then fails the start, before anything listens.
  */
 const release32 = sharedReleaseDir();
 if (release32 === undefined) throw new Error('../shared/adcp/3.2.0-beta.5 is required for the real-release suite');
@@ -51,7 +52,8 @@ test('install the packed tarball where the README says, link the 3.2 release, ge
   assert.is(join(work, tarballPath), join(work, 'vendor', packed.filename), 'the README installs the tarball npm pack makes');
   mkdirSync(join(work, 'vendor/adcp'), { recursive: true });
   copyFileSync(packed.tarball, join(work, tarballPath));
-  symlinkSync(release32, join(work, 'vendor/adcp/3.2.0-beta.5'), 'dir');
+  // Vendored as the README's rsync does it: without bundled/, which generation never reads.
+  cpSync(release32, join(work, 'vendor/adcp/3.2.0-beta.5'), { recursive: true, filter: (from) => from !== join(release32, 'bundled') });
   installPacked(join(work, tarballPath), work);
 
   assert.equal(script('generate'), ['adcp-codegen', 'generate']);
@@ -60,7 +62,7 @@ test('install the packed tarball where the README says, link the 3.2 release, ge
   assert.match(generated.output, /AdCP 3\.2\.0-beta\.5, AdCP 3\.0\.6/);
   const build = run('build');
   assert.is(build.status, 0, build.output);
-  assert.equal(readdirSync(join(work, 'dist')), ['server.js'], 'only src/ was compiled');
+  assert.equal(readdirSync(join(work, 'dist')).sort(), ['buyer.js', 'server.js'], 'only src/ was compiled');
 });
 
 type Result = { isError?: boolean; content: { text: string }[]; structuredContent?: Record<string, any> };
@@ -114,6 +116,19 @@ test("the agent answers a 3.0 and a 3.2 buyer, each in its own release, from one
     }
     const capabilities = (await client.callTool({ name: 'get_adcp_capabilities', arguments: {} })) as Result;
     assert.equal([...(capabilities.structuredContent!.adcp.supported_versions as string[])].sort(), [older, newer].sort());
+
+    // The README's buyer, as `npm run buyer` runs it: each answer in the release it pinned (unpinned: the newest).
+    const [node, buyerScript] = script('buyer');
+    assert.is(node, 'node');
+    const bought = spawnSync(process.execPath, [join(work, buyerScript!)], { cwd: work, encoding: 'utf8', env: { ...process.env, AGENT_URL: url, ADCP_API_KEY: API_KEY } });
+    assert.is(bought.status, 0, bought.stderr);
+    const lines = bought.stdout.trim().split('\n').map((l) => /^(\S+) (.*)$/.exec(l)!.slice(1));
+    assert.equal(lines.map(([pin]) => pin), ['unpinned', '3.0', '3.2-beta.5']);
+    for (const [pin, json] of lines) {
+      const release = pin === '3.0' ? older : newer;
+      const body = valid('create_media_buy', { content: [{ text: json! }], structuredContent: JSON.parse(json!) as Record<string, any> }, release);
+      assert.equal([body.status, body.media_buy_status], release === older ? ['pending_creatives', undefined] : ['completed', 'pending_creatives'], pin);
+    }
 
     const invalid = (await client.callTool({ name: 'create_media_buy', arguments: { adcp_version: older, context: { trace: 'r2' } } })) as Result;
     assert.ok(invalid.isError);
