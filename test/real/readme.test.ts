@@ -57,6 +57,7 @@ test('install the packed tarball where the README says, link the 3.2 release, ge
   installPacked(join(work, tarballPath), work);
 
   assert.equal(script('generate'), ['adcp-codegen', 'generate']);
+  assert.equal(script('prebuild'), ['adcp-codegen', 'generate'], 'npm run build regenerates first');
   const generated = run('generate');
   assert.is(generated.status, 0, generated.output);
   assert.match(generated.output, /AdCP 3\.2\.0-beta\.5, AdCP 3\.0\.6/);
