@@ -175,8 +175,13 @@ function ajvScript(release: Release, sample: unknown): string[] {
   ];
 }
 
+/**
+ * One new process per measurement, each with a state directory of its own: an agent's first call opens its store, and
+ * a directory another run left behind would replay that run's answer (the sample's idempotency_key is fixed).
+ */
 function spawnTimed(script: string): number {
-  const r = spawnSync(process.execPath, [script], { encoding: 'utf8' });
+  const { DATABASE_URL: _db, ...env } = process.env;
+  const r = spawnSync(process.execPath, [script], { encoding: 'utf8', env: { ...env, ADCP_STATE_DIR: tempDir('adcp-bench-state-') } });
   if (r.status !== 0) throw new Error(`${script} failed: ${r.stderr}`);
   return Number(r.stdout);
 }
