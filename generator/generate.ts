@@ -200,9 +200,9 @@ function project(run: Run, stages: Stages, inputs: Inputs, selections: Selection
   // error with --strict.
   for (const p of profiles) {
     const releases = p.selections.map((s) => s.release);
-    const perRelease = releases.map((r) => new Set(stages.undeclaredCapabilities(p.profile.capabilities, r).map((u) => u.pointer)));
-    for (const u of stages.undeclaredCapabilities(p.profile.capabilities, releases[0]!)) {
-      if (!perRelease.every((undeclared) => undeclared.has(u.pointer))) continue;
+    const [first, ...others] = releases.map((r) => stages.undeclaredCapabilities(p.profile.capabilities, r));
+    for (const u of first!) {
+      if (!others.every((undeclared) => undeclared.some((o) => o.pointer === u.pointer))) continue;
       const message = `capability ${JSON.stringify(u.key)} is not defined by ${releases.map((r) => `AdCP ${r.version}`).join(' or ')}'s get_adcp_capabilities response; it is advertised as written`;
       if (config.strict) throw new CodegenError(p.profile.file, u.pointer, `${message} (--strict)`);
       run.warn(`${p.profile.file}#${u.pointer}: ${message}`);

@@ -1,5 +1,4 @@
 import { createHmac, generateKeyPairSync } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { lazyStore } from '../runtime/stores/open.js';
@@ -11,6 +10,7 @@ import { tempDir } from './helpers/temp.js';
 import { startReceiver, type Received, type Receiver } from './helpers/webhook-receiver.js';
 import { webhookSet } from './helpers/webhook-set.js';
 import { expectWarnings } from './helpers/warnings.js';
+import { verifySigned } from './helpers/verify-webhook.js';
 
 // The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
 expectWarnings(
@@ -43,34 +43,6 @@ const sandbox = async (stateDir = tempDir(), options: Options = {}): Promise<Age
   return agent;
 };
 
-// @adcp/sdk 6.11's webhook verifier, as a buyer on it runs it.
-const signing = createRequire(import.meta.url)('@adcp/sdk/signing') as {
-  verifyWebhookSignature(request: { method: string; url: string; headers: Record<string, unknown>; body: string }, options: Record<string, unknown>): Promise<{ status: string; keyid: string }>;
-  StaticJwksResolver: new (keys: unknown[]) => unknown;
-  InMemoryReplayStore: new () => unknown;
-  InMemoryRevocationStore: new () => unknown;
-};
-const replayStore = new signing.InMemoryReplayStore();
-
-/**
- * Verifies one received webhook against the agent's published JWKS. @adcp/sdk 6.11 predates AdCP 3.2's key-purpose
- * rule: its step 8 accepts only `adcp_use: "webhook-signing"` and answers the 3.2 `request-signing` key the agent
- * publishes with `webhook_mode_mismatch` (the grader's SDK 14 accepts both, as 3.2 requires). So the published key is
- * asserted to be `request-signing`, then handed to 6.11 relabelled: every other step — tag, alg, window, covered
- * components, content-digest, replay, the Ed25519 verification itself — runs on the published key material.
- */
-async function verify(agent: Agent, r: Received): Promise<string> {
-  const jwks = JSON.parse((await agent.wellKnown('/.well-known/jwks.json'))!.body) as { keys: Record<string, unknown>[] };
-  for (const k of jwks.keys) assert.is(k.adcp_use, 'request-signing');
-  const resolver = new signing.StaticJwksResolver(jwks.keys.map((k) => ({ ...k, adcp_use: 'webhook-signing' })));
-  const result = await signing.verifyWebhookSignature(
-    { method: r.method, url: r.url, headers: r.headers, body: r.body },
-    { jwks: resolver, replayStore, revocationStore: new signing.InMemoryRevocationStore(), requiredTag: 'adcp/webhook-signing/v1' },
-  );
-  assert.is(result.status, 'verified');
-  return result.keyid;
-}
-
 const nonceOf = (r: Received): string => /nonce="([^"]+)"/.exec(String(r.headers['signature-input']))![1]!;
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The event's record once its outcome is written (the receiver sees a delivery before the worker records it). */
@@ -102,7 +74,7 @@ test('a delivered event: the frozen body (idempotency_key, operation_id, timesta
   assert.is(got!.method, 'POST');
   assert.is(got!.headers['content-type'], 'application/json');
   assert.match(String(got!.headers['signature-input']), /^sig1=\("@method" "@target-uri" "@authority" "content-type" "content-digest"\);created=\d+;expires=\d+;nonce="[^"]+";keyid="adcp-dev-[0-9a-f]{12}";alg="ed25519";tag="adcp\/webhook-signing\/v1"$/);
-  assert.match(await verify(agent, got!), /^adcp-dev-/);
+  assert.match(await verifySigned(agent, got!), /^adcp-dev-/);
   const body = got!.json;
   assert.is(body.idempotency_key, queued.idempotencyKey);
   assert.is(body.operation_id, 'op_echo_123', 'the buyer\'s operation_id, verbatim');
@@ -133,7 +105,7 @@ test('503, 503, 200: one event, three attempts, the same idempotency_key and bod
   assert.equal([...new Set(got.map((r) => r.json.idempotency_key))], [queued.idempotencyKey]);
   assert.equal([...new Set(got.map((r) => r.body))].length, 1, 'byte for byte the same body, timestamp included');
   assert.is(new Set(got.map(nonceOf)).size, 3, 'a fresh nonce per attempt');
-  for (const r of got) await verify(agent, r);
+  for (const r of got) await verifySigned(agent, r);
   const record = await outcome(agent, queued.eventId);
   assert.equal([record!.state, record!.attempts, record!.lastStatus], ['delivered', 3, 200]);
   await agent.close();

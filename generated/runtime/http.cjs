@@ -58,20 +58,20 @@
 //   adcp-codegen 0.1.0:runtime/services/idempotency/settings.ts c097ce5e38f95d92
 //   adcp-codegen 0.1.0:runtime/services/keys/key-material.ts ab38d6e31d6cc21e
 //   adcp-codegen 0.1.0:runtime/services/keys/keys.ts 460a9c74acbdf53a
-//   adcp-codegen 0.1.0:runtime/services/keys/publication.ts f887ed53e5bfcde8
+//   adcp-codegen 0.1.0:runtime/services/keys/publication.ts fabc4ffc57fbb4e8
 //   adcp-codegen 0.1.0:runtime/services/notifications/announce.ts 00c89ced7196f338
-//   adcp-codegen 0.1.0:runtime/services/notifications/prove.ts 2e8196c2452cffa8
+//   adcp-codegen 0.1.0:runtime/services/notifications/prove.ts 6bb1bdf4649cd0fb
 //   adcp-codegen 0.1.0:runtime/services/notifications/subscribers.ts c99be17748c6ddef
 //   adcp-codegen 0.1.0:runtime/services/notifications/sync-configs.ts 96b9dceebfd2c540
 //   adcp-codegen 0.1.0:runtime/services/signing/envelope.ts ac72f8d03a92e7ea
 //   adcp-codegen 0.1.0:runtime/services/signing/from-profile.ts 511290ded2cb8aac
-//   adcp-codegen 0.1.0:runtime/services/signing/keys.ts 39e11037de8a4406
+//   adcp-codegen 0.1.0:runtime/services/signing/keys.ts 8f925265a23f10a0
 //   adcp-codegen 0.1.0:runtime/services/signing/policy.ts e3b68f3dada4a654
 //   adcp-codegen 0.1.0:runtime/services/signing/replay-store.ts 86dc51feec3f7ad2
 //   adcp-codegen 0.1.0:runtime/services/signing/sdk.ts 7f02af49f87e619c
 //   adcp-codegen 0.1.0:runtime/services/signing/verifier.ts 949059eeae8cc8c5
 //   adcp-codegen 0.1.0:runtime/services/tasks/a2a-list.ts 79ef0ebcbb199e8a
-//   adcp-codegen 0.1.0:runtime/services/tasks/a2a-tasks.ts a647f175d25a5a14
+//   adcp-codegen 0.1.0:runtime/services/tasks/a2a-tasks.ts 3fe14847d022ef3c
 //   adcp-codegen 0.1.0:runtime/services/tasks/effects.ts 104dd9a2be3359f1
 //   adcp-codegen 0.1.0:runtime/services/tasks/reads.ts 7f23358ab84ebc66
 //   adcp-codegen 0.1.0:runtime/services/tasks/records.ts dcc287ed010c4610
@@ -84,27 +84,27 @@
 //   adcp-codegen 0.1.0:runtime/services/webhooks/records.ts 3a6b7ac0551741c5
 //   adcp-codegen 0.1.0:runtime/services/webhooks/schedule.ts 85d3905bf20464f1
 //   adcp-codegen 0.1.0:runtime/services/webhooks/sdk.ts 132bc6392f0e6695
-//   adcp-codegen 0.1.0:runtime/services/webhooks/setup.ts 129f449d7ed79d01
-//   adcp-codegen 0.1.0:runtime/services/webhooks/worker.ts 041a6b45ecb18dfc
+//   adcp-codegen 0.1.0:runtime/services/webhooks/setup.ts 82d368e7e21f4a3e
+//   adcp-codegen 0.1.0:runtime/services/webhooks/worker.ts 01b306347e259fa1
 //   adcp-codegen 0.1.0:runtime/stores/open.ts 8c595f8aad88d962
-//   adcp-codegen 0.1.0:runtime/stores/postgres.ts fc9d858949fc7b39
+//   adcp-codegen 0.1.0:runtime/stores/postgres.ts f9faf31b4ee9919e
 //   adcp-codegen 0.1.0:runtime/stores/schema.ts 7066d7aa59bbf2f8
 //   adcp-codegen 0.1.0:runtime/stores/sql.ts 5e47be9af0dd9780
 //   adcp-codegen 0.1.0:runtime/stores/sqlite.ts 1f88178ba9aa7a14
 //   adcp-codegen 0.1.0:runtime/transports/a2a.ts dbfbd46c42b85ff7
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-dialects.ts 1a29975350d57e25
-//   adcp-codegen 0.1.0:runtime/transports/http/a2a-endpoint.ts 1bb8afbc49098e57
+//   adcp-codegen 0.1.0:runtime/transports/http/a2a-endpoint.ts e97b1a3da367ef87
 //   adcp-codegen 0.1.0:runtime/transports/http/admit.ts 1fbea73febf2382c
 //   adcp-codegen 0.1.0:runtime/transports/http/authenticate.ts efab423c109033f5
 //   adcp-codegen 0.1.0:runtime/transports/http/body.ts f8b1818bd55ec5fa
 //   adcp-codegen 0.1.0:runtime/transports/http/classify.ts 0be884d9b06386f7
-//   adcp-codegen 0.1.0:runtime/transports/http/entry.ts 358390dcaffb29fc
+//   adcp-codegen 0.1.0:runtime/transports/http/entry.ts 9d943e2ebd7d7d48
 //   adcp-codegen 0.1.0:runtime/transports/http/mcp-endpoint.ts a783e87bfebeea8c
 //   adcp-codegen 0.1.0:runtime/transports/http/packages.ts 427b9409b3cdae1e
 //   adcp-codegen 0.1.0:runtime/transports/http/respond.ts fff8278a00ab7722
-//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts a7e5b4be6a6fa6ea
-//   adcp-codegen 0.1.0:runtime/transports/http/task-store.ts 7c521eb8c8a35009
+//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts bf39d8b731ff7d3a
+//   adcp-codegen 0.1.0:runtime/transports/http/task-store.ts 33e127206a61934b
 //   adcp-codegen 0.1.0:runtime/transports/http/tools-list-fast.ts 68f7a23b55fa491a
 //   adcp-codegen 0.1.0:runtime/transports/http/well-known.ts edf58e8b35d2cd80
 //   adcp-codegen 0.1.0:runtime/transports/mcp.ts 986d8af753684968
@@ -114,8 +114,11 @@
 //   adcp-codegen 0.1.0:runtime/wire/errors.ts c3c2abcdcdf1f631
 //   adcp-codegen 0.1.0:runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
 //   adcp-codegen 0.1.0:runtime/wire/json-copy.ts 4c680c79afe248e9
+//   adcp-codegen 0.1.0:runtime/wire/options.ts 7f555a7bac86c390
+//   adcp-codegen 0.1.0:runtime/wire/paths.ts fb201dd214f7de24
 //   adcp-codegen 0.1.0:runtime/wire/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/wire/release-select.ts 987b50ff8ce82e53
+//   adcp-codegen 0.1.0:runtime/wire/report.ts c5325dc03a131258
 //   adcp-codegen 0.1.0:runtime/wire/response.ts bc9edc053c759fe8
 //   adcp-codegen 0.1.0:runtime/wire/results.ts 81afede7e867dfac
 //   adcp-codegen 0.1.0:runtime/wire/versions.ts e88c31a89583ba56
@@ -318,6 +321,7 @@ const a2a_dialects_js_1 = require("./transports/http/a2a-dialects.js");
 const authenticate_js_1 = require("./transports/http/authenticate.js");
 const packages_js_1 = require("./transports/http/packages.js");
 const respond_js_1 = require("./transports/http/respond.js");
+const report_js_1 = require("./wire/report.js");
 class PrincipalUser {
     userName;
     auth;
@@ -344,7 +348,7 @@ function a2aEndpoint(agent, services, handlers, options, schemes) {
     catch (e) {
         if (options.a2a === undefined && (0, packages_js_1.isMissing)(e, `${pkg}/server`))
             return undefined;
-        throw new Error(`adcp-codegen: A2A needs ${pkg} (^0.3.14 or ^1.3.0) installed beside the agent (or a2a: false): ${String(e.message).split('\n')[0]}`);
+        throw new Error(`adcp-codegen: A2A needs ${pkg} (^0.3.14 or ^1.3.0) installed beside the agent (or a2a: false): ${(0, report_js_1.firstLine)(e)}`);
     }
     const dialect = (0, a2a_dialects_js_1.dialectOf)(server, () => require(`${pkg}/compat/v0_3/server`));
     const executor = (0, a2a_js_1.createA2AExecutor)(agent, handlers, { rejectedTaskState: given.rejectedTaskState });
@@ -693,7 +697,6 @@ function dataOf(part) {
   "./transports/http/entry.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.CARD_PATH = exports.A2A_PATH = exports.MCP_PATH = void 0;
 exports.httpEntry = httpEntry;
 const a2a_endpoint_js_1 = require("./transports/http/a2a-endpoint.js");
 const admit_js_1 = require("./transports/http/admit.js");
@@ -703,14 +706,13 @@ const classify_js_1 = require("./transports/http/classify.js");
 const mcp_endpoint_js_1 = require("./transports/http/mcp-endpoint.js");
 const respond_js_1 = require("./transports/http/respond.js");
 const well_known_js_1 = require("./transports/http/well-known.js");
-exports.MCP_PATH = '/mcp';
-exports.A2A_PATH = '/a2a';
-exports.CARD_PATH = '/.well-known/agent-card.json';
+const options_js_1 = require("./wire/options.js");
+const paths_js_1 = require("./wire/paths.js");
 function httpEntry(agent, services, toolsJson, handlers, options = {}) {
     if (options.authenticate !== undefined && typeof options.authenticate !== 'function')
         throw new Error('adcp-codegen: authenticate must be a function (an Authenticator)');
-    const maxBytes = positive(options.limits?.bodyBytes, body_js_1.DEFAULT_BODY_BYTES, 'limits.bodyBytes');
-    const timeoutMs = positive(options.limits?.bodyTimeoutMs, body_js_1.DEFAULT_BODY_TIMEOUT_MS, 'limits.bodyTimeoutMs');
+    const maxBytes = (0, options_js_1.positiveOption)(options.limits?.bodyBytes, body_js_1.DEFAULT_BODY_BYTES, 'limits.bodyBytes');
+    const timeoutMs = (0, options_js_1.positiveOption)(options.limits?.bodyTimeoutMs, body_js_1.DEFAULT_BODY_TIMEOUT_MS, 'limits.bodyTimeoutMs');
     const publicTools = new Set(options.publicTools ?? ['get_adcp_capabilities']);
     const schemes = (0, authenticate_js_1.challengeSchemes)(options.authenticate, options.challenges);
     const prm = (0, well_known_js_1.protectedResourceMetadata)(options.protectedResource);
@@ -740,7 +742,7 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
         const res = response;
         const path = pathOf(req.url);
         try {
-            if (path === exports.MCP_PATH || path === `${exports.MCP_PATH}/`) {
+            if (path === paths_js_1.MCP_PATH || path === `${paths_js_1.MCP_PATH}/`) {
                 if (req.method !== 'POST')
                     return (0, respond_js_1.methodNotAllowed)(res, 'POST');
                 const got = await message(req, res);
@@ -753,7 +755,7 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
                     req.auth = caller.principal === undefined ? undefined : (0, authenticate_js_1.mcpAuthInfo)(caller.principal);
                 return await mcp.handle(req, res, got.value);
             }
-            if (a2a !== undefined && (path === exports.A2A_PATH || path === `${exports.A2A_PATH}/` || (path === '/' && req.method === 'POST'))) {
+            if (a2a !== undefined && (path === paths_js_1.A2A_PATH || path === `${paths_js_1.A2A_PATH}/` || (path === '/' && req.method === 'POST'))) {
                 if (req.method !== 'POST')
                     return (0, respond_js_1.methodNotAllowed)(res, 'POST');
                 const got = await message(req, res);
@@ -764,7 +766,7 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
                     return;
                 return await a2a.handle(req, res, got.value, caller.principal);
             }
-            if (a2a !== undefined && path === exports.CARD_PATH) {
+            if (a2a !== undefined && path === paths_js_1.CARD_PATH) {
                 if (req.method !== 'GET' && req.method !== 'HEAD')
                     return (0, respond_js_1.methodNotAllowed)(res, 'GET');
                 return a2a.card(req, res);
@@ -795,13 +797,6 @@ function pathOf(url) {
     const raw = url ?? '/';
     const q = raw.indexOf('?');
     return q === -1 ? raw : raw.slice(0, q);
-}
-function positive(value, fallback, name) {
-    if (value === undefined)
-        return fallback;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-        throw new Error(`adcp-codegen: ${name} must be a positive number`);
-    return value;
 }
 
   },
@@ -923,7 +918,9 @@ exports.serveHttp = serveHttp;
 const node_fs_1 = require("node:fs");
 const node_http_1 = require("node:http");
 const node_https_1 = require("node:https");
-const entry_js_1 = require("./transports/http/entry.js");
+const options_js_1 = require("./wire/options.js");
+const paths_js_1 = require("./wire/paths.js");
+const report_js_1 = require("./wire/report.js");
 exports.DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 };
 const CLOSE_GRACE_MS = 10_000;
 const warned = new WeakSet();
@@ -933,12 +930,12 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
     if (!Number.isInteger(port) || port < 0 || port > 65_535)
         throw new Error(`adcp-codegen: serve: port must be an integer from 0 to 65535, not ${String(port)}`);
     const host = options.host ?? (process.env.HOST || exports.DEFAULTS.host);
-    const keepAliveTimeout = ms(options.keepAliveTimeoutMs, exports.DEFAULTS.keepAliveTimeoutMs, 'keepAliveTimeoutMs');
-    const headersTimeout = ms(options.headersTimeoutMs, exports.DEFAULTS.headersTimeoutMs, 'headersTimeoutMs');
-    const requestTimeout = ms(options.requestTimeoutMs, exports.DEFAULTS.requestTimeoutMs, 'requestTimeoutMs');
+    const keepAliveTimeout = (0, options_js_1.positiveOption)(options.keepAliveTimeoutMs, exports.DEFAULTS.keepAliveTimeoutMs, 'serve: keepAliveTimeoutMs', 'integer');
+    const headersTimeout = (0, options_js_1.positiveOption)(options.headersTimeoutMs, exports.DEFAULTS.headersTimeoutMs, 'serve: headersTimeoutMs', 'integer');
+    const requestTimeout = (0, options_js_1.positiveOption)(options.requestTimeoutMs, exports.DEFAULTS.requestTimeoutMs, 'serve: requestTimeoutMs', 'integer');
     if (headersTimeout > requestTimeout)
         throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
-    const maxConnections = ms(options.maxConnections, exports.DEFAULTS.maxConnections, 'maxConnections');
+    const maxConnections = (0, options_js_1.positiveOption)(options.maxConnections, exports.DEFAULTS.maxConnections, 'serve: maxConnections', 'integer');
     const tls = options.tls ?? tlsFromEnv();
     const scheme = tls === undefined ? 'http' : 'https';
     const handler = makeHandler();
@@ -946,7 +943,7 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
         await agent.ready();
     }
     catch (e) {
-        throw new Error(`adcp-codegen: serve: the agent's store is not ready: ${firstLine(e)}`);
+        throw new Error(`adcp-codegen: serve: the agent's store is not ready: ${(0, report_js_1.firstLine)(e)}`);
     }
     if (options.authenticate === undefined && !warned.has(agent)) {
         warned.add(agent);
@@ -960,7 +957,7 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
             res.setHeader('connection', 'close');
         inFlight.add(res);
         res.once('close', () => inFlight.delete(res));
-        handler(req, res).catch((e) => process.emitWarning(`adcp-codegen: the HTTP entry failed: ${firstLine(e)}`));
+        handler(req, res).catch((e) => process.emitWarning(`adcp-codegen: the HTTP entry failed: ${(0, report_js_1.firstLine)(e)}`));
     };
     const server = tls === undefined ? (0, node_http_1.createServer)(limits, serve) : (0, node_https_1.createServer)({ ...limits, cert: pem(tls.cert), key: pem(tls.key) }, serve);
     server.keepAliveTimeout = keepAliveTimeout;
@@ -983,7 +980,7 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
             await agent.close();
     };
     return {
-        url: `${scheme}://${urlHost(host)}:${address.port}${entry_js_1.MCP_PATH}`,
+        url: `${scheme}://${urlHost(host)}:${address.port}${paths_js_1.MCP_PATH}`,
         port: address.port,
         close: () => (closing ??= shutDown(server, inFlight).then(release)),
     };
@@ -1028,7 +1025,7 @@ function tlsFromEnv() {
             return (0, node_fs_1.readFileSync)(file);
         }
         catch (e) {
-            throw new Error(`adcp-codegen: serve: cannot read the TLS ${what} ${file}: ${e.code ?? firstLine(e)}`);
+            throw new Error(`adcp-codegen: serve: cannot read the TLS ${what} ${file}: ${e.code ?? (0, report_js_1.firstLine)(e)}`);
         }
     };
     return { cert: read(certFile, 'certificate'), key: read(keyFile, 'key') };
@@ -1040,23 +1037,12 @@ function envPort() {
     const raw = process.env.PORT;
     return raw === undefined || raw === '' ? undefined : Number(raw);
 }
-function ms(value, fallback, name) {
-    if (value === undefined)
-        return fallback;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
-        throw new Error(`adcp-codegen: serve: ${name} must be a positive integer`);
-    return value;
-}
 function urlHost(host) {
     if (host === '0.0.0.0' || host === '')
         return '127.0.0.1';
     if (host === '::')
         return '[::1]';
     return host.includes(':') ? `[${host}]` : host;
-}
-function firstLine(e) {
-    const text = e instanceof Error ? e.message : String(e);
-    return text.split('\n')[0];
 }
 
   },
@@ -1067,11 +1053,12 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.DEFAULT_TASK_TTL_MS = exports.DEFAULT_MAX_TASKS = void 0;
 exports.boundedTaskStore = boundedTaskStore;
 const a2a_list_js_1 = require("./services/tasks/a2a-list.js");
+const options_js_1 = require("./wire/options.js");
 exports.DEFAULT_MAX_TASKS = 1_000;
 exports.DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
 function boundedTaskStore(options = {}) {
-    const maxTasks = positive(options.maxTasks, exports.DEFAULT_MAX_TASKS, 'maxTasks');
-    const ttlMs = positive(options.ttlMs, exports.DEFAULT_TASK_TTL_MS, 'taskTtlMs');
+    const maxTasks = (0, options_js_1.positiveOption)(options.maxTasks, exports.DEFAULT_MAX_TASKS, 'a2a.maxTasks', 'integer');
+    const ttlMs = (0, options_js_1.positiveOption)(options.ttlMs, exports.DEFAULT_TASK_TTL_MS, 'a2a.taskTtlMs', 'integer');
     const now = options.now ?? Date.now;
     const tasks = new Map();
     const keyOf = (owner, id) => `${owner}\u0000${id}`;
@@ -1116,13 +1103,6 @@ function copy(task) {
     catch {
         return { ...task };
     }
-}
-function positive(value, fallback, name) {
-    if (value === undefined)
-        return fallback;
-    if (!Number.isInteger(value) || value < 1)
-        throw new Error(`adcp-codegen: a2a.${name} must be a positive integer`);
-    return value;
 }
 
   },

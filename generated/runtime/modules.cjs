@@ -58,20 +58,20 @@
 //   adcp-codegen 0.1.0:runtime/services/idempotency/settings.ts c097ce5e38f95d92
 //   adcp-codegen 0.1.0:runtime/services/keys/key-material.ts ab38d6e31d6cc21e
 //   adcp-codegen 0.1.0:runtime/services/keys/keys.ts 460a9c74acbdf53a
-//   adcp-codegen 0.1.0:runtime/services/keys/publication.ts f887ed53e5bfcde8
+//   adcp-codegen 0.1.0:runtime/services/keys/publication.ts fabc4ffc57fbb4e8
 //   adcp-codegen 0.1.0:runtime/services/notifications/announce.ts 00c89ced7196f338
-//   adcp-codegen 0.1.0:runtime/services/notifications/prove.ts 2e8196c2452cffa8
+//   adcp-codegen 0.1.0:runtime/services/notifications/prove.ts 6bb1bdf4649cd0fb
 //   adcp-codegen 0.1.0:runtime/services/notifications/subscribers.ts c99be17748c6ddef
 //   adcp-codegen 0.1.0:runtime/services/notifications/sync-configs.ts 96b9dceebfd2c540
 //   adcp-codegen 0.1.0:runtime/services/signing/envelope.ts ac72f8d03a92e7ea
 //   adcp-codegen 0.1.0:runtime/services/signing/from-profile.ts 511290ded2cb8aac
-//   adcp-codegen 0.1.0:runtime/services/signing/keys.ts 39e11037de8a4406
+//   adcp-codegen 0.1.0:runtime/services/signing/keys.ts 8f925265a23f10a0
 //   adcp-codegen 0.1.0:runtime/services/signing/policy.ts e3b68f3dada4a654
 //   adcp-codegen 0.1.0:runtime/services/signing/replay-store.ts 86dc51feec3f7ad2
 //   adcp-codegen 0.1.0:runtime/services/signing/sdk.ts 7f02af49f87e619c
 //   adcp-codegen 0.1.0:runtime/services/signing/verifier.ts 949059eeae8cc8c5
 //   adcp-codegen 0.1.0:runtime/services/tasks/a2a-list.ts 79ef0ebcbb199e8a
-//   adcp-codegen 0.1.0:runtime/services/tasks/a2a-tasks.ts a647f175d25a5a14
+//   adcp-codegen 0.1.0:runtime/services/tasks/a2a-tasks.ts 3fe14847d022ef3c
 //   adcp-codegen 0.1.0:runtime/services/tasks/effects.ts 104dd9a2be3359f1
 //   adcp-codegen 0.1.0:runtime/services/tasks/reads.ts 7f23358ab84ebc66
 //   adcp-codegen 0.1.0:runtime/services/tasks/records.ts dcc287ed010c4610
@@ -84,27 +84,27 @@
 //   adcp-codegen 0.1.0:runtime/services/webhooks/records.ts 3a6b7ac0551741c5
 //   adcp-codegen 0.1.0:runtime/services/webhooks/schedule.ts 85d3905bf20464f1
 //   adcp-codegen 0.1.0:runtime/services/webhooks/sdk.ts 132bc6392f0e6695
-//   adcp-codegen 0.1.0:runtime/services/webhooks/setup.ts 129f449d7ed79d01
-//   adcp-codegen 0.1.0:runtime/services/webhooks/worker.ts 041a6b45ecb18dfc
+//   adcp-codegen 0.1.0:runtime/services/webhooks/setup.ts 82d368e7e21f4a3e
+//   adcp-codegen 0.1.0:runtime/services/webhooks/worker.ts 01b306347e259fa1
 //   adcp-codegen 0.1.0:runtime/stores/open.ts 8c595f8aad88d962
-//   adcp-codegen 0.1.0:runtime/stores/postgres.ts fc9d858949fc7b39
+//   adcp-codegen 0.1.0:runtime/stores/postgres.ts f9faf31b4ee9919e
 //   adcp-codegen 0.1.0:runtime/stores/schema.ts 7066d7aa59bbf2f8
 //   adcp-codegen 0.1.0:runtime/stores/sql.ts 5e47be9af0dd9780
 //   adcp-codegen 0.1.0:runtime/stores/sqlite.ts 1f88178ba9aa7a14
 //   adcp-codegen 0.1.0:runtime/transports/a2a.ts dbfbd46c42b85ff7
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-dialects.ts 1a29975350d57e25
-//   adcp-codegen 0.1.0:runtime/transports/http/a2a-endpoint.ts 1bb8afbc49098e57
+//   adcp-codegen 0.1.0:runtime/transports/http/a2a-endpoint.ts e97b1a3da367ef87
 //   adcp-codegen 0.1.0:runtime/transports/http/admit.ts 1fbea73febf2382c
 //   adcp-codegen 0.1.0:runtime/transports/http/authenticate.ts efab423c109033f5
 //   adcp-codegen 0.1.0:runtime/transports/http/body.ts f8b1818bd55ec5fa
 //   adcp-codegen 0.1.0:runtime/transports/http/classify.ts 0be884d9b06386f7
-//   adcp-codegen 0.1.0:runtime/transports/http/entry.ts 358390dcaffb29fc
+//   adcp-codegen 0.1.0:runtime/transports/http/entry.ts 9d943e2ebd7d7d48
 //   adcp-codegen 0.1.0:runtime/transports/http/mcp-endpoint.ts a783e87bfebeea8c
 //   adcp-codegen 0.1.0:runtime/transports/http/packages.ts 427b9409b3cdae1e
 //   adcp-codegen 0.1.0:runtime/transports/http/respond.ts fff8278a00ab7722
-//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts a7e5b4be6a6fa6ea
-//   adcp-codegen 0.1.0:runtime/transports/http/task-store.ts 7c521eb8c8a35009
+//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts bf39d8b731ff7d3a
+//   adcp-codegen 0.1.0:runtime/transports/http/task-store.ts 33e127206a61934b
 //   adcp-codegen 0.1.0:runtime/transports/http/tools-list-fast.ts 68f7a23b55fa491a
 //   adcp-codegen 0.1.0:runtime/transports/http/well-known.ts edf58e8b35d2cd80
 //   adcp-codegen 0.1.0:runtime/transports/mcp.ts 986d8af753684968
@@ -114,8 +114,11 @@
 //   adcp-codegen 0.1.0:runtime/wire/errors.ts c3c2abcdcdf1f631
 //   adcp-codegen 0.1.0:runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
 //   adcp-codegen 0.1.0:runtime/wire/json-copy.ts 4c680c79afe248e9
+//   adcp-codegen 0.1.0:runtime/wire/options.ts 7f555a7bac86c390
+//   adcp-codegen 0.1.0:runtime/wire/paths.ts fb201dd214f7de24
 //   adcp-codegen 0.1.0:runtime/wire/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/wire/release-select.ts 987b50ff8ce82e53
+//   adcp-codegen 0.1.0:runtime/wire/report.ts c5325dc03a131258
 //   adcp-codegen 0.1.0:runtime/wire/response.ts bc9edc053c759fe8
 //   adcp-codegen 0.1.0:runtime/wire/results.ts 81afede7e867dfac
 //   adcp-codegen 0.1.0:runtime/wire/versions.ts e88c31a89583ba56
@@ -1618,6 +1621,33 @@ function jsonCopy(value) {
 }
 
   },
+  // runtime/wire/options.ts of adcp-codegen, its comments left out
+  "./wire/options.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.positiveOption = positiveOption;
+function positiveOption(value, fallback, name, kind = 'number') {
+    if (value === undefined)
+        return fallback;
+    const ok = typeof value === 'number' && (kind === 'integer' ? Number.isInteger(value) : Number.isFinite(value)) && value > 0;
+    if (!ok)
+        throw new Error(`adcp-codegen: ${name} must be a positive ${kind}, not ${JSON.stringify(value)}`);
+    return value;
+}
+
+  },
+  // runtime/wire/paths.ts of adcp-codegen, its comments left out
+  "./wire/paths.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.JWKS_PATH = exports.BRAND_JSON_PATH = exports.CARD_PATH = exports.A2A_PATH = exports.MCP_PATH = void 0;
+exports.MCP_PATH = '/mcp';
+exports.A2A_PATH = '/a2a';
+exports.CARD_PATH = '/.well-known/agent-card.json';
+exports.BRAND_JSON_PATH = '/.well-known/brand.json';
+exports.JWKS_PATH = '/.well-known/jwks.json';
+
+  },
   // runtime/wire/pointer.ts of adcp-codegen, its comments left out
   "./wire/pointer.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -1695,6 +1725,26 @@ function selectRelease(served, args) {
         return unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} is a pre-release, matched only exactly, and is not served`);
     const below = served.find((r) => r.major === pin.major && r.prerelease === undefined && r.minor <= pin.minor);
     return below !== undefined ? { ok: true, release: below } : unsupported(`adcp_version ${(0, bounds_js_1.clip)(String(pinValue))} is not served and no served release of major ${pin.major} is below it`);
+}
+
+  },
+  // runtime/wire/report.ts of adcp-codegen, its comments left out
+  "./wire/report.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.firstLine = firstLine;
+exports.hostOf = hostOf;
+function firstLine(e) {
+    const text = e instanceof Error ? e.message : String(e?.message ?? e);
+    return text.split('\n')[0];
+}
+function hostOf(url) {
+    try {
+        return new URL(url).host;
+    }
+    catch {
+        return '(unparseable URL)';
+    }
 }
 
   },

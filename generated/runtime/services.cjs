@@ -58,20 +58,20 @@
 //   adcp-codegen 0.1.0:runtime/services/idempotency/settings.ts c097ce5e38f95d92
 //   adcp-codegen 0.1.0:runtime/services/keys/key-material.ts ab38d6e31d6cc21e
 //   adcp-codegen 0.1.0:runtime/services/keys/keys.ts 460a9c74acbdf53a
-//   adcp-codegen 0.1.0:runtime/services/keys/publication.ts f887ed53e5bfcde8
+//   adcp-codegen 0.1.0:runtime/services/keys/publication.ts fabc4ffc57fbb4e8
 //   adcp-codegen 0.1.0:runtime/services/notifications/announce.ts 00c89ced7196f338
-//   adcp-codegen 0.1.0:runtime/services/notifications/prove.ts 2e8196c2452cffa8
+//   adcp-codegen 0.1.0:runtime/services/notifications/prove.ts 6bb1bdf4649cd0fb
 //   adcp-codegen 0.1.0:runtime/services/notifications/subscribers.ts c99be17748c6ddef
 //   adcp-codegen 0.1.0:runtime/services/notifications/sync-configs.ts 96b9dceebfd2c540
 //   adcp-codegen 0.1.0:runtime/services/signing/envelope.ts ac72f8d03a92e7ea
 //   adcp-codegen 0.1.0:runtime/services/signing/from-profile.ts 511290ded2cb8aac
-//   adcp-codegen 0.1.0:runtime/services/signing/keys.ts 39e11037de8a4406
+//   adcp-codegen 0.1.0:runtime/services/signing/keys.ts 8f925265a23f10a0
 //   adcp-codegen 0.1.0:runtime/services/signing/policy.ts e3b68f3dada4a654
 //   adcp-codegen 0.1.0:runtime/services/signing/replay-store.ts 86dc51feec3f7ad2
 //   adcp-codegen 0.1.0:runtime/services/signing/sdk.ts 7f02af49f87e619c
 //   adcp-codegen 0.1.0:runtime/services/signing/verifier.ts 949059eeae8cc8c5
 //   adcp-codegen 0.1.0:runtime/services/tasks/a2a-list.ts 79ef0ebcbb199e8a
-//   adcp-codegen 0.1.0:runtime/services/tasks/a2a-tasks.ts a647f175d25a5a14
+//   adcp-codegen 0.1.0:runtime/services/tasks/a2a-tasks.ts 3fe14847d022ef3c
 //   adcp-codegen 0.1.0:runtime/services/tasks/effects.ts 104dd9a2be3359f1
 //   adcp-codegen 0.1.0:runtime/services/tasks/reads.ts 7f23358ab84ebc66
 //   adcp-codegen 0.1.0:runtime/services/tasks/records.ts dcc287ed010c4610
@@ -84,27 +84,27 @@
 //   adcp-codegen 0.1.0:runtime/services/webhooks/records.ts 3a6b7ac0551741c5
 //   adcp-codegen 0.1.0:runtime/services/webhooks/schedule.ts 85d3905bf20464f1
 //   adcp-codegen 0.1.0:runtime/services/webhooks/sdk.ts 132bc6392f0e6695
-//   adcp-codegen 0.1.0:runtime/services/webhooks/setup.ts 129f449d7ed79d01
-//   adcp-codegen 0.1.0:runtime/services/webhooks/worker.ts 041a6b45ecb18dfc
+//   adcp-codegen 0.1.0:runtime/services/webhooks/setup.ts 82d368e7e21f4a3e
+//   adcp-codegen 0.1.0:runtime/services/webhooks/worker.ts 01b306347e259fa1
 //   adcp-codegen 0.1.0:runtime/stores/open.ts 8c595f8aad88d962
-//   adcp-codegen 0.1.0:runtime/stores/postgres.ts fc9d858949fc7b39
+//   adcp-codegen 0.1.0:runtime/stores/postgres.ts f9faf31b4ee9919e
 //   adcp-codegen 0.1.0:runtime/stores/schema.ts 7066d7aa59bbf2f8
 //   adcp-codegen 0.1.0:runtime/stores/sql.ts 5e47be9af0dd9780
 //   adcp-codegen 0.1.0:runtime/stores/sqlite.ts 1f88178ba9aa7a14
 //   adcp-codegen 0.1.0:runtime/transports/a2a.ts dbfbd46c42b85ff7
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2
 //   adcp-codegen 0.1.0:runtime/transports/http/a2a-dialects.ts 1a29975350d57e25
-//   adcp-codegen 0.1.0:runtime/transports/http/a2a-endpoint.ts 1bb8afbc49098e57
+//   adcp-codegen 0.1.0:runtime/transports/http/a2a-endpoint.ts e97b1a3da367ef87
 //   adcp-codegen 0.1.0:runtime/transports/http/admit.ts 1fbea73febf2382c
 //   adcp-codegen 0.1.0:runtime/transports/http/authenticate.ts efab423c109033f5
 //   adcp-codegen 0.1.0:runtime/transports/http/body.ts f8b1818bd55ec5fa
 //   adcp-codegen 0.1.0:runtime/transports/http/classify.ts 0be884d9b06386f7
-//   adcp-codegen 0.1.0:runtime/transports/http/entry.ts 358390dcaffb29fc
+//   adcp-codegen 0.1.0:runtime/transports/http/entry.ts 9d943e2ebd7d7d48
 //   adcp-codegen 0.1.0:runtime/transports/http/mcp-endpoint.ts a783e87bfebeea8c
 //   adcp-codegen 0.1.0:runtime/transports/http/packages.ts 427b9409b3cdae1e
 //   adcp-codegen 0.1.0:runtime/transports/http/respond.ts fff8278a00ab7722
-//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts a7e5b4be6a6fa6ea
-//   adcp-codegen 0.1.0:runtime/transports/http/task-store.ts 7c521eb8c8a35009
+//   adcp-codegen 0.1.0:runtime/transports/http/serve.ts bf39d8b731ff7d3a
+//   adcp-codegen 0.1.0:runtime/transports/http/task-store.ts 33e127206a61934b
 //   adcp-codegen 0.1.0:runtime/transports/http/tools-list-fast.ts 68f7a23b55fa491a
 //   adcp-codegen 0.1.0:runtime/transports/http/well-known.ts edf58e8b35d2cd80
 //   adcp-codegen 0.1.0:runtime/transports/mcp.ts 986d8af753684968
@@ -114,8 +114,11 @@
 //   adcp-codegen 0.1.0:runtime/wire/errors.ts c3c2abcdcdf1f631
 //   adcp-codegen 0.1.0:runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
 //   adcp-codegen 0.1.0:runtime/wire/json-copy.ts 4c680c79afe248e9
+//   adcp-codegen 0.1.0:runtime/wire/options.ts 7f555a7bac86c390
+//   adcp-codegen 0.1.0:runtime/wire/paths.ts fb201dd214f7de24
 //   adcp-codegen 0.1.0:runtime/wire/pointer.ts 70d14510bda68fba
 //   adcp-codegen 0.1.0:runtime/wire/release-select.ts 987b50ff8ce82e53
+//   adcp-codegen 0.1.0:runtime/wire/report.ts c5325dc03a131258
 //   adcp-codegen 0.1.0:runtime/wire/response.ts bc9edc053c759fe8
 //   adcp-codegen 0.1.0:runtime/wire/results.ts 81afede7e867dfac
 //   adcp-codegen 0.1.0:runtime/wire/versions.ts e88c31a89583ba56
@@ -622,12 +625,8 @@ function nonEmpty(v) {
   "./services/keys/publication.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.MCP_PATH = exports.JWKS_PATH = exports.BRAND_JSON_PATH = void 0;
 exports.publication = publication;
-exports.BRAND_JSON_PATH = '/.well-known/brand.json';
-exports.JWKS_PATH = '/.well-known/jwks.json';
-exports.MCP_PATH = '/mcp';
-const A2A_PATH = '/a2a';
+const paths_js_1 = require("./wire/paths.js");
 const AGENT_TYPES = { media_buy: 'sales', signals: 'signals', creative: 'creative', governance: 'governance', brand: 'brand' };
 const CACHE = 'public, max-age=300';
 function publication(keys, settings) {
@@ -645,18 +644,18 @@ function publication(keys, settings) {
     let a2a = true;
     const baseUrl = () => configuredBase ?? listening;
     const brandJsonUrl = () => {
-        const url = brandOverride ?? (baseUrl() === undefined ? undefined : `${baseUrl()}${exports.BRAND_JSON_PATH}`);
+        const url = brandOverride ?? (baseUrl() === undefined ? undefined : `${baseUrl()}${paths_js_1.BRAND_JSON_PATH}`);
         return url?.startsWith('https://') === true ? url : undefined;
     };
     const brandJson = () => {
         const base = baseUrl();
         if (base === undefined)
             return undefined;
-        const jwks_uri = `${base}${exports.JWKS_PATH}`;
-        const mcp = { type: agentType, id: agentId, url: `${base}${exports.MCP_PATH}`, jwks_uri };
+        const jwks_uri = `${base}${paths_js_1.JWKS_PATH}`;
+        const mcp = { type: agentType, id: agentId, url: `${base}${paths_js_1.MCP_PATH}`, jwks_uri };
         if (!a2a)
             return { agents: [mcp] };
-        return { agents: [mcp, { type: agentType, id: `${agentId}_a2a`, url: `${base}${A2A_PATH}`, jwks_uri }, { type: agentType, id: `${agentId}_a2a_base`, url: base, jwks_uri }] };
+        return { agents: [mcp, { type: agentType, id: `${agentId}_a2a`, url: `${base}${paths_js_1.A2A_PATH}`, jwks_uri }, { type: agentType, id: `${agentId}_a2a_base`, url: base, jwks_uri }] };
     };
     return {
         baseUrl,
@@ -665,11 +664,11 @@ function publication(keys, settings) {
             if (configuredBase === undefined)
                 listening = baseOf(url, 'the HTTP entry\'s public URL');
         },
-        agentUrl: () => (baseUrl() === undefined ? undefined : `${baseUrl()}${exports.MCP_PATH}`),
+        agentUrl: () => (baseUrl() === undefined ? undefined : `${baseUrl()}${paths_js_1.MCP_PATH}`),
         brandJsonUrl,
         brandJson,
         async wellKnown(path) {
-            const doc = path === exports.BRAND_JSON_PATH ? brandJson() : path === exports.JWKS_PATH ? await keys.jwks() : undefined;
+            const doc = path === paths_js_1.BRAND_JSON_PATH ? brandJson() : path === paths_js_1.JWKS_PATH ? await keys.jwks() : undefined;
             return doc === undefined ? undefined : { status: 200, headers: { 'content-type': 'application/json', 'cache-control': CACHE }, body: JSON.stringify(doc) };
         },
         capabilityPart(body, release) {
@@ -780,6 +779,7 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.endpointProof = endpointProof;
 const node_crypto_1 = require("node:crypto");
 const sdk_js_1 = require("./services/webhooks/sdk.js");
+const report_js_1 = require("./wire/report.js");
 const MAX_ANSWER_BYTES = 65_536;
 function endpointProof(env) {
     let fetch;
@@ -809,7 +809,7 @@ function endpointProof(env) {
             answer = { status: response.status, text: await bounded(response.body) };
         }
         catch (e) {
-            process.emitWarning(`adcp-codegen: ${env.profile}: the endpoint-proof challenge to ${hostOf(subscriber.url)} failed: ${String(e?.message ?? e).split('\n')[0]}`);
+            process.emitWarning(`adcp-codegen: ${env.profile}: the endpoint-proof challenge to ${(0, report_js_1.hostOf)(subscriber.url)} failed: ${(0, report_js_1.firstLine)(e)}`);
             return 'the endpoint could not be reached';
         }
         if (answer.status < 200 || answer.status > 299)
@@ -843,14 +843,6 @@ async function bounded(body) {
         chunks.push(value);
     }
     return Buffer.concat(chunks).toString('utf8');
-}
-function hostOf(url) {
-    try {
-        return new URL(url).host;
-    }
-    catch {
-        return '(unparseable URL)';
-    }
 }
 
   },
@@ -1077,6 +1069,7 @@ exports.DEFAULT_CAP_PER_KEYID = void 0;
 exports.trustedKeys = trustedKeys;
 const node_fs_1 = require("node:fs");
 const sdk_js_1 = require("./services/signing/sdk.js");
+const report_js_1 = require("./wire/report.js");
 exports.DEFAULT_CAP_PER_KEYID = 1_000_000;
 const UNAVAILABLE_FOR_S = 30;
 function trustedKeys(options, clock) {
@@ -1244,7 +1237,7 @@ function describe(trust, i) {
     return `signer ${trust.principal ?? trust.agentUrl ?? `#${i}`} (${source})`;
 }
 function reason(e) {
-    const line = String(e?.message ?? e).split('\n')[0];
+    const line = (0, report_js_1.firstLine)(e);
     return line.replace(/https?:\/\/[^\s"'`)]+/g, (url) => {
         try {
             return new URL(url).origin;
@@ -1586,6 +1579,7 @@ exports.DURABLE_TASK_TTL_MS = exports.DURABLE_MAX_TASKS = void 0;
 exports.durableA2AStore = durableA2AStore;
 exports.settleLinked = settleLinked;
 const a2a_list_js_1 = require("./services/tasks/a2a-list.js");
+const options_js_1 = require("./wire/options.js");
 exports.DURABLE_MAX_TASKS = 10_000;
 exports.DURABLE_TASK_TTL_MS = 24 * 3600 * 1000;
 const PURGE_EVERY_MS = 60_000;
@@ -1600,8 +1594,8 @@ const EXPIRED = 'DELETE FROM adcp_a2a_tasks WHERE expires_at <= $1';
 const BEYOND = 'DELETE FROM adcp_a2a_tasks WHERE (scope, task_id) NOT IN (SELECT scope, task_id FROM adcp_a2a_tasks ORDER BY saved_at DESC, task_id DESC LIMIT $1)';
 const LIST_READ_LIMIT = 1000;
 function durableA2AStore(store, options = {}) {
-    const maxTasks = positive(options.maxTasks, exports.DURABLE_MAX_TASKS, 'maxTasks');
-    const ttlMs = positive(options.ttlMs, exports.DURABLE_TASK_TTL_MS, 'taskTtlMs');
+    const maxTasks = (0, options_js_1.positiveOption)(options.maxTasks, exports.DURABLE_MAX_TASKS, 'a2a.maxTasks', 'integer');
+    const ttlMs = (0, options_js_1.positiveOption)(options.ttlMs, exports.DURABLE_TASK_TTL_MS, 'a2a.taskTtlMs', 'integer');
     const purgeEvery = Math.max(1, Math.floor(maxTasks / 10));
     let saves = 0;
     let purgedAt = Date.now();
@@ -1663,13 +1657,6 @@ function withSettled(task, column) {
     }
     const parts = [{ kind: 'data', data: s.body }, ...(s.text !== undefined ? [{ kind: 'text', text: s.text }] : [])];
     return { ...task, status: { state: s.state, timestamp: s.at }, artifacts: [{ artifactId, name: s.skill, parts }] };
-}
-function positive(value, fallback, name) {
-    if (value === undefined)
-        return fallback;
-    if (!Number.isInteger(value) || value < 1)
-        throw new Error(`adcp-codegen: a2a.${name} must be a positive integer`);
-    return value;
 }
 
   },
@@ -2484,6 +2471,7 @@ exports.declared = declared;
 const keys_js_1 = require("./services/keys/keys.js");
 const publication_js_1 = require("./services/keys/publication.js");
 const outbox_js_1 = require("./services/webhooks/outbox.js");
+const options_js_1 = require("./wire/options.js");
 const DAY_S = 86_400;
 const WEEK_S = 604_800;
 function signedWebhooks(served, options, store) {
@@ -2512,11 +2500,11 @@ function signedWebhooks(served, options, store) {
             legacyAuth: stated === undefined || stated.legacy_hmac_fallback === true,
             deliver: own.deliver !== false,
             horizonMs: horizonS * 1000,
-            pollMs: positive(own.pollIntervalMs, 1_000, 'webhooks.pollIntervalMs'),
-            concurrency: positive(own.concurrency, 16, 'webhooks.concurrency'),
-            timeoutMs: positive(own.attemptTimeoutMs, 10_000, 'webhooks.attemptTimeoutMs'),
-            initialMs: positive(own.initialBackoffMs, 1_000, 'webhooks.initialBackoffMs'),
-            maxMs: positive(own.maxBackoffMs, 900_000, 'webhooks.maxBackoffMs'),
+            pollMs: (0, options_js_1.positiveOption)(own.pollIntervalMs, 1_000, 'webhooks.pollIntervalMs'),
+            concurrency: (0, options_js_1.positiveOption)(own.concurrency, 16, 'webhooks.concurrency'),
+            timeoutMs: (0, options_js_1.positiveOption)(own.attemptTimeoutMs, 10_000, 'webhooks.attemptTimeoutMs'),
+            initialMs: (0, options_js_1.positiveOption)(own.initialBackoffMs, 1_000, 'webhooks.initialBackoffMs'),
+            maxMs: (0, options_js_1.positiveOption)(own.maxBackoffMs, 900_000, 'webhooks.maxBackoffMs'),
         })
         : undefined;
     return {
@@ -2544,13 +2532,6 @@ function declared(served) {
     const block = served.releases[0].capabilities.webhook_signing;
     return block !== null && typeof block === 'object' ? block : undefined;
 }
-function positive(value, fallback, option) {
-    if (value === undefined)
-        return fallback;
-    if (!(Number.isFinite(value) && value > 0))
-        throw new Error(`adcp-codegen: ${option} must be a positive number, not ${JSON.stringify(value)}`);
-    return value;
-}
 
   },
   // runtime/services/webhooks/worker.ts of adcp-codegen, its comments left out
@@ -2563,6 +2544,7 @@ const attempt_js_1 = require("./services/webhooks/attempt.js");
 const records_js_1 = require("./services/webhooks/records.js");
 const schedule_js_1 = require("./services/webhooks/schedule.js");
 const sdk_js_1 = require("./services/webhooks/sdk.js");
+const report_js_1 = require("./wire/report.js");
 const RETENTION_MS = 604_800_000;
 const PURGE_EVERY_MS = 3_600_000;
 function deliveryWorker(store, keys, s) {
@@ -2641,7 +2623,7 @@ function deliveryWorker(store, keys, s) {
         try {
             const kept = await (0, records_js_1.finishRow)(db, owner, row, outcome, attempted, start, Date.now());
             if (kept && outcome.state === 'failed')
-                warn(`webhook ${row.eventId} to ${hostOf(row.url)} failed for good after ${row.attempts + (attempted ? 1 : 0)} attempt(s): ${outcome.error}`);
+                warn(`webhook ${row.eventId} to ${(0, report_js_1.hostOf)(row.url)} failed for good after ${row.attempts + (attempted ? 1 : 0)} attempt(s): ${outcome.error}`);
         }
         catch (e) {
             warn(`the outcome of webhook ${row.eventId} could not be recorded (${String(e)}); it will be attempted again`);
@@ -2672,14 +2654,6 @@ function deliveryWorker(store, keys, s) {
     };
     function warn(message) {
         process.emitWarning(`adcp-codegen: ${s.profile}: ${message}`);
-    }
-}
-function hostOf(url) {
-    try {
-        return new URL(url).host;
-    }
-    catch {
-        return '(unparseable URL)';
     }
 }
 
@@ -2830,27 +2804,12 @@ function openPostgres(url, options = {}) {
                 return tx.query(text, params);
             });
         },
-        async migrate(statements) {
-            let client;
-            try {
-                client = await pool.connect();
-            }
-            catch (e) {
-                throw new sql_js_1.StoreUnavailable(where, e);
-            }
-            try {
-                await client.query('BEGIN');
-                await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+        migrate(statements) {
+            return this.transaction(async (tx) => {
+                await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
                 for (const statement of statements)
-                    await client.query(statement);
-                await client.query('COMMIT');
-                client.release();
-            }
-            catch (e) {
-                await client.query('ROLLBACK').catch(() => undefined);
-                client.release(e);
-                throw new sql_js_1.StoreUnavailable(where, e);
-            }
+                    await tx.query(statement);
+            });
         },
         close: () => pool.end(),
     };

@@ -108,24 +108,12 @@ export function openPostgres(url: string, options: { poolSize?: number; connectT
         return tx.query(text, params);
       });
     },
-    async migrate(statements) {
-      let client: PgClient;
-      try {
-        client = await pool.connect();
-      } catch (e) {
-        throw new StoreUnavailable(where, e);
-      }
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-        for (const statement of statements) await client.query(statement);
-        await client.query('COMMIT');
-        client.release();
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        client.release(e);
-        throw new StoreUnavailable(where, e);
-      }
+    // Under an advisory lock, in one transaction: instances starting together migrate one after the other.
+    migrate(statements) {
+      return this.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+        for (const statement of statements) await tx.query(statement);
+      });
     },
     close: () => pool.end(),
   };

@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,6 +11,7 @@ import { createDatabase, startPostgres, type PostgresServer } from '../helpers/p
 import { sharedReleaseDir } from '../helpers/releases.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertSchema } from '../helpers/verify-webhook.js';
+import { agentProcess as spawnAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { startReceiver, type Received, type Receiver } from '../helpers/webhook-receiver.js';
 import { PAYLOAD_SCHEMAS, webhookSet } from '../helpers/webhook-set.js';
 
@@ -42,10 +42,6 @@ test.after(async () => {
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An agent process of `profile` over `url`, with a configured public URL, taking commands on stdin (one JSON per line). */
-interface AgentProcess {
-  readonly child: ChildProcess;
-  send(command: Record<string, unknown>): Promise<any>;
-}
 const script = join(tempDir(), 'agent.mjs');
 writeFileSync(
   script,
@@ -67,36 +63,7 @@ writeFileSync(
   ].join('\n'),
 );
 
-async function agentProcess(profile: string, url: string): Promise<AgentProcess> {
-  const child = spawn(process.execPath, [script, profile, url], { stdio: ['pipe', 'pipe', 'pipe'] });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const waiting = new Map<number, (r: unknown) => void>();
-  let ready!: () => void;
-  const started = new Promise<void>((resolve, reject) => {
-    ready = resolve;
-    child.on('exit', (code, signal) => reject(new Error(`the agent process exited (${code ?? signal}) before it was ready: ${stderr}`)));
-  });
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    const m = JSON.parse(line) as { ready?: number; id?: number; result?: unknown };
-    if (m.ready !== undefined) ready();
-    else waiting.get(m.id!)?.(m.result);
-  });
-  await started;
-  let next = 0;
-  return {
-    child,
-    send(command) {
-      const id = next++;
-      return new Promise((resolve) => {
-        waiting.set(id, resolve);
-        child.stdin!.write(`${JSON.stringify({ id, ...command })}\n`);
-      });
-    },
-  };
-}
+const agentProcess = (profile: string, url: string): Promise<AgentProcess> => spawnAgent(script, [profile, url], children);
 
 test('a task made on one instance, settled on both at once: one terminal webhook; a replay of its call on the other adds none', async () => {
   const url = await createDatabase(pg, 'tasks');

@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -18,6 +17,7 @@ import { lazyStore } from '../../runtime/stores/open.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { tempDir } from '../helpers/temp.js';
+import { agentProcess as spawnAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { webhookSet } from '../helpers/webhook-set.js';
 
@@ -46,10 +46,6 @@ test.after(async () => {
 });
 
 /** An agent process (the sandbox profile) over the test's PostgreSQL, taking commands on stdin, one JSON per line. */
-interface AgentProcess {
-  readonly child: ChildProcess;
-  send(command: Record<string, unknown>): Promise<Record<string, unknown>>;
-}
 
 const script = join(tempDir(), 'agent.mjs');
 writeFileSync(
@@ -68,36 +64,7 @@ writeFileSync(
   ].join('\n'),
 );
 
-async function agentProcess(webhooks: Record<string, unknown>): Promise<AgentProcess> {
-  const child = spawn(process.execPath, [script, pg.url, JSON.stringify(webhooks)], { stdio: ['pipe', 'pipe', 'pipe'] });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const waiting = new Map<number, (r: Record<string, unknown>) => void>();
-  let ready!: () => void;
-  const started = new Promise<void>((resolve, reject) => {
-    ready = resolve;
-    child.on('exit', (code, signal) => reject(new Error(`the agent process exited (${code ?? signal}) before it was ready: ${stderr}`)));
-  });
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    const m = JSON.parse(line) as { ready?: number; id?: number; result?: Record<string, unknown> };
-    if (m.ready !== undefined) ready();
-    else waiting.get(m.id!)?.(m.result!);
-  });
-  await started;
-  let next = 0;
-  return {
-    child,
-    send(command) {
-      const id = next++;
-      return new Promise((resolve) => {
-        waiting.set(id, resolve);
-        child.stdin!.write(`${JSON.stringify({ id, ...command })}\n`);
-      });
-    },
-  };
-}
+const agentProcess = (webhooks: Record<string, unknown>): Promise<AgentProcess> => spawnAgent(script, [pg.url, JSON.stringify(webhooks)], children);
 
 const event = (path: string, i: number) => ({ url: `${receiver.base}${path}`, operationId: `op_${i}`, dedupeKey: `real:${path}`, payload: { task_id: `task_${i}`, task_type: 'create_media_buy', protocol: 'media-buy', status: 'completed' } });
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

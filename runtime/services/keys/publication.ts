@@ -2,21 +2,17 @@ import type { PublicationOptions, WellKnownDocument } from '../../api/webhook-ty
 import type { ProfileRelease } from '../../artifacts/profile.js';
 import type { CapabilityPart } from '../capabilities.js';
 import type { SigningKeys } from './keys.js';
+import { A2A_PATH, BRAND_JSON_PATH, JWKS_PATH, MCP_PATH } from '../../wire/paths.js';
 
 /**
  * Where buyers find the agent's signing keys (security.mdx, "Discovering an agent's signing keys via brand_json_url"):
  * `identity.brand_json_url` in get_adcp_capabilities → brand.json → the `agents[]` entry whose `url` is the agent's
  * URL byte for byte → its `jwks_uri` → the JWKS. A verifier looks the agent up by the URL it talks to, so brand.json
  * names every URL the HTTP entry answers AdCP at: MCP, and A2A both at its card's URL and at the base URL A2A clients
- * are given (brand.json allows one type several entries with distinct URLs). The agent serves both documents under its public URL
- * (`/.well-known/brand.json`, `/.well-known/jwks.json`; the HTTP entry mounts them) and fills in the capability.
+ * are given (brand.json allows one type several entries with distinct URLs). The agent serves both documents under its
+ * public URL (`/.well-known/brand.json`, `/.well-known/jwks.json`; the HTTP entry mounts them) and fills in the
+ * capability.
  */
-export const BRAND_JSON_PATH = '/.well-known/brand.json';
-export const JWKS_PATH = '/.well-known/jwks.json';
-/** Where the HTTP entry serves MCP: the agent's URL in brand.json is `<public URL>/mcp`. */
-export const MCP_PATH = '/mcp';
-/** Where the HTTP entry serves A2A (its card's `url`); a POST to the base URL answers A2A too. */
-const A2A_PATH = '/a2a';
 
 export interface Publication {
   /** The public base URL (`https://seller.example`, no trailing slash), when configured or told by the entry. */

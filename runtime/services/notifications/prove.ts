@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { SigningKeys } from '../keys/keys.js';
 import { sdkServer, sdkSigningClient, ssrfPolicy, type FetchLike } from '../webhooks/sdk.js';
 import type { Subscriber } from './subscribers.js';
+import { firstLine, hostOf } from '../../wire/report.js';
 
 /**
  * Endpoint proof of control before a new or changed active agent-level subscriber is activated
@@ -54,7 +55,7 @@ export function endpointProof(env: ProofEnv): Prove {
       const response = await fetch(subscriber.url, { method: 'POST', headers: { ...headers, ...signed.headers }, body, redirect: 'manual', signal: AbortSignal.timeout(env.timeoutMs ?? 10_000) });
       answer = { status: response.status, text: await bounded(response.body as unknown as Readable | null | undefined) };
     } catch (e) {
-      process.emitWarning(`adcp-codegen: ${env.profile}: the endpoint-proof challenge to ${hostOf(subscriber.url)} failed: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
+      process.emitWarning(`adcp-codegen: ${env.profile}: the endpoint-proof challenge to ${hostOf(subscriber.url)} failed: ${firstLine(e)}`);
       return 'the endpoint could not be reached';
     }
     if (answer.status < 200 || answer.status > 299) return `the endpoint answered the challenge with HTTP ${answer.status}, not 2xx`;
@@ -93,10 +94,3 @@ async function bounded(body: Readable | null | undefined): Promise<string | unde
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '(unparseable URL)';
-  }
-}

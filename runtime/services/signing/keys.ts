@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { RequestSigningOptions, SignerTrust, SigningJwk, SigningJwks } from '../../api/signing-types.js';
 import { SignatureFailure, signingSdk, type JwksResolver, type RevocationStore } from './sdk.js';
+import { firstLine } from '../../wire/report.js';
 
 /**
  * Whose signatures verify (checklist steps 7–9): each configured counterparty's public keys — a static JWKS, its
@@ -196,7 +197,7 @@ function describe(trust: SignerTrust, i: number): string {
 
 /** An error's first line, URLs cut to their origin (a query or path may hold a token), for the server's log. */
 function reason(e: unknown): string {
-  const line = String((e as Error)?.message ?? e).split('\n')[0]!;
+  const line = firstLine(e);
   return line.replace(/https?:\/\/[^\s"'`)]+/g, (url) => {
     try {
       return new URL(url).origin;

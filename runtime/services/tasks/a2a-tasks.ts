@@ -3,6 +3,7 @@ import type { Store } from '../../stores/open.js';
 import type { SqlQuery } from '../../stores/sql.js';
 import { listPage, ownerOf } from './a2a-list.js';
 import type { TaskRecord } from './records.js';
+import { positiveOption } from '../../wire/options.js';
 
 /**
  * The A2A server's Tasks in the agent's own store (table `adcp_a2a_tasks`): durable — a restarted agent, or another
@@ -49,8 +50,8 @@ const BEYOND = 'DELETE FROM adcp_a2a_tasks WHERE (scope, task_id) NOT IN (SELECT
 const LIST_READ_LIMIT = 1000;
 
 export function durableA2AStore(store: Store, options: DurableA2AOptions = {}): DurableA2AStore {
-  const maxTasks = positive(options.maxTasks, DURABLE_MAX_TASKS, 'maxTasks');
-  const ttlMs = positive(options.ttlMs, DURABLE_TASK_TTL_MS, 'taskTtlMs');
+  const maxTasks = positiveOption(options.maxTasks, DURABLE_MAX_TASKS, 'a2a.maxTasks', 'integer');
+  const ttlMs = positiveOption(options.ttlMs, DURABLE_TASK_TTL_MS, 'a2a.taskTtlMs', 'integer');
   // A purge after a tenth of the bound's saves (so the table holds at most ~1.1 × maxTasks), or a minute.
   const purgeEvery = Math.max(1, Math.floor(maxTasks / 10));
   let saves = 0;
@@ -134,8 +135,3 @@ function withSettled(task: A2AStoredTask, column: unknown): A2AStoredTask {
   return { ...task, status: { state: s.state, timestamp: s.at }, artifacts: [{ artifactId, name: s.skill, parts }] };
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`adcp-codegen: a2a.${name} must be a positive integer`);
-  return value;
-}

@@ -4,6 +4,7 @@ import type { Store } from '../../stores/open.js';
 import { signingKeys, type SigningKeys } from '../keys/keys.js';
 import { publication, type Publication } from '../keys/publication.js';
 import { webhookOutbox, type WebhookOutbox } from './outbox.js';
+import { positiveOption } from '../../wire/options.js';
 
 /**
  * Signed webhooks for one agent, from its options and what its profile advertises (`webhook_signing`): the signing
@@ -61,11 +62,11 @@ export function signedWebhooks(served: Served, options: AgentOptions, store: Sto
         legacyAuth: stated === undefined || stated.legacy_hmac_fallback === true,
         deliver: own.deliver !== false,
         horizonMs: horizonS * 1000,
-        pollMs: positive(own.pollIntervalMs, 1_000, 'webhooks.pollIntervalMs'),
-        concurrency: positive(own.concurrency, 16, 'webhooks.concurrency'),
-        timeoutMs: positive(own.attemptTimeoutMs, 10_000, 'webhooks.attemptTimeoutMs'),
-        initialMs: positive(own.initialBackoffMs, 1_000, 'webhooks.initialBackoffMs'),
-        maxMs: positive(own.maxBackoffMs, 900_000, 'webhooks.maxBackoffMs'),
+        pollMs: positiveOption(own.pollIntervalMs, 1_000, 'webhooks.pollIntervalMs'),
+        concurrency: positiveOption(own.concurrency, 16, 'webhooks.concurrency'),
+        timeoutMs: positiveOption(own.attemptTimeoutMs, 10_000, 'webhooks.attemptTimeoutMs'),
+        initialMs: positiveOption(own.initialBackoffMs, 1_000, 'webhooks.initialBackoffMs'),
+        maxMs: positiveOption(own.maxBackoffMs, 900_000, 'webhooks.maxBackoffMs'),
       })
     : undefined;
   return {
@@ -97,8 +98,3 @@ export function declared(served: Served): DeclaredSigning | undefined {
   return block !== null && typeof block === 'object' ? (block as DeclaredSigning) : undefined;
 }
 
-function positive(value: number | undefined, fallback: number, option: string): number {
-  if (value === undefined) return fallback;
-  if (!(Number.isFinite(value) && value > 0)) throw new Error(`adcp-codegen: ${option} must be a positive number, not ${JSON.stringify(value)}`);
-  return value;
-}

@@ -6,6 +6,7 @@ import { attempt, type AttemptEnv } from './attempt.js';
 import { finishRow, leaseRows, purgeRows, type LeasedRow, type Outcome } from './records.js';
 import { deadline, outcomeOf, type Backoff } from './schedule.js';
 import { sdkServer, ssrfPolicy } from './sdk.js';
+import { hostOf } from '../../wire/report.js';
 
 /**
  * The delivery worker of one agent process, from `ready()` to `close()`: it leases due outbox rows (at most
@@ -143,11 +144,3 @@ export function deliveryWorker(store: Store, keys: SigningKeys, s: WorkerSetting
   }
 }
 
-/** A URL's host only, for logs: a buyer's path or query may carry its routing token. */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '(unparseable URL)';
-  }
-}

@@ -11,6 +11,7 @@ import { dialectOf, type Dialect } from './a2a-dialects.js';
 import { withoutToken } from './authenticate.js';
 import { agentRequire, isMissing } from './packages.js';
 import { sendJson } from './respond.js';
+import { firstLine } from '../../wire/report.js';
 
 /**
  * A2A on the entry's port: JSON-RPC at `/a2a` through @a2a-js/sdk's JsonRpcTransportHandler and
@@ -61,7 +62,7 @@ export function a2aEndpoint(
   } catch (e) {
     // Not asked for and not installed: an MCP-only agent.
     if (options.a2a === undefined && isMissing(e, `${pkg}/server`)) return undefined;
-    throw new Error(`adcp-codegen: A2A needs ${pkg} (^0.3.14 or ^1.3.0) installed beside the agent (or a2a: false): ${String((e as Error).message).split('\n')[0]}`);
+    throw new Error(`adcp-codegen: A2A needs ${pkg} (^0.3.14 or ^1.3.0) installed beside the agent (or a2a: false): ${firstLine(e)}`);
   }
   const dialect = dialectOf(server, () => require(`${pkg}/compat/v0_3/server`) as Record<string, unknown>);
   const executor = createA2AExecutor(agent, handlers, { rejectedTaskState: given.rejectedTaskState });

@@ -10,6 +10,8 @@ import { a2aIsPublic, mcpIsPublic } from './classify.js';
 import { mcpEndpoint } from './mcp-endpoint.js';
 import { cutShort, internalError, methodNotAllowed, notFound, sendJsonRpcError } from './respond.js';
 import { protectedResourceMetadata } from './well-known.js';
+import { positiveOption } from '../../wire/options.js';
+import { A2A_PATH, CARD_PATH, MCP_PATH } from '../../wire/paths.js';
 
 /**
  * The HTTP entry (agent.httpHandler): one request handler for MCP at `/mcp`, A2A at `/a2a` (and a POST to `/`) with
@@ -20,15 +22,10 @@ import { protectedResourceMetadata } from './well-known.js';
  * attached. Everything is resolved and checked when the handler is made (the handler set, the SDKs, the options), so
  * a bad start fails there.
  */
-
-export const MCP_PATH = '/mcp';
-export const A2A_PATH = '/a2a';
-export const CARD_PATH = '/.well-known/agent-card.json';
-
 export function httpEntry(agent: Agent, services: Pick<AgentServices, 'a2aTaskStore'>, toolsJson: () => string, handlers: Readonly<Record<string, AnyToolHandler>>, options: HttpOptions = {}): HttpHandler {
   if (options.authenticate !== undefined && typeof options.authenticate !== 'function') throw new Error('adcp-codegen: authenticate must be a function (an Authenticator)');
-  const maxBytes = positive(options.limits?.bodyBytes, DEFAULT_BODY_BYTES, 'limits.bodyBytes');
-  const timeoutMs = positive(options.limits?.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'limits.bodyTimeoutMs');
+  const maxBytes = positiveOption(options.limits?.bodyBytes, DEFAULT_BODY_BYTES, 'limits.bodyBytes');
+  const timeoutMs = positiveOption(options.limits?.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'limits.bodyTimeoutMs');
   const publicTools = new Set(options.publicTools ?? ['get_adcp_capabilities']);
   const schemes = challengeSchemes(options.authenticate, options.challenges);
   const prm = protectedResourceMetadata(options.protectedResource);
@@ -110,8 +107,3 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? raw : raw.slice(0, q);
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new Error(`adcp-codegen: ${name} must be a positive number`);
-  return value;
-}

@@ -4,7 +4,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Agent } from '../../api/agent-types.js';
 import type { HttpHandler, RunningServer, ServeOptions } from '../../api/http-types.js';
-import { MCP_PATH } from './entry.js';
+import { positiveOption } from '../../wire/options.js';
+import { MCP_PATH } from '../../wire/paths.js';
+import { firstLine } from '../../wire/report.js';
 
 /**
  * agent.serve: the entry on a node:http server of its own, with what a deployment needs of one:
@@ -39,11 +41,11 @@ export async function serveHttp(
   const port = options.port ?? envPort() ?? DEFAULTS.port;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`adcp-codegen: serve: port must be an integer from 0 to 65535, not ${String(port)}`);
   const host = options.host ?? (process.env.HOST || DEFAULTS.host);
-  const keepAliveTimeout = ms(options.keepAliveTimeoutMs, DEFAULTS.keepAliveTimeoutMs, 'keepAliveTimeoutMs');
-  const headersTimeout = ms(options.headersTimeoutMs, DEFAULTS.headersTimeoutMs, 'headersTimeoutMs');
-  const requestTimeout = ms(options.requestTimeoutMs, DEFAULTS.requestTimeoutMs, 'requestTimeoutMs');
+  const keepAliveTimeout = positiveOption(options.keepAliveTimeoutMs, DEFAULTS.keepAliveTimeoutMs, 'serve: keepAliveTimeoutMs', 'integer');
+  const headersTimeout = positiveOption(options.headersTimeoutMs, DEFAULTS.headersTimeoutMs, 'serve: headersTimeoutMs', 'integer');
+  const requestTimeout = positiveOption(options.requestTimeoutMs, DEFAULTS.requestTimeoutMs, 'serve: requestTimeoutMs', 'integer');
   if (headersTimeout > requestTimeout) throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
-  const maxConnections = ms(options.maxConnections, DEFAULTS.maxConnections, 'maxConnections');
+  const maxConnections = positiveOption(options.maxConnections, DEFAULTS.maxConnections, 'serve: maxConnections', 'integer');
   const tls = options.tls ?? tlsFromEnv();
   const scheme = tls === undefined ? 'http' : 'https';
   const handler = makeHandler();
@@ -147,11 +149,6 @@ function envPort(): number | undefined {
   return raw === undefined || raw === '' ? undefined : Number(raw);
 }
 
-function ms(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) throw new Error(`adcp-codegen: serve: ${name} must be a positive integer`);
-  return value;
-}
 
 /** The host as a URL names it: an IPv6 literal in brackets, a wildcard as the loopback address that reaches it. */
 function urlHost(host: string): string {
@@ -160,7 +157,3 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-function firstLine(e: unknown): string {
-  const text = e instanceof Error ? e.message : String(e);
-  return text.split('\n')[0]!;
-}

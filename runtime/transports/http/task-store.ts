@@ -1,5 +1,6 @@
 import type { A2AStoredTask, A2ATaskStore } from '../../api/a2a-types.js';
 import { listPage, ownerOf } from '../../services/tasks/a2a-list.js';
+import { positiveOption } from '../../wire/options.js';
 
 /**
  * The A2A server's Tasks in memory, bounded. @a2a-js/sdk's InMemoryTaskStore keeps every Task forever (with its
@@ -28,8 +29,8 @@ export interface BoundedTaskStore extends A2ATaskStore {
 }
 
 export function boundedTaskStore(options: BoundedTaskStoreOptions = {}): BoundedTaskStore {
-  const maxTasks = positive(options.maxTasks, DEFAULT_MAX_TASKS, 'maxTasks');
-  const ttlMs = positive(options.ttlMs, DEFAULT_TASK_TTL_MS, 'taskTtlMs');
+  const maxTasks = positiveOption(options.maxTasks, DEFAULT_MAX_TASKS, 'a2a.maxTasks', 'integer');
+  const ttlMs = positiveOption(options.ttlMs, DEFAULT_TASK_TTL_MS, 'a2a.taskTtlMs', 'integer');
   const now = options.now ?? Date.now;
   // Insertion order is the order of last save: the first entry is always the oldest.
   const tasks = new Map<string, { task: A2AStoredTask; owner: string; savedAt: number }>();
@@ -84,8 +85,3 @@ function copy(task: A2AStoredTask): A2AStoredTask {
   }
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`adcp-codegen: a2a.${name} must be a positive integer`);
-  return value;
-}
