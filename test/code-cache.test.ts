@@ -27,7 +27,7 @@ import { tempDir } from './helpers/temp.js';
 
 const release = loadRelease(sdkReleaseDir());
 const files = compileValidators(release, ['create_media_buy']);
-const ENTRY = `releases/${release.key}/validate/create_media_buy.request.cjs`;
+const ENTRY = `releases/${release.key}/validate.cjs`;
 const VALID = createMediaBuyRequest();
 
 interface Fixture {
@@ -54,13 +54,13 @@ function fixture(): Fixture {
     [
       `import { loadArtifact } from ${JSON.stringify(join(repoRoot, 'dist/runtime/artifacts/loader.js'))};`,
       `import { wrapValidator } from ${JSON.stringify(join(repoRoot, 'dist/runtime/issues/issues.js'))};`,
-      `const v = wrapValidator(loadArtifact(${JSON.stringify(dir)}, ${JSON.stringify(ENTRY)}).validate);`,
+      `const v = wrapValidator(loadArtifact(${JSON.stringify(dir)}, ${JSON.stringify(ENTRY)}).create_media_buy.request);`,
       `process.stdout.write(JSON.stringify([v(${JSON.stringify(VALID)}).ok, v({}).ok]));`,
     ].join('\n'),
   );
   const run = (env: Record<string, string> = {}) =>
     execFileSync(process.execPath, [script], { env: { ...process.env, ADCP_CODEGEN_CACHE_DIR: store, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  const pack = rootPack(join(dir, ENTRY));
+  const pack = rootPack(join(dir, ENTRY), 'create_media_buy');
   assert.ok(pack.text.length >= 4096, 'the pack is cached (modules under 4 KB are not)');
   const packName = pack.file.split('/').pop()!;
   const area = (): CacheArea => withStore(store, () => cacheArea('v8'))!;
@@ -98,7 +98,7 @@ test('code cache: in the private cache, never beside the set; reused across proc
   const v8 = join(store, 'v8');
   assert.ok(readdirSync(v8).length > 1, 'the entry and the definitions it reached');
   assert.ok(readdirSync(v8).every((f) => f.endsWith('.v8')), 'only code caches in the v8 area');
-  assert.ok(!readdirSync(v8).some((f) => f.includes('create_media_buy.request.cjs')), 'the entry module (under 4 KB) compiles from its text');
+  assert.ok(!readdirSync(v8).some((f) => f.includes('validate.cjs')), 'the entry module (under 4 KB) compiles from its text');
   for (const d of [store, v8]) assert.is(statSync(d).mode & 0o777, 0o700, `${d} is private`);
   assert.is(statSync(join(store, 'key')).mode & 0o777, 0o600, 'the key is private');
   assert.is(statSync(join(store, 'key')).size, 32);

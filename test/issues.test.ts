@@ -2,15 +2,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileValidators } from '../generator/compile/index.js';
 import { loadRelease } from '../generator/load/index.js';
-import type { Issue, RequestValidatorModule } from '../runtime/artifacts/contract.js';
+import type { Issue } from '../runtime/artifacts/contract.js';
 import { wireIssues } from '../runtime/issues/issue-wire.js';
 import { toIssues, wrapValidator } from '../runtime/issues/issues.js';
-import { loadArtifact } from '../runtime/artifacts/loader.js';
 import { patternExample } from '../runtime/issues/pattern-example.js';
 import { writeEmitted } from './helpers/differential.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { sdkReleaseDir } from './helpers/releases.js';
 import { tempDir } from './helpers/temp.js';
+import { requestValidator } from './helpers/tool-validators.js';
 
 /**
  * One rejection names every defect (issue 19 point 3): the findings tree (runtime/issue-tree.ts), the collection
@@ -22,7 +22,7 @@ const release = loadRelease(sdkReleaseDir());
 const out = tempDir('adcp-issues-');
 writeEmitted(out, compileValidators(release, ['create_media_buy', 'get_products', 'sync_accounts']));
 const ids = { idBase: '/schemas/3.0.6/' };
-const raw = (tool: string) => (loadArtifact(out, `releases/${release.key}/validate/${tool}.request.cjs`) as RequestValidatorModule).validate;
+const raw = (tool: string) => requestValidator(out, release.key, tool);
 const validate = (tool: string) => wrapValidator(raw(tool), ids);
 const issuesOf = (tool: string, payload: unknown): Issue[] => {
   const r = validate(tool)(payload);

@@ -75,7 +75,7 @@ test('the notes.txt case: a foreign non-empty directory is refused, byte for byt
   assert.match(run.stderr, /removed/);
   assert.equal(snapshot(mydir), { ...setB, ...before, 'profiles/mine.md': withMine['profiles/mine.md']! });
   assert.not.ok(existsSync(join(mydir, WORK_DIR)), 'no work directory left behind');
-  assert.not.ok(existsSync(join(mydir, 'releases', '9.1', 'validate', 'make_thing.request.cjs')), 'a file A had and B has not is gone');
+  assert.not.ok(existsSync(join(mydir, 'releases', '9.1', 'strip', 'make_thing.cjs')), 'a file A had and B has not is gone');
 });
 
 test('--out . in a project directory, the config directory, a repository root and a parent of an input are refused', async () => {

@@ -29,7 +29,9 @@ import { tempDir } from './helpers/temp.js';
  *   own `require` and accepted anything, and prettier output that injected code into a validator entry.
  */
 
-const VALIDATOR = 'releases/3.0/validate/create_media_buy.request.cjs';
+const VALIDATOR = 'releases/3.0/validate.cjs';
+/** Appended to the validators module: create_media_buy's validators then accept anything. */
+const ACCEPT_ALL = 'tools.create_media_buy = { request: () => true, response: () => true, responseAsync: {} };\n';
 
 /**
  * The agent's own repository: the example guaranteed-publisher profile over 3.0.6, its MCP SDK installed. Every
@@ -132,7 +134,7 @@ test('a committed code cache for the create_media_buy validator: never read on a
   // The attacker knows where the victim clones (CI runners use fixed paths): here, the path of the clone below.
   const victim = join(tempDir('adcp-trust-victim-'), 'agent');
   commitAttack('code-cache', (out) => {
-    const pack = rootPack(join(out, VALIDATOR));
+    const pack = rootPack(join(out, VALIDATOR), 'create_media_buy');
     const victimOut = join(victim, 'generated');
     const name = earlierEntryName(victimOut, join(victimOut, relative(out, pack.file)));
     mkdirSync(join(out, '.cache', 'v8'), { recursive: true });
@@ -164,7 +166,7 @@ test('a committed code cache for the create_media_buy validator: never read on a
 
 test('a validator edited together with its manifest hash: --check (cache off) names it; regenerating restores it', async () => {
   const genuine = readFileSync(join(origin, 'generated', VALIDATOR), 'utf8');
-  commitAttack('edited-validator', (out) => rewriteWithHash(out, VALIDATOR, `${genuine}exports.validate = () => true;\n`));
+  commitAttack('edited-validator', (out) => rewriteWithHash(out, VALIDATOR, `${genuine}${ACCEPT_ALL}`));
 
   // CI: a fresh machine, and every build cache off.
   const ci = clone('edited-validator');
@@ -286,7 +288,7 @@ test('build cache: planted capabilities-validator and prettier entries are never
 
   // Prettier's output for the create_media_buy validator entry: code that accepts anything.
   const [prettierKey] = entries('prettier').find(([, text]) => text === genuine)!;
-  plant('prettier', prettierKey, `${genuine}exports.validate = () => true;\n`);
+  plant('prettier', prettierKey, `${genuine}${ACCEPT_ALL}`);
   run = await generateAs(cache, agent, '--out', 'generated-again');
   assert.is(run.code, 0, run.stderr);
   assert.is(readFileSync(join(agent, 'generated-again', VALIDATOR), 'utf8'), genuine, 'formatted by prettier, not taken from the planted entries');
@@ -298,7 +300,7 @@ test('build cache: planted capabilities-validator and prettier entries are never
     const before = process.env.ADCP_CODEGEN_CACHE_DIR;
     process.env.ADCP_CODEGEN_CACHE_DIR = cache;
     try {
-      writeEntry(cacheArea('prettier')!, prettierKey, [Buffer.from(`${genuine}exports.validate = () => true;\n`)]);
+      writeEntry(cacheArea('prettier')!, prettierKey, [Buffer.from(`${genuine}${ACCEPT_ALL}`)]);
     } finally {
       process.env.ADCP_CODEGEN_CACHE_DIR = before;
     }

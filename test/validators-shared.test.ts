@@ -5,11 +5,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileValidators, compileValidatorSets } from '../generator/compile/index.js';
 import { loadRelease } from '../generator/load/index.js';
-import type { RequestValidatorModule } from '../runtime/artifacts/contract.js';
 import { wrapValidator } from '../runtime/issues/issues.js';
-import { loadArtifact } from '../runtime/artifacts/loader.js';
 import { writeEmitted } from './helpers/differential.js';
 import { tinyRelease } from './helpers/fixture-release.js';
+import { requestValidator } from './helpers/tool-validators.js';
 
 /**
  * Validators of several releases (issue 12 point 1): a definition compiled to the same code in two releases is
@@ -48,7 +47,7 @@ test('identical definitions of two releases are emitted once; different ones per
   const dir = mkdtempSync(join(tmpdir(), 'adcp-validators-shared-'));
   try {
     writeEmitted(dir, joint);
-    const validate = (key: string) => wrapValidator((loadArtifact(dir, `releases/${key}/validate/make_thing.request.cjs`) as RequestValidatorModule).validate);
+    const validate = (key: string) => wrapValidator(requestValidator(dir, key, 'make_thing'));
     assert.is(validate('9.1')({ thing: { id: 't' } }).ok, true);
     assert.is(validate('9.2')({ thing: { id: 't' } }).ok, false, '9.2 requires a reason');
     assert.is(validate('9.2')({ thing: { id: 't' }, reason: 'r' }).ok, true);

@@ -1,17 +1,19 @@
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { join, posix, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileSchemaValidators, compileValidators, createRuntimeAjv } from '../generator/compile/index.js';
 import { CodegenError } from '../generator/shared/index.js';
 import { loadRelease, type EmittedFile } from '../generator/load/index.js';
 import { examplesDifferential, writeEmitted } from './helpers/differential.js';
-import type { Issue, RawValidateFn, RequestValidatorModule, ResponseValidatorModule } from '../runtime/artifacts/contract.js';
+import type { Issue, RawValidateFn, RequestValidatorModule } from '../runtime/artifacts/contract.js';
 import { toIssues, wrapResponseValidator, wrapValidator } from '../runtime/issues/issues.js';
 import { loadArtifact, loadedArtifacts } from '../runtime/artifacts/loader.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { sdkReleaseDir } from './helpers/releases.js';
 import { tempDir } from './helpers/temp.js';
+import { rootPack } from './helpers/code-cache-plant.js';
+import { requestValidator, responseValidators } from './helpers/tool-validators.js';
 
 /**
  * The compiled canonical validators on AdCP 3.0.6 (the release inside @adcp/sdk), exercised through the GENERATED
@@ -25,21 +27,20 @@ writeEmitted(out, files);
 const runtimeAjv = createRuntimeAjv(release);
 const tools = [...release.tools.keys()].filter((t) => !release.unavailable.has(t));
 
-function requestValidator(tool: string) {
-  return wrapValidator((loadArtifact(out, `releases/${release.key}/validate/${tool}.request.cjs`) as RequestValidatorModule).validate);
+function checkRequest(tool: string) {
+  return wrapValidator(requestValidator(out, release.key, tool));
 }
 
 const VALID_CMB = createMediaBuyRequest();
 const clone = <T>(v: T): T => structuredClone(v);
 
-test('every available tool gets request and response modules; every require stays inside the output', () => {
+test('every available tool gets request and response validators in its release\'s module; every require stays inside the output', () => {
   const paths = new Set(files.map((f) => f.path));
   assert.is(paths.size, files.length, 'no path emitted twice');
-  for (const tool of tools) {
-    assert.ok(paths.has(`releases/3.0/validate/${tool}.request.cjs`), tool);
-    assert.ok(paths.has(`releases/3.0/validate/${tool}.response.cjs`), tool);
-  }
-  for (const tool of release.unavailable.keys()) assert.not.ok(paths.has(`releases/3.0/validate/${tool}.request.cjs`), tool);
+  const entry = files.find((f) => f.path === 'releases/3.0/validate.cjs')!;
+  const listed = [...entry.contents.matchAll(/^tools\[("[^"]+")\] = \{$/gm)].map((m) => JSON.parse(m[1]!) as string);
+  assert.equal(listed, [...tools].sort(), 'one entry per available tool, in name order');
+  for (const tool of release.unavailable.keys()) assert.not.ok(listed.includes(tool), tool);
   for (const f of files) {
     for (const m of f.contents.matchAll(/require\(("(?:[^"\\]|\\.)*")\)/g)) {
       const spec = JSON.parse(m[1]!) as string;
@@ -54,8 +55,10 @@ test('every available tool gets request and response modules; every require stay
   const cmbSchema = release.schemas.byPath.get('media-buy/create-media-buy-request.json')!.schema;
   const cmbDef = files.find((f) => f.path.includes('/packs/') && /define\("media-buy\.create-media-buy-request-[0-9a-f]{12}"/.test(f.contents))!;
   assert.not.ok(cmbDef.contents.includes(String(cmbSchema.description).slice(0, 60)));
-  const cmb = files.find((f) => f.path === 'releases/3.0/validate/create_media_buy.request.cjs')!;
-  assert.equal(cmb.inputs, [{ name: 'adcp-3.0.6:media-buy/create-media-buy-request.json', hash: release.schemas.byPath.get('media-buy/create-media-buy-request.json')!.hash }]);
+  assert.ok(
+    entry.inputs.some((i) => i.name === 'adcp-3.0.6:media-buy/create-media-buy-request.json' && i.hash === release.schemas.byPath.get('media-buy/create-media-buy-request.json')!.hash),
+    'the module names each tool\'s request schema among its inputs',
+  );
 });
 
 test('deterministic, content-addressed and packed: a definition is emitted once, with the definitions the same tools reach', () => {
@@ -72,8 +75,9 @@ test('deterministic, content-addressed and packed: a definition is emitted once,
   for (const f of packs(files)) assert.match(f.path, /\/packs\/[a-z_.]+-[0-9a-f]{12}\.cjs$/);
   const shared = packs(files).filter((f) => f.path.includes('/shared-'));
   assert.ok(shared.length > 0);
-  const users = files.filter((f) => f.contents.includes(shared[0]!.path.split('/').pop()!));
-  assert.ok(users.length >= 2, 'a shared pack is required by several modules');
+  const name = shared[0]!.path.split('/').pop()!;
+  const requires = files.reduce((n, f) => n + f.contents.split(`/${name}")`).length - 1, 0);
+  assert.ok(requires >= 2, 'a shared pack is required from several places');
   // Definitions only one entry reaches are packed under that entry's name.
   assert.ok(packs(one).some((f) => /\/packs\/create_media_buy\.request-/.test(f.path)));
   // Only what the selected tools reach: compiling one tool emits a fraction of the release.
@@ -113,8 +117,8 @@ test('differential: tool request and response modules agree with run-time Ajv on
   let n = 0;
   for (const tool of tools) {
     const def = release.tools.get(tool)!;
-    const req = (loadArtifact(out, `releases/3.0/validate/${tool}.request.cjs`) as RequestValidatorModule).validate;
-    const res = loadArtifact(out, `releases/3.0/validate/${tool}.response.cjs`) as ResponseValidatorModule;
+    const req = requestValidator(out, '3.0', tool);
+    const res = responseValidators(out, '3.0', tool);
     const pairs: [string, RawValidateFn][] = [
       [def.requestSchema, req],
       [def.responseSchema, res.validate],
@@ -137,7 +141,7 @@ test('differential: tool request and response modules agree with run-time Ajv on
 });
 
 test('issues: enum with allowedValues, required at the missing property, additionalProperties, pointers escaped', () => {
-  const v = requestValidator('create_media_buy');
+  const v = checkRequest('create_media_buy');
   assert.equal(v(VALID_CMB), { ok: true });
   const pacing = clone(VALID_CMB) as Record<string, unknown> & { packages: Record<string, unknown>[] };
   pacing.packages[0]!.pacing = 'fastest';
@@ -232,7 +236,7 @@ test('issues: a discriminated union given a non-object, and a union nested in a 
 });
 
 test('issues: a union without a discriminator is summarised, with the closest branch first', () => {
-  const v = requestValidator('create_media_buy');
+  const v = checkRequest('create_media_buy');
   const req = clone(VALID_CMB) as Record<string, unknown>;
   req.account = { account_id: 7 };
   const r = v(req);
@@ -244,7 +248,7 @@ test('issues: a union without a discriminator is summarised, with the closest br
 });
 
 test('issues: toIssues copies; the validator keeps no state between calls', () => {
-  const raw = (loadArtifact(out, 'releases/3.0/validate/create_media_buy.request.cjs') as RequestValidatorModule).validate;
+  const raw = requestValidator(out, '3.0', 'create_media_buy');
   const v = wrapValidator(raw);
   const bad = v({});
   assert.not.ok(bad.ok);
@@ -258,7 +262,7 @@ test('issues: toIssues copies; the validator keeps no state between calls', () =
 });
 
 test('bad input: non-objects, __proto__/constructor keys, deep nesting, huge arrays — clean ok:false, no pollution', () => {
-  const v = requestValidator('create_media_buy');
+  const v = checkRequest('create_media_buy');
   for (const input of [undefined, null, 0, 1.5, 'x', true, [], [VALID_CMB], () => 1, Symbol('s')]) {
     const r = v(input);
     assert.is(r.ok, false, String(typeof input));
@@ -304,9 +308,10 @@ test('lazy loading: a tool loads only packs of its own closure, and a definition
   const dir = tempDir('adcp-validators-lazy-');
   writeEmitted(dir, files);
   assert.equal(loadedArtifacts(dir), []);
-  const entry = 'releases/3.0/validate/create_media_buy.request.cjs';
-  const v = wrapValidator((loadArtifact(dir, entry) as RequestValidatorModule).validate);
-  const closure = new Set(staticClosure(dir, entry));
+  const entry = 'releases/3.0/validate.cjs';
+  const v = wrapValidator(requestValidator(dir, '3.0', 'create_media_buy'));
+  // The entry module, and what create_media_buy's request getter requires (its root definition's pack) and beyond.
+  const closure = new Set([entry, ...staticClosure(dir, relative(dir, rootPack(join(dir, entry), 'create_media_buy').file))]);
   const atLoad = loadedArtifacts(dir);
   assert.is(atLoad.filter((p) => p.includes('/packs/')).length, 1, `at load: the tool module and the pack of its root definition (${atLoad.join(', ')})`);
   assert.is(v({}).ok, false);
@@ -319,7 +324,7 @@ test('lazy loading: a tool loads only packs of its own closure, and a definition
   assert.ok(afterValid.length < closure.size, `${afterValid.length} of the ${closure.size} modules of the closure`);
   assert.not.ok(afterValid.some((p) => p.includes('get_products')));
 
-  const res = loadArtifact(dir, 'releases/3.0/validate/create_media_buy.response.cjs') as ResponseValidatorModule;
+  const res = responseValidators(dir, '3.0', 'create_media_buy');
   const validateResponse = wrapResponseValidator(res);
   const before = loadedArtifacts(dir);
   assert.is(validateResponse({ status: 'submitted', task_id: 't1' }).ok, true);
@@ -344,7 +349,7 @@ function staticClosure(dir: string, start: string): string[] {
 }
 
 test('response validation: envelope fields at the root are accepted as the schema declares; status picks the async schema', () => {
-  const res = wrapResponseValidator(loadArtifact(out, 'releases/3.0/validate/create_media_buy.response.cjs') as ResponseValidatorModule);
+  const res = wrapResponseValidator(responseValidators(out, '3.0', 'create_media_buy'));
   const success = { media_buy_id: 'mb_1', packages: [] };
   assert.is(res(success).ok, true);
   assert.is(res({ ...success, context: { correlation_id: 'c1' }, adcp_version: '3.0', task_id: 't', context_id: 'x' }).ok, true);

@@ -35,7 +35,7 @@ const out = join(work, 'generated');
 test('a pre-release is keyed by its wire version: paths, profile file, entry types', async () => {
   const run = await runCli(['generate'], work);
   assert.is(run.code, 0, run.stderr);
-  assert.ok(existsSync(join(out, 'releases/9.2-beta.3/validate/make_thing.request.cjs')), 'releases/9.2-beta.3/ holds the pre-release');
+  assert.ok(existsSync(join(out, 'releases/9.2-beta.3/validate.cjs')), 'releases/9.2-beta.3/ holds the pre-release');
   const profile = JSON.parse(readFileSync(join(out, 'profiles/things-seller.json'), 'utf8')).profile as { releases: { key: string; version: string }[] };
   assert.equal(profile.releases.map((r) => [r.key, r.version]), [['9.2-beta.3', '9.2.0-beta.3'], ['9.1', '9.1.0']]);
   const types = readFileSync(join(out, 'index.d.ts'), 'utf8');

@@ -8,13 +8,13 @@
 //   adcp-codegen 0.1.0:runtime/api/service-types.ts 874552e7b38e2446
 //   adcp-codegen 0.1.0:runtime/api/signing-types.ts 8e609bb71c20b858
 //   adcp-codegen 0.1.0:runtime/api/webhook-types.ts 8e609bb71c20b858
-//   adcp-codegen 0.1.0:runtime/artifacts/contract.ts 8cb313c058e9fea1
+//   adcp-codegen 0.1.0:runtime/artifacts/contract.ts 8ea0d204ea7242b2
 //   adcp-codegen 0.1.0:runtime/artifacts/conversions.ts 721ef7142163bc25
 //   adcp-codegen 0.1.0:runtime/artifacts/declared-names.ts 1e024d941bb353ca
 //   adcp-codegen 0.1.0:runtime/artifacts/loader.ts 1872b2e3959895f4
 //   adcp-codegen 0.1.0:runtime/artifacts/packages.ts 79076aa7f3c8b9cc
 //   adcp-codegen 0.1.0:runtime/artifacts/profile.ts c455a125f944978e
-//   adcp-codegen 0.1.0:runtime/artifacts/served.ts 6df8dd4f143bcbd6
+//   adcp-codegen 0.1.0:runtime/artifacts/served.ts a1cfd194dead186e
 //   adcp-codegen 0.1.0:runtime/artifacts/tools-list.ts ae34ba0485920795
 //   adcp-codegen 0.1.0:runtime/artifacts/user-cache.ts fc510933ae08c6a7
 //   adcp-codegen 0.1.0:runtime/call/authorize.ts cbf4fe34d32405fe
@@ -245,8 +245,7 @@ Object.defineProperty(exports, "__esModule", { value: true });
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.ARTIFACT_PATHS = void 0;
 exports.ARTIFACT_PATHS = {
-    request: (key, tool) => `releases/${key}/validate/${tool}.request.cjs`,
-    response: (key, tool) => `releases/${key}/validate/${tool}.response.cjs`,
+    validators: (key) => `releases/${key}/validate.cjs`,
     strip: (key, tool) => `releases/${key}/strip/${tool}.cjs`,
     normalize: (key, tool) => `releases/${key}/normalize/${tool}.cjs`,
     items: (key, tool) => `releases/${key}/items/${tool}.cjs`,
@@ -354,7 +353,13 @@ function openServed(outDir, name, mode) {
     const slot = (r, tool) => slots.get(r).get(tool);
     const load = (path) => (0, loader_js_1.loadArtifact)(outDir, path);
     const idBase = (s) => ({ idBase: s.release.schemaIds?.base });
-    const rawRequest = (s) => (s.raw ??= load(contract_js_1.ARTIFACT_PATHS.request(s.release.key, s.tool)).validate);
+    const validators = (s) => {
+        const all = load(contract_js_1.ARTIFACT_PATHS.validators(s.release.key));
+        if (!Object.hasOwn(all, s.tool))
+            throw new Error(`adcp-codegen: the set's ${s.release.key} validators have no ${s.tool}: regenerate`);
+        return all[s.tool];
+    };
+    const rawRequest = (s) => (s.raw ??= validators(s).request);
     const strip = (s) => (s.strip ??= load(contract_js_1.ARTIFACT_PATHS.strip(s.release.key, s.tool)).strip);
     const normalize = (s) => (s.normalize ??= load(contract_js_1.ARTIFACT_PATHS.normalize(s.release.key, s.tool)).normalize);
     let made;
@@ -380,7 +385,12 @@ function openServed(outDir, name, mode) {
         handlerRelease: (tool) => handlerRelease.get(tool),
         rawRequest,
         request: (s) => (s.request ??= (0, issues_js_1.wrapValidator)(rawRequest(s), idBase(s))),
-        response: (s) => (s.response ??= (0, issues_js_1.wrapResponseValidator)(load(contract_js_1.ARTIFACT_PATHS.response(s.release.key, s.tool)), idBase(s))),
+        response: (s) => {
+            if (s.response !== undefined)
+                return s.response;
+            const v = validators(s);
+            return (s.response = (0, issues_js_1.wrapResponseValidator)({ validate: v.response, validateAsync: v.responseAsync }, idBase(s)));
+        },
         items: (s) => (s.items ??= s.release.itemOutcomes?.includes(s.tool) === true ? load(contract_js_1.ARTIFACT_PATHS.items(s.release.key, s.tool)) : null),
         strip,
         normalize,

@@ -6,6 +6,7 @@ import type { EmittedFile, InputRef, Profile } from '../load/index.js';
 import { commentText, generatorVersion, jsonText, packageRoot, sha256 } from '../shared/index.js';
 import { prebundled, runtimeSources, sourceHash } from './prebundle.js';
 import { BUNDLE, BUNDLE_FACADE, MODULES } from './runtime-bundle.js';
+import { publicRuntimeModules } from './public-types.js';
 import type { Selection } from '../select/index.js';
 import { itemOutcomes, requestGaps, schemaIds } from '../compile/index.js';
 
@@ -64,9 +65,9 @@ export function jsonFile(path: string, dataKey: string, data: unknown, inputs: r
 
 /**
  * The runtime, compiled from runtime/*.ts, copied into the output so the set needs no adcp-codegen at run time: its
- * modules but the loader in runtime/modules.cjs (the loader itself is in index.js: `entryFiles`), a facade per
- * runtime module re-exporting its names from index.js, runtime/bundle.js re-exporting the entry's, and the type
- * declarations.
+ * modules but the loader in runtime/modules.cjs (the loader itself is in index.js: `entryFiles`), runtime/bundle.js
+ * re-exporting the entry's names, and for each module the set's public types reach (public-types.ts) its type
+ * declarations and a facade re-exporting its names from index.js.
  */
 export function runtimeFiles(): EmittedFile[] {
   const sourceOf = (name: string): string => `runtime/${name.replace(/\.d\.ts$|\.js$/, '.ts')}`;
@@ -91,7 +92,10 @@ export function runtimeFiles(): EmittedFile[] {
       ),
     ),
   ];
+  const declarations = runtimeSources(join(packageRoot, 'dist', 'runtime'), '.d.ts');
+  const published = publicRuntimeModules(readFileSync(join(templateDir, 'index.d.ts.hbs'), 'utf8'), declarations);
   js.forEach((s, i) => {
+    if (!published.has(s.name.replace(/\.js$/, '.d.ts'))) return;
     files.push(
       withHeader(
         { path: `runtime/${s.name}`, contents: facades.get(s.name)!, inputs: [jsInputs[i]!], verbatim: true },
@@ -99,7 +103,8 @@ export function runtimeFiles(): EmittedFile[] {
       ),
     );
   });
-  for (const d of runtimeSources(join(packageRoot, 'dist', 'runtime'), '.d.ts')) {
+  for (const d of declarations) {
+    if (!published.has(d.name)) continue;
     files.push(
       withHeader(
         // tsc's output, already laid out: copied as it is.

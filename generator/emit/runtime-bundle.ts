@@ -24,9 +24,10 @@ function loadTypeScript(): void {
  *   like every generated module;
  * - the rest (ON_DEMAND: a rejection's issues, the transports, batch items) into one artifact per group, read the
  *   first time one of its modules is used.
- * `node:` builtins are required (CommonJS) when a module first needs them. Each `runtime/<name>.js` stays as a
- * facade re-exporting that module's names from `index.js`, so code importing `runtime/errors.js` gets the same
- * `AdcpError` class the agent uses (`instanceof` holds), and `runtime/<name>.d.ts` keep the types.
+ * `node:` builtins are required (CommonJS) when a module first needs them. A module the set's public types reach
+ * (emit's public-types.ts) keeps `runtime/<name>.js` as a facade re-exporting its names from `index.js`, so code
+ * importing `runtime/wire/errors.js` gets the same `AdcpError` class the agent uses (`instanceof` holds), and
+ * `runtime/<name>.d.ts` keeps its types.
  *
  * The transformation is TypeScript's own (`transpileModule`), not string surgery: the result is only a table of
  * CommonJS module functions and a 10-line `require`.

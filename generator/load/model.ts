@@ -235,7 +235,7 @@ export interface InputRef {
  * do-not-edit header (from templates/) naming `inputs`, `format` runs prettier, `write` swaps them in atomically.
  */
 export interface EmittedFile {
-  /** Path relative to the output directory, forward slashes, e.g. `releases/3.2/validate/create_media_buy.request.cjs`. */
+  /** Path relative to the output directory, forward slashes, e.g. `releases/3.2/strip/create_media_buy.cjs`. */
   readonly path: string;
   readonly contents: string;
   readonly inputs: readonly InputRef[];

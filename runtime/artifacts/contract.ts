@@ -82,9 +82,9 @@ export type NormalizeFn = (data: unknown) => NormalizeResult;
 /**
  * Artifact modules, per release key (`3.2`) and tool, all CommonJS, loaded lazily and synchronously:
  *
- *   releases/<key>/validate/<tool>.request.cjs   module.exports = { validate: RawValidateFn }
- *   releases/<key>/validate/<tool>.response.cjs  module.exports = { validate: RawValidateFn,
- *                                                                   validateAsync: { [status]: RawValidateFn } }
+ *   releases/<key>/validate.cjs                  module.exports = { [tool]: { request: RawValidateFn,
+ *                                                  response: RawValidateFn, responseAsync: { [status]: RawValidateFn } } }
+ *                                                (getters, each requiring its definition pack on first use)
  *   releases/<key>/strip/<tool>.cjs              module.exports = { strip: StripFn }
  *   releases/<key>/normalize/<tool>.cjs          module.exports = { normalize: NormalizeFn }  (identity when no rule)
  *   releases/<key>/strip/<tool>.response.cjs     module.exports = { strip: StripFn, stripAsync: { [status]: StripFn } }
@@ -95,8 +95,8 @@ export type NormalizeFn = (data: unknown) => NormalizeResult;
  * files the compile stages emit themselves), never a package, so the generated set is self-contained.
  */
 export const ARTIFACT_PATHS = {
-  request: (key: string, tool: string) => `releases/${key}/validate/${tool}.request.cjs`,
-  response: (key: string, tool: string) => `releases/${key}/validate/${tool}.response.cjs`,
+  /** Every tool's validators of the release (ValidatorsModule). */
+  validators: (key: string) => `releases/${key}/validate.cjs`,
   strip: (key: string, tool: string) => `releases/${key}/strip/${tool}.cjs`,
   normalize: (key: string, tool: string) => `releases/${key}/normalize/${tool}.cjs`,
   /** Only for a tool that answers items one by one (the profile lists them: `itemOutcomes`). */
@@ -139,6 +139,16 @@ export interface RawValidateFn {
   /** Where its definition lives in the release (`core/brand-ref.json`, `…#/definitions/x`). */
   location?: string;
 }
+
+/** One tool's compiled validators in `releases/<key>/validate.cjs`, each loaded when first read. */
+export interface ToolValidators {
+  readonly request: RawValidateFn;
+  readonly response: RawValidateFn;
+  readonly responseAsync: Readonly<Record<string, RawValidateFn>>;
+}
+
+/** `releases/<key>/validate.cjs`: tool → its validators (a table without prototype). */
+export type ValidatorsModule = Readonly<Record<string, ToolValidators>>;
 
 export interface RequestValidatorModule {
   validate: RawValidateFn;

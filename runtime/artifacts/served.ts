@@ -10,9 +10,9 @@ import {
   type NormalizeFn,
   type NormalizeModule,
   type RawValidateFn,
-  type RequestValidatorModule,
+  type ToolValidators,
   type ResponseStripModule,
-  type ResponseValidatorModule,
+  type ValidatorsModule,
   type StripFn,
   type StripModule,
   type ValidateFn,
@@ -109,7 +109,12 @@ export function openServed(outDir: string, name: string, mode: Mode): Served {
   const slot = (r: ProfileRelease, tool: string): ToolSlots | undefined => slots.get(r)!.get(tool);
   const load = <T>(path: string): T => loadArtifact(outDir, path) as T;
   const idBase = (s: ToolSlots): { idBase?: string } => ({ idBase: s.release.schemaIds?.base });
-  const rawRequest = (s: ToolSlots): RawValidateFn => (s.raw ??= load<RequestValidatorModule>(ARTIFACT_PATHS.request(s.release.key, s.tool)).validate);
+  const validators = (s: ToolSlots): ToolValidators => {
+    const all = load<ValidatorsModule>(ARTIFACT_PATHS.validators(s.release.key));
+    if (!Object.hasOwn(all, s.tool)) throw new Error(`adcp-codegen: the set's ${s.release.key} validators have no ${s.tool}: regenerate`);
+    return all[s.tool]!;
+  };
+  const rawRequest = (s: ToolSlots): RawValidateFn => (s.raw ??= validators(s).request);
   const strip = (s: ToolSlots): StripFn => (s.strip ??= load<StripModule>(ARTIFACT_PATHS.strip(s.release.key, s.tool)).strip);
   const normalize = (s: ToolSlots): NormalizeFn => (s.normalize ??= load<NormalizeModule>(ARTIFACT_PATHS.normalize(s.release.key, s.tool)).normalize);
   // Made on the first converted call: a set serving one release never loads the conversions' module.
@@ -135,7 +140,11 @@ export function openServed(outDir: string, name: string, mode: Mode): Served {
     handlerRelease: (tool) => handlerRelease.get(tool)!,
     rawRequest,
     request: (s) => (s.request ??= wrapValidator(rawRequest(s), idBase(s))),
-    response: (s) => (s.response ??= wrapResponseValidator(load<ResponseValidatorModule>(ARTIFACT_PATHS.response(s.release.key, s.tool)), idBase(s))),
+    response: (s) => {
+      if (s.response !== undefined) return s.response;
+      const v = validators(s);
+      return (s.response = wrapResponseValidator({ validate: v.response, validateAsync: v.responseAsync }, idBase(s)));
+    },
     items: (s) => (s.items ??= s.release.itemOutcomes?.includes(s.tool) === true ? load<ItemOutcomesModule>(ARTIFACT_PATHS.items(s.release.key, s.tool)) : null),
     strip,
     normalize,

@@ -21,10 +21,14 @@ export interface RootPack {
   readonly definition: string;
 }
 
-/** The root pack of the validator entry at `entry` (`…/releases/3.0/validate/create_media_buy.request.cjs`). */
-export function rootPack(entry: string): RootPack {
-  // The entry reads its validate from the root definition of a pack: `require('…/packs/<pack>.cjs')['<key>']`.
-  const link = /require\((["'])([^"']+)\1\)\[\s*(["'])([^"']+)\3\s*\]/.exec(readFileSync(entry, 'utf8'));
+/** The root pack of a tool's request validator in the release's validators module `entry` (`…/releases/3.0/validate.cjs`). */
+export function rootPack(entry: string, tool: string): RootPack {
+  // The tool's `request` getter reads the root definition of a pack: `require('…/packs/<pack>.cjs')['<key>']`.
+  const text = readFileSync(entry, 'utf8');
+  // As emitted (`tools["x"]`) or as prettier lays the committed set out (`tools['x']`).
+  const at = Math.max(text.indexOf(`tools[${JSON.stringify(tool)}] = {`), text.indexOf(`tools['${tool}'] = {`));
+  if (at < 0) throw new Error(`${entry} has no ${tool}`);
+  const link = /require\((["'])([^"']+)\1\)\[\s*(["'])([^"']+)\3\s*\]/.exec(text.slice(at));
   if (link === null) throw new Error(`${entry} reads no pack`);
   const file = join(dirname(entry), link[2]!);
   return { file, text: readFileSync(file), definition: link[4]! };

@@ -1,10 +1,10 @@
 import { compileValidators, createRuntimeAjv } from '../../generator/compile/index.js';
 import type { Release } from '../../generator/load/index.js';
-import { ARTIFACT_PATHS, type RequestValidatorModule, type ValidateFn } from '../../runtime/artifacts/contract.js';
+import type { ValidateFn } from '../../runtime/artifacts/contract.js';
 import { wrapValidator } from '../../runtime/issues/issues.js';
-import { loadArtifact } from '../../runtime/artifacts/loader.js';
 import { writeEmitted } from './differential.js';
 import { ajvPointers, issuePointers, mutants, names, type AjvLike, type DefectKind, type Mutant } from './mutations.js';
+import { requestValidator } from './tool-validators.js';
 
 /**
  * The recall of injected defects (issue 19 point 3), shared by `npm run bench issues` and test/real/issues.test.ts:
@@ -54,7 +54,7 @@ export function measureRecall(release: Release, out: string, samples: readonly {
     const validateAll = all.getSchema(id)!;
     const check = (data: unknown): readonly AjvLike[] | null => (validateAll(data) === true ? null : ((validateAll.errors ?? []) as AjvLike[]));
     for (const mutant of mutants(s.id, s.request, check)) corpus.push({ tool: s.task, mutant });
-    if (!ours.has(s.task)) ours.set(s.task, wrapValidator((loadArtifact(out, ARTIFACT_PATHS.request(release.key, s.task)) as RequestValidatorModule).validate));
+    if (!ours.has(s.task)) ours.set(s.task, wrapValidator(requestValidator(out, release.key, s.task)));
   }
   const builtMs = performance.now() - t0;
   const total = tally();

@@ -2,15 +2,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileValidators } from '../../generator/compile/index.js';
 import { loadRelease, type Release } from '../../generator/load/index.js';
-import { ARTIFACT_PATHS, type Issue, type RequestValidatorModule } from '../../runtime/artifacts/contract.js';
+import type { Issue } from '../../runtime/artifacts/contract.js';
 import { wireIssues } from '../../runtime/issues/issue-wire.js';
 import { wrapValidator } from '../../runtime/issues/issues.js';
-import { loadArtifact } from '../../runtime/artifacts/loader.js';
 import { writeEmitted } from '../helpers/differential.js';
 import { measureRecall } from '../helpers/recall.js';
 import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
 import { tempDir } from '../helpers/temp.js';
+import { requestValidator } from '../helpers/tool-validators.js';
 
 /**
  * One reply names every defect (issue 19 point 3), on the real releases: the recall of two or three injected
@@ -46,7 +46,7 @@ function validate(release: Release, tool: string, payload: unknown): Issue[] {
     validators.set(release, (out = tempDir('adcp-issues-real-')));
     writeEmitted(out, compileValidators(release, ['create_media_buy', 'get_products', 'sync_accounts']));
   }
-  const raw = (loadArtifact(out, ARTIFACT_PATHS.request(release.key, tool)) as RequestValidatorModule).validate;
+  const raw = requestValidator(out, release.key, tool);
   const r = wrapValidator(raw, { idBase: `https://adcontextprotocol.org/schemas/${release.version}/` })(payload);
   return r.ok ? [] : r.issues;
 }

@@ -10,6 +10,7 @@ import { loadArtifact } from '../../runtime/artifacts/loader.js';
 import { sdkReleaseDir, sharedComplianceDir, sharedReleaseDir, sharedReleaseKey } from '../helpers/releases.js';
 import { loadStoryboardSamples } from '../helpers/storyboards.js';
 import { tempDir } from '../helpers/temp.js';
+import { requestValidator } from '../helpers/tool-validators.js';
 
 /**
  * Differential on AdCP 3.2.0-beta.5: the generated validators must give the verdict run-time Ajv gives on the same
@@ -40,7 +41,7 @@ if (releaseDir !== undefined && complianceDir !== undefined) {
       }
       tasks.add(s.task);
       const expected = runtimeAjv.getSchema(release.schemas.byPath.get(tool.requestSchema)!.id)!(s.request) === true;
-      const raw = (loadArtifact(out, `releases/${sharedReleaseKey()}/validate/${s.task}.request.cjs`) as RequestValidatorModule).validate;
+      const raw = requestValidator(out, sharedReleaseKey(), s.task);
       const got = wrapValidator(raw)(s.request);
       if (got.ok !== expected) disagreements.push(`${s.id} (${s.task}): generated ${got.ok}, run-time Ajv ${expected}`);
       if (expected) valid++;
@@ -68,7 +69,7 @@ if (releaseDir !== undefined && complianceDir !== undefined) {
       if (tool === undefined || sdk.unavailable.has(s.task)) continue;
       checked++;
       const expected = sdkAjv.getSchema(sdk.schemas.byPath.get(tool.requestSchema)!.id)!(s.request) === true;
-      const got = wrapValidator((loadArtifact(out, `releases/3.0/validate/${s.task}.request.cjs`) as RequestValidatorModule).validate)(s.request).ok;
+      const got = wrapValidator(requestValidator(out, '3.0', s.task))(s.request).ok;
       if (got !== expected) disagreements.push(`${s.id} (${s.task}): generated ${got}, run-time Ajv ${expected}`);
       if (expected) valid++;
     }

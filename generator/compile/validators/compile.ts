@@ -4,7 +4,7 @@ import { CodegenError, isPlainObject, walkSchema } from '../../shared/index.js';
 import { type EmittedFile, type InputRef, type Release, type SchemaFile, type ToolDef, createCompileAjv, type AjvInstance } from '../../load/index.js';
 import { selectTools } from '../select-tools.js';
 import { itemOutcomes, type ItemOutcomes, type Location } from '../items/index.js';
-import { jsonText } from './code.js';
+import { commentText, jsonText } from './code.js';
 import { closure, nameModules, SUPPORT_DIR } from './modules.js';
 import { packUnits, type PackEntry } from './packs.js';
 import { UnitSplitter, type CompiledFn, type Unit } from './split.js';
@@ -68,24 +68,18 @@ export function compileValidatorSets(sets: readonly { release: Release; tools?: 
   );
   for (const { release, toolRoots } of compiled) {
     const input = (file: SchemaFile): InputRef => ({ name: `${release.label}:${file.path}`, hash: file.hash });
-    const from = `releases/${release.key}/validate`;
+    const file = (p: string): SchemaFile => release.schemas.byPath.get(p)!;
+    const validators = ARTIFACT_PATHS.validators(release.key);
+    const from = posix.dirname(validators);
+    out.push({
+      path: validators,
+      contents: validatorsModule(release, toolRoots, (u) => ref(u, from)),
+      inputs: toolRoots
+        .flatMap((t) => [t.tool.requestSchema, t.tool.responseSchema, ...t.async.map((a) => a.path)])
+        .map((p) => input(file(p)))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    });
     for (const t of toolRoots) {
-      const file = (p: string): SchemaFile => release.schemas.byPath.get(p)!;
-      out.push({
-        path: ARTIFACT_PATHS.request(release.key, t.tool.name),
-        contents: toolModule(`${release.label} ${t.tool.name} request: ${t.tool.requestSchema}`, [`exports.validate = ${ref(t.request, from)}.validate;`]),
-        inputs: [input(file(t.tool.requestSchema))],
-      });
-      const asyncLines = t.async.map((a) => `  get ${jsonText(a.status)}() {\n    return ${ref(a.unit, from)}.validate;\n  },`);
-      out.push({
-        path: ARTIFACT_PATHS.response(release.key, t.tool.name),
-        contents: toolModule(`${release.label} ${t.tool.name} response: ${t.tool.responseSchema}`, [
-          `exports.validate = ${ref(t.response, from)}.validate;`,
-          '// Async task responses by task status; each is loaded on first use only.',
-          t.async.length === 0 ? 'exports.validateAsync = {};' : `exports.validateAsync = {\n${asyncLines.join('\n')}\n};`,
-        ]),
-        inputs: [t.tool.responseSchema, ...t.async.map((a) => a.path)].map((p) => input(file(p))),
-      });
       if (t.items !== undefined) {
         const from = `releases/${release.key}/items`;
         out.push({
@@ -153,6 +147,28 @@ function emitDefinitions(entries: readonly (PackEntry & { label: string })[]): {
     return `require(${jsonText(target.startsWith('.') ? target : `./${target}`)})[${jsonText(packed.keyOf(u))}]`;
   };
   return { files, ref };
+}
+
+/**
+ * `releases/<key>/validate.cjs`: every tool's validators of one release, each a getter that loads its definition
+ * pack on first use. One small module per release rather than two per tool: a first call opens one entry file, and
+ * the set has 2 × tools fewer files. The table has no prototype, so a tool's name is only ever an own key.
+ */
+function validatorsModule(release: Release, toolRoots: readonly { tool: ToolDef; request: Unit; response: Unit; async: readonly { status: string; unit: Unit }[] }[], ref: (u: Unit) => string): string {
+  const getter = (name: string, u: Unit, indent: string): string[] => [`${indent}get ${jsonText(name)}() {`, `${indent}  return ${ref(u)}.validate;`, `${indent}},`];
+  const body = ['const tools = Object.create(null);', 'module.exports = tools;'];
+  for (const t of toolRoots) {
+    body.push(
+      `/* ${commentText(`${t.tool.requestSchema} → ${t.tool.responseSchema}`)} */`,
+      `tools[${jsonText(t.tool.name)}] = {`,
+      ...getter('request', t.request, '  '),
+      ...getter('response', t.response, '  '),
+      '  // Async task responses by task status.',
+      t.async.length === 0 ? '  responseAsync: {},' : ['  responseAsync: {', ...t.async.flatMap((a) => getter(a.status, a.unit, '    ')), '  },'].join('\n'),
+      '};',
+    );
+  }
+  return toolModule(`${release.label}: each tool's request, response and async response validators, loaded on first use`, body);
 }
 
 function toolModule(comment: string, body: string[]): string {
