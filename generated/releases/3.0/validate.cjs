@@ -87,11 +87,11 @@ module.exports = tools;
 /* signals/activate-signal-request.json → signals/activate-signal-response.json */
 tools['activate_signal'] = {
   get request() {
-    return require('../../validate/packs/shared-dd4c009bdd71.cjs')['signals.activate-signal-request-3e693c500230']
+    return require('../../validate/packs/shared-69a4df6cb7ba.cjs')['signals.activate-signal-request-98b13eea08c5']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-0f4963037c00.cjs')['signals.activate-signal-response-381f32b064de']
+    return require('../../validate/packs/shared-4f8c47a79748.cjs')['signals.activate-signal-response-7dec98734e95']
       .validate;
   },
   // Async task responses by task status.
@@ -100,29 +100,29 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-346c9566a137.cjs')['media-buy.build-creative-request-7fec26392936']
+    return require('../../validate/packs/shared-501b841310e6.cjs')['media-buy.build-creative-request-525399c110a3']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
-      'media-buy.build-creative-response-e29930546185'
+    return require('../../validate/packs/build_creative.response-9f3668a4769a.cjs')[
+      'media-buy.build-creative-response-ad456d6b8e67'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
-        'media-buy.build-creative-async-response-input-required-08aff0ceec9e'
+      return require('../../validate/packs/build_creative.response-9f3668a4769a.cjs')[
+        'media-buy.build-creative-async-response-input-required-b3c21cd39de1'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
-        'media-buy.build-creative-async-response-submitted-b6060d846d6e'
+      return require('../../validate/packs/build_creative.response-9f3668a4769a.cjs')[
+        'media-buy.build-creative-async-response-submitted-16988ccf5302'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/build_creative.response-96ac321cbbed.cjs')[
-        'media-buy.build-creative-async-response-working-9cf32a72e893'
+      return require('../../validate/packs/build_creative.response-9f3668a4769a.cjs')[
+        'media-buy.build-creative-async-response-working-d13374934180'
       ].validate;
     },
   },
@@ -130,13 +130,13 @@ tools['build_creative'] = {
 /* governance/check-governance-request.json → governance/check-governance-response.json */
 tools['check_governance'] = {
   get request() {
-    return require('../../validate/packs/check_governance.request-071f1dcb0524.cjs')[
-      'governance.check-governance-request-e823d752ba36'
+    return require('../../validate/packs/check_governance.request-5defc652cdbe.cjs')[
+      'governance.check-governance-request-3d080b3692f8'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/check_governance.response-50de2a90b1b4.cjs')[
-      'governance.check-governance-response-b4fc1cc1db8a'
+    return require('../../validate/packs/check_governance.response-32d8d31c1356.cjs')[
+      'governance.check-governance-response-badedc955afe'
     ].validate;
   },
   // Async task responses by task status.
@@ -145,30 +145,30 @@ tools['check_governance'] = {
 /* media-buy/create-media-buy-request.json → media-buy/create-media-buy-response.json */
 tools['create_media_buy'] = {
   get request() {
-    return require('../../validate/packs/create_media_buy.request-3f89856e7127.cjs')[
-      'media-buy.create-media-buy-request-9ccb0897f579'
+    return require('../../validate/packs/create_media_buy.request-ad530a42722e.cjs')[
+      'media-buy.create-media-buy-request-7437233ec547'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
-      'media-buy.create-media-buy-response-5159cf3bb8da'
+    return require('../../validate/packs/create_media_buy.response-d177f4fc8681.cjs')[
+      'media-buy.create-media-buy-response-00a1a5688b9e'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
-        'media-buy.create-media-buy-async-response-input-required-3c48ef8c2ed5'
+      return require('../../validate/packs/create_media_buy.response-d177f4fc8681.cjs')[
+        'media-buy.create-media-buy-async-response-input-required-cf3ad27df4c1'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
-        'media-buy.create-media-buy-async-response-submitted-bea90c40da66'
+      return require('../../validate/packs/create_media_buy.response-d177f4fc8681.cjs')[
+        'media-buy.create-media-buy-async-response-submitted-ba61e03fbc44'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/create_media_buy.response-129259e0eafb.cjs')[
-        'media-buy.create-media-buy-async-response-working-5ec5f7e358ed'
+      return require('../../validate/packs/create_media_buy.response-d177f4fc8681.cjs')[
+        'media-buy.create-media-buy-async-response-working-dd33036870c8'
       ].validate;
     },
   },
@@ -176,12 +176,12 @@ tools['create_media_buy'] = {
 /* property/create-property-list-request.json → property/create-property-list-response.json */
 tools['create_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-dd4c009bdd71.cjs')['property.create-property-list-request-c31a81be7728']
+    return require('../../validate/packs/shared-69a4df6cb7ba.cjs')['property.create-property-list-request-2034a4d62d60']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-95d1315b3ac7.cjs')[
-      'property.create-property-list-response-ad3f2dd7511d'
+    return require('../../validate/packs/shared-fd0650c5d072.cjs')[
+      'property.create-property-list-response-634fda80f44b'
     ].validate;
   },
   // Async task responses by task status.
@@ -190,12 +190,12 @@ tools['create_property_list'] = {
 /* property/delete-property-list-request.json → property/delete-property-list-response.json */
 tools['delete_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-fd50879b6849.cjs')['property.delete-property-list-request-8b378eec32db']
+    return require('../../validate/packs/shared-802e861427f2.cjs')['property.delete-property-list-request-0e8d46d2607b']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-348e724e2a35.cjs')[
-      'property.delete-property-list-response-143191e9680f'
+    return require('../../validate/packs/shared-66018208bdc9.cjs')[
+      'property.delete-property-list-response-5e1f2b9fe5fb'
     ].validate;
   },
   // Async task responses by task status.
@@ -204,13 +204,13 @@ tools['delete_property_list'] = {
 /* protocol/get-adcp-capabilities-request.json → protocol/get-adcp-capabilities-response.json */
 tools['get_adcp_capabilities'] = {
   get request() {
-    return require('../../validate/packs/shared-dbf4ff791d09.cjs')[
-      'protocol.get-adcp-capabilities-request-99bea3a7d111'
+    return require('../../validate/packs/shared-c9ffb603283d.cjs')[
+      'protocol.get-adcp-capabilities-request-a80df4e30480'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_adcp_capabilities.response-ecf9cc30e52f.cjs')[
-      'protocol.get-adcp-capabilities-response-31aadf64f19b'
+    return require('../../validate/packs/get_adcp_capabilities.response-f9f33d152699.cjs')[
+      'protocol.get-adcp-capabilities-response-2639fda86205'
     ].validate;
   },
   // Async task responses by task status.
@@ -219,13 +219,13 @@ tools['get_adcp_capabilities'] = {
 /* creative/get-creative-delivery-request.json → creative/get-creative-delivery-response.json */
 tools['get_creative_delivery'] = {
   get request() {
-    return require('../../validate/packs/shared-daf7520b80d1.cjs')[
-      'creative.get-creative-delivery-request-10014c5d413f'
+    return require('../../validate/packs/shared-09043a971fcf.cjs')[
+      'creative.get-creative-delivery-request-9abb56958024'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_creative_delivery.response-984bcbf22d77.cjs')[
-      'creative.get-creative-delivery-response-421459f28934'
+    return require('../../validate/packs/get_creative_delivery.response-94bd80f503c4.cjs')[
+      'creative.get-creative-delivery-response-ba79aab7d17f'
     ].validate;
   },
   // Async task responses by task status.
@@ -234,13 +234,13 @@ tools['get_creative_delivery'] = {
 /* creative/get-creative-features-request.json → creative/get-creative-features-response.json */
 tools['get_creative_features'] = {
   get request() {
-    return require('../../validate/packs/shared-fd50879b6849.cjs')[
-      'creative.get-creative-features-request-87de36a16657'
+    return require('../../validate/packs/shared-802e861427f2.cjs')[
+      'creative.get-creative-features-request-81d6f1ecf6d6'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-dbf4ff791d09.cjs')[
-      'creative.get-creative-features-response-f346f5c44e44'
+    return require('../../validate/packs/shared-c9ffb603283d.cjs')[
+      'creative.get-creative-features-response-12920889da08'
     ].validate;
   },
   // Async task responses by task status.
@@ -249,13 +249,13 @@ tools['get_creative_features'] = {
 /* media-buy/get-media-buy-delivery-request.json → media-buy/get-media-buy-delivery-response.json */
 tools['get_media_buy_delivery'] = {
   get request() {
-    return require('../../validate/packs/get_media_buy_delivery.request-8236317bb97e.cjs')[
-      'media-buy.get-media-buy-delivery-request-9796bf508a06'
+    return require('../../validate/packs/get_media_buy_delivery.request-bb0a9c2c78c4.cjs')[
+      'media-buy.get-media-buy-delivery-request-307e0f8cd51a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buy_delivery.response-618d217e21ba.cjs')[
-      'media-buy.get-media-buy-delivery-response-109e5599986f'
+    return require('../../validate/packs/get_media_buy_delivery.response-a88724e7e732.cjs')[
+      'media-buy.get-media-buy-delivery-response-5c414fb2a641'
     ].validate;
   },
   // Async task responses by task status.
@@ -264,12 +264,12 @@ tools['get_media_buy_delivery'] = {
 /* media-buy/get-media-buys-request.json → media-buy/get-media-buys-response.json */
 tools['get_media_buys'] = {
   get request() {
-    return require('../../validate/packs/shared-95d1315b3ac7.cjs')['media-buy.get-media-buys-request-de2a8a33da0c']
+    return require('../../validate/packs/shared-fd0650c5d072.cjs')['media-buy.get-media-buys-request-7c407ce22700']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buys.response-719895d7c044.cjs')[
-      'media-buy.get-media-buys-response-174ab41c9c59'
+    return require('../../validate/packs/get_media_buys.response-2a74a52bd101.cjs')[
+      'media-buy.get-media-buys-response-d0c75faa2503'
     ].validate;
   },
   // Async task responses by task status.
@@ -278,13 +278,13 @@ tools['get_media_buys'] = {
 /* governance/get-plan-audit-logs-request.json → governance/get-plan-audit-logs-response.json */
 tools['get_plan_audit_logs'] = {
   get request() {
-    return require('../../validate/packs/shared-591b9aef8e86.cjs')[
-      'governance.get-plan-audit-logs-request-5fbe3da7b6de'
+    return require('../../validate/packs/shared-32319ba6fdeb.cjs')[
+      'governance.get-plan-audit-logs-request-7148ef32b779'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_plan_audit_logs.response-e4c68cbdef21.cjs')[
-      'governance.get-plan-audit-logs-response-315f6e87fb90'
+    return require('../../validate/packs/get_plan_audit_logs.response-6fa3b62100b9.cjs')[
+      'governance.get-plan-audit-logs-response-c7c2557206a7'
     ].validate;
   },
   // Async task responses by task status.
@@ -293,30 +293,30 @@ tools['get_plan_audit_logs'] = {
 /* media-buy/get-products-request.json → media-buy/get-products-response.json */
 tools['get_products'] = {
   get request() {
-    return require('../../validate/packs/get_products.request-2054e83d78bc.cjs')[
-      'media-buy.get-products-request-5aea50c99d06'
+    return require('../../validate/packs/get_products.request-aee24af7affa.cjs')[
+      'media-buy.get-products-request-baca458b7c16'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_products.response-0fc2937694ad.cjs')[
-      'media-buy.get-products-response-dee5dc9a46bb'
+    return require('../../validate/packs/get_products.response-702f966a2210.cjs')[
+      'media-buy.get-products-response-fd1a5f8c53e4'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/get_products.response-0fc2937694ad.cjs')[
-        'media-buy.get-products-async-response-input-required-ac92f41553b0'
+      return require('../../validate/packs/get_products.response-702f966a2210.cjs')[
+        'media-buy.get-products-async-response-input-required-face0d7e3a73'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/get_products.response-0fc2937694ad.cjs')[
-        'media-buy.get-products-async-response-submitted-4388f3f913c8'
+      return require('../../validate/packs/get_products.response-702f966a2210.cjs')[
+        'media-buy.get-products-async-response-submitted-4f013e52d995'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/get_products.response-0fc2937694ad.cjs')[
-        'media-buy.get-products-async-response-working-73e502aa1728'
+      return require('../../validate/packs/get_products.response-702f966a2210.cjs')[
+        'media-buy.get-products-async-response-working-a38479b19d6d'
       ].validate;
     },
   },
@@ -324,11 +324,11 @@ tools['get_products'] = {
 /* property/get-property-list-request.json → property/get-property-list-response.json */
 tools['get_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-bd88e9e16b60.cjs')['property.get-property-list-request-f15c90cf2212']
+    return require('../../validate/packs/shared-a48d3c2bacb0.cjs')['property.get-property-list-request-63b1e6db4aa2']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-bd88e9e16b60.cjs')['property.get-property-list-response-8a429684b6d1']
+    return require('../../validate/packs/shared-a48d3c2bacb0.cjs')['property.get-property-list-response-d077114bbb5b']
       .validate;
   },
   // Async task responses by task status.
@@ -337,10 +337,10 @@ tools['get_property_list'] = {
 /* signals/get-signals-request.json → signals/get-signals-response.json */
 tools['get_signals'] = {
   get request() {
-    return require('../../validate/packs/shared-68dfc5240f01.cjs')['signals.get-signals-request-642cf48f2e45'].validate;
+    return require('../../validate/packs/shared-c4f1c078992c.cjs')['signals.get-signals-request-a903785e8d8b'].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-dd4c009bdd71.cjs')['signals.get-signals-response-ec384d21f4c2']
+    return require('../../validate/packs/shared-69a4df6cb7ba.cjs')['signals.get-signals-response-02edf4c2414c']
       .validate;
   },
   // Async task responses by task status.
@@ -349,11 +349,11 @@ tools['get_signals'] = {
 /* account/list-accounts-request.json → account/list-accounts-response.json */
 tools['list_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-95d1315b3ac7.cjs')['account.list-accounts-request-1e46ad9aadc6']
+    return require('../../validate/packs/shared-fd0650c5d072.cjs')['account.list-accounts-request-5ad0deb34827']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-3ec00321ebe5.cjs')['account.list-accounts-response-af54f4db866a']
+    return require('../../validate/packs/shared-39a7b3fa4a2d.cjs')['account.list-accounts-response-a570a28ab555']
       .validate;
   },
   // Async task responses by task status.
@@ -362,13 +362,13 @@ tools['list_accounts'] = {
 /* media-buy/list-creative-formats-request.json → media-buy/list-creative-formats-response.json */
 tools['list_creative_formats'] = {
   get request() {
-    return require('../../validate/packs/shared-bd88e9e16b60.cjs')[
-      'media-buy.list-creative-formats-request-91f05a15248b'
+    return require('../../validate/packs/shared-a48d3c2bacb0.cjs')[
+      'media-buy.list-creative-formats-request-bdf1de533dec'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creative_formats.response-9ef90c08f980.cjs')[
-      'media-buy.list-creative-formats-response-67cc64eb59aa'
+    return require('../../validate/packs/list_creative_formats.response-cd1de3d5306d.cjs')[
+      'media-buy.list-creative-formats-response-66d211ec7a9e'
     ].validate;
   },
   // Async task responses by task status.
@@ -377,13 +377,13 @@ tools['list_creative_formats'] = {
 /* creative/list-creatives-request.json → creative/list-creatives-response.json */
 tools['list_creatives'] = {
   get request() {
-    return require('../../validate/packs/list_creatives.request-e03477446b5f.cjs')[
-      'creative.list-creatives-request-95a914231d6f'
+    return require('../../validate/packs/list_creatives.request-cf3f58fa824b.cjs')[
+      'creative.list-creatives-request-6d724684ca57'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creatives.response-dee4302e5a9d.cjs')[
-      'creative.list-creatives-response-19f1c9efb119'
+    return require('../../validate/packs/list_creatives.response-3f297dd79a87.cjs')[
+      'creative.list-creatives-response-1236b2009924'
     ].validate;
   },
   // Async task responses by task status.
@@ -392,11 +392,11 @@ tools['list_creatives'] = {
 /* property/list-property-lists-request.json → property/list-property-lists-response.json */
 tools['list_property_lists'] = {
   get request() {
-    return require('../../validate/packs/shared-95d1315b3ac7.cjs')['property.list-property-lists-request-81a30a7118b9']
+    return require('../../validate/packs/shared-fd0650c5d072.cjs')['property.list-property-lists-request-ca8de6df63b3']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-c9245e60b3ea.cjs')['property.list-property-lists-response-1aa8ade92f1f']
+    return require('../../validate/packs/shared-039d273a9631.cjs')['property.list-property-lists-response-1552d7aa3ddb']
       .validate;
   },
   // Async task responses by task status.
@@ -405,12 +405,12 @@ tools['list_property_lists'] = {
 /* media-buy/log-event-request.json → media-buy/log-event-response.json */
 tools['log_event'] = {
   get request() {
-    return require('../../validate/packs/log_event.request-1a768c35ea43.cjs')[
-      'media-buy.log-event-request-820d10166457'
+    return require('../../validate/packs/log_event.request-38744b39a69e.cjs')[
+      'media-buy.log-event-request-d0e5a2175df5'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-346c9566a137.cjs')['media-buy.log-event-response-8fcd83fd3adb']
+    return require('../../validate/packs/shared-501b841310e6.cjs')['media-buy.log-event-response-d35181e0d75e']
       .validate;
   },
   // Async task responses by task status.
@@ -419,13 +419,13 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/preview_creative.request-8784f7c406a5.cjs')[
-      'creative.preview-creative-request-2abb4bedfa9e'
+    return require('../../validate/packs/preview_creative.request-fa396d5658db.cjs')[
+      'creative.preview-creative-request-617c468dcf30'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/preview_creative.response-e2b113c800d7.cjs')[
-      'creative.preview-creative-response-c1d9a630cf26'
+    return require('../../validate/packs/preview_creative.response-93962e1a6fbd.cjs')[
+      'creative.preview-creative-response-4f6b9731073c'
     ].validate;
   },
   // Async task responses by task status.
@@ -434,13 +434,13 @@ tools['preview_creative'] = {
 /* media-buy/provide-performance-feedback-request.json → media-buy/provide-performance-feedback-response.json */
 tools['provide_performance_feedback'] = {
   get request() {
-    return require('../../validate/packs/shared-12d9f9432c84.cjs')[
-      'media-buy.provide-performance-feedback-request-5bdb67a12995'
+    return require('../../validate/packs/shared-e944c0332065.cjs')[
+      'media-buy.provide-performance-feedback-request-f2ad3fbde83c'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-0f4963037c00.cjs')[
-      'media-buy.provide-performance-feedback-response-793a267fa9c5'
+    return require('../../validate/packs/shared-4f8c47a79748.cjs')[
+      'media-buy.provide-performance-feedback-response-bf02b6b5e6e9'
     ].validate;
   },
   // Async task responses by task status.
@@ -449,13 +449,13 @@ tools['provide_performance_feedback'] = {
 /* governance/report-plan-outcome-request.json → governance/report-plan-outcome-response.json */
 tools['report_plan_outcome'] = {
   get request() {
-    return require('../../validate/packs/report_plan_outcome.request-9757b372f350.cjs')[
-      'governance.report-plan-outcome-request-37012e320a87'
+    return require('../../validate/packs/report_plan_outcome.request-f2ad6646b0d6.cjs')[
+      'governance.report-plan-outcome-request-263261b8786f'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-3ec00321ebe5.cjs')[
-      'governance.report-plan-outcome-response-36202c3e0ad3'
+    return require('../../validate/packs/shared-39a7b3fa4a2d.cjs')[
+      'governance.report-plan-outcome-response-fd2526bf2bdf'
     ].validate;
   },
   // Async task responses by task status.
@@ -464,12 +464,12 @@ tools['report_plan_outcome'] = {
 /* account/sync-accounts-request.json → account/sync-accounts-response.json */
 tools['sync_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-fd50879b6849.cjs')['account.sync-accounts-request-5ccb4d81dc6a']
+    return require('../../validate/packs/shared-802e861427f2.cjs')['account.sync-accounts-request-f3f823102446']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_accounts.response-c0832e1ed993.cjs')[
-      'account.sync-accounts-response-17c2de43d3a9'
+    return require('../../validate/packs/sync_accounts.response-e53c10e5455c.cjs')[
+      'account.sync-accounts-response-79ee77640262'
     ].validate;
   },
   // Async task responses by task status.
@@ -478,13 +478,13 @@ tools['sync_accounts'] = {
 /* media-buy/sync-audiences-request.json → media-buy/sync-audiences-response.json */
 tools['sync_audiences'] = {
   get request() {
-    return require('../../validate/packs/sync_audiences.request-8ecad996551f.cjs')[
-      'media-buy.sync-audiences-request-862307b7c959'
+    return require('../../validate/packs/sync_audiences.request-db27c9264318.cjs')[
+      'media-buy.sync-audiences-request-a95c3d58821d'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/sync_audiences.response-2b77a7d84900.cjs')[
-      'media-buy.sync-audiences-response-5300a734a090'
+    return require('../../validate/packs/sync_audiences.response-6f7e6bc566a8.cjs')[
+      'media-buy.sync-audiences-response-cf7732c3fbd4'
     ].validate;
   },
   // Async task responses by task status.
@@ -493,29 +493,29 @@ tools['sync_audiences'] = {
 /* media-buy/sync-catalogs-request.json → media-buy/sync-catalogs-response.json */
 tools['sync_catalogs'] = {
   get request() {
-    return require('../../validate/packs/shared-591b9aef8e86.cjs')['media-buy.sync-catalogs-request-055befe5350e']
+    return require('../../validate/packs/shared-32319ba6fdeb.cjs')['media-buy.sync-catalogs-request-4f78026e7616']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
-      'media-buy.sync-catalogs-response-cd734eed9bd4'
+    return require('../../validate/packs/sync_catalogs.response-3326ae27eef8.cjs')[
+      'media-buy.sync-catalogs-response-149147b98baf'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
-        'media-buy.sync-catalogs-async-response-input-required-15ae7488d59b'
+      return require('../../validate/packs/sync_catalogs.response-3326ae27eef8.cjs')[
+        'media-buy.sync-catalogs-async-response-input-required-0fb7524f322f'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
-        'media-buy.sync-catalogs-async-response-submitted-06499f77c006'
+      return require('../../validate/packs/sync_catalogs.response-3326ae27eef8.cjs')[
+        'media-buy.sync-catalogs-async-response-submitted-30911fcdb79c'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
-        'media-buy.sync-catalogs-async-response-working-dab565d63551'
+      return require('../../validate/packs/sync_catalogs.response-3326ae27eef8.cjs')[
+        'media-buy.sync-catalogs-async-response-working-e17e2dcdeaf6'
       ].validate;
     },
   },
@@ -523,29 +523,29 @@ tools['sync_catalogs'] = {
 /* creative/sync-creatives-request.json → creative/sync-creatives-response.json */
 tools['sync_creatives'] = {
   get request() {
-    return require('../../validate/packs/shared-68dfc5240f01.cjs')['creative.sync-creatives-request-b8ebb4d487b9']
+    return require('../../validate/packs/shared-c4f1c078992c.cjs')['creative.sync-creatives-request-08a68beaeec8']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
-      'creative.sync-creatives-response-1f00d976efd7'
+    return require('../../validate/packs/sync_creatives.response-65118c7c7649.cjs')[
+      'creative.sync-creatives-response-8cca31cec554'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
-        'creative.sync-creatives-async-response-input-required-26b79838b296'
+      return require('../../validate/packs/sync_creatives.response-65118c7c7649.cjs')[
+        'creative.sync-creatives-async-response-input-required-752c5f1d655a'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
-        'creative.sync-creatives-async-response-submitted-330402943617'
+      return require('../../validate/packs/sync_creatives.response-65118c7c7649.cjs')[
+        'creative.sync-creatives-async-response-submitted-b5f214599d36'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
-        'creative.sync-creatives-async-response-working-d78fe8df3eb1'
+      return require('../../validate/packs/sync_creatives.response-65118c7c7649.cjs')[
+        'creative.sync-creatives-async-response-working-1c3e08edd776'
       ].validate;
     },
   },
@@ -553,12 +553,12 @@ tools['sync_creatives'] = {
 /* media-buy/sync-event-sources-request.json → media-buy/sync-event-sources-response.json */
 tools['sync_event_sources'] = {
   get request() {
-    return require('../../validate/packs/shared-daf7520b80d1.cjs')['media-buy.sync-event-sources-request-0ca089c79b57']
+    return require('../../validate/packs/shared-09043a971fcf.cjs')['media-buy.sync-event-sources-request-119503075ff5']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_event_sources.response-2bfde363b5cc.cjs')[
-      'media-buy.sync-event-sources-response-ef31460b592b'
+    return require('../../validate/packs/sync_event_sources.response-78c169ed638e.cjs')[
+      'media-buy.sync-event-sources-response-4e7e6de2ef0c'
     ].validate;
   },
   // Async task responses by task status.
@@ -567,12 +567,12 @@ tools['sync_event_sources'] = {
 /* governance/sync-plans-request.json → governance/sync-plans-response.json */
 tools['sync_plans'] = {
   get request() {
-    return require('../../validate/packs/sync_plans.request-74cf927f5644.cjs')[
-      'governance.sync-plans-request-097633dfd28c'
+    return require('../../validate/packs/sync_plans.request-d98a8abab003.cjs')[
+      'governance.sync-plans-request-65dd7c07e445'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-12d9f9432c84.cjs')['governance.sync-plans-response-71cfb0aa144f']
+    return require('../../validate/packs/shared-e944c0332065.cjs')['governance.sync-plans-response-6b057a58ae5b']
       .validate;
   },
   // Async task responses by task status.
@@ -581,30 +581,30 @@ tools['sync_plans'] = {
 /* media-buy/update-media-buy-request.json → media-buy/update-media-buy-response.json */
 tools['update_media_buy'] = {
   get request() {
-    return require('../../validate/packs/update_media_buy.request-80e178badeaa.cjs')[
-      'media-buy.update-media-buy-request-0221439084a9'
+    return require('../../validate/packs/update_media_buy.request-a0395d553f60.cjs')[
+      'media-buy.update-media-buy-request-ec390346c36e'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
-      'media-buy.update-media-buy-response-8e9c92af1e58'
+    return require('../../validate/packs/update_media_buy.response-8bfa96579460.cjs')[
+      'media-buy.update-media-buy-response-48b945054511'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
-        'media-buy.update-media-buy-async-response-input-required-1e25859557f3'
+      return require('../../validate/packs/update_media_buy.response-8bfa96579460.cjs')[
+        'media-buy.update-media-buy-async-response-input-required-98001c2c7230'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
-        'media-buy.update-media-buy-async-response-submitted-f49868edda18'
+      return require('../../validate/packs/update_media_buy.response-8bfa96579460.cjs')[
+        'media-buy.update-media-buy-async-response-submitted-c7cfa6118b62'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/update_media_buy.response-ad29d6c495e6.cjs')[
-        'media-buy.update-media-buy-async-response-working-3302a58dd10c'
+      return require('../../validate/packs/update_media_buy.response-8bfa96579460.cjs')[
+        'media-buy.update-media-buy-async-response-working-ae35f6d71b6a'
       ].validate;
     },
   },
@@ -612,12 +612,12 @@ tools['update_media_buy'] = {
 /* property/update-property-list-request.json → property/update-property-list-response.json */
 tools['update_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-dbf4ff791d09.cjs')['property.update-property-list-request-6b19a11839f4']
+    return require('../../validate/packs/shared-c9ffb603283d.cjs')['property.update-property-list-request-ae2cc0acb8a7']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-2a2e06e06acf.cjs')[
-      'property.update-property-list-response-a70b3dfadec7'
+    return require('../../validate/packs/shared-b79005576bc1.cjs')[
+      'property.update-property-list-response-1ab93f65b8c2'
     ].validate;
   },
   // Async task responses by task status.

@@ -83,7 +83,7 @@ export function compactCode(code: string): string {
     nl = false;
     gap = '';
   }
-  sig = shortInstancePath(sig);
+  sig = shortInstancePath(dropPassThrough(sig));
   const uses = new Map<string, number>();
   for (const { t } of sig) if (t.kind === 'ident' && !t.afterDot) uses.set(t.text, (uses.get(t.text) ?? 0) + 1);
   const text = rewrite(shortLocals(sig.map((s) => s.t), uses), uses);
@@ -247,8 +247,49 @@ interface Sig {
   nl: boolean;
 }
 
+/** The options Ajv passes from a function to every definition it calls, for keywords AdCP's schemas never use. */
+const PASS_THROUGH = ['parentData', 'parentDataProperty', 'rootData'];
+
+/**
+ * Ajv hands `parentData`, `parentDataProperty` and `rootData` down every call (`f(x,{instancePath:…,parentData:d,
+ * parentDataProperty:"k",rootData})`) and destructures them in every head (`rootData=data`), for `$data` references,
+ * `removeAdditional`, `useDefaults` and type coercion — options the validators are compiled without (load/ajv.ts):
+ * nothing reads them but the next call. Dropping them from heads and calls leaves `{instancePath:…}`: a twentieth of
+ * the code. Only when every mention of them in the function is one of those three shapes; otherwise Ajv's text stays.
+ */
+function dropPassThrough(sig: Sig[]): Sig[] {
+  const texts = sig.map((s) => s.t.text);
+  const out: Sig[] = [];
+  let i = 0;
+  while (i < sig.length) {
+    const end = passThroughEnd(texts, i);
+    if (end === undefined) out.push(sig[i++]!);
+    else i = end;
+  }
+  const left = out.some((s) => s.t.kind === 'ident' && !s.t.afterDot && PASS_THROUGH.includes(s.t.text));
+  return left ? sig : out;
+}
+
+/**
+ * At a `,` opening `parentData…rootData` right before a `}`: the index of that `}`. The three shapes: the head's
+ * `,parentData,parentDataProperty,rootData=data}`, a call's `,parentData:X,parentDataProperty:Y,rootData}` (X and Y
+ * one token each) and its shorthand `,parentData,parentDataProperty,rootData}`.
+ */
+function passThroughEnd(texts: readonly string[], i: number): number | undefined {
+  if (texts[i] !== ',' || texts[i + 1] !== 'parentData') return undefined;
+  let j = i + 2;
+  if (texts[j] === ':') j += 2;
+  if (texts[j] !== ',' || texts[j + 1] !== 'parentDataProperty') return undefined;
+  j += 2;
+  if (texts[j] === ':') j += 2;
+  if (texts[j] !== ',' || texts[j + 1] !== 'rootData') return undefined;
+  j += 2;
+  if (texts[j] === '=' && texts[j + 1] === 'data') j += 2;
+  return texts[j] === '}' ? j : undefined;
+}
+
 /** The function head every Ajv function has: the options it destructures, `instancePath` among them. */
-const HEAD = ['function', '*', '(', 'data', ',', '{', 'instancePath', '=', '""', ','];
+const HEAD = ['function', '*', '(', 'data', ',', '{', 'instancePath', '=', '""'];
 export const SHORT_INSTANCE_PATH = 'P';
 
 /**
@@ -257,7 +298,9 @@ export const SHORT_INSTANCE_PATH = 'P';
  * shorthand), and every other read is `P`. Only for a function with Ajv's head that does not use `P` already.
  */
 function shortInstancePath(sig: Sig[]): Sig[] {
-  const isHead = HEAD.every((text, i) => text === '*' || sig[i]?.t.text === text);
+  // The head's options go on (`,parentData,…`) or, once dropPassThrough has run, end (`}`).
+  const next = sig[HEAD.length]?.t.text;
+  const isHead = HEAD.every((text, i) => text === '*' || sig[i]?.t.text === text) && (next === ',' || next === '}');
   if (!isHead || sig.some((s) => s.t.kind === 'ident' && !s.t.afterDot && s.t.text === SHORT_INSTANCE_PATH)) return sig;
   const ident = (text: string): Token => ({ kind: 'ident', text, afterDot: false });
   const colon: Token = { kind: 'other', text: ':' };

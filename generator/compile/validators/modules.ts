@@ -53,24 +53,43 @@ export function renderUnit(unit: Unit, nameOf: (dep: Unit) => string): string {
  * it calls (a module, or a member of a pack); `supportDir` the relative path of the support modules.
  */
 export function renderBindings(unit: Unit, ref: (dep: Unit) => string, supportDir: string): string[] {
+  const { head, bindings, code } = unitParts(unit, ref, supportDir);
+  return [...head, ...bindings.map((b) => b.line), code];
+}
+
+/** One binding line of a unit, and whether it may move to the scope of a pack holding the unit (packs.ts). */
+export interface BindingLine {
+  readonly line: string;
+  /** The local it declares. */
+  readonly local: string;
+  /**
+   * Its text depends on nothing of the unit's own scope: a lazy reference to another definition, a support module's
+   * member, a schema value, a pattern. Two units declaring the same local with the same text can share one
+   * declaration. (A whole-module reference is read when the unit initialises, and a union hint reads the unit's own
+   * bindings: neither moves.)
+   */
+  readonly movable: boolean;
+}
+
+/** A unit's code in parts: the head (exports, location), its binding lines, and its function. */
+export function unitParts(unit: Unit, ref: (dep: Unit) => string, supportDir: string): { head: string[]; bindings: BindingLine[]; code: string } {
   // Where the definition lives (`core/product.json#/definitions/x`, the same in every release that has it): the
   // reader's header, and what the error helper notes on the errors passing through it (compact.ts CAT_HELPER).
-  const lines = ['exports.validate = validate;', `validate.location = ${jsonText(unitLocation(unit))};`];
+  const head = ['exports.validate = validate;', `validate.location = ${jsonText(unitLocation(unit))};`];
+  const bindings: BindingLine[] = [];
   for (const b of unit.bindings) {
-    if (b.kind === 'unit' && b.whole) lines.push(`const ${b.local} = ${ref(b.unit)};`);
+    if (b.kind === 'unit' && b.whole) bindings.push({ line: `const ${b.local} = ${ref(b.unit)};`, local: b.local, movable: false });
     else if (b.kind === 'unit') {
       // Loaded on first call (a payload that never reaches a definition never loads its code): the call replaces
       // the binding with the real function, so the `.errors` Ajv reads right after the call are that function's.
       // `var`, not `let`: a reassigned `let` read from the validate function costs a TDZ check on every call.
-      lines.push(`var ${b.local} = (data, options) => (${b.local} = ${ref(b.unit)}.validate)(data, options);`);
-    }
-    else if (b.kind === 'support') lines.push(`const ${b.local} = require(${jsonText(`${supportDir}/${b.file}`)})${b.member};`);
-    else lines.push(`const ${b.local} = ${b.code};`);
+      bindings.push({ line: `var ${b.local} = (data, options) => (${b.local} = ${ref(b.unit)}.validate)(data, options);`, local: b.local, movable: true });
+    } else if (b.kind === 'support') bindings.push({ line: `const ${b.local} = require(${jsonText(`${supportDir}/${b.file}`)})${b.member};`, local: b.local, movable: true });
+    else bindings.push({ line: `const ${b.local} = ${b.code};`, local: b.local, movable: b.own !== true });
   }
   let code = compacted.get(unit);
   if (code === undefined) compacted.set(unit, (code = compactCode(unit.code)));
-  lines.push(code);
-  return lines;
+  return { head, bindings, code };
 }
 
 /** A unit's compacted code, computed once: naming and packing render every unit several times. */

@@ -2,7 +2,7 @@ import { stronglyConnected, sha256, shortHash } from '../../shared/index.js';
 import { packGroups, reaches, type PackGroup } from '../pack-groups.js';
 import { jsonText } from './code.js';
 import { COMPACT_HELPERS } from './compact.js';
-import { renderBindings, SUPPORT_DIR } from './modules.js';
+import { SUPPORT_DIR, unitParts, type BindingLine } from './modules.js';
 import type { Unit } from './split.js';
 
 /**
@@ -112,6 +112,8 @@ function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => 
     const target = groupOf(u);
     return target === g ? `pack[${jsonText(keyOf(u))}]` : `require(${jsonText(`./${nameOf(target)}`)})[${jsonText(keyOf(u))}]`;
   };
+  const parts = g.nodes.map((u) => ({ u, ...unitParts(u, ref, `../${SUPPORT_DIR}`) }));
+  const shared = sharedLines(parts.map((p) => p.bindings));
   const lines = [
     '"use strict";',
     '// Each definition is initialised on first use: `define` installs a getter that runs it once.',
@@ -129,11 +131,36 @@ function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => 
     '// Error objects and error collection, shared by every definition (validators-compact.ts).',
     ...COMPACT_HELPERS,
   ];
-  for (const u of g.nodes) {
-    lines.push(`define(${jsonText(keyOf(u))}, (exports) => {`, ...renderBindings(u, ref, `../${SUPPORT_DIR}`), '});');
+  if (shared.size > 0) lines.push('// Bindings several definitions declare alike, declared once for the pack.', ...shared);
+  for (const { u, head, bindings, code } of parts) {
+    lines.push(`define(${jsonText(keyOf(u))}, (exports) => {`, ...head, ...bindings.filter((b) => !shared.has(b.line)).map((b) => b.line), code, '});');
   }
   lines.push('');
   return lines.join('\n');
+}
+
+/**
+ * The binding lines to declare once at the pack's scope: a movable line (modules.ts BindingLine) that two or more
+ * definitions declare with the same text. A lazy reference declared there is also resolved once for all of them.
+ * Each local is declared at most once there (the most frequent text, ties by text); a definition declaring the same
+ * local otherwise keeps its own line, which shadows the pack's.
+ */
+function sharedLines(units: readonly (readonly BindingLine[])[]): Set<string> {
+  const count = new Map<string, { local: string; n: number }>();
+  for (const bindings of units) {
+    for (const b of new Set(bindings.filter((b) => b.movable))) {
+      const c = count.get(b.line);
+      if (c === undefined) count.set(b.line, { local: b.local, n: 1 });
+      else c.n++;
+    }
+  }
+  const best = new Map<string, { line: string; n: number }>();
+  for (const [line, { local, n }] of count) {
+    if (n < 2) continue;
+    const b = best.get(local);
+    if (b === undefined || n > b.n || (n === b.n && line < b.line)) best.set(local, { line, n });
+  }
+  return new Set([...best.values()].map((b) => b.line).sort());
 }
 
 function byKey(a: Group, b: Group): number {

@@ -40,7 +40,8 @@ export type UnitLocation = SchemaLocation;
 export type Binding =
   | { kind: 'unit'; local: string; unit: Unit; whole: boolean }
   | { kind: 'support'; local: string; file: string; member: string }
-  | { kind: 'const'; local: string; code: string };
+  /** `own`: the code reads the unit's own scope (its exports, its other bindings), so it stays with the unit. */
+  | { kind: 'const'; local: string; code: string; own?: true };
 
 export interface Unit {
   readonly location: UnitLocation;
@@ -118,7 +119,7 @@ export class UnitSplitter {
           if (hint !== undefined && local === undefined) {
             local = fresh(`union_${usedHints.size + 1}`);
             usedHints.set(hint, local);
-            bindings.push({ kind: 'const', local, code: hintCode(hint, bindings) });
+            bindings.push({ kind: 'const', local, code: hintCode(hint, bindings), own: true });
           }
           out.push(`${local === undefined ? '' : `discriminator:${local},`}arms:${site.arms}`, tokens[j + 1]?.text === '}' ? '' : ',');
           i = j;
@@ -186,7 +187,7 @@ export class UnitSplitter {
       const fn = env.validate;
       if (fn === undefined) throw new Error('Ajv wrapper without a compiled function');
       const target = fn === self ? undefined : this.unitOf(fn);
-      if (target === undefined) return { kind: 'const', local: fresh('self'), code: 'exports' };
+      if (target === undefined) return { kind: 'const', local: fresh('self'), code: 'exports', own: true };
       return { kind: 'unit', local: fresh(`ref_${unitIdent(target)}`), unit: target, whole: true };
     }
     const code = name.value?.code === undefined ? undefined : String(name.value.code);

@@ -16,13 +16,13 @@ exports.pairings = [
     outcome: { action: 'failed', status: 'rejected' },
     maxItems: 1000,
     get validateItem() {
-      return require('../../../validate/packs/shared-fd50879b6849.cjs')[
-        'account.sync-accounts-request.properties.accounts.items-1ba8170e6c0a'
+      return require('../../../validate/packs/shared-802e861427f2.cjs')[
+        'account.sync-accounts-request.properties.accounts.items-deb2c5cb3fec'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_accounts.response-c0832e1ed993.cjs')[
-        'account.sync-accounts-response.oneOf.0.properties.accounts.items-edf8ab1e6b74'
+      return require('../../../validate/packs/sync_accounts.response-e53c10e5455c.cjs')[
+        'account.sync-accounts-response.oneOf.0.properties.accounts.items-622df401848f'
       ].validate;
     },
   },

@@ -15,13 +15,13 @@ exports.pairings = [
     identity: ['audience_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/sync_audiences.request-8ecad996551f.cjs')[
-        'media-buy.sync-audiences-request.properties.audiences.items-858beecf331f'
+      return require('../../../validate/packs/sync_audiences.request-db27c9264318.cjs')[
+        'media-buy.sync-audiences-request.properties.audiences.items-0b54980dd3d3'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_audiences.response-2b77a7d84900.cjs')[
-        'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-6281ac031ce0'
+      return require('../../../validate/packs/sync_audiences.response-6f7e6bc566a8.cjs')[
+        'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-8ddf9a7d6b03'
       ].validate;
     },
   },

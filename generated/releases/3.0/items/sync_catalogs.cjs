@@ -16,11 +16,11 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 50,
     get validateItem() {
-      return require('../../../validate/packs/shared-49a196089fd6.cjs')['core.catalog-74833e16ab9b'].validate;
+      return require('../../../validate/packs/shared-0251dd75b484.cjs')['core.catalog-0406ad2e7b2c'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_catalogs.response-3d666d5d358f.cjs')[
-        'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-c91494acf660'
+      return require('../../../validate/packs/sync_catalogs.response-3326ae27eef8.cjs')[
+        'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-6a9a37bde89e'
       ].validate;
     },
   },

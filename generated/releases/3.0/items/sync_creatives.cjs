@@ -16,11 +16,11 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 100,
     get validateItem() {
-      return require('../../../validate/packs/shared-2a2e06e06acf.cjs')['core.creative-asset-ee0bd3589c4d'].validate;
+      return require('../../../validate/packs/shared-b79005576bc1.cjs')['core.creative-asset-1fccc125cb1e'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_creatives.response-22a68e2199be.cjs')[
-        'creative.sync-creatives-response.oneOf.0.properties.creatives.items-7f70fafe1509'
+      return require('../../../validate/packs/sync_creatives.response-65118c7c7649.cjs')[
+        'creative.sync-creatives-response.oneOf.0.properties.creatives.items-449a655e7843'
       ].validate;
     },
   },

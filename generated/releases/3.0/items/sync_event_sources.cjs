@@ -15,13 +15,13 @@ exports.pairings = [
     identity: ['event_source_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-daf7520b80d1.cjs')[
-        'media-buy.sync-event-sources-request.properties.event_sources.items-c5f3eb5bc8f6'
+      return require('../../../validate/packs/shared-09043a971fcf.cjs')[
+        'media-buy.sync-event-sources-request.properties.event_sources.items-5cd479b2c4ba'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_event_sources.response-2bfde363b5cc.cjs')[
-        'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-054ac98cbe2c'
+      return require('../../../validate/packs/sync_event_sources.response-78c169ed638e.cjs')[
+        'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-feb1c59bdfa5'
       ].validate;
     },
   },
