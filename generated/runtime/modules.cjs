@@ -42,7 +42,7 @@
 //   adcp-codegen 0.1.0:runtime/issues/issue-text.ts 5b97b7522c3a4372
 //   adcp-codegen 0.1.0:runtime/issues/issue-tree.ts 0dde571cd3abe4f4
 //   adcp-codegen 0.1.0:runtime/issues/issue-wire.ts e7fdfab196987ed0
-//   adcp-codegen 0.1.0:runtime/issues/issues.ts 463c3c504138d4cb
+//   adcp-codegen 0.1.0:runtime/issues/issues.ts 54f563c281e32709
 //   adcp-codegen 0.1.0:runtime/issues/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/issues/repair.ts 6e73597ac37053f0
 //   adcp-codegen 0.1.0:runtime/services/account-scope.ts e2ad39e2c1e6a934
@@ -1022,27 +1022,50 @@ const issue_collect_js_1 = require("./issues/issue-collect.js");
 const finding_js_1 = require("./issues/finding.js");
 const issue_tree_js_1 = require("./issues/issue-tree.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
+const VALID = Object.freeze({ ok: true });
 function wrapValidator(raw, options = {}) {
-    const check = wrapRepairing(raw, options);
-    return (data) => {
-        const r = check(data);
-        return r.ok ? r : { ok: false, issues: r.issues };
-    };
-}
-function wrapRepairing(raw, options = {}) {
+    const explain = explainer(raw, options);
     return (data) => {
         let errors;
         try {
-            errors = runRaw(raw, data);
+            if (raw(data) === true) {
+                raw.errors = null;
+                return VALID;
+            }
         }
         catch (e) {
-            if (e instanceof RangeError) {
-                return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }] };
-            }
-            throw e;
+            raw.errors = null;
+            if (!(e instanceof RangeError))
+                throw e;
+            errors = TOO_DEEP;
         }
-        if (errors === undefined)
-            return { ok: true };
+        errors ??= Array.isArray(raw.errors) ? raw.errors.slice() : [];
+        raw.errors = null;
+        return { ok: false, issues: explain(errors, data).issues };
+    };
+}
+function wrapRepairing(raw, options = {}) {
+    const explain = explainer(raw, options);
+    return (data) => {
+        const errors = runGuarded(raw, data);
+        return errors === undefined ? VALID : explain(errors, data);
+    };
+}
+const TOO_DEEP = Symbol('too deep');
+function runGuarded(raw, data) {
+    try {
+        return runRaw(raw, data);
+    }
+    catch (e) {
+        if (e instanceof RangeError)
+            return TOO_DEEP;
+        throw e;
+    }
+}
+function explainer(raw, options) {
+    return (errors, data) => {
+        if (errors === TOO_DEEP)
+            return { ok: false, issues: [{ pointer: '', keyword: 'maxDepth', message: 'payload is nested too deeply to validate' }] };
         const root = typeof raw.location === 'string' ? raw.location : undefined;
         let found;
         try {
