@@ -34,17 +34,19 @@
 //   adcp-codegen 0.1.0:runtime/call/read.ts 214b3e59b4054b61
 //   adcp-codegen 0.1.0:runtime/call/select.ts e1a6a3a1959bd443
 //   adcp-codegen 0.1.0:runtime/call/verify.ts cdab975fb3f40682
+//   adcp-codegen 0.1.0:runtime/issues/collection.ts 27575edbf7883654
 //   adcp-codegen 0.1.0:runtime/issues/controller-rejection.ts 4276b731c1de9503
 //   adcp-codegen 0.1.0:runtime/issues/drift.ts 929aad4c4ef84a09
 //   adcp-codegen 0.1.0:runtime/issues/explain-not.ts bd2460753fc39e52
 //   adcp-codegen 0.1.0:runtime/issues/finding.ts 2bf3e48a4dc5f560
-//   adcp-codegen 0.1.0:runtime/issues/issue-collect.ts a02320d023c1ba59
+//   adcp-codegen 0.1.0:runtime/issues/issue-collect.ts c8806b563605db31
 //   adcp-codegen 0.1.0:runtime/issues/issue-text.ts 5b97b7522c3a4372
 //   adcp-codegen 0.1.0:runtime/issues/issue-tree.ts 0dde571cd3abe4f4
 //   adcp-codegen 0.1.0:runtime/issues/issue-wire.ts e7fdfab196987ed0
 //   adcp-codegen 0.1.0:runtime/issues/issues.ts 54f563c281e32709
 //   adcp-codegen 0.1.0:runtime/issues/pattern-example.ts 2523c5c40a65a1ec
 //   adcp-codegen 0.1.0:runtime/issues/repair.ts 6e73597ac37053f0
+//   adcp-codegen 0.1.0:runtime/issues/union-arms.ts 7072d7083681227f
 //   adcp-codegen 0.1.0:runtime/services/account-scope.ts e2ad39e2c1e6a934
 //   adcp-codegen 0.1.0:runtime/services/agent-services.ts 0a814bfb4b4d496f
 //   adcp-codegen 0.1.0:runtime/services/auth/api-key.ts 227e795c8735429f
@@ -126,6 +128,61 @@
 
 /** Runtime modules loaded on first use (rejections) as CommonJS functions, for the loader in index.js. */
 module.exports = {
+  // runtime/issues/collection.ts of adcp-codegen, its comments left out
+  "./issues/collection.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.Copy = exports.MAX_REPEATS = exports.MAX_UNION_RUNS = exports.MAX_ARM_RUNS = exports.MAX_ARMS = exports.MAX_ISSUES = exports.MAX_RUNS = void 0;
+exports.runOnce = runOnce;
+const bounds_js_1 = require("./wire/bounds.js");
+const repair_js_1 = require("./issues/repair.js");
+exports.MAX_RUNS = 64;
+exports.MAX_ISSUES = bounds_js_1.MAX_REJECTION_ISSUES;
+exports.MAX_ARMS = 16;
+exports.MAX_ARM_RUNS = 16;
+exports.MAX_UNION_RUNS = 40;
+exports.MAX_REPEATS = 4;
+class Copy {
+    value;
+    placeholders;
+    owned;
+    constructor(value, placeholders = [], owned = new WeakSet()) {
+        this.value = value;
+        this.placeholders = placeholders;
+        this.owned = owned;
+    }
+    under(pointer) {
+        return this.placeholders.some((p) => pointer === p || pointer.startsWith(`${p}/`));
+    }
+    fork() {
+        return new Copy(this.value, this.placeholders.slice());
+    }
+    adopt(other) {
+        this.value = other.value;
+        this.placeholders = other.placeholders;
+        this.owned = other.owned;
+    }
+    apply(fixes) {
+        for (const fix of fixes) {
+            const next = (0, repair_js_1.apply)(this.value, fix, this.owned);
+            if (next === undefined)
+                return false;
+            this.value = next.value;
+            if (fix.placeholder === true || fix.remove === true)
+                this.placeholders.push(fix.pointer);
+        }
+        return true;
+    }
+}
+exports.Copy = Copy;
+function runOnce(ctx, copy) {
+    if (ctx.runs >= exports.MAX_RUNS)
+        throw new Error('out of runs');
+    ctx.runs++;
+    return ctx.run(copy);
+}
+
+  },
   // runtime/issues/controller-rejection.ts of adcp-codegen, its comments left out
   "./issues/controller-rejection.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -307,19 +364,13 @@ function locate(findings, union) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.collectIssues = collectIssues;
-const bounds_js_1 = require("./wire/bounds.js");
 const explain_not_js_1 = require("./issues/explain-not.js");
 const finding_js_1 = require("./issues/finding.js");
-const pointer_js_1 = require("./wire/pointer.js");
 const repair_js_1 = require("./issues/repair.js");
-const MAX_RUNS = 64;
-const MAX_ISSUES = bounds_js_1.MAX_REJECTION_ISSUES;
-const MAX_ARMS = 16;
-const MAX_ARM_RUNS = 16;
-const MAX_UNION_RUNS = 40;
-const MAX_REPEATS = 4;
+const collection_js_1 = require("./issues/collection.js");
+const union_arms_js_1 = require("./issues/union-arms.js");
 function collectIssues(run, data, first) {
-    const ctx = { run, runs: 0, repeats: new Map() };
+    const ctx = { run, runs: 0, repeats: new Map(), resolve };
     const out = [];
     const seen = new Set();
     const report = (f) => {
@@ -330,11 +381,11 @@ function collectIssues(run, data, first) {
         out.push(f);
         return true;
     };
-    const copy = new Copy(data);
+    const copy = new collection_js_1.Copy(data);
     let valid = false;
     try {
         let round = first;
-        while (resolve(ctx, copy, round, report) && out.length < MAX_ISSUES && ctx.runs < MAX_RUNS) {
+        while (resolve(ctx, copy, round, report) && out.length < collection_js_1.MAX_ISSUES && ctx.runs < collection_js_1.MAX_RUNS) {
             round = ctx.run(copy.value);
             ctx.runs++;
             if (round.length === 0) {
@@ -345,46 +396,14 @@ function collectIssues(run, data, first) {
     }
     catch {
     }
-    return { findings: out.slice(0, MAX_ISSUES), ...(valid ? { repaired: { value: copy.value } } : {}) };
-}
-class Copy {
-    value;
-    placeholders;
-    owned;
-    constructor(value, placeholders = [], owned = new WeakSet()) {
-        this.value = value;
-        this.placeholders = placeholders;
-        this.owned = owned;
-    }
-    under(pointer) {
-        return this.placeholders.some((p) => pointer === p || pointer.startsWith(`${p}/`));
-    }
-    fork() {
-        return new Copy(this.value, this.placeholders.slice());
-    }
-    adopt(other) {
-        this.value = other.value;
-        this.placeholders = other.placeholders;
-        this.owned = other.owned;
-    }
-    apply(fixes) {
-        for (const fix of fixes) {
-            const next = (0, repair_js_1.apply)(this.value, fix, this.owned);
-            if (next === undefined)
-                return false;
-            this.value = next.value;
-            if (fix.placeholder === true || fix.remove === true)
-                this.placeholders.push(fix.pointer);
-        }
-        return true;
-    }
+    return { findings: out.slice(0, collection_js_1.MAX_ISSUES), ...(valid ? { repaired: { value: copy.value } } : {}) };
 }
 function resolve(ctx, copy, findings, sink) {
     for (const raw of findings) {
         const synthetic = copy.under(raw.issue.pointer);
-        const f = raw.issue.keyword === 'not' && !synthetic ? (0, explain_not_js_1.explainNot)(copy.value, raw, (probe) => runOnce(ctx, probe)) : raw;
+        const f = raw.issue.keyword === 'not' && !synthetic ? (0, explain_not_js_1.explainNot)(copy.value, raw, (probe) => (0, collection_js_1.runOnce)(ctx, probe)) : raw;
         if (f.arms !== undefined) {
-            const chosen = chooseArm(ctx, copy, f);
+            const chosen = (0, union_arms_js_1.chooseArm)(ctx, copy, f);
             if (chosen === undefined) {
                 if (!synthetic)
                     for (const g of [...(0, finding_js_1.flatten)((0, finding_js_1.closestArm)(f.arms)), f])
@@ -394,6 +413,9 @@ function resolve(ctx, copy, findings, sink) {
             for (const g of chosen.caller)
                 if (!sink(g))
                     return false;
+            if (!synthetic && (0, union_arms_js_1.onlyMissing)(chosen.caller, f.issue.pointer))
+                for (const g of (0, union_arms_js_1.alternatives)(ctx, copy, f, chosen.arm))
+                    sink(g);
             if (!synthetic && chosen.caller.length > 0)
                 sink(f);
             copy.adopt(chosen.copy);
@@ -402,7 +424,7 @@ function resolve(ctx, copy, findings, sink) {
         if (!synthetic && !sink(f))
             return false;
         if (f.pick !== undefined) {
-            const chosen = choosePick(ctx, copy, f);
+            const chosen = (0, union_arms_js_1.choosePick)(ctx, copy, f);
             if (chosen === undefined)
                 return false;
             for (const g of chosen.caller)
@@ -415,7 +437,7 @@ function resolve(ctx, copy, findings, sink) {
             const key = (0, finding_js_1.findingKey)(f);
             const n = (ctx.repeats.get(key) ?? 0) + 1;
             ctx.repeats.set(key, n);
-            if (n > MAX_REPEATS)
+            if (n > collection_js_1.MAX_REPEATS)
                 return false;
         }
         const fixes = (0, repair_js_1.repair)(f, synthetic, (0, finding_js_1.valueAt)(copy.value, f.issue.pointer));
@@ -423,119 +445,6 @@ function resolve(ctx, copy, findings, sink) {
             return false;
     }
     return true;
-}
-function chooseArm(ctx, base, u) {
-    const arms = u.arms;
-    const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? (0, finding_js_1.reach)(arm[0]) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
-    return choose(ctx, base, order.length, (copy, i, bound) => {
-        const { k, reach: r } = order[i];
-        const probed = probe(ctx, copy, arms[k], (found) => {
-            const again = (0, finding_js_1.locate)(found, u.union);
-            if (again === undefined)
-                return [];
-            const arm = again.arms?.length === arms.length ? again.arms[k] : [];
-            return arm.length > 0 ? arm : undefined;
-        }, bound);
-        return probed === undefined ? undefined : { ...probed, reach: r };
-    });
-}
-function choosePick(ctx, base, f) {
-    const { property, branches, at } = f.pick;
-    const where = `${at}/${(0, pointer_js_1.escapeToken)(property)}`;
-    return choose(ctx, base, branches.length, (copy, k, bound) => {
-        if (branches[k].length === 0 || !copy.apply([{ pointer: where, value: structuredClone(branches[k][0]), placeholder: true }]))
-            return undefined;
-        const probed = probe(ctx, copy, undefined, (found) => {
-            const mine = (0, finding_js_1.findWithin)(found, f.union);
-            return mine.some((g) => g.union === f.union) ? undefined : mine;
-        }, bound);
-        return probed === undefined ? undefined : { ...probed, reach: 0 };
-    });
-}
-function choose(ctx, base, n, probeOne) {
-    const started = ctx.runs;
-    let best;
-    for (let k = 0; k < n && k < MAX_ARMS && ctx.runs < MAX_RUNS && ctx.runs - started < MAX_UNION_RUNS; k++) {
-        const copy = base.fork();
-        const probed = probeOne(copy, k, best === undefined ? Infinity : best.score[0]);
-        if (probed === undefined)
-            continue;
-        const score = [probed.cost, probed.dropped, -probed.reach, probed.runs];
-        if (best === undefined || lexLess(score, best.score))
-            best = { caller: probed.caller, copy, score };
-        if (best.score[0] <= 1 && best.score[1] === 0)
-            break;
-    }
-    return best;
-}
-function lexLess(a, b) {
-    for (let i = 0; i < a.length; i++)
-        if (a[i] !== b[i])
-            return a[i] < b[i];
-    return false;
-}
-function probe(ctx, copy, first, next, bound) {
-    const caller = [];
-    const keys = new Set();
-    let cost = 0;
-    let dropped = 0;
-    const sink = (g) => {
-        const key = (0, finding_js_1.findingKey)(g);
-        if (keys.has(key))
-            return false;
-        keys.add(key);
-        caller.push(g);
-        if (g.issue.keyword === 'additionalProperties' || g.issue.keyword === 'type') {
-            const value = (0, finding_js_1.valueAt)(copy.value, g.issue.pointer);
-            cost += leaves(value);
-            if (g.issue.keyword === 'additionalProperties')
-                dropped += size(value);
-        }
-        else
-            cost++;
-        return cost <= bound;
-    };
-    let findings = first;
-    for (let runs = 0;;) {
-        if (findings !== undefined && !resolve(ctx, copy, findings, sink))
-            return undefined;
-        if (ctx.runs >= MAX_RUNS || runs >= MAX_ARM_RUNS)
-            return undefined;
-        const found = ctx.run(copy.value);
-        ctx.runs++;
-        runs++;
-        findings = next(found);
-        if (findings === undefined)
-            return undefined;
-        if (findings.length === 0)
-            return { caller, cost, dropped, runs };
-    }
-}
-function leaves(value) {
-    let n = 0;
-    const stack = [value];
-    while (stack.length > 0 && n < 64) {
-        const v = stack.pop();
-        if (v !== null && typeof v === 'object')
-            stack.push(...Object.values(v));
-        else
-            n++;
-    }
-    return Math.max(n, 1);
-}
-function size(value) {
-    try {
-        return Math.min((JSON.stringify(value) ?? '').length, 4096);
-    }
-    catch {
-        return 1;
-    }
-}
-function runOnce(ctx, copy) {
-    if (ctx.runs >= MAX_RUNS)
-        throw new Error('out of runs');
-    ctx.runs++;
-    return ctx.run(copy);
 }
 
   },
@@ -1267,6 +1176,155 @@ function apply(root, fix, owned = new WeakSet()) {
     return value === NO_PATH ? undefined : { value };
 }
 const NO_PATH = Symbol('no path');
+
+  },
+  // runtime/issues/union-arms.ts of adcp-codegen, its comments left out
+  "./issues/union-arms.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.onlyMissing = onlyMissing;
+exports.alternatives = alternatives;
+exports.chooseArm = chooseArm;
+exports.choosePick = choosePick;
+const finding_js_1 = require("./issues/finding.js");
+const pointer_js_1 = require("./wire/pointer.js");
+const collection_js_1 = require("./issues/collection.js");
+const MAX_ALTERNATIVE_FIXES = 8;
+const MAX_ALTERNATIVE_ARMS = 4;
+function onlyMissing(findings, at) {
+    return findings.length > 0 && findings.every((g) => g.issue.keyword === 'required' && g.issue.pointer.startsWith(`${at}/`));
+}
+function alternatives(ctx, base, u, chosen) {
+    const arms = u.arms;
+    const at = u.issue.pointer;
+    const out = [];
+    if (arms.length > MAX_ALTERNATIVE_ARMS)
+        return out;
+    for (let k = 0; k < arms.length && ctx.runs < collection_js_1.MAX_RUNS / 2; k++) {
+        if (k === chosen)
+            continue;
+        const probed = probe(ctx, base.fork(), arms[k], (found) => {
+            const again = (0, finding_js_1.locate)(found, u.union);
+            if (again === undefined)
+                return [];
+            const arm = again.arms?.length === arms.length ? again.arms[k] : [];
+            return arm.length > 0 ? arm : undefined;
+        }, MAX_ALTERNATIVE_FIXES);
+        if (probed === undefined || !onlyMissing(probed.caller, at))
+            continue;
+        for (const g of probed.caller)
+            out.push({ ...g, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } });
+    }
+    return out;
+}
+function chooseArm(ctx, base, u) {
+    const arms = u.arms;
+    const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? (0, finding_js_1.reach)(arm[0]) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
+    const best = choose(ctx, base, order.length, (copy, i, bound) => {
+        const { k, reach: r } = order[i];
+        const probed = probe(ctx, copy, arms[k], (found) => {
+            const again = (0, finding_js_1.locate)(found, u.union);
+            if (again === undefined)
+                return [];
+            const arm = again.arms?.length === arms.length ? again.arms[k] : [];
+            return arm.length > 0 ? arm : undefined;
+        }, bound);
+        return probed === undefined ? undefined : { ...probed, reach: r };
+    });
+    return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: order[best.index].k };
+}
+function choosePick(ctx, base, f) {
+    const { property, branches, at } = f.pick;
+    const where = `${at}/${(0, pointer_js_1.escapeToken)(property)}`;
+    return choose(ctx, base, branches.length, (copy, k, bound) => {
+        if (branches[k].length === 0 || !copy.apply([{ pointer: where, value: structuredClone(branches[k][0]), placeholder: true }]))
+            return undefined;
+        const probed = probe(ctx, copy, undefined, (found) => {
+            const mine = (0, finding_js_1.findWithin)(found, f.union);
+            return mine.some((g) => g.union === f.union) ? undefined : mine;
+        }, bound);
+        return probed === undefined ? undefined : { ...probed, reach: 0 };
+    });
+}
+function choose(ctx, base, n, probeOne) {
+    const started = ctx.runs;
+    let best;
+    for (let k = 0; k < n && k < collection_js_1.MAX_ARMS && ctx.runs < collection_js_1.MAX_RUNS && ctx.runs - started < collection_js_1.MAX_UNION_RUNS; k++) {
+        const copy = base.fork();
+        const probed = probeOne(copy, k, best === undefined ? Infinity : best.score[0]);
+        if (probed === undefined)
+            continue;
+        const score = [probed.cost, probed.dropped, -probed.reach, probed.runs];
+        if (best === undefined || lexLess(score, best.score))
+            best = { caller: probed.caller, copy, score, index: k };
+        if (best.score[0] <= 1 && best.score[1] === 0)
+            break;
+    }
+    return best;
+}
+function lexLess(a, b) {
+    for (let i = 0; i < a.length; i++)
+        if (a[i] !== b[i])
+            return a[i] < b[i];
+    return false;
+}
+function probe(ctx, copy, first, next, bound) {
+    const caller = [];
+    const keys = new Set();
+    let cost = 0;
+    let dropped = 0;
+    const sink = (g) => {
+        const key = (0, finding_js_1.findingKey)(g);
+        if (keys.has(key))
+            return false;
+        keys.add(key);
+        caller.push(g);
+        if (g.issue.keyword === 'additionalProperties' || g.issue.keyword === 'type') {
+            const value = (0, finding_js_1.valueAt)(copy.value, g.issue.pointer);
+            cost += leaves(value);
+            if (g.issue.keyword === 'additionalProperties')
+                dropped += size(value);
+        }
+        else
+            cost++;
+        return cost <= bound;
+    };
+    let findings = first;
+    for (let runs = 0;;) {
+        if (findings !== undefined && !ctx.resolve(ctx, copy, findings, sink))
+            return undefined;
+        if (ctx.runs >= collection_js_1.MAX_RUNS || runs >= collection_js_1.MAX_ARM_RUNS)
+            return undefined;
+        const found = ctx.run(copy.value);
+        ctx.runs++;
+        runs++;
+        findings = next(found);
+        if (findings === undefined)
+            return undefined;
+        if (findings.length === 0)
+            return { caller, cost, dropped, runs };
+    }
+}
+function leaves(value) {
+    let n = 0;
+    const stack = [value];
+    while (stack.length > 0 && n < 64) {
+        const v = stack.pop();
+        if (v !== null && typeof v === 'object')
+            stack.push(...Object.values(v));
+        else
+            n++;
+    }
+    return Math.max(n, 1);
+}
+function size(value) {
+    try {
+        return Math.min((JSON.stringify(value) ?? '').length, 4096);
+    }
+    catch {
+        return 1;
+    }
+}
 
   },
 };

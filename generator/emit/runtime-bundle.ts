@@ -80,6 +80,7 @@ const BOOTSTRAP = new Set(['artifacts/loader.js', 'artifacts/user-cache.js']);
 export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
   // A rejection's issues: every defect named (issue 19 point 3), and the compliance controller's own error arm.
   'rejections.cjs': [
+    'issues/collection.js',
     'issues/controller-rejection.js',
     'issues/explain-not.js',
     'issues/finding.js',
@@ -89,6 +90,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'issues/issue-wire.js',
     'issues/pattern-example.js',
     'issues/repair.js',
+    'issues/union-arms.js',
   ],
   // The transports: a server pays for them once, at start (with the check of a handler set they register).
   'transports.cjs': ['artifacts/tools-list.js', 'call/handlers.js', 'transports/a2a.js', 'transports/mcp.js'],

@@ -55,9 +55,13 @@ test('3.2 create_media_buy {}: the shape it needs, then each of the five missing
   const issues = validate(r32, 'create_media_buy', {});
   const named = issues.map((i) => `${i.keyword} ${i.pointer}`);
   for (const field of ['idempotency_key', 'account', 'brand', 'start_time', 'end_time']) assert.ok(named.includes(`required /${field}`), `${field} in ${named.join(', ')}`);
-  // The root anyOf (packages, or a proposal): the arm needing the fewest fixes is named, and the union after it.
-  assert.equal(named.slice(0, 2), ['required /packages', 'anyOf ']);
-  assert.match(issues[1]!.message, /'packages', 'proposal_id'/);
+  // The root anyOf (packages, or a proposal): the arm needing the fewest fixes is named, then the other shape `{}`
+  // only lacks a field of (the caller's data favours neither), then the union.
+  // (a proposal's execution needs its `total_budget` too).
+  assert.equal(named.slice(0, 4), ['required /packages', 'required /proposal_id', 'required /total_budget', 'anyOf ']);
+  assert.match(issues[1]!.message, /in another shape the request may take$/);
+  assert.not.match(issues[0]!.message, /another shape/);
+  assert.match(issues[3]!.message, /'packages', 'proposal_id'/);
   assert.is(issues[0]!.schema_id, 'https://adcontextprotocol.org/schemas/3.2.0-beta.5/media-buy/create-media-buy-request.json');
 });
 

@@ -1,0 +1,181 @@
+/**
+ * Choosing a failed union's arm for the collection (issue-collect.ts): each arm probed on a copy of its own, repaired
+ * along it until the union accepts it, the one needing the fewest of the caller's fixes reported; and, when the
+ * caller's value favours no arm, the other arms it only lacks fields of. Copied into the generated output with the
+ * rest of the runtime.
+ */
+import { findWithin, findingKey, locate, reach, valueAt, type Finding } from './finding.js';
+import { escapeToken } from '../wire/pointer.js';
+import { Copy, MAX_ARMS, MAX_ARM_RUNS, MAX_RUNS, MAX_UNION_RUNS, type Collection } from './collection.js';
+
+/** Properties an alternative shape of an ambiguous union may lack and still be named. */
+const MAX_ALTERNATIVE_FIXES = 8;
+/** Shapes a union may have for its alternatives to be named. */
+const MAX_ALTERNATIVE_ARMS = 4;
+
+/**
+ * Whether every one of an arm's findings is a property missing inside the union's value (at `at`): nothing the
+ * caller sent contradicts the arm, it only lacks fields.
+ */
+export function onlyMissing(findings: readonly Finding[], at: string): boolean {
+  return findings.length > 0 && findings.every((g) => g.issue.keyword === 'required' && g.issue.pointer.startsWith(`${at}/`));
+}
+
+/**
+ * The other arms of union `u` (not `chosen`) that the caller's object also satisfies once given the properties it
+ * lacks, and only those: each probed on a copy of its own (at most MAX_ALTERNATIVE_FIXES properties each, within the
+ * collection's runs), its findings re-worded as that shape's. Arms needing anything else (a value changed, a field
+ * dropped) are not alternatives: the caller's data already rules them out.
+ */
+export function alternatives(ctx: Collection, base: Copy, u: Finding, chosen: number): Finding[] {
+  const arms = u.arms!;
+  const at = u.issue.pointer;
+  const out: Finding[] = [];
+  // A union of many shapes (a controller's scenarios) names its closest one: listing the others helps no caller, and
+  // their probes would spend the runs that find the caller's other defects.
+  if (arms.length > MAX_ALTERNATIVE_ARMS) return out;
+  for (let k = 0; k < arms.length && ctx.runs < MAX_RUNS / 2; k++) {
+    if (k === chosen) continue;
+    const probed = probe(ctx, base.fork(), arms[k]!, (found) => {
+      const again = locate(found, u.union!);
+      if (again === undefined) return [];
+      const arm = again.arms?.length === arms.length ? again.arms[k]! : [];
+      return arm.length > 0 ? arm : undefined;
+    }, MAX_ALTERNATIVE_FIXES);
+    if (probed === undefined || !onlyMissing(probed.caller, at)) continue;
+    for (const g of probed.caller) out.push({ ...g, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } });
+  }
+  return out;
+}
+
+/** The arm of a failed union the fewest of the caller's fixes satisfy, with those findings and the repaired copy. */
+export function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Finding[]; copy: Copy; arm: number } | undefined {
+  const arms = u.arms!;
+  // The arm whose first failure got furthest into the payload first: an arm after it wins only by needing fewer fixes.
+  const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? reach(arm[0]!) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
+  const best = choose(ctx, base, order.length, (copy, i, bound) => {
+    const { k, reach: r } = order[i]!;
+    const probed = probe(ctx, copy, arms[k]!, (found) => {
+      const again = locate(found, u.union!);
+      if (again === undefined) return [];
+      const arm = again.arms?.length === arms.length ? again.arms[k]! : [];
+      return arm.length > 0 ? arm : undefined;
+    }, bound);
+    return probed === undefined ? undefined : { ...probed, reach: r };
+  });
+  return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: order[best.index]!.k };
+}
+
+/**
+ * A discriminator that is missing or names no arm: the arm whose value, put in its place, then needs the fewest of
+ * the caller's fixes (its findings are reported, without a `discriminator`: the caller selected no arm).
+ */
+export function choosePick(ctx: Collection, base: Copy, f: Finding): { caller: Finding[]; copy: Copy } | undefined {
+  const { property, branches, at } = f.pick!;
+  const where = `${at}/${escapeToken(property)}`;
+  return choose(ctx, base, branches.length, (copy, k, bound) => {
+    if (branches[k]!.length === 0 || !copy.apply([{ pointer: where, value: structuredClone(branches[k]![0]), placeholder: true }])) return undefined;
+    // Still no arm (the arm's value did not take): this arm is given up.
+    const probed = probe(ctx, copy, undefined, (found) => {
+      const mine = findWithin(found, f.union!);
+      return mine.some((g) => g.union === f.union) ? undefined : mine;
+    }, bound);
+    return probed === undefined ? undefined : { ...probed, reach: 0 };
+  });
+}
+
+/**
+ * The best of `n` arms, each probed on a copy of its own: fewest of the caller's fixes, a field dropped as unknown
+ * to the arm (or a value of the wrong type replaced) counting once for every value in it (an arm that keeps what
+ * the caller sent is the likelier meaning); then the least of the caller's data dropped; then the deepest first
+ * failure (the arm that got furthest into the payload); then the fewest runs. An arm that already needs more fixes
+ * than the best is abandoned, the probing ends at an arm needing one fix and dropping nothing, and a union gets
+ * MAX_UNION_RUNS runs.
+ */
+function choose(
+  ctx: Collection,
+  base: Copy,
+  n: number,
+  probeOne: (copy: Copy, k: number, bound: number) => { caller: Finding[]; cost: number; dropped: number; runs: number; reach: number } | undefined,
+): { caller: Finding[]; copy: Copy; index: number } | undefined {
+  const started = ctx.runs;
+  let best: { caller: Finding[]; copy: Copy; score: number[]; index: number } | undefined;
+  for (let k = 0; k < n && k < MAX_ARMS && ctx.runs < MAX_RUNS && ctx.runs - started < MAX_UNION_RUNS; k++) {
+    const copy = base.fork();
+    const probed = probeOne(copy, k, best === undefined ? Infinity : best.score[0]!);
+    if (probed === undefined) continue;
+    const score = [probed.cost, probed.dropped, -probed.reach, probed.runs];
+    if (best === undefined || lexLess(score, best.score)) best = { caller: probed.caller, copy, score, index: k };
+    // One fix and nothing of the caller's dropped: no arm after it can need less.
+    if (best.score[0]! <= 1 && best.score[1] === 0) break;
+  }
+  return best;
+}
+
+function lexLess(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
+  return false;
+}
+
+/**
+ * Repairs `copy` along one arm from its findings `first` (none yet: run first), each run's arm findings given by
+ * `next` ([]: the union is past; undefined: the arm is lost). The caller's findings met on the way, and the runs;
+ * undefined when the arm is lost, or needs more than `bound` of the caller's fixes.
+ */
+function probe(
+  ctx: Collection,
+  copy: Copy,
+  first: readonly Finding[] | undefined,
+  next: (found: Finding[]) => readonly Finding[] | undefined,
+  bound: number,
+): { caller: Finding[]; cost: number; dropped: number; runs: number } | undefined {
+  const caller: Finding[] = [];
+  const keys = new Set<string>();
+  let cost = 0;
+  let dropped = 0;
+  const sink = (g: Finding): boolean => {
+    const key = findingKey(g);
+    if (keys.has(key)) return false;
+    keys.add(key);
+    caller.push(g);
+    // Dropping a field, or replacing a value of the wrong type, discards every value the caller put in it.
+    if (g.issue.keyword === 'additionalProperties' || g.issue.keyword === 'type') {
+      const value = valueAt(copy.value, g.issue.pointer);
+      cost += leaves(value);
+      if (g.issue.keyword === 'additionalProperties') dropped += size(value);
+    } else cost++;
+    return cost <= bound;
+  };
+  let findings = first;
+  for (let runs = 0; ; ) {
+    if (findings !== undefined && !ctx.resolve(ctx, copy, findings, sink)) return undefined;
+    if (ctx.runs >= MAX_RUNS || runs >= MAX_ARM_RUNS) return undefined;
+    const found = ctx.run(copy.value);
+    ctx.runs++;
+    runs++;
+    findings = next(found);
+    if (findings === undefined) return undefined;
+    if (findings.length === 0) return { caller, cost, dropped, runs };
+  }
+}
+
+/** The scalar values in a value (at least one; counted up to a bound). */
+function leaves(value: unknown): number {
+  let n = 0;
+  const stack = [value];
+  while (stack.length > 0 && n < 64) {
+    const v = stack.pop();
+    if (v !== null && typeof v === 'object') stack.push(...Object.values(v as object));
+    else n++;
+  }
+  return Math.max(n, 1);
+}
+
+/** How much data a value holds (its JSON length, up to a bound): what dropping it would lose. */
+function size(value: unknown): number {
+  try {
+    return Math.min((JSON.stringify(value) ?? '').length, 4096);
+  } catch {
+    return 1;
+  }
+}
