@@ -5,7 +5,7 @@ import { type Advertisement, type ToolsListEntry, fillableCapabilities, servedCa
 import type { EmittedFile, InputRef, Profile } from '../load/index.js';
 import { commentText, generatorVersion, jsonText, packageRoot, sha256 } from '../shared/index.js';
 import { prebundled, runtimeSources, sourceHash } from './prebundle.js';
-import { BUNDLE, BUNDLE_FACADE, MODULES } from './runtime-bundle.js';
+import { BOOTSTRAP, BUNDLE, BUNDLE_FACADE, MODULES, ON_DEMAND } from './runtime-bundle.js';
 import { publicRuntimeModules } from './public-types.js';
 import type { Selection } from '../select/index.js';
 import { itemOutcomes, requestGaps, schemaIds } from '../compile/index.js';
@@ -73,21 +73,24 @@ export function runtimeFiles(): EmittedFile[] {
   const sourceOf = (name: string): string => `runtime/${name.replace(/\.d\.ts$|\.js$/, '.ts')}`;
   const inputOf = (name: string, hash: string): InputRef => ({ name: `adcp-codegen ${GENERATOR_VERSION}:${sourceOf(name)}`, hash });
   const js = runtimeSources();
-  // Each module's input once: the bundle and the modules file name them all, each facade its own.
   const jsInputs = js.map((s) => inputOf(s.name, sourceHash(s)));
+  // Each bundle names the modules it holds: the on-demand groups theirs, runtime/modules.cjs the rest but the
+  // bootstrap (in index.js), and runtime/bundle.js the bootstrap whose names it re-exports.
+  const grouped = new Set(Object.values(ON_DEMAND).flat());
+  const inputsOf = (holds: (name: string) => boolean): InputRef[] => jsInputs.filter((_, i) => holds(js[i]!.name));
   const { modules, onDemand, facades } = prebundled(js);
   const files: EmittedFile[] = [
     withHeader(
-      { path: `runtime/${BUNDLE}`, contents: BUNDLE_FACADE, inputs: jsInputs, verbatim: true },
+      { path: `runtime/${BUNDLE}`, contents: BUNDLE_FACADE, inputs: inputsOf((n) => BOOTSTRAP.has(n)), verbatim: true },
       'The runtime\'s entry names, from index.js (which holds the loader: one ES module to load at cold start).',
     ),
     withHeader(
-      { path: `runtime/${MODULES}`, contents: modules, inputs: jsInputs, verbatim: true },
+      { path: `runtime/${MODULES}`, contents: modules, inputs: inputsOf((n) => !grouped.has(n) && !BOOTSTRAP.has(n)), verbatim: true },
       'The adcp-codegen runtime\'s modules a valid call reaches (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.',
     ),
     ...[...onDemand].map(([name, text]) =>
       withHeader(
-        { path: `runtime/${name}`, contents: text, inputs: jsInputs, verbatim: true },
+        { path: `runtime/${name}`, contents: text, inputs: inputsOf((n) => ON_DEMAND[name]?.includes(n) === true), verbatim: true },
         'adcp-codegen runtime modules a valid call never reaches (runtime/*.ts compiled), loaded by index.js on first use.',
       ),
     ),

@@ -67,7 +67,7 @@ export const BUNDLE_FACADE = "export { createAgent, runtimeModule } from '../ind
  * V8's code cache in). Node 20 keeps no code cache for an ES module, so the ES module is kept to this; the rest of the
  * runtime is CommonJS that the loader compiles with V8's code cache, like every other generated module.
  */
-const BOOTSTRAP = new Set(['artifacts/loader.js', 'artifacts/user-cache.js']);
+export const BOOTSTRAP: ReadonlySet<string> = new Set(['artifacts/loader.js', 'artifacts/user-cache.js']);
 
 /**
  * Runtime modules a valid call never reaches, each group an artifact of its own that the loader reads the first time
