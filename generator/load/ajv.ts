@@ -1,8 +1,10 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { copySchemaWithout, escapeToken, fragmentFromPointer, getAtPointer, isPlainObject, parsePointer } from '../shared/index.js';
+import { copySchemaWithout, escapeToken, fragmentFromPointer, getAtPointer, isPlainObject, parsePointer, subschemas } from '../shared/index.js';
 import type { JsonSchemaObject, Release, SchemaFile } from './model.js';
 import { readableByAjv, readableProtoKeys } from './ajv-proto-keys.js';
+import { hoistRepeats, type Copied } from './hoist.js';
+import { addHoistedKeyword } from './hoisted-keyword.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module object.
 type AddFormats = (typeof addFormatsModule)['default'];
@@ -114,8 +116,10 @@ export function createCompileAjv(
   split: readonly SchemaLocation[] = [],
 ): { ajv: AjvInstance; locations: Map<unknown, SchemaLocation>; uriOf: (location: SchemaLocation) => string } {
   const ajv = newAjv(release, true);
+  addHoistedKeyword(ajv);
   const locations = new Map<unknown, SchemaLocation>();
   const moved = new Map<string, string>();
+  const copies: Copied[] = [];
   for (const file of documents) {
     const copy = withoutDocumentation(file.schema, (node, pointer) => locations.set(node, { file, pointer })) as JsonSchemaObject;
     // Deepest first, so a split inside another split is moved before its enclosing schema is.
@@ -132,6 +136,35 @@ export function createCompileAjv(
       Object.defineProperty(parent, last, { value: { $ref: `#/definitions/${key}` }, enumerable: true, writable: true, configurable: true });
       moved.set(`${file.id}#${pointer}`, `${file.id}#/definitions/${key}`);
     });
+    copies.push({ file, copy });
+  }
+  // Repeated subschemas compiled once (hoist.ts): never at or around a split location, nor where a `$ref` of the
+  // release lands at or inside them (the reference would find the place's stand-in, or nothing).
+  const landings = new Map<SchemaFile, string[]>();
+  for (const file of release.schemas.byPath.values()) {
+    for (const r of release.graph.references(file)) {
+      const t = r.target;
+      if (t === undefined || t.pointer === '') continue;
+      let list = landings.get(t.file);
+      if (list === undefined) landings.set(t.file, (list = []));
+      list.push(t.pointer);
+    }
+  }
+  const around = (node: object): boolean => {
+    const l = locations.get(node);
+    if (l === undefined) return true;
+    if (split.some((s) => s.file === l.file && (s.pointer.startsWith(l.pointer) || l.pointer.startsWith(s.pointer)))) return true;
+    return (landings.get(l.file) ?? []).some((t) => t === l.pointer || t.startsWith(`${l.pointer}/`));
+  };
+  const first = copies[0]?.file.id ?? '';
+  const hoisted = hoistRepeats(copies, (node) => locations.get(node), /^(.*\/schemas\/[^/]+\/)/.exec(first)?.[1] ?? '', around);
+  for (const h of hoisted) {
+    walkCopy(h.schema, '', (node, pointer) => locations.set(node, { file: h.file, pointer }));
+    readableProtoKeys(h.schema);
+    Object.defineProperty(h.schema, '$id', { value: h.uri, enumerable: true, writable: true, configurable: true });
+    ajv.addSchema(h.schema);
+  }
+  for (const { copy } of copies) {
     // What Ajv would skip (a declared `__proto__`), said in keywords it reads: the emitted validators check it.
     readableProtoKeys(copy);
     ajv.addSchema(copy);
@@ -155,4 +188,11 @@ const DOCUMENTATION_KEYWORDS = new Set(['title', 'description', 'examples', '$co
  */
 export function withoutDocumentation(schema: unknown, copied?: (copy: Record<string, unknown>, pointer: string) => void): unknown {
   return copySchemaWithout(schema, (key) => DOCUMENTATION_KEYWORDS.has(key) || key.startsWith('x-'), copied);
+}
+
+/** Every object subschema of a copy with its pointer (the hoisted documents' locations). */
+function walkCopy(node: unknown, pointer: string, visit: (node: object, pointer: string) => void): void {
+  if (!isPlainObject(node)) return;
+  visit(node, pointer);
+  for (const sub of subschemas(node)) walkCopy(sub.schema, `${pointer}${sub.pointer}`, visit);
 }

@@ -17,3 +17,5 @@ export { loadNormalizationRules, type JsonType, type NormalizationRule, type Tra
 export { compileReleaseSchema, releaseAjv } from './release-ajv.js';
 export { displayPath, highestFirst, loadRelease } from './release.js';
 export { resolveUri, splitFragment } from './uri.js';
+export { HOISTED_BASE, sourceDocuments } from './hoist.js';
+export { REBASE_CODE, REBASE_SOURCE } from './hoisted-keyword.js';

@@ -87,11 +87,11 @@ module.exports = tools;
 /* signals/activate-signal-request.json → signals/activate-signal-response.json */
 tools['activate_signal'] = {
   get request() {
-    return require('../../validate/packs/shared-69a4df6cb7ba.cjs')['signals.activate-signal-request-98b13eea08c5']
+    return require('../../validate/packs/shared-cc1dcb99dccf.cjs')['signals.activate-signal-request-98b13eea08c5']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-4f8c47a79748.cjs')['signals.activate-signal-response-7dec98734e95']
+    return require('../../validate/packs/shared-7e58ed561f5f.cjs')['signals.activate-signal-response-7dec98734e95']
       .validate;
   },
   // Async task responses by task status.
@@ -100,28 +100,28 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-501b841310e6.cjs')['media-buy.build-creative-request-525399c110a3']
+    return require('../../validate/packs/shared-38b476e20663.cjs')['media-buy.build-creative-request-f3e55feef1e9']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/build_creative.response-9f3668a4769a.cjs')[
-      'media-buy.build-creative-response-ad456d6b8e67'
+    return require('../../validate/packs/build_creative.response-c4316d5a766c.cjs')[
+      'media-buy.build-creative-response-a7e99ed7dbf2'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/build_creative.response-9f3668a4769a.cjs')[
+      return require('../../validate/packs/build_creative.response-c4316d5a766c.cjs')[
         'media-buy.build-creative-async-response-input-required-b3c21cd39de1'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/build_creative.response-9f3668a4769a.cjs')[
+      return require('../../validate/packs/build_creative.response-c4316d5a766c.cjs')[
         'media-buy.build-creative-async-response-submitted-16988ccf5302'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/build_creative.response-9f3668a4769a.cjs')[
+      return require('../../validate/packs/build_creative.response-c4316d5a766c.cjs')[
         'media-buy.build-creative-async-response-working-d13374934180'
       ].validate;
     },
@@ -130,14 +130,13 @@ tools['build_creative'] = {
 /* governance/check-governance-request.json → governance/check-governance-response.json */
 tools['check_governance'] = {
   get request() {
-    return require('../../validate/packs/check_governance.request-5defc652cdbe.cjs')[
-      'governance.check-governance-request-3d080b3692f8'
+    return require('../../validate/packs/check_governance.request-91f1d3884085.cjs')[
+      'governance.check-governance-request-b8f8a98fa0ab'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/check_governance.response-32d8d31c1356.cjs')[
-      'governance.check-governance-response-badedc955afe'
-    ].validate;
+    return require('../../validate/packs/shared-dd488edd0d9a.cjs')['governance.check-governance-response-badedc955afe']
+      .validate;
   },
   // Async task responses by task status.
   responseAsync: {},
@@ -145,29 +144,29 @@ tools['check_governance'] = {
 /* media-buy/create-media-buy-request.json → media-buy/create-media-buy-response.json */
 tools['create_media_buy'] = {
   get request() {
-    return require('../../validate/packs/create_media_buy.request-ad530a42722e.cjs')[
-      'media-buy.create-media-buy-request-7437233ec547'
+    return require('../../validate/packs/create_media_buy.request-ca795714dbf1.cjs')[
+      'media-buy.create-media-buy-request-423ee855b57f'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/create_media_buy.response-d177f4fc8681.cjs')[
-      'media-buy.create-media-buy-response-00a1a5688b9e'
+    return require('../../validate/packs/create_media_buy.response-bb37f7e06f08.cjs')[
+      'media-buy.create-media-buy-response-4745bf1e911a'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/create_media_buy.response-d177f4fc8681.cjs')[
+      return require('../../validate/packs/create_media_buy.response-bb37f7e06f08.cjs')[
         'media-buy.create-media-buy-async-response-input-required-cf3ad27df4c1'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/create_media_buy.response-d177f4fc8681.cjs')[
+      return require('../../validate/packs/create_media_buy.response-bb37f7e06f08.cjs')[
         'media-buy.create-media-buy-async-response-submitted-ba61e03fbc44'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/create_media_buy.response-d177f4fc8681.cjs')[
+      return require('../../validate/packs/create_media_buy.response-bb37f7e06f08.cjs')[
         'media-buy.create-media-buy-async-response-working-dd33036870c8'
       ].validate;
     },
@@ -176,11 +175,11 @@ tools['create_media_buy'] = {
 /* property/create-property-list-request.json → property/create-property-list-response.json */
 tools['create_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-69a4df6cb7ba.cjs')['property.create-property-list-request-2034a4d62d60']
+    return require('../../validate/packs/shared-cc1dcb99dccf.cjs')['property.create-property-list-request-2034a4d62d60']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-fd0650c5d072.cjs')[
+    return require('../../validate/packs/shared-cf05ac8dae0f.cjs')[
       'property.create-property-list-response-634fda80f44b'
     ].validate;
   },
@@ -190,11 +189,11 @@ tools['create_property_list'] = {
 /* property/delete-property-list-request.json → property/delete-property-list-response.json */
 tools['delete_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-802e861427f2.cjs')['property.delete-property-list-request-0e8d46d2607b']
+    return require('../../validate/packs/shared-7b79884f1096.cjs')['property.delete-property-list-request-0e8d46d2607b']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-66018208bdc9.cjs')[
+    return require('../../validate/packs/shared-7b79884f1096.cjs')[
       'property.delete-property-list-response-5e1f2b9fe5fb'
     ].validate;
   },
@@ -204,13 +203,13 @@ tools['delete_property_list'] = {
 /* protocol/get-adcp-capabilities-request.json → protocol/get-adcp-capabilities-response.json */
 tools['get_adcp_capabilities'] = {
   get request() {
-    return require('../../validate/packs/shared-c9ffb603283d.cjs')[
+    return require('../../validate/packs/shared-505b3d20c6d0.cjs')[
       'protocol.get-adcp-capabilities-request-a80df4e30480'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_adcp_capabilities.response-f9f33d152699.cjs')[
-      'protocol.get-adcp-capabilities-response-2639fda86205'
+    return require('../../validate/packs/get_adcp_capabilities.response-e0a49def1230.cjs')[
+      'protocol.get-adcp-capabilities-response-b1730b70c549'
     ].validate;
   },
   // Async task responses by task status.
@@ -219,13 +218,13 @@ tools['get_adcp_capabilities'] = {
 /* creative/get-creative-delivery-request.json → creative/get-creative-delivery-response.json */
 tools['get_creative_delivery'] = {
   get request() {
-    return require('../../validate/packs/shared-09043a971fcf.cjs')[
+    return require('../../validate/packs/shared-9ced02f7bc99.cjs')[
       'creative.get-creative-delivery-request-9abb56958024'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_creative_delivery.response-94bd80f503c4.cjs')[
-      'creative.get-creative-delivery-response-ba79aab7d17f'
+    return require('../../validate/packs/get_creative_delivery.response-3c77b37a2c76.cjs')[
+      'creative.get-creative-delivery-response-d9f02599f700'
     ].validate;
   },
   // Async task responses by task status.
@@ -234,12 +233,12 @@ tools['get_creative_delivery'] = {
 /* creative/get-creative-features-request.json → creative/get-creative-features-response.json */
 tools['get_creative_features'] = {
   get request() {
-    return require('../../validate/packs/shared-802e861427f2.cjs')[
-      'creative.get-creative-features-request-81d6f1ecf6d6'
+    return require('../../validate/packs/shared-666073e84616.cjs')[
+      'creative.get-creative-features-request-a4888e65d703'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-c9ffb603283d.cjs')[
+    return require('../../validate/packs/shared-f787a323ff0c.cjs')[
       'creative.get-creative-features-response-12920889da08'
     ].validate;
   },
@@ -249,13 +248,13 @@ tools['get_creative_features'] = {
 /* media-buy/get-media-buy-delivery-request.json → media-buy/get-media-buy-delivery-response.json */
 tools['get_media_buy_delivery'] = {
   get request() {
-    return require('../../validate/packs/get_media_buy_delivery.request-bb0a9c2c78c4.cjs')[
+    return require('../../validate/packs/get_media_buy_delivery.request-833aa90f9a1b.cjs')[
       'media-buy.get-media-buy-delivery-request-307e0f8cd51a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buy_delivery.response-a88724e7e732.cjs')[
-      'media-buy.get-media-buy-delivery-response-5c414fb2a641'
+    return require('../../validate/packs/get_media_buy_delivery.response-5af8074cbf45.cjs')[
+      'media-buy.get-media-buy-delivery-response-77deced7b926'
     ].validate;
   },
   // Async task responses by task status.
@@ -264,12 +263,12 @@ tools['get_media_buy_delivery'] = {
 /* media-buy/get-media-buys-request.json → media-buy/get-media-buys-response.json */
 tools['get_media_buys'] = {
   get request() {
-    return require('../../validate/packs/shared-fd0650c5d072.cjs')['media-buy.get-media-buys-request-7c407ce22700']
+    return require('../../validate/packs/shared-a51dce7dabda.cjs')['media-buy.get-media-buys-request-7c407ce22700']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buys.response-2a74a52bd101.cjs')[
-      'media-buy.get-media-buys-response-d0c75faa2503'
+    return require('../../validate/packs/get_media_buys.response-cb9034fe8032.cjs')[
+      'media-buy.get-media-buys-response-5da09d615501'
     ].validate;
   },
   // Async task responses by task status.
@@ -278,12 +277,12 @@ tools['get_media_buys'] = {
 /* governance/get-plan-audit-logs-request.json → governance/get-plan-audit-logs-response.json */
 tools['get_plan_audit_logs'] = {
   get request() {
-    return require('../../validate/packs/shared-32319ba6fdeb.cjs')[
+    return require('../../validate/packs/shared-666073e84616.cjs')[
       'governance.get-plan-audit-logs-request-7148ef32b779'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_plan_audit_logs.response-6fa3b62100b9.cjs')[
+    return require('../../validate/packs/get_plan_audit_logs.response-51425d67ff2b.cjs')[
       'governance.get-plan-audit-logs-response-c7c2557206a7'
     ].validate;
   },
@@ -293,29 +292,29 @@ tools['get_plan_audit_logs'] = {
 /* media-buy/get-products-request.json → media-buy/get-products-response.json */
 tools['get_products'] = {
   get request() {
-    return require('../../validate/packs/get_products.request-aee24af7affa.cjs')[
-      'media-buy.get-products-request-baca458b7c16'
+    return require('../../validate/packs/get_products.request-893cace68783.cjs')[
+      'media-buy.get-products-request-6b46f2b63bd1'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_products.response-702f966a2210.cjs')[
-      'media-buy.get-products-response-fd1a5f8c53e4'
+    return require('../../validate/packs/get_products.response-cfbf5adb551f.cjs')[
+      'media-buy.get-products-response-d018d9acb19b'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/get_products.response-702f966a2210.cjs')[
-        'media-buy.get-products-async-response-input-required-face0d7e3a73'
+      return require('../../validate/packs/get_products.response-cfbf5adb551f.cjs')[
+        'media-buy.get-products-async-response-input-required-40ea3008b231'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/get_products.response-702f966a2210.cjs')[
+      return require('../../validate/packs/get_products.response-cfbf5adb551f.cjs')[
         'media-buy.get-products-async-response-submitted-4f013e52d995'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/get_products.response-702f966a2210.cjs')[
+      return require('../../validate/packs/get_products.response-cfbf5adb551f.cjs')[
         'media-buy.get-products-async-response-working-a38479b19d6d'
       ].validate;
     },
@@ -324,11 +323,11 @@ tools['get_products'] = {
 /* property/get-property-list-request.json → property/get-property-list-response.json */
 tools['get_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-a48d3c2bacb0.cjs')['property.get-property-list-request-63b1e6db4aa2']
+    return require('../../validate/packs/shared-5db37715a57f.cjs')['property.get-property-list-request-63b1e6db4aa2']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-a48d3c2bacb0.cjs')['property.get-property-list-response-d077114bbb5b']
+    return require('../../validate/packs/shared-b98eb36ff673.cjs')['property.get-property-list-response-d077114bbb5b']
       .validate;
   },
   // Async task responses by task status.
@@ -337,10 +336,10 @@ tools['get_property_list'] = {
 /* signals/get-signals-request.json → signals/get-signals-response.json */
 tools['get_signals'] = {
   get request() {
-    return require('../../validate/packs/shared-c4f1c078992c.cjs')['signals.get-signals-request-a903785e8d8b'].validate;
+    return require('../../validate/packs/shared-cc1dcb99dccf.cjs')['signals.get-signals-request-a903785e8d8b'].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-69a4df6cb7ba.cjs')['signals.get-signals-response-02edf4c2414c']
+    return require('../../validate/packs/shared-7e58ed561f5f.cjs')['signals.get-signals-response-02edf4c2414c']
       .validate;
   },
   // Async task responses by task status.
@@ -349,11 +348,11 @@ tools['get_signals'] = {
 /* account/list-accounts-request.json → account/list-accounts-response.json */
 tools['list_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-fd0650c5d072.cjs')['account.list-accounts-request-5ad0deb34827']
+    return require('../../validate/packs/shared-a51dce7dabda.cjs')['account.list-accounts-request-5ad0deb34827']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-39a7b3fa4a2d.cjs')['account.list-accounts-response-a570a28ab555']
+    return require('../../validate/packs/shared-f787a323ff0c.cjs')['account.list-accounts-response-a570a28ab555']
       .validate;
   },
   // Async task responses by task status.
@@ -362,13 +361,13 @@ tools['list_accounts'] = {
 /* media-buy/list-creative-formats-request.json → media-buy/list-creative-formats-response.json */
 tools['list_creative_formats'] = {
   get request() {
-    return require('../../validate/packs/shared-a48d3c2bacb0.cjs')[
+    return require('../../validate/packs/shared-e9aa189ef76e.cjs')[
       'media-buy.list-creative-formats-request-bdf1de533dec'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creative_formats.response-cd1de3d5306d.cjs')[
-      'media-buy.list-creative-formats-response-66d211ec7a9e'
+    return require('../../validate/packs/list_creative_formats.response-ed2688b8f1f9.cjs')[
+      'media-buy.list-creative-formats-response-00f9cda0ee8b'
     ].validate;
   },
   // Async task responses by task status.
@@ -377,13 +376,13 @@ tools['list_creative_formats'] = {
 /* creative/list-creatives-request.json → creative/list-creatives-response.json */
 tools['list_creatives'] = {
   get request() {
-    return require('../../validate/packs/list_creatives.request-cf3f58fa824b.cjs')[
+    return require('../../validate/packs/list_creatives.request-dd86661c383a.cjs')[
       'creative.list-creatives-request-6d724684ca57'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creatives.response-3f297dd79a87.cjs')[
-      'creative.list-creatives-response-1236b2009924'
+    return require('../../validate/packs/list_creatives.response-0f098bf3cb48.cjs')[
+      'creative.list-creatives-response-e62c16254add'
     ].validate;
   },
   // Async task responses by task status.
@@ -392,11 +391,11 @@ tools['list_creatives'] = {
 /* property/list-property-lists-request.json → property/list-property-lists-response.json */
 tools['list_property_lists'] = {
   get request() {
-    return require('../../validate/packs/shared-fd0650c5d072.cjs')['property.list-property-lists-request-ca8de6df63b3']
+    return require('../../validate/packs/shared-dd488edd0d9a.cjs')['property.list-property-lists-request-ca8de6df63b3']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-039d273a9631.cjs')['property.list-property-lists-response-1552d7aa3ddb']
+    return require('../../validate/packs/shared-b98eb36ff673.cjs')['property.list-property-lists-response-1552d7aa3ddb']
       .validate;
   },
   // Async task responses by task status.
@@ -405,12 +404,12 @@ tools['list_property_lists'] = {
 /* media-buy/log-event-request.json → media-buy/log-event-response.json */
 tools['log_event'] = {
   get request() {
-    return require('../../validate/packs/log_event.request-38744b39a69e.cjs')[
-      'media-buy.log-event-request-d0e5a2175df5'
+    return require('../../validate/packs/log_event.request-b32ba5a7564b.cjs')[
+      'media-buy.log-event-request-865896f3c850'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-501b841310e6.cjs')['media-buy.log-event-response-d35181e0d75e']
+    return require('../../validate/packs/shared-38b476e20663.cjs')['media-buy.log-event-response-d35181e0d75e']
       .validate;
   },
   // Async task responses by task status.
@@ -419,13 +418,12 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/preview_creative.request-fa396d5658db.cjs')[
-      'creative.preview-creative-request-617c468dcf30'
-    ].validate;
+    return require('../../validate/packs/shared-38b476e20663.cjs')['creative.preview-creative-request-fc4937bf9c35']
+      .validate;
   },
   get response() {
-    return require('../../validate/packs/preview_creative.response-93962e1a6fbd.cjs')[
-      'creative.preview-creative-response-4f6b9731073c'
+    return require('../../validate/packs/preview_creative.response-e880e63f7273.cjs')[
+      'creative.preview-creative-response-458002387a4b'
     ].validate;
   },
   // Async task responses by task status.
@@ -434,12 +432,12 @@ tools['preview_creative'] = {
 /* media-buy/provide-performance-feedback-request.json → media-buy/provide-performance-feedback-response.json */
 tools['provide_performance_feedback'] = {
   get request() {
-    return require('../../validate/packs/shared-e944c0332065.cjs')[
+    return require('../../validate/packs/shared-e9aa189ef76e.cjs')[
       'media-buy.provide-performance-feedback-request-f2ad3fbde83c'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-4f8c47a79748.cjs')[
+    return require('../../validate/packs/shared-7e58ed561f5f.cjs')[
       'media-buy.provide-performance-feedback-response-bf02b6b5e6e9'
     ].validate;
   },
@@ -449,12 +447,12 @@ tools['provide_performance_feedback'] = {
 /* governance/report-plan-outcome-request.json → governance/report-plan-outcome-response.json */
 tools['report_plan_outcome'] = {
   get request() {
-    return require('../../validate/packs/report_plan_outcome.request-f2ad6646b0d6.cjs')[
-      'governance.report-plan-outcome-request-263261b8786f'
+    return require('../../validate/packs/shared-505b3d20c6d0.cjs')[
+      'governance.report-plan-outcome-request-b127b9b44397'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-39a7b3fa4a2d.cjs')[
+    return require('../../validate/packs/shared-dd488edd0d9a.cjs')[
       'governance.report-plan-outcome-response-fd2526bf2bdf'
     ].validate;
   },
@@ -464,11 +462,11 @@ tools['report_plan_outcome'] = {
 /* account/sync-accounts-request.json → account/sync-accounts-response.json */
 tools['sync_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-802e861427f2.cjs')['account.sync-accounts-request-f3f823102446']
+    return require('../../validate/packs/shared-acf5b222492a.cjs')['account.sync-accounts-request-c4ee766b6b87']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_accounts.response-e53c10e5455c.cjs')[
+    return require('../../validate/packs/sync_accounts.response-fb3168fe9b87.cjs')[
       'account.sync-accounts-response-79ee77640262'
     ].validate;
   },
@@ -478,12 +476,11 @@ tools['sync_accounts'] = {
 /* media-buy/sync-audiences-request.json → media-buy/sync-audiences-response.json */
 tools['sync_audiences'] = {
   get request() {
-    return require('../../validate/packs/sync_audiences.request-db27c9264318.cjs')[
-      'media-buy.sync-audiences-request-a95c3d58821d'
-    ].validate;
+    return require('../../validate/packs/shared-a51dce7dabda.cjs')['media-buy.sync-audiences-request-5bfc3cbb3a2b']
+      .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_audiences.response-6f7e6bc566a8.cjs')[
+    return require('../../validate/packs/sync_audiences.response-a76c146b2761.cjs')[
       'media-buy.sync-audiences-response-cf7732c3fbd4'
     ].validate;
   },
@@ -493,28 +490,28 @@ tools['sync_audiences'] = {
 /* media-buy/sync-catalogs-request.json → media-buy/sync-catalogs-response.json */
 tools['sync_catalogs'] = {
   get request() {
-    return require('../../validate/packs/shared-32319ba6fdeb.cjs')['media-buy.sync-catalogs-request-4f78026e7616']
+    return require('../../validate/packs/shared-acf5b222492a.cjs')['media-buy.sync-catalogs-request-c027062c3625']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_catalogs.response-3326ae27eef8.cjs')[
+    return require('../../validate/packs/sync_catalogs.response-d56de02de929.cjs')[
       'media-buy.sync-catalogs-response-149147b98baf'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_catalogs.response-3326ae27eef8.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-d56de02de929.cjs')[
         'media-buy.sync-catalogs-async-response-input-required-0fb7524f322f'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_catalogs.response-3326ae27eef8.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-d56de02de929.cjs')[
         'media-buy.sync-catalogs-async-response-submitted-30911fcdb79c'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_catalogs.response-3326ae27eef8.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-d56de02de929.cjs')[
         'media-buy.sync-catalogs-async-response-working-e17e2dcdeaf6'
       ].validate;
     },
@@ -523,28 +520,28 @@ tools['sync_catalogs'] = {
 /* creative/sync-creatives-request.json → creative/sync-creatives-response.json */
 tools['sync_creatives'] = {
   get request() {
-    return require('../../validate/packs/shared-c4f1c078992c.cjs')['creative.sync-creatives-request-08a68beaeec8']
+    return require('../../validate/packs/shared-5db37715a57f.cjs')['creative.sync-creatives-request-363c3740874d']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_creatives.response-65118c7c7649.cjs')[
+    return require('../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[
       'creative.sync-creatives-response-8cca31cec554'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_creatives.response-65118c7c7649.cjs')[
+      return require('../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[
         'creative.sync-creatives-async-response-input-required-752c5f1d655a'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_creatives.response-65118c7c7649.cjs')[
+      return require('../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[
         'creative.sync-creatives-async-response-submitted-b5f214599d36'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_creatives.response-65118c7c7649.cjs')[
+      return require('../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[
         'creative.sync-creatives-async-response-working-1c3e08edd776'
       ].validate;
     },
@@ -553,11 +550,11 @@ tools['sync_creatives'] = {
 /* media-buy/sync-event-sources-request.json → media-buy/sync-event-sources-response.json */
 tools['sync_event_sources'] = {
   get request() {
-    return require('../../validate/packs/shared-09043a971fcf.cjs')['media-buy.sync-event-sources-request-119503075ff5']
+    return require('../../validate/packs/shared-9ced02f7bc99.cjs')['media-buy.sync-event-sources-request-119503075ff5']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_event_sources.response-78c169ed638e.cjs')[
+    return require('../../validate/packs/sync_event_sources.response-61a7bb4adc81.cjs')[
       'media-buy.sync-event-sources-response-4e7e6de2ef0c'
     ].validate;
   },
@@ -567,12 +564,12 @@ tools['sync_event_sources'] = {
 /* governance/sync-plans-request.json → governance/sync-plans-response.json */
 tools['sync_plans'] = {
   get request() {
-    return require('../../validate/packs/sync_plans.request-d98a8abab003.cjs')[
-      'governance.sync-plans-request-65dd7c07e445'
+    return require('../../validate/packs/sync_plans.request-60a3ab98feff.cjs')[
+      'governance.sync-plans-request-49705668d4dc'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-e944c0332065.cjs')['governance.sync-plans-response-6b057a58ae5b']
+    return require('../../validate/packs/shared-cf05ac8dae0f.cjs')['governance.sync-plans-response-6b057a58ae5b']
       .validate;
   },
   // Async task responses by task status.
@@ -581,29 +578,29 @@ tools['sync_plans'] = {
 /* media-buy/update-media-buy-request.json → media-buy/update-media-buy-response.json */
 tools['update_media_buy'] = {
   get request() {
-    return require('../../validate/packs/update_media_buy.request-a0395d553f60.cjs')[
-      'media-buy.update-media-buy-request-ec390346c36e'
+    return require('../../validate/packs/update_media_buy.request-62461af64050.cjs')[
+      'media-buy.update-media-buy-request-46fedc00d8eb'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/update_media_buy.response-8bfa96579460.cjs')[
-      'media-buy.update-media-buy-response-48b945054511'
+    return require('../../validate/packs/update_media_buy.response-7dff92cf9e35.cjs')[
+      'media-buy.update-media-buy-response-cf6495487746'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/update_media_buy.response-8bfa96579460.cjs')[
+      return require('../../validate/packs/update_media_buy.response-7dff92cf9e35.cjs')[
         'media-buy.update-media-buy-async-response-input-required-98001c2c7230'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/update_media_buy.response-8bfa96579460.cjs')[
+      return require('../../validate/packs/update_media_buy.response-7dff92cf9e35.cjs')[
         'media-buy.update-media-buy-async-response-submitted-c7cfa6118b62'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/update_media_buy.response-8bfa96579460.cjs')[
+      return require('../../validate/packs/update_media_buy.response-7dff92cf9e35.cjs')[
         'media-buy.update-media-buy-async-response-working-ae35f6d71b6a'
       ].validate;
     },
@@ -612,11 +609,11 @@ tools['update_media_buy'] = {
 /* property/update-property-list-request.json → property/update-property-list-response.json */
 tools['update_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-c9ffb603283d.cjs')['property.update-property-list-request-ae2cc0acb8a7']
+    return require('../../validate/packs/shared-f787a323ff0c.cjs')['property.update-property-list-request-ae2cc0acb8a7']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-b79005576bc1.cjs')[
+    return require('../../validate/packs/shared-dd488edd0d9a.cjs')[
       'property.update-property-list-response-1ab93f65b8c2'
     ].validate;
   },

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { ARTIFACT_PATHS } from '../../../runtime/artifacts/contract.js';
 import { CodegenError, isPlainObject, walkSchema } from '../../shared/index.js';
-import { type EmittedFile, type InputRef, type Release, type SchemaFile, type ToolDef, createCompileAjv, type AjvInstance } from '../../load/index.js';
+import { type EmittedFile, type InputRef, type Release, type SchemaFile, type ToolDef, createCompileAjv, sourceDocuments, type AjvInstance } from '../../load/index.js';
 import { selectTools } from '../select-tools.js';
 import { itemOutcomes, type ItemOutcomes, type Location } from '../items/index.js';
 import { commentText, jsonText } from './code.js';
@@ -134,8 +134,7 @@ function emitDefinitions(entries: readonly (PackEntry & { label: string })[]): {
   const files: EmittedFile[] = packed.files.map((p) => ({
     path: `${VALIDATE_DIR}/${p.path}`,
     contents: p.contents,
-    inputs: [...new Map(p.units.map((u) => [`${u.location.file.path}\0${u.location.file.hash}`, u])).values()]
-      .map((u) => ({ name: `${releaseLabel(u)}:${u.location.file.path}`, hash: u.location.file.hash }))
+    inputs: [...new Map(p.units.flatMap((u) => sourceDocuments(u.location.file).map((f) => [`${releaseLabel(u)}\0${f.path}\0${f.hash}`, { name: `${releaseLabel(u)}:${f.path}`, hash: f.hash }] as const))).values()]
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     // Ajv's code, one statement per line: prettier would indent its deep nesting into three times the bytes (and
     // the parse time at cold start) for no reader — these modules are content-addressed and never edited.

@@ -1,4 +1,4 @@
-import type { SchemaGraph, SchemaLocation } from '../../load/index.js';
+import { REBASE_CODE, REBASE_SOURCE, type SchemaGraph, type SchemaLocation } from '../../load/index.js';
 import { isPlainObject } from '../../shared/index.js';
 import { identFragment, jsLiteral, readAccessors, tokenize, type Token } from './code.js';
 import { unionHints, type UnionHint } from './unions.js';
@@ -202,6 +202,8 @@ export class UnitSplitter {
       return { kind: 'const', local: fresh(`format_${identFragment(String(key ?? 'regexp'))}`), code };
     }
     if (code === 'Object.prototype.hasOwnProperty') return { kind: 'const', local: fresh('func_hasOwnProperty'), code };
+    // A hoisted subschema's errors taken onto its place (load/hoisted-keyword.ts).
+    if (code === REBASE_CODE) return { kind: 'const', local: fresh('func_at'), code: REBASE_SOURCE };
     for (const s of SUPPORT_REQUIRES) {
       const m = s.pattern.exec(code);
       if (m) return { kind: 'support', local: fresh(s.local(m[1] ?? '')), file: s.file, member: m[1] ?? '' };

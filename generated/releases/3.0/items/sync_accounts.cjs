@@ -16,12 +16,12 @@ exports.pairings = [
     outcome: { action: 'failed', status: 'rejected' },
     maxItems: 1000,
     get validateItem() {
-      return require('../../../validate/packs/shared-802e861427f2.cjs')[
+      return require('../../../validate/packs/shared-acf5b222492a.cjs')[
         'account.sync-accounts-request.properties.accounts.items-deb2c5cb3fec'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_accounts.response-e53c10e5455c.cjs')[
+      return require('../../../validate/packs/sync_accounts.response-fb3168fe9b87.cjs')[
         'account.sync-accounts-response.oneOf.0.properties.accounts.items-622df401848f'
       ].validate;
     },

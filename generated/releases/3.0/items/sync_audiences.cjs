@@ -15,12 +15,12 @@ exports.pairings = [
     identity: ['audience_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/sync_audiences.request-db27c9264318.cjs')[
-        'media-buy.sync-audiences-request.properties.audiences.items-0b54980dd3d3'
+      return require('../../../validate/packs/shared-a51dce7dabda.cjs')[
+        'media-buy.sync-audiences-request.properties.audiences.items-757c7148fe71'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_audiences.response-6f7e6bc566a8.cjs')[
+      return require('../../../validate/packs/sync_audiences.response-a76c146b2761.cjs')[
         'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-8ddf9a7d6b03'
       ].validate;
     },

@@ -16,10 +16,10 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 50,
     get validateItem() {
-      return require('../../../validate/packs/shared-0251dd75b484.cjs')['core.catalog-0406ad2e7b2c'].validate;
+      return require('../../../validate/packs/shared-f3cba7890afa.cjs')['core.catalog-0406ad2e7b2c'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_catalogs.response-3326ae27eef8.cjs')[
+      return require('../../../validate/packs/sync_catalogs.response-d56de02de929.cjs')[
         'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-6a9a37bde89e'
       ].validate;
     },

@@ -16,10 +16,10 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 100,
     get validateItem() {
-      return require('../../../validate/packs/shared-b79005576bc1.cjs')['core.creative-asset-1fccc125cb1e'].validate;
+      return require('../../../validate/packs/shared-4a6cd8b35b40.cjs')['core.creative-asset-3798d43d1dff'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_creatives.response-65118c7c7649.cjs')[
+      return require('../../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[
         'creative.sync-creatives-response.oneOf.0.properties.creatives.items-449a655e7843'
       ].validate;
     },
