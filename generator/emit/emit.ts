@@ -22,6 +22,42 @@ hbs.registerHelper('json', (value: unknown) => json(value));
 hbs.registerHelper('jsonKey', (value: unknown) => json(String(value)));
 hbs.registerHelper('comment', (value: unknown) => safeComment(String(value)));
 hbs.registerHelper('short', (hash: unknown) => String(hash).slice(0, 16));
+hbs.registerHelper('inputLines', (inputs: unknown) => inputLines(inputs as readonly InputRef[]));
+
+/** Width the input lines of a header wrap at. */
+const HEADER_WIDTH = 118;
+
+/**
+ * A header's inputs, one line per origin (`adcp-3.2.0-beta.5`, `adcp-codegen 0.1.0`, `profile`, …: the part of the
+ * name before its first colon) in the order given, each `<name> <hash>` after it, wrapped: a pack listing a hundred
+ * schema files of one release names the release once, not a hundred times.
+ */
+export function inputLines(inputs: readonly InputRef[]): string {
+  const lines: string[] = [];
+  let origin: string | undefined;
+  let line = '';
+  const flush = (): void => {
+    if (line !== '') lines.push(line);
+    line = '';
+  };
+  for (const input of inputs) {
+    const colon = input.name.indexOf(':');
+    const own = colon < 0 ? undefined : safeComment(input.name.slice(0, colon));
+    const item = `${safeComment(colon < 0 ? input.name : input.name.slice(colon + 1))} ${input.hash.slice(0, 16)}`;
+    if (own === undefined || own !== origin) {
+      flush();
+      origin = own;
+      line = own === undefined ? `//   ${item}` : `//   ${own}: ${item}`;
+      continue;
+    }
+    if (line.length + 2 + item.length > HEADER_WIDTH) {
+      lines.push(`${line},`);
+      line = `//     ${item}`;
+    } else line += `, ${item}`;
+  }
+  flush();
+  return lines.join('\n');
+}
 
 export const json = jsonText;
 export const safeComment = commentText;
