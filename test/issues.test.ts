@@ -53,6 +53,23 @@ test('the closest arm of a union, by the fewest of the caller\'s fixes; what it 
   assert.not.ok(brief(issues).includes('required /account/account_id'), 'not the other arm');
 });
 
+test('a value favouring no shape of a union is told each shape it only lacks fields of; one that favours a shape is not', () => {
+  // account is `{ account_id }` or `{ brand, operator, sandbox? }`: an empty one could be either.
+  const empty = brief(issuesOf('create_media_buy', createMediaBuyRequest({ account: {} })));
+  const at = empty.indexOf('oneOf /account');
+  assert.equal(empty.slice(at - 3, at + 1), ['required /account/account_id', 'required /account/brand', 'required /account/operator', 'oneOf /account']);
+  const other = issuesOf('create_media_buy', createMediaBuyRequest({ account: {} })).find((i) => i.pointer === '/account/brand')!;
+  assert.match(other.message, /, in another shape \/account may take$/);
+  // A field every shape refuses (unknown to both) favours neither: both shapes are still named, the field once.
+  const unknown = brief(issuesOf('create_media_buy', createMediaBuyRequest({ account: { x_unknown: 1 } })));
+  for (const want of ['required /account/account_id', 'required /account/brand', 'required /account/operator']) assert.ok(unknown.includes(want), `${want} in ${unknown.join(', ')}`);
+  assert.is(unknown.filter((i) => i === 'additionalProperties /account/x_unknown').length, 1);
+  // The natural key lacking its operator: the caller's `brand` rules out `{ account_id }`, which is not named.
+  const natural = brief(issuesOf('create_media_buy', createMediaBuyRequest({ account: { brand: { domain: 'acme.example' } } })));
+  assert.ok(natural.includes('required /account/operator'), natural.join(', '));
+  assert.not.ok(natural.includes('required /account/account_id'), natural.join(', '));
+});
+
 test('defects on both sides of a union are named, in one reply', () => {
   const bad = createMediaBuyRequest({ start_time: 42, brand: { domain: 'acme.example', extra: 1 } }) as Record<string, any>;
   bad.packages[0].pacing = 'warp';

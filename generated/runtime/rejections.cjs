@@ -3,10 +3,10 @@
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/issues/collection.ts 27575edbf7883654,
 //     runtime/issues/controller-rejection.ts 4276b731c1de9503, runtime/issues/explain-not.ts bd2460753fc39e52,
-//     runtime/issues/finding.ts 2bf3e48a4dc5f560, runtime/issues/issue-collect.ts c8806b563605db31,
+//     runtime/issues/finding.ts 2bf3e48a4dc5f560, runtime/issues/issue-collect.ts a1b96bec0aba2985,
 //     runtime/issues/issue-text.ts 5b97b7522c3a4372, runtime/issues/issue-tree.ts 0dde571cd3abe4f4,
 //     runtime/issues/issue-wire.ts e7fdfab196987ed0, runtime/issues/pattern-example.ts 2523c5c40a65a1ec,
-//     runtime/issues/repair.ts 6e73597ac37053f0, runtime/issues/union-arms.ts 7072d7083681227f
+//     runtime/issues/repair.ts 6e73597ac37053f0, runtime/issues/union-arms.ts 6ee9bed41c0e6b5f
 "use strict";
 
 /** Runtime modules loaded on first use (rejections) as CommonJS functions, for the loader in index.js. */
@@ -297,7 +297,7 @@ function resolve(ctx, copy, findings, sink) {
                 if (!sink(g))
                     return false;
             if (!synthetic && (0, union_arms_js_1.onlyMissing)(chosen.caller, f.issue.pointer))
-                for (const g of (0, union_arms_js_1.alternatives)(ctx, copy, f, chosen.arm))
+                for (const g of (0, union_arms_js_1.alternatives)(ctx, copy, f, chosen))
                     sink(g);
             if (!synthetic && chosen.caller.length > 0)
                 sink(f);
@@ -313,6 +313,9 @@ function resolve(ctx, copy, findings, sink) {
             for (const g of chosen.caller)
                 if (!sink(g))
                     return false;
+            if (!synthetic)
+                for (const g of (0, union_arms_js_1.pickAlternatives)(ctx, copy, f, chosen))
+                    sink(g);
             copy.adopt(chosen.copy);
             continue;
         }
@@ -1069,22 +1072,26 @@ exports.onlyMissing = onlyMissing;
 exports.alternatives = alternatives;
 exports.chooseArm = chooseArm;
 exports.choosePick = choosePick;
+exports.pickAlternatives = pickAlternatives;
 const finding_js_1 = require("./issues/finding.js");
 const pointer_js_1 = require("./wire/pointer.js");
 const collection_js_1 = require("./issues/collection.js");
 const MAX_ALTERNATIVE_FIXES = 8;
 const MAX_ALTERNATIVE_ARMS = 4;
-function onlyMissing(findings, at) {
-    return findings.length > 0 && findings.every((g) => g.issue.keyword === 'required' && g.issue.pointer.startsWith(`${at}/`));
+function onlyMissing(findings, at, unknown) {
+    const own = unknown ?? new Set(findings.filter((g) => g.issue.keyword === 'additionalProperties').map((g) => g.issue.pointer));
+    return (findings.some((g) => g.issue.keyword === 'required') &&
+        findings.every((g) => (g.issue.keyword === 'required' && g.issue.pointer.startsWith(`${at}/`)) || (g.issue.keyword === 'additionalProperties' && own.has(g.issue.pointer))));
 }
 function alternatives(ctx, base, u, chosen) {
     const arms = u.arms;
     const at = u.issue.pointer;
     const out = [];
+    const unknown = new Set(chosen.caller.filter((g) => g.issue.keyword === 'additionalProperties').map((g) => g.issue.pointer));
     if (arms.length > MAX_ALTERNATIVE_ARMS)
         return out;
     for (let k = 0; k < arms.length && ctx.runs < collection_js_1.MAX_RUNS / 2; k++) {
-        if (k === chosen)
+        if (k === chosen.arm)
             continue;
         const probed = probe(ctx, base.fork(), arms[k], (found) => {
             const again = (0, finding_js_1.locate)(found, u.union);
@@ -1093,17 +1100,18 @@ function alternatives(ctx, base, u, chosen) {
             const arm = again.arms?.length === arms.length ? again.arms[k] : [];
             return arm.length > 0 ? arm : undefined;
         }, MAX_ALTERNATIVE_FIXES);
-        if (probed === undefined || !onlyMissing(probed.caller, at))
+        if (probed === undefined || !onlyMissing(probed.caller, at, unknown))
             continue;
         for (const g of probed.caller)
-            out.push({ ...g, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } });
+            if (g.issue.keyword === 'required')
+                out.push(alternative(g, at));
     }
     return out;
 }
 function chooseArm(ctx, base, u) {
     const arms = u.arms;
     const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? (0, finding_js_1.reach)(arm[0]) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
-    const best = choose(ctx, base, order.length, (copy, i, bound) => {
+    const best = choose(ctx, base, order.length, u.issue.pointer, (copy, i, bound) => {
         const { k, reach: r } = order[i];
         const probed = probe(ctx, copy, arms[k], (found) => {
             const again = (0, finding_js_1.locate)(found, u.union);
@@ -1117,33 +1125,56 @@ function chooseArm(ctx, base, u) {
     return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: order[best.index].k };
 }
 function choosePick(ctx, base, f) {
-    const { property, branches, at } = f.pick;
-    const where = `${at}/${(0, pointer_js_1.escapeToken)(property)}`;
-    return choose(ctx, base, branches.length, (copy, k, bound) => {
-        if (branches[k].length === 0 || !copy.apply([{ pointer: where, value: structuredClone(branches[k][0]), placeholder: true }]))
-            return undefined;
-        const probed = probe(ctx, copy, undefined, (found) => {
-            const mine = (0, finding_js_1.findWithin)(found, f.union);
-            return mine.some((g) => g.union === f.union) ? undefined : mine;
-        }, bound);
+    const best = choose(ctx, base, f.pick.branches.length, f.pick.at, (copy, k, bound) => {
+        const probed = probePick(ctx, copy, f, k, bound);
         return probed === undefined ? undefined : { ...probed, reach: 0 };
     });
+    return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: best.index, cost: best.cost };
 }
-function choose(ctx, base, n, probeOne) {
+function pickAlternatives(ctx, base, f, chosen) {
+    const { branches, at } = f.pick;
+    const out = [];
+    if (branches.length > MAX_ALTERNATIVE_ARMS)
+        return out;
+    for (let k = 0; k < branches.length && ctx.runs < collection_js_1.MAX_RUNS / 2; k++) {
+        if (k === chosen.arm)
+            continue;
+        const probed = probePick(ctx, base.fork(), f, k, chosen.cost + 1);
+        if (probed === undefined || probed.caller.length === 0)
+            continue;
+        for (const g of probed.caller)
+            out.push(alternative(g, at));
+    }
+    return out;
+}
+function probePick(ctx, copy, f, k, bound) {
+    const { property, branches, at } = f.pick;
+    if (branches[k].length === 0 || !copy.apply([{ pointer: `${at}/${(0, pointer_js_1.escapeToken)(property)}`, value: structuredClone(branches[k][0]), placeholder: true }]))
+        return undefined;
+    return probe(ctx, copy, undefined, (found) => {
+        const mine = (0, finding_js_1.findWithin)(found, f.union);
+        return mine.some((g) => g.union === f.union) ? undefined : mine;
+    }, bound);
+}
+function alternative(g, at) {
+    return { ...g, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } };
+}
+function choose(ctx, base, n, at, probeOne) {
     const started = ctx.runs;
     let best;
     for (let k = 0; k < n && k < collection_js_1.MAX_ARMS && ctx.runs < collection_js_1.MAX_RUNS && ctx.runs - started < collection_js_1.MAX_UNION_RUNS; k++) {
         const copy = base.fork();
-        const probed = probeOne(copy, k, best === undefined ? Infinity : best.score[0]);
+        const probed = probeOne(copy, k, best === undefined || best.score[0] === 1 ? Infinity : best.score[1]);
         if (probed === undefined)
             continue;
-        const score = [probed.cost, probed.dropped, -probed.reach, probed.runs];
+        const otherType = probed.caller.some((g) => g.issue.keyword === 'type' && g.issue.pointer === at) ? 1 : 0;
+        const score = [otherType, probed.cost, probed.dropped, -probed.reach, probed.runs];
         if (best === undefined || lexLess(score, best.score))
             best = { caller: probed.caller, copy, score, index: k };
-        if (best.score[0] <= 1 && best.score[1] === 0)
+        if (best.score[0] === 0 && best.score[1] <= 1 && best.score[2] === 0)
             break;
     }
-    return best;
+    return best === undefined ? undefined : { caller: best.caller, copy: best.copy, index: best.index, cost: best.score[1] };
 }
 function lexLess(a, b) {
     for (let i = 0; i < a.length; i++)

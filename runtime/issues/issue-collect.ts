@@ -19,7 +19,7 @@ import { explainNot } from './explain-not.js';
 import { closestArm, findingKey, flatten, valueAt, type Finding } from './finding.js';
 import { repair } from './repair.js';
 import { Copy, MAX_ISSUES, MAX_REPEATS, MAX_RUNS, runOnce, type Collection, type FindingsOf } from './collection.js';
-import { alternatives, chooseArm, choosePick, onlyMissing } from './union-arms.js';
+import { alternatives, chooseArm, choosePick, onlyMissing, pickAlternatives } from './union-arms.js';
 
 export type { FindingsOf } from './collection.js';
 
@@ -77,7 +77,7 @@ function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink
       // The caller's value only lacks what the chosen arm requires: its data says nothing of which shape was meant,
       // so the other shapes it only lacks fields of are named too (`account`: `account_id`, or `brand` and
       // `operator`; a media buy's `budget_allocation`, or its packages' `budget`), each issue saying so.
-      if (!synthetic && onlyMissing(chosen.caller, f.issue.pointer)) for (const g of alternatives(ctx, copy, f, chosen.arm)) sink(g);
+      if (!synthetic && onlyMissing(chosen.caller, f.issue.pointer)) for (const g of alternatives(ctx, copy, f, chosen)) sink(g);
       // The union itself is no defect of its own: met again (a repair moved the failure), it is resolved again; and
       // one the collection's own repairs made fail (its arm needs none of the caller's fixes) is not reported.
       if (!synthetic && chosen.caller.length > 0) sink(f);
@@ -89,6 +89,7 @@ function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink
       const chosen = choosePick(ctx, copy, f);
       if (chosen === undefined) return false;
       for (const g of chosen.caller) if (!sink(g)) return false;
+      if (!synthetic) for (const g of pickAlternatives(ctx, copy, f, chosen)) sink(g);
       copy.adopt(chosen.copy);
       continue;
     }

@@ -14,11 +14,16 @@ const MAX_ALTERNATIVE_FIXES = 8;
 const MAX_ALTERNATIVE_ARMS = 4;
 
 /**
- * Whether every one of an arm's findings is a property missing inside the union's value (at `at`): nothing the
- * caller sent contradicts the arm, it only lacks fields.
+ * Whether an arm's findings only say the union's value (at `at`) lacks fields: each a property missing inside it, or
+ * a field unknown to the arm that `unknown` says every shape refuses alike (nothing the caller sent favours or
+ * contradicts the arm). `unknown` defaults to the arm's own unknown fields: for the chosen arm, whose are reported.
  */
-export function onlyMissing(findings: readonly Finding[], at: string): boolean {
-  return findings.length > 0 && findings.every((g) => g.issue.keyword === 'required' && g.issue.pointer.startsWith(`${at}/`));
+export function onlyMissing(findings: readonly Finding[], at: string, unknown?: ReadonlySet<string>): boolean {
+  const own = unknown ?? new Set(findings.filter((g) => g.issue.keyword === 'additionalProperties').map((g) => g.issue.pointer));
+  return (
+    findings.some((g) => g.issue.keyword === 'required') &&
+    findings.every((g) => (g.issue.keyword === 'required' && g.issue.pointer.startsWith(`${at}/`)) || (g.issue.keyword === 'additionalProperties' && own.has(g.issue.pointer)))
+  );
 }
 
 /**
@@ -27,23 +32,26 @@ export function onlyMissing(findings: readonly Finding[], at: string): boolean {
  * collection's runs), its findings re-worded as that shape's. Arms needing anything else (a value changed, a field
  * dropped) are not alternatives: the caller's data already rules them out.
  */
-export function alternatives(ctx: Collection, base: Copy, u: Finding, chosen: number): Finding[] {
+export function alternatives(ctx: Collection, base: Copy, u: Finding, chosen: { arm: number; caller: readonly Finding[] }): Finding[] {
   const arms = u.arms!;
   const at = u.issue.pointer;
   const out: Finding[] = [];
+  // Fields the chosen arm refuses as unknown: another arm refusing them too is no less likely for it.
+  const unknown = new Set(chosen.caller.filter((g) => g.issue.keyword === 'additionalProperties').map((g) => g.issue.pointer));
   // A union of many shapes (a controller's scenarios) names its closest one: listing the others helps no caller, and
   // their probes would spend the runs that find the caller's other defects.
   if (arms.length > MAX_ALTERNATIVE_ARMS) return out;
   for (let k = 0; k < arms.length && ctx.runs < MAX_RUNS / 2; k++) {
-    if (k === chosen) continue;
+    if (k === chosen.arm) continue;
     const probed = probe(ctx, base.fork(), arms[k]!, (found) => {
       const again = locate(found, u.union!);
       if (again === undefined) return [];
       const arm = again.arms?.length === arms.length ? again.arms[k]! : [];
       return arm.length > 0 ? arm : undefined;
     }, MAX_ALTERNATIVE_FIXES);
-    if (probed === undefined || !onlyMissing(probed.caller, at)) continue;
-    for (const g of probed.caller) out.push({ ...g, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } });
+    if (probed === undefined || !onlyMissing(probed.caller, at, unknown)) continue;
+    // Its missing fields; the unknown ones are the chosen arm's too, and reported with it.
+    for (const g of probed.caller) if (g.issue.keyword === 'required') out.push(alternative(g, at));
   }
   return out;
 }
@@ -53,7 +61,7 @@ export function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Fi
   const arms = u.arms!;
   // The arm whose first failure got furthest into the payload first: an arm after it wins only by needing fewer fixes.
   const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? reach(arm[0]!) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
-  const best = choose(ctx, base, order.length, (copy, i, bound) => {
+  const best = choose(ctx, base, order.length, u.issue.pointer, (copy, i, bound) => {
     const { k, reach: r } = order[i]!;
     const probed = probe(ctx, copy, arms[k]!, (found) => {
       const again = locate(found, u.union!);
@@ -70,22 +78,53 @@ export function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Fi
  * A discriminator that is missing or names no arm: the arm whose value, put in its place, then needs the fewest of
  * the caller's fixes (its findings are reported, without a `discriminator`: the caller selected no arm).
  */
-export function choosePick(ctx: Collection, base: Copy, f: Finding): { caller: Finding[]; copy: Copy } | undefined {
-  const { property, branches, at } = f.pick!;
-  const where = `${at}/${escapeToken(property)}`;
-  return choose(ctx, base, branches.length, (copy, k, bound) => {
-    if (branches[k]!.length === 0 || !copy.apply([{ pointer: where, value: structuredClone(branches[k]![0]), placeholder: true }])) return undefined;
-    // Still no arm (the arm's value did not take): this arm is given up.
-    const probed = probe(ctx, copy, undefined, (found) => {
-      const mine = findWithin(found, f.union!);
-      return mine.some((g) => g.union === f.union) ? undefined : mine;
-    }, bound);
+export function choosePick(ctx: Collection, base: Copy, f: Finding): { caller: Finding[]; copy: Copy; arm: number; cost: number } | undefined {
+  const best = choose(ctx, base, f.pick!.branches.length, f.pick!.at, (copy, k, bound) => {
+    const probed = probePick(ctx, copy, f, k, bound);
     return probed === undefined ? undefined : { ...probed, reach: 0 };
   });
+  return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: best.index, cost: best.cost };
 }
 
 /**
- * The best of `n` arms, each probed on a copy of its own: fewest of the caller's fixes, a field dropped as unknown
+ * The other arms of a pick (its discriminator missing or naming no arm) that need at most one fix more than the
+ * chosen one, each probed under its own discriminator value: the caller selected no arm, so a shape nearly as close
+ * is named too (`verify_brand_claim` with a wrong `claim_type`: the property claim's own defects, not only the
+ * subsidiary claim's missing field), each issue saying it is another shape's. Unions of at most
+ * MAX_ALTERNATIVE_ARMS arms, within half the collection's runs.
+ */
+export function pickAlternatives(ctx: Collection, base: Copy, f: Finding, chosen: { arm: number; cost: number }): Finding[] {
+  const { branches, at } = f.pick!;
+  const out: Finding[] = [];
+  if (branches.length > MAX_ALTERNATIVE_ARMS) return out;
+  for (let k = 0; k < branches.length && ctx.runs < MAX_RUNS / 2; k++) {
+    if (k === chosen.arm) continue;
+    const probed = probePick(ctx, base.fork(), f, k, chosen.cost + 1);
+    if (probed === undefined || probed.caller.length === 0) continue;
+    for (const g of probed.caller) out.push(alternative(g, at));
+  }
+  return out;
+}
+
+/** Probes arm `k` of a pick: its discriminator value put in place (a placeholder), then repaired along it. */
+function probePick(ctx: Collection, copy: Copy, f: Finding, k: number, bound: number): { caller: Finding[]; cost: number; dropped: number; runs: number } | undefined {
+  const { property, branches, at } = f.pick!;
+  if (branches[k]!.length === 0 || !copy.apply([{ pointer: `${at}/${escapeToken(property)}`, value: structuredClone(branches[k]![0]), placeholder: true }])) return undefined;
+  // Still no arm (the arm's value did not take): this arm is given up.
+  return probe(ctx, copy, undefined, (found) => {
+    const mine = findWithin(found, f.union!);
+    return mine.some((g) => g.union === f.union) ? undefined : mine;
+  }, bound);
+}
+
+/** A finding of another shape than the one reported first, its message saying so. */
+function alternative(g: Finding, at: string): Finding {
+  return { ...g, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } };
+}
+
+/**
+ * The best of `n` arms, each probed on a copy of its own: first an arm taking the JSON type the caller sent at the
+ * union (`at`); then the fewest of the caller's fixes, a field dropped as unknown
  * to the arm (or a value of the wrong type replaced) counting once for every value in it (an arm that keeps what
  * the caller sent is the likelier meaning); then the least of the caller's data dropped; then the deepest first
  * failure (the arm that got furthest into the payload); then the fewest runs. An arm that already needs more fixes
@@ -96,20 +135,25 @@ function choose(
   ctx: Collection,
   base: Copy,
   n: number,
+  at: string,
   probeOne: (copy: Copy, k: number, bound: number) => { caller: Finding[]; cost: number; dropped: number; runs: number; reach: number } | undefined,
-): { caller: Finding[]; copy: Copy; index: number } | undefined {
+): { caller: Finding[]; copy: Copy; index: number; cost: number } | undefined {
   const started = ctx.runs;
   let best: { caller: Finding[]; copy: Copy; score: number[]; index: number } | undefined;
   for (let k = 0; k < n && k < MAX_ARMS && ctx.runs < MAX_RUNS && ctx.runs - started < MAX_UNION_RUNS; k++) {
     const copy = base.fork();
-    const probed = probeOne(copy, k, best === undefined ? Infinity : best.score[0]!);
+    // An arm costing more than the best is abandoned, unless the best is of another type than the caller's value.
+    const probed = probeOne(copy, k, best === undefined || best.score[0] === 1 ? Infinity : best.score[1]!);
     if (probed === undefined) continue;
-    const score = [probed.cost, probed.dropped, -probed.reach, probed.runs];
+    // An arm of another JSON type than the value the caller sent (an array form, where the caller sent an object)
+    // comes after every arm of the caller's type, whatever it costs: the caller's type is the surest sign of intent.
+    const otherType = probed.caller.some((g) => g.issue.keyword === 'type' && g.issue.pointer === at) ? 1 : 0;
+    const score = [otherType, probed.cost, probed.dropped, -probed.reach, probed.runs];
     if (best === undefined || lexLess(score, best.score)) best = { caller: probed.caller, copy, score, index: k };
-    // One fix and nothing of the caller's dropped: no arm after it can need less.
-    if (best.score[0]! <= 1 && best.score[1] === 0) break;
+    // One fix, of the caller's type, and nothing of the caller's dropped: no arm after it can need less.
+    if (best.score[0] === 0 && best.score[1]! <= 1 && best.score[2] === 0) break;
   }
-  return best;
+  return best === undefined ? undefined : { caller: best.caller, copy: best.copy, index: best.index, cost: best.score[1]! };
 }
 
 function lexLess(a: readonly number[], b: readonly number[]): boolean {
