@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts aae1bfc9b7feade8
+//   adcp-codegen 0.1.0: runtime/loader.ts b7c15ad7557829c4
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -446,6 +446,7 @@ const onDemand = Object.freeze({
   "./call/handlers.js": "runtime/transports.cjs",
   "./call/items.js": "runtime/batches.cjs",
   "./issues/collection.js": "runtime/rejections.cjs",
+  "./issues/condition-switch.js": "runtime/rejections.cjs",
   "./issues/controller-rejection.js": "runtime/rejections.cjs",
   "./issues/explain-not.js": "runtime/rejections.cjs",
   "./issues/finding.js": "runtime/rejections.cjs",

@@ -2,11 +2,12 @@
 // adcp-codegen runtime modules a valid call never reaches (runtime/*.ts compiled), loaded by index.js on first use.
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/issues/collection.ts 27575edbf7883654,
-//     runtime/issues/controller-rejection.ts 4276b731c1de9503, runtime/issues/explain-not.ts bd2460753fc39e52,
-//     runtime/issues/finding.ts 2bf3e48a4dc5f560, runtime/issues/issue-collect.ts a1b96bec0aba2985,
-//     runtime/issues/issue-text.ts 5b97b7522c3a4372, runtime/issues/issue-tree.ts 0dde571cd3abe4f4,
-//     runtime/issues/issue-wire.ts e7fdfab196987ed0, runtime/issues/pattern-example.ts 2523c5c40a65a1ec,
-//     runtime/issues/repair.ts 6e73597ac37053f0, runtime/issues/union-arms.ts 6ee9bed41c0e6b5f
+//     runtime/issues/condition-switch.ts d52b5f49fd0143d9, runtime/issues/controller-rejection.ts 4276b731c1de9503,
+//     runtime/issues/explain-not.ts bd2460753fc39e52, runtime/issues/finding.ts 2bf3e48a4dc5f560,
+//     runtime/issues/issue-collect.ts a1b96bec0aba2985, runtime/issues/issue-text.ts 5b97b7522c3a4372,
+//     runtime/issues/issue-tree.ts 3e7c08ff64247dbc, runtime/issues/issue-wire.ts e7fdfab196987ed0,
+//     runtime/issues/pattern-example.ts 2523c5c40a65a1ec, runtime/issues/repair.ts 6e73597ac37053f0,
+//     runtime/issues/union-arms.ts 6ee9bed41c0e6b5f
 "use strict";
 
 /** Runtime modules loaded on first use (rejections) as CommonJS functions, for the loader in index.js. */
@@ -63,6 +64,32 @@ function runOnce(ctx, copy) {
         throw new Error('out of runs');
     ctx.runs++;
     return ctx.run(copy);
+}
+
+  },
+  // runtime/issues/condition-switch.ts of adcp-codegen, its comments left out
+  "./issues/condition-switch.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.vacuousSwitch = vacuousSwitch;
+exports.switchErrors = switchErrors;
+const finding_js_1 = require("./issues/finding.js");
+const json_copy_js_1 = require("./wire/json-copy.js");
+function vacuousSwitch(error, data) {
+    const { switch: names, switchAt, switchData = '' } = error.params;
+    if (!Array.isArray(names) || typeof switchAt !== 'string' || typeof switchData !== 'string' || !error.instancePath.endsWith(switchData))
+        return undefined;
+    const cut = error.schemaPath.lastIndexOf(switchAt);
+    if (cut < 0)
+        return undefined;
+    const at = error.instancePath.slice(0, error.instancePath.length - switchData.length);
+    const target = (0, finding_js_1.valueAt)(data, at);
+    if (!(0, json_copy_js_1.isObject)(target) || names.some((n) => typeof n !== 'string' || Object.prototype.hasOwnProperty.call(target, n)))
+        return undefined;
+    return { names: names, at, schemaPath: `${error.schemaPath.slice(0, cut)}/required` };
+}
+function switchErrors(error, missing) {
+    return missing.names.map((p) => ({ ...error, keyword: 'required', instancePath: missing.at, schemaPath: missing.schemaPath, params: { missingProperty: p } }));
 }
 
   },
@@ -440,6 +467,7 @@ const finding_js_1 = require("./issues/finding.js");
 const issue_text_js_1 = require("./issues/issue-text.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 const pointer_js_1 = require("./wire/pointer.js");
+const condition_switch_js_1 = require("./issues/condition-switch.js");
 function findingsOf(errors, data, root) {
     const top = [];
     for (const raw of errors) {
@@ -541,10 +569,16 @@ function inside(c, u) {
 }
 function nodeFindings(node, data, root) {
     const { error, children } = node;
-    if (error.keyword === 'if')
+    if (error.keyword === 'if') {
+        const missing = (0, condition_switch_js_1.vacuousSwitch)(error, data);
+        if (missing !== undefined)
+            return switchFindings(error, missing, root);
         return children.length > 0 ? children.flatMap((c) => nodeFindings(c, data, root)) : [finding(error, root)];
-    if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf')
-        return [finding(error, root)];
+    }
+    if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') {
+        const missing = (0, condition_switch_js_1.vacuousSwitch)(error, data);
+        return missing === undefined ? [finding(error, root)] : switchFindings(error, missing, root);
+    }
     return unionFindings(node, data, root);
 }
 function unionFindings(node, data, root) {
@@ -617,6 +651,9 @@ function withVariant(f, variant, union) {
 function finding(error, root, over = {}, params = error.params) {
     const location = viaOf(error)[0] ?? root;
     return { issue: { ...(0, issue_text_js_1.issueOf)(error), ...over }, params, schemaPath: error.schemaPath, ...(location !== undefined ? { location } : {}) };
+}
+function switchFindings(error, missing, root) {
+    return (0, condition_switch_js_1.switchErrors)(error, missing).map((e) => finding(e, root));
 }
 function unionId(error) {
     return `${viaOf(error).join('>')}|${error.schemaPath}|${error.instancePath}`;

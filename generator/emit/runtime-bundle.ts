@@ -81,6 +81,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
   // A rejection's issues: every defect named (issue 19 point 3), and the compliance controller's own error arm.
   'rejections.cjs': [
     'issues/collection.js',
+    'issues/condition-switch.js',
     'issues/controller-rejection.js',
     'issues/explain-not.js',
     'issues/finding.js',

@@ -17,6 +17,7 @@ import { depth, findingKey, flatten, isScalar, MAX_BRANCH_ISSUES, sameJson, valu
 import { issueOf, listValues, unionText } from './issue-text.js';
 import { isObject } from '../wire/json-copy.js';
 import { escapeToken } from '../wire/pointer.js';
+import { switchErrors, vacuousSwitch, type VacuousSwitch } from './condition-switch.js';
 
 interface Node {
   readonly error: AjvErrorObject;
@@ -132,8 +133,15 @@ function inside(c: AjvErrorObject, u: AjvErrorObject): boolean {
 
 function nodeFindings(node: Node, data: unknown, root: string | undefined): Finding[] {
   const { error, children } = node;
-  if (error.keyword === 'if') return children.length > 0 ? children.flatMap((c) => nodeFindings(c, data, root)) : [finding(error, root)];
-  if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') return [finding(error, root)];
+  if (error.keyword === 'if') {
+    const missing = vacuousSwitch(error, data);
+    if (missing !== undefined) return switchFindings(error, missing, root);
+    return children.length > 0 ? children.flatMap((c) => nodeFindings(c, data, root)) : [finding(error, root)];
+  }
+  if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') {
+    const missing = vacuousSwitch(error, data);
+    return missing === undefined ? [finding(error, root)] : switchFindings(error, missing, root);
+  }
   return unionFindings(node, data, root);
 }
 
@@ -215,6 +223,10 @@ function withVariant(f: Finding, variant: IssueDiscriminator[] | undefined, unio
 function finding(error: AjvErrorObject, root: string | undefined, over: Partial<Issue> = {}, params: Record<string, unknown> = error.params): Finding {
   const location = viaOf(error)[0] ?? root;
   return { issue: { ...issueOf(error), ...over }, params, schemaPath: error.schemaPath, ...(location !== undefined ? { location } : {}) };
+}
+
+function switchFindings(error: AjvErrorObject, missing: VacuousSwitch, root: string | undefined): Finding[] {
+  return switchErrors(error, missing).map((e) => finding(e, root));
 }
 
 function unionId(error: AjvErrorObject): string {

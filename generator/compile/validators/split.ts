@@ -2,6 +2,7 @@ import { REBASE_CODE, REBASE_SOURCE, type SchemaGraph, type SchemaLocation } fro
 import { isPlainObject } from '../../shared/index.js';
 import { identFragment, jsLiteral, readAccessors, tokenize, type Token } from './code.js';
 import { unionHints, type UnionHint } from './unions.js';
+import { branchDataPath, conditionHints, conditionSites } from './conditions.js';
 
 /**
  * Splits Ajv's compiled code into one unit per compiled schema. With `inlineRefs: false` every `$ref` target is
@@ -99,6 +100,8 @@ export class UnitSplitter {
     };
     const hoisted = new Map<string, string>(); // JSON of a hoisted schema value → local name
     const hints = unionHints(location, this.graph);
+    const conditions = conditionHints(location);
+    const branches = conditionSites(location);
     const usedHints = new Map<UnionHint, string>();
     let patterns = 0;
     const kept = new Set<string>(); // identifiers left as Ajv wrote them (its locals)
@@ -108,6 +111,31 @@ export class UnitSplitter {
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       if (t.kind === 'comment') continue; // Ajv's `/*# sourceURL=… */`: the module header names the schema instead
+      if (t.kind === 'string' && i >= 2 && errorKeyword(tokens, i) === '"if"') {
+        // A condition switching on a property its object requires: said in the `if` error's params (conditions.ts).
+        const site = conditions.get(JSON.parse(t.text) as string);
+        const j = paramsOpen(tokens, i);
+        out.push(t.text);
+        if (site !== undefined && j !== undefined) {
+          for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
+          out.push(`switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(site.switchAt)}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          i = j;
+        }
+        continue;
+      }
+      if (t.kind === 'string' && i >= 2 && branches.length > 0 && errorKeyword(tokens, i) !== undefined && !isUnionError(tokens, i)) {
+        // An error made inside the `then` of such a condition carries its hint, with the data path back to its object.
+        const path = JSON.parse(t.text) as string;
+        const site = branches.find((c) => branchDataPath(c, path) !== undefined);
+        const j = paramsOpen(tokens, i);
+        if (site !== undefined && j !== undefined) {
+          out.push(t.text);
+          for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
+          out.push(`switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(`${site.switchAt.slice(0, -'/if'.length)}/then`)},switchData:${jsLiteral(branchDataPath(site, path)!)}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          i = j;
+          continue;
+        }
+      }
       if (t.kind === 'string' && i >= 2 && isUnionError(tokens, i)) {
         out.push(t.text);
         const site = hints.get(JSON.parse(t.text) as string);
@@ -249,14 +277,19 @@ function valueAt(root: unknown, keys: readonly (string | number)[]): unknown {
 
 /** `schemaPath:"…",keyword:"oneOf"` (or anyOf): the string token at i is the schemaPath value. */
 function isUnionError(tokens: readonly Token[], i: number): boolean {
-  const prev = tokens[i - 2];
-  const colon = tokens[i - 1];
-  if (prev?.kind !== 'ident' || prev.text !== 'schemaPath' || colon?.text !== ':') return false;
-  const kw = tokens[i + 4];
-  return tokens[i + 1]?.text === ',' && tokens[i + 2]?.text === 'keyword' && tokens[i + 3]?.text === ':' && (kw?.text === '"oneOf"' || kw?.text === '"anyOf"');
+  const kw = errorKeyword(tokens, i);
+  return kw === '"oneOf"' || kw === '"anyOf"';
 }
 
-/** Index of the `{` opening `params:{` right after a union error's keyword, if the shape is as expected. */
+/** The keyword token's text of an error literal whose schemaPath value is the string token at i (`"if"`), if it is one. */
+function errorKeyword(tokens: readonly Token[], i: number): string | undefined {
+  const prev = tokens[i - 2];
+  const colon = tokens[i - 1];
+  if (prev?.kind !== 'ident' || prev.text !== 'schemaPath' || colon?.text !== ':') return undefined;
+  return tokens[i + 1]?.text === ',' && tokens[i + 2]?.text === 'keyword' && tokens[i + 3]?.text === ':' ? tokens[i + 4]?.text : undefined;
+}
+
+/** Index of the `{` opening `params:{` right after an error's keyword, if the shape is as expected. */
 function paramsOpen(tokens: readonly Token[], i: number): number | undefined {
   const j = i + 5;
   if (tokens[j]?.text === ',' && tokens[j + 1]?.text === 'params' && tokens[j + 2]?.text === ':' && tokens[j + 3]?.text === '{') return j + 3;

@@ -1,0 +1,72 @@
+import { fragmentFromPointer, getAtPointer, isPlainObject, subschemas } from '../../shared/index.js';
+import type { SchemaFile } from '../../load/index.js';
+
+/**
+ * The data path from a condition's object to the node an error inside its `then` was made at (`/params` for
+ * `…/then/properties/params/required`), when the branch reaches it through `properties` only; else undefined.
+ */
+export function branchDataPath(site: ConditionSite, schemaPath: string): string | undefined {
+  if (!schemaPath.startsWith(`${site.then}/`)) return undefined;
+  const segments = schemaPath.slice(site.then.length + 1).split('/');
+  segments.pop(); // the keyword that failed
+  let data = '';
+  for (let i = 0; i < segments.length; i += 2) {
+    if (segments[i] !== 'properties' || segments[i + 1] === undefined) return undefined;
+    data += `/${segments[i + 1]}`;
+  }
+  return data;
+}
+
+/**
+ * Conditions that switch on a property their object requires (comply_test_controller's `allOf` of `if: { properties:
+ * { scenario: { const: … } } }, then: …`). Without the property every such `if` passes (`properties` checks only what
+ * is there), so every `then` applies at once, they conflict, and Ajv fails there before it reaches the object's own
+ * `required` — the defect the caller made. The hint rides in the `if` error's params: `switch`, the properties the
+ * condition tests that the object requires, and `switchAt`, the suffix of the error's schema path that leads from the
+ * object to the `if` (`/allOf/1/if`), so the runtime names the missing property with the object's `required`
+ * (runtime/issues/issue-tree.ts) wherever the errors were rebased to. For messages only: verdicts are untouched.
+ */
+export interface ConditionHint {
+  readonly switch: readonly string[];
+  readonly switchAt: string;
+}
+
+/** A condition's site: the schema path of its `then` (errors made there are its branch's), and its hint. */
+export interface ConditionSite extends ConditionHint {
+  readonly then: string;
+}
+
+/** The conditions compiled into one unit, keyed by the `schemaPath` Ajv writes in their errors (`#/allOf/1/if`). */
+export function conditionHints(location: { readonly file: SchemaFile; readonly pointer: string }): Map<string, ConditionHint> {
+  return new Map(conditionSites(location).map((c) => [`${c.then.slice(0, -'/then'.length)}/if`, { switch: c.switch, switchAt: c.switchAt }]));
+}
+
+/**
+ * Every such condition of a unit. Its `then` usually fails before the `if` error is written (Ajv returns at the
+ * first failure outside a union), so the errors made inside the branch carry the hint too (split.ts), with the
+ * instance path from the object to where they were made (`switchData`, when the branch reaches it through
+ * `properties` only).
+ */
+export function conditionSites(location: { readonly file: SchemaFile; readonly pointer: string }): ConditionSite[] {
+  const out: ConditionSite[] = [];
+  const root = getAtPointer(location.file.schema, location.pointer);
+  const visit = (node: unknown, errPath: string, isRoot: boolean): void => {
+    if (!isPlainObject(node)) return;
+    if (!isRoot && typeof node.$ref === 'string') return; // compiled as another unit
+    const required = new Set(Array.isArray(node.required) ? node.required.filter((r): r is string => typeof r === 'string') : []);
+    // The object's own condition, and those of its `allOf` parts.
+    const sites: [unknown, string][] = [[node, '/if']];
+    if (Array.isArray(node.allOf)) node.allOf.forEach((part, i) => sites.push([part, `/allOf/${i}/if`]));
+    for (const [holder, suffix] of sites) {
+      if (!isPlainObject(holder) || !isPlainObject(holder.if) || holder.then === undefined) continue;
+      const cond = holder.if;
+      const own = new Set(Array.isArray(cond.required) ? cond.required : []);
+      const tested = isPlainObject(cond.properties) ? Object.keys(cond.properties) : [];
+      const switches = tested.filter((p) => !own.has(p) && required.has(p)).sort();
+      if (switches.length > 0) out.push({ switch: switches, switchAt: suffix, then: `${errPath}${suffix.slice(0, -'/if'.length)}/then` });
+    }
+    for (const sub of subschemas(node)) visit(sub.schema, `${errPath}${fragmentFromPointer(sub.pointer)}`, false);
+  };
+  visit(root, '#', true);
+  return out;
+}

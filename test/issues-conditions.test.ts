@@ -1,0 +1,56 @@
+import { rmSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compileValidators } from '../generator/compile/index.js';
+import { loadRelease } from '../generator/load/index.js';
+import { wrapValidator } from '../runtime/issues/issues.js';
+import { writeEmitted } from './helpers/differential.js';
+import { tinyRelease } from './helpers/fixture-release.js';
+import { tempDir } from './helpers/temp.js';
+import { requestValidator } from './helpers/tool-validators.js';
+
+/**
+ * Conditions that switch on a property their object requires (comply_test_controller's `scenario`;
+ * generator/compile/validators/conditions.ts): without the property every `if` passes and every `then` applies, so
+ * Ajv's first failure is a branch's — but the caller's defect is the missing property, which the reply names.
+ */
+const id = (p: string) => `/schemas/9.1.0/${p}`;
+const when = (mode: string, needs: string[]) => ({ if: { properties: { mode: { const: mode } } }, then: { required: ['params'], properties: { params: { required: needs } } } });
+const dir = tinyRelease({
+  'media-buy/make-thing-request.json': {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: id('media-buy/make-thing-request.json'),
+    type: 'object',
+    required: ['mode', 'thing'],
+    properties: { mode: { type: 'string' }, thing: { $ref: '../core/thing.json' }, params: { type: 'object' } },
+    allOf: [when('pause', ['reason']), when('resume', ['at', 'reason'])],
+  },
+});
+const release = loadRelease(dir);
+const out = tempDir('adcp-issues-conditions-');
+writeEmitted(out, compileValidators(release, ['make_thing']));
+const check = wrapValidator(requestValidator(out, release.key, 'make_thing'), { idBase: '/schemas/9.1.0/' });
+const named = (data: unknown) => {
+  const r = check(data);
+  return r.ok ? [] : r.issues.map((i) => `${i.keyword} ${i.pointer}`);
+};
+
+test('a missing switch is named by the object\'s own required, not by the branches it left applying', () => {
+  assert.equal(named({}), ['required /mode', 'required /thing']);
+  assert.equal(named({ thing: { id: 't' }, params: {} }), ['required /mode']);
+  const r = check({ thing: { id: 't' } });
+  const first = r.ok ? undefined : r.issues[0];
+  assert.equal([first?.schema_id, first?.schemaPath], ['/schemas/9.1.0/media-buy/make-thing-request.json', '#/required']);
+});
+
+test('with the switch there, its branch is the caller\'s: each requirement it has is named', () => {
+  assert.equal(named({ mode: 'resume', thing: { id: 't' }, params: {} }), ['required /params/at', 'required /params/reason']);
+  assert.equal(named({ mode: 'pause', thing: { id: 't' } }), ['required /params']);
+  assert.equal(named({ mode: 'pause', thing: { id: 't' }, params: { reason: 'r' } }), []);
+});
+
+test.after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test.run();
