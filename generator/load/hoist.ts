@@ -124,7 +124,7 @@ export function sourceDocuments(file: SchemaFile): readonly SchemaFile[] {
 /** Visits every object subschema, children before the parent returns (so a node's canonical text is computed once). */
 function walk(node: JsonSchemaObject, pointer: string, visit: (node: JsonSchemaObject, pointer: string, parentKeyword: string | undefined) => void, parentKeyword?: string): void {
   for (const sub of subschemas(node)) {
-    if (isPlainObject(sub.schema)) walk(sub.schema as JsonSchemaObject, `${pointer}${sub.pointer}`, visit, sub.key === undefined ? sub.keyword : sub.keyword);
+    if (isPlainObject(sub.schema)) walk(sub.schema as JsonSchemaObject, `${pointer}${sub.pointer}`, visit, sub.keyword);
   }
   visit(node, pointer, parentKeyword);
 }
