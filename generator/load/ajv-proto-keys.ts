@@ -1,4 +1,4 @@
-import { copySchemaWithout, isPlainObject, walkSchema } from '../shared/index.js';
+import { copySchemaWithout, defineOwn, isPlainObject, walkSchema } from '../shared/index.js';
 
 /**
  * Ajv skips the name `__proto__` wherever a schema maps names (`properties`, `patternProperties`,
@@ -50,23 +50,23 @@ export function readableProtoKeys(copy: unknown): void {
     if (patterns !== undefined && hasOwn(patterns, PROTO)) {
       const next = without(patterns, PROTO);
       put(next, `(?:${PROTO})`, patterns[PROTO]);
-      define(node, 'patternProperties', next);
+      defineOwn(node, 'patternProperties', next);
     }
     const properties = own('properties');
     if (properties !== undefined && hasOwn(properties, PROTO)) {
       const moved = properties[PROTO];
       const next = without(own('patternProperties') ?? {}, '');
       put(next, PROTO_PATTERN, moved);
-      define(node, 'properties', without(properties, PROTO));
-      define(node, 'patternProperties', next);
+      defineOwn(node, 'properties', without(properties, PROTO));
+      defineOwn(node, 'patternProperties', next);
     }
     const dependencies = own('dependencies');
     if (dependencies !== undefined && hasOwn(dependencies, PROTO)) {
       const dep = dependencies[PROTO];
       const then = Array.isArray(dep) ? { required: dep } : dep;
       const allOf = Array.isArray(node.allOf) ? node.allOf : [];
-      define(node, 'allOf', [...allOf, { if: { required: [PROTO] }, then }]);
-      define(node, 'dependencies', without(dependencies, PROTO));
+      defineOwn(node, 'allOf', [...allOf, { if: { required: [PROTO] }, then }]);
+      defineOwn(node, 'dependencies', without(dependencies, PROTO));
     }
   });
 }
@@ -78,15 +78,12 @@ function hasOwn(map: Record<string, unknown>, key: string): boolean {
 /** A copy of `map` without `key` ('' keeps every key), own data properties only. */
 function without(map: Record<string, unknown>, key: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(map)) if (k !== key) define(out, k, map[k]);
+  for (const k of Object.keys(map)) if (k !== key) defineOwn(out, k, map[k]);
   return out;
 }
 
 /** `schema` under `key`, together with (allOf) what the map already holds there. */
 function put(map: Record<string, unknown>, key: string, schema: unknown): void {
-  define(map, key, hasOwn(map, key) ? { allOf: [map[key], schema] } : schema);
+  defineOwn(map, key, hasOwn(map, key) ? { allOf: [map[key], schema] } : schema);
 }
 
-function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}

@@ -1,6 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { copySchemaWithout, escapeToken, fragmentFromPointer, getAtPointer, isPlainObject, parsePointer, subschemas } from '../shared/index.js';
+import { copySchemaWithout, defineOwn, escapeToken, fragmentFromPointer, getAtPointer, isPlainObject, parsePointer, walkSchema } from '../shared/index.js';
 import type { JsonSchemaObject, Release, SchemaFile } from './model.js';
 import { readableByAjv, readableProtoKeys } from './ajv-proto-keys.js';
 import { hoistRepeats, type Copied } from './hoist.js';
@@ -131,9 +131,9 @@ export function createCompileAjv(
       if (!isPlainObject(parent) || !isPlainObject(parent[last])) return;
       const key = `adcp-codegen-split-${i}`;
       const definitions = isPlainObject(copy.definitions) ? copy.definitions : {};
-      Object.defineProperty(definitions, key, { value: parent[last], enumerable: true, writable: true, configurable: true });
-      Object.defineProperty(copy, 'definitions', { value: definitions, enumerable: true, writable: true, configurable: true });
-      Object.defineProperty(parent, last, { value: { $ref: `#/definitions/${key}` }, enumerable: true, writable: true, configurable: true });
+      defineOwn(definitions, key, parent[last]);
+      defineOwn(copy, 'definitions', definitions);
+      defineOwn(parent, last, { $ref: `#/definitions/${key}` });
       moved.set(`${file.id}#${pointer}`, `${file.id}#/definitions/${key}`);
     });
     copies.push({ file, copy });
@@ -159,9 +159,11 @@ export function createCompileAjv(
   const first = copies[0]?.file.id ?? '';
   const hoisted = hoistRepeats(copies, (node) => locations.get(node), /^(.*\/schemas\/[^/]+\/)/.exec(first)?.[1] ?? '', around);
   for (const h of hoisted) {
-    walkCopy(h.schema, '', (node, pointer) => locations.set(node, { file: h.file, pointer }));
+    walkSchema(h.schema, (node, pointer) => {
+      if (isPlainObject(node)) locations.set(node, { file: h.file, pointer });
+    });
     readableProtoKeys(h.schema);
-    Object.defineProperty(h.schema, '$id', { value: h.uri, enumerable: true, writable: true, configurable: true });
+    defineOwn(h.schema, '$id', h.uri);
     ajv.addSchema(h.schema);
   }
   for (const { copy } of copies) {
@@ -188,11 +190,4 @@ const DOCUMENTATION_KEYWORDS = new Set(['title', 'description', 'examples', '$co
  */
 export function withoutDocumentation(schema: unknown, copied?: (copy: Record<string, unknown>, pointer: string) => void): unknown {
   return copySchemaWithout(schema, (key) => DOCUMENTATION_KEYWORDS.has(key) || key.startsWith('x-'), copied);
-}
-
-/** Every object subschema of a copy with its pointer (the hoisted documents' locations). */
-function walkCopy(node: unknown, pointer: string, visit: (node: object, pointer: string) => void): void {
-  if (!isPlainObject(node)) return;
-  visit(node, pointer);
-  for (const sub of subschemas(node)) walkCopy(sub.schema, `${pointer}${sub.pointer}`, visit);
 }

@@ -1,4 +1,4 @@
-import { getAtPointer, isPlainObject, sha256, shortHash, subschemas } from '../shared/index.js';
+import { defineOwn, getAtPointer, isPlainObject, sha256, shortHash, subschemas } from '../shared/index.js';
 import type { JsonSchemaObject, SchemaFile } from './model.js';
 
 /**
@@ -141,9 +141,9 @@ function replaceTopDown(node: JsonSchemaObject, pointer: string, replace: (node:
       continue;
     }
     const holder = node[sub.keyword] as Record<string, unknown> | unknown[];
-    if (sub.key === undefined) define(node, sub.keyword, swap);
+    if (sub.key === undefined) defineOwn(node, sub.keyword, swap);
     else if (Array.isArray(holder)) holder[sub.key as number] = swap;
-    else define(holder, String(sub.key), swap);
+    else defineOwn(holder, String(sub.key), swap);
   }
 }
 
@@ -167,7 +167,7 @@ function absoluteRefs(node: unknown, base: string): JsonSchemaObject {
     if (Array.isArray(v)) return v.map(copy);
     if (!isPlainObject(v)) return v;
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v)) define(out, k, k === '$ref' && typeof v[k] === 'string' ? absolute(v[k] as string, base) : copy(v[k]));
+    for (const k of Object.keys(v)) defineOwn(out, k, k === '$ref' && typeof v[k] === 'string' ? absolute(v[k] as string, base) : copy(v[k]));
     return out;
   };
   return copy(node) as JsonSchemaObject;
@@ -185,8 +185,5 @@ function isBareRef(node: Record<string, unknown>): boolean {
   return keys.length === 1 && keys[0] === '$ref';
 }
 
-function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 

@@ -99,7 +99,7 @@ export function copySchemaWithout(
   for (const sub of subschemas(schema)) subs.set(sub.pointer, copySchemaWithout(sub.schema, drop, copied, pointer + sub.pointer));
   for (const key of Object.keys(schema)) {
     if (drop(key)) continue;
-    define(out, key, rebuild(schema[key], `/${escapeToken(key)}`, subs));
+    defineOwn(out, key, rebuild(schema[key], `/${escapeToken(key)}`, subs));
   }
   return out;
 }
@@ -117,14 +117,14 @@ function rebuild(value: unknown, pointer: string, subs: Map<string, unknown>): u
     const out: Record<string, unknown> = {};
     for (const k of keys) {
       const p = `${pointer}/${escapeToken(k)}`;
-      define(out, k, subs.has(p) ? subs.get(p) : value[k]);
+      defineOwn(out, k, subs.has(p) ? subs.get(p) : value[k]);
     }
     return out;
   }
   return value;
 }
 
-/** Own data property even for `__proto__`. */
-function define(target: Record<string, unknown>, key: string, value: unknown): void {
+/** Sets an own data property, even for `__proto__` (plain assignment would set the prototype). */
+export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -1,5 +1,5 @@
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { CodegenError, escapeToken, fragmentFromPointer, isPlainObject, subschemas } from '../../shared/index.js';
+import { CodegenError, defineOwn, escapeToken, fragmentFromPointer, isPlainObject, subschemas } from '../../shared/index.js';
 import type { EmittedFile, InputRef, Release, SchemaFile, ToolDef } from '../../load/index.js';
 import { selectTools } from '../select-tools.js';
 import { NAME_MAP_KEYWORDS, ReservedNames } from './reserved-names.js';
@@ -21,7 +21,7 @@ export async function compileTypes(release: Release, tools?: readonly string[]):
   // Names plain objects inherit go through json-schema-to-typescript disguised (reserved-names.ts).
   const names = new ReservedNames(release.hash);
   const definitions: Record<string, unknown> = {};
-  for (const file of closure) define(definitions, file.path, rewriteRefs(release, file, file.schema, '', names));
+  for (const file of closure) defineOwn(definitions, file.path, rewriteRefs(release, file, file.schema, '', names));
 
   const properties: Record<string, unknown> = {};
   for (const tool of selected) {
@@ -34,12 +34,12 @@ export async function compileTypes(release: Release, tools?: readonly string[]):
       const asyncProps: Record<string, unknown> = {};
       for (const path of tool.asyncResponseSchemas) {
         const status = asyncStatus(path);
-        define(asyncProps, names.key(status), titled(definitions, path, typeName(tool.name, `async_response_${status}`)));
+        defineOwn(asyncProps, names.key(status), titled(definitions, path, typeName(tool.name, `async_response_${status}`)));
       }
       entry.async = { type: 'object', properties: asyncProps, required: Object.keys(asyncProps), additionalProperties: false };
       required.push('async');
     }
-    define(properties, names.key(tool.name), { type: 'object', properties: entry, required, additionalProperties: false });
+    defineOwn(properties, names.key(tool.name), { type: 'object', properties: entry, required, additionalProperties: false });
   }
 
   const root = {
@@ -128,11 +128,11 @@ function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer:
   for (const key of Object.keys(node)) {
     // tsType and tsEnumNames are json-schema-to-typescript's own keywords: schema content never writes TypeScript.
     if (key === '$id' || key === '$schema' || key === 'examples' || key === '$comment' || key === 'tsType' || key === 'tsEnumNames') continue;
-    define(out, key, node[key]);
+    defineOwn(out, key, node[key]);
   }
   for (const sub of subschemas(node, pointer)) {
     const rewritten = rewriteRefs(release, file, sub.schema, sub.pointer, names);
-    if (sub.key === undefined) define(out, sub.keyword, rewritten);
+    if (sub.key === undefined) defineOwn(out, sub.keyword, rewritten);
     else {
       const holder = out[sub.keyword];
       const copy = Array.isArray(holder) ? holder : isPlainObject(holder) ? holder : undefined;
@@ -142,7 +142,7 @@ function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer:
         (out[sub.keyword] as unknown[])[sub.key as number] = rewritten;
       } else {
         if (copy === node[sub.keyword]) out[sub.keyword] = { ...copy };
-        define(out[sub.keyword] as Record<string, unknown>, String(sub.key), rewritten);
+        defineOwn(out[sub.keyword] as Record<string, unknown>, String(sub.key), rewritten);
       }
     }
   }
@@ -152,14 +152,14 @@ function rewriteRefs(release: Release, file: SchemaFile, node: unknown, pointer:
 /** The node with every property name it declares or requires as json-schema-to-typescript may see it. */
 function disguised(node: Record<string, unknown>, names: ReservedNames): Record<string, unknown> {
   const list = (v: unknown): unknown => (Array.isArray(v) ? v.map((n) => (typeof n === 'string' ? names.key(n) : n)) : v);
-  if (Array.isArray(node.required)) define(node, 'required', list(node.required));
+  if (Array.isArray(node.required)) defineOwn(node, 'required', list(node.required));
   for (const keyword of NAME_MAP_KEYWORDS) {
     const map = Object.prototype.hasOwnProperty.call(node, keyword) ? node[keyword] : undefined;
     if (!isPlainObject(map)) continue;
     const renamed: Record<string, unknown> = {};
     // dependencies/dependentRequired list names as values too.
-    for (const key of Object.keys(map)) define(renamed, names.key(key), keyword === 'dependencies' || keyword === 'dependentRequired' ? list(map[key]) : map[key]);
-    define(node, keyword, renamed);
+    for (const key of Object.keys(map)) defineOwn(renamed, names.key(key), keyword === 'dependencies' || keyword === 'dependentRequired' ? list(map[key]) : map[key]);
+    defineOwn(node, keyword, renamed);
   }
   return node;
 }
@@ -175,8 +175,8 @@ function requiredDeclared(node: Record<string, unknown>): Record<string, unknown
   const undeclared = node.required.filter((n): n is string => typeof n === 'string' && !Object.prototype.hasOwnProperty.call(properties, n));
   if (undeclared.length === 0) return node;
   const declared: Record<string, unknown> = { ...properties };
-  for (const name of undeclared) define(declared, name, {});
-  define(node, 'properties', declared);
+  for (const name of undeclared) defineOwn(declared, name, {});
+  defineOwn(node, 'properties', declared);
   return node;
 }
 
@@ -193,18 +193,14 @@ function conditionalAsUnion(node: Record<string, unknown>): Record<string, unkno
   if (yes === undefined && no === undefined) return rest;
   const arm = { anyOf: [{ allOf: [cond, yes ?? {}] }, no ?? {}] };
   const allOf = Array.isArray(rest.allOf) ? [...(rest.allOf as unknown[]), arm] : [arm];
-  define(rest, 'allOf', allOf);
+  defineOwn(rest, 'allOf', allOf);
   return rest;
 }
 
-/** Own data property, even for `__proto__`: schema keys are data. */
-function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 /** The definition of a tool schema, with its title set to the exported type name. */
 function titled(definitions: Record<string, unknown>, path: string, name: string): { $ref: string } {
   const def = definitions[path];
-  if (isPlainObject(def)) define(definitions, path, { ...def, title: name });
+  if (isPlainObject(def)) defineOwn(definitions, path, { ...def, title: name });
   return { $ref: `#/definitions/${escapeToken(path)}` };
 }

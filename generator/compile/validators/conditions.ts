@@ -36,9 +36,9 @@ export interface ConditionSite extends ConditionHint {
   readonly then: string;
 }
 
-/** The conditions compiled into one unit, keyed by the `schemaPath` Ajv writes in their errors (`#/allOf/1/if`). */
-export function conditionHints(location: { readonly file: SchemaFile; readonly pointer: string }): Map<string, ConditionHint> {
-  return new Map(conditionSites(location).map((c) => [`${c.then.slice(0, -'/then'.length)}/if`, { switch: c.switch, switchAt: c.switchAt }]));
+/** A unit's conditions keyed by the `schemaPath` Ajv writes in their `if` errors (`#/allOf/1/if`). */
+export function conditionHints(sites: readonly ConditionSite[]): Map<string, ConditionHint> {
+  return new Map(sites.map((c) => [`${c.then.slice(0, -'/then'.length)}/if`, { switch: c.switch, switchAt: c.switchAt }]));
 }
 
 /**

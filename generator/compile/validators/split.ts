@@ -2,7 +2,7 @@ import { REBASE_CODE, REBASE_SOURCE, type SchemaGraph, type SchemaLocation } fro
 import { isPlainObject } from '../../shared/index.js';
 import { identFragment, jsLiteral, readAccessors, tokenize, type Token } from './code.js';
 import { unionHints, type UnionHint } from './unions.js';
-import { branchDataPath, conditionHints, conditionSites } from './conditions.js';
+import { branchDataPath, conditionHints, conditionSites, type ConditionSite } from './conditions.js';
 
 /**
  * Splits Ajv's compiled code into one unit per compiled schema. With `inlineRefs: false` every `$ref` target is
@@ -100,8 +100,8 @@ export class UnitSplitter {
     };
     const hoisted = new Map<string, string>(); // JSON of a hoisted schema value → local name
     const hints = unionHints(location, this.graph);
-    const conditions = conditionHints(location);
     const branches = conditionSites(location);
+    const conditions = conditionHints(branches);
     const usedHints = new Map<UnionHint, string>();
     let patterns = 0;
     const kept = new Set<string>(); // identifiers left as Ajv wrote them (its locals)
@@ -126,12 +126,14 @@ export class UnitSplitter {
       if (t.kind === 'string' && i >= 2 && branches.length > 0 && errorKeyword(tokens, i) !== undefined && !isUnionError(tokens, i)) {
         // An error made inside the `then` of such a condition carries its hint, with the data path back to its object.
         const path = JSON.parse(t.text) as string;
-        const site = branches.find((c) => branchDataPath(c, path) !== undefined);
+        let site: ConditionSite | undefined;
+        let data: string | undefined;
+        for (const c of branches) if (site === undefined && (data = branchDataPath(c, path)) !== undefined) site = c;
         const j = paramsOpen(tokens, i);
-        if (site !== undefined && j !== undefined) {
+        if (site !== undefined && data !== undefined && j !== undefined) {
           out.push(t.text);
           for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
-          out.push(`switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(`${site.switchAt.slice(0, -'/if'.length)}/then`)},switchData:${jsLiteral(branchDataPath(site, path)!)}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          out.push(`switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(`${site.switchAt.slice(0, -'/if'.length)}/then`)},switchData:${jsLiteral(data)}`, tokens[j + 1]?.text === '}' ? '' : ',');
           i = j;
           continue;
         }
