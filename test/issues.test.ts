@@ -70,6 +70,18 @@ test('a value favouring no shape of a union is told each shape it only lacks fie
   assert.not.ok(natural.includes('required /account/account_id'), natural.join(', '));
 });
 
+test('a shape one fix further that keeps more of the caller\'s data is named too, as another shape', () => {
+  // `{ account_id }` needs one fix (drop `brand`) fewer than the brand shape (`operator`, `brand.domain`, an unknown
+  // field dropped), but the caller sent a brand: that shape's defects are named beside, each saying so.
+  const issues = issuesOf('create_media_buy', createMediaBuyRequest({ account: { brand: { x_unknown: 1 } } }));
+  assert.ok(brief(issues).includes('required /account/account_id'), brief(issues).join(', '));
+  for (const want of ['required /account/operator', 'required /account/brand/domain', 'additionalProperties /account/brand/x_unknown']) {
+    const found = issues.find((i) => `${i.keyword} ${i.pointer}` === want);
+    assert.ok(found !== undefined, `${want} in ${brief(issues).join(', ')}`);
+    assert.match(found!.message, /, in another shape \/account may take$/);
+  }
+});
+
 test('defects on both sides of a union are named, in one reply', () => {
   const bad = createMediaBuyRequest({ start_time: 42, brand: { domain: 'acme.example', extra: 1 } }) as Record<string, any>;
   bad.packages[0].pacing = 'warp';

@@ -91,6 +91,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'issues/issue-wire.js',
     'issues/pattern-example.js',
     'issues/repair.js',
+    'issues/switch-values.js',
     'issues/union-arms.js',
   ],
   // The transports: a server pays for them once, at start (with the check of a handler set they register).

@@ -7,7 +7,7 @@ import type { Finding } from './finding.js';
 import { apply, type Fix } from './repair.js';
 
 /** Validator runs per failed call, issues reported per rejection, arms probed per union, runs per arm and per union. */
-export const MAX_RUNS = 64;
+export const MAX_RUNS = 128;
 export const MAX_ISSUES = MAX_REJECTION_ISSUES;
 export const MAX_ARMS = 16;
 export const MAX_ARM_RUNS = 16;
@@ -28,6 +28,8 @@ export interface Collection {
   readonly repeats: Map<string, number>;
   /** issue-collect.ts's resolve, which probing an arm runs along it (handed in: the two files would import each other). */
   readonly resolve: Resolve;
+  /** Missing switches met on the way (switch-values.ts), asked about once the collection is done. */
+  readonly switches: Finding[];
 }
 
 /** The private copy: copy-on-write (only the containers on a repair's path), with the placeholders made so far. */

@@ -25,7 +25,14 @@ export interface Finding {
   readonly union?: string;
   /** A discriminated union whose discriminator is missing or names no arm: what an arm needs, and where. */
   readonly pick?: { readonly property: string; readonly branches: readonly (readonly unknown[])[]; readonly at: string };
-  /** Found in the arm a discriminated union's value selected: that union's identity. */
+  /**
+   * A property that conditions switch on, missing (every condition applied vacuously): the values they test it for,
+   * and its object. The finding's `union` is the switch's identity, which its branches' findings are `within`.
+   */
+  readonly conditions?: { readonly property: string; readonly values: readonly unknown[]; readonly at: string };
+  /** Named after every other finding of the collection (what a missing switch's values would require). */
+  readonly later?: true;
+  /** Found in the arm a discriminated union's value selected (or a condition's branch): that union's identity. */
   readonly within?: string;
 }
 

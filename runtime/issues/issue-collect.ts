@@ -19,9 +19,12 @@ import { explainNot } from './explain-not.js';
 import { closestArm, findingKey, flatten, valueAt, type Finding } from './finding.js';
 import { repair } from './repair.js';
 import { Copy, MAX_ISSUES, MAX_REPEATS, MAX_RUNS, runOnce, type Collection, type FindingsOf } from './collection.js';
-import { alternatives, chooseArm, choosePick, onlyMissing, pickAlternatives } from './union-arms.js';
+import { alternatives, chooseArm, choosePick, pickAlternatives } from './union-arms.js';
+import { switchRequirements } from './switch-values.js';
 
 export type { FindingsOf } from './collection.js';
+
+const UNIONS = new Set(['oneOf', 'anyOf']);
 
 /**
  * The findings of the failed run (`first`) and the further ones repaired copies show, as reported: a union's
@@ -30,14 +33,16 @@ export type { FindingsOf } from './collection.js';
  * on the way to a valid payload); undefined when it stopped short.
  */
 export function collectIssues(run: FindingsOf, data: unknown, first: readonly Finding[]): { findings: Finding[]; repaired?: { value: unknown } } {
-  const ctx: Collection = { run, runs: 0, repeats: new Map(), resolve };
+  const ctx: Collection = { run, runs: 0, repeats: new Map(), resolve, switches: [] };
   const out: Finding[] = [];
+  // What a missing switch's values would require comes after the caller's other defects, which it must not crowd out.
+  const later: Finding[] = [];
   const seen = new Set<string>();
   const report = (f: Finding): boolean => {
     const key = findingKey(f);
     if (seen.has(key)) return false; // the repair did not get past it
     seen.add(key);
-    out.push(f);
+    (f.later === true ? later : out).push(f);
     return true;
   };
   const copy = new Copy(data);
@@ -52,10 +57,11 @@ export function collectIssues(run: FindingsOf, data: unknown, first: readonly Fi
         break;
       }
     }
+    for (const f of ctx.switches) for (const g of switchRequirements(ctx, copy, f)) report(g);
   } catch {
     // An unexpected shape (absurd nesting, say): what was found stands.
   }
-  return { findings: out.slice(0, MAX_ISSUES), ...(valid ? { repaired: { value: copy.value } } : {}) };
+  return { findings: [...out, ...later].slice(0, MAX_ISSUES), ...(valid ? { repaired: { value: copy.value } } : {}) };
 }
 
 /**
@@ -63,6 +69,7 @@ export function collectIssues(run: FindingsOf, data: unknown, first: readonly Fi
  * progress). False when a finding cannot be got past.
  */
 function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink: (f: Finding) => boolean): boolean {
+  let repaired = false;
   for (const raw of findings) {
     const synthetic = copy.under(raw.issue.pointer);
     const f = raw.issue.keyword === 'not' && !synthetic ? explainNot(copy.value, raw, (probe) => runOnce(ctx, probe)) : raw;
@@ -74,23 +81,27 @@ function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink
       }
       // The arm's findings were judged one by one (a placeholder's are not the caller's), whoever made the union.
       for (const g of chosen.caller) if (!sink(g)) return false;
-      // The caller's value only lacks what the chosen arm requires: its data says nothing of which shape was meant,
-      // so the other shapes it only lacks fields of are named too (`account`: `account_id`, or `brand` and
-      // `operator`; a media buy's `budget_allocation`, or its packages' `budget`), each issue saying so.
-      if (!synthetic && onlyMissing(chosen.caller, f.issue.pointer)) for (const g of alternatives(ctx, copy, f, chosen)) sink(g);
+      // The shapes nearly as close are named too, each issue saying so: when the caller's value only lacks what the
+      // chosen arm requires, the others it only lacks fields of (`account`: `account_id`, or `brand` and
+      // `operator`; a media buy's `budget_allocation`, or its packages' `budget`); else those one fix further.
+      if (!synthetic) for (const g of alternatives(ctx, copy, f, chosen)) sink(g);
       // The union itself is no defect of its own: met again (a repair moved the failure), it is resolved again; and
       // one the collection's own repairs made fail (its arm needs none of the caller's fixes) is not reported.
       if (!synthetic && chosen.caller.length > 0) sink(f);
       copy.adopt(chosen.copy);
+      repaired = true;
       continue;
     }
     if (!synthetic && !sink(f)) return false;
+    // A missing switch: what each of its values would require is asked once the caller's other defects are found.
+    if (f.conditions !== undefined && !synthetic) ctx.switches.push(f);
     if (f.pick !== undefined) {
       const chosen = choosePick(ctx, copy, f);
       if (chosen === undefined) return false;
       for (const g of chosen.caller) if (!sink(g)) return false;
       if (!synthetic) for (const g of pickAlternatives(ctx, copy, f, chosen)) sink(g);
       copy.adopt(chosen.copy);
+      repaired = true;
       continue;
     }
     if (synthetic) {
@@ -100,7 +111,11 @@ function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink
       if (n > MAX_REPEATS) return false;
     }
     const fixes = repair(f, synthetic, valueAt(copy.value, f.issue.pointer));
+    // A union's summary with nothing to repair of its own, after this run's earlier findings were got past: those
+    // were what failed it (a discriminator the pick filled in), so the next run says whether it still fails.
+    if (fixes === undefined && repaired && f.arms === undefined && UNIONS.has(f.issue.keyword)) return true;
     if (fixes === undefined || !copy.apply(fixes)) return false;
+    repaired = true;
   }
   return true;
 }

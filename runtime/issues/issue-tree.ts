@@ -17,7 +17,7 @@ import { depth, findingKey, flatten, isScalar, MAX_BRANCH_ISSUES, sameJson, valu
 import { issueOf, listValues, unionText } from './issue-text.js';
 import { isObject } from '../wire/json-copy.js';
 import { escapeToken } from '../wire/pointer.js';
-import { switchErrors, vacuousSwitch, type VacuousSwitch } from './condition-switch.js';
+import { switchErrors, switchWithin, vacuousSwitch, type VacuousSwitch } from './condition-switch.js';
 
 interface Node {
   readonly error: AjvErrorObject;
@@ -140,7 +140,9 @@ function nodeFindings(node: Node, data: unknown, root: string | undefined): Find
   }
   if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') {
     const missing = vacuousSwitch(error, data);
-    return missing === undefined ? [finding(error, root)] : switchFindings(error, missing, root);
+    if (missing !== undefined) return switchFindings(error, missing, root);
+    const within = switchWithin(error, data);
+    return [within === undefined ? finding(error, root) : { ...finding(error, root), within }];
   }
   return unionFindings(node, data, root);
 }
@@ -226,7 +228,8 @@ function finding(error: AjvErrorObject, root: string | undefined, over: Partial<
 }
 
 function switchFindings(error: AjvErrorObject, missing: VacuousSwitch, root: string | undefined): Finding[] {
-  return switchErrors(error, missing).map((e) => finding(e, root));
+  const conditions = missing.values.length === 0 ? undefined : { property: missing.names[0]!, values: missing.values, at: missing.at };
+  return switchErrors(error, missing).map((e) => (conditions === undefined ? finding(e, root) : { ...finding(e, root), conditions, union: missing.id }));
 }
 
 function unionId(error: AjvErrorObject): string {

@@ -9,9 +9,9 @@ import { escapeToken } from '../wire/pointer.js';
 import { Copy, MAX_ARMS, MAX_ARM_RUNS, MAX_RUNS, MAX_UNION_RUNS, type Collection } from './collection.js';
 
 /** Properties an alternative shape of an ambiguous union may lack and still be named. */
-const MAX_ALTERNATIVE_FIXES = 8;
+export const MAX_ALTERNATIVE_FIXES = 8;
 /** Shapes a union may have for its alternatives to be named. */
-const MAX_ALTERNATIVE_ARMS = 4;
+const MAX_ALTERNATIVE_ARMS = 6;
 
 /**
  * Whether an arm's findings only say the union's value (at `at`) lacks fields: each a property missing inside it, or
@@ -27,15 +27,22 @@ export function onlyMissing(findings: readonly Finding[], at: string, unknown?: 
 }
 
 /**
- * The other arms of union `u` (not `chosen`) that the caller's object also satisfies once given the properties it
- * lacks, and only those: each probed on a copy of its own (at most MAX_ALTERNATIVE_FIXES properties each, within the
- * collection's runs), its findings re-worded as that shape's. Arms needing anything else (a value changed, a field
- * dropped) are not alternatives: the caller's data already rules them out.
+ * The other arms of union `u` (not `chosen`) worth naming beside it, each probed on a copy of its own (within half the
+ * collection's runs), its findings re-worded as that shape's:
+ * - when the caller's value only lacks what the chosen arm requires (its data favours no shape), the arms it also
+ *   satisfies once given the properties it lacks (at most MAX_ALTERNATIVE_FIXES): their missing properties;
+ * - else (or when an arm is not such a shape) the arms of the caller's JSON type needing at most one fix more than
+ *   the chosen one and dropping no more of the caller's data, all their findings: `account: { brand: {…} }` whose
+ *   brand lacks `domain` and holds an unknown field, with no `operator`, is one fix nearer the `account_id` shape
+ *   (which drops `brand` whole) than the brand shape, which keeps the brand the caller sent: both are named. A shape
+ *   that needs the caller's data dropped is never named beside one that keeps it.
  */
-export function alternatives(ctx: Collection, base: Copy, u: Finding, chosen: { arm: number; caller: readonly Finding[] }): Finding[] {
+export function alternatives(ctx: Collection, base: Copy, u: Finding, chosen: { arm: number; caller: readonly Finding[]; cost: number; dropped: number }): Finding[] {
   const arms = u.arms!;
   const at = u.issue.pointer;
   const out: Finding[] = [];
+  const missing = onlyMissing(chosen.caller, at);
+  const near = chosen.cost + 1;
   // Fields the chosen arm refuses as unknown: another arm refusing them too is no less likely for it.
   const unknown = new Set(chosen.caller.filter((g) => g.issue.keyword === 'additionalProperties').map((g) => g.issue.pointer));
   // A union of many shapes (a controller's scenarios) names its closest one: listing the others helps no caller, and
@@ -48,16 +55,20 @@ export function alternatives(ctx: Collection, base: Copy, u: Finding, chosen: { 
       if (again === undefined) return [];
       const arm = again.arms?.length === arms.length ? again.arms[k]! : [];
       return arm.length > 0 ? arm : undefined;
-    }, MAX_ALTERNATIVE_FIXES);
-    if (probed === undefined || !onlyMissing(probed.caller, at, unknown)) continue;
-    // Its missing fields; the unknown ones are the chosen arm's too, and reported with it.
-    for (const g of probed.caller) if (g.issue.keyword === 'required') out.push(alternative(g, at));
+    }, missing ? Math.max(MAX_ALTERNATIVE_FIXES, near) : near);
+    if (probed === undefined) continue;
+    if (missing && onlyMissing(probed.caller, at, unknown)) {
+      // Its missing fields; the unknown ones are the chosen arm's too, and reported with it.
+      for (const g of probed.caller) if (g.issue.keyword === 'required') out.push(alternative(g, at));
+    } else if (probed.cost <= near && probed.dropped <= chosen.dropped && !probed.caller.some((g) => g.issue.keyword === 'type' && g.issue.pointer === at)) {
+      for (const g of probed.caller) out.push(alternative(g, at));
+    }
   }
   return out;
 }
 
 /** The arm of a failed union the fewest of the caller's fixes satisfy, with those findings and the repaired copy. */
-export function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Finding[]; copy: Copy; arm: number } | undefined {
+export function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Finding[]; copy: Copy; arm: number; cost: number; dropped: number } | undefined {
   const arms = u.arms!;
   // The arm whose first failure got furthest into the payload first: an arm after it wins only by needing fewer fixes.
   const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? reach(arm[0]!) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
@@ -71,7 +82,7 @@ export function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Fi
     }, bound);
     return probed === undefined ? undefined : { ...probed, reach: r };
   });
-  return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: order[best.index]!.k };
+  return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: order[best.index]!.k, cost: best.cost, dropped: best.dropped };
 }
 
 /**
@@ -137,7 +148,7 @@ function choose(
   n: number,
   at: string,
   probeOne: (copy: Copy, k: number, bound: number) => { caller: Finding[]; cost: number; dropped: number; runs: number; reach: number } | undefined,
-): { caller: Finding[]; copy: Copy; index: number; cost: number } | undefined {
+): { caller: Finding[]; copy: Copy; index: number; cost: number; dropped: number } | undefined {
   const started = ctx.runs;
   let best: { caller: Finding[]; copy: Copy; score: number[]; index: number } | undefined;
   for (let k = 0; k < n && k < MAX_ARMS && ctx.runs < MAX_RUNS && ctx.runs - started < MAX_UNION_RUNS; k++) {
@@ -153,7 +164,7 @@ function choose(
     // One fix, of the caller's type, and nothing of the caller's dropped: no arm after it can need less.
     if (best.score[0] === 0 && best.score[1]! <= 1 && best.score[2] === 0) break;
   }
-  return best === undefined ? undefined : { caller: best.caller, copy: best.copy, index: best.index, cost: best.score[1]! };
+  return best === undefined ? undefined : { caller: best.caller, copy: best.copy, index: best.index, cost: best.score[1]!, dropped: best.score[2]! };
 }
 
 function lexLess(a: readonly number[], b: readonly number[]): boolean {
@@ -166,7 +177,7 @@ function lexLess(a: readonly number[], b: readonly number[]): boolean {
  * `next` ([]: the union is past; undefined: the arm is lost). The caller's findings met on the way, and the runs;
  * undefined when the arm is lost, or needs more than `bound` of the caller's fixes.
  */
-function probe(
+export function probe(
   ctx: Collection,
   copy: Copy,
   first: readonly Finding[] | undefined,

@@ -88,7 +88,7 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-65ce57e03ed8.cjs')['media-buy.build-creative-request-f3e55feef1e9']
+    return require('../../validate/packs/shared-cdc347f74b19.cjs')['media-buy.build-creative-request-f3e55feef1e9']
       .validate;
   },
   get response() {
@@ -397,7 +397,7 @@ tools['log_event'] = {
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-65ce57e03ed8.cjs')['media-buy.log-event-response-d35181e0d75e']
+    return require('../../validate/packs/shared-cdc347f74b19.cjs')['media-buy.log-event-response-d35181e0d75e']
       .validate;
   },
   // Async task responses by task status.
@@ -406,7 +406,7 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-65ce57e03ed8.cjs')['creative.preview-creative-request-91bbf49ed51b']
+    return require('../../validate/packs/shared-cdc347f74b19.cjs')['creative.preview-creative-request-4e10518336b2']
       .validate;
   },
   get response() {

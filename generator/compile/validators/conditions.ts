@@ -29,6 +29,11 @@ export function branchDataPath(site: ConditionSite, schemaPath: string): string 
 export interface ConditionHint {
   readonly switch: readonly string[];
   readonly switchAt: string;
+  /**
+   * A condition switching on one property: the values the object's conditions test it for (`const` or `enum`), so
+   * the runtime can say what each would require (runtime/issues/condition-switch.ts); empty otherwise.
+   */
+  readonly values: readonly unknown[];
 }
 
 /** A condition's site: the schema path of its `then` (errors made there are its branch's), and its hint. */
@@ -38,7 +43,7 @@ export interface ConditionSite extends ConditionHint {
 
 /** A unit's conditions keyed by the `schemaPath` Ajv writes in their `if` errors (`#/allOf/1/if`). */
 export function conditionHints(sites: readonly ConditionSite[]): Map<string, ConditionHint> {
-  return new Map(sites.map((c) => [`${c.then.slice(0, -'/then'.length)}/if`, { switch: c.switch, switchAt: c.switchAt }]));
+  return new Map(sites.map((c) => [`${c.then.slice(0, -'/then'.length)}/if`, { switch: c.switch, switchAt: c.switchAt, values: c.values }]));
 }
 
 /**
@@ -57,13 +62,29 @@ export function conditionSites(location: { readonly file: SchemaFile; readonly p
     // The object's own condition, and those of its `allOf` parts.
     const sites: [unknown, string][] = [[node, '/if']];
     if (Array.isArray(node.allOf)) node.allOf.forEach((part, i) => sites.push([part, `/allOf/${i}/if`]));
+    const mine: { site: Omit<ConditionSite, 'values'>; tests: unknown[] }[] = [];
     for (const [holder, suffix] of sites) {
       if (!isPlainObject(holder) || !isPlainObject(holder.if) || holder.then === undefined) continue;
       const cond = holder.if;
       const own = new Set(Array.isArray(cond.required) ? cond.required : []);
       const tested = isPlainObject(cond.properties) ? Object.keys(cond.properties) : [];
       const switches = tested.filter((p) => !own.has(p) && required.has(p)).sort();
-      if (switches.length > 0) out.push({ switch: switches, switchAt: suffix, then: `${errPath}${suffix.slice(0, -'/if'.length)}/then` });
+      if (switches.length === 0) continue;
+      const test = switches.length === 1 && isPlainObject(cond.properties) ? cond.properties[switches[0]!] : undefined;
+      const tests = isPlainObject(test) ? ('const' in test ? [test.const] : Array.isArray(test.enum) ? test.enum : []) : [];
+      mine.push({ site: { switch: switches, switchAt: suffix, then: `${errPath}${suffix.slice(0, -'/if'.length)}/then` }, tests });
+    }
+    // Every value the object's conditions on the same single property test, in the schema's order.
+    for (const { site } of mine) {
+      const values: unknown[] = [];
+      const seen = new Set<string>();
+      if (site.switch.length === 1) {
+        for (const other of mine) {
+          if (other.site.switch.length !== 1 || other.site.switch[0] !== site.switch[0]) continue;
+          for (const v of other.tests) if (!seen.has(JSON.stringify(v))) (seen.add(JSON.stringify(v)), values.push(v));
+        }
+      }
+      out.push({ ...site, values });
     }
     for (const sub of subschemas(node)) visit(sub.schema, `${errPath}${fragmentFromPointer(sub.pointer)}`, false);
   };

@@ -103,6 +103,19 @@ export class UnitSplitter {
     const branches = conditionSites(location);
     const conditions = conditionHints(branches);
     const usedHints = new Map<UnionHint, string>();
+    // A condition's switch values, one binding per list (every error of the object's conditions names the same one).
+    const valueLists = new Map<string, string>();
+    const switchValues = (site: { readonly values: readonly unknown[] }): string => {
+      if (site.values.length === 0) return '';
+      const code = jsLiteral(site.values);
+      let local = valueLists.get(code);
+      if (local === undefined) {
+        local = fresh(`switch_values_${valueLists.size + 1}`);
+        valueLists.set(code, local);
+        bindings.push({ kind: 'const', local, code });
+      }
+      return `,switchValues:${local}`;
+    };
     let patterns = 0;
     const kept = new Set<string>(); // identifiers left as Ajv wrote them (its locals)
 
@@ -118,7 +131,7 @@ export class UnitSplitter {
         out.push(t.text);
         if (site !== undefined && j !== undefined) {
           for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
-          out.push(`switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(site.switchAt)}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          out.push(`switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(site.switchAt)}${switchValues(site)}`, tokens[j + 1]?.text === '}' ? '' : ',');
           i = j;
         }
         continue;
@@ -133,7 +146,7 @@ export class UnitSplitter {
         if (site !== undefined && data !== undefined && j !== undefined) {
           out.push(t.text);
           for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
-          out.push(`switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(`${site.switchAt.slice(0, -'/if'.length)}/then`)},switchData:${jsLiteral(data)}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          out.push(`switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(`${site.switchAt.slice(0, -'/if'.length)}/then`)},switchData:${jsLiteral(data)}${switchValues(site)}`, tokens[j + 1]?.text === '}' ? '' : ',');
           i = j;
           continue;
         }

@@ -135,9 +135,10 @@ validate.errors=V;
 return N===0;
 }
 });
-define("creative.preview-creative-request-91bbf49ed51b", (exports) => {
+define("creative.preview-creative-request-4e10518336b2", (exports) => {
 exports.validate = validate;
 validate.location = "creative/preview-creative-request.json";
+const switch_values_1 = ["single","batch","variant"];
 const schema_1 = ["single","batch","variant"];
 function validate(data,{instancePath:P=""}={}){;
 let V=null;
@@ -168,7 +169,7 @@ const e5=N;
 if(data&&typeof data=="object"&&!Array.isArray(data)){
 let missing0;
 if((data.creative_manifest===undefined)&&(missing0="creative_manifest")){
-validate.errors=[$err(P,"#/allOf/0/then","required",{switch:["request_type"],switchAt:"/allOf/0/then",switchData:"",missingProperty:missing0})];
+validate.errors=[$err(P,"#/allOf/0/then","required",{switch:["request_type"],switchAt:"/allOf/0/then",switchData:"",switchValues:switch_values_1,missingProperty:missing0})];
 return false;
 }
 }
@@ -176,7 +177,7 @@ var _valid0=e5===N;
 v1=_valid0;
 }
 if(!v1){
-V=$push(V,$err(P,"#/allOf/0","if",{switch:["request_type"],switchAt:"/allOf/0/if",failingKeyword:"then"}));
+V=$push(V,$err(P,"#/allOf/0","if",{switch:["request_type"],switchAt:"/allOf/0/if",switchValues:switch_values_1,failingKeyword:"then"}));
 N++;
 validate.errors=V;
 return false;
@@ -209,7 +210,7 @@ const e10=N;
 if(data&&typeof data=="object"&&!Array.isArray(data)){
 let missing1;
 if((data.requests===undefined)&&(missing1="requests")){
-validate.errors=[$err(P,"#/allOf/1/then","required",{switch:["request_type"],switchAt:"/allOf/1/then",switchData:"",missingProperty:missing1})];
+validate.errors=[$err(P,"#/allOf/1/then","required",{switch:["request_type"],switchAt:"/allOf/1/then",switchData:"",switchValues:switch_values_1,missingProperty:missing1})];
 return false;
 }
 }
@@ -217,7 +218,7 @@ var _valid1=e10===N;
 v3=_valid1;
 }
 if(!v3){
-V=$push(V,$err(P,"#/allOf/1","if",{switch:["request_type"],switchAt:"/allOf/1/if",failingKeyword:"then"}));
+V=$push(V,$err(P,"#/allOf/1","if",{switch:["request_type"],switchAt:"/allOf/1/if",switchValues:switch_values_1,failingKeyword:"then"}));
 N++;
 validate.errors=V;
 return false;
@@ -250,7 +251,7 @@ const e15=N;
 if(data&&typeof data=="object"&&!Array.isArray(data)){
 let missing2;
 if((data.variant_id===undefined)&&(missing2="variant_id")){
-validate.errors=[$err(P,"#/allOf/2/then","required",{switch:["request_type"],switchAt:"/allOf/2/then",switchData:"",missingProperty:missing2})];
+validate.errors=[$err(P,"#/allOf/2/then","required",{switch:["request_type"],switchAt:"/allOf/2/then",switchData:"",switchValues:switch_values_1,missingProperty:missing2})];
 return false;
 }
 }
@@ -258,7 +259,7 @@ var _valid2=e15===N;
 v5=_valid2;
 }
 if(!v5){
-V=$push(V,$err(P,"#/allOf/2","if",{switch:["request_type"],switchAt:"/allOf/2/if",failingKeyword:"then"}));
+V=$push(V,$err(P,"#/allOf/2","if",{switch:["request_type"],switchAt:"/allOf/2/if",switchValues:switch_values_1,failingKeyword:"then"}));
 N++;
 validate.errors=V;
 return false;
