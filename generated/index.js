@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts 5ca24cfb5887ee69
+//   adcp-codegen 0.1.0: runtime/loader.ts 16ff6c97860dc473
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -458,6 +458,7 @@ const onDemand = Object.freeze({
   "./issues/repair.js": "runtime/rejections.cjs",
   "./issues/switch-values.js": "runtime/rejections.cjs",
   "./issues/union-arms.js": "runtime/rejections.cjs",
+  "./issues/union-hint.js": "runtime/rejections.cjs",
   "./services/account-scope.js": "runtime/services.cjs",
   "./services/auth/api-key.js": "runtime/http.cjs",
   "./services/auth/basic.js": "runtime/http.cjs",

@@ -5,9 +5,10 @@
 //     runtime/issues/condition-switch.ts 30d125bfe2d8a11b, runtime/issues/controller-rejection.ts 4276b731c1de9503,
 //     runtime/issues/explain-not.ts bd2460753fc39e52, runtime/issues/finding.ts 2bf3e48a4dc5f560,
 //     runtime/issues/issue-collect.ts 9b529a07a5d908c0, runtime/issues/issue-text.ts 5b97b7522c3a4372,
-//     runtime/issues/issue-tree.ts 92cbf8533ff4ac03, runtime/issues/issue-wire.ts e7fdfab196987ed0,
+//     runtime/issues/issue-tree.ts 42721f8f81232792, runtime/issues/issue-wire.ts e7fdfab196987ed0,
 //     runtime/issues/pattern-example.ts 2523c5c40a65a1ec, runtime/issues/repair.ts 6e73597ac37053f0,
-//     runtime/issues/switch-values.ts 5bb8bb18bb9b58b0, runtime/issues/union-arms.ts 3c5236f699d0c417
+//     runtime/issues/switch-values.ts 5bb8bb18bb9b58b0, runtime/issues/union-arms.ts 53ea3c30b09da690,
+//     runtime/issues/union-hint.ts fe45a8939428bf1f
 "use strict";
 
 /** Runtime modules loaded on first use (rejections) as CommonJS functions, for the loader in index.js. */
@@ -495,6 +496,7 @@ const issue_text_js_1 = require("./issues/issue-text.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 const pointer_js_1 = require("./wire/pointer.js");
 const condition_switch_js_1 = require("./issues/condition-switch.js");
+const union_hint_js_1 = require("./issues/union-hint.js");
 function findingsOf(errors, data, root) {
     const top = [];
     for (const raw of errors) {
@@ -569,7 +571,7 @@ function expectedArms(error) {
         case 'anyOf':
             if (Array.isArray(error.params.passingSchemas))
                 return undefined;
-            return typeof error.params.arms === 'number' ? error.params.arms : discriminatorHint(error.params.discriminator)?.branches.length;
+            return typeof error.params.arms === 'number' ? error.params.arms : (0, union_hint_js_1.discriminatorHint)(error.params.discriminator)?.branches.length;
         case 'if':
             return 1;
         default:
@@ -618,7 +620,7 @@ function unionFindings(node, data, root) {
     if (Array.isArray(passing)) {
         return [finding(error, root, { message: `matches more than one of the allowed shapes (branches ${passing.join(' and ')}); it must match exactly one` })];
     }
-    const hint = discriminatorHint(error.params.discriminator);
+    const hint = (0, union_hint_js_1.discriminatorHint)(error.params.discriminator);
     if (hint !== undefined)
         return discriminated(node, hint, data, root);
     const summary = finding(error, root, { message: unionMessage(error.keyword, children, at) });
@@ -641,7 +643,7 @@ function discriminated(node, hint, data, root) {
     const at = error.instancePath;
     const target = (0, finding_js_1.valueAt)(data, at);
     const choices = (0, issue_text_js_1.listValues)(hint.allowedValues);
-    const pick = { property: hint.property, branches: hint.branches, at };
+    const pick = { property: hint.property, branches: hint.branches, at, ...(hint.names !== undefined ? { names: hint.names } : {}) };
     const union = unionId(error);
     const where = `${at}/${(0, pointer_js_1.escapeToken)(hint.property)}`;
     if (!(0, json_copy_js_1.isObject)(target)) {
@@ -706,12 +708,6 @@ function copyError(raw) {
         params: { ...params },
         ...(via !== undefined && via.length > 0 ? { via } : {}),
     };
-}
-function discriminatorHint(raw) {
-    if (!(0, json_copy_js_1.isObject)(raw) || typeof raw.property !== 'string' || !Array.isArray(raw.allowedValues))
-        return undefined;
-    const branches = Array.isArray(raw.branches) ? raw.branches.map((b) => (Array.isArray(b) ? b : [])) : [];
-    return { property: raw.property, allowedValues: raw.allowedValues, branches, validators: Array.isArray(raw.validators) ? raw.validators : [] };
 }
 function branchFindings(thunk, target, at, data) {
     if (typeof thunk !== 'function')
@@ -1243,11 +1239,14 @@ function chooseArm(ctx, base, u) {
     return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: order[best.index].k, cost: best.cost, dropped: best.dropped };
 }
 function choosePick(ctx, base, f) {
-    const best = choose(ctx, base, f.pick.branches.length, f.pick.at, (copy, k, bound) => {
-        const probed = probePick(ctx, copy, f, k, bound);
+    const { branches, at, property, names } = f.pick;
+    const order = branches.map((_, k) => ({ k, undeclared: costOf(undeclaredOf(base.value, at, property, names?.[k])) }));
+    order.sort((a, b) => a.undeclared - b.undeclared || a.k - b.k);
+    const best = choose(ctx, base, order.length, at, (copy, i, bound) => {
+        const probed = probePick(ctx, copy, f, order[i].k, bound);
         return probed === undefined ? undefined : { ...probed, reach: 0 };
     });
-    return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: best.index, cost: best.cost };
+    return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: order[best.index].k, cost: best.cost };
 }
 function pickAlternatives(ctx, base, f, chosen) {
     const { branches, at } = f.pick;
@@ -1269,10 +1268,28 @@ function probePick(ctx, copy, f, k, bound) {
     const { property, branches, at } = f.pick;
     if (branches[k].length === 0 || !copy.apply([{ pointer: `${at}/${(0, pointer_js_1.escapeToken)(property)}`, value: structuredClone(branches[k][0]), placeholder: true }]))
         return undefined;
-    return probe(ctx, copy, undefined, (found) => {
+    const undeclared = undeclaredOf(copy.value, at, property, f.pick.names?.[k]);
+    const probed = probe(ctx, copy, undefined, (found) => {
         const mine = (0, finding_js_1.findWithin)(found, f.union);
         return mine.some((g) => g.union === f.union) ? undefined : mine;
     }, bound);
+    return probed === undefined ? undefined : withUndeclared(probed, undeclared, bound);
+}
+const costOf = (fields) => fields.reduce((n, u) => n + u.cost, 0);
+function withUndeclared(probed, undeclared, bound) {
+    const refused = new Set(probed.caller.filter((g) => g.issue.keyword === 'additionalProperties').map((g) => g.issue.pointer));
+    const extra = undeclared.filter((u) => !refused.has(u.pointer));
+    const cost = probed.cost + costOf(extra);
+    return cost > bound ? undefined : { ...probed, cost, dropped: probed.dropped + extra.reduce((n, u) => n + u.dropped, 0) };
+}
+function undeclaredOf(data, at, property, names) {
+    const target = (0, finding_js_1.valueAt)(data, at);
+    if (names === null || names === undefined || target === null || typeof target !== 'object' || Array.isArray(target))
+        return [];
+    const declared = new Set(names);
+    return Object.entries(target)
+        .filter(([key]) => key !== property && !declared.has(key))
+        .map(([key, value]) => ({ pointer: `${at}/${(0, pointer_js_1.escapeToken)(key)}`, cost: leaves(value), dropped: size(value) }));
 }
 function alternative(g, at) {
     return { ...g, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } };
@@ -1356,6 +1373,26 @@ function size(value) {
     catch {
         return 1;
     }
+}
+
+  },
+  // runtime/issues/union-hint.ts of adcp-codegen, its comments left out
+  "./issues/union-hint.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.discriminatorHint = discriminatorHint;
+const json_copy_js_1 = require("./wire/json-copy.js");
+function discriminatorHint(raw) {
+    if (!(0, json_copy_js_1.isObject)(raw) || typeof raw.property !== 'string' || !Array.isArray(raw.allowedValues))
+        return undefined;
+    const branches = Array.isArray(raw.branches) ? raw.branches.map((b) => (Array.isArray(b) ? b : [])) : [];
+    const names = namesOf(raw.names, branches.length);
+    return { property: raw.property, allowedValues: raw.allowedValues, branches, validators: Array.isArray(raw.validators) ? raw.validators : [], ...(names !== undefined ? { names } : {}) };
+}
+function namesOf(raw, n) {
+    if (!Array.isArray(raw) || raw.length !== n)
+        return undefined;
+    return raw.map((names) => (Array.isArray(names) ? names.filter((x) => typeof x === 'string') : null));
 }
 
   },

@@ -93,6 +93,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'issues/repair.js',
     'issues/switch-values.js',
     'issues/union-arms.js',
+    'issues/union-hint.js',
   ],
   // The transports: a server pays for them once, at start (with the check of a handler set they register).
   'transports.cjs': ['artifacts/tools-list.js', 'call/handlers.js', 'transports/a2a.js', 'transports/mcp.js'],

@@ -24,7 +24,13 @@ export interface Finding {
   /** That union's identity within a run: the definitions its error passed through, its schema and instance paths. */
   readonly union?: string;
   /** A discriminated union whose discriminator is missing or names no arm: what an arm needs, and where. */
-  readonly pick?: { readonly property: string; readonly branches: readonly (readonly unknown[])[]; readonly at: string };
+  readonly pick?: {
+    readonly property: string;
+    readonly branches: readonly (readonly unknown[])[];
+    readonly at: string;
+    /** The properties each arm declares (null: unknown), when the generator listed them. */
+    readonly names?: readonly (readonly string[] | null)[];
+  };
   /**
    * A property that conditions switch on, missing (every condition applied vacuously): the values they test it for,
    * and its object. The finding's `union` is the switch's identity, which its branches' findings are `within`.

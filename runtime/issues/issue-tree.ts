@@ -18,6 +18,7 @@ import { issueOf, listValues, unionText } from './issue-text.js';
 import { isObject } from '../wire/json-copy.js';
 import { escapeToken } from '../wire/pointer.js';
 import { switchErrors, switchWithin, vacuousSwitch, type VacuousSwitch } from './condition-switch.js';
+import { discriminatorHint, type DiscriminatorHint } from './union-hint.js';
 
 interface Node {
   readonly error: AjvErrorObject;
@@ -184,7 +185,7 @@ function discriminated(node: Node, hint: DiscriminatorHint, data: unknown, root:
   const at = error.instancePath;
   const target = valueAt(data, at);
   const choices = listValues(hint.allowedValues);
-  const pick = { property: hint.property, branches: hint.branches, at };
+  const pick = { property: hint.property, branches: hint.branches, at, ...(hint.names !== undefined ? { names: hint.names } : {}) };
   const union = unionId(error);
   const where = `${at}/${escapeToken(hint.property)}`;
   if (!isObject(target)) {
@@ -258,20 +259,6 @@ function copyError(raw: AjvErrorObject): AjvErrorObject {
     params: { ...params },
     ...(via !== undefined && via.length > 0 ? { via } : {}),
   };
-}
-
-interface DiscriminatorHint {
-  property: string;
-  allowedValues: unknown[];
-  branches: unknown[][];
-  /** Per branch that is a `$ref`: a thunk returning the branch's compiled function (generator/compile/validators/split.ts). */
-  validators: unknown[];
-}
-
-function discriminatorHint(raw: unknown): DiscriminatorHint | undefined {
-  if (!isObject(raw) || typeof raw.property !== 'string' || !Array.isArray(raw.allowedValues)) return undefined;
-  const branches = Array.isArray(raw.branches) ? raw.branches.map((b) => (Array.isArray(b) ? b : [])) : [];
-  return { property: raw.property, allowedValues: raw.allowedValues, branches, validators: Array.isArray(raw.validators) ? raw.validators : [] };
 }
 
 /**

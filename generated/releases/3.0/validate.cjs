@@ -75,11 +75,11 @@ module.exports = tools;
 /* signals/activate-signal-request.json → signals/activate-signal-response.json */
 tools['activate_signal'] = {
   get request() {
-    return require('../../validate/packs/shared-cc1dcb99dccf.cjs')['signals.activate-signal-request-98b13eea08c5']
+    return require('../../validate/packs/shared-d645cccc560c.cjs')['signals.activate-signal-request-914fea9c7c45']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-7e58ed561f5f.cjs')['signals.activate-signal-response-7dec98734e95']
+    return require('../../validate/packs/shared-657edefc1208.cjs')['signals.activate-signal-response-d54dc3be104a']
       .validate;
   },
   // Async task responses by task status.
@@ -88,28 +88,28 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-cdc347f74b19.cjs')['media-buy.build-creative-request-f3e55feef1e9']
+    return require('../../validate/packs/shared-1fee1f2ee05d.cjs')['media-buy.build-creative-request-ca95b99ddfb1']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/build_creative.response-c4316d5a766c.cjs')[
-      'media-buy.build-creative-response-a7e99ed7dbf2'
+    return require('../../validate/packs/build_creative.response-92fe9deba89e.cjs')[
+      'media-buy.build-creative-response-f658c00eecbc'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/build_creative.response-c4316d5a766c.cjs')[
+      return require('../../validate/packs/build_creative.response-92fe9deba89e.cjs')[
         'media-buy.build-creative-async-response-input-required-b3c21cd39de1'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/build_creative.response-c4316d5a766c.cjs')[
+      return require('../../validate/packs/build_creative.response-92fe9deba89e.cjs')[
         'media-buy.build-creative-async-response-submitted-16988ccf5302'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/build_creative.response-c4316d5a766c.cjs')[
+      return require('../../validate/packs/build_creative.response-92fe9deba89e.cjs')[
         'media-buy.build-creative-async-response-working-d13374934180'
       ].validate;
     },
@@ -118,12 +118,12 @@ tools['build_creative'] = {
 /* governance/check-governance-request.json → governance/check-governance-response.json */
 tools['check_governance'] = {
   get request() {
-    return require('../../validate/packs/check_governance.request-91f1d3884085.cjs')[
-      'governance.check-governance-request-b8f8a98fa0ab'
+    return require('../../validate/packs/check_governance.request-2d32350488f9.cjs')[
+      'governance.check-governance-request-c2a5b80c9e6c'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-dd488edd0d9a.cjs')['governance.check-governance-response-badedc955afe']
+    return require('../../validate/packs/shared-de2118074965.cjs')['governance.check-governance-response-badedc955afe']
       .validate;
   },
   // Async task responses by task status.
@@ -132,29 +132,29 @@ tools['check_governance'] = {
 /* media-buy/create-media-buy-request.json → media-buy/create-media-buy-response.json */
 tools['create_media_buy'] = {
   get request() {
-    return require('../../validate/packs/create_media_buy.request-ca795714dbf1.cjs')[
-      'media-buy.create-media-buy-request-423ee855b57f'
+    return require('../../validate/packs/create_media_buy.request-fab9d9990ef2.cjs')[
+      'media-buy.create-media-buy-request-b080c3dda747'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/create_media_buy.response-bb37f7e06f08.cjs')[
-      'media-buy.create-media-buy-response-4745bf1e911a'
+    return require('../../validate/packs/create_media_buy.response-04a62b100d7b.cjs')[
+      'media-buy.create-media-buy-response-1b43fb940976'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/create_media_buy.response-bb37f7e06f08.cjs')[
+      return require('../../validate/packs/create_media_buy.response-04a62b100d7b.cjs')[
         'media-buy.create-media-buy-async-response-input-required-cf3ad27df4c1'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/create_media_buy.response-bb37f7e06f08.cjs')[
+      return require('../../validate/packs/create_media_buy.response-04a62b100d7b.cjs')[
         'media-buy.create-media-buy-async-response-submitted-ba61e03fbc44'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/create_media_buy.response-bb37f7e06f08.cjs')[
+      return require('../../validate/packs/create_media_buy.response-04a62b100d7b.cjs')[
         'media-buy.create-media-buy-async-response-working-dd33036870c8'
       ].validate;
     },
@@ -163,12 +163,12 @@ tools['create_media_buy'] = {
 /* property/create-property-list-request.json → property/create-property-list-response.json */
 tools['create_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-cc1dcb99dccf.cjs')['property.create-property-list-request-2034a4d62d60']
+    return require('../../validate/packs/shared-d645cccc560c.cjs')['property.create-property-list-request-d6bc7be5dc13']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-cf05ac8dae0f.cjs')[
-      'property.create-property-list-response-634fda80f44b'
+    return require('../../validate/packs/shared-5d56f932f28f.cjs')[
+      'property.create-property-list-response-5d37f2239e5d'
     ].validate;
   },
   // Async task responses by task status.
@@ -191,13 +191,13 @@ tools['delete_property_list'] = {
 /* protocol/get-adcp-capabilities-request.json → protocol/get-adcp-capabilities-response.json */
 tools['get_adcp_capabilities'] = {
   get request() {
-    return require('../../validate/packs/shared-505b3d20c6d0.cjs')[
+    return require('../../validate/packs/shared-251136103bd1.cjs')[
       'protocol.get-adcp-capabilities-request-a80df4e30480'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_adcp_capabilities.response-e0a49def1230.cjs')[
-      'protocol.get-adcp-capabilities-response-b1730b70c549'
+    return require('../../validate/packs/get_adcp_capabilities.response-a9edf2b2cda9.cjs')[
+      'protocol.get-adcp-capabilities-response-f1670f855490'
     ].validate;
   },
   // Async task responses by task status.
@@ -206,13 +206,13 @@ tools['get_adcp_capabilities'] = {
 /* creative/get-creative-delivery-request.json → creative/get-creative-delivery-response.json */
 tools['get_creative_delivery'] = {
   get request() {
-    return require('../../validate/packs/shared-9ced02f7bc99.cjs')[
+    return require('../../validate/packs/shared-39003b9c5228.cjs')[
       'creative.get-creative-delivery-request-9abb56958024'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_creative_delivery.response-3c77b37a2c76.cjs')[
-      'creative.get-creative-delivery-response-d9f02599f700'
+    return require('../../validate/packs/get_creative_delivery.response-303d8d4902a7.cjs')[
+      'creative.get-creative-delivery-response-ac017d124724'
     ].validate;
   },
   // Async task responses by task status.
@@ -221,12 +221,12 @@ tools['get_creative_delivery'] = {
 /* creative/get-creative-features-request.json → creative/get-creative-features-response.json */
 tools['get_creative_features'] = {
   get request() {
-    return require('../../validate/packs/shared-666073e84616.cjs')[
-      'creative.get-creative-features-request-a4888e65d703'
+    return require('../../validate/packs/shared-fa39bee4c83b.cjs')[
+      'creative.get-creative-features-request-5be75b2baf18'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-f787a323ff0c.cjs')[
+    return require('../../validate/packs/shared-7e16af8d70d7.cjs')[
       'creative.get-creative-features-response-12920889da08'
     ].validate;
   },
@@ -236,12 +236,12 @@ tools['get_creative_features'] = {
 /* media-buy/get-media-buy-delivery-request.json → media-buy/get-media-buy-delivery-response.json */
 tools['get_media_buy_delivery'] = {
   get request() {
-    return require('../../validate/packs/get_media_buy_delivery.request-833aa90f9a1b.cjs')[
+    return require('../../validate/packs/get_media_buy_delivery.request-1daca31ebad1.cjs')[
       'media-buy.get-media-buy-delivery-request-307e0f8cd51a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buy_delivery.response-5af8074cbf45.cjs')[
+    return require('../../validate/packs/get_media_buy_delivery.response-02e6538a04aa.cjs')[
       'media-buy.get-media-buy-delivery-response-77deced7b926'
     ].validate;
   },
@@ -251,11 +251,11 @@ tools['get_media_buy_delivery'] = {
 /* media-buy/get-media-buys-request.json → media-buy/get-media-buys-response.json */
 tools['get_media_buys'] = {
   get request() {
-    return require('../../validate/packs/shared-a51dce7dabda.cjs')['media-buy.get-media-buys-request-7c407ce22700']
+    return require('../../validate/packs/shared-9fbda7552ad5.cjs')['media-buy.get-media-buys-request-7c407ce22700']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buys.response-cb9034fe8032.cjs')[
+    return require('../../validate/packs/get_media_buys.response-3c3fdcf39d96.cjs')[
       'media-buy.get-media-buys-response-5da09d615501'
     ].validate;
   },
@@ -265,12 +265,12 @@ tools['get_media_buys'] = {
 /* governance/get-plan-audit-logs-request.json → governance/get-plan-audit-logs-response.json */
 tools['get_plan_audit_logs'] = {
   get request() {
-    return require('../../validate/packs/shared-666073e84616.cjs')[
+    return require('../../validate/packs/shared-fa39bee4c83b.cjs')[
       'governance.get-plan-audit-logs-request-7148ef32b779'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_plan_audit_logs.response-51425d67ff2b.cjs')[
+    return require('../../validate/packs/get_plan_audit_logs.response-ce0663d021f1.cjs')[
       'governance.get-plan-audit-logs-response-c7c2557206a7'
     ].validate;
   },
@@ -280,29 +280,29 @@ tools['get_plan_audit_logs'] = {
 /* media-buy/get-products-request.json → media-buy/get-products-response.json */
 tools['get_products'] = {
   get request() {
-    return require('../../validate/packs/get_products.request-893cace68783.cjs')[
-      'media-buy.get-products-request-6b46f2b63bd1'
+    return require('../../validate/packs/get_products.request-56b41413a1b4.cjs')[
+      'media-buy.get-products-request-30baebc6fbc5'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_products.response-cfbf5adb551f.cjs')[
-      'media-buy.get-products-response-d018d9acb19b'
+    return require('../../validate/packs/get_products.response-01d01baefbe0.cjs')[
+      'media-buy.get-products-response-d688c0ddee3e'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/get_products.response-cfbf5adb551f.cjs')[
-        'media-buy.get-products-async-response-input-required-40ea3008b231'
+      return require('../../validate/packs/get_products.response-01d01baefbe0.cjs')[
+        'media-buy.get-products-async-response-input-required-68126363fc85'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/get_products.response-cfbf5adb551f.cjs')[
+      return require('../../validate/packs/get_products.response-01d01baefbe0.cjs')[
         'media-buy.get-products-async-response-submitted-4f013e52d995'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/get_products.response-cfbf5adb551f.cjs')[
+      return require('../../validate/packs/get_products.response-01d01baefbe0.cjs')[
         'media-buy.get-products-async-response-working-a38479b19d6d'
       ].validate;
     },
@@ -311,11 +311,11 @@ tools['get_products'] = {
 /* property/get-property-list-request.json → property/get-property-list-response.json */
 tools['get_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-5db37715a57f.cjs')['property.get-property-list-request-63b1e6db4aa2']
+    return require('../../validate/packs/shared-9210b7171754.cjs')['property.get-property-list-request-63b1e6db4aa2']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-b98eb36ff673.cjs')['property.get-property-list-response-d077114bbb5b']
+    return require('../../validate/packs/shared-629ac7ad834b.cjs')['property.get-property-list-response-8a1854d654db']
       .validate;
   },
   // Async task responses by task status.
@@ -324,10 +324,10 @@ tools['get_property_list'] = {
 /* signals/get-signals-request.json → signals/get-signals-response.json */
 tools['get_signals'] = {
   get request() {
-    return require('../../validate/packs/shared-cc1dcb99dccf.cjs')['signals.get-signals-request-a903785e8d8b'].validate;
+    return require('../../validate/packs/shared-d645cccc560c.cjs')['signals.get-signals-request-377413413f37'].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-7e58ed561f5f.cjs')['signals.get-signals-response-02edf4c2414c']
+    return require('../../validate/packs/shared-657edefc1208.cjs')['signals.get-signals-response-9dea82b62dad']
       .validate;
   },
   // Async task responses by task status.
@@ -336,11 +336,11 @@ tools['get_signals'] = {
 /* account/list-accounts-request.json → account/list-accounts-response.json */
 tools['list_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-a51dce7dabda.cjs')['account.list-accounts-request-5ad0deb34827']
+    return require('../../validate/packs/shared-9fbda7552ad5.cjs')['account.list-accounts-request-5ad0deb34827']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-f787a323ff0c.cjs')['account.list-accounts-response-a570a28ab555']
+    return require('../../validate/packs/shared-7e16af8d70d7.cjs')['account.list-accounts-response-a570a28ab555']
       .validate;
   },
   // Async task responses by task status.
@@ -349,13 +349,13 @@ tools['list_accounts'] = {
 /* media-buy/list-creative-formats-request.json → media-buy/list-creative-formats-response.json */
 tools['list_creative_formats'] = {
   get request() {
-    return require('../../validate/packs/shared-e9aa189ef76e.cjs')[
+    return require('../../validate/packs/shared-3e0c5031cfd5.cjs')[
       'media-buy.list-creative-formats-request-bdf1de533dec'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creative_formats.response-ed2688b8f1f9.cjs')[
-      'media-buy.list-creative-formats-response-00f9cda0ee8b'
+    return require('../../validate/packs/list_creative_formats.response-042c955c28ac.cjs')[
+      'media-buy.list-creative-formats-response-f7367c0d4db4'
     ].validate;
   },
   // Async task responses by task status.
@@ -364,13 +364,13 @@ tools['list_creative_formats'] = {
 /* creative/list-creatives-request.json → creative/list-creatives-response.json */
 tools['list_creatives'] = {
   get request() {
-    return require('../../validate/packs/list_creatives.request-dd86661c383a.cjs')[
+    return require('../../validate/packs/list_creatives.request-5c29cb9e2989.cjs')[
       'creative.list-creatives-request-6d724684ca57'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creatives.response-0f098bf3cb48.cjs')[
-      'creative.list-creatives-response-e62c16254add'
+    return require('../../validate/packs/list_creatives.response-ddce4ddd66ea.cjs')[
+      'creative.list-creatives-response-fa37d7493635'
     ].validate;
   },
   // Async task responses by task status.
@@ -379,11 +379,11 @@ tools['list_creatives'] = {
 /* property/list-property-lists-request.json → property/list-property-lists-response.json */
 tools['list_property_lists'] = {
   get request() {
-    return require('../../validate/packs/shared-dd488edd0d9a.cjs')['property.list-property-lists-request-ca8de6df63b3']
+    return require('../../validate/packs/shared-de2118074965.cjs')['property.list-property-lists-request-ca8de6df63b3']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-b98eb36ff673.cjs')['property.list-property-lists-response-1552d7aa3ddb']
+    return require('../../validate/packs/shared-629ac7ad834b.cjs')['property.list-property-lists-response-798c4370bfd3']
       .validate;
   },
   // Async task responses by task status.
@@ -392,12 +392,12 @@ tools['list_property_lists'] = {
 /* media-buy/log-event-request.json → media-buy/log-event-response.json */
 tools['log_event'] = {
   get request() {
-    return require('../../validate/packs/log_event.request-b32ba5a7564b.cjs')[
+    return require('../../validate/packs/log_event.request-f1b22e4357f4.cjs')[
       'media-buy.log-event-request-865896f3c850'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-cdc347f74b19.cjs')['media-buy.log-event-response-d35181e0d75e']
+    return require('../../validate/packs/shared-1fee1f2ee05d.cjs')['media-buy.log-event-response-d35181e0d75e']
       .validate;
   },
   // Async task responses by task status.
@@ -406,12 +406,12 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-cdc347f74b19.cjs')['creative.preview-creative-request-4e10518336b2']
+    return require('../../validate/packs/shared-1fee1f2ee05d.cjs')['creative.preview-creative-request-b4b7b272bfe6']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/preview_creative.response-e880e63f7273.cjs')[
-      'creative.preview-creative-response-458002387a4b'
+    return require('../../validate/packs/preview_creative.response-5d615b95ca3a.cjs')[
+      'creative.preview-creative-response-0210d4ae11f2'
     ].validate;
   },
   // Async task responses by task status.
@@ -420,12 +420,12 @@ tools['preview_creative'] = {
 /* media-buy/provide-performance-feedback-request.json → media-buy/provide-performance-feedback-response.json */
 tools['provide_performance_feedback'] = {
   get request() {
-    return require('../../validate/packs/shared-e9aa189ef76e.cjs')[
+    return require('../../validate/packs/shared-3e0c5031cfd5.cjs')[
       'media-buy.provide-performance-feedback-request-f2ad3fbde83c'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-7e58ed561f5f.cjs')[
+    return require('../../validate/packs/shared-657edefc1208.cjs')[
       'media-buy.provide-performance-feedback-response-bf02b6b5e6e9'
     ].validate;
   },
@@ -435,12 +435,12 @@ tools['provide_performance_feedback'] = {
 /* governance/report-plan-outcome-request.json → governance/report-plan-outcome-response.json */
 tools['report_plan_outcome'] = {
   get request() {
-    return require('../../validate/packs/shared-505b3d20c6d0.cjs')[
-      'governance.report-plan-outcome-request-b127b9b44397'
+    return require('../../validate/packs/shared-251136103bd1.cjs')[
+      'governance.report-plan-outcome-request-9903953b5533'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-dd488edd0d9a.cjs')[
+    return require('../../validate/packs/shared-de2118074965.cjs')[
       'governance.report-plan-outcome-response-fd2526bf2bdf'
     ].validate;
   },
@@ -464,7 +464,7 @@ tools['sync_accounts'] = {
 /* media-buy/sync-audiences-request.json → media-buy/sync-audiences-response.json */
 tools['sync_audiences'] = {
   get request() {
-    return require('../../validate/packs/shared-a51dce7dabda.cjs')['media-buy.sync-audiences-request-5bfc3cbb3a2b']
+    return require('../../validate/packs/shared-9fbda7552ad5.cjs')['media-buy.sync-audiences-request-5bfc3cbb3a2b']
       .validate;
   },
   get response() {
@@ -508,7 +508,7 @@ tools['sync_catalogs'] = {
 /* creative/sync-creatives-request.json → creative/sync-creatives-response.json */
 tools['sync_creatives'] = {
   get request() {
-    return require('../../validate/packs/shared-5db37715a57f.cjs')['creative.sync-creatives-request-363c3740874d']
+    return require('../../validate/packs/shared-9210b7171754.cjs')['creative.sync-creatives-request-c5bca96ae411']
       .validate;
   },
   get response() {
@@ -538,11 +538,11 @@ tools['sync_creatives'] = {
 /* media-buy/sync-event-sources-request.json → media-buy/sync-event-sources-response.json */
 tools['sync_event_sources'] = {
   get request() {
-    return require('../../validate/packs/shared-9ced02f7bc99.cjs')['media-buy.sync-event-sources-request-119503075ff5']
+    return require('../../validate/packs/shared-39003b9c5228.cjs')['media-buy.sync-event-sources-request-119503075ff5']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_event_sources.response-61a7bb4adc81.cjs')[
+    return require('../../validate/packs/sync_event_sources.response-ed728f2db616.cjs')[
       'media-buy.sync-event-sources-response-4e7e6de2ef0c'
     ].validate;
   },
@@ -552,12 +552,12 @@ tools['sync_event_sources'] = {
 /* governance/sync-plans-request.json → governance/sync-plans-response.json */
 tools['sync_plans'] = {
   get request() {
-    return require('../../validate/packs/sync_plans.request-60a3ab98feff.cjs')[
-      'governance.sync-plans-request-49705668d4dc'
+    return require('../../validate/packs/sync_plans.request-eb047bd5745a.cjs')[
+      'governance.sync-plans-request-d12428af9c51'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-cf05ac8dae0f.cjs')['governance.sync-plans-response-6b057a58ae5b']
+    return require('../../validate/packs/shared-5d56f932f28f.cjs')['governance.sync-plans-response-6b057a58ae5b']
       .validate;
   },
   // Async task responses by task status.
@@ -566,29 +566,29 @@ tools['sync_plans'] = {
 /* media-buy/update-media-buy-request.json → media-buy/update-media-buy-response.json */
 tools['update_media_buy'] = {
   get request() {
-    return require('../../validate/packs/update_media_buy.request-62461af64050.cjs')[
-      'media-buy.update-media-buy-request-46fedc00d8eb'
+    return require('../../validate/packs/update_media_buy.request-cc817e033f07.cjs')[
+      'media-buy.update-media-buy-request-f9bc3bb5e37a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/update_media_buy.response-7dff92cf9e35.cjs')[
-      'media-buy.update-media-buy-response-cf6495487746'
+    return require('../../validate/packs/update_media_buy.response-d75238a46537.cjs')[
+      'media-buy.update-media-buy-response-cb51a3e1ceb8'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/update_media_buy.response-7dff92cf9e35.cjs')[
+      return require('../../validate/packs/update_media_buy.response-d75238a46537.cjs')[
         'media-buy.update-media-buy-async-response-input-required-98001c2c7230'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/update_media_buy.response-7dff92cf9e35.cjs')[
+      return require('../../validate/packs/update_media_buy.response-d75238a46537.cjs')[
         'media-buy.update-media-buy-async-response-submitted-c7cfa6118b62'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/update_media_buy.response-7dff92cf9e35.cjs')[
+      return require('../../validate/packs/update_media_buy.response-d75238a46537.cjs')[
         'media-buy.update-media-buy-async-response-working-ae35f6d71b6a'
       ].validate;
     },
@@ -597,12 +597,12 @@ tools['update_media_buy'] = {
 /* property/update-property-list-request.json → property/update-property-list-response.json */
 tools['update_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-f787a323ff0c.cjs')['property.update-property-list-request-ae2cc0acb8a7']
+    return require('../../validate/packs/shared-7e16af8d70d7.cjs')['property.update-property-list-request-969a75b2ffa4']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-dd488edd0d9a.cjs')[
-      'property.update-property-list-response-1ab93f65b8c2'
+    return require('../../validate/packs/shared-de2118074965.cjs')[
+      'property.update-property-list-response-79a97a210e26'
     ].validate;
   },
   // Async task responses by task status.

@@ -103,19 +103,23 @@ export class UnitSplitter {
     const branches = conditionSites(location);
     const conditions = conditionHints(branches);
     const usedHints = new Map<UnionHint, string>();
-    // A condition's switch values, one binding per list (every error of the object's conditions names the same one).
-    const valueLists = new Map<string, string>();
-    const switchValues = (site: { readonly values: readonly unknown[] }): string => {
-      if (site.values.length === 0) return '';
-      const code = jsLiteral(site.values);
-      let local = valueLists.get(code);
+    // A hint's value, one binding per distinct value and kind (a condition's switch values: every error of the
+    // object's conditions names the same list).
+    const constants = new Map<string, string>();
+    const counts = new Map<string, number>();
+    const constant = (kind: string, value: unknown): string => {
+      const code = jsLiteral(value);
+      let local = constants.get(`${kind}\0${code}`);
       if (local === undefined) {
-        local = fresh(`switch_values_${valueLists.size + 1}`);
-        valueLists.set(code, local);
+        const n = (counts.get(kind) ?? 0) + 1;
+        counts.set(kind, n);
+        local = fresh(`${kind}_${n}`);
+        constants.set(`${kind}\0${code}`, local);
         bindings.push({ kind: 'const', local, code });
       }
-      return `,switchValues:${local}`;
+      return local;
     };
+    const switchValues = (site: { readonly values: readonly unknown[] }): string => (site.values.length === 0 ? '' : `,switchValues:${constant('switch_values', site.values)}`);
     let patterns = 0;
     const kept = new Set<string>(); // identifiers left as Ajv wrote them (its locals)
 

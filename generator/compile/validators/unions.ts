@@ -10,7 +10,17 @@ import type { ResolvedRef, SchemaFile, SchemaGraph } from '../../load/index.js';
  */
 export interface UnionHint {
   /** `branches[i]`: the values branch i accepts for the property (so a value selects its branch's errors). */
-  readonly params: { readonly property: string; readonly allowedValues: readonly unknown[]; readonly branches: readonly (readonly unknown[])[] };
+  readonly params: {
+    readonly property: string;
+    readonly allowedValues: readonly unknown[];
+    readonly branches: readonly (readonly unknown[])[];
+    /**
+     * `names[i]`: the properties branch i declares (null: any name may be its, through `patternProperties` or an
+     * `additionalProperties` schema). A caller's field a branch does not declare would be dropped by the deep-strip,
+     * so the runtime counts it against that branch when the discriminator chose none (runtime/issues/union-arms.ts).
+     */
+    readonly names?: readonly (readonly string[] | null)[];
+  };
   /**
    * `refs[i]`: for a branch that is only a `$ref`, the URI of its target (`<file $id>#<pointer>`), whose compiled
    * function the union's code calls; the emitter hands it to the runtime so the selected branch can be re-run
@@ -72,7 +82,9 @@ function discriminate(node: Record<string, unknown>, branches: unknown[], graph:
       const t = targetOf(graph, b);
       return t === undefined ? undefined : `${t.file.id}#${t.pointer}`;
     });
-    return { params: { property, allowedValues: allowed, branches: pinned.map((p) => p.get(property)!) }, refs };
+    const names = armNames(node, branches, graph);
+    const known = names !== undefined ? { names } : {};
+    return { params: { property, allowedValues: allowed, branches: pinned.map((p) => p.get(property)!), ...known }, refs };
   }
   return undefined;
 }
@@ -100,3 +112,38 @@ function pinnedValues(schema: unknown, graph: SchemaGraph, depth: number): Map<s
   return out;
 }
 
+
+/**
+ * The properties each arm of the union in `node` declares, with those `node` itself declares beside the union (an
+ * arm `{ required: ["packages"] }` of create_media_buy's request keeps the request's own fields); null: unknown, or
+ * nothing declared. Undefined when no two arms differ.
+ */
+function armNames(node: Record<string, unknown>, branches: readonly unknown[], graph: SchemaGraph): (string[] | null)[] | undefined {
+  const own = declaredNames(node, graph, 0);
+  if (own === null) return undefined;
+  const names = branches.map((b) => {
+    const n = declaredNames(b, graph, 0);
+    if (n === null) return null;
+    for (const name of own) n.add(name);
+    // A branch declaring nothing says nothing of the caller's fields.
+    return n.size === 0 ? null : [...n].sort();
+  });
+  const texts = new Set(names.map((n) => JSON.stringify(n)));
+  return names.some((n) => n !== null) && texts.size > 1 ? names : undefined;
+}
+
+/** The property names a branch declares, following `$ref` and `allOf`; null when any name may be declared. */
+function declaredNames(schema: unknown, graph: SchemaGraph, depth: number): Set<string> | null {
+  if (!isPlainObject(schema) || depth > 8) return null;
+  if (typeof schema.$ref === 'string') return declaredNames(targetOf(graph, schema)?.schema, graph, depth + 1);
+  if (schema.patternProperties !== undefined || isPlainObject(schema.additionalProperties)) return null;
+  const out = new Set<string>(isPlainObject(schema.properties) ? Object.keys(schema.properties) : []);
+  if (Array.isArray(schema.allOf)) {
+    for (const part of schema.allOf) {
+      const inner = declaredNames(part, graph, depth + 1);
+      if (inner === null) return null;
+      for (const n of inner) out.add(n);
+    }
+  }
+  return out;
+}

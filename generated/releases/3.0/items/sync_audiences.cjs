@@ -15,7 +15,7 @@ exports.pairings = [
     identity: ['audience_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-a51dce7dabda.cjs')[
+      return require('../../../validate/packs/shared-9fbda7552ad5.cjs')[
         'media-buy.sync-audiences-request.properties.audiences.items-757c7148fe71'
       ].validate;
     },

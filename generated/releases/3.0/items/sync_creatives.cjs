@@ -16,7 +16,7 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 100,
     get validateItem() {
-      return require('../../../validate/packs/shared-4a6cd8b35b40.cjs')['core.creative-asset-3798d43d1dff'].validate;
+      return require('../../../validate/packs/shared-48c320327767.cjs')['core.creative-asset-d022fc26884f'].validate;
     },
     get validateRow() {
       return require('../../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[

@@ -15,12 +15,12 @@ exports.pairings = [
     identity: ['event_source_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-9ced02f7bc99.cjs')[
+      return require('../../../validate/packs/shared-39003b9c5228.cjs')[
         'media-buy.sync-event-sources-request.properties.event_sources.items-5cd479b2c4ba'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_event_sources.response-61a7bb4adc81.cjs')[
+      return require('../../../validate/packs/sync_event_sources.response-ed728f2db616.cjs')[
         'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-feb1c59bdfa5'
       ].validate;
     },
