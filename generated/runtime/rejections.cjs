@@ -4,10 +4,10 @@
 //   adcp-codegen 0.1.0: runtime/issues/collection.ts 2dda9c5b5ae25415,
 //     runtime/issues/condition-switch.ts 30d125bfe2d8a11b, runtime/issues/controller-rejection.ts 4276b731c1de9503,
 //     runtime/issues/explain-not.ts bd2460753fc39e52, runtime/issues/finding.ts 2bf3e48a4dc5f560,
-//     runtime/issues/issue-collect.ts 9b529a07a5d908c0, runtime/issues/issue-text.ts 5b97b7522c3a4372,
+//     runtime/issues/issue-collect.ts 4c898001a18b5a6e, runtime/issues/issue-text.ts 5b97b7522c3a4372,
 //     runtime/issues/issue-tree.ts 42721f8f81232792, runtime/issues/issue-wire.ts e7fdfab196987ed0,
 //     runtime/issues/pattern-example.ts 2523c5c40a65a1ec, runtime/issues/repair.ts 6e73597ac37053f0,
-//     runtime/issues/switch-values.ts 5bb8bb18bb9b58b0, runtime/issues/union-arms.ts 53ea3c30b09da690,
+//     runtime/issues/switch-values.ts 5bb8bb18bb9b58b0, runtime/issues/union-arms.ts be5a1d5f0daa91e9,
 //     runtime/issues/union-hint.ts fe45a8939428bf1f
 "use strict";
 
@@ -299,13 +299,19 @@ function collectIssues(run, data, first) {
     const ctx = { run, runs: 0, repeats: new Map(), resolve, switches: [] };
     const out = [];
     const later = [];
-    const seen = new Set();
+    const seen = new Map();
     const report = (f) => {
         const key = (0, finding_js_1.findingKey)(f);
-        if (seen.has(key))
+        const before = seen.get(key);
+        if (before !== undefined && !(before.list[before.at].alternative === true && f.alternative !== true))
             return false;
-        seen.add(key);
-        (f.later === true ? later : out).push(f);
+        if (before !== undefined) {
+            before.list[before.at] = f;
+            return true;
+        }
+        const list = f.later === true ? later : out;
+        seen.set(key, { list, at: list.length });
+        list.push(f);
         return true;
     };
     const copy = new collection_js_1.Copy(data);
@@ -1292,7 +1298,7 @@ function undeclaredOf(data, at, property, names) {
         .map(([key, value]) => ({ pointer: `${at}/${(0, pointer_js_1.escapeToken)(key)}`, cost: leaves(value), dropped: size(value) }));
 }
 function alternative(g, at) {
-    return { ...g, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } };
+    return { ...g, alternative: true, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } };
 }
 function choose(ctx, base, n, at, probeOne) {
     const started = ctx.runs;

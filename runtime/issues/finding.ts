@@ -36,6 +36,8 @@ export interface Finding {
    * and its object. The finding's `union` is the switch's identity, which its branches' findings are `within`.
    */
   readonly conditions?: { readonly property: string; readonly values: readonly unknown[]; readonly at: string };
+  /** Named as another shape's (union-arms.ts): the same defect met later as the caller's own takes its place. */
+  readonly alternative?: true;
   /** Named after every other finding of the collection (what a missing switch's values would require). */
   readonly later?: true;
   /** Found in the arm a discriminated union's value selected (or a condition's branch): that union's identity. */

@@ -37,12 +37,19 @@ export function collectIssues(run: FindingsOf, data: unknown, first: readonly Fi
   const out: Finding[] = [];
   // What a missing switch's values would require comes after the caller's other defects, which it must not crowd out.
   const later: Finding[] = [];
-  const seen = new Set<string>();
+  // Each finding reported by its key; one named as another shape's is replaced when the caller's own data meets it.
+  const seen = new Map<string, { list: Finding[]; at: number }>();
   const report = (f: Finding): boolean => {
     const key = findingKey(f);
-    if (seen.has(key)) return false; // the repair did not get past it
-    seen.add(key);
-    (f.later === true ? later : out).push(f);
+    const before = seen.get(key);
+    if (before !== undefined && !(before.list[before.at]!.alternative === true && f.alternative !== true)) return false; // the repair did not get past it
+    if (before !== undefined) {
+      before.list[before.at] = f;
+      return true;
+    }
+    const list = f.later === true ? later : out;
+    seen.set(key, { list, at: list.length });
+    list.push(f);
     return true;
   };
   const copy = new Copy(data);

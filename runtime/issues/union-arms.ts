@@ -168,7 +168,7 @@ function undeclaredOf(data: unknown, at: string, property: string, names: readon
 
 /** A finding of another shape than the one reported first, its message saying so. */
 function alternative(g: Finding, at: string): Finding {
-  return { ...g, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } };
+  return { ...g, alternative: true, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } };
 }
 
 /**
