@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { Ajv } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { ajvOptions } from '../generator/load/index.js';
-import { COMPACT_HELPERS, compactCode, ERROR_HELPER, PUSH_HELPER } from '../generator/compile/index.js';
+import { COMPACT_HELPERS, compactCode, ERROR_HELPER, FAIL_HELPER, ITEM_ERROR_HELPER, PROPERTY_ERROR_HELPER, PROPERTY_TYPE_HELPER, PUSH_HELPER } from '../generator/compile/index.js';
 
 /**
  * generator/compile/validators/compact.ts rewrites Ajv's code token by token. These tests run Ajv's real standalone output before and
@@ -36,6 +36,7 @@ const schema = {
       },
     },
     window: { type: 'object', anyOf: [{ required: ['start'] }, { required: ['end'] }], not: { required: ['never'] } },
+    tags: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 4 } } } },
   },
 };
 
@@ -54,6 +55,9 @@ const payloads: unknown[] = [
   { id: 1, pacing: 'even', items: [{ kind: 'html', html: '' }], window: {} },
   { id: 1, pacing: 'even', items: [{ kind: 'html', html: '' }], window: { start: 1, never: 1 } },
   { id: 1, pacing: 'even', items: [{ kind: 'html', html: '' }], extra: true },
+  { id: 1, pacing: 'even', items: [{ kind: 'html', html: '' }], tags: [{ name: 'ok' }, { name: 'too long' }] },
+  { id: 1, pacing: 'even', items: [{ kind: 'html', html: '' }], tags: [{ name: 'ok' }, {}] },
+  { id: 1, pacing: 'even', items: [{ kind: 'html', html: '' }], tags: [3] },
   { pacing: 'even', items: [] },
   [],
   null,
@@ -89,6 +93,11 @@ test('compacted Ajv code (error helper, error collection, short locals, no white
   const fn = original.slice(start, end);
   const compacted = compactCode(fn);
   assert.ok(compacted.includes(`${ERROR_HELPER}(`), 'error literals go through the helper');
+  assert.ok(compacted.includes(`${PROPERTY_ERROR_HELPER}(P,"/budget","exclusiveMinimum"`), 'an error at a property run names it once');
+  assert.ok(compacted.includes(`${ITEM_ERROR_HELPER}(P+"/tags/"+i`), 'and one through array items');
+  assert.ok(compacted.includes(`${PROPERTY_TYPE_HELPER}(P,"/id","integer")`), 'a wrong type at a property run');
+  assert.ok(compacted.includes(`return ${FAIL_HELPER}(validate`), 'a first failure returns through the helper');
+  assert.not.ok(/\.errors=\[[^\]]*\];\s*return false;/.test(compacted), 'no first failure written out');
   assert.ok(compacted.includes(`${PUSH_HELPER}(`), 'collected errors go through the helper');
   assert.ok(compacted.includes('{instancePath:P=""'), 'instancePath read as a short local');
   assert.not.ok(/\bvErrors\b|\berrors\b/.test(compacted.replace(/\.errors\b/g, '')), 'locals renamed');

@@ -75,11 +75,11 @@ module.exports = tools;
 /* signals/activate-signal-request.json → signals/activate-signal-response.json */
 tools['activate_signal'] = {
   get request() {
-    return require('../../validate/packs/shared-d645cccc560c.cjs')['signals.activate-signal-request-914fea9c7c45']
+    return require('../../validate/packs/shared-e58486e40f4f.cjs')['signals.activate-signal-request-d57580f19ca3']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-657edefc1208.cjs')['signals.activate-signal-response-d54dc3be104a']
+    return require('../../validate/packs/shared-f8db6056c8b9.cjs')['signals.activate-signal-response-1d3eda7870e1']
       .validate;
   },
   // Async task responses by task status.
@@ -88,29 +88,29 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-1fee1f2ee05d.cjs')['media-buy.build-creative-request-ca95b99ddfb1']
+    return require('../../validate/packs/shared-207c17f96c5e.cjs')['media-buy.build-creative-request-34a6036c3eb4']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/build_creative.response-92fe9deba89e.cjs')[
-      'media-buy.build-creative-response-f658c00eecbc'
+    return require('../../validate/packs/build_creative.response-688422a13d10.cjs')[
+      'media-buy.build-creative-response-4b04beae7a42'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/build_creative.response-92fe9deba89e.cjs')[
-        'media-buy.build-creative-async-response-input-required-b3c21cd39de1'
+      return require('../../validate/packs/build_creative.response-688422a13d10.cjs')[
+        'media-buy.build-creative-async-response-input-required-b43bdb7b8ee7'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/build_creative.response-92fe9deba89e.cjs')[
-        'media-buy.build-creative-async-response-submitted-16988ccf5302'
+      return require('../../validate/packs/build_creative.response-688422a13d10.cjs')[
+        'media-buy.build-creative-async-response-submitted-e676467e938f'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/build_creative.response-92fe9deba89e.cjs')[
-        'media-buy.build-creative-async-response-working-d13374934180'
+      return require('../../validate/packs/build_creative.response-688422a13d10.cjs')[
+        'media-buy.build-creative-async-response-working-b6b086650d35'
       ].validate;
     },
   },
@@ -118,12 +118,12 @@ tools['build_creative'] = {
 /* governance/check-governance-request.json → governance/check-governance-response.json */
 tools['check_governance'] = {
   get request() {
-    return require('../../validate/packs/check_governance.request-2d32350488f9.cjs')[
-      'governance.check-governance-request-c2a5b80c9e6c'
+    return require('../../validate/packs/check_governance.request-84fc078c16c7.cjs')[
+      'governance.check-governance-request-4720263727b1'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-de2118074965.cjs')['governance.check-governance-response-badedc955afe']
+    return require('../../validate/packs/shared-2dc56335bd13.cjs')['governance.check-governance-response-870e773c0d09']
       .validate;
   },
   // Async task responses by task status.
@@ -132,30 +132,30 @@ tools['check_governance'] = {
 /* media-buy/create-media-buy-request.json → media-buy/create-media-buy-response.json */
 tools['create_media_buy'] = {
   get request() {
-    return require('../../validate/packs/create_media_buy.request-fab9d9990ef2.cjs')[
-      'media-buy.create-media-buy-request-b080c3dda747'
+    return require('../../validate/packs/create_media_buy.request-92f938a7bf8d.cjs')[
+      'media-buy.create-media-buy-request-6685b146e788'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/create_media_buy.response-04a62b100d7b.cjs')[
-      'media-buy.create-media-buy-response-1b43fb940976'
+    return require('../../validate/packs/create_media_buy.response-fb2ec57165e1.cjs')[
+      'media-buy.create-media-buy-response-a4eb8d3a3504'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/create_media_buy.response-04a62b100d7b.cjs')[
-        'media-buy.create-media-buy-async-response-input-required-cf3ad27df4c1'
+      return require('../../validate/packs/create_media_buy.response-fb2ec57165e1.cjs')[
+        'media-buy.create-media-buy-async-response-input-required-88a6db0f0715'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/create_media_buy.response-04a62b100d7b.cjs')[
-        'media-buy.create-media-buy-async-response-submitted-ba61e03fbc44'
+      return require('../../validate/packs/create_media_buy.response-fb2ec57165e1.cjs')[
+        'media-buy.create-media-buy-async-response-submitted-cd4a546da5fd'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/create_media_buy.response-04a62b100d7b.cjs')[
-        'media-buy.create-media-buy-async-response-working-dd33036870c8'
+      return require('../../validate/packs/create_media_buy.response-fb2ec57165e1.cjs')[
+        'media-buy.create-media-buy-async-response-working-28a21954fe2d'
       ].validate;
     },
   },
@@ -163,12 +163,12 @@ tools['create_media_buy'] = {
 /* property/create-property-list-request.json → property/create-property-list-response.json */
 tools['create_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-d645cccc560c.cjs')['property.create-property-list-request-d6bc7be5dc13']
+    return require('../../validate/packs/shared-e58486e40f4f.cjs')['property.create-property-list-request-138f9bbd3061']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-5d56f932f28f.cjs')[
-      'property.create-property-list-response-5d37f2239e5d'
+    return require('../../validate/packs/shared-e92b336cd728.cjs')[
+      'property.create-property-list-response-38d2b4997dab'
     ].validate;
   },
   // Async task responses by task status.
@@ -177,12 +177,12 @@ tools['create_property_list'] = {
 /* property/delete-property-list-request.json → property/delete-property-list-response.json */
 tools['delete_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-7b79884f1096.cjs')['property.delete-property-list-request-0e8d46d2607b']
+    return require('../../validate/packs/shared-1b55421a334d.cjs')['property.delete-property-list-request-e06e76f2a55f']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-7b79884f1096.cjs')[
-      'property.delete-property-list-response-5e1f2b9fe5fb'
+    return require('../../validate/packs/shared-1b55421a334d.cjs')[
+      'property.delete-property-list-response-2beaf8aa2200'
     ].validate;
   },
   // Async task responses by task status.
@@ -191,13 +191,13 @@ tools['delete_property_list'] = {
 /* protocol/get-adcp-capabilities-request.json → protocol/get-adcp-capabilities-response.json */
 tools['get_adcp_capabilities'] = {
   get request() {
-    return require('../../validate/packs/shared-251136103bd1.cjs')[
-      'protocol.get-adcp-capabilities-request-a80df4e30480'
+    return require('../../validate/packs/shared-75c52f1cafd0.cjs')[
+      'protocol.get-adcp-capabilities-request-b9602354332d'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_adcp_capabilities.response-a9edf2b2cda9.cjs')[
-      'protocol.get-adcp-capabilities-response-f1670f855490'
+    return require('../../validate/packs/get_adcp_capabilities.response-d00f40fe0d2a.cjs')[
+      'protocol.get-adcp-capabilities-response-a1dcd5f61dc8'
     ].validate;
   },
   // Async task responses by task status.
@@ -206,13 +206,13 @@ tools['get_adcp_capabilities'] = {
 /* creative/get-creative-delivery-request.json → creative/get-creative-delivery-response.json */
 tools['get_creative_delivery'] = {
   get request() {
-    return require('../../validate/packs/shared-39003b9c5228.cjs')[
-      'creative.get-creative-delivery-request-9abb56958024'
+    return require('../../validate/packs/shared-db0ad19bfb99.cjs')[
+      'creative.get-creative-delivery-request-5458a2efbb09'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_creative_delivery.response-303d8d4902a7.cjs')[
-      'creative.get-creative-delivery-response-ac017d124724'
+    return require('../../validate/packs/get_creative_delivery.response-7a3eca3cd7b1.cjs')[
+      'creative.get-creative-delivery-response-af830ab0fb98'
     ].validate;
   },
   // Async task responses by task status.
@@ -221,13 +221,13 @@ tools['get_creative_delivery'] = {
 /* creative/get-creative-features-request.json → creative/get-creative-features-response.json */
 tools['get_creative_features'] = {
   get request() {
-    return require('../../validate/packs/shared-fa39bee4c83b.cjs')[
-      'creative.get-creative-features-request-5be75b2baf18'
+    return require('../../validate/packs/shared-04874dd4c68b.cjs')[
+      'creative.get-creative-features-request-72c86b970680'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-7e16af8d70d7.cjs')[
-      'creative.get-creative-features-response-12920889da08'
+    return require('../../validate/packs/shared-3741032c461e.cjs')[
+      'creative.get-creative-features-response-1de12a1e11de'
     ].validate;
   },
   // Async task responses by task status.
@@ -236,13 +236,13 @@ tools['get_creative_features'] = {
 /* media-buy/get-media-buy-delivery-request.json → media-buy/get-media-buy-delivery-response.json */
 tools['get_media_buy_delivery'] = {
   get request() {
-    return require('../../validate/packs/get_media_buy_delivery.request-1daca31ebad1.cjs')[
-      'media-buy.get-media-buy-delivery-request-307e0f8cd51a'
+    return require('../../validate/packs/get_media_buy_delivery.request-809af85c339e.cjs')[
+      'media-buy.get-media-buy-delivery-request-61f8a99e5842'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buy_delivery.response-02e6538a04aa.cjs')[
-      'media-buy.get-media-buy-delivery-response-77deced7b926'
+    return require('../../validate/packs/get_media_buy_delivery.response-edf6463a2095.cjs')[
+      'media-buy.get-media-buy-delivery-response-a68b58776586'
     ].validate;
   },
   // Async task responses by task status.
@@ -251,12 +251,12 @@ tools['get_media_buy_delivery'] = {
 /* media-buy/get-media-buys-request.json → media-buy/get-media-buys-response.json */
 tools['get_media_buys'] = {
   get request() {
-    return require('../../validate/packs/shared-9fbda7552ad5.cjs')['media-buy.get-media-buys-request-7c407ce22700']
+    return require('../../validate/packs/shared-49fe8214c944.cjs')['media-buy.get-media-buys-request-6b3b1a062d8c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buys.response-3c3fdcf39d96.cjs')[
-      'media-buy.get-media-buys-response-5da09d615501'
+    return require('../../validate/packs/get_media_buys.response-cd2dc0cb4b48.cjs')[
+      'media-buy.get-media-buys-response-f03bc39fecb3'
     ].validate;
   },
   // Async task responses by task status.
@@ -265,13 +265,13 @@ tools['get_media_buys'] = {
 /* governance/get-plan-audit-logs-request.json → governance/get-plan-audit-logs-response.json */
 tools['get_plan_audit_logs'] = {
   get request() {
-    return require('../../validate/packs/shared-fa39bee4c83b.cjs')[
-      'governance.get-plan-audit-logs-request-7148ef32b779'
+    return require('../../validate/packs/shared-04874dd4c68b.cjs')[
+      'governance.get-plan-audit-logs-request-0370e7aa1e36'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_plan_audit_logs.response-ce0663d021f1.cjs')[
-      'governance.get-plan-audit-logs-response-c7c2557206a7'
+    return require('../../validate/packs/get_plan_audit_logs.response-8e9ac509c605.cjs')[
+      'governance.get-plan-audit-logs-response-0223ebdaa012'
     ].validate;
   },
   // Async task responses by task status.
@@ -280,30 +280,30 @@ tools['get_plan_audit_logs'] = {
 /* media-buy/get-products-request.json → media-buy/get-products-response.json */
 tools['get_products'] = {
   get request() {
-    return require('../../validate/packs/get_products.request-56b41413a1b4.cjs')[
-      'media-buy.get-products-request-30baebc6fbc5'
+    return require('../../validate/packs/get_products.request-10c2b2ec4fcf.cjs')[
+      'media-buy.get-products-request-8d8494926ee5'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_products.response-01d01baefbe0.cjs')[
-      'media-buy.get-products-response-d688c0ddee3e'
+    return require('../../validate/packs/get_products.response-a7294d13daea.cjs')[
+      'media-buy.get-products-response-eed1e3a81d70'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/get_products.response-01d01baefbe0.cjs')[
-        'media-buy.get-products-async-response-input-required-68126363fc85'
+      return require('../../validate/packs/get_products.response-a7294d13daea.cjs')[
+        'media-buy.get-products-async-response-input-required-e123df8aa528'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/get_products.response-01d01baefbe0.cjs')[
-        'media-buy.get-products-async-response-submitted-4f013e52d995'
+      return require('../../validate/packs/get_products.response-a7294d13daea.cjs')[
+        'media-buy.get-products-async-response-submitted-c40555b8c52a'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/get_products.response-01d01baefbe0.cjs')[
-        'media-buy.get-products-async-response-working-a38479b19d6d'
+      return require('../../validate/packs/get_products.response-a7294d13daea.cjs')[
+        'media-buy.get-products-async-response-working-2bdeddee2ae3'
       ].validate;
     },
   },
@@ -311,11 +311,11 @@ tools['get_products'] = {
 /* property/get-property-list-request.json → property/get-property-list-response.json */
 tools['get_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-9210b7171754.cjs')['property.get-property-list-request-63b1e6db4aa2']
+    return require('../../validate/packs/shared-3e5adbeed19e.cjs')['property.get-property-list-request-47384e4c3086']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-629ac7ad834b.cjs')['property.get-property-list-response-8a1854d654db']
+    return require('../../validate/packs/shared-5b19db3326d2.cjs')['property.get-property-list-response-8d1c0a0cdc6a']
       .validate;
   },
   // Async task responses by task status.
@@ -324,10 +324,10 @@ tools['get_property_list'] = {
 /* signals/get-signals-request.json → signals/get-signals-response.json */
 tools['get_signals'] = {
   get request() {
-    return require('../../validate/packs/shared-d645cccc560c.cjs')['signals.get-signals-request-377413413f37'].validate;
+    return require('../../validate/packs/shared-e58486e40f4f.cjs')['signals.get-signals-request-dc9a65ccc5c7'].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-657edefc1208.cjs')['signals.get-signals-response-9dea82b62dad']
+    return require('../../validate/packs/shared-f8db6056c8b9.cjs')['signals.get-signals-response-38227bd37b2f']
       .validate;
   },
   // Async task responses by task status.
@@ -336,11 +336,11 @@ tools['get_signals'] = {
 /* account/list-accounts-request.json → account/list-accounts-response.json */
 tools['list_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-9fbda7552ad5.cjs')['account.list-accounts-request-5ad0deb34827']
+    return require('../../validate/packs/shared-49fe8214c944.cjs')['account.list-accounts-request-4ae08ef212f0']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-7e16af8d70d7.cjs')['account.list-accounts-response-a570a28ab555']
+    return require('../../validate/packs/shared-3741032c461e.cjs')['account.list-accounts-response-9c38d7ad1baa']
       .validate;
   },
   // Async task responses by task status.
@@ -349,13 +349,13 @@ tools['list_accounts'] = {
 /* media-buy/list-creative-formats-request.json → media-buy/list-creative-formats-response.json */
 tools['list_creative_formats'] = {
   get request() {
-    return require('../../validate/packs/shared-3e0c5031cfd5.cjs')[
-      'media-buy.list-creative-formats-request-bdf1de533dec'
+    return require('../../validate/packs/shared-ec858d79eb91.cjs')[
+      'media-buy.list-creative-formats-request-b9871618613e'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creative_formats.response-042c955c28ac.cjs')[
-      'media-buy.list-creative-formats-response-f7367c0d4db4'
+    return require('../../validate/packs/list_creative_formats.response-8d84ff38ef61.cjs')[
+      'media-buy.list-creative-formats-response-2e61f6a3fd3b'
     ].validate;
   },
   // Async task responses by task status.
@@ -364,13 +364,13 @@ tools['list_creative_formats'] = {
 /* creative/list-creatives-request.json → creative/list-creatives-response.json */
 tools['list_creatives'] = {
   get request() {
-    return require('../../validate/packs/list_creatives.request-5c29cb9e2989.cjs')[
-      'creative.list-creatives-request-6d724684ca57'
+    return require('../../validate/packs/list_creatives.request-ec11325379fb.cjs')[
+      'creative.list-creatives-request-bfb1130ba9db'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creatives.response-ddce4ddd66ea.cjs')[
-      'creative.list-creatives-response-fa37d7493635'
+    return require('../../validate/packs/list_creatives.response-a5f962553ccc.cjs')[
+      'creative.list-creatives-response-2a6cf504ef7c'
     ].validate;
   },
   // Async task responses by task status.
@@ -379,11 +379,11 @@ tools['list_creatives'] = {
 /* property/list-property-lists-request.json → property/list-property-lists-response.json */
 tools['list_property_lists'] = {
   get request() {
-    return require('../../validate/packs/shared-de2118074965.cjs')['property.list-property-lists-request-ca8de6df63b3']
+    return require('../../validate/packs/shared-2dc56335bd13.cjs')['property.list-property-lists-request-6ca5872c35c7']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-629ac7ad834b.cjs')['property.list-property-lists-response-798c4370bfd3']
+    return require('../../validate/packs/shared-5b19db3326d2.cjs')['property.list-property-lists-response-d45edffb2b9f']
       .validate;
   },
   // Async task responses by task status.
@@ -392,12 +392,12 @@ tools['list_property_lists'] = {
 /* media-buy/log-event-request.json → media-buy/log-event-response.json */
 tools['log_event'] = {
   get request() {
-    return require('../../validate/packs/log_event.request-f1b22e4357f4.cjs')[
-      'media-buy.log-event-request-865896f3c850'
+    return require('../../validate/packs/log_event.request-fb6bf14bcb69.cjs')[
+      'media-buy.log-event-request-2b417699df5f'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-1fee1f2ee05d.cjs')['media-buy.log-event-response-d35181e0d75e']
+    return require('../../validate/packs/shared-207c17f96c5e.cjs')['media-buy.log-event-response-b7b40ea272e9']
       .validate;
   },
   // Async task responses by task status.
@@ -406,12 +406,12 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-1fee1f2ee05d.cjs')['creative.preview-creative-request-b4b7b272bfe6']
+    return require('../../validate/packs/shared-207c17f96c5e.cjs')['creative.preview-creative-request-0f25be018297']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/preview_creative.response-5d615b95ca3a.cjs')[
-      'creative.preview-creative-response-0210d4ae11f2'
+    return require('../../validate/packs/preview_creative.response-d5baa7580dac.cjs')[
+      'creative.preview-creative-response-28078d2f49eb'
     ].validate;
   },
   // Async task responses by task status.
@@ -420,13 +420,13 @@ tools['preview_creative'] = {
 /* media-buy/provide-performance-feedback-request.json → media-buy/provide-performance-feedback-response.json */
 tools['provide_performance_feedback'] = {
   get request() {
-    return require('../../validate/packs/shared-3e0c5031cfd5.cjs')[
-      'media-buy.provide-performance-feedback-request-f2ad3fbde83c'
+    return require('../../validate/packs/shared-ec858d79eb91.cjs')[
+      'media-buy.provide-performance-feedback-request-3d2776ffca63'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-657edefc1208.cjs')[
-      'media-buy.provide-performance-feedback-response-bf02b6b5e6e9'
+    return require('../../validate/packs/shared-f8db6056c8b9.cjs')[
+      'media-buy.provide-performance-feedback-response-be201481c7cb'
     ].validate;
   },
   // Async task responses by task status.
@@ -435,13 +435,13 @@ tools['provide_performance_feedback'] = {
 /* governance/report-plan-outcome-request.json → governance/report-plan-outcome-response.json */
 tools['report_plan_outcome'] = {
   get request() {
-    return require('../../validate/packs/shared-251136103bd1.cjs')[
-      'governance.report-plan-outcome-request-9903953b5533'
+    return require('../../validate/packs/shared-75c52f1cafd0.cjs')[
+      'governance.report-plan-outcome-request-6bd1b28b6cfb'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-de2118074965.cjs')[
-      'governance.report-plan-outcome-response-fd2526bf2bdf'
+    return require('../../validate/packs/shared-2dc56335bd13.cjs')[
+      'governance.report-plan-outcome-response-ba6967e317bb'
     ].validate;
   },
   // Async task responses by task status.
@@ -450,12 +450,12 @@ tools['report_plan_outcome'] = {
 /* account/sync-accounts-request.json → account/sync-accounts-response.json */
 tools['sync_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-acf5b222492a.cjs')['account.sync-accounts-request-c4ee766b6b87']
+    return require('../../validate/packs/shared-9571b114b3ae.cjs')['account.sync-accounts-request-ec9f7308a230']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_accounts.response-fb3168fe9b87.cjs')[
-      'account.sync-accounts-response-79ee77640262'
+    return require('../../validate/packs/sync_accounts.response-55f0428ad2b3.cjs')[
+      'account.sync-accounts-response-4b30961329f6'
     ].validate;
   },
   // Async task responses by task status.
@@ -464,12 +464,12 @@ tools['sync_accounts'] = {
 /* media-buy/sync-audiences-request.json → media-buy/sync-audiences-response.json */
 tools['sync_audiences'] = {
   get request() {
-    return require('../../validate/packs/shared-9fbda7552ad5.cjs')['media-buy.sync-audiences-request-5bfc3cbb3a2b']
+    return require('../../validate/packs/shared-49fe8214c944.cjs')['media-buy.sync-audiences-request-4b32da2124de']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_audiences.response-a76c146b2761.cjs')[
-      'media-buy.sync-audiences-response-cf7732c3fbd4'
+    return require('../../validate/packs/sync_audiences.response-d5bafde9e19c.cjs')[
+      'media-buy.sync-audiences-response-a8081c8dc2b2'
     ].validate;
   },
   // Async task responses by task status.
@@ -478,29 +478,29 @@ tools['sync_audiences'] = {
 /* media-buy/sync-catalogs-request.json → media-buy/sync-catalogs-response.json */
 tools['sync_catalogs'] = {
   get request() {
-    return require('../../validate/packs/shared-acf5b222492a.cjs')['media-buy.sync-catalogs-request-c027062c3625']
+    return require('../../validate/packs/shared-9571b114b3ae.cjs')['media-buy.sync-catalogs-request-5ae53f131dea']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_catalogs.response-d56de02de929.cjs')[
-      'media-buy.sync-catalogs-response-149147b98baf'
+    return require('../../validate/packs/sync_catalogs.response-0ffa2304422e.cjs')[
+      'media-buy.sync-catalogs-response-b03cde197376'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_catalogs.response-d56de02de929.cjs')[
-        'media-buy.sync-catalogs-async-response-input-required-0fb7524f322f'
+      return require('../../validate/packs/sync_catalogs.response-0ffa2304422e.cjs')[
+        'media-buy.sync-catalogs-async-response-input-required-b4db00863c41'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_catalogs.response-d56de02de929.cjs')[
-        'media-buy.sync-catalogs-async-response-submitted-30911fcdb79c'
+      return require('../../validate/packs/sync_catalogs.response-0ffa2304422e.cjs')[
+        'media-buy.sync-catalogs-async-response-submitted-fe028cf5f395'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_catalogs.response-d56de02de929.cjs')[
-        'media-buy.sync-catalogs-async-response-working-e17e2dcdeaf6'
+      return require('../../validate/packs/sync_catalogs.response-0ffa2304422e.cjs')[
+        'media-buy.sync-catalogs-async-response-working-06ed9c11516e'
       ].validate;
     },
   },
@@ -508,29 +508,29 @@ tools['sync_catalogs'] = {
 /* creative/sync-creatives-request.json → creative/sync-creatives-response.json */
 tools['sync_creatives'] = {
   get request() {
-    return require('../../validate/packs/shared-9210b7171754.cjs')['creative.sync-creatives-request-c5bca96ae411']
+    return require('../../validate/packs/shared-3e5adbeed19e.cjs')['creative.sync-creatives-request-405b658852a8']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[
-      'creative.sync-creatives-response-8cca31cec554'
+    return require('../../validate/packs/sync_creatives.response-9ec7f60ca7b3.cjs')[
+      'creative.sync-creatives-response-962d585d3bf8'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[
-        'creative.sync-creatives-async-response-input-required-752c5f1d655a'
+      return require('../../validate/packs/sync_creatives.response-9ec7f60ca7b3.cjs')[
+        'creative.sync-creatives-async-response-input-required-ebe9e6e69e72'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[
-        'creative.sync-creatives-async-response-submitted-b5f214599d36'
+      return require('../../validate/packs/sync_creatives.response-9ec7f60ca7b3.cjs')[
+        'creative.sync-creatives-async-response-submitted-8e8ad9f4fd13'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[
-        'creative.sync-creatives-async-response-working-1c3e08edd776'
+      return require('../../validate/packs/sync_creatives.response-9ec7f60ca7b3.cjs')[
+        'creative.sync-creatives-async-response-working-a2bd56545245'
       ].validate;
     },
   },
@@ -538,12 +538,12 @@ tools['sync_creatives'] = {
 /* media-buy/sync-event-sources-request.json → media-buy/sync-event-sources-response.json */
 tools['sync_event_sources'] = {
   get request() {
-    return require('../../validate/packs/shared-39003b9c5228.cjs')['media-buy.sync-event-sources-request-119503075ff5']
+    return require('../../validate/packs/shared-db0ad19bfb99.cjs')['media-buy.sync-event-sources-request-030baa4f1746']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_event_sources.response-ed728f2db616.cjs')[
-      'media-buy.sync-event-sources-response-4e7e6de2ef0c'
+    return require('../../validate/packs/sync_event_sources.response-51193f7f94fe.cjs')[
+      'media-buy.sync-event-sources-response-c7c00a9660ac'
     ].validate;
   },
   // Async task responses by task status.
@@ -552,12 +552,12 @@ tools['sync_event_sources'] = {
 /* governance/sync-plans-request.json → governance/sync-plans-response.json */
 tools['sync_plans'] = {
   get request() {
-    return require('../../validate/packs/sync_plans.request-eb047bd5745a.cjs')[
-      'governance.sync-plans-request-d12428af9c51'
+    return require('../../validate/packs/sync_plans.request-5743a250ea32.cjs')[
+      'governance.sync-plans-request-6ca87ebeb473'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-5d56f932f28f.cjs')['governance.sync-plans-response-6b057a58ae5b']
+    return require('../../validate/packs/shared-e92b336cd728.cjs')['governance.sync-plans-response-d8c05a706421']
       .validate;
   },
   // Async task responses by task status.
@@ -566,30 +566,30 @@ tools['sync_plans'] = {
 /* media-buy/update-media-buy-request.json → media-buy/update-media-buy-response.json */
 tools['update_media_buy'] = {
   get request() {
-    return require('../../validate/packs/update_media_buy.request-cc817e033f07.cjs')[
-      'media-buy.update-media-buy-request-f9bc3bb5e37a'
+    return require('../../validate/packs/update_media_buy.request-cb1323aff7f9.cjs')[
+      'media-buy.update-media-buy-request-e2bb6a66f91a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/update_media_buy.response-d75238a46537.cjs')[
-      'media-buy.update-media-buy-response-cb51a3e1ceb8'
+    return require('../../validate/packs/update_media_buy.response-876f1ffa7d36.cjs')[
+      'media-buy.update-media-buy-response-6b56d4a726c8'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/update_media_buy.response-d75238a46537.cjs')[
-        'media-buy.update-media-buy-async-response-input-required-98001c2c7230'
+      return require('../../validate/packs/update_media_buy.response-876f1ffa7d36.cjs')[
+        'media-buy.update-media-buy-async-response-input-required-ddfe42a190da'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/update_media_buy.response-d75238a46537.cjs')[
-        'media-buy.update-media-buy-async-response-submitted-c7cfa6118b62'
+      return require('../../validate/packs/update_media_buy.response-876f1ffa7d36.cjs')[
+        'media-buy.update-media-buy-async-response-submitted-f8a5ca90eec8'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/update_media_buy.response-d75238a46537.cjs')[
-        'media-buy.update-media-buy-async-response-working-ae35f6d71b6a'
+      return require('../../validate/packs/update_media_buy.response-876f1ffa7d36.cjs')[
+        'media-buy.update-media-buy-async-response-working-0ea3b3a7f36e'
       ].validate;
     },
   },
@@ -597,12 +597,12 @@ tools['update_media_buy'] = {
 /* property/update-property-list-request.json → property/update-property-list-response.json */
 tools['update_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-7e16af8d70d7.cjs')['property.update-property-list-request-969a75b2ffa4']
+    return require('../../validate/packs/shared-3741032c461e.cjs')['property.update-property-list-request-197e1e2ff195']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-de2118074965.cjs')[
-      'property.update-property-list-response-79a97a210e26'
+    return require('../../validate/packs/shared-2dc56335bd13.cjs')[
+      'property.update-property-list-response-3eb75c4714ba'
     ].validate;
   },
   // Async task responses by task status.

@@ -16,13 +16,13 @@ exports.pairings = [
     outcome: { action: 'failed', status: 'rejected' },
     maxItems: 1000,
     get validateItem() {
-      return require('../../../validate/packs/shared-acf5b222492a.cjs')[
-        'account.sync-accounts-request.properties.accounts.items-deb2c5cb3fec'
+      return require('../../../validate/packs/shared-9571b114b3ae.cjs')[
+        'account.sync-accounts-request.properties.accounts.items-15e36f1a776e'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_accounts.response-fb3168fe9b87.cjs')[
-        'account.sync-accounts-response.oneOf.0.properties.accounts.items-622df401848f'
+      return require('../../../validate/packs/sync_accounts.response-55f0428ad2b3.cjs')[
+        'account.sync-accounts-response.oneOf.0.properties.accounts.items-49fdda6b8870'
       ].validate;
     },
   },

@@ -15,13 +15,13 @@ exports.pairings = [
     identity: ['audience_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-9fbda7552ad5.cjs')[
-        'media-buy.sync-audiences-request.properties.audiences.items-757c7148fe71'
+      return require('../../../validate/packs/shared-49fe8214c944.cjs')[
+        'media-buy.sync-audiences-request.properties.audiences.items-d7c12c115af1'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_audiences.response-a76c146b2761.cjs')[
-        'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-8ddf9a7d6b03'
+      return require('../../../validate/packs/sync_audiences.response-d5bafde9e19c.cjs')[
+        'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-65a614ff5ed8'
       ].validate;
     },
   },

@@ -16,11 +16,11 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 50,
     get validateItem() {
-      return require('../../../validate/packs/shared-f3cba7890afa.cjs')['core.catalog-0406ad2e7b2c'].validate;
+      return require('../../../validate/packs/shared-7767f7eaee59.cjs')['core.catalog-913085f7b7a3'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_catalogs.response-d56de02de929.cjs')[
-        'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-6a9a37bde89e'
+      return require('../../../validate/packs/sync_catalogs.response-0ffa2304422e.cjs')[
+        'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-0b8b12943a60'
       ].validate;
     },
   },

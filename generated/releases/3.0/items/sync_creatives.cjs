@@ -16,11 +16,11 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 100,
     get validateItem() {
-      return require('../../../validate/packs/shared-48c320327767.cjs')['core.creative-asset-d022fc26884f'].validate;
+      return require('../../../validate/packs/shared-d2d42809681e.cjs')['core.creative-asset-5d04c144e3a7'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_creatives.response-66c0b3bba6aa.cjs')[
-        'creative.sync-creatives-response.oneOf.0.properties.creatives.items-449a655e7843'
+      return require('../../../validate/packs/sync_creatives.response-9ec7f60ca7b3.cjs')[
+        'creative.sync-creatives-response.oneOf.0.properties.creatives.items-85e5fb7defb9'
       ].validate;
     },
   },

@@ -15,13 +15,13 @@ exports.pairings = [
     identity: ['event_source_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-39003b9c5228.cjs')[
-        'media-buy.sync-event-sources-request.properties.event_sources.items-5cd479b2c4ba'
+      return require('../../../validate/packs/shared-db0ad19bfb99.cjs')[
+        'media-buy.sync-event-sources-request.properties.event_sources.items-ea2bdde2b1f5'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_event_sources.response-ed728f2db616.cjs')[
-        'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-feb1c59bdfa5'
+      return require('../../../validate/packs/sync_event_sources.response-51193f7f94fe.cjs')[
+        'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-b989a6f69289'
       ].validate;
     },
   },
