@@ -7,7 +7,7 @@
 //     runtime/issues/issue-collect.ts 4c898001a18b5a6e, runtime/issues/issue-text.ts 5b97b7522c3a4372,
 //     runtime/issues/issue-tree.ts 42721f8f81232792, runtime/issues/issue-wire.ts e7fdfab196987ed0,
 //     runtime/issues/pattern-example.ts 2523c5c40a65a1ec, runtime/issues/repair.ts 6e73597ac37053f0,
-//     runtime/issues/switch-values.ts 5bb8bb18bb9b58b0, runtime/issues/union-arms.ts be5a1d5f0daa91e9,
+//     runtime/issues/switch-values.ts 5bb8bb18bb9b58b0, runtime/issues/union-arms.ts 0e348708c061c26e,
 //     runtime/issues/union-hint.ts fe45a8939428bf1f
 "use strict";
 
@@ -1200,9 +1200,10 @@ function alternatives(ctx, base, u, chosen) {
     const at = u.issue.pointer;
     const out = [];
     const missing = onlyMissing(chosen.caller, at);
-    const near = chosen.cost + 1;
     const unknown = new Set(chosen.caller.filter((g) => g.issue.keyword === 'additionalProperties').map((g) => g.issue.pointer));
     if (arms.length > MAX_ALTERNATIVE_ARMS)
+        return out;
+    if (!missing && chosen.dropped === 0)
         return out;
     for (let k = 0; k < arms.length && ctx.runs < collection_js_1.MAX_RUNS / 2; k++) {
         if (k === chosen.arm)
@@ -1213,7 +1214,7 @@ function alternatives(ctx, base, u, chosen) {
                 return [];
             const arm = again.arms?.length === arms.length ? again.arms[k] : [];
             return arm.length > 0 ? arm : undefined;
-        }, missing ? Math.max(exports.MAX_ALTERNATIVE_FIXES, near) : near);
+        }, missing ? Math.max(exports.MAX_ALTERNATIVE_FIXES, chosen.cost + 1) : chosen.cost + 1);
         if (probed === undefined)
             continue;
         if (missing && onlyMissing(probed.caller, at, unknown)) {
@@ -1221,12 +1222,15 @@ function alternatives(ctx, base, u, chosen) {
                 if (g.issue.keyword === 'required')
                     out.push(alternative(g, at));
         }
-        else if (probed.cost <= near && probed.dropped <= chosen.dropped && !probed.caller.some((g) => g.issue.keyword === 'type' && g.issue.pointer === at)) {
+        else if (nearly(probed, chosen) && !probed.caller.some((g) => g.issue.keyword === 'type' && g.issue.pointer === at)) {
             for (const g of probed.caller)
                 out.push(alternative(g, at));
         }
     }
     return out;
+}
+function nearly(probed, chosen) {
+    return probed.cost <= chosen.cost ? probed.dropped <= chosen.dropped : probed.cost <= chosen.cost + 1 && probed.dropped < chosen.dropped;
 }
 function chooseArm(ctx, base, u) {
     const arms = u.arms;

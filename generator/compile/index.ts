@@ -12,4 +12,4 @@ export { reportConversions, reportSkippedRules } from './report-rules.js';
 export { compileStrip, compileStripModules, compileStripSource, interpretStrip, type Resolver } from './strip/index.js';
 export { compileTypes } from './types/index.js';
 export { itemOutcomes, type ItemOutcomes, type ItemPairing } from './items/index.js';
-export { CAT_HELPER, COMPACT_HELPERS, compactCode, compileSchemaValidators, compileValidators, compileValidatorSets, createRuntimeAjv, ERROR_HELPER, FAIL_HELPER, ITEM_ERROR_HELPER, PROPERTY_ERROR_HELPER, PROPERTY_TYPE_HELPER, PUSH_HELPER, schemaIds, type SchemaIds } from './validators/index.js';
+export { CAT_HELPER, COMPACT_HELPERS, compactCode, compileSchemaValidators, compileValidators, compileValidatorSets, createRuntimeAjv, ERROR_HELPER, FAIL_AT_HELPER, FAIL_HELPER, FAIL_TYPE_HELPER, ITEM_ERROR_HELPER, PROPERTY_ERROR_HELPER, PROPERTY_TYPE_HELPER, PUSH_HELPER, schemaIds, type SchemaIds } from './validators/index.js';

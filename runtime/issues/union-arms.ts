@@ -31,23 +31,24 @@ export function onlyMissing(findings: readonly Finding[], at: string, unknown?: 
  * collection's runs), its findings re-worded as that shape's:
  * - when the caller's value only lacks what the chosen arm requires (its data favours no shape), the arms it also
  *   satisfies once given the properties it lacks (at most MAX_ALTERNATIVE_FIXES): their missing properties;
- * - else (or when an arm is not such a shape) the arms of the caller's JSON type needing at most one fix more than
- *   the chosen one and dropping no more of the caller's data, all their findings: `account: { brand: {…} }` whose
- *   brand lacks `domain` and holds an unknown field, with no `operator`, is one fix nearer the `account_id` shape
- *   (which drops `brand` whole) than the brand shape, which keeps the brand the caller sent: both are named. A shape
- *   that needs the caller's data dropped is never named beside one that keeps it.
+ * - else (or when an arm is not such a shape) the arms of the caller's JSON type `nearly` as likely, all their
+ *   findings: `account: { brand: {…} }` whose brand lacks `domain` and holds an unknown field, with no `operator`, is
+ *   one fix nearer the `account_id` shape (which drops `brand` whole) than the brand shape, which keeps the brand
+ *   the caller sent: both are named.
  */
 export function alternatives(ctx: Collection, base: Copy, u: Finding, chosen: { arm: number; caller: readonly Finding[]; cost: number; dropped: number }): Finding[] {
   const arms = u.arms!;
   const at = u.issue.pointer;
   const out: Finding[] = [];
   const missing = onlyMissing(chosen.caller, at);
-  const near = chosen.cost + 1;
   // Fields the chosen arm refuses as unknown: another arm refusing them too is no less likely for it.
   const unknown = new Set(chosen.caller.filter((g) => g.issue.keyword === 'additionalProperties').map((g) => g.issue.pointer));
   // A union of many shapes (a controller's scenarios) names its closest one: listing the others helps no caller, and
   // their probes would spend the runs that find the caller's other defects.
   if (arms.length > MAX_ALTERNATIVE_ARMS) return out;
+  // The chosen arm keeps all the caller's data: only a tie could be nearly as likely, not worth its probes (a
+  // create_media_buy with one wrong enum rejected in 3 runs, not 15).
+  if (!missing && chosen.dropped === 0) return out;
   for (let k = 0; k < arms.length && ctx.runs < MAX_RUNS / 2; k++) {
     if (k === chosen.arm) continue;
     const probed = probe(ctx, base.fork(), arms[k]!, (found) => {
@@ -55,16 +56,26 @@ export function alternatives(ctx: Collection, base: Copy, u: Finding, chosen: { 
       if (again === undefined) return [];
       const arm = again.arms?.length === arms.length ? again.arms[k]! : [];
       return arm.length > 0 ? arm : undefined;
-    }, missing ? Math.max(MAX_ALTERNATIVE_FIXES, near) : near);
+    }, missing ? Math.max(MAX_ALTERNATIVE_FIXES, chosen.cost + 1) : chosen.cost + 1);
     if (probed === undefined) continue;
     if (missing && onlyMissing(probed.caller, at, unknown)) {
       // Its missing fields; the unknown ones are the chosen arm's too, and reported with it.
       for (const g of probed.caller) if (g.issue.keyword === 'required') out.push(alternative(g, at));
-    } else if (probed.cost <= near && probed.dropped <= chosen.dropped && !probed.caller.some((g) => g.issue.keyword === 'type' && g.issue.pointer === at)) {
+    } else if (nearly(probed, chosen) && !probed.caller.some((g) => g.issue.keyword === 'type' && g.issue.pointer === at)) {
       for (const g of probed.caller) out.push(alternative(g, at));
     }
   }
   return out;
+}
+
+/**
+ * An arm as likely as the chosen one: as few fixes and no more of the caller's data dropped, or one fix more and less
+ * of it dropped (the caller's data speaks for it: the brand shape of an `account` keeps the brand sent). One fix more
+ * dropping nothing the chosen one keeps is not named: the chosen arm's fixes may be defects every shape has (a
+ * package's wrong `pacing` under create_media_buy's fixed-allocation shape is no reason to name the other budget shapes).
+ */
+function nearly(probed: { cost: number; dropped: number }, chosen: { cost: number; dropped: number }): boolean {
+  return probed.cost <= chosen.cost ? probed.dropped <= chosen.dropped : probed.cost <= chosen.cost + 1 && probed.dropped < chosen.dropped;
 }
 
 /** The arm of a failed union the fewest of the caller's fixes satisfy, with those findings and the repaired copy. */

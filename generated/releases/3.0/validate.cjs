@@ -75,11 +75,11 @@ module.exports = tools;
 /* signals/activate-signal-request.json → signals/activate-signal-response.json */
 tools['activate_signal'] = {
   get request() {
-    return require('../../validate/packs/shared-e58486e40f4f.cjs')['signals.activate-signal-request-d57580f19ca3']
+    return require('../../validate/packs/shared-59f373dca49f.cjs')['signals.activate-signal-request-91ea7ac64ee4']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-f8db6056c8b9.cjs')['signals.activate-signal-response-1d3eda7870e1']
+    return require('../../validate/packs/shared-bd347d4df41f.cjs')['signals.activate-signal-response-6cf6854d21c3']
       .validate;
   },
   // Async task responses by task status.
@@ -88,29 +88,29 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-207c17f96c5e.cjs')['media-buy.build-creative-request-34a6036c3eb4']
+    return require('../../validate/packs/shared-585663f1f4f2.cjs')['media-buy.build-creative-request-9e8a593d794c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/build_creative.response-688422a13d10.cjs')[
-      'media-buy.build-creative-response-4b04beae7a42'
+    return require('../../validate/packs/build_creative.response-4910895a38fb.cjs')[
+      'media-buy.build-creative-response-66b95211226f'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/build_creative.response-688422a13d10.cjs')[
-        'media-buy.build-creative-async-response-input-required-b43bdb7b8ee7'
+      return require('../../validate/packs/build_creative.response-4910895a38fb.cjs')[
+        'media-buy.build-creative-async-response-input-required-40c33fa539e6'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/build_creative.response-688422a13d10.cjs')[
-        'media-buy.build-creative-async-response-submitted-e676467e938f'
+      return require('../../validate/packs/build_creative.response-4910895a38fb.cjs')[
+        'media-buy.build-creative-async-response-submitted-0a6a2f796f18'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/build_creative.response-688422a13d10.cjs')[
-        'media-buy.build-creative-async-response-working-b6b086650d35'
+      return require('../../validate/packs/build_creative.response-4910895a38fb.cjs')[
+        'media-buy.build-creative-async-response-working-b587997f719f'
       ].validate;
     },
   },
@@ -118,12 +118,12 @@ tools['build_creative'] = {
 /* governance/check-governance-request.json → governance/check-governance-response.json */
 tools['check_governance'] = {
   get request() {
-    return require('../../validate/packs/check_governance.request-84fc078c16c7.cjs')[
-      'governance.check-governance-request-4720263727b1'
+    return require('../../validate/packs/check_governance.request-2507c29d99a3.cjs')[
+      'governance.check-governance-request-b8f9fdeb457a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-2dc56335bd13.cjs')['governance.check-governance-response-870e773c0d09']
+    return require('../../validate/packs/shared-0b616a45e67a.cjs')['governance.check-governance-response-94c61535a0f0']
       .validate;
   },
   // Async task responses by task status.
@@ -132,30 +132,30 @@ tools['check_governance'] = {
 /* media-buy/create-media-buy-request.json → media-buy/create-media-buy-response.json */
 tools['create_media_buy'] = {
   get request() {
-    return require('../../validate/packs/create_media_buy.request-92f938a7bf8d.cjs')[
-      'media-buy.create-media-buy-request-6685b146e788'
+    return require('../../validate/packs/create_media_buy.request-d8a08bd1e807.cjs')[
+      'media-buy.create-media-buy-request-c5d7bb699b40'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/create_media_buy.response-fb2ec57165e1.cjs')[
-      'media-buy.create-media-buy-response-a4eb8d3a3504'
+    return require('../../validate/packs/create_media_buy.response-81daec68ee0c.cjs')[
+      'media-buy.create-media-buy-response-3811f0eee282'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/create_media_buy.response-fb2ec57165e1.cjs')[
-        'media-buy.create-media-buy-async-response-input-required-88a6db0f0715'
+      return require('../../validate/packs/create_media_buy.response-81daec68ee0c.cjs')[
+        'media-buy.create-media-buy-async-response-input-required-a65cfb8dd3e2'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/create_media_buy.response-fb2ec57165e1.cjs')[
-        'media-buy.create-media-buy-async-response-submitted-cd4a546da5fd'
+      return require('../../validate/packs/create_media_buy.response-81daec68ee0c.cjs')[
+        'media-buy.create-media-buy-async-response-submitted-4ed051ddbb4a'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/create_media_buy.response-fb2ec57165e1.cjs')[
-        'media-buy.create-media-buy-async-response-working-28a21954fe2d'
+      return require('../../validate/packs/create_media_buy.response-81daec68ee0c.cjs')[
+        'media-buy.create-media-buy-async-response-working-96a4e6143d9d'
       ].validate;
     },
   },
@@ -163,12 +163,12 @@ tools['create_media_buy'] = {
 /* property/create-property-list-request.json → property/create-property-list-response.json */
 tools['create_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-e58486e40f4f.cjs')['property.create-property-list-request-138f9bbd3061']
+    return require('../../validate/packs/shared-59f373dca49f.cjs')['property.create-property-list-request-4761efcba4db']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-e92b336cd728.cjs')[
-      'property.create-property-list-response-38d2b4997dab'
+    return require('../../validate/packs/shared-871c6a175b69.cjs')[
+      'property.create-property-list-response-60f45e616a8c'
     ].validate;
   },
   // Async task responses by task status.
@@ -177,12 +177,12 @@ tools['create_property_list'] = {
 /* property/delete-property-list-request.json → property/delete-property-list-response.json */
 tools['delete_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-1b55421a334d.cjs')['property.delete-property-list-request-e06e76f2a55f']
+    return require('../../validate/packs/shared-fd4becc6402f.cjs')['property.delete-property-list-request-fe0be135d051']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-1b55421a334d.cjs')[
-      'property.delete-property-list-response-2beaf8aa2200'
+    return require('../../validate/packs/shared-fd4becc6402f.cjs')[
+      'property.delete-property-list-response-ab5e7e0498bc'
     ].validate;
   },
   // Async task responses by task status.
@@ -191,13 +191,13 @@ tools['delete_property_list'] = {
 /* protocol/get-adcp-capabilities-request.json → protocol/get-adcp-capabilities-response.json */
 tools['get_adcp_capabilities'] = {
   get request() {
-    return require('../../validate/packs/shared-75c52f1cafd0.cjs')[
-      'protocol.get-adcp-capabilities-request-b9602354332d'
+    return require('../../validate/packs/shared-be8d00cc3d29.cjs')[
+      'protocol.get-adcp-capabilities-request-c03816c010ad'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_adcp_capabilities.response-d00f40fe0d2a.cjs')[
-      'protocol.get-adcp-capabilities-response-a1dcd5f61dc8'
+    return require('../../validate/packs/get_adcp_capabilities.response-6b2464b22a97.cjs')[
+      'protocol.get-adcp-capabilities-response-bde8fcbe84b8'
     ].validate;
   },
   // Async task responses by task status.
@@ -206,13 +206,13 @@ tools['get_adcp_capabilities'] = {
 /* creative/get-creative-delivery-request.json → creative/get-creative-delivery-response.json */
 tools['get_creative_delivery'] = {
   get request() {
-    return require('../../validate/packs/shared-db0ad19bfb99.cjs')[
-      'creative.get-creative-delivery-request-5458a2efbb09'
+    return require('../../validate/packs/shared-9d4a64c482c9.cjs')[
+      'creative.get-creative-delivery-request-70f87f049d02'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_creative_delivery.response-7a3eca3cd7b1.cjs')[
-      'creative.get-creative-delivery-response-af830ab0fb98'
+    return require('../../validate/packs/get_creative_delivery.response-4e73ceefa33b.cjs')[
+      'creative.get-creative-delivery-response-011e264d5c9d'
     ].validate;
   },
   // Async task responses by task status.
@@ -221,13 +221,13 @@ tools['get_creative_delivery'] = {
 /* creative/get-creative-features-request.json → creative/get-creative-features-response.json */
 tools['get_creative_features'] = {
   get request() {
-    return require('../../validate/packs/shared-04874dd4c68b.cjs')[
-      'creative.get-creative-features-request-72c86b970680'
+    return require('../../validate/packs/shared-f410ea64fa4a.cjs')[
+      'creative.get-creative-features-request-1c9b363f9691'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-3741032c461e.cjs')[
-      'creative.get-creative-features-response-1de12a1e11de'
+    return require('../../validate/packs/shared-871f348cc2da.cjs')[
+      'creative.get-creative-features-response-e7624dd7e7f0'
     ].validate;
   },
   // Async task responses by task status.
@@ -236,13 +236,13 @@ tools['get_creative_features'] = {
 /* media-buy/get-media-buy-delivery-request.json → media-buy/get-media-buy-delivery-response.json */
 tools['get_media_buy_delivery'] = {
   get request() {
-    return require('../../validate/packs/get_media_buy_delivery.request-809af85c339e.cjs')[
-      'media-buy.get-media-buy-delivery-request-61f8a99e5842'
+    return require('../../validate/packs/get_media_buy_delivery.request-7dd8e2cebc89.cjs')[
+      'media-buy.get-media-buy-delivery-request-4c82fe83b514'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buy_delivery.response-edf6463a2095.cjs')[
-      'media-buy.get-media-buy-delivery-response-a68b58776586'
+    return require('../../validate/packs/get_media_buy_delivery.response-3e9e882b73cb.cjs')[
+      'media-buy.get-media-buy-delivery-response-ae3a2341e09b'
     ].validate;
   },
   // Async task responses by task status.
@@ -251,12 +251,12 @@ tools['get_media_buy_delivery'] = {
 /* media-buy/get-media-buys-request.json → media-buy/get-media-buys-response.json */
 tools['get_media_buys'] = {
   get request() {
-    return require('../../validate/packs/shared-49fe8214c944.cjs')['media-buy.get-media-buys-request-6b3b1a062d8c']
+    return require('../../validate/packs/shared-bc7192eb777f.cjs')['media-buy.get-media-buys-request-f595c36b512c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buys.response-cd2dc0cb4b48.cjs')[
-      'media-buy.get-media-buys-response-f03bc39fecb3'
+    return require('../../validate/packs/get_media_buys.response-5c3eab34a148.cjs')[
+      'media-buy.get-media-buys-response-2e1c1d3a3412'
     ].validate;
   },
   // Async task responses by task status.
@@ -265,13 +265,13 @@ tools['get_media_buys'] = {
 /* governance/get-plan-audit-logs-request.json → governance/get-plan-audit-logs-response.json */
 tools['get_plan_audit_logs'] = {
   get request() {
-    return require('../../validate/packs/shared-04874dd4c68b.cjs')[
-      'governance.get-plan-audit-logs-request-0370e7aa1e36'
+    return require('../../validate/packs/shared-f410ea64fa4a.cjs')[
+      'governance.get-plan-audit-logs-request-9f1e73fd1d1a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_plan_audit_logs.response-8e9ac509c605.cjs')[
-      'governance.get-plan-audit-logs-response-0223ebdaa012'
+    return require('../../validate/packs/get_plan_audit_logs.response-31b60baddd52.cjs')[
+      'governance.get-plan-audit-logs-response-15f65100f48b'
     ].validate;
   },
   // Async task responses by task status.
@@ -280,30 +280,30 @@ tools['get_plan_audit_logs'] = {
 /* media-buy/get-products-request.json → media-buy/get-products-response.json */
 tools['get_products'] = {
   get request() {
-    return require('../../validate/packs/get_products.request-10c2b2ec4fcf.cjs')[
-      'media-buy.get-products-request-8d8494926ee5'
+    return require('../../validate/packs/get_products.request-8464854088f0.cjs')[
+      'media-buy.get-products-request-ebdb52669843'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_products.response-a7294d13daea.cjs')[
-      'media-buy.get-products-response-eed1e3a81d70'
+    return require('../../validate/packs/get_products.response-8bf4398bcba4.cjs')[
+      'media-buy.get-products-response-e10c06c5ddd0'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/get_products.response-a7294d13daea.cjs')[
-        'media-buy.get-products-async-response-input-required-e123df8aa528'
+      return require('../../validate/packs/get_products.response-8bf4398bcba4.cjs')[
+        'media-buy.get-products-async-response-input-required-3b36237c0cf1'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/get_products.response-a7294d13daea.cjs')[
-        'media-buy.get-products-async-response-submitted-c40555b8c52a'
+      return require('../../validate/packs/get_products.response-8bf4398bcba4.cjs')[
+        'media-buy.get-products-async-response-submitted-af2ccac6b7c6'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/get_products.response-a7294d13daea.cjs')[
-        'media-buy.get-products-async-response-working-2bdeddee2ae3'
+      return require('../../validate/packs/get_products.response-8bf4398bcba4.cjs')[
+        'media-buy.get-products-async-response-working-276037a025c3'
       ].validate;
     },
   },
@@ -311,11 +311,11 @@ tools['get_products'] = {
 /* property/get-property-list-request.json → property/get-property-list-response.json */
 tools['get_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-3e5adbeed19e.cjs')['property.get-property-list-request-47384e4c3086']
+    return require('../../validate/packs/shared-4aa9ad3ad82e.cjs')['property.get-property-list-request-d74dfe7547c8']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-5b19db3326d2.cjs')['property.get-property-list-response-8d1c0a0cdc6a']
+    return require('../../validate/packs/shared-aae81477ec09.cjs')['property.get-property-list-response-e3dac321c978']
       .validate;
   },
   // Async task responses by task status.
@@ -324,10 +324,10 @@ tools['get_property_list'] = {
 /* signals/get-signals-request.json → signals/get-signals-response.json */
 tools['get_signals'] = {
   get request() {
-    return require('../../validate/packs/shared-e58486e40f4f.cjs')['signals.get-signals-request-dc9a65ccc5c7'].validate;
+    return require('../../validate/packs/shared-59f373dca49f.cjs')['signals.get-signals-request-e029a165fe60'].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-f8db6056c8b9.cjs')['signals.get-signals-response-38227bd37b2f']
+    return require('../../validate/packs/shared-bd347d4df41f.cjs')['signals.get-signals-response-62568c440060']
       .validate;
   },
   // Async task responses by task status.
@@ -336,11 +336,11 @@ tools['get_signals'] = {
 /* account/list-accounts-request.json → account/list-accounts-response.json */
 tools['list_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-49fe8214c944.cjs')['account.list-accounts-request-4ae08ef212f0']
+    return require('../../validate/packs/shared-bc7192eb777f.cjs')['account.list-accounts-request-c5cf0e579b33']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-3741032c461e.cjs')['account.list-accounts-response-9c38d7ad1baa']
+    return require('../../validate/packs/shared-871f348cc2da.cjs')['account.list-accounts-response-7a68dd2cca27']
       .validate;
   },
   // Async task responses by task status.
@@ -349,13 +349,13 @@ tools['list_accounts'] = {
 /* media-buy/list-creative-formats-request.json → media-buy/list-creative-formats-response.json */
 tools['list_creative_formats'] = {
   get request() {
-    return require('../../validate/packs/shared-ec858d79eb91.cjs')[
-      'media-buy.list-creative-formats-request-b9871618613e'
+    return require('../../validate/packs/shared-57ddba17614c.cjs')[
+      'media-buy.list-creative-formats-request-5834e8b986e4'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creative_formats.response-8d84ff38ef61.cjs')[
-      'media-buy.list-creative-formats-response-2e61f6a3fd3b'
+    return require('../../validate/packs/list_creative_formats.response-5dd455fe351d.cjs')[
+      'media-buy.list-creative-formats-response-61cf0fa83b48'
     ].validate;
   },
   // Async task responses by task status.
@@ -364,13 +364,13 @@ tools['list_creative_formats'] = {
 /* creative/list-creatives-request.json → creative/list-creatives-response.json */
 tools['list_creatives'] = {
   get request() {
-    return require('../../validate/packs/list_creatives.request-ec11325379fb.cjs')[
-      'creative.list-creatives-request-bfb1130ba9db'
+    return require('../../validate/packs/list_creatives.request-aa7cf2b7e7f0.cjs')[
+      'creative.list-creatives-request-025197fb4e90'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creatives.response-a5f962553ccc.cjs')[
-      'creative.list-creatives-response-2a6cf504ef7c'
+    return require('../../validate/packs/list_creatives.response-98738a3389c6.cjs')[
+      'creative.list-creatives-response-89347a469040'
     ].validate;
   },
   // Async task responses by task status.
@@ -379,11 +379,11 @@ tools['list_creatives'] = {
 /* property/list-property-lists-request.json → property/list-property-lists-response.json */
 tools['list_property_lists'] = {
   get request() {
-    return require('../../validate/packs/shared-2dc56335bd13.cjs')['property.list-property-lists-request-6ca5872c35c7']
+    return require('../../validate/packs/shared-0b616a45e67a.cjs')['property.list-property-lists-request-2a3719c6e508']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-5b19db3326d2.cjs')['property.list-property-lists-response-d45edffb2b9f']
+    return require('../../validate/packs/shared-aae81477ec09.cjs')['property.list-property-lists-response-61eff5b337de']
       .validate;
   },
   // Async task responses by task status.
@@ -392,12 +392,12 @@ tools['list_property_lists'] = {
 /* media-buy/log-event-request.json → media-buy/log-event-response.json */
 tools['log_event'] = {
   get request() {
-    return require('../../validate/packs/log_event.request-fb6bf14bcb69.cjs')[
-      'media-buy.log-event-request-2b417699df5f'
+    return require('../../validate/packs/log_event.request-f9b97d6e87e6.cjs')[
+      'media-buy.log-event-request-07404841dc55'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-207c17f96c5e.cjs')['media-buy.log-event-response-b7b40ea272e9']
+    return require('../../validate/packs/shared-585663f1f4f2.cjs')['media-buy.log-event-response-a29a2ea92295']
       .validate;
   },
   // Async task responses by task status.
@@ -406,12 +406,12 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-207c17f96c5e.cjs')['creative.preview-creative-request-0f25be018297']
+    return require('../../validate/packs/shared-585663f1f4f2.cjs')['creative.preview-creative-request-6745f35b3e2f']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/preview_creative.response-d5baa7580dac.cjs')[
-      'creative.preview-creative-response-28078d2f49eb'
+    return require('../../validate/packs/preview_creative.response-c73c48ac765f.cjs')[
+      'creative.preview-creative-response-71893dd1ccf2'
     ].validate;
   },
   // Async task responses by task status.
@@ -420,13 +420,13 @@ tools['preview_creative'] = {
 /* media-buy/provide-performance-feedback-request.json → media-buy/provide-performance-feedback-response.json */
 tools['provide_performance_feedback'] = {
   get request() {
-    return require('../../validate/packs/shared-ec858d79eb91.cjs')[
-      'media-buy.provide-performance-feedback-request-3d2776ffca63'
+    return require('../../validate/packs/shared-57ddba17614c.cjs')[
+      'media-buy.provide-performance-feedback-request-6082a6aec36f'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-f8db6056c8b9.cjs')[
-      'media-buy.provide-performance-feedback-response-be201481c7cb'
+    return require('../../validate/packs/shared-bd347d4df41f.cjs')[
+      'media-buy.provide-performance-feedback-response-60526d113577'
     ].validate;
   },
   // Async task responses by task status.
@@ -435,13 +435,13 @@ tools['provide_performance_feedback'] = {
 /* governance/report-plan-outcome-request.json → governance/report-plan-outcome-response.json */
 tools['report_plan_outcome'] = {
   get request() {
-    return require('../../validate/packs/shared-75c52f1cafd0.cjs')[
-      'governance.report-plan-outcome-request-6bd1b28b6cfb'
+    return require('../../validate/packs/shared-be8d00cc3d29.cjs')[
+      'governance.report-plan-outcome-request-eeacbb96eb8e'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-2dc56335bd13.cjs')[
-      'governance.report-plan-outcome-response-ba6967e317bb'
+    return require('../../validate/packs/shared-0b616a45e67a.cjs')[
+      'governance.report-plan-outcome-response-e0f6374b4b78'
     ].validate;
   },
   // Async task responses by task status.
@@ -450,12 +450,12 @@ tools['report_plan_outcome'] = {
 /* account/sync-accounts-request.json → account/sync-accounts-response.json */
 tools['sync_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-9571b114b3ae.cjs')['account.sync-accounts-request-ec9f7308a230']
+    return require('../../validate/packs/shared-0ac4123f8db8.cjs')['account.sync-accounts-request-43607f178655']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_accounts.response-55f0428ad2b3.cjs')[
-      'account.sync-accounts-response-4b30961329f6'
+    return require('../../validate/packs/sync_accounts.response-9f1253a60970.cjs')[
+      'account.sync-accounts-response-3cb90c4501c5'
     ].validate;
   },
   // Async task responses by task status.
@@ -464,12 +464,12 @@ tools['sync_accounts'] = {
 /* media-buy/sync-audiences-request.json → media-buy/sync-audiences-response.json */
 tools['sync_audiences'] = {
   get request() {
-    return require('../../validate/packs/shared-49fe8214c944.cjs')['media-buy.sync-audiences-request-4b32da2124de']
+    return require('../../validate/packs/shared-bc7192eb777f.cjs')['media-buy.sync-audiences-request-98e21c22af9a']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_audiences.response-d5bafde9e19c.cjs')[
-      'media-buy.sync-audiences-response-a8081c8dc2b2'
+    return require('../../validate/packs/sync_audiences.response-0eadb23ad4df.cjs')[
+      'media-buy.sync-audiences-response-8ebd723b3946'
     ].validate;
   },
   // Async task responses by task status.
@@ -478,29 +478,29 @@ tools['sync_audiences'] = {
 /* media-buy/sync-catalogs-request.json → media-buy/sync-catalogs-response.json */
 tools['sync_catalogs'] = {
   get request() {
-    return require('../../validate/packs/shared-9571b114b3ae.cjs')['media-buy.sync-catalogs-request-5ae53f131dea']
+    return require('../../validate/packs/shared-0ac4123f8db8.cjs')['media-buy.sync-catalogs-request-7c6b27f37f4b']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_catalogs.response-0ffa2304422e.cjs')[
-      'media-buy.sync-catalogs-response-b03cde197376'
+    return require('../../validate/packs/sync_catalogs.response-11d86d39d2e9.cjs')[
+      'media-buy.sync-catalogs-response-e946a1b81d9c'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_catalogs.response-0ffa2304422e.cjs')[
-        'media-buy.sync-catalogs-async-response-input-required-b4db00863c41'
+      return require('../../validate/packs/sync_catalogs.response-11d86d39d2e9.cjs')[
+        'media-buy.sync-catalogs-async-response-input-required-cc4bb64814e7'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_catalogs.response-0ffa2304422e.cjs')[
-        'media-buy.sync-catalogs-async-response-submitted-fe028cf5f395'
+      return require('../../validate/packs/sync_catalogs.response-11d86d39d2e9.cjs')[
+        'media-buy.sync-catalogs-async-response-submitted-d64d4d5e53f5'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_catalogs.response-0ffa2304422e.cjs')[
-        'media-buy.sync-catalogs-async-response-working-06ed9c11516e'
+      return require('../../validate/packs/sync_catalogs.response-11d86d39d2e9.cjs')[
+        'media-buy.sync-catalogs-async-response-working-3c4dd16cf1da'
       ].validate;
     },
   },
@@ -508,29 +508,29 @@ tools['sync_catalogs'] = {
 /* creative/sync-creatives-request.json → creative/sync-creatives-response.json */
 tools['sync_creatives'] = {
   get request() {
-    return require('../../validate/packs/shared-3e5adbeed19e.cjs')['creative.sync-creatives-request-405b658852a8']
+    return require('../../validate/packs/shared-4aa9ad3ad82e.cjs')['creative.sync-creatives-request-1e0f774881b8']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_creatives.response-9ec7f60ca7b3.cjs')[
-      'creative.sync-creatives-response-962d585d3bf8'
+    return require('../../validate/packs/sync_creatives.response-ed83537fb10a.cjs')[
+      'creative.sync-creatives-response-db9c53518736'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_creatives.response-9ec7f60ca7b3.cjs')[
-        'creative.sync-creatives-async-response-input-required-ebe9e6e69e72'
+      return require('../../validate/packs/sync_creatives.response-ed83537fb10a.cjs')[
+        'creative.sync-creatives-async-response-input-required-31fbc6671f84'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_creatives.response-9ec7f60ca7b3.cjs')[
-        'creative.sync-creatives-async-response-submitted-8e8ad9f4fd13'
+      return require('../../validate/packs/sync_creatives.response-ed83537fb10a.cjs')[
+        'creative.sync-creatives-async-response-submitted-891671e9133b'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_creatives.response-9ec7f60ca7b3.cjs')[
-        'creative.sync-creatives-async-response-working-a2bd56545245'
+      return require('../../validate/packs/sync_creatives.response-ed83537fb10a.cjs')[
+        'creative.sync-creatives-async-response-working-e47a955bc834'
       ].validate;
     },
   },
@@ -538,12 +538,12 @@ tools['sync_creatives'] = {
 /* media-buy/sync-event-sources-request.json → media-buy/sync-event-sources-response.json */
 tools['sync_event_sources'] = {
   get request() {
-    return require('../../validate/packs/shared-db0ad19bfb99.cjs')['media-buy.sync-event-sources-request-030baa4f1746']
+    return require('../../validate/packs/shared-9d4a64c482c9.cjs')['media-buy.sync-event-sources-request-4d71a7e2066c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_event_sources.response-51193f7f94fe.cjs')[
-      'media-buy.sync-event-sources-response-c7c00a9660ac'
+    return require('../../validate/packs/sync_event_sources.response-cba4ce36d2b6.cjs')[
+      'media-buy.sync-event-sources-response-a43404f2c788'
     ].validate;
   },
   // Async task responses by task status.
@@ -552,12 +552,12 @@ tools['sync_event_sources'] = {
 /* governance/sync-plans-request.json → governance/sync-plans-response.json */
 tools['sync_plans'] = {
   get request() {
-    return require('../../validate/packs/sync_plans.request-5743a250ea32.cjs')[
-      'governance.sync-plans-request-6ca87ebeb473'
+    return require('../../validate/packs/sync_plans.request-d775b1c6b958.cjs')[
+      'governance.sync-plans-request-889743e9559c'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-e92b336cd728.cjs')['governance.sync-plans-response-d8c05a706421']
+    return require('../../validate/packs/shared-871c6a175b69.cjs')['governance.sync-plans-response-3ae8b7a2518b']
       .validate;
   },
   // Async task responses by task status.
@@ -566,30 +566,30 @@ tools['sync_plans'] = {
 /* media-buy/update-media-buy-request.json → media-buy/update-media-buy-response.json */
 tools['update_media_buy'] = {
   get request() {
-    return require('../../validate/packs/update_media_buy.request-cb1323aff7f9.cjs')[
-      'media-buy.update-media-buy-request-e2bb6a66f91a'
+    return require('../../validate/packs/update_media_buy.request-34cab3cb4a97.cjs')[
+      'media-buy.update-media-buy-request-c177695c6027'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/update_media_buy.response-876f1ffa7d36.cjs')[
-      'media-buy.update-media-buy-response-6b56d4a726c8'
+    return require('../../validate/packs/update_media_buy.response-35b6f502c0fd.cjs')[
+      'media-buy.update-media-buy-response-cb50916fca67'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/update_media_buy.response-876f1ffa7d36.cjs')[
-        'media-buy.update-media-buy-async-response-input-required-ddfe42a190da'
+      return require('../../validate/packs/update_media_buy.response-35b6f502c0fd.cjs')[
+        'media-buy.update-media-buy-async-response-input-required-ced241fe0f6d'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/update_media_buy.response-876f1ffa7d36.cjs')[
-        'media-buy.update-media-buy-async-response-submitted-f8a5ca90eec8'
+      return require('../../validate/packs/update_media_buy.response-35b6f502c0fd.cjs')[
+        'media-buy.update-media-buy-async-response-submitted-cb99c3818ba7'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/update_media_buy.response-876f1ffa7d36.cjs')[
-        'media-buy.update-media-buy-async-response-working-0ea3b3a7f36e'
+      return require('../../validate/packs/update_media_buy.response-35b6f502c0fd.cjs')[
+        'media-buy.update-media-buy-async-response-working-e549620b0804'
       ].validate;
     },
   },
@@ -597,12 +597,12 @@ tools['update_media_buy'] = {
 /* property/update-property-list-request.json → property/update-property-list-response.json */
 tools['update_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-3741032c461e.cjs')['property.update-property-list-request-197e1e2ff195']
+    return require('../../validate/packs/shared-871f348cc2da.cjs')['property.update-property-list-request-761cbce64f2a']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-2dc56335bd13.cjs')[
-      'property.update-property-list-response-3eb75c4714ba'
+    return require('../../validate/packs/shared-0b616a45e67a.cjs')[
+      'property.update-property-list-response-066dffb23e05'
     ].validate;
   },
   // Async task responses by task status.

@@ -14,7 +14,8 @@ import { jsonText, tokenize, type Token } from './code.js';
  *   the schema path is not written twice (a twentieth of the packs).
  *   A wrong type there, the most frequent error, is `PROPERTY_TYPE(P, "/budget/amount", "<type>")`.
  * - Ajv's "fail on the first error" statements (`validate.errors=[<error>];return false;`) become
- *   `return FAIL(validate,<error>);`: the same array of one error on the function, the same `false`.
+ *   `return FAIL(validate,<error>);`: the same array of one error on the function, the same `false` (`FAIL_AT` and
+ *   `FAIL_TYPE` take a property-run error's arguments).
  * - Ajv's "collect an error" statement (`const errN = …; if(vErrors === null){vErrors = [errN];} else
  *   {vErrors.push(errN);}`) becomes `vErrors=PUSH(vErrors,…);`: the same array, pushed or created.
  * - Ajv's "take a called definition's errors" statement (`vErrors = vErrors === null ? f.errors :
@@ -36,6 +37,8 @@ export const PROPERTY_ERROR_HELPER = '$propErr';
 export const ITEM_ERROR_HELPER = '$itemErr';
 export const PROPERTY_TYPE_HELPER = '$propType';
 export const FAIL_HELPER = '$fail';
+export const FAIL_AT_HELPER = '$failAt';
+export const FAIL_TYPE_HELPER = '$failType';
 export const PUSH_HELPER = '$push';
 export const CAT_HELPER = '$cat';
 
@@ -44,22 +47,37 @@ export const COMPACT_HELPERS = [
   `function ${ERROR_HELPER}(instancePath, schemaPath, keyword, params) {`,
   '  return { instancePath, schemaPath: schemaPath + "/" + keyword, keyword, params };',
   '}',
-  '// An error at a run of property names below the function\'s own path: `/a/b` is `#/properties/a/properties/b`.',
-  `function ${PROPERTY_ERROR_HELPER}(base, names, keyword, params) {`,
-  '  return { instancePath: base + names, schemaPath: "#" + names.replace(/\\//g, "/properties/") + "/" + keyword, keyword, params };',
+  '// An error at a run of property names below the function\'s own path: `/a/b` is `#/properties/a/properties/b`; through',
+  '// array items, each `*`: `/a/*/b` is `#/properties/a/items/properties/b`. Each run\'s schema path is made once (a',
+  '// rejected call answers as fast as with the path written out).',
+  'const $schemaPaths = new Map();',
+  'function $schemaPath(names) {',
+  '  if (names === "") return "#";',
+  '  let path = $schemaPaths.get(names);',
+  '  if (path === undefined) $schemaPaths.set(names, (path = "#" + names.replace(/\\/(?!\\*)/g, "/properties/").replace(/\\/\\*/g, "/items")));',
+  '  return path;',
   '}',
-  '// The same through array items, each `*`: `/a/*/b` is `#/properties/a/items/properties/b`.',
+  `function ${PROPERTY_ERROR_HELPER}(base, names, keyword, params) {`,
+  '  return { instancePath: base + names, schemaPath: $schemaPath(names) + "/" + keyword, keyword, params };',
+  '}',
   `function ${ITEM_ERROR_HELPER}(instancePath, names, keyword, params) {`,
-  '  return { instancePath, schemaPath: "#" + names.replace(/\\/(?!\\*)/g, "/properties/").replace(/\\/\\*/g, "/items") + "/" + keyword, keyword, params };',
+  '  return { instancePath, schemaPath: $schemaPath(names) + "/" + keyword, keyword, params };',
   '}',
   '// The most frequent of them: a wrong type at a run of property names.',
   `function ${PROPERTY_TYPE_HELPER}(base, names, type) {`,
   `  return ${PROPERTY_ERROR_HELPER}(base, names, "type", { type });`,
   '}',
-  '// A definition failing on its first error: `validate.errors = [error]; return false;`.',
+  '// A definition failing on its first error: `validate.errors = [error]; return false;`; the two most frequent, at a',
+  '// run of property names, with their arguments.',
   `function ${FAIL_HELPER}(validate, error) {`,
   '  validate.errors = [error];',
   '  return false;',
+  '}',
+  `function ${FAIL_AT_HELPER}(validate, base, names, keyword, params) {`,
+  `  return ${FAIL_HELPER}(validate, ${PROPERTY_ERROR_HELPER}(base, names, keyword, params));`,
+  '}',
+  `function ${FAIL_TYPE_HELPER}(validate, base, names, type) {`,
+  `  return ${FAIL_HELPER}(validate, ${PROPERTY_TYPE_HELPER}(base, names, type));`,
   '}',
   `function ${PUSH_HELPER}(vErrors, error) {`,
   '  if (vErrors === null) return [error];',
@@ -77,7 +95,7 @@ export const COMPACT_HELPERS = [
   '}',
 ];
 
-const HELPERS = new Set([ERROR_HELPER, PROPERTY_ERROR_HELPER, ITEM_ERROR_HELPER, PROPERTY_TYPE_HELPER, FAIL_HELPER, PUSH_HELPER, CAT_HELPER]);
+const HELPERS = new Set(['$schemaPaths', '$schemaPath', ERROR_HELPER, PROPERTY_ERROR_HELPER, ITEM_ERROR_HELPER, PROPERTY_TYPE_HELPER, FAIL_HELPER, FAIL_AT_HELPER, FAIL_TYPE_HELPER, PUSH_HELPER, CAT_HELPER]);
 
 const ERROR_KEYS = ['instancePath', 'schemaPath', 'keyword', 'params'];
 
@@ -146,7 +164,7 @@ function rewrite(texts: readonly string[], uses: ReadonlyMap<string, number>): P
     }
     const fail = failed(texts, i);
     if (fail !== undefined) {
-      out.push({ text: `return ${FAIL_HELPER}(${fail.fn},${spanText(texts, fail.valueStart, fail.valueEnd)});`, from: i });
+      out.push({ text: `return ${failCall(fail.fn, spanText(texts, fail.valueStart, fail.valueEnd))};`, from: i });
       i = fail.end;
       continue;
     }
@@ -197,6 +215,20 @@ function collected(texts: readonly string[], i: number, uses: ReadonlyMap<string
   let s = '';
   while (j < texts.length && s.length < tail.length) s += texts[j++];
   return s === tail ? { list, valueStart, valueEnd, end: j } : undefined;
+}
+
+/** `FAIL(F,<error>)`, or its shorter forms for an error at a run of property names. */
+function failCall(fn: string, error: string): string {
+  for (const [helper, short] of [
+    [PROPERTY_TYPE_HELPER, FAIL_TYPE_HELPER],
+    [PROPERTY_ERROR_HELPER, FAIL_AT_HELPER],
+  ] as const) {
+    // The error is exactly one call of the helper: its arguments carry over.
+    if (!error.startsWith(`${helper}(`)) continue;
+    const texts = tokenize(error).filter((t) => !(t.kind === 'other' && isSpace(t.text.charCodeAt(0)))).map((t) => t.text);
+    if (texts[0] === helper && topLevelEnd(texts, 2, ')') === texts.length - 1) return `${short}(${fn},${error.slice(helper.length + 1)}`;
+  }
+  return `${FAIL_HELPER}(${fn},${error})`;
 }
 
 /** `F.errors=[<one value>];return false;` at i (F an identifier): Ajv failing a definition on its first error. */

@@ -16,13 +16,13 @@ exports.pairings = [
     outcome: { action: 'failed', status: 'rejected' },
     maxItems: 1000,
     get validateItem() {
-      return require('../../../validate/packs/shared-9571b114b3ae.cjs')[
-        'account.sync-accounts-request.properties.accounts.items-15e36f1a776e'
+      return require('../../../validate/packs/shared-0ac4123f8db8.cjs')[
+        'account.sync-accounts-request.properties.accounts.items-0a941c1e42f8'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_accounts.response-55f0428ad2b3.cjs')[
-        'account.sync-accounts-response.oneOf.0.properties.accounts.items-49fdda6b8870'
+      return require('../../../validate/packs/sync_accounts.response-9f1253a60970.cjs')[
+        'account.sync-accounts-response.oneOf.0.properties.accounts.items-487e4dec5b9d'
       ].validate;
     },
   },

@@ -15,13 +15,13 @@ exports.pairings = [
     identity: ['audience_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-49fe8214c944.cjs')[
-        'media-buy.sync-audiences-request.properties.audiences.items-d7c12c115af1'
+      return require('../../../validate/packs/shared-bc7192eb777f.cjs')[
+        'media-buy.sync-audiences-request.properties.audiences.items-1666c5fb31ed'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_audiences.response-d5bafde9e19c.cjs')[
-        'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-65a614ff5ed8'
+      return require('../../../validate/packs/sync_audiences.response-0eadb23ad4df.cjs')[
+        'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-b33ebb22bf8b'
       ].validate;
     },
   },

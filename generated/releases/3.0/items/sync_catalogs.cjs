@@ -16,11 +16,11 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 50,
     get validateItem() {
-      return require('../../../validate/packs/shared-7767f7eaee59.cjs')['core.catalog-913085f7b7a3'].validate;
+      return require('../../../validate/packs/shared-a5cdcfc97fa1.cjs')['core.catalog-f5a02f126a56'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_catalogs.response-0ffa2304422e.cjs')[
-        'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-0b8b12943a60'
+      return require('../../../validate/packs/sync_catalogs.response-11d86d39d2e9.cjs')[
+        'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-b71d690cc7e7'
       ].validate;
     },
   },

@@ -16,11 +16,11 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 100,
     get validateItem() {
-      return require('../../../validate/packs/shared-d2d42809681e.cjs')['core.creative-asset-5d04c144e3a7'].validate;
+      return require('../../../validate/packs/shared-54de12d4188a.cjs')['core.creative-asset-639b718e720e'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_creatives.response-9ec7f60ca7b3.cjs')[
-        'creative.sync-creatives-response.oneOf.0.properties.creatives.items-85e5fb7defb9'
+      return require('../../../validate/packs/sync_creatives.response-ed83537fb10a.cjs')[
+        'creative.sync-creatives-response.oneOf.0.properties.creatives.items-e8c55d88c54d'
       ].validate;
     },
   },

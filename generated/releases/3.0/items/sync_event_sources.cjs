@@ -15,13 +15,13 @@ exports.pairings = [
     identity: ['event_source_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-db0ad19bfb99.cjs')[
-        'media-buy.sync-event-sources-request.properties.event_sources.items-ea2bdde2b1f5'
+      return require('../../../validate/packs/shared-9d4a64c482c9.cjs')[
+        'media-buy.sync-event-sources-request.properties.event_sources.items-1e4d37def26f'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_event_sources.response-51193f7f94fe.cjs')[
-        'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-b989a6f69289'
+      return require('../../../validate/packs/sync_event_sources.response-cba4ce36d2b6.cjs')[
+        'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-99c555c7b4ea'
       ].validate;
     },
   },
