@@ -75,11 +75,11 @@ module.exports = tools;
 /* signals/activate-signal-request.json → signals/activate-signal-response.json */
 tools['activate_signal'] = {
   get request() {
-    return require('../../validate/packs/shared-59f373dca49f.cjs')['signals.activate-signal-request-91ea7ac64ee4']
+    return require('../../validate/packs/shared-755930741dae.cjs')['signals.activate-signal-request-91ea7ac64ee4']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-bd347d4df41f.cjs')['signals.activate-signal-response-6cf6854d21c3']
+    return require('../../validate/packs/shared-9f10af4568ff.cjs')['signals.activate-signal-response-6cf6854d21c3']
       .validate;
   },
   // Async task responses by task status.
@@ -88,28 +88,28 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-585663f1f4f2.cjs')['media-buy.build-creative-request-9e8a593d794c']
+    return require('../../validate/packs/shared-2c39ffd1dff1.cjs')['media-buy.build-creative-request-9e8a593d794c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/build_creative.response-4910895a38fb.cjs')[
+    return require('../../validate/packs/build_creative.response-ac3f7f7cc125.cjs')[
       'media-buy.build-creative-response-66b95211226f'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/build_creative.response-4910895a38fb.cjs')[
+      return require('../../validate/packs/build_creative.response-ac3f7f7cc125.cjs')[
         'media-buy.build-creative-async-response-input-required-40c33fa539e6'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/build_creative.response-4910895a38fb.cjs')[
+      return require('../../validate/packs/build_creative.response-ac3f7f7cc125.cjs')[
         'media-buy.build-creative-async-response-submitted-0a6a2f796f18'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/build_creative.response-4910895a38fb.cjs')[
+      return require('../../validate/packs/build_creative.response-ac3f7f7cc125.cjs')[
         'media-buy.build-creative-async-response-working-b587997f719f'
       ].validate;
     },
@@ -118,12 +118,12 @@ tools['build_creative'] = {
 /* governance/check-governance-request.json → governance/check-governance-response.json */
 tools['check_governance'] = {
   get request() {
-    return require('../../validate/packs/check_governance.request-2507c29d99a3.cjs')[
+    return require('../../validate/packs/check_governance.request-21d4d2133a43.cjs')[
       'governance.check-governance-request-b8f9fdeb457a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-0b616a45e67a.cjs')['governance.check-governance-response-94c61535a0f0']
+    return require('../../validate/packs/shared-dd8a46601e0a.cjs')['governance.check-governance-response-94c61535a0f0']
       .validate;
   },
   // Async task responses by task status.
@@ -132,29 +132,29 @@ tools['check_governance'] = {
 /* media-buy/create-media-buy-request.json → media-buy/create-media-buy-response.json */
 tools['create_media_buy'] = {
   get request() {
-    return require('../../validate/packs/create_media_buy.request-d8a08bd1e807.cjs')[
+    return require('../../validate/packs/create_media_buy.request-87d14ff5d4f6.cjs')[
       'media-buy.create-media-buy-request-c5d7bb699b40'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/create_media_buy.response-81daec68ee0c.cjs')[
+    return require('../../validate/packs/create_media_buy.response-9856c7669452.cjs')[
       'media-buy.create-media-buy-response-3811f0eee282'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/create_media_buy.response-81daec68ee0c.cjs')[
+      return require('../../validate/packs/create_media_buy.response-9856c7669452.cjs')[
         'media-buy.create-media-buy-async-response-input-required-a65cfb8dd3e2'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/create_media_buy.response-81daec68ee0c.cjs')[
+      return require('../../validate/packs/create_media_buy.response-9856c7669452.cjs')[
         'media-buy.create-media-buy-async-response-submitted-4ed051ddbb4a'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/create_media_buy.response-81daec68ee0c.cjs')[
+      return require('../../validate/packs/create_media_buy.response-9856c7669452.cjs')[
         'media-buy.create-media-buy-async-response-working-96a4e6143d9d'
       ].validate;
     },
@@ -163,11 +163,11 @@ tools['create_media_buy'] = {
 /* property/create-property-list-request.json → property/create-property-list-response.json */
 tools['create_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-59f373dca49f.cjs')['property.create-property-list-request-4761efcba4db']
+    return require('../../validate/packs/shared-755930741dae.cjs')['property.create-property-list-request-4761efcba4db']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-871c6a175b69.cjs')[
+    return require('../../validate/packs/shared-b36cd53ff3ea.cjs')[
       'property.create-property-list-response-60f45e616a8c'
     ].validate;
   },
@@ -177,11 +177,11 @@ tools['create_property_list'] = {
 /* property/delete-property-list-request.json → property/delete-property-list-response.json */
 tools['delete_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-fd4becc6402f.cjs')['property.delete-property-list-request-fe0be135d051']
+    return require('../../validate/packs/shared-7b203c3d21e5.cjs')['property.delete-property-list-request-fe0be135d051']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-fd4becc6402f.cjs')[
+    return require('../../validate/packs/shared-7b203c3d21e5.cjs')[
       'property.delete-property-list-response-ab5e7e0498bc'
     ].validate;
   },
@@ -191,12 +191,12 @@ tools['delete_property_list'] = {
 /* protocol/get-adcp-capabilities-request.json → protocol/get-adcp-capabilities-response.json */
 tools['get_adcp_capabilities'] = {
   get request() {
-    return require('../../validate/packs/shared-be8d00cc3d29.cjs')[
+    return require('../../validate/packs/shared-a4ce23c1140b.cjs')[
       'protocol.get-adcp-capabilities-request-c03816c010ad'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_adcp_capabilities.response-6b2464b22a97.cjs')[
+    return require('../../validate/packs/get_adcp_capabilities.response-a3bda6cdd853.cjs')[
       'protocol.get-adcp-capabilities-response-bde8fcbe84b8'
     ].validate;
   },
@@ -206,12 +206,12 @@ tools['get_adcp_capabilities'] = {
 /* creative/get-creative-delivery-request.json → creative/get-creative-delivery-response.json */
 tools['get_creative_delivery'] = {
   get request() {
-    return require('../../validate/packs/shared-9d4a64c482c9.cjs')[
+    return require('../../validate/packs/shared-913c5831602d.cjs')[
       'creative.get-creative-delivery-request-70f87f049d02'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_creative_delivery.response-4e73ceefa33b.cjs')[
+    return require('../../validate/packs/get_creative_delivery.response-7654019d9f08.cjs')[
       'creative.get-creative-delivery-response-011e264d5c9d'
     ].validate;
   },
@@ -221,12 +221,12 @@ tools['get_creative_delivery'] = {
 /* creative/get-creative-features-request.json → creative/get-creative-features-response.json */
 tools['get_creative_features'] = {
   get request() {
-    return require('../../validate/packs/shared-f410ea64fa4a.cjs')[
+    return require('../../validate/packs/shared-b8efe3ef8273.cjs')[
       'creative.get-creative-features-request-1c9b363f9691'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-871f348cc2da.cjs')[
+    return require('../../validate/packs/shared-e9d02c337ccf.cjs')[
       'creative.get-creative-features-response-e7624dd7e7f0'
     ].validate;
   },
@@ -236,12 +236,12 @@ tools['get_creative_features'] = {
 /* media-buy/get-media-buy-delivery-request.json → media-buy/get-media-buy-delivery-response.json */
 tools['get_media_buy_delivery'] = {
   get request() {
-    return require('../../validate/packs/get_media_buy_delivery.request-7dd8e2cebc89.cjs')[
+    return require('../../validate/packs/get_media_buy_delivery.request-3f9bdc543b8a.cjs')[
       'media-buy.get-media-buy-delivery-request-4c82fe83b514'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buy_delivery.response-3e9e882b73cb.cjs')[
+    return require('../../validate/packs/get_media_buy_delivery.response-c5f9bf68b152.cjs')[
       'media-buy.get-media-buy-delivery-response-ae3a2341e09b'
     ].validate;
   },
@@ -251,11 +251,11 @@ tools['get_media_buy_delivery'] = {
 /* media-buy/get-media-buys-request.json → media-buy/get-media-buys-response.json */
 tools['get_media_buys'] = {
   get request() {
-    return require('../../validate/packs/shared-bc7192eb777f.cjs')['media-buy.get-media-buys-request-f595c36b512c']
+    return require('../../validate/packs/shared-f3a7dff6ce6d.cjs')['media-buy.get-media-buys-request-f595c36b512c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buys.response-5c3eab34a148.cjs')[
+    return require('../../validate/packs/get_media_buys.response-bc6d40d6e88b.cjs')[
       'media-buy.get-media-buys-response-2e1c1d3a3412'
     ].validate;
   },
@@ -265,12 +265,12 @@ tools['get_media_buys'] = {
 /* governance/get-plan-audit-logs-request.json → governance/get-plan-audit-logs-response.json */
 tools['get_plan_audit_logs'] = {
   get request() {
-    return require('../../validate/packs/shared-f410ea64fa4a.cjs')[
+    return require('../../validate/packs/shared-b8efe3ef8273.cjs')[
       'governance.get-plan-audit-logs-request-9f1e73fd1d1a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_plan_audit_logs.response-31b60baddd52.cjs')[
+    return require('../../validate/packs/get_plan_audit_logs.response-d32fe4309fae.cjs')[
       'governance.get-plan-audit-logs-response-15f65100f48b'
     ].validate;
   },
@@ -280,29 +280,29 @@ tools['get_plan_audit_logs'] = {
 /* media-buy/get-products-request.json → media-buy/get-products-response.json */
 tools['get_products'] = {
   get request() {
-    return require('../../validate/packs/get_products.request-8464854088f0.cjs')[
+    return require('../../validate/packs/get_products.request-6bedf3900cf0.cjs')[
       'media-buy.get-products-request-ebdb52669843'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_products.response-8bf4398bcba4.cjs')[
+    return require('../../validate/packs/get_products.response-d20943c0378d.cjs')[
       'media-buy.get-products-response-e10c06c5ddd0'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/get_products.response-8bf4398bcba4.cjs')[
+      return require('../../validate/packs/get_products.response-d20943c0378d.cjs')[
         'media-buy.get-products-async-response-input-required-3b36237c0cf1'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/get_products.response-8bf4398bcba4.cjs')[
+      return require('../../validate/packs/get_products.response-d20943c0378d.cjs')[
         'media-buy.get-products-async-response-submitted-af2ccac6b7c6'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/get_products.response-8bf4398bcba4.cjs')[
+      return require('../../validate/packs/get_products.response-d20943c0378d.cjs')[
         'media-buy.get-products-async-response-working-276037a025c3'
       ].validate;
     },
@@ -311,11 +311,11 @@ tools['get_products'] = {
 /* property/get-property-list-request.json → property/get-property-list-response.json */
 tools['get_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-4aa9ad3ad82e.cjs')['property.get-property-list-request-d74dfe7547c8']
+    return require('../../validate/packs/shared-2468d563d42e.cjs')['property.get-property-list-request-d74dfe7547c8']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-aae81477ec09.cjs')['property.get-property-list-response-e3dac321c978']
+    return require('../../validate/packs/shared-683080dda1e7.cjs')['property.get-property-list-response-e3dac321c978']
       .validate;
   },
   // Async task responses by task status.
@@ -324,10 +324,10 @@ tools['get_property_list'] = {
 /* signals/get-signals-request.json → signals/get-signals-response.json */
 tools['get_signals'] = {
   get request() {
-    return require('../../validate/packs/shared-59f373dca49f.cjs')['signals.get-signals-request-e029a165fe60'].validate;
+    return require('../../validate/packs/shared-755930741dae.cjs')['signals.get-signals-request-e029a165fe60'].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-bd347d4df41f.cjs')['signals.get-signals-response-62568c440060']
+    return require('../../validate/packs/shared-9f10af4568ff.cjs')['signals.get-signals-response-62568c440060']
       .validate;
   },
   // Async task responses by task status.
@@ -336,11 +336,11 @@ tools['get_signals'] = {
 /* account/list-accounts-request.json → account/list-accounts-response.json */
 tools['list_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-bc7192eb777f.cjs')['account.list-accounts-request-c5cf0e579b33']
+    return require('../../validate/packs/shared-f3a7dff6ce6d.cjs')['account.list-accounts-request-c5cf0e579b33']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-871f348cc2da.cjs')['account.list-accounts-response-7a68dd2cca27']
+    return require('../../validate/packs/shared-e9d02c337ccf.cjs')['account.list-accounts-response-7a68dd2cca27']
       .validate;
   },
   // Async task responses by task status.
@@ -349,12 +349,12 @@ tools['list_accounts'] = {
 /* media-buy/list-creative-formats-request.json → media-buy/list-creative-formats-response.json */
 tools['list_creative_formats'] = {
   get request() {
-    return require('../../validate/packs/shared-57ddba17614c.cjs')[
+    return require('../../validate/packs/shared-effe3259fd96.cjs')[
       'media-buy.list-creative-formats-request-5834e8b986e4'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creative_formats.response-5dd455fe351d.cjs')[
+    return require('../../validate/packs/list_creative_formats.response-a888652dcd26.cjs')[
       'media-buy.list-creative-formats-response-61cf0fa83b48'
     ].validate;
   },
@@ -364,12 +364,12 @@ tools['list_creative_formats'] = {
 /* creative/list-creatives-request.json → creative/list-creatives-response.json */
 tools['list_creatives'] = {
   get request() {
-    return require('../../validate/packs/list_creatives.request-aa7cf2b7e7f0.cjs')[
+    return require('../../validate/packs/list_creatives.request-710238ddb797.cjs')[
       'creative.list-creatives-request-025197fb4e90'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creatives.response-98738a3389c6.cjs')[
+    return require('../../validate/packs/list_creatives.response-4d4ff70fff1e.cjs')[
       'creative.list-creatives-response-89347a469040'
     ].validate;
   },
@@ -379,11 +379,11 @@ tools['list_creatives'] = {
 /* property/list-property-lists-request.json → property/list-property-lists-response.json */
 tools['list_property_lists'] = {
   get request() {
-    return require('../../validate/packs/shared-0b616a45e67a.cjs')['property.list-property-lists-request-2a3719c6e508']
+    return require('../../validate/packs/shared-dd8a46601e0a.cjs')['property.list-property-lists-request-2a3719c6e508']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-aae81477ec09.cjs')['property.list-property-lists-response-61eff5b337de']
+    return require('../../validate/packs/shared-683080dda1e7.cjs')['property.list-property-lists-response-61eff5b337de']
       .validate;
   },
   // Async task responses by task status.
@@ -392,12 +392,12 @@ tools['list_property_lists'] = {
 /* media-buy/log-event-request.json → media-buy/log-event-response.json */
 tools['log_event'] = {
   get request() {
-    return require('../../validate/packs/log_event.request-f9b97d6e87e6.cjs')[
+    return require('../../validate/packs/log_event.request-fe3d58cc7354.cjs')[
       'media-buy.log-event-request-07404841dc55'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-585663f1f4f2.cjs')['media-buy.log-event-response-a29a2ea92295']
+    return require('../../validate/packs/shared-2c39ffd1dff1.cjs')['media-buy.log-event-response-a29a2ea92295']
       .validate;
   },
   // Async task responses by task status.
@@ -406,11 +406,11 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-585663f1f4f2.cjs')['creative.preview-creative-request-6745f35b3e2f']
+    return require('../../validate/packs/shared-2c39ffd1dff1.cjs')['creative.preview-creative-request-6745f35b3e2f']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/preview_creative.response-c73c48ac765f.cjs')[
+    return require('../../validate/packs/preview_creative.response-22b7049c8819.cjs')[
       'creative.preview-creative-response-71893dd1ccf2'
     ].validate;
   },
@@ -420,12 +420,12 @@ tools['preview_creative'] = {
 /* media-buy/provide-performance-feedback-request.json → media-buy/provide-performance-feedback-response.json */
 tools['provide_performance_feedback'] = {
   get request() {
-    return require('../../validate/packs/shared-57ddba17614c.cjs')[
+    return require('../../validate/packs/shared-effe3259fd96.cjs')[
       'media-buy.provide-performance-feedback-request-6082a6aec36f'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-bd347d4df41f.cjs')[
+    return require('../../validate/packs/shared-9f10af4568ff.cjs')[
       'media-buy.provide-performance-feedback-response-60526d113577'
     ].validate;
   },
@@ -435,12 +435,12 @@ tools['provide_performance_feedback'] = {
 /* governance/report-plan-outcome-request.json → governance/report-plan-outcome-response.json */
 tools['report_plan_outcome'] = {
   get request() {
-    return require('../../validate/packs/shared-be8d00cc3d29.cjs')[
+    return require('../../validate/packs/shared-a4ce23c1140b.cjs')[
       'governance.report-plan-outcome-request-eeacbb96eb8e'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-0b616a45e67a.cjs')[
+    return require('../../validate/packs/shared-dd8a46601e0a.cjs')[
       'governance.report-plan-outcome-response-e0f6374b4b78'
     ].validate;
   },
@@ -450,11 +450,11 @@ tools['report_plan_outcome'] = {
 /* account/sync-accounts-request.json → account/sync-accounts-response.json */
 tools['sync_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-0ac4123f8db8.cjs')['account.sync-accounts-request-43607f178655']
+    return require('../../validate/packs/shared-4bc6eb4e3a25.cjs')['account.sync-accounts-request-43607f178655']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_accounts.response-9f1253a60970.cjs')[
+    return require('../../validate/packs/sync_accounts.response-f0823b2f4296.cjs')[
       'account.sync-accounts-response-3cb90c4501c5'
     ].validate;
   },
@@ -464,11 +464,11 @@ tools['sync_accounts'] = {
 /* media-buy/sync-audiences-request.json → media-buy/sync-audiences-response.json */
 tools['sync_audiences'] = {
   get request() {
-    return require('../../validate/packs/shared-bc7192eb777f.cjs')['media-buy.sync-audiences-request-98e21c22af9a']
+    return require('../../validate/packs/shared-f3a7dff6ce6d.cjs')['media-buy.sync-audiences-request-98e21c22af9a']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_audiences.response-0eadb23ad4df.cjs')[
+    return require('../../validate/packs/sync_audiences.response-9b778be8c746.cjs')[
       'media-buy.sync-audiences-response-8ebd723b3946'
     ].validate;
   },
@@ -478,28 +478,28 @@ tools['sync_audiences'] = {
 /* media-buy/sync-catalogs-request.json → media-buy/sync-catalogs-response.json */
 tools['sync_catalogs'] = {
   get request() {
-    return require('../../validate/packs/shared-0ac4123f8db8.cjs')['media-buy.sync-catalogs-request-7c6b27f37f4b']
+    return require('../../validate/packs/shared-4bc6eb4e3a25.cjs')['media-buy.sync-catalogs-request-7c6b27f37f4b']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_catalogs.response-11d86d39d2e9.cjs')[
+    return require('../../validate/packs/sync_catalogs.response-831970a1580b.cjs')[
       'media-buy.sync-catalogs-response-e946a1b81d9c'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_catalogs.response-11d86d39d2e9.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-831970a1580b.cjs')[
         'media-buy.sync-catalogs-async-response-input-required-cc4bb64814e7'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_catalogs.response-11d86d39d2e9.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-831970a1580b.cjs')[
         'media-buy.sync-catalogs-async-response-submitted-d64d4d5e53f5'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_catalogs.response-11d86d39d2e9.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-831970a1580b.cjs')[
         'media-buy.sync-catalogs-async-response-working-3c4dd16cf1da'
       ].validate;
     },
@@ -508,28 +508,28 @@ tools['sync_catalogs'] = {
 /* creative/sync-creatives-request.json → creative/sync-creatives-response.json */
 tools['sync_creatives'] = {
   get request() {
-    return require('../../validate/packs/shared-4aa9ad3ad82e.cjs')['creative.sync-creatives-request-1e0f774881b8']
+    return require('../../validate/packs/shared-2468d563d42e.cjs')['creative.sync-creatives-request-1e0f774881b8']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_creatives.response-ed83537fb10a.cjs')[
+    return require('../../validate/packs/sync_creatives.response-f80b4a446068.cjs')[
       'creative.sync-creatives-response-db9c53518736'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_creatives.response-ed83537fb10a.cjs')[
+      return require('../../validate/packs/sync_creatives.response-f80b4a446068.cjs')[
         'creative.sync-creatives-async-response-input-required-31fbc6671f84'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_creatives.response-ed83537fb10a.cjs')[
+      return require('../../validate/packs/sync_creatives.response-f80b4a446068.cjs')[
         'creative.sync-creatives-async-response-submitted-891671e9133b'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_creatives.response-ed83537fb10a.cjs')[
+      return require('../../validate/packs/sync_creatives.response-f80b4a446068.cjs')[
         'creative.sync-creatives-async-response-working-e47a955bc834'
       ].validate;
     },
@@ -538,11 +538,11 @@ tools['sync_creatives'] = {
 /* media-buy/sync-event-sources-request.json → media-buy/sync-event-sources-response.json */
 tools['sync_event_sources'] = {
   get request() {
-    return require('../../validate/packs/shared-9d4a64c482c9.cjs')['media-buy.sync-event-sources-request-4d71a7e2066c']
+    return require('../../validate/packs/shared-913c5831602d.cjs')['media-buy.sync-event-sources-request-4d71a7e2066c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_event_sources.response-cba4ce36d2b6.cjs')[
+    return require('../../validate/packs/sync_event_sources.response-faad4cd7727c.cjs')[
       'media-buy.sync-event-sources-response-a43404f2c788'
     ].validate;
   },
@@ -552,12 +552,12 @@ tools['sync_event_sources'] = {
 /* governance/sync-plans-request.json → governance/sync-plans-response.json */
 tools['sync_plans'] = {
   get request() {
-    return require('../../validate/packs/sync_plans.request-d775b1c6b958.cjs')[
+    return require('../../validate/packs/sync_plans.request-326d26a99182.cjs')[
       'governance.sync-plans-request-889743e9559c'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-871c6a175b69.cjs')['governance.sync-plans-response-3ae8b7a2518b']
+    return require('../../validate/packs/shared-b36cd53ff3ea.cjs')['governance.sync-plans-response-3ae8b7a2518b']
       .validate;
   },
   // Async task responses by task status.
@@ -566,29 +566,29 @@ tools['sync_plans'] = {
 /* media-buy/update-media-buy-request.json → media-buy/update-media-buy-response.json */
 tools['update_media_buy'] = {
   get request() {
-    return require('../../validate/packs/update_media_buy.request-34cab3cb4a97.cjs')[
+    return require('../../validate/packs/update_media_buy.request-31e06fc66121.cjs')[
       'media-buy.update-media-buy-request-c177695c6027'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/update_media_buy.response-35b6f502c0fd.cjs')[
+    return require('../../validate/packs/update_media_buy.response-6cb0f5dab259.cjs')[
       'media-buy.update-media-buy-response-cb50916fca67'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/update_media_buy.response-35b6f502c0fd.cjs')[
+      return require('../../validate/packs/update_media_buy.response-6cb0f5dab259.cjs')[
         'media-buy.update-media-buy-async-response-input-required-ced241fe0f6d'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/update_media_buy.response-35b6f502c0fd.cjs')[
+      return require('../../validate/packs/update_media_buy.response-6cb0f5dab259.cjs')[
         'media-buy.update-media-buy-async-response-submitted-cb99c3818ba7'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/update_media_buy.response-35b6f502c0fd.cjs')[
+      return require('../../validate/packs/update_media_buy.response-6cb0f5dab259.cjs')[
         'media-buy.update-media-buy-async-response-working-e549620b0804'
       ].validate;
     },
@@ -597,11 +597,11 @@ tools['update_media_buy'] = {
 /* property/update-property-list-request.json → property/update-property-list-response.json */
 tools['update_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-871f348cc2da.cjs')['property.update-property-list-request-761cbce64f2a']
+    return require('../../validate/packs/shared-e9d02c337ccf.cjs')['property.update-property-list-request-761cbce64f2a']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-0b616a45e67a.cjs')[
+    return require('../../validate/packs/shared-dd8a46601e0a.cjs')[
       'property.update-property-list-response-066dffb23e05'
     ].validate;
   },

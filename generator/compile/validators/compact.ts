@@ -95,7 +95,23 @@ export const COMPACT_HELPERS = [
   '}',
 ];
 
-const HELPERS = new Set(['$schemaPaths', '$schemaPath', ERROR_HELPER, PROPERTY_ERROR_HELPER, ITEM_ERROR_HELPER, PROPERTY_TYPE_HELPER, FAIL_HELPER, FAIL_AT_HELPER, FAIL_TYPE_HELPER, PUSH_HELPER, CAT_HELPER]);
+/** The helpers the compacted code calls, in the order the helpers module exports them. */
+export const HELPER_NAMES = [ERROR_HELPER, PROPERTY_ERROR_HELPER, ITEM_ERROR_HELPER, PROPERTY_TYPE_HELPER, FAIL_HELPER, FAIL_AT_HELPER, FAIL_TYPE_HELPER, PUSH_HELPER, CAT_HELPER] as const;
+const HELPERS = new Set<string>(['$schemaPaths', '$schemaPath', ...HELPER_NAMES]);
+
+/**
+ * The helpers as one module every pack requires (`validate/support/errors.cjs`): 2 kB written once, not in each of a
+ * set's eighty-odd packs.
+ */
+export function helpersModule(): string {
+  const about = '// The error helpers of the compacted validator code (generator/compile/validators/compact.ts), required by every pack.';
+  return ['"use strict";', about, ...COMPACT_HELPERS, `module.exports = { ${HELPER_NAMES.join(', ')} };`, ''].join('\n');
+}
+
+/** The helpers a piece of compacted code calls (a name followed by its call's parenthesis). */
+export function helpersUsed(code: string): string[] {
+  return HELPER_NAMES.filter((name) => code.includes(`${name}(`));
+}
 
 const ERROR_KEYS = ['instancePath', 'schemaPath', 'keyword', 'params'];
 

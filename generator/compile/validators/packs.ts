@@ -1,7 +1,8 @@
 import { stronglyConnected, sha256, shortHash } from '../../shared/index.js';
 import { packGroups, reaches, type PackGroup } from '../pack-groups.js';
 import { jsonText } from './code.js';
-import { COMPACT_HELPERS } from './compact.js';
+import { HELPERS_FILE } from './support.js';
+import { helpersUsed } from './compact.js';
 import { SUPPORT_DIR, unitParts, type BindingLine } from './modules.js';
 import type { Unit } from './split.js';
 
@@ -126,11 +127,9 @@ function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => 
     '    return unit;',
     '  } });',
     '}',
-    // Emitted text, part of every pack's content hash: it keeps naming compact.ts by its old file name, because
-    // renaming it would rename every pack of every generated set.
-    '// Error objects and error collection, shared by every definition (validators-compact.ts).',
-    ...COMPACT_HELPERS,
   ];
+  const used = helpersUsed(parts.map((p) => p.code).join('\n'));
+  if (used.length > 0) lines.push(`// Error objects and error collection (compact.ts).`, `const { ${used.join(', ')} } = require(${jsonText(`../${SUPPORT_DIR}/${HELPERS_FILE}`)});`);
   if (shared.size > 0) lines.push('// Bindings several definitions declare alike, declared once for the pack.', ...shared);
   for (const { u, head, bindings, code } of parts) {
     lines.push(`define(${jsonText(keyOf(u))}, (exports) => {`, ...head, ...bindings.filter((b) => !shared.has(b.line)).map((b) => b.line), code, '});');

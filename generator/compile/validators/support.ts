@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { sha256 } from '../../shared/index.js';
+import { generatorVersion, sha256 } from '../../shared/index.js';
 import type { EmittedFile } from '../../load/index.js';
+import { helpersModule } from './compact.js';
 
 /**
  * Ajv standalone code `require`s Ajv's run-time helpers and ajv-formats by package name; the generated set must
@@ -39,8 +40,22 @@ function packageDir(pkg: string): string {
   return dirname(from.resolve(`${pkg}/package.json`));
 }
 
-/** The vendored helper files for one release's validators (`releases/<key>/validate/support/*.cjs`). */
+/** The compacted code's error helpers (compact.ts), the one support module the generator writes itself. */
+export const HELPERS_FILE = 'errors.cjs';
+
+/** The vendored helper files for the validators (`validate/support/*.cjs`), and the error helpers. */
 export function supportFiles(dir: string): EmittedFile[] {
+  const contents = helpersModule();
+  const helpers: EmittedFile = {
+    path: `${dir}/${HELPERS_FILE}`,
+    contents,
+    inputs: [{ name: `adcp-codegen ${generatorVersion}:generator/compile/validators/compact.ts`, hash: sha256(contents) }],
+    verbatim: true,
+  };
+  return [helpers, ...vendored(dir)];
+}
+
+function vendored(dir: string): EmittedFile[] {
   return SOURCES.map((s) => {
     const root = packageDir(s.pkg);
     const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;

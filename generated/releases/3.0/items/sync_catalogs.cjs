@@ -16,10 +16,10 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 50,
     get validateItem() {
-      return require('../../../validate/packs/shared-a5cdcfc97fa1.cjs')['core.catalog-f5a02f126a56'].validate;
+      return require('../../../validate/packs/shared-35b64258feb9.cjs')['core.catalog-f5a02f126a56'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_catalogs.response-11d86d39d2e9.cjs')[
+      return require('../../../validate/packs/sync_catalogs.response-831970a1580b.cjs')[
         'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-b71d690cc7e7'
       ].validate;
     },
