@@ -1,13 +1,6 @@
-import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileValidators } from '../generator/compile/index.js';
-import { loadRelease } from '../generator/load/index.js';
-import { wrapValidator } from '../runtime/issues/issues.js';
-import { writeEmitted } from './helpers/differential.js';
-import { tinyRelease } from './helpers/fixture-release.js';
-import { tempDir } from './helpers/temp.js';
-import { requestValidator } from './helpers/tool-validators.js';
+import { tinyTool } from './helpers/tiny-tool.js';
 
 /**
  * Conditions that switch on a property their object requires (comply_test_controller's `scenario`;
@@ -16,7 +9,7 @@ import { requestValidator } from './helpers/tool-validators.js';
  */
 const id = (p: string) => `/schemas/9.1.0/${p}`;
 const when = (mode: string, needs: string[]) => ({ if: { properties: { mode: { const: mode } } }, then: { required: ['params'], properties: { params: { required: needs } } } });
-const dir = tinyRelease({
+const files = {
   'media-buy/make-thing-request.json': {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: id('media-buy/make-thing-request.json'),
@@ -25,29 +18,17 @@ const dir = tinyRelease({
     properties: { mode: { type: 'string' }, thing: { $ref: '../core/thing.json' }, params: { type: 'object' } },
     allOf: [when('pause', ['reason']), when('resume', ['at', 'reason'])],
   },
-});
-const release = loadRelease(dir);
-const out = tempDir('adcp-issues-conditions-');
-writeEmitted(out, compileValidators(release, ['make_thing']));
-const check = wrapValidator(requestValidator(out, release.key, 'make_thing'), { idBase: '/schemas/9.1.0/' });
-const named = (data: unknown) => {
-  const r = check(data);
-  return r.ok ? [] : r.issues.map((i) => `${i.keyword} ${i.pointer}`);
 };
+const { issues, named, said, dispose } = tinyTool(files, 'make_thing');
 
 test('a missing switch is named by the object\'s own required, not by the branches it left applying', () => {
   assert.equal(named({}).slice(0, 2), ['required /mode', 'required /thing']);
   assert.equal(named({ thing: { id: 't' }, params: {} })[0], 'required /mode');
-  const r = check({ thing: { id: 't' } });
-  const first = r.ok ? undefined : r.issues[0];
+  const first = issues({ thing: { id: 't' } })[0];
   assert.equal([first?.schema_id, first?.schemaPath], ['/schemas/9.1.0/media-buy/make-thing-request.json', '#/required']);
 });
 
 test('then what each value of the missing switch would require, once, with the values that require it, after the caller\'s other defects', () => {
-  const said = (data: unknown) => {
-    const r = check(data);
-    return r.ok ? [] : r.issues.map((i) => `${i.keyword} ${i.pointer}: ${i.message}`);
-  };
   assert.equal(said({}), ['required /mode: is required', 'required /thing: is required', 'required /params: is required, when mode is one of "pause", "resume"']);
   assert.equal(said({ thing: { id: 't' }, params: {} }), [
     'required /mode: is required',
@@ -66,8 +47,6 @@ test('with the switch there, its branch is the caller\'s: each requirement it ha
   assert.equal(named({ mode: 'pause', thing: { id: 't' }, params: { reason: 'r' } }), []);
 });
 
-test.after(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+test.after(dispose);
 
 test.run();

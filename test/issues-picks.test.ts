@@ -1,13 +1,6 @@
-import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileValidators } from '../generator/compile/index.js';
-import { loadRelease } from '../generator/load/index.js';
-import { wrapValidator } from '../runtime/issues/issues.js';
-import { writeEmitted } from './helpers/differential.js';
-import { tinyRelease } from './helpers/fixture-release.js';
-import { tempDir } from './helpers/temp.js';
-import { requestValidator } from './helpers/tool-validators.js';
+import { tinyTool } from './helpers/tiny-tool.js';
 
 /**
  * A discriminated union whose discriminator the caller left out (runtime/issues/union-arms.ts choosePick): the arm
@@ -16,7 +9,7 @@ import { requestValidator } from './helpers/tool-validators.js';
  */
 const id = (p: string) => `/schemas/9.1.0/${p}`;
 const asset = (type: string, props: Record<string, unknown>, required: string[]) => ({ type: 'object', properties: { asset_type: { const: type }, ...props }, required: ['asset_type', ...required] });
-const dir = tinyRelease({
+const files = {
   'media-buy/make-thing-request.json': {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: id('media-buy/make-thing-request.json'),
@@ -34,15 +27,8 @@ const dir = tinyRelease({
       },
     },
   },
-});
-const release = loadRelease(dir);
-const out = tempDir('adcp-issues-picks-');
-writeEmitted(out, compileValidators(release, ['make_thing']));
-const check = wrapValidator(requestValidator(out, release.key, 'make_thing'), { idBase: '/schemas/9.1.0/' });
-const named = (data: unknown) => {
-  const r = check(data);
-  return r.ok ? [] : r.issues.map((i) => `${i.keyword} ${i.pointer}`);
 };
+const { issues: issuesOf, named, dispose } = tinyTool(files, 'make_thing');
 
 test('the arm declaring the caller\'s fields, not the first open one needing as few fixes', () => {
   // `url` needs one fix (`url`) and keeps `content` only by ignoring it; `text` needs `content` to be a string.
@@ -52,15 +38,11 @@ test('the arm declaring the caller\'s fields, not the first open one needing as 
 });
 
 test('an arm that takes the caller\'s fields as they are is chosen; one a fix away named as another shape, no other', () => {
-  const r = check({ thing: { id: 't' }, asset: { url: 'u' } });
-  const issues = r.ok ? [] : r.issues;
+  const issues = issuesOf({ thing: { id: 't' }, asset: { url: 'u' } });
   assert.equal(issues.map((i) => `${i.keyword} ${i.pointer}`), ['required /asset/asset_type', 'required /asset/width']);
   assert.match(issues[1]!.message, /in another shape \/asset may take$/);
 });
 
-test.after(() => {
-  rmSync(out, { recursive: true, force: true });
-  rmSync(dir, { recursive: true, force: true });
-});
+test.after(dispose);
 
 test.run();
