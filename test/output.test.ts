@@ -158,7 +158,8 @@ function spawnCli(args: string[]): ChildProcess {
 function finished(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   let stderr = '';
   child.stderr?.on('data', (c) => (stderr += String(c)));
-  return new Promise((done) => child.on('exit', (code, signal) => done({ code, signal, stderr })));
+  // 'close': the child's stderr is read to its end ('exit' may come first).
+  return new Promise((done) => child.on('close', (code, signal) => done({ code, signal, stderr })));
 }
 function strays(out: string): string[] {
   const parentLeft = readdirSync(join(out, '..')).filter((n) => /^\.(.*)\.(staging|retired)-\d+$/.test(n));

@@ -60,7 +60,8 @@ test('the key: made once, by whichever process comes first, the same for every p
         const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ADCP_CODEGEN_CACHE_DIR: dir } });
         child.stdout.on('data', (c: Buffer) => (out += String(c)));
         child.on('error', reject);
-        child.on('exit', () => resolve(out));
+        // 'close', not 'exit': a child's stdout may still hold its output when it exits (a loaded CI machine read '').
+        child.on('close', () => resolve(out));
       }),
     ),
   );

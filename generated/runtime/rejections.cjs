@@ -4,7 +4,7 @@
 //   adcp-codegen 0.1.0: runtime/issues/collection.ts 2dda9c5b5ae25415,
 //     runtime/issues/condition-switch.ts 30d125bfe2d8a11b, runtime/issues/controller-rejection.ts 4276b731c1de9503,
 //     runtime/issues/explain-not.ts bd2460753fc39e52, runtime/issues/finding.ts 2bf3e48a4dc5f560,
-//     runtime/issues/issue-collect.ts 4c898001a18b5a6e, runtime/issues/issue-text.ts 5b97b7522c3a4372,
+//     runtime/issues/issue-collect.ts fe816b3ada275bb3, runtime/issues/issue-text.ts 5b97b7522c3a4372,
 //     runtime/issues/issue-tree.ts 42721f8f81232792, runtime/issues/issue-wire.ts e7fdfab196987ed0,
 //     runtime/issues/pattern-example.ts 2523c5c40a65a1ec, runtime/issues/repair.ts 6e73597ac37053f0,
 //     runtime/issues/switch-values.ts 5bb8bb18bb9b58b0, runtime/issues/union-arms.ts 0e348708c061c26e,

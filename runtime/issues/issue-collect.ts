@@ -11,9 +11,12 @@
  * A union no arm of which matched is resolved arm by arm: each arm is probed on a copy of its own, repaired along
  * that arm until the union accepts it, and the arm that needs the fewest of the caller's fixes is the one reported
  * (its issues, then the union's summary), so `{}` for AdCP 3.2's create_media_buy names the `packages` its first
- * shape needs and then every required field the request lacks. A discriminated union whose value selects an arm is
- * that arm's issues; one whose discriminator is missing or names no arm reports that alone, and the collection gets
- * past it on a guessed arm whose issues it never reports. Only failed calls pay for any of it, within MAX_RUNS.
+ * shape needs and then every required field the request lacks; shapes nearly as likely are named beside it, each
+ * issue saying it is another shape's (union-arms.ts). A discriminated union whose value selects an arm is that arm's
+ * issues; one whose discriminator is missing or names no arm reports that, then the issues of the arm that declares
+ * the caller's fields and needs the fewest fixes. A property that conditions switch on, missing, is reported, and
+ * once the rest is found, what each of its values would require (switch-values.ts). Only failed calls pay for any
+ * of it, within MAX_RUNS (and the switch's runs of its own).
  */
 import { explainNot } from './explain-not.js';
 import { closestArm, findingKey, flatten, valueAt, type Finding } from './finding.js';
