@@ -75,11 +75,11 @@ module.exports = tools;
 /* signals/activate-signal-request.json → signals/activate-signal-response.json */
 tools['activate_signal'] = {
   get request() {
-    return require('../../validate/packs/shared-755930741dae.cjs')['signals.activate-signal-request-91ea7ac64ee4']
+    return require('../../validate/packs/shared-ed4485edef20.cjs')['signals.activate-signal-request-91ea7ac64ee4']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-9f10af4568ff.cjs')['signals.activate-signal-response-6cf6854d21c3']
+    return require('../../validate/packs/shared-e85c1ca78c8c.cjs')['signals.activate-signal-response-6cf6854d21c3']
       .validate;
   },
   // Async task responses by task status.
@@ -88,28 +88,28 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-2c39ffd1dff1.cjs')['media-buy.build-creative-request-9e8a593d794c']
+    return require('../../validate/packs/shared-63cbcbf53d61.cjs')['media-buy.build-creative-request-9e8a593d794c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/build_creative.response-ac3f7f7cc125.cjs')[
+    return require('../../validate/packs/build_creative.response-f3db23d8b7fb.cjs')[
       'media-buy.build-creative-response-66b95211226f'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/build_creative.response-ac3f7f7cc125.cjs')[
+      return require('../../validate/packs/build_creative.response-f3db23d8b7fb.cjs')[
         'media-buy.build-creative-async-response-input-required-40c33fa539e6'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/build_creative.response-ac3f7f7cc125.cjs')[
+      return require('../../validate/packs/build_creative.response-f3db23d8b7fb.cjs')[
         'media-buy.build-creative-async-response-submitted-0a6a2f796f18'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/build_creative.response-ac3f7f7cc125.cjs')[
+      return require('../../validate/packs/build_creative.response-f3db23d8b7fb.cjs')[
         'media-buy.build-creative-async-response-working-b587997f719f'
       ].validate;
     },
@@ -118,12 +118,12 @@ tools['build_creative'] = {
 /* governance/check-governance-request.json → governance/check-governance-response.json */
 tools['check_governance'] = {
   get request() {
-    return require('../../validate/packs/check_governance.request-21d4d2133a43.cjs')[
+    return require('../../validate/packs/check_governance.request-a1817ef1e6d1.cjs')[
       'governance.check-governance-request-b8f9fdeb457a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-dd8a46601e0a.cjs')['governance.check-governance-response-94c61535a0f0']
+    return require('../../validate/packs/shared-52fa1443e3d5.cjs')['governance.check-governance-response-94c61535a0f0']
       .validate;
   },
   // Async task responses by task status.
@@ -132,29 +132,29 @@ tools['check_governance'] = {
 /* media-buy/create-media-buy-request.json → media-buy/create-media-buy-response.json */
 tools['create_media_buy'] = {
   get request() {
-    return require('../../validate/packs/create_media_buy.request-87d14ff5d4f6.cjs')[
+    return require('../../validate/packs/create_media_buy.request-51fe099393aa.cjs')[
       'media-buy.create-media-buy-request-c5d7bb699b40'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/create_media_buy.response-9856c7669452.cjs')[
+    return require('../../validate/packs/create_media_buy.response-9e03c567957f.cjs')[
       'media-buy.create-media-buy-response-3811f0eee282'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/create_media_buy.response-9856c7669452.cjs')[
+      return require('../../validate/packs/create_media_buy.response-9e03c567957f.cjs')[
         'media-buy.create-media-buy-async-response-input-required-a65cfb8dd3e2'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/create_media_buy.response-9856c7669452.cjs')[
+      return require('../../validate/packs/create_media_buy.response-9e03c567957f.cjs')[
         'media-buy.create-media-buy-async-response-submitted-4ed051ddbb4a'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/create_media_buy.response-9856c7669452.cjs')[
+      return require('../../validate/packs/create_media_buy.response-9e03c567957f.cjs')[
         'media-buy.create-media-buy-async-response-working-96a4e6143d9d'
       ].validate;
     },
@@ -163,11 +163,11 @@ tools['create_media_buy'] = {
 /* property/create-property-list-request.json → property/create-property-list-response.json */
 tools['create_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-755930741dae.cjs')['property.create-property-list-request-4761efcba4db']
+    return require('../../validate/packs/shared-ed4485edef20.cjs')['property.create-property-list-request-4761efcba4db']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-b36cd53ff3ea.cjs')[
+    return require('../../validate/packs/shared-6f4921dd28dc.cjs')[
       'property.create-property-list-response-60f45e616a8c'
     ].validate;
   },
@@ -177,11 +177,11 @@ tools['create_property_list'] = {
 /* property/delete-property-list-request.json → property/delete-property-list-response.json */
 tools['delete_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-7b203c3d21e5.cjs')['property.delete-property-list-request-fe0be135d051']
+    return require('../../validate/packs/shared-05132c6221be.cjs')['property.delete-property-list-request-fe0be135d051']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-7b203c3d21e5.cjs')[
+    return require('../../validate/packs/shared-05132c6221be.cjs')[
       'property.delete-property-list-response-ab5e7e0498bc'
     ].validate;
   },
@@ -191,12 +191,12 @@ tools['delete_property_list'] = {
 /* protocol/get-adcp-capabilities-request.json → protocol/get-adcp-capabilities-response.json */
 tools['get_adcp_capabilities'] = {
   get request() {
-    return require('../../validate/packs/shared-a4ce23c1140b.cjs')[
+    return require('../../validate/packs/shared-76c4125a2cd9.cjs')[
       'protocol.get-adcp-capabilities-request-c03816c010ad'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_adcp_capabilities.response-a3bda6cdd853.cjs')[
+    return require('../../validate/packs/get_adcp_capabilities.response-92dcff564ec6.cjs')[
       'protocol.get-adcp-capabilities-response-bde8fcbe84b8'
     ].validate;
   },
@@ -206,12 +206,12 @@ tools['get_adcp_capabilities'] = {
 /* creative/get-creative-delivery-request.json → creative/get-creative-delivery-response.json */
 tools['get_creative_delivery'] = {
   get request() {
-    return require('../../validate/packs/shared-913c5831602d.cjs')[
+    return require('../../validate/packs/shared-e8593f6d56f8.cjs')[
       'creative.get-creative-delivery-request-70f87f049d02'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_creative_delivery.response-7654019d9f08.cjs')[
+    return require('../../validate/packs/get_creative_delivery.response-f340b9abebd8.cjs')[
       'creative.get-creative-delivery-response-011e264d5c9d'
     ].validate;
   },
@@ -221,12 +221,12 @@ tools['get_creative_delivery'] = {
 /* creative/get-creative-features-request.json → creative/get-creative-features-response.json */
 tools['get_creative_features'] = {
   get request() {
-    return require('../../validate/packs/shared-b8efe3ef8273.cjs')[
+    return require('../../validate/packs/shared-0a274f2d54e8.cjs')[
       'creative.get-creative-features-request-1c9b363f9691'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-e9d02c337ccf.cjs')[
+    return require('../../validate/packs/shared-6e428a0d26b8.cjs')[
       'creative.get-creative-features-response-e7624dd7e7f0'
     ].validate;
   },
@@ -236,12 +236,12 @@ tools['get_creative_features'] = {
 /* media-buy/get-media-buy-delivery-request.json → media-buy/get-media-buy-delivery-response.json */
 tools['get_media_buy_delivery'] = {
   get request() {
-    return require('../../validate/packs/get_media_buy_delivery.request-3f9bdc543b8a.cjs')[
+    return require('../../validate/packs/get_media_buy_delivery.request-f680c797a434.cjs')[
       'media-buy.get-media-buy-delivery-request-4c82fe83b514'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buy_delivery.response-c5f9bf68b152.cjs')[
+    return require('../../validate/packs/get_media_buy_delivery.response-44507aa0a54f.cjs')[
       'media-buy.get-media-buy-delivery-response-ae3a2341e09b'
     ].validate;
   },
@@ -251,11 +251,11 @@ tools['get_media_buy_delivery'] = {
 /* media-buy/get-media-buys-request.json → media-buy/get-media-buys-response.json */
 tools['get_media_buys'] = {
   get request() {
-    return require('../../validate/packs/shared-f3a7dff6ce6d.cjs')['media-buy.get-media-buys-request-f595c36b512c']
+    return require('../../validate/packs/shared-4de89fbb22b3.cjs')['media-buy.get-media-buys-request-f595c36b512c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buys.response-bc6d40d6e88b.cjs')[
+    return require('../../validate/packs/get_media_buys.response-f723637c43e9.cjs')[
       'media-buy.get-media-buys-response-2e1c1d3a3412'
     ].validate;
   },
@@ -265,12 +265,12 @@ tools['get_media_buys'] = {
 /* governance/get-plan-audit-logs-request.json → governance/get-plan-audit-logs-response.json */
 tools['get_plan_audit_logs'] = {
   get request() {
-    return require('../../validate/packs/shared-b8efe3ef8273.cjs')[
+    return require('../../validate/packs/shared-0a274f2d54e8.cjs')[
       'governance.get-plan-audit-logs-request-9f1e73fd1d1a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_plan_audit_logs.response-d32fe4309fae.cjs')[
+    return require('../../validate/packs/get_plan_audit_logs.response-2d9ad626f009.cjs')[
       'governance.get-plan-audit-logs-response-15f65100f48b'
     ].validate;
   },
@@ -280,29 +280,29 @@ tools['get_plan_audit_logs'] = {
 /* media-buy/get-products-request.json → media-buy/get-products-response.json */
 tools['get_products'] = {
   get request() {
-    return require('../../validate/packs/get_products.request-6bedf3900cf0.cjs')[
+    return require('../../validate/packs/get_products.request-9a4f80b5ab2c.cjs')[
       'media-buy.get-products-request-ebdb52669843'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_products.response-d20943c0378d.cjs')[
+    return require('../../validate/packs/get_products.response-43d82fdaff93.cjs')[
       'media-buy.get-products-response-e10c06c5ddd0'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/get_products.response-d20943c0378d.cjs')[
+      return require('../../validate/packs/get_products.response-43d82fdaff93.cjs')[
         'media-buy.get-products-async-response-input-required-3b36237c0cf1'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/get_products.response-d20943c0378d.cjs')[
+      return require('../../validate/packs/get_products.response-43d82fdaff93.cjs')[
         'media-buy.get-products-async-response-submitted-af2ccac6b7c6'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/get_products.response-d20943c0378d.cjs')[
+      return require('../../validate/packs/get_products.response-43d82fdaff93.cjs')[
         'media-buy.get-products-async-response-working-276037a025c3'
       ].validate;
     },
@@ -311,11 +311,11 @@ tools['get_products'] = {
 /* property/get-property-list-request.json → property/get-property-list-response.json */
 tools['get_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-2468d563d42e.cjs')['property.get-property-list-request-d74dfe7547c8']
+    return require('../../validate/packs/shared-001f48b9ec99.cjs')['property.get-property-list-request-d74dfe7547c8']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-683080dda1e7.cjs')['property.get-property-list-response-e3dac321c978']
+    return require('../../validate/packs/shared-ad077d2a31b4.cjs')['property.get-property-list-response-e3dac321c978']
       .validate;
   },
   // Async task responses by task status.
@@ -324,10 +324,10 @@ tools['get_property_list'] = {
 /* signals/get-signals-request.json → signals/get-signals-response.json */
 tools['get_signals'] = {
   get request() {
-    return require('../../validate/packs/shared-755930741dae.cjs')['signals.get-signals-request-e029a165fe60'].validate;
+    return require('../../validate/packs/shared-ed4485edef20.cjs')['signals.get-signals-request-e029a165fe60'].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-9f10af4568ff.cjs')['signals.get-signals-response-62568c440060']
+    return require('../../validate/packs/shared-e85c1ca78c8c.cjs')['signals.get-signals-response-62568c440060']
       .validate;
   },
   // Async task responses by task status.
@@ -336,11 +336,11 @@ tools['get_signals'] = {
 /* account/list-accounts-request.json → account/list-accounts-response.json */
 tools['list_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-f3a7dff6ce6d.cjs')['account.list-accounts-request-c5cf0e579b33']
+    return require('../../validate/packs/shared-4de89fbb22b3.cjs')['account.list-accounts-request-c5cf0e579b33']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-e9d02c337ccf.cjs')['account.list-accounts-response-7a68dd2cca27']
+    return require('../../validate/packs/shared-6e428a0d26b8.cjs')['account.list-accounts-response-7a68dd2cca27']
       .validate;
   },
   // Async task responses by task status.
@@ -349,12 +349,12 @@ tools['list_accounts'] = {
 /* media-buy/list-creative-formats-request.json → media-buy/list-creative-formats-response.json */
 tools['list_creative_formats'] = {
   get request() {
-    return require('../../validate/packs/shared-effe3259fd96.cjs')[
+    return require('../../validate/packs/shared-a07194cefa88.cjs')[
       'media-buy.list-creative-formats-request-5834e8b986e4'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creative_formats.response-a888652dcd26.cjs')[
+    return require('../../validate/packs/list_creative_formats.response-2b32bcb58556.cjs')[
       'media-buy.list-creative-formats-response-61cf0fa83b48'
     ].validate;
   },
@@ -364,12 +364,12 @@ tools['list_creative_formats'] = {
 /* creative/list-creatives-request.json → creative/list-creatives-response.json */
 tools['list_creatives'] = {
   get request() {
-    return require('../../validate/packs/list_creatives.request-710238ddb797.cjs')[
+    return require('../../validate/packs/list_creatives.request-d353e31af024.cjs')[
       'creative.list-creatives-request-025197fb4e90'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creatives.response-4d4ff70fff1e.cjs')[
+    return require('../../validate/packs/list_creatives.response-5b5a475a3aaa.cjs')[
       'creative.list-creatives-response-89347a469040'
     ].validate;
   },
@@ -379,11 +379,11 @@ tools['list_creatives'] = {
 /* property/list-property-lists-request.json → property/list-property-lists-response.json */
 tools['list_property_lists'] = {
   get request() {
-    return require('../../validate/packs/shared-dd8a46601e0a.cjs')['property.list-property-lists-request-2a3719c6e508']
+    return require('../../validate/packs/shared-52fa1443e3d5.cjs')['property.list-property-lists-request-2a3719c6e508']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-683080dda1e7.cjs')['property.list-property-lists-response-61eff5b337de']
+    return require('../../validate/packs/shared-ad077d2a31b4.cjs')['property.list-property-lists-response-61eff5b337de']
       .validate;
   },
   // Async task responses by task status.
@@ -392,12 +392,12 @@ tools['list_property_lists'] = {
 /* media-buy/log-event-request.json → media-buy/log-event-response.json */
 tools['log_event'] = {
   get request() {
-    return require('../../validate/packs/log_event.request-fe3d58cc7354.cjs')[
+    return require('../../validate/packs/log_event.request-e3cc39945e04.cjs')[
       'media-buy.log-event-request-07404841dc55'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-2c39ffd1dff1.cjs')['media-buy.log-event-response-a29a2ea92295']
+    return require('../../validate/packs/shared-63cbcbf53d61.cjs')['media-buy.log-event-response-a29a2ea92295']
       .validate;
   },
   // Async task responses by task status.
@@ -406,11 +406,11 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-2c39ffd1dff1.cjs')['creative.preview-creative-request-6745f35b3e2f']
+    return require('../../validate/packs/shared-63cbcbf53d61.cjs')['creative.preview-creative-request-6745f35b3e2f']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/preview_creative.response-22b7049c8819.cjs')[
+    return require('../../validate/packs/preview_creative.response-76b3e4f086a6.cjs')[
       'creative.preview-creative-response-71893dd1ccf2'
     ].validate;
   },
@@ -420,12 +420,12 @@ tools['preview_creative'] = {
 /* media-buy/provide-performance-feedback-request.json → media-buy/provide-performance-feedback-response.json */
 tools['provide_performance_feedback'] = {
   get request() {
-    return require('../../validate/packs/shared-effe3259fd96.cjs')[
+    return require('../../validate/packs/shared-a07194cefa88.cjs')[
       'media-buy.provide-performance-feedback-request-6082a6aec36f'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-9f10af4568ff.cjs')[
+    return require('../../validate/packs/shared-e85c1ca78c8c.cjs')[
       'media-buy.provide-performance-feedback-response-60526d113577'
     ].validate;
   },
@@ -435,12 +435,12 @@ tools['provide_performance_feedback'] = {
 /* governance/report-plan-outcome-request.json → governance/report-plan-outcome-response.json */
 tools['report_plan_outcome'] = {
   get request() {
-    return require('../../validate/packs/shared-a4ce23c1140b.cjs')[
+    return require('../../validate/packs/shared-76c4125a2cd9.cjs')[
       'governance.report-plan-outcome-request-eeacbb96eb8e'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-dd8a46601e0a.cjs')[
+    return require('../../validate/packs/shared-52fa1443e3d5.cjs')[
       'governance.report-plan-outcome-response-e0f6374b4b78'
     ].validate;
   },
@@ -450,11 +450,11 @@ tools['report_plan_outcome'] = {
 /* account/sync-accounts-request.json → account/sync-accounts-response.json */
 tools['sync_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-4bc6eb4e3a25.cjs')['account.sync-accounts-request-43607f178655']
+    return require('../../validate/packs/shared-2521816bf899.cjs')['account.sync-accounts-request-43607f178655']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_accounts.response-f0823b2f4296.cjs')[
+    return require('../../validate/packs/sync_accounts.response-2df5803211c0.cjs')[
       'account.sync-accounts-response-3cb90c4501c5'
     ].validate;
   },
@@ -464,11 +464,11 @@ tools['sync_accounts'] = {
 /* media-buy/sync-audiences-request.json → media-buy/sync-audiences-response.json */
 tools['sync_audiences'] = {
   get request() {
-    return require('../../validate/packs/shared-f3a7dff6ce6d.cjs')['media-buy.sync-audiences-request-98e21c22af9a']
+    return require('../../validate/packs/shared-4de89fbb22b3.cjs')['media-buy.sync-audiences-request-98e21c22af9a']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_audiences.response-9b778be8c746.cjs')[
+    return require('../../validate/packs/sync_audiences.response-fd511af35fc6.cjs')[
       'media-buy.sync-audiences-response-8ebd723b3946'
     ].validate;
   },
@@ -478,28 +478,28 @@ tools['sync_audiences'] = {
 /* media-buy/sync-catalogs-request.json → media-buy/sync-catalogs-response.json */
 tools['sync_catalogs'] = {
   get request() {
-    return require('../../validate/packs/shared-4bc6eb4e3a25.cjs')['media-buy.sync-catalogs-request-7c6b27f37f4b']
+    return require('../../validate/packs/shared-2521816bf899.cjs')['media-buy.sync-catalogs-request-7c6b27f37f4b']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_catalogs.response-831970a1580b.cjs')[
+    return require('../../validate/packs/sync_catalogs.response-1721bd48d6b4.cjs')[
       'media-buy.sync-catalogs-response-e946a1b81d9c'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_catalogs.response-831970a1580b.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-1721bd48d6b4.cjs')[
         'media-buy.sync-catalogs-async-response-input-required-cc4bb64814e7'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_catalogs.response-831970a1580b.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-1721bd48d6b4.cjs')[
         'media-buy.sync-catalogs-async-response-submitted-d64d4d5e53f5'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_catalogs.response-831970a1580b.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-1721bd48d6b4.cjs')[
         'media-buy.sync-catalogs-async-response-working-3c4dd16cf1da'
       ].validate;
     },
@@ -508,28 +508,28 @@ tools['sync_catalogs'] = {
 /* creative/sync-creatives-request.json → creative/sync-creatives-response.json */
 tools['sync_creatives'] = {
   get request() {
-    return require('../../validate/packs/shared-2468d563d42e.cjs')['creative.sync-creatives-request-1e0f774881b8']
+    return require('../../validate/packs/shared-001f48b9ec99.cjs')['creative.sync-creatives-request-1e0f774881b8']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_creatives.response-f80b4a446068.cjs')[
+    return require('../../validate/packs/sync_creatives.response-b1ed32b6c80d.cjs')[
       'creative.sync-creatives-response-db9c53518736'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_creatives.response-f80b4a446068.cjs')[
+      return require('../../validate/packs/sync_creatives.response-b1ed32b6c80d.cjs')[
         'creative.sync-creatives-async-response-input-required-31fbc6671f84'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_creatives.response-f80b4a446068.cjs')[
+      return require('../../validate/packs/sync_creatives.response-b1ed32b6c80d.cjs')[
         'creative.sync-creatives-async-response-submitted-891671e9133b'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_creatives.response-f80b4a446068.cjs')[
+      return require('../../validate/packs/sync_creatives.response-b1ed32b6c80d.cjs')[
         'creative.sync-creatives-async-response-working-e47a955bc834'
       ].validate;
     },
@@ -538,11 +538,11 @@ tools['sync_creatives'] = {
 /* media-buy/sync-event-sources-request.json → media-buy/sync-event-sources-response.json */
 tools['sync_event_sources'] = {
   get request() {
-    return require('../../validate/packs/shared-913c5831602d.cjs')['media-buy.sync-event-sources-request-4d71a7e2066c']
+    return require('../../validate/packs/shared-e8593f6d56f8.cjs')['media-buy.sync-event-sources-request-4d71a7e2066c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_event_sources.response-faad4cd7727c.cjs')[
+    return require('../../validate/packs/sync_event_sources.response-e4e6eb2a9863.cjs')[
       'media-buy.sync-event-sources-response-a43404f2c788'
     ].validate;
   },
@@ -552,12 +552,12 @@ tools['sync_event_sources'] = {
 /* governance/sync-plans-request.json → governance/sync-plans-response.json */
 tools['sync_plans'] = {
   get request() {
-    return require('../../validate/packs/sync_plans.request-326d26a99182.cjs')[
+    return require('../../validate/packs/sync_plans.request-c6526f155a88.cjs')[
       'governance.sync-plans-request-889743e9559c'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-b36cd53ff3ea.cjs')['governance.sync-plans-response-3ae8b7a2518b']
+    return require('../../validate/packs/shared-6f4921dd28dc.cjs')['governance.sync-plans-response-3ae8b7a2518b']
       .validate;
   },
   // Async task responses by task status.
@@ -566,29 +566,29 @@ tools['sync_plans'] = {
 /* media-buy/update-media-buy-request.json → media-buy/update-media-buy-response.json */
 tools['update_media_buy'] = {
   get request() {
-    return require('../../validate/packs/update_media_buy.request-31e06fc66121.cjs')[
+    return require('../../validate/packs/update_media_buy.request-4498c3e7f109.cjs')[
       'media-buy.update-media-buy-request-c177695c6027'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/update_media_buy.response-6cb0f5dab259.cjs')[
+    return require('../../validate/packs/update_media_buy.response-74c7bc991a9e.cjs')[
       'media-buy.update-media-buy-response-cb50916fca67'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/update_media_buy.response-6cb0f5dab259.cjs')[
+      return require('../../validate/packs/update_media_buy.response-74c7bc991a9e.cjs')[
         'media-buy.update-media-buy-async-response-input-required-ced241fe0f6d'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/update_media_buy.response-6cb0f5dab259.cjs')[
+      return require('../../validate/packs/update_media_buy.response-74c7bc991a9e.cjs')[
         'media-buy.update-media-buy-async-response-submitted-cb99c3818ba7'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/update_media_buy.response-6cb0f5dab259.cjs')[
+      return require('../../validate/packs/update_media_buy.response-74c7bc991a9e.cjs')[
         'media-buy.update-media-buy-async-response-working-e549620b0804'
       ].validate;
     },
@@ -597,11 +597,11 @@ tools['update_media_buy'] = {
 /* property/update-property-list-request.json → property/update-property-list-response.json */
 tools['update_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-e9d02c337ccf.cjs')['property.update-property-list-request-761cbce64f2a']
+    return require('../../validate/packs/shared-6e428a0d26b8.cjs')['property.update-property-list-request-761cbce64f2a']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-dd8a46601e0a.cjs')[
+    return require('../../validate/packs/shared-52fa1443e3d5.cjs')[
       'property.update-property-list-response-066dffb23e05'
     ].validate;
   },

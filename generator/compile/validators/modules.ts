@@ -53,8 +53,8 @@ export function renderUnit(unit: Unit, nameOf: (dep: Unit) => string): string {
  * it calls (a module, or a member of a pack); `supportDir` the relative path of the support modules.
  */
 export function renderBindings(unit: Unit, ref: (dep: Unit) => string, supportDir: string): string[] {
-  const { head, bindings, code } = unitParts(unit, ref, supportDir);
-  return [...head, ...bindings.map((b) => b.line), code];
+  const { head, location, bindings, code } = unitParts(unit, ref, supportDir);
+  return [...head, `validate.location = ${jsonText(location)};`, ...bindings.map((b) => b.line), code];
 }
 
 /** One binding line of a unit, and whether it may move to the scope of a pack holding the unit (packs.ts). */
@@ -71,11 +71,14 @@ export interface BindingLine {
   readonly movable: boolean;
 }
 
-/** A unit's code in parts: the head (exports, location), its binding lines, and its function. */
-export function unitParts(unit: Unit, ref: (dep: Unit) => string, supportDir: string): { head: string[]; bindings: BindingLine[]; code: string } {
-  // Where the definition lives (`core/product.json#/definitions/x`, the same in every release that has it): the
-  // reader's header, and what the error helper notes on the errors passing through it (compact.ts CAT_HELPER).
-  const head = ['exports.validate = validate;', `validate.location = ${jsonText(unitLocation(unit))};`];
+/**
+ * A unit's code in parts: the head (its export), where it lives (`core/product.json#/definitions/x`, the same in
+ * every release that has it: what the error helper notes on the errors passing through it, compact.ts CAT_HELPER),
+ * its binding lines, and its function.
+ */
+export function unitParts(unit: Unit, ref: (dep: Unit) => string, supportDir: string): { head: string[]; location: string; bindings: BindingLine[]; code: string } {
+  const head = ['exports.validate = validate;'];
+  const location = unitLocation(unit);
   const bindings: BindingLine[] = [];
   for (const b of unit.bindings) {
     if (b.kind === 'unit' && b.whole) bindings.push({ line: `const ${b.local} = ${ref(b.unit)};`, local: b.local, movable: false });
@@ -89,7 +92,7 @@ export function unitParts(unit: Unit, ref: (dep: Unit) => string, supportDir: st
   }
   let code = compacted.get(unit);
   if (code === undefined) compacted.set(unit, (code = compactCode(unit.code)));
-  return { head, bindings, code };
+  return { head, location, bindings, code };
 }
 
 /** A unit's compacted code, computed once: naming and packing render every unit several times. */

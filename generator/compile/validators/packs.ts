@@ -1,8 +1,8 @@
 import { stronglyConnected, sha256, shortHash } from '../../shared/index.js';
 import { packGroups, reaches, type PackGroup } from '../pack-groups.js';
 import { jsonText } from './code.js';
-import { HELPERS_FILE } from './support.js';
-import { helpersUsed } from './compact.js';
+import { PACK_SUPPORT_FILE } from './support.js';
+import { DEFINER, helpersUsed } from './compact.js';
 import { SUPPORT_DIR, unitParts, type BindingLine } from './modules.js';
 import type { Unit } from './split.js';
 
@@ -115,24 +115,17 @@ function renderPack(g: Group, keyOf: (u: Unit) => string, nameOf: (g: Group) => 
   };
   const parts = g.nodes.map((u) => ({ u, ...unitParts(u, ref, `../${SUPPORT_DIR}`) }));
   const shared = sharedLines(parts.map((p) => p.bindings));
+  const used = helpersUsed(parts.map((p) => p.code).join('\n'));
   const lines = [
     '"use strict";',
-    '// Each definition is initialised on first use: `define` installs a getter that runs it once.',
+    '// Each definition is initialised on first use (`define`: support/pack.cjs); the error helpers its code calls.',
     'const pack = exports;',
-    'function define(name, init) {',
-    '  Object.defineProperty(pack, name, { configurable: true, enumerable: true, get() {',
-    '    const unit = {};',
-    '    Object.defineProperty(pack, name, { value: unit, enumerable: true });',
-    '    init(unit);',
-    '    return unit;',
-    '  } });',
-    '}',
+    `const { ${[DEFINER, ...used].join(', ')} } = require(${jsonText(`../${SUPPORT_DIR}/${PACK_SUPPORT_FILE}`)});`,
+    `const define = ${DEFINER}(pack);`,
   ];
-  const used = helpersUsed(parts.map((p) => p.code).join('\n'));
-  if (used.length > 0) lines.push(`// Error objects and error collection (compact.ts).`, `const { ${used.join(', ')} } = require(${jsonText(`../${SUPPORT_DIR}/${HELPERS_FILE}`)});`);
   if (shared.size > 0) lines.push('// Bindings several definitions declare alike, declared once for the pack.', ...shared);
-  for (const { u, head, bindings, code } of parts) {
-    lines.push(`define(${jsonText(keyOf(u))}, (exports) => {`, ...head, ...bindings.filter((b) => !shared.has(b.line)).map((b) => b.line), code, '});');
+  for (const { u, head, location, bindings, code } of parts) {
+    lines.push(`define(${jsonText(keyOf(u))}, ${jsonText(location)}, (exports) => {`, ...head, ...bindings.filter((b) => !shared.has(b.line)).map((b) => b.line), code, '});');
   }
   lines.push('');
   return lines.join('\n');

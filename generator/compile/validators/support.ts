@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { generatorVersion, sha256 } from '../../shared/index.js';
 import type { EmittedFile } from '../../load/index.js';
-import { helpersModule } from './compact.js';
+import { packSupportModule } from './compact.js';
 
 /**
  * Ajv standalone code `require`s Ajv's run-time helpers and ajv-formats by package name; the generated set must
@@ -40,14 +40,14 @@ function packageDir(pkg: string): string {
   return dirname(from.resolve(`${pkg}/package.json`));
 }
 
-/** The compacted code's error helpers (compact.ts), the one support module the generator writes itself. */
-export const HELPERS_FILE = 'errors.cjs';
+/** What every pack requires (compact.ts packSupportModule), the one support module the generator writes itself. */
+export const PACK_SUPPORT_FILE = 'pack.cjs';
 
-/** The vendored helper files for the validators (`validate/support/*.cjs`), and the error helpers. */
+/** The vendored helper files for the validators (`validate/support/*.cjs`), and what every pack requires. */
 export function supportFiles(dir: string): EmittedFile[] {
-  const contents = helpersModule();
+  const contents = packSupportModule();
   const helpers: EmittedFile = {
-    path: `${dir}/${HELPERS_FILE}`,
+    path: `${dir}/${PACK_SUPPORT_FILE}`,
     contents,
     inputs: [{ name: `adcp-codegen ${generatorVersion}:generator/compile/validators/compact.ts`, hash: sha256(contents) }],
     verbatim: true,
