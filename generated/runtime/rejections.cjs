@@ -2,12 +2,12 @@
 // adcp-codegen runtime modules a valid call never reaches (runtime/*.ts compiled), loaded by index.js on first use.
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/issues/collection.ts 2dda9c5b5ae25415,
-//     runtime/issues/condition-switch.ts 30d125bfe2d8a11b, runtime/issues/controller-rejection.ts 4276b731c1de9503,
+//     runtime/issues/condition-switch.ts 6df8a76298de44eb, runtime/issues/controller-rejection.ts 4276b731c1de9503,
 //     runtime/issues/explain-not.ts bd2460753fc39e52, runtime/issues/finding.ts 2bf3e48a4dc5f560,
 //     runtime/issues/issue-collect.ts fe816b3ada275bb3, runtime/issues/issue-text.ts 5b97b7522c3a4372,
-//     runtime/issues/issue-tree.ts 42721f8f81232792, runtime/issues/issue-wire.ts e7fdfab196987ed0,
+//     runtime/issues/issue-tree.ts 02a91923dee5ac99, runtime/issues/issue-wire.ts e7fdfab196987ed0,
 //     runtime/issues/pattern-example.ts 2523c5c40a65a1ec, runtime/issues/repair.ts 6e73597ac37053f0,
-//     runtime/issues/switch-values.ts 5bb8bb18bb9b58b0, runtime/issues/union-arms.ts 0e348708c061c26e,
+//     runtime/issues/switch-values.ts 4a564499bdf77196, runtime/issues/union-arms.ts 05731f3200090be3,
 //     runtime/issues/union-hint.ts fe45a8939428bf1f
 "use strict";
 
@@ -72,8 +72,7 @@ function runOnce(ctx, copy) {
   "./issues/condition-switch.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.vacuousSwitch = vacuousSwitch;
-exports.switchWithin = switchWithin;
+exports.switchOf = switchOf;
 exports.switchErrors = switchErrors;
 const finding_js_1 = require("./issues/finding.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
@@ -91,16 +90,14 @@ function switchSite(error, data) {
     const values = Array.isArray(switchValues) && names.length === 1 ? switchValues : [];
     return { names: names, at, schemaPath, values, id: `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`, target: (0, finding_js_1.valueAt)(data, at) };
 }
-function vacuousSwitch(error, data) {
+function switchOf(error, data) {
     const site = switchSite(error, data);
-    if (site === undefined || !(0, json_copy_js_1.isObject)(site.target) || site.names.some((n) => Object.prototype.hasOwnProperty.call(site.target, n)))
-        return undefined;
-    const { target: _, ...missing } = site;
-    return missing;
-}
-function switchWithin(error, data) {
-    const site = switchSite(error, data);
-    return site === undefined || site.values.length === 0 ? undefined : site.id;
+    if (site === undefined)
+        return {};
+    const { target, ...rest } = site;
+    if ((0, json_copy_js_1.isObject)(target) && !site.names.some((n) => Object.prototype.hasOwnProperty.call(target, n)))
+        return { vacuous: rest };
+    return site.values.length === 0 ? {} : { within: site.id };
 }
 function switchErrors(error, missing) {
     return missing.names.map((p) => ({ ...error, keyword: 'required', instancePath: missing.at, schemaPath: missing.schemaPath, params: { missingProperty: p } }));
@@ -604,20 +601,14 @@ function inside(c, u) {
 }
 function nodeFindings(node, data, root) {
     const { error, children } = node;
-    if (error.keyword === 'if') {
-        const missing = (0, condition_switch_js_1.vacuousSwitch)(error, data);
-        if (missing !== undefined)
-            return switchFindings(error, missing, root);
+    if (error.keyword === 'oneOf' || error.keyword === 'anyOf')
+        return unionFindings(node, data, root);
+    const { vacuous, within } = (0, condition_switch_js_1.switchOf)(error, data);
+    if (vacuous !== undefined)
+        return switchFindings(error, vacuous, root);
+    if (error.keyword === 'if')
         return children.length > 0 ? children.flatMap((c) => nodeFindings(c, data, root)) : [finding(error, root)];
-    }
-    if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') {
-        const missing = (0, condition_switch_js_1.vacuousSwitch)(error, data);
-        if (missing !== undefined)
-            return switchFindings(error, missing, root);
-        const within = (0, condition_switch_js_1.switchWithin)(error, data);
-        return [within === undefined ? finding(error, root) : { ...finding(error, root), within }];
-    }
-    return unionFindings(node, data, root);
+    return [within === undefined ? finding(error, root) : { ...finding(error, root), within }];
 }
 function unionFindings(node, data, root) {
     const { error, children, arms } = node;
@@ -1141,22 +1132,15 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.switchRequirements = switchRequirements;
 const finding_js_1 = require("./issues/finding.js");
 const issue_text_js_1 = require("./issues/issue-text.js");
-const pointer_js_1 = require("./wire/pointer.js");
 const collection_js_1 = require("./issues/collection.js");
 const union_arms_js_1 = require("./issues/union-arms.js");
 const SWITCH_RUNS = collection_js_1.MAX_RUNS / 2;
 function switchRequirements(ctx, base, f) {
-    const { property, values, at } = f.conditions;
+    const { property, values } = f.conditions;
     const groups = new Map();
     ctx.runs = Math.min(ctx.runs, collection_js_1.MAX_RUNS - SWITCH_RUNS);
     for (let k = 0; k < values.length && ctx.runs < collection_js_1.MAX_RUNS; k++) {
-        const copy = base.fork();
-        if (!copy.apply([{ pointer: `${at}/${(0, pointer_js_1.escapeToken)(property)}`, value: structuredClone(values[k]), placeholder: true }]))
-            continue;
-        const probed = (0, union_arms_js_1.probe)(ctx, copy, undefined, (found) => {
-            const mine = (0, finding_js_1.findWithin)(found, f.union);
-            return mine.some((g) => g.union === f.union) ? undefined : mine;
-        }, union_arms_js_1.MAX_ALTERNATIVE_FIXES);
+        const probed = (0, union_arms_js_1.probeValue)(ctx, base.fork(), f, values[k], union_arms_js_1.MAX_ALTERNATIVE_FIXES);
         for (const g of probed?.caller ?? []) {
             const key = (0, finding_js_1.findingKey)(g);
             const group = groups.get(key);
@@ -1184,7 +1168,7 @@ exports.alternatives = alternatives;
 exports.chooseArm = chooseArm;
 exports.choosePick = choosePick;
 exports.pickAlternatives = pickAlternatives;
-exports.probe = probe;
+exports.probeValue = probeValue;
 const finding_js_1 = require("./issues/finding.js");
 const pointer_js_1 = require("./wire/pointer.js");
 const collection_js_1 = require("./issues/collection.js");
@@ -1208,13 +1192,7 @@ function alternatives(ctx, base, u, chosen) {
     for (let k = 0; k < arms.length && ctx.runs < collection_js_1.MAX_RUNS / 2; k++) {
         if (k === chosen.arm)
             continue;
-        const probed = probe(ctx, base.fork(), arms[k], (found) => {
-            const again = (0, finding_js_1.locate)(found, u.union);
-            if (again === undefined)
-                return [];
-            const arm = again.arms?.length === arms.length ? again.arms[k] : [];
-            return arm.length > 0 ? arm : undefined;
-        }, missing ? Math.max(exports.MAX_ALTERNATIVE_FIXES, chosen.cost + 1) : chosen.cost + 1);
+        const probed = probe(ctx, base.fork(), arms[k], armOf(u, k), missing ? Math.max(exports.MAX_ALTERNATIVE_FIXES, chosen.cost + 1) : chosen.cost + 1);
         if (probed === undefined)
             continue;
         if (missing && onlyMissing(probed.caller, at, unknown)) {
@@ -1232,18 +1210,22 @@ function alternatives(ctx, base, u, chosen) {
 function nearly(probed, chosen) {
     return probed.cost <= chosen.cost ? probed.dropped <= chosen.dropped : probed.cost <= chosen.cost + 1 && probed.dropped < chosen.dropped;
 }
+function armOf(u, k) {
+    const n = u.arms.length;
+    return (found) => {
+        const again = (0, finding_js_1.locate)(found, u.union);
+        if (again === undefined)
+            return [];
+        const arm = again.arms?.length === n ? again.arms[k] : [];
+        return arm.length > 0 ? arm : undefined;
+    };
+}
 function chooseArm(ctx, base, u) {
     const arms = u.arms;
     const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? (0, finding_js_1.reach)(arm[0]) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
     const best = choose(ctx, base, order.length, u.issue.pointer, (copy, i, bound) => {
         const { k, reach: r } = order[i];
-        const probed = probe(ctx, copy, arms[k], (found) => {
-            const again = (0, finding_js_1.locate)(found, u.union);
-            if (again === undefined)
-                return [];
-            const arm = again.arms?.length === arms.length ? again.arms[k] : [];
-            return arm.length > 0 ? arm : undefined;
-        }, bound);
+        const probed = probe(ctx, copy, arms[k], armOf(u, k), bound);
         return probed === undefined ? undefined : { ...probed, reach: r };
     });
     return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: order[best.index].k, cost: best.cost, dropped: best.dropped };
@@ -1276,14 +1258,20 @@ function pickAlternatives(ctx, base, f, chosen) {
 }
 function probePick(ctx, copy, f, k, bound) {
     const { property, branches, at } = f.pick;
-    if (branches[k].length === 0 || !copy.apply([{ pointer: `${at}/${(0, pointer_js_1.escapeToken)(property)}`, value: structuredClone(branches[k][0]), placeholder: true }]))
+    if (branches[k].length === 0)
         return undefined;
     const undeclared = undeclaredOf(copy.value, at, property, f.pick.names?.[k]);
-    const probed = probe(ctx, copy, undefined, (found) => {
+    const probed = probeValue(ctx, copy, f, branches[k][0], bound);
+    return probed === undefined ? undefined : withUndeclared(probed, undeclared, bound);
+}
+function probeValue(ctx, copy, f, value, bound) {
+    const { property, at } = f.pick ?? f.conditions;
+    if (!copy.apply([{ pointer: `${at}/${(0, pointer_js_1.escapeToken)(property)}`, value: structuredClone(value), placeholder: true }]))
+        return undefined;
+    return probe(ctx, copy, undefined, (found) => {
         const mine = (0, finding_js_1.findWithin)(found, f.union);
         return mine.some((g) => g.union === f.union) ? undefined : mine;
     }, bound);
-    return probed === undefined ? undefined : withUndeclared(probed, undeclared, bound);
 }
 const costOf = (fields) => fields.reduce((n, u) => n + u.cost, 0);
 function withUndeclared(probed, undeclared, bound) {

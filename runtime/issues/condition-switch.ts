@@ -39,18 +39,17 @@ function switchSite(error: AjvErrorObject, data: unknown): (SwitchSite & { reado
   return { names: names as string[], at, schemaPath, values, id: `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`, target: valueAt(data, at) };
 }
 
-/** For an error of such a condition whose switch properties are all missing from the object: what is missing. */
-export function vacuousSwitch(error: AjvErrorObject, data: unknown): VacuousSwitch | undefined {
+/**
+ * For an error of such a condition, read once: what is missing when its switch properties are all missing from the
+ * object (`vacuous`), else the switch's identity when the generator listed its values (`within`: the finding is
+ * made in the branch of the value the caller gave).
+ */
+export function switchOf(error: AjvErrorObject, data: unknown): { readonly vacuous?: VacuousSwitch; readonly within?: string } {
   const site = switchSite(error, data);
-  if (site === undefined || !isObject(site.target) || site.names.some((n) => Object.prototype.hasOwnProperty.call(site.target, n))) return undefined;
-  const { target: _, ...missing } = site;
-  return missing;
-}
-
-/** For an error made in the `then` of a condition whose switch the caller gave: the switch's identity. */
-export function switchWithin(error: AjvErrorObject, data: unknown): string | undefined {
-  const site = switchSite(error, data);
-  return site === undefined || site.values.length === 0 ? undefined : site.id;
+  if (site === undefined) return {};
+  const { target, ...rest } = site;
+  if (isObject(target) && !site.names.some((n) => Object.prototype.hasOwnProperty.call(target, n))) return { vacuous: rest };
+  return site.values.length === 0 ? {} : { within: site.id };
 }
 
 /** The object's `required` errors for the missing switch properties, in place of the branch's error. */

@@ -17,7 +17,7 @@ import { depth, findingKey, flatten, isScalar, MAX_BRANCH_ISSUES, sameJson, valu
 import { issueOf, listValues, unionText } from './issue-text.js';
 import { isObject } from '../wire/json-copy.js';
 import { escapeToken } from '../wire/pointer.js';
-import { switchErrors, switchWithin, vacuousSwitch, type VacuousSwitch } from './condition-switch.js';
+import { switchErrors, switchOf, type VacuousSwitch } from './condition-switch.js';
 import { discriminatorHint, type DiscriminatorHint } from './union-hint.js';
 
 interface Node {
@@ -134,18 +134,11 @@ function inside(c: AjvErrorObject, u: AjvErrorObject): boolean {
 
 function nodeFindings(node: Node, data: unknown, root: string | undefined): Finding[] {
   const { error, children } = node;
-  if (error.keyword === 'if') {
-    const missing = vacuousSwitch(error, data);
-    if (missing !== undefined) return switchFindings(error, missing, root);
-    return children.length > 0 ? children.flatMap((c) => nodeFindings(c, data, root)) : [finding(error, root)];
-  }
-  if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') {
-    const missing = vacuousSwitch(error, data);
-    if (missing !== undefined) return switchFindings(error, missing, root);
-    const within = switchWithin(error, data);
-    return [within === undefined ? finding(error, root) : { ...finding(error, root), within }];
-  }
-  return unionFindings(node, data, root);
+  if (error.keyword === 'oneOf' || error.keyword === 'anyOf') return unionFindings(node, data, root);
+  const { vacuous, within } = switchOf(error, data);
+  if (vacuous !== undefined) return switchFindings(error, vacuous, root);
+  if (error.keyword === 'if') return children.length > 0 ? children.flatMap((c) => nodeFindings(c, data, root)) : [finding(error, root)];
+  return [within === undefined ? finding(error, root) : { ...finding(error, root), within }];
 }
 
 function unionFindings(node: Node, data: unknown, root: string | undefined): Finding[] {

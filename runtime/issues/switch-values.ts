@@ -6,29 +6,23 @@
  * values that require it: `params.creative_id` is required "when scenario is one of "force_creative_status",
  * "force_creative_purge", …". Copied into the generated output with the rest of the runtime.
  */
-import { findWithin, findingKey, type Finding } from './finding.js';
+import { findingKey, type Finding } from './finding.js';
 import { listValues } from './issue-text.js';
-import { escapeToken } from '../wire/pointer.js';
 import { MAX_RUNS, type Collection, type Copy } from './collection.js';
-import { MAX_ALTERNATIVE_FIXES, probe } from './union-arms.js';
+import { MAX_ALTERNATIVE_FIXES, probeValue } from './union-arms.js';
 
 /** Runs the values may spend, whatever the collection spent before (it is done by then: issue-collect.ts). */
 const SWITCH_RUNS = MAX_RUNS / 2;
 
 /** `base`: the collection's copy once it is done, the caller's other defects repaired. */
 export function switchRequirements(ctx: Collection, base: Copy, f: Finding): Finding[] {
-  const { property, values, at } = f.conditions!;
+  const { property, values } = f.conditions!;
   const groups = new Map<string, { finding: Finding; values: unknown[] }>();
   ctx.runs = Math.min(ctx.runs, MAX_RUNS - SWITCH_RUNS);
   for (let k = 0; k < values.length && ctx.runs < MAX_RUNS; k++) {
-    const copy = base.fork();
-    if (!copy.apply([{ pointer: `${at}/${escapeToken(property)}`, value: structuredClone(values[k]), placeholder: true }])) continue;
     // The value's branch is past when no finding of the switch's conditions is left; the switch missing again
     // (the value did not take) gives the value up.
-    const probed = probe(ctx, copy, undefined, (found) => {
-      const mine = findWithin(found, f.union!);
-      return mine.some((g) => g.union === f.union) ? undefined : mine;
-    }, MAX_ALTERNATIVE_FIXES);
+    const probed = probeValue(ctx, base.fork(), f, values[k], MAX_ALTERNATIVE_FIXES);
     for (const g of probed?.caller ?? []) {
       const key = findingKey(g);
       const group = groups.get(key);

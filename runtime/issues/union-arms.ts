@@ -51,12 +51,7 @@ export function alternatives(ctx: Collection, base: Copy, u: Finding, chosen: { 
   if (!missing && chosen.dropped === 0) return out;
   for (let k = 0; k < arms.length && ctx.runs < MAX_RUNS / 2; k++) {
     if (k === chosen.arm) continue;
-    const probed = probe(ctx, base.fork(), arms[k]!, (found) => {
-      const again = locate(found, u.union!);
-      if (again === undefined) return [];
-      const arm = again.arms?.length === arms.length ? again.arms[k]! : [];
-      return arm.length > 0 ? arm : undefined;
-    }, missing ? Math.max(MAX_ALTERNATIVE_FIXES, chosen.cost + 1) : chosen.cost + 1);
+    const probed = probe(ctx, base.fork(), arms[k]!, armOf(u, k), missing ? Math.max(MAX_ALTERNATIVE_FIXES, chosen.cost + 1) : chosen.cost + 1);
     if (probed === undefined) continue;
     if (missing && onlyMissing(probed.caller, at, unknown)) {
       // Its missing fields; the unknown ones are the chosen arm's too, and reported with it.
@@ -78,6 +73,17 @@ function nearly(probed: { cost: number; dropped: number }, chosen: { cost: numbe
   return probed.cost <= chosen.cost ? probed.dropped <= chosen.dropped : probed.cost <= chosen.cost + 1 && probed.dropped < chosen.dropped;
 }
 
+/** A probe's next findings along arm `k` of union `u`: [] once the union is past, undefined when the arm is lost. */
+function armOf(u: Finding, k: number): (found: Finding[]) => readonly Finding[] | undefined {
+  const n = u.arms!.length;
+  return (found) => {
+    const again = locate(found, u.union!);
+    if (again === undefined) return [];
+    const arm = again.arms?.length === n ? again.arms[k]! : [];
+    return arm.length > 0 ? arm : undefined;
+  };
+}
+
 /** The arm of a failed union the fewest of the caller's fixes satisfy, with those findings and the repaired copy. */
 export function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Finding[]; copy: Copy; arm: number; cost: number; dropped: number } | undefined {
   const arms = u.arms!;
@@ -85,12 +91,7 @@ export function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Fi
   const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? reach(arm[0]!) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
   const best = choose(ctx, base, order.length, u.issue.pointer, (copy, i, bound) => {
     const { k, reach: r } = order[i]!;
-    const probed = probe(ctx, copy, arms[k]!, (found) => {
-      const again = locate(found, u.union!);
-      if (again === undefined) return [];
-      const arm = again.arms?.length === arms.length ? again.arms[k]! : [];
-      return arm.length > 0 ? arm : undefined;
-    }, bound);
+    const probed = probe(ctx, copy, arms[k]!, armOf(u, k), bound);
     return probed === undefined ? undefined : { ...probed, reach: r };
   });
   return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: order[best.index]!.k, cost: best.cost, dropped: best.dropped };
@@ -136,15 +137,25 @@ export function pickAlternatives(ctx: Collection, base: Copy, f: Finding, chosen
 /** Probes arm `k` of a pick: its discriminator value put in place (a placeholder), then repaired along it. */
 function probePick(ctx: Collection, copy: Copy, f: Finding, k: number, bound: number): { caller: Finding[]; cost: number; dropped: number; runs: number } | undefined {
   const { property, branches, at } = f.pick!;
-  if (branches[k]!.length === 0 || !copy.apply([{ pointer: `${at}/${escapeToken(property)}`, value: structuredClone(branches[k]![0]), placeholder: true }])) return undefined;
+  if (branches[k]!.length === 0) return undefined;
   // An open `url` asset is no nearer than the `text` one to `{ content: 12345 }`.
   const undeclared = undeclaredOf(copy.value, at, property, f.pick!.names?.[k]);
-  // Still no arm (the arm's value did not take): this arm is given up.
-  const probed = probe(ctx, copy, undefined, (found) => {
+  const probed = probeValue(ctx, copy, f, branches[k]![0], bound);
+  return probed === undefined ? undefined : withUndeclared(probed, undeclared, bound);
+}
+
+/**
+ * Probes the value `value` of the property a pick or a missing switch (`f`) names, put in place as a placeholder,
+ * along the findings made within `f`'s union (its arm, or the conditions' branch); undefined when the value did not
+ * take (the union is still unresolved) or needs more than `bound` fixes.
+ */
+export function probeValue(ctx: Collection, copy: Copy, f: Finding, value: unknown, bound: number): { caller: Finding[]; cost: number; dropped: number; runs: number } | undefined {
+  const { property, at } = f.pick ?? f.conditions!;
+  if (!copy.apply([{ pointer: `${at}/${escapeToken(property)}`, value: structuredClone(value), placeholder: true }])) return undefined;
+  return probe(ctx, copy, undefined, (found) => {
     const mine = findWithin(found, f.union!);
     return mine.some((g) => g.union === f.union) ? undefined : mine;
   }, bound);
-  return probed === undefined ? undefined : withUndeclared(probed, undeclared, bound);
 }
 
 interface Undeclared {
@@ -226,7 +237,7 @@ function lexLess(a: readonly number[], b: readonly number[]): boolean {
  * `next` ([]: the union is past; undefined: the arm is lost). The caller's findings met on the way, and the runs;
  * undefined when the arm is lost, or needs more than `bound` of the caller's fixes.
  */
-export function probe(
+function probe(
   ctx: Collection,
   copy: Copy,
   first: readonly Finding[] | undefined,

@@ -202,7 +202,10 @@ function rewrite(texts: readonly string[], uses: ReadonlyMap<string, number>): P
     }
     const fail = failed(texts, i);
     if (fail !== undefined) {
-      out.push({ text: `return ${failCall(fail.fn, spanText(texts, fail.valueStart, fail.valueEnd))};`, from: i });
+      // The one error is a literal the helpers build (its arguments go to FAIL_AT or FAIL_TYPE), or any expression.
+      const err = errorLiteral(texts, fail.valueStart);
+      const text = err !== undefined && err.end === fail.valueEnd ? failCall(fail.fn, err) : `${FAIL_HELPER}(${fail.fn},${spanText(texts, fail.valueStart, fail.valueEnd)})`;
+      out.push({ text: `return ${text};`, from: i });
       i = fail.end;
       continue;
     }
@@ -255,18 +258,10 @@ function collected(texts: readonly string[], i: number, uses: ReadonlyMap<string
   return s === tail ? { list, valueStart, valueEnd, end: j } : undefined;
 }
 
-/** `FAIL(F,<error>)`, or its shorter forms for an error at a run of property names. */
-function failCall(fn: string, error: string): string {
-  for (const [helper, short] of [
-    [PROPERTY_TYPE_HELPER, FAIL_TYPE_HELPER],
-    [PROPERTY_ERROR_HELPER, FAIL_AT_HELPER],
-  ] as const) {
-    // The error is exactly one call of the helper: its arguments carry over.
-    if (!error.startsWith(`${helper}(`)) continue;
-    const texts = tokenize(error).filter((t) => !(t.kind === 'other' && isSpace(t.text.charCodeAt(0)))).map((t) => t.text);
-    if (texts[0] === helper && topLevelEnd(texts, 2, ')') === texts.length - 1) return `${short}(${fn},${error.slice(helper.length + 1)}`;
-  }
-  return `${FAIL_HELPER}(${fn},${error})`;
+/** `FAIL(F,<error>)`, or its shorter form taking the arguments of an error at a run of property names. */
+function failCall(fn: string, err: ErrorCall): string {
+  const short = err.helper === PROPERTY_TYPE_HELPER ? FAIL_TYPE_HELPER : err.helper === PROPERTY_ERROR_HELPER ? FAIL_AT_HELPER : undefined;
+  return short === undefined ? `${FAIL_HELPER}(${fn},${err.text})` : `${short}(${fn},${err.args.join(',')})`;
 }
 
 /** `F.errors=[<one value>];return false;` at i (F an identifier): Ajv failing a definition on its first error. */
@@ -446,7 +441,15 @@ function shortInstancePath(sig: Sig[]): Sig[] {
 }
 
 /** An error object literal at i (`{instancePath…}` in an expression position), as a call to the error helper. */
-function errorLiteral(texts: readonly string[], i: number): { text: string; end: number } | undefined {
+/** An error literal rewritten as a call of one of the helpers: its text, and the helper and arguments it calls. */
+interface ErrorCall {
+  readonly helper: string;
+  readonly args: readonly string[];
+  readonly text: string;
+  readonly end: number;
+}
+
+function errorLiteral(texts: readonly string[], i: number): ErrorCall | undefined {
   if (texts[i] !== '{' || texts[i + 1] !== 'instancePath' || !['[', '=', '(', ','].includes(texts[i - 1] ?? '')) return undefined;
   const close = topLevelEnd(texts, i + 1, '}');
   if (close === undefined) return undefined;
@@ -475,58 +478,46 @@ function errorLiteral(texts: readonly string[], i: number): { text: string; end:
   const kw = JSON.parse(keyword) as string;
   if (!p.endsWith(`/${kw}`)) return undefined;
   const at = p.slice(0, -kw.length - 1);
-  const names = propertyRun(values[0]!, at);
+  const call = (helper: string, args: string[]): ErrorCall => ({ helper, args, text: `${helper}(${args.join(',')})`, end: close + 1 });
+  const run = propertyRun(values[0]!, at);
+  if (run === undefined) return call(ERROR_HELPER, [values[0]!, jsonText(at), keyword, values[3]!]);
+  if (run.indexes) return call(ITEM_ERROR_HELPER, [values[0]!, jsonText(run.names), keyword, values[3]!]);
   const type = kw === 'type' ? /^\{type:("[a-z]+")\}$/.exec(values[3]!)?.[1] : undefined;
-  if (names !== undefined && type !== undefined) return { text: `${PROPERTY_TYPE_HELPER}(${names.base},${jsonText(names.run)},${type})`, end: close + 1 };
-  if (names !== undefined) return { text: `${PROPERTY_ERROR_HELPER}(${names.base},${jsonText(names.run)},${keyword},${values[3]})`, end: close + 1 };
-  const items = itemRun(values[0]!, at);
-  if (items !== undefined) return { text: `${ITEM_ERROR_HELPER}(${values[0]},${jsonText(items)},${keyword},${values[3]})`, end: close + 1 };
-  return { text: `${ERROR_HELPER}(${values[0]},${jsonText(at)},${keyword},${values[3]})`, end: close + 1 };
+  return type !== undefined ? call(PROPERTY_TYPE_HELPER, [run.base, jsonText(run.names), type]) : call(PROPERTY_ERROR_HELPER, [run.base, jsonText(run.names), keyword, values[3]!]);
 }
 
 /**
- * An instance path expression `P+"/a/"+i0+"/b"` (string literals and loop indexes after the base) whose schema path
- * `at` is `#/properties/a/items/properties/b`: the run with `*` for each index; else undefined.
+ * An instance path expression, the function's own (`P` or `instancePath`) followed by string literals and loop
+ * indexes (`P+"/a/"+i0+"/b"`), whose schema path `at` walks the same names through `properties` and each index
+ * through `items` (`#/properties/a/items/properties/b`): the base, the run (a `*` for each index) and whether it
+ * has one; else undefined.
  */
-function itemRun(instance: string, at: string): string | undefined {
-  const parts = instance.split('+');
-  if (parts.length < 3 || (parts[0] !== 'P' && parts[0] !== 'instancePath')) return undefined;
+function propertyRun(instance: string, at: string): { base: string; names: string; indexes: boolean } | undefined {
+  // A literal holding `+` is no plain name either: splitting at every `+` loses nothing that could match.
+  const [base, ...parts] = instance.split('+');
+  if (base !== 'P' && base !== 'instancePath') return undefined;
   let run = '';
-  let indexes = 0;
-  for (let k = 1; k < parts.length; k++) {
-    const part = parts[k]!;
+  let indexes = false;
+  for (const part of parts) {
     if (/^i\d+$/.test(part)) {
       if (!run.endsWith('/')) return undefined;
       run += '*';
-      indexes++;
+      indexes = true;
     } else if (/^"[A-Za-z0-9_/-]*"$/.test(part)) {
       const text = JSON.parse(part) as string;
       if (run.endsWith('*') && !text.startsWith('/')) return undefined;
       run += text;
     } else return undefined;
   }
-  if (indexes === 0 || !run.startsWith('/') || run.endsWith('/')) return undefined;
+  if (run === '') return at === '#' ? { base, names: '', indexes } : undefined;
+  if (!run.startsWith('/')) return undefined;
   const names = run.slice(1).split('/');
   if (!names.every((n) => n === '*' || PLAIN_NAME.test(n))) return undefined;
-  return `#${names.map((n) => (n === '*' ? '/items' : `/properties/${n}`)).join('')}` === at ? run : undefined;
+  return `#${names.map((n) => (n === '*' ? '/items' : `/properties/${n}`)).join('')}` === at ? { base, names: run, indexes } : undefined;
 }
 
 /** Property names as they appear unescaped alike in an instance path and in Ajv's schema paths. */
 const PLAIN_NAME = /^[A-Za-z0-9_-]+$/;
-
-/**
- * An instance path expression `<base>` or `<base>+"/a/b"` (base: the function's own, `P` or `instancePath`) whose
- * schema path `at` is `#/properties/a/properties/b`: the base and the run of names; else undefined.
- */
-function propertyRun(instance: string, at: string): { base: string; run: string } | undefined {
-  const m = /^(P|instancePath)(?:\+("(?:[^"\\]|\\.)*"))?$/.exec(instance);
-  if (m === null) return undefined;
-  const run = m[2] === undefined ? '' : (JSON.parse(m[2]) as unknown);
-  if (typeof run !== 'string' || (run !== '' && !run.startsWith('/'))) return undefined;
-  const names = run === '' ? [] : run.slice(1).split('/');
-  if (!names.every((n) => PLAIN_NAME.test(n))) return undefined;
-  return `#${names.map((n) => `/properties/${n}`).join('')}` === at ? { base: m[1]!, run } : undefined;
-}
 
 function isStringToken(text: string): boolean {
   if (!/^"(?:[^"\\]|\\.)*"$/.test(text)) return false;

@@ -103,23 +103,23 @@ export class UnitSplitter {
     const branches = conditionSites(location);
     const conditions = conditionHints(branches);
     const usedHints = new Map<UnionHint, string>();
-    // A hint's value, one binding per distinct value and kind (a condition's switch values: every error of the
-    // object's conditions names the same list).
-    const constants = new Map<string, string>();
-    const counts = new Map<string, number>();
-    const constant = (kind: string, value: unknown): string => {
-      const code = jsLiteral(value);
-      let local = constants.get(`${kind}\0${code}`);
+    // A condition's switch values, one binding per list: every error of the object's conditions names the same one.
+    const valueLists = new Map<string, string>();
+    const switchValues = (site: { readonly values: readonly unknown[] }): string => {
+      if (site.values.length === 0) return '';
+      const code = jsLiteral(site.values);
+      let local = valueLists.get(code);
       if (local === undefined) {
-        const n = (counts.get(kind) ?? 0) + 1;
-        counts.set(kind, n);
-        local = fresh(`${kind}_${n}`);
-        constants.set(`${kind}\0${code}`, local);
+        valueLists.set(code, (local = fresh(`switch_values_${valueLists.size + 1}`)));
         bindings.push({ kind: 'const', local, code });
       }
-      return local;
+      return `,switchValues:${local}`;
     };
-    const switchValues = (site: { readonly values: readonly unknown[] }): string => (site.values.length === 0 ? '' : `,switchValues:${constant('switch_values', site.values)}`);
+    // Splices `hint` into the params of the error literal whose `params:{` opens at j (the tokens up to it first).
+    const splice = (i: number, j: number, hint: string): void => {
+      for (let k = i; k <= j; k++) out.push(tokens[k]!.text);
+      out.push(hint, tokens[j + 1]?.text === '}' ? '' : ',');
+    };
     let patterns = 0;
     const kept = new Set<string>(); // identifiers left as Ajv wrote them (its locals)
 
@@ -132,12 +132,10 @@ export class UnitSplitter {
         // A condition switching on a property its object requires: said in the `if` error's params (conditions.ts).
         const site = conditions.get(JSON.parse(t.text) as string);
         const j = paramsOpen(tokens, i);
-        out.push(t.text);
         if (site !== undefined && j !== undefined) {
-          for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
-          out.push(`switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(site.switchAt)}${switchValues(site)}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          splice(i, j, `switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(site.switchAt)}${switchValues(site)}`);
           i = j;
-        }
+        } else out.push(t.text);
         continue;
       }
       if (t.kind === 'string' && i >= 2 && branches.length > 0 && errorKeyword(tokens, i) !== undefined && !isUnionError(tokens, i)) {
@@ -148,19 +146,16 @@ export class UnitSplitter {
         for (const c of branches) if (site === undefined && (data = branchDataPath(c, path)) !== undefined) site = c;
         const j = paramsOpen(tokens, i);
         if (site !== undefined && data !== undefined && j !== undefined) {
-          out.push(t.text);
-          for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
-          out.push(`switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(`${site.switchAt.slice(0, -'/if'.length)}/then`)},switchData:${jsLiteral(data)}${switchValues(site)}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          splice(i, j, `switch:${jsLiteral(site.switch)},switchAt:${jsLiteral(`${site.switchAt.slice(0, -'/if'.length)}/then`)},switchData:${jsLiteral(data)}${switchValues(site)}`);
           i = j;
           continue;
         }
       }
       if (t.kind === 'string' && i >= 2 && isUnionError(tokens, i)) {
-        out.push(t.text);
         const site = hints.get(JSON.parse(t.text) as string);
         const j = paramsOpen(tokens, i);
-        if (site !== undefined && j !== undefined) {
-          for (let k = i + 1; k <= j; k++) out.push(tokens[k]!.text);
+        if (site === undefined || j === undefined) out.push(t.text);
+        else {
           const hint = site.hint;
           let local = hint === undefined ? undefined : usedHints.get(hint);
           if (hint !== undefined && local === undefined) {
@@ -168,7 +163,7 @@ export class UnitSplitter {
             usedHints.set(hint, local);
             bindings.push({ kind: 'const', local, code: hintCode(hint, bindings), own: true });
           }
-          out.push(`${local === undefined ? '' : `discriminator:${local},`}arms:${site.arms}`, tokens[j + 1]?.text === '}' ? '' : ',');
+          splice(i, j, `${local === undefined ? '' : `discriminator:${local},`}arms:${site.arms}`);
           i = j;
         }
         continue;
