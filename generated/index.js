@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts 16ff6c97860dc473
+//   adcp-codegen 0.1.0: runtime/loader.ts 94625e2ca58bcf3d
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -445,6 +445,7 @@ const onDemand = Object.freeze({
   "./artifacts/tools-list.js": "runtime/transports.cjs",
   "./call/handlers.js": "runtime/transports.cjs",
   "./call/items.js": "runtime/batches.cjs",
+  "./issues/arm-cost.js": "runtime/rejections.cjs",
   "./issues/collection.js": "runtime/rejections.cjs",
   "./issues/condition-switch.js": "runtime/rejections.cjs",
   "./issues/controller-rejection.js": "runtime/rejections.cjs",

@@ -80,6 +80,7 @@ export const BOOTSTRAP: ReadonlySet<string> = new Set(['artifacts/loader.js', 'a
 export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
   // A rejection's issues: every defect named (issue 19 point 3), and the compliance controller's own error arm.
   'rejections.cjs': [
+    'issues/arm-cost.js',
     'issues/collection.js',
     'issues/condition-switch.js',
     'issues/controller-rejection.js',

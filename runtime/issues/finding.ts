@@ -23,6 +23,8 @@ export interface Finding {
   readonly arms?: readonly (readonly Finding[])[];
   /** That union's identity within a run: the definitions its error passed through, its schema and instance paths. */
   readonly union?: string;
+  /** The properties each of those arms declares (null: unknown), when the generator listed them. */
+  readonly armNames?: readonly (readonly string[] | null)[];
   /** A discriminated union whose discriminator is missing or names no arm: what an arm needs, and where. */
   readonly pick?: {
     readonly property: string;
@@ -83,6 +85,15 @@ export function depth(pointer: string): number {
   let n = 0;
   for (let i = 0; i < pointer.length; i++) if (pointer.charCodeAt(i) === 47) n++;
   return n;
+}
+
+/** The other items of the array holding the value at `pointer` ([] when no array holds it). */
+export function siblingsOf(data: unknown, pointer: string): unknown[] {
+  const cut = pointer.lastIndexOf('/');
+  if (cut < 0) return [];
+  const parent = valueAt(data, pointer.slice(0, cut));
+  const index = pointer.slice(cut + 1);
+  return Array.isArray(parent) ? parent.filter((_, i) => String(i) !== index) : [];
 }
 
 /** The value at an RFC 6901 pointer, own properties only; iterative, so any depth is fine. */

@@ -19,7 +19,7 @@
  * of it, within MAX_RUNS (and the switch's runs of its own).
  */
 import { explainNot } from './explain-not.js';
-import { closestArm, findingKey, flatten, valueAt, type Finding } from './finding.js';
+import { closestArm, findingKey, flatten, siblingsOf, valueAt, type Finding } from './finding.js';
 import { repair } from './repair.js';
 import { Copy, MAX_ISSUES, MAX_REPEATS, MAX_RUNS, runOnce, type Collection, type FindingsOf } from './collection.js';
 import { alternatives, chooseArm, choosePick, pickAlternatives } from './union-arms.js';
@@ -120,7 +120,7 @@ function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink
       ctx.repeats.set(key, n);
       if (n > MAX_REPEATS) return false;
     }
-    const fixes = repair(f, synthetic, valueAt(copy.value, f.issue.pointer));
+    const fixes = repair(f, synthetic, valueAt(copy.value, f.issue.pointer), siblingsOf(copy.value, f.issue.pointer));
     // A union's summary with nothing to repair of its own, after this run's earlier findings were got past: those
     // were what failed it (a discriminator the pick filled in), so the next run says whether it still fails.
     if (fixes === undefined && repaired && f.arms === undefined && UNIONS.has(f.issue.keyword)) return true;

@@ -18,7 +18,7 @@ import { issueOf, listValues, unionText } from './issue-text.js';
 import { isObject } from '../wire/json-copy.js';
 import { escapeToken } from '../wire/pointer.js';
 import { switchErrors, switchOf, type VacuousSwitch } from './condition-switch.js';
-import { discriminatorHint, type DiscriminatorHint } from './union-hint.js';
+import { discriminatorHint, namesOf, type DiscriminatorHint } from './union-hint.js';
 
 interface Node {
   readonly error: AjvErrorObject;
@@ -151,7 +151,10 @@ function unionFindings(node: Node, data: unknown, root: string | undefined): Fin
   const hint = discriminatorHint(error.params.discriminator);
   if (hint !== undefined) return discriminated(node, hint, data, root);
   const summary = finding(error, root, { message: unionMessage(error.keyword, children, at) });
-  if (arms !== undefined) return [{ ...summary, arms: arms.map((group) => group.flatMap((c) => nodeFindings(c, data, root))), union: unionId(error) }];
+  if (arms !== undefined) {
+    const names = namesOf(error.params.names, arms.length);
+    return [{ ...summary, arms: arms.map((group) => group.flatMap((c) => nodeFindings(c, data, root))), union: unionId(error), ...(names !== undefined ? { armNames: names } : {}) }];
+  }
   // Arms not told apart (a run of an older validator): the branch that got furthest into the payload.
   const deeper = children.filter((c) => depth(c.error.instancePath) > depth(at));
   if (deeper.length === 0) {

@@ -48,6 +48,15 @@ const EMPTY: Readonly<Record<string, () => unknown>> = {
 /** The placeholders tried in turn where a `not` refuses the one there: null first (what a missing value starts as). */
 const NEXT_PLACEHOLDER: readonly (() => unknown)[] = [() => null, () => ({}), () => [], () => '', () => 0, () => false];
 
+/** A value's JSON text: equal for values `uniqueItems` counts as duplicates (enum values, mostly strings). */
+function sameText(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? '';
+  } catch {
+    return '';
+  }
+}
+
 function sameKind(a: unknown, b: unknown): boolean {
   if (a === null || b === null) return a === b;
   return typeof a === typeof b && Array.isArray(a) === Array.isArray(b);
@@ -58,9 +67,10 @@ const MAX_PADDING = 64;
 
 /**
  * The changes that get past `f`, or undefined when it cannot be got past (the collection stops there, or gives up
- * on an arm). `synthetic`: the value at the finding is the collection's own placeholder. `current`: that value.
+ * on an arm). `synthetic`: the value at the finding is the collection's own placeholder. `current`: that value;
+ * `siblings`: the other items of the array holding it, if one does.
  */
-export function repair(f: Finding, synthetic: boolean, current: unknown): Fix[] | undefined {
+export function repair(f: Finding, synthetic: boolean, current: unknown, siblings: readonly unknown[] = []): Fix[] | undefined {
   const at = f.issue.pointer;
   const p = f.params;
   const here = (value: unknown): Fix[] | undefined => (at === '' ? undefined : [{ pointer: at, value, placeholder: true }]);
@@ -68,7 +78,11 @@ export function repair(f: Finding, synthetic: boolean, current: unknown): Fix[] 
     case 'enum':
     case 'const': {
       const allowed = f.issue.allowedValues;
-      return allowed !== undefined && allowed.length > 0 ? here(structuredClone(allowed[0])) : undefined;
+      if (allowed === undefined || allowed.length === 0) return undefined;
+      // An item of an array takes an allowed value none of the others holds: the first one may already be there, and
+      // a duplicate under `uniqueItems` would be the repair's own defect, met again at each run (the arm lost).
+      const taken = new Set(siblings.map(sameText));
+      return here(structuredClone(allowed.find((v) => !taken.has(sameText(v))) ?? allowed[0]));
     }
     case 'additionalProperties':
       return at === '' ? undefined : [{ pointer: at, remove: true }];

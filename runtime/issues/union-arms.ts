@@ -4,9 +4,10 @@
  * caller's value favours no arm, the other arms it only lacks fields of. Copied into the generated output with the
  * rest of the runtime.
  */
-import { findWithin, findingKey, locate, reach, valueAt, type Finding } from './finding.js';
+import { findWithin, locate, reach, type Finding } from './finding.js';
 import { escapeToken } from '../wire/pointer.js';
-import { Copy, MAX_ARMS, MAX_ARM_RUNS, MAX_RUNS, MAX_UNION_RUNS, type Collection } from './collection.js';
+import { Copy, MAX_ARMS, MAX_RUNS, MAX_UNION_RUNS, type Collection } from './collection.js';
+import { costOf, probe, undeclaredOf, withUndeclared } from './arm-cost.js';
 
 /** Properties an alternative shape of an ambiguous union may lack and still be named. */
 export const MAX_ALTERNATIVE_FIXES = 8;
@@ -51,7 +52,7 @@ export function alternatives(ctx: Collection, base: Copy, u: Finding, chosen: { 
   if (!missing && chosen.dropped === 0) return out;
   for (let k = 0; k < arms.length && ctx.runs < MAX_RUNS / 2; k++) {
     if (k === chosen.arm) continue;
-    const probed = probe(ctx, base.fork(), arms[k]!, armOf(u, k), missing ? Math.max(MAX_ALTERNATIVE_FIXES, chosen.cost + 1) : chosen.cost + 1);
+    const probed = probeArm(ctx, base.fork(), u, k, missing ? Math.max(MAX_ALTERNATIVE_FIXES, chosen.cost + 1) : chosen.cost + 1);
     if (probed === undefined) continue;
     if (missing && onlyMissing(probed.caller, at, unknown)) {
       // Its missing fields; the unknown ones are the chosen arm's too, and reported with it.
@@ -84,6 +85,17 @@ function armOf(u: Finding, k: number): (found: Finding[]) => readonly Finding[] 
   };
 }
 
+/**
+ * Probes arm `k` of union `u` along its findings; the caller's fields the arm does not declare (when the generator
+ * listed its names) count against it, as a field it refuses as unknown does: the deep-strip would drop them.
+ */
+function probeArm(ctx: Collection, copy: Copy, u: Finding, k: number, bound: number): { caller: Finding[]; cost: number; dropped: number; runs: number } | undefined {
+  const undeclared = undeclaredOf(copy.value, u.issue.pointer, undefined, u.armNames?.[k]);
+  if (costOf(undeclared) > bound) return undefined;
+  const probed = probe(ctx, copy, u.arms![k]!, armOf(u, k), bound);
+  return probed === undefined ? undefined : withUndeclared(probed, undeclared, bound);
+}
+
 /** The arm of a failed union the fewest of the caller's fixes satisfy, with those findings and the repaired copy. */
 export function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Finding[]; copy: Copy; arm: number; cost: number; dropped: number } | undefined {
   const arms = u.arms!;
@@ -91,7 +103,7 @@ export function chooseArm(ctx: Collection, base: Copy, u: Finding): { caller: Fi
   const order = arms.map((arm, k) => ({ k, reach: arm.length > 0 ? reach(arm[0]!) : -Infinity })).sort((a, b) => b.reach - a.reach || a.k - b.k);
   const best = choose(ctx, base, order.length, u.issue.pointer, (copy, i, bound) => {
     const { k, reach: r } = order[i]!;
-    const probed = probe(ctx, copy, arms[k]!, armOf(u, k), bound);
+    const probed = probeArm(ctx, copy, u, k, bound);
     return probed === undefined ? undefined : { ...probed, reach: r };
   });
   return best === undefined ? undefined : { caller: best.caller, copy: best.copy, arm: order[best.index]!.k, cost: best.cost, dropped: best.dropped };
@@ -158,36 +170,6 @@ export function probeValue(ctx: Collection, copy: Copy, f: Finding, value: unkno
   }, bound);
 }
 
-interface Undeclared {
-  readonly pointer: string;
-  readonly cost: number;
-  readonly dropped: number;
-}
-
-const costOf = (fields: readonly Undeclared[]): number => fields.reduce((n, u) => n + u.cost, 0);
-
-/** A probe's cost with the caller's fields its arm does not declare; undefined past `bound`. */
-function withUndeclared<P extends { caller: Finding[]; cost: number; dropped: number }>(probed: P, undeclared: readonly Undeclared[], bound: number): P | undefined {
-  // A field the arm refused as unknown is counted once, by the probe.
-  const refused = new Set(probed.caller.filter((g) => g.issue.keyword === 'additionalProperties').map((g) => g.issue.pointer));
-  const extra = undeclared.filter((u) => !refused.has(u.pointer));
-  const cost = probed.cost + costOf(extra);
-  return cost > bound ? undefined : { ...probed, cost, dropped: probed.dropped + extra.reduce((n, u) => n + u.dropped, 0) };
-}
-
-/**
- * The fields of the object at `at` (but the discriminator `property`) that `names` does not declare, with what each
- * holds: the deep-strip would drop them, so they count against the arm as a field dropped as unknown does.
- */
-function undeclaredOf(data: unknown, at: string, property: string, names: readonly string[] | null | undefined): Undeclared[] {
-  const target = valueAt(data, at);
-  if (names === null || names === undefined || target === null || typeof target !== 'object' || Array.isArray(target)) return [];
-  const declared = new Set(names);
-  return Object.entries(target)
-    .filter(([key]) => key !== property && !declared.has(key))
-    .map(([key, value]) => ({ pointer: `${at}/${escapeToken(key)}`, cost: leaves(value), dropped: size(value) }));
-}
-
 /** A finding of another shape than the one reported first, its message saying so. */
 function alternative(g: Finding, at: string): Finding {
   return { ...g, alternative: true, issue: { ...g.issue, message: `${g.issue.message}, in another shape ${at === '' ? 'the request' : at} may take` } };
@@ -230,67 +212,4 @@ function choose(
 function lexLess(a: readonly number[], b: readonly number[]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
   return false;
-}
-
-/**
- * Repairs `copy` along one arm from its findings `first` (none yet: run first), each run's arm findings given by
- * `next` ([]: the union is past; undefined: the arm is lost). The caller's findings met on the way, and the runs;
- * undefined when the arm is lost, or needs more than `bound` of the caller's fixes.
- */
-function probe(
-  ctx: Collection,
-  copy: Copy,
-  first: readonly Finding[] | undefined,
-  next: (found: Finding[]) => readonly Finding[] | undefined,
-  bound: number,
-): { caller: Finding[]; cost: number; dropped: number; runs: number } | undefined {
-  const caller: Finding[] = [];
-  const keys = new Set<string>();
-  let cost = 0;
-  let dropped = 0;
-  const sink = (g: Finding): boolean => {
-    const key = findingKey(g);
-    if (keys.has(key)) return false;
-    keys.add(key);
-    caller.push(g);
-    // Dropping a field, or replacing a value of the wrong type, discards every value the caller put in it.
-    if (g.issue.keyword === 'additionalProperties' || g.issue.keyword === 'type') {
-      const value = valueAt(copy.value, g.issue.pointer);
-      cost += leaves(value);
-      if (g.issue.keyword === 'additionalProperties') dropped += size(value);
-    } else cost++;
-    return cost <= bound;
-  };
-  let findings = first;
-  for (let runs = 0; ; ) {
-    if (findings !== undefined && !ctx.resolve(ctx, copy, findings, sink)) return undefined;
-    if (ctx.runs >= MAX_RUNS || runs >= MAX_ARM_RUNS) return undefined;
-    const found = ctx.run(copy.value);
-    ctx.runs++;
-    runs++;
-    findings = next(found);
-    if (findings === undefined) return undefined;
-    if (findings.length === 0) return { caller, cost, dropped, runs };
-  }
-}
-
-/** The scalar values in a value (at least one; counted up to a bound). */
-function leaves(value: unknown): number {
-  let n = 0;
-  const stack = [value];
-  while (stack.length > 0 && n < 64) {
-    const v = stack.pop();
-    if (v !== null && typeof v === 'object') stack.push(...Object.values(v as object));
-    else n++;
-  }
-  return Math.max(n, 1);
-}
-
-/** How much data a value holds (its JSON length, up to a bound): what dropping it would lose. */
-function size(value: unknown): number {
-  try {
-    return Math.min((JSON.stringify(value) ?? '').length, 4096);
-  } catch {
-    return 1;
-  }
 }

@@ -23,7 +23,7 @@ export function discriminatorHint(raw: unknown): DiscriminatorHint | undefined {
 }
 
 /** The generator's list of the properties each arm declares (null: unknown), when it is one for `n` arms. */
-function namesOf(raw: unknown, n: number): (string[] | null)[] | undefined {
+export function namesOf(raw: unknown, n: number): (string[] | null)[] | undefined {
   if (!Array.isArray(raw) || raw.length !== n) return undefined;
   return raw.map((names) => (Array.isArray(names) ? names.filter((x): x is string => typeof x === 'string') : null));
 }

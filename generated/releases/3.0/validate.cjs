@@ -75,11 +75,11 @@ module.exports = tools;
 /* signals/activate-signal-request.json → signals/activate-signal-response.json */
 tools['activate_signal'] = {
   get request() {
-    return require('../../validate/packs/shared-ed4485edef20.cjs')['signals.activate-signal-request-91ea7ac64ee4']
+    return require('../../validate/packs/shared-49b14423f471.cjs')['signals.activate-signal-request-bc4b304b0216']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-e85c1ca78c8c.cjs')['signals.activate-signal-response-6cf6854d21c3']
+    return require('../../validate/packs/shared-5c2fd83c31bb.cjs')['signals.activate-signal-response-ecc9fba33b10']
       .validate;
   },
   // Async task responses by task status.
@@ -88,28 +88,28 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-63cbcbf53d61.cjs')['media-buy.build-creative-request-9e8a593d794c']
+    return require('../../validate/packs/shared-e7c6c7c0a78b.cjs')['media-buy.build-creative-request-7fca20c1b031']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/build_creative.response-f3db23d8b7fb.cjs')[
-      'media-buy.build-creative-response-66b95211226f'
+    return require('../../validate/packs/build_creative.response-c97cf2c3451a.cjs')[
+      'media-buy.build-creative-response-2b1e81ea1bea'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/build_creative.response-f3db23d8b7fb.cjs')[
+      return require('../../validate/packs/build_creative.response-c97cf2c3451a.cjs')[
         'media-buy.build-creative-async-response-input-required-40c33fa539e6'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/build_creative.response-f3db23d8b7fb.cjs')[
+      return require('../../validate/packs/build_creative.response-c97cf2c3451a.cjs')[
         'media-buy.build-creative-async-response-submitted-0a6a2f796f18'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/build_creative.response-f3db23d8b7fb.cjs')[
+      return require('../../validate/packs/build_creative.response-c97cf2c3451a.cjs')[
         'media-buy.build-creative-async-response-working-b587997f719f'
       ].validate;
     },
@@ -118,12 +118,12 @@ tools['build_creative'] = {
 /* governance/check-governance-request.json → governance/check-governance-response.json */
 tools['check_governance'] = {
   get request() {
-    return require('../../validate/packs/check_governance.request-a1817ef1e6d1.cjs')[
+    return require('../../validate/packs/check_governance.request-2515bac06ca2.cjs')[
       'governance.check-governance-request-b8f9fdeb457a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-52fa1443e3d5.cjs')['governance.check-governance-response-94c61535a0f0']
+    return require('../../validate/packs/shared-fe051c0865ca.cjs')['governance.check-governance-response-94c61535a0f0']
       .validate;
   },
   // Async task responses by task status.
@@ -132,29 +132,29 @@ tools['check_governance'] = {
 /* media-buy/create-media-buy-request.json → media-buy/create-media-buy-response.json */
 tools['create_media_buy'] = {
   get request() {
-    return require('../../validate/packs/create_media_buy.request-51fe099393aa.cjs')[
-      'media-buy.create-media-buy-request-c5d7bb699b40'
+    return require('../../validate/packs/create_media_buy.request-70451e3beb2a.cjs')[
+      'media-buy.create-media-buy-request-3aeeb0c79fe9'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/create_media_buy.response-9e03c567957f.cjs')[
-      'media-buy.create-media-buy-response-3811f0eee282'
+    return require('../../validate/packs/create_media_buy.response-c40ea8bc9c08.cjs')[
+      'media-buy.create-media-buy-response-560ba094b36f'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/create_media_buy.response-9e03c567957f.cjs')[
+      return require('../../validate/packs/create_media_buy.response-c40ea8bc9c08.cjs')[
         'media-buy.create-media-buy-async-response-input-required-a65cfb8dd3e2'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/create_media_buy.response-9e03c567957f.cjs')[
+      return require('../../validate/packs/create_media_buy.response-c40ea8bc9c08.cjs')[
         'media-buy.create-media-buy-async-response-submitted-4ed051ddbb4a'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/create_media_buy.response-9e03c567957f.cjs')[
+      return require('../../validate/packs/create_media_buy.response-c40ea8bc9c08.cjs')[
         'media-buy.create-media-buy-async-response-working-96a4e6143d9d'
       ].validate;
     },
@@ -163,12 +163,12 @@ tools['create_media_buy'] = {
 /* property/create-property-list-request.json → property/create-property-list-response.json */
 tools['create_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-ed4485edef20.cjs')['property.create-property-list-request-4761efcba4db']
+    return require('../../validate/packs/shared-49b14423f471.cjs')['property.create-property-list-request-74ba36233c32']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-6f4921dd28dc.cjs')[
-      'property.create-property-list-response-60f45e616a8c'
+    return require('../../validate/packs/shared-b64ba34d919b.cjs')[
+      'property.create-property-list-response-82238e1da46a'
     ].validate;
   },
   // Async task responses by task status.
@@ -177,11 +177,11 @@ tools['create_property_list'] = {
 /* property/delete-property-list-request.json → property/delete-property-list-response.json */
 tools['delete_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-05132c6221be.cjs')['property.delete-property-list-request-fe0be135d051']
+    return require('../../validate/packs/shared-904c079a2c9d.cjs')['property.delete-property-list-request-c6e353e77503']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-05132c6221be.cjs')[
+    return require('../../validate/packs/shared-904c079a2c9d.cjs')[
       'property.delete-property-list-response-ab5e7e0498bc'
     ].validate;
   },
@@ -191,13 +191,13 @@ tools['delete_property_list'] = {
 /* protocol/get-adcp-capabilities-request.json → protocol/get-adcp-capabilities-response.json */
 tools['get_adcp_capabilities'] = {
   get request() {
-    return require('../../validate/packs/shared-76c4125a2cd9.cjs')[
+    return require('../../validate/packs/shared-31e6e53f4cb6.cjs')[
       'protocol.get-adcp-capabilities-request-c03816c010ad'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_adcp_capabilities.response-92dcff564ec6.cjs')[
-      'protocol.get-adcp-capabilities-response-bde8fcbe84b8'
+    return require('../../validate/packs/get_adcp_capabilities.response-b8347cac00f3.cjs')[
+      'protocol.get-adcp-capabilities-response-e934724e5625'
     ].validate;
   },
   // Async task responses by task status.
@@ -206,12 +206,12 @@ tools['get_adcp_capabilities'] = {
 /* creative/get-creative-delivery-request.json → creative/get-creative-delivery-response.json */
 tools['get_creative_delivery'] = {
   get request() {
-    return require('../../validate/packs/shared-e8593f6d56f8.cjs')[
-      'creative.get-creative-delivery-request-70f87f049d02'
+    return require('../../validate/packs/shared-56e218572ceb.cjs')[
+      'creative.get-creative-delivery-request-383a16bf671e'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_creative_delivery.response-f340b9abebd8.cjs')[
+    return require('../../validate/packs/get_creative_delivery.response-03dad4d35b08.cjs')[
       'creative.get-creative-delivery-response-011e264d5c9d'
     ].validate;
   },
@@ -221,13 +221,13 @@ tools['get_creative_delivery'] = {
 /* creative/get-creative-features-request.json → creative/get-creative-features-response.json */
 tools['get_creative_features'] = {
   get request() {
-    return require('../../validate/packs/shared-0a274f2d54e8.cjs')[
-      'creative.get-creative-features-request-1c9b363f9691'
+    return require('../../validate/packs/shared-ffff5113afaa.cjs')[
+      'creative.get-creative-features-request-92d19c09202a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-6e428a0d26b8.cjs')[
-      'creative.get-creative-features-response-e7624dd7e7f0'
+    return require('../../validate/packs/shared-75dc3692c02f.cjs')[
+      'creative.get-creative-features-response-ed021e31bd7e'
     ].validate;
   },
   // Async task responses by task status.
@@ -236,12 +236,12 @@ tools['get_creative_features'] = {
 /* media-buy/get-media-buy-delivery-request.json → media-buy/get-media-buy-delivery-response.json */
 tools['get_media_buy_delivery'] = {
   get request() {
-    return require('../../validate/packs/get_media_buy_delivery.request-f680c797a434.cjs')[
-      'media-buy.get-media-buy-delivery-request-4c82fe83b514'
+    return require('../../validate/packs/get_media_buy_delivery.request-8abca8b96a0d.cjs')[
+      'media-buy.get-media-buy-delivery-request-2e433300a59a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buy_delivery.response-44507aa0a54f.cjs')[
+    return require('../../validate/packs/get_media_buy_delivery.response-980cce6803c4.cjs')[
       'media-buy.get-media-buy-delivery-response-ae3a2341e09b'
     ].validate;
   },
@@ -251,11 +251,11 @@ tools['get_media_buy_delivery'] = {
 /* media-buy/get-media-buys-request.json → media-buy/get-media-buys-response.json */
 tools['get_media_buys'] = {
   get request() {
-    return require('../../validate/packs/shared-4de89fbb22b3.cjs')['media-buy.get-media-buys-request-f595c36b512c']
+    return require('../../validate/packs/shared-a75f0fe8372f.cjs')['media-buy.get-media-buys-request-f39cc97ad231']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buys.response-f723637c43e9.cjs')[
+    return require('../../validate/packs/get_media_buys.response-d3b94f276895.cjs')[
       'media-buy.get-media-buys-response-2e1c1d3a3412'
     ].validate;
   },
@@ -265,12 +265,12 @@ tools['get_media_buys'] = {
 /* governance/get-plan-audit-logs-request.json → governance/get-plan-audit-logs-response.json */
 tools['get_plan_audit_logs'] = {
   get request() {
-    return require('../../validate/packs/shared-0a274f2d54e8.cjs')[
+    return require('../../validate/packs/shared-ffff5113afaa.cjs')[
       'governance.get-plan-audit-logs-request-9f1e73fd1d1a'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_plan_audit_logs.response-2d9ad626f009.cjs')[
+    return require('../../validate/packs/get_plan_audit_logs.response-0a722a5d0b78.cjs')[
       'governance.get-plan-audit-logs-response-15f65100f48b'
     ].validate;
   },
@@ -280,29 +280,29 @@ tools['get_plan_audit_logs'] = {
 /* media-buy/get-products-request.json → media-buy/get-products-response.json */
 tools['get_products'] = {
   get request() {
-    return require('../../validate/packs/get_products.request-9a4f80b5ab2c.cjs')[
-      'media-buy.get-products-request-ebdb52669843'
+    return require('../../validate/packs/get_products.request-65c1aeb14ad2.cjs')[
+      'media-buy.get-products-request-d5d193302d1f'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_products.response-43d82fdaff93.cjs')[
-      'media-buy.get-products-response-e10c06c5ddd0'
+    return require('../../validate/packs/get_products.response-d897d258f1f8.cjs')[
+      'media-buy.get-products-response-dc20ed1cd9d7'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/get_products.response-43d82fdaff93.cjs')[
-        'media-buy.get-products-async-response-input-required-3b36237c0cf1'
+      return require('../../validate/packs/get_products.response-d897d258f1f8.cjs')[
+        'media-buy.get-products-async-response-input-required-ea96d1ce9355'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/get_products.response-43d82fdaff93.cjs')[
+      return require('../../validate/packs/get_products.response-d897d258f1f8.cjs')[
         'media-buy.get-products-async-response-submitted-af2ccac6b7c6'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/get_products.response-43d82fdaff93.cjs')[
+      return require('../../validate/packs/get_products.response-d897d258f1f8.cjs')[
         'media-buy.get-products-async-response-working-276037a025c3'
       ].validate;
     },
@@ -311,11 +311,11 @@ tools['get_products'] = {
 /* property/get-property-list-request.json → property/get-property-list-response.json */
 tools['get_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-001f48b9ec99.cjs')['property.get-property-list-request-d74dfe7547c8']
+    return require('../../validate/packs/shared-259cfe268c9d.cjs')['property.get-property-list-request-7fb765005f7f']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-ad077d2a31b4.cjs')['property.get-property-list-response-e3dac321c978']
+    return require('../../validate/packs/shared-84ca13b0dc7a.cjs')['property.get-property-list-response-60f63426e471']
       .validate;
   },
   // Async task responses by task status.
@@ -324,10 +324,10 @@ tools['get_property_list'] = {
 /* signals/get-signals-request.json → signals/get-signals-response.json */
 tools['get_signals'] = {
   get request() {
-    return require('../../validate/packs/shared-ed4485edef20.cjs')['signals.get-signals-request-e029a165fe60'].validate;
+    return require('../../validate/packs/shared-49b14423f471.cjs')['signals.get-signals-request-c6db3da194c8'].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-e85c1ca78c8c.cjs')['signals.get-signals-response-62568c440060']
+    return require('../../validate/packs/shared-5c2fd83c31bb.cjs')['signals.get-signals-response-62568c440060']
       .validate;
   },
   // Async task responses by task status.
@@ -336,11 +336,11 @@ tools['get_signals'] = {
 /* account/list-accounts-request.json → account/list-accounts-response.json */
 tools['list_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-4de89fbb22b3.cjs')['account.list-accounts-request-c5cf0e579b33']
+    return require('../../validate/packs/shared-a75f0fe8372f.cjs')['account.list-accounts-request-c5cf0e579b33']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-6e428a0d26b8.cjs')['account.list-accounts-response-7a68dd2cca27']
+    return require('../../validate/packs/shared-75dc3692c02f.cjs')['account.list-accounts-response-7a68dd2cca27']
       .validate;
   },
   // Async task responses by task status.
@@ -349,13 +349,13 @@ tools['list_accounts'] = {
 /* media-buy/list-creative-formats-request.json → media-buy/list-creative-formats-response.json */
 tools['list_creative_formats'] = {
   get request() {
-    return require('../../validate/packs/shared-a07194cefa88.cjs')[
+    return require('../../validate/packs/shared-9c615dbe125b.cjs')[
       'media-buy.list-creative-formats-request-5834e8b986e4'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creative_formats.response-2b32bcb58556.cjs')[
-      'media-buy.list-creative-formats-response-61cf0fa83b48'
+    return require('../../validate/packs/list_creative_formats.response-63a6b87312f3.cjs')[
+      'media-buy.list-creative-formats-response-292535c977c9'
     ].validate;
   },
   // Async task responses by task status.
@@ -364,12 +364,12 @@ tools['list_creative_formats'] = {
 /* creative/list-creatives-request.json → creative/list-creatives-response.json */
 tools['list_creatives'] = {
   get request() {
-    return require('../../validate/packs/list_creatives.request-d353e31af024.cjs')[
-      'creative.list-creatives-request-025197fb4e90'
+    return require('../../validate/packs/list_creatives.request-68f3f1abf367.cjs')[
+      'creative.list-creatives-request-581c4a628c63'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creatives.response-5b5a475a3aaa.cjs')[
+    return require('../../validate/packs/list_creatives.response-3fd3a0f00560.cjs')[
       'creative.list-creatives-response-89347a469040'
     ].validate;
   },
@@ -379,11 +379,11 @@ tools['list_creatives'] = {
 /* property/list-property-lists-request.json → property/list-property-lists-response.json */
 tools['list_property_lists'] = {
   get request() {
-    return require('../../validate/packs/shared-52fa1443e3d5.cjs')['property.list-property-lists-request-2a3719c6e508']
+    return require('../../validate/packs/shared-fe051c0865ca.cjs')['property.list-property-lists-request-eab88e4ed587']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-ad077d2a31b4.cjs')['property.list-property-lists-response-61eff5b337de']
+    return require('../../validate/packs/shared-84ca13b0dc7a.cjs')['property.list-property-lists-response-499130cd6897']
       .validate;
   },
   // Async task responses by task status.
@@ -392,12 +392,12 @@ tools['list_property_lists'] = {
 /* media-buy/log-event-request.json → media-buy/log-event-response.json */
 tools['log_event'] = {
   get request() {
-    return require('../../validate/packs/log_event.request-e3cc39945e04.cjs')[
+    return require('../../validate/packs/log_event.request-0df7a66dbff0.cjs')[
       'media-buy.log-event-request-07404841dc55'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-63cbcbf53d61.cjs')['media-buy.log-event-response-a29a2ea92295']
+    return require('../../validate/packs/shared-e7c6c7c0a78b.cjs')['media-buy.log-event-response-2a8fef3f82ee']
       .validate;
   },
   // Async task responses by task status.
@@ -406,11 +406,11 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-63cbcbf53d61.cjs')['creative.preview-creative-request-6745f35b3e2f']
+    return require('../../validate/packs/shared-e7c6c7c0a78b.cjs')['creative.preview-creative-request-6745f35b3e2f']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/preview_creative.response-76b3e4f086a6.cjs')[
+    return require('../../validate/packs/preview_creative.response-8ff29264da8a.cjs')[
       'creative.preview-creative-response-71893dd1ccf2'
     ].validate;
   },
@@ -420,13 +420,13 @@ tools['preview_creative'] = {
 /* media-buy/provide-performance-feedback-request.json → media-buy/provide-performance-feedback-response.json */
 tools['provide_performance_feedback'] = {
   get request() {
-    return require('../../validate/packs/shared-a07194cefa88.cjs')[
+    return require('../../validate/packs/shared-9c615dbe125b.cjs')[
       'media-buy.provide-performance-feedback-request-6082a6aec36f'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-e85c1ca78c8c.cjs')[
-      'media-buy.provide-performance-feedback-response-60526d113577'
+    return require('../../validate/packs/shared-5c2fd83c31bb.cjs')[
+      'media-buy.provide-performance-feedback-response-27a61730cbe5'
     ].validate;
   },
   // Async task responses by task status.
@@ -435,12 +435,12 @@ tools['provide_performance_feedback'] = {
 /* governance/report-plan-outcome-request.json → governance/report-plan-outcome-response.json */
 tools['report_plan_outcome'] = {
   get request() {
-    return require('../../validate/packs/shared-76c4125a2cd9.cjs')[
+    return require('../../validate/packs/shared-31e6e53f4cb6.cjs')[
       'governance.report-plan-outcome-request-eeacbb96eb8e'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-52fa1443e3d5.cjs')[
+    return require('../../validate/packs/shared-fe051c0865ca.cjs')[
       'governance.report-plan-outcome-response-e0f6374b4b78'
     ].validate;
   },
@@ -450,12 +450,12 @@ tools['report_plan_outcome'] = {
 /* account/sync-accounts-request.json → account/sync-accounts-response.json */
 tools['sync_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-2521816bf899.cjs')['account.sync-accounts-request-43607f178655']
+    return require('../../validate/packs/shared-abde5d3eb287.cjs')['account.sync-accounts-request-43607f178655']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_accounts.response-2df5803211c0.cjs')[
-      'account.sync-accounts-response-3cb90c4501c5'
+    return require('../../validate/packs/sync_accounts.response-3440538431a5.cjs')[
+      'account.sync-accounts-response-2e3d8cf87dd8'
     ].validate;
   },
   // Async task responses by task status.
@@ -464,12 +464,12 @@ tools['sync_accounts'] = {
 /* media-buy/sync-audiences-request.json → media-buy/sync-audiences-response.json */
 tools['sync_audiences'] = {
   get request() {
-    return require('../../validate/packs/shared-4de89fbb22b3.cjs')['media-buy.sync-audiences-request-98e21c22af9a']
+    return require('../../validate/packs/shared-a75f0fe8372f.cjs')['media-buy.sync-audiences-request-2ba1a650911c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_audiences.response-fd511af35fc6.cjs')[
-      'media-buy.sync-audiences-response-8ebd723b3946'
+    return require('../../validate/packs/sync_audiences.response-1e36cdcb3def.cjs')[
+      'media-buy.sync-audiences-response-074c807b70c5'
     ].validate;
   },
   // Async task responses by task status.
@@ -478,28 +478,28 @@ tools['sync_audiences'] = {
 /* media-buy/sync-catalogs-request.json → media-buy/sync-catalogs-response.json */
 tools['sync_catalogs'] = {
   get request() {
-    return require('../../validate/packs/shared-2521816bf899.cjs')['media-buy.sync-catalogs-request-7c6b27f37f4b']
+    return require('../../validate/packs/shared-abde5d3eb287.cjs')['media-buy.sync-catalogs-request-d31a30a1d383']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_catalogs.response-1721bd48d6b4.cjs')[
-      'media-buy.sync-catalogs-response-e946a1b81d9c'
+    return require('../../validate/packs/sync_catalogs.response-84d6ec78f296.cjs')[
+      'media-buy.sync-catalogs-response-91667c1910f2'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_catalogs.response-1721bd48d6b4.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-84d6ec78f296.cjs')[
         'media-buy.sync-catalogs-async-response-input-required-cc4bb64814e7'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_catalogs.response-1721bd48d6b4.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-84d6ec78f296.cjs')[
         'media-buy.sync-catalogs-async-response-submitted-d64d4d5e53f5'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_catalogs.response-1721bd48d6b4.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-84d6ec78f296.cjs')[
         'media-buy.sync-catalogs-async-response-working-3c4dd16cf1da'
       ].validate;
     },
@@ -508,28 +508,28 @@ tools['sync_catalogs'] = {
 /* creative/sync-creatives-request.json → creative/sync-creatives-response.json */
 tools['sync_creatives'] = {
   get request() {
-    return require('../../validate/packs/shared-001f48b9ec99.cjs')['creative.sync-creatives-request-1e0f774881b8']
+    return require('../../validate/packs/shared-259cfe268c9d.cjs')['creative.sync-creatives-request-1829919cb54d']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_creatives.response-b1ed32b6c80d.cjs')[
-      'creative.sync-creatives-response-db9c53518736'
+    return require('../../validate/packs/sync_creatives.response-37c036ffcb1a.cjs')[
+      'creative.sync-creatives-response-ea5f0fb681b5'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_creatives.response-b1ed32b6c80d.cjs')[
+      return require('../../validate/packs/sync_creatives.response-37c036ffcb1a.cjs')[
         'creative.sync-creatives-async-response-input-required-31fbc6671f84'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_creatives.response-b1ed32b6c80d.cjs')[
+      return require('../../validate/packs/sync_creatives.response-37c036ffcb1a.cjs')[
         'creative.sync-creatives-async-response-submitted-891671e9133b'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_creatives.response-b1ed32b6c80d.cjs')[
+      return require('../../validate/packs/sync_creatives.response-37c036ffcb1a.cjs')[
         'creative.sync-creatives-async-response-working-e47a955bc834'
       ].validate;
     },
@@ -538,12 +538,12 @@ tools['sync_creatives'] = {
 /* media-buy/sync-event-sources-request.json → media-buy/sync-event-sources-response.json */
 tools['sync_event_sources'] = {
   get request() {
-    return require('../../validate/packs/shared-e8593f6d56f8.cjs')['media-buy.sync-event-sources-request-4d71a7e2066c']
+    return require('../../validate/packs/shared-56e218572ceb.cjs')['media-buy.sync-event-sources-request-f784a8cb5c15']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_event_sources.response-e4e6eb2a9863.cjs')[
-      'media-buy.sync-event-sources-response-a43404f2c788'
+    return require('../../validate/packs/sync_event_sources.response-fb7ce0f99336.cjs')[
+      'media-buy.sync-event-sources-response-cda9b13645e2'
     ].validate;
   },
   // Async task responses by task status.
@@ -552,12 +552,12 @@ tools['sync_event_sources'] = {
 /* governance/sync-plans-request.json → governance/sync-plans-response.json */
 tools['sync_plans'] = {
   get request() {
-    return require('../../validate/packs/sync_plans.request-c6526f155a88.cjs')[
+    return require('../../validate/packs/sync_plans.request-8fcba604b7e9.cjs')[
       'governance.sync-plans-request-889743e9559c'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-6f4921dd28dc.cjs')['governance.sync-plans-response-3ae8b7a2518b']
+    return require('../../validate/packs/shared-b64ba34d919b.cjs')['governance.sync-plans-response-3ae8b7a2518b']
       .validate;
   },
   // Async task responses by task status.
@@ -566,29 +566,29 @@ tools['sync_plans'] = {
 /* media-buy/update-media-buy-request.json → media-buy/update-media-buy-response.json */
 tools['update_media_buy'] = {
   get request() {
-    return require('../../validate/packs/update_media_buy.request-4498c3e7f109.cjs')[
-      'media-buy.update-media-buy-request-c177695c6027'
+    return require('../../validate/packs/update_media_buy.request-5abc0a6fcb2f.cjs')[
+      'media-buy.update-media-buy-request-0114b1e3b57c'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/update_media_buy.response-74c7bc991a9e.cjs')[
-      'media-buy.update-media-buy-response-cb50916fca67'
+    return require('../../validate/packs/update_media_buy.response-8459ecc5b278.cjs')[
+      'media-buy.update-media-buy-response-3c141b4d23f6'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/update_media_buy.response-74c7bc991a9e.cjs')[
+      return require('../../validate/packs/update_media_buy.response-8459ecc5b278.cjs')[
         'media-buy.update-media-buy-async-response-input-required-ced241fe0f6d'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/update_media_buy.response-74c7bc991a9e.cjs')[
+      return require('../../validate/packs/update_media_buy.response-8459ecc5b278.cjs')[
         'media-buy.update-media-buy-async-response-submitted-cb99c3818ba7'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/update_media_buy.response-74c7bc991a9e.cjs')[
+      return require('../../validate/packs/update_media_buy.response-8459ecc5b278.cjs')[
         'media-buy.update-media-buy-async-response-working-e549620b0804'
       ].validate;
     },
@@ -597,12 +597,12 @@ tools['update_media_buy'] = {
 /* property/update-property-list-request.json → property/update-property-list-response.json */
 tools['update_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-6e428a0d26b8.cjs')['property.update-property-list-request-761cbce64f2a']
+    return require('../../validate/packs/shared-75dc3692c02f.cjs')['property.update-property-list-request-e2d8a7641ba3']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-52fa1443e3d5.cjs')[
-      'property.update-property-list-response-066dffb23e05'
+    return require('../../validate/packs/shared-fe051c0865ca.cjs')[
+      'property.update-property-list-response-c1af5a6235e1'
     ].validate;
   },
   // Async task responses by task status.

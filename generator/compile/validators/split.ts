@@ -115,6 +115,18 @@ export class UnitSplitter {
       }
       return `,switchValues:${local}`;
     };
+    // The names each arm of an undiscriminated union declares, one binding per list.
+    const nameLists = new Map<string, string>();
+    const armNames = (names: readonly (readonly string[] | null)[] | undefined): string => {
+      if (names === undefined) return '';
+      const code = jsLiteral(names);
+      let local = nameLists.get(code);
+      if (local === undefined) {
+        nameLists.set(code, (local = fresh(`arm_names_${nameLists.size + 1}`)));
+        bindings.push({ kind: 'const', local, code });
+      }
+      return `,names:${local}`;
+    };
     // Splices `hint` into the params of the error literal whose `params:{` opens at j (the tokens up to it first).
     const splice = (i: number, j: number, hint: string): void => {
       for (let k = i; k <= j; k++) out.push(tokens[k]!.text);
@@ -163,7 +175,7 @@ export class UnitSplitter {
             usedHints.set(hint, local);
             bindings.push({ kind: 'const', local, code: hintCode(hint, bindings), own: true });
           }
-          splice(i, j, `${local === undefined ? '' : `discriminator:${local},`}arms:${site.arms}`);
+          splice(i, j, `${local === undefined ? '' : `discriminator:${local},`}arms:${site.arms}${armNames(site.names)}`);
           i = j;
         }
         continue;

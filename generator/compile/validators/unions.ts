@@ -37,6 +37,12 @@ export interface UnionHint {
 export interface UnionSite {
   readonly arms: number;
   readonly hint?: UnionHint;
+  /**
+   * For a union without a discriminator: the properties each arm declares (as `UnionHint` `names`), so the runtime
+   * counts a caller's field an arm would drop against it (get_products' and get_signals' responses under one `anyOf`:
+   * the caller's `products` speak for the first).
+   */
+  readonly names?: readonly (readonly string[] | null)[];
 }
 
 /** The unions compiled into one unit, keyed by the `schemaPath` Ajv writes in their errors. */
@@ -50,7 +56,8 @@ export function unionHints(location: { readonly file: SchemaFile; readonly point
       const branches = node[kw];
       if (!Array.isArray(branches)) continue;
       const hint = discriminate(node, branches, graph);
-      out.set(`${errPath}/${kw}`, hint === undefined ? { arms: branches.length } : { arms: branches.length, hint });
+      const names = hint === undefined ? armNames(node, branches, graph) : undefined;
+      out.set(`${errPath}/${kw}`, hint !== undefined ? { arms: branches.length, hint } : names !== undefined ? { arms: branches.length, names } : { arms: branches.length });
     }
     for (const sub of subschemas(node)) {
       visit(sub.schema, `${errPath}${fragmentFromPointer(sub.pointer)}`, false);

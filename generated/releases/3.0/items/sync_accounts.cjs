@@ -16,12 +16,12 @@ exports.pairings = [
     outcome: { action: 'failed', status: 'rejected' },
     maxItems: 1000,
     get validateItem() {
-      return require('../../../validate/packs/shared-2521816bf899.cjs')[
+      return require('../../../validate/packs/shared-abde5d3eb287.cjs')[
         'account.sync-accounts-request.properties.accounts.items-0a941c1e42f8'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_accounts.response-2df5803211c0.cjs')[
+      return require('../../../validate/packs/sync_accounts.response-3440538431a5.cjs')[
         'account.sync-accounts-response.oneOf.0.properties.accounts.items-487e4dec5b9d'
       ].validate;
     },

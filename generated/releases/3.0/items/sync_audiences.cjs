@@ -15,12 +15,12 @@ exports.pairings = [
     identity: ['audience_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-4de89fbb22b3.cjs')[
+      return require('../../../validate/packs/shared-a75f0fe8372f.cjs')[
         'media-buy.sync-audiences-request.properties.audiences.items-1666c5fb31ed'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_audiences.response-fd511af35fc6.cjs')[
+      return require('../../../validate/packs/sync_audiences.response-1e36cdcb3def.cjs')[
         'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-b33ebb22bf8b'
       ].validate;
     },

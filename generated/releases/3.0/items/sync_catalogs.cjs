@@ -16,10 +16,10 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 50,
     get validateItem() {
-      return require('../../../validate/packs/shared-d55558c621bc.cjs')['core.catalog-f5a02f126a56'].validate;
+      return require('../../../validate/packs/shared-76dc57c07981.cjs')['core.catalog-f5a02f126a56'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_catalogs.response-1721bd48d6b4.cjs')[
+      return require('../../../validate/packs/sync_catalogs.response-84d6ec78f296.cjs')[
         'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-b71d690cc7e7'
       ].validate;
     },

@@ -16,10 +16,10 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 100,
     get validateItem() {
-      return require('../../../validate/packs/shared-e41aeb55321b.cjs')['core.creative-asset-639b718e720e'].validate;
+      return require('../../../validate/packs/shared-2643c921e429.cjs')['core.creative-asset-639b718e720e'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_creatives.response-b1ed32b6c80d.cjs')[
+      return require('../../../validate/packs/sync_creatives.response-37c036ffcb1a.cjs')[
         'creative.sync-creatives-response.oneOf.0.properties.creatives.items-e8c55d88c54d'
       ].validate;
     },

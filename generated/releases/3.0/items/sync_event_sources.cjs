@@ -15,12 +15,12 @@ exports.pairings = [
     identity: ['event_source_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-e8593f6d56f8.cjs')[
+      return require('../../../validate/packs/shared-56e218572ceb.cjs')[
         'media-buy.sync-event-sources-request.properties.event_sources.items-1e4d37def26f'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_event_sources.response-e4e6eb2a9863.cjs')[
+      return require('../../../validate/packs/sync_event_sources.response-fb7ce0f99336.cjs')[
         'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-99c555c7b4ea'
       ].validate;
     },
