@@ -38,6 +38,13 @@ const files = {
     required: ['notice'],
     properties: { status: { type: 'string' }, notice: { type: 'string' } },
   },
+  'core/asset.json': {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: id('core/asset.json'),
+    type: 'object',
+    required: ['text'],
+    properties: { text: { type: 'string' } },
+  },
   'media-buy/make-thing-request.json': {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: id('media-buy/make-thing-request.json'),
@@ -46,6 +53,7 @@ const files = {
     properties: {
       thing: { $ref: '../core/thing.json' },
       result: { anyOf: [{ $ref: '../core/listing.json' }, { $ref: '../core/notice.json' }] },
+      slots: { type: 'object', additionalProperties: { oneOf: [{ $ref: '../core/asset.json' }, { type: 'array', items: { $ref: '../core/asset.json' } }] } },
       plan: {
         type: 'object',
         properties: { lines: { type: 'array', items: { type: 'object', properties: { cap: { type: 'number' }, floor: { type: 'number' } } } }, shared: { type: 'boolean' } },
@@ -74,6 +82,13 @@ test('an enum repaired inside a uniqueItems array takes a value no other item ho
 test('fields a `not` forbids count as the caller\'s data dropped: the arm keeping them wins a tie', () => {
   // The first shape forbids a line's `floor` (one fix, dropping it); the second needs `shared` (one fix, dropping nothing).
   assert.equal(named({ thing: { id: 't' }, plan: { lines: [{ cap: 1, floor: 2 }] } }), ['required /plan/shared', 'anyOf /plan']);
+});
+
+test('a union summary met again after a run\'s earlier defects were got past does not end the collection', () => {
+  // Each slot is one asset or a list of them; the list's items' defects come one run at a time, the slot's union
+  // summary with each: the second slot's defect is still named.
+  const slots = { a: [{ text: 5 }, {}], b: [{ text: 6 }] };
+  assert.equal(named({ thing: { id: 't' }, slots }), ['type /slots/a/0/text', 'oneOf /slots/a', 'required /slots/a/1/text', 'type /slots/b/0/text', 'oneOf /slots/b']);
 });
 
 test.after(dispose);

@@ -47,6 +47,16 @@ test('with the switch there, its branch is the caller\'s: each requirement it ha
   assert.equal(named({ mode: 'pause', thing: { id: 't' }, params: { reason: 'r' } }), []);
 });
 
+test('a switch value its property refuses takes no branch: what each value would require is named as for a missing one', () => {
+  assert.equal(said({ mode: 7, thing: { id: 't' }, params: {} }), [
+    'type /mode: must be string',
+    'required /params/reason: is required, when mode is one of "pause", "resume"',
+    'required /params/at: is required, when mode is "resume"',
+  ]);
+  // A string no condition tests is the schema's to accept (`mode` is any string here): nothing is asked.
+  assert.equal(named({ mode: 'stop', thing: { id: 't' }, params: {} }), []);
+});
+
 test.after(dispose);
 
 test.run();

@@ -2,10 +2,10 @@
 // adcp-codegen runtime modules a valid call never reaches (runtime/*.ts compiled), loaded by index.js on first use.
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/issues/arm-cost.ts 57deb4487b9e2da7, runtime/issues/collection.ts 2dda9c5b5ae25415,
-//     runtime/issues/condition-switch.ts 6df8a76298de44eb, runtime/issues/controller-rejection.ts 4276b731c1de9503,
+//     runtime/issues/condition-switch.ts 94de3a6fa13dcbc7, runtime/issues/controller-rejection.ts 4276b731c1de9503,
 //     runtime/issues/explain-not.ts bd2460753fc39e52, runtime/issues/finding.ts e433e04e622bf32a,
-//     runtime/issues/issue-collect.ts 9b3fa8dfd1e36d7c, runtime/issues/issue-text.ts 5b97b7522c3a4372,
-//     runtime/issues/issue-tree.ts d6a39639c1186d5c, runtime/issues/issue-wire.ts e7fdfab196987ed0,
+//     runtime/issues/issue-collect.ts 194366b4b562a6fb, runtime/issues/issue-text.ts 5b97b7522c3a4372,
+//     runtime/issues/issue-tree.ts 0dd1f3a512a4e64b, runtime/issues/issue-wire.ts e7fdfab196987ed0,
 //     runtime/issues/pattern-example.ts 2523c5c40a65a1ec, runtime/issues/repair.ts 54d3a2e2b4c5fdfc,
 //     runtime/issues/switch-values.ts 4a564499bdf77196, runtime/issues/union-arms.ts d77c6b480ec41568,
 //     runtime/issues/union-hint.ts 8017d1a9d434b6af
@@ -166,8 +166,11 @@ exports.switchOf = switchOf;
 exports.switchErrors = switchErrors;
 const finding_js_1 = require("./issues/finding.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
+const pointer_js_1 = require("./wire/pointer.js");
 function switchSite(error, data) {
     const { switch: names, switchAt, switchData = '', switchValues = [] } = error.params;
+    if (error.params.switchOwn === true)
+        return ownSite(error, data);
     if (!Array.isArray(names) || typeof switchAt !== 'string' || typeof switchData !== 'string' || !error.instancePath.endsWith(switchData))
         return undefined;
     if (names.some((n) => typeof n !== 'string'))
@@ -180,10 +183,28 @@ function switchSite(error, data) {
     const values = Array.isArray(switchValues) && names.length === 1 ? switchValues : [];
     return { names: names, at, schemaPath, values, id: `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`, target: (0, finding_js_1.valueAt)(data, at) };
 }
+function ownSite(error, data) {
+    const { switch: names, switchValues } = error.params;
+    if (!Array.isArray(names) || names.length !== 1 || typeof names[0] !== 'string' || !Array.isArray(switchValues))
+        return undefined;
+    const name = names[0];
+    const step = `/${(0, pointer_js_1.escapeToken)(name)}`;
+    const cut = error.schemaPath.lastIndexOf(`/properties/${name}/`);
+    if (cut < 0 || !error.instancePath.endsWith(step))
+        return undefined;
+    const at = error.instancePath.slice(0, -step.length);
+    const schemaPath = `${error.schemaPath.slice(0, cut)}/required`;
+    return { names: [name], at, schemaPath, values: switchValues, id: `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`, target: (0, finding_js_1.valueAt)(data, at), own: true };
+}
 function switchOf(error, data) {
     const site = switchSite(error, data);
     if (site === undefined)
         return {};
+    if ('own' in site) {
+        const { target, own: _own, ...rest } = site;
+        const given = (0, json_copy_js_1.isObject)(target) ? JSON.stringify(target[site.names[0]]) : undefined;
+        return given === undefined || site.values.some((v) => JSON.stringify(v) === given) ? {} : { refused: rest };
+    }
     const { target, ...rest } = site;
     if ((0, json_copy_js_1.isObject)(target) && !site.names.some((n) => Object.prototype.hasOwnProperty.call(target, n)))
         return { vacuous: rest };
@@ -456,7 +477,7 @@ function resolve(ctx, copy, findings, sink) {
             continue;
         }
         if (!synthetic && !sink(f))
-            return false;
+            return repaired && f.arms === undefined && f.pick === undefined && UNIONS.has(f.issue.keyword);
         if (f.conditions !== undefined && !synthetic)
             ctx.switches.push(f);
         if (f.pick !== undefined) {
@@ -702,9 +723,11 @@ function nodeFindings(node, data, root) {
     const { error, children } = node;
     if (error.keyword === 'oneOf' || error.keyword === 'anyOf')
         return unionFindings(node, data, root);
-    const { vacuous, within } = (0, condition_switch_js_1.switchOf)(error, data);
+    const { vacuous, refused, within } = (0, condition_switch_js_1.switchOf)(error, data);
     if (vacuous !== undefined)
         return switchFindings(error, vacuous, root);
+    if (refused !== undefined)
+        return [{ ...finding(error, root), conditions: { property: refused.names[0], values: refused.values, at: refused.at }, union: refused.id }];
     if (error.keyword === 'if')
         return children.length > 0 ? children.flatMap((c) => nodeFindings(c, data, root)) : [finding(error, root)];
     return [within === undefined ? finding(error, root) : { ...finding(error, root), within }];

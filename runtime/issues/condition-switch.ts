@@ -8,6 +8,7 @@
 import type { AjvErrorObject } from '../artifacts/contract.js';
 import { valueAt } from './finding.js';
 import { isObject } from '../wire/json-copy.js';
+import { escapeToken } from '../wire/pointer.js';
 
 /** The switch of a condition: its properties, its object's instance path and the schema path of its `required`. */
 interface SwitchSite {
@@ -29,6 +30,7 @@ export type VacuousSwitch = SwitchSite;
  */
 function switchSite(error: AjvErrorObject, data: unknown): (SwitchSite & { readonly target: unknown }) | undefined {
   const { switch: names, switchAt, switchData = '', switchValues = [] } = error.params;
+  if (error.params.switchOwn === true) return ownSite(error, data);
   if (!Array.isArray(names) || typeof switchAt !== 'string' || typeof switchData !== 'string' || !error.instancePath.endsWith(switchData)) return undefined;
   if (names.some((n) => typeof n !== 'string')) return undefined;
   const cut = error.schemaPath.lastIndexOf(switchAt);
@@ -40,13 +42,35 @@ function switchSite(error: AjvErrorObject, data: unknown): (SwitchSite & { reado
 }
 
 /**
+ * The switch of an error its one property's own schema made (`switchOwn`: `scenario` not a string), at that property:
+ * the object is its parent, the object's `required` beside the property's schema.
+ */
+function ownSite(error: AjvErrorObject, data: unknown): (SwitchSite & { readonly target: unknown; readonly own: true }) | undefined {
+  const { switch: names, switchValues } = error.params;
+  if (!Array.isArray(names) || names.length !== 1 || typeof names[0] !== 'string' || !Array.isArray(switchValues)) return undefined;
+  const name = names[0];
+  const step = `/${escapeToken(name)}`;
+  const cut = error.schemaPath.lastIndexOf(`/properties/${name}/`);
+  if (cut < 0 || !error.instancePath.endsWith(step)) return undefined;
+  const at = error.instancePath.slice(0, -step.length);
+  const schemaPath = `${error.schemaPath.slice(0, cut)}/required`;
+  return { names: [name], at, schemaPath, values: switchValues, id: `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`, target: valueAt(data, at), own: true };
+}
+
+/**
  * For an error of such a condition, read once: what is missing when its switch properties are all missing from the
  * object (`vacuous`), else the switch's identity when the generator listed its values (`within`: the finding is
  * made in the branch of the value the caller gave).
  */
-export function switchOf(error: AjvErrorObject, data: unknown): { readonly vacuous?: VacuousSwitch; readonly within?: string } {
+export function switchOf(error: AjvErrorObject, data: unknown): { readonly vacuous?: VacuousSwitch; readonly refused?: VacuousSwitch; readonly within?: string } {
   const site = switchSite(error, data);
   if (site === undefined) return {};
+  if ('own' in site) {
+    // A value the property refuses, none of the tested ones: no branch applied (one that is a tested value did).
+    const { target, own: _own, ...rest } = site;
+    const given = isObject(target) ? JSON.stringify(target[site.names[0]!]) : undefined;
+    return given === undefined || site.values.some((v) => JSON.stringify(v) === given) ? {} : { refused: rest };
+  }
   const { target, ...rest } = site;
   if (isObject(target) && !site.names.some((n) => Object.prototype.hasOwnProperty.call(target, n))) return { vacuous: rest };
   return site.values.length === 0 ? {} : { within: site.id };

@@ -102,7 +102,9 @@ function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink
       repaired = true;
       continue;
     }
-    if (!synthetic && !sink(f)) return false;
+    // A union's summary reported before, met again after this run's earlier findings were got past: those may be
+    // what fails it (an array of assets, each item's own defects first), so the next run says whether it still fails.
+    if (!synthetic && !sink(f)) return repaired && f.arms === undefined && f.pick === undefined && UNIONS.has(f.issue.keyword);
     // A missing switch: what each of its values would require is asked once the caller's other defects are found.
     if (f.conditions !== undefined && !synthetic) ctx.switches.push(f);
     if (f.pick !== undefined) {

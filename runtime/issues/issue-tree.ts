@@ -135,8 +135,10 @@ function inside(c: AjvErrorObject, u: AjvErrorObject): boolean {
 function nodeFindings(node: Node, data: unknown, root: string | undefined): Finding[] {
   const { error, children } = node;
   if (error.keyword === 'oneOf' || error.keyword === 'anyOf') return unionFindings(node, data, root);
-  const { vacuous, within } = switchOf(error, data);
+  const { vacuous, refused, within } = switchOf(error, data);
   if (vacuous !== undefined) return switchFindings(error, vacuous, root);
+  // The caller's switch value refused: the error stands, and what each value would require is asked once the rest is found.
+  if (refused !== undefined) return [{ ...finding(error, root), conditions: { property: refused.names[0]!, values: refused.values, at: refused.at }, union: refused.id }];
   if (error.keyword === 'if') return children.length > 0 ? children.flatMap((c) => nodeFindings(c, data, root)) : [finding(error, root)];
   return [within === undefined ? finding(error, root) : { ...finding(error, root), within }];
 }

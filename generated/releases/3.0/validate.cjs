@@ -88,7 +88,7 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-e7c6c7c0a78b.cjs')['media-buy.build-creative-request-7fca20c1b031']
+    return require('../../validate/packs/shared-70d31b03cbe7.cjs')['media-buy.build-creative-request-7fca20c1b031']
       .validate;
   },
   get response() {
@@ -397,7 +397,7 @@ tools['log_event'] = {
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-e7c6c7c0a78b.cjs')['media-buy.log-event-response-2a8fef3f82ee']
+    return require('../../validate/packs/shared-70d31b03cbe7.cjs')['media-buy.log-event-response-2a8fef3f82ee']
       .validate;
   },
   // Async task responses by task status.
@@ -406,7 +406,7 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-e7c6c7c0a78b.cjs')['creative.preview-creative-request-6745f35b3e2f']
+    return require('../../validate/packs/shared-70d31b03cbe7.cjs')['creative.preview-creative-request-75160adbb183']
       .validate;
   },
   get response() {

@@ -39,6 +39,21 @@ export interface ConditionHint {
 /** A condition's site: the schema path of its `then` (errors made there are its branch's), and its hint. */
 export interface ConditionSite extends ConditionHint {
   readonly then: string;
+  /** The schema path of the condition's object (`#`, `#/properties/params`). */
+  readonly object: string;
+}
+
+/**
+ * The condition whose one switch property an error was made at, by that property's own schema (`#/properties/
+ * scenario/type`), when the conditions test listed values: a caller's value it refuses takes none of the branches,
+ * so the runtime asks what each value would require, as for a missing switch (runtime/issues/condition-switch.ts).
+ */
+export function switchPropertySite(sites: readonly ConditionSite[], schemaPath: string): ConditionSite | undefined {
+  return sites.find((c) => {
+    if (c.switch.length !== 1 || c.values.length === 0) return false;
+    const own = `${c.object}/properties/${c.switch[0]!}/`;
+    return schemaPath.startsWith(own) && !schemaPath.slice(own.length).includes('/');
+  });
 }
 
 /** A unit's conditions keyed by the `schemaPath` Ajv writes in their `if` errors (`#/allOf/1/if`). */
@@ -72,7 +87,7 @@ export function conditionSites(location: { readonly file: SchemaFile; readonly p
       if (switches.length === 0) continue;
       const test = switches.length === 1 && isPlainObject(cond.properties) ? cond.properties[switches[0]!] : undefined;
       const tests = isPlainObject(test) ? ('const' in test ? [test.const] : Array.isArray(test.enum) ? test.enum : []) : [];
-      mine.push({ site: { switch: switches, switchAt: suffix, then: `${errPath}${suffix.slice(0, -'/if'.length)}/then` }, tests });
+      mine.push({ site: { switch: switches, switchAt: suffix, then: `${errPath}${suffix.slice(0, -'/if'.length)}/then`, object: errPath }, tests });
     }
     // Every value the object's conditions on the same single property test, in the schema's order.
     for (const { site } of mine) {

@@ -2,7 +2,7 @@ import { REBASE_CODE, REBASE_SOURCE, type SchemaGraph, type SchemaLocation } fro
 import { isPlainObject } from '../../shared/index.js';
 import { identFragment, jsLiteral, readAccessors, tokenize, type Token } from './code.js';
 import { unionHints, type UnionHint } from './unions.js';
-import { branchDataPath, conditionHints, conditionSites, type ConditionSite } from './conditions.js';
+import { branchDataPath, conditionHints, conditionSites, switchPropertySite, type ConditionSite } from './conditions.js';
 
 /**
  * Splits Ajv's compiled code into one unit per compiled schema. With `inlineRefs: false` every `$ref` target is
@@ -151,6 +151,14 @@ export class UnitSplitter {
         continue;
       }
       if (t.kind === 'string' && i >= 2 && branches.length > 0 && errorKeyword(tokens, i) !== undefined && !isUnionError(tokens, i)) {
+        // An error the switch property's own schema made: the value the caller gave takes no branch.
+        const own = switchPropertySite(branches, JSON.parse(t.text) as string);
+        const k = paramsOpen(tokens, i);
+        if (own !== undefined && k !== undefined) {
+          splice(i, k, `switch:${jsLiteral(own.switch)},switchOwn:true${switchValues(own)}`);
+          i = k;
+          continue;
+        }
         // An error made inside the `then` of such a condition carries its hint, with the data path back to its object.
         const path = JSON.parse(t.text) as string;
         let site: ConditionSite | undefined;

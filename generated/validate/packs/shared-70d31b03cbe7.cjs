@@ -102,7 +102,7 @@ validate.errors=V;
 return N===0;
 }
 });
-define("creative.preview-creative-request-6745f35b3e2f", "creative/preview-creative-request.json", (exports) => {
+define("creative.preview-creative-request-75160adbb183", "creative/preview-creative-request.json", (exports) => {
 exports.validate = validate;
 const switch_values_1 = ["single","batch","variant"];
 const schema_1 = ["single","batch","variant"];
@@ -262,10 +262,10 @@ if(data.request_type!==undefined){
 let d4=data.request_type;
 const e19=N;
 if(typeof d4!=="string"){
-return $failType(validate,P,"/request_type","string");
+return $failAt(validate,P,"/request_type","type",{switch:["request_type"],switchOwn:true,switchValues:switch_values_1,type:"string"});
 }
 if(!(((d4==="single")||(d4==="batch"))||(d4==="variant"))){
-return $failAt(validate,P,"/request_type","enum",{allowedValues:schema_1});
+return $failAt(validate,P,"/request_type","enum",{switch:["request_type"],switchOwn:true,switchValues:switch_values_1,allowedValues:schema_1});
 }
 var v7=e19===N;
 }else{
