@@ -3,8 +3,9 @@ import addFormatsModule from 'ajv-formats';
 import { copySchemaWithout, defineOwn, escapeToken, fragmentFromPointer, getAtPointer, isPlainObject, parsePointer, walkSchema } from '../shared/index.js';
 import type { JsonSchemaObject, Release, SchemaFile } from './model.js';
 import { readableByAjv, readableProtoKeys } from './ajv-proto-keys.js';
-import { hoistRepeats, type Copied } from './hoist.js';
+import { HOISTED_KEYWORD, hoistRepeats, type Copied } from './hoist.js';
 import { addHoistedKeyword } from './hoisted-keyword.js';
+import { foldControlFlow } from './ajv-flow.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module object.
 type AddFormats = (typeof addFormatsModule)['default'];
@@ -117,6 +118,7 @@ export function createCompileAjv(
 ): { ajv: AjvInstance; locations: Map<unknown, SchemaLocation>; uriOf: (location: SchemaLocation) => string } {
   const ajv = newAjv(release, true);
   addHoistedKeyword(ajv);
+  foldControlFlow(ajv, [HOISTED_KEYWORD]);
   const locations = new Map<unknown, SchemaLocation>();
   const moved = new Map<string, string>();
   const copies: Copied[] = [];

@@ -25,17 +25,18 @@ const r30 = loadRelease(sdkReleaseDir(), '@adcp/sdk');
 const r32 = loadRelease(release32Dir, '3.2.0-beta.5');
 const samples = loadStoryboardSamples(complianceDir).filter((s) => !s.expectError);
 
+// Issue 31: at least 96% of the defects on both releases, and at least as many as run-time Ajv with allErrors.
 for (const [release, floor] of [
-  [r30, 0.95],
-  [r32, 0.92],
+  [r30, 1],
+  [r32, 1],
 ] as const) {
-  test(`${release.version}: a rejection names nearly every injected defect, against run-time Ajv with allErrors`, () => {
+  test(`${release.version}: a rejection names at least as many injected defects as run-time Ajv with allErrors`, () => {
     const { total } = measureRecall(release, tempDir('adcp-recall-'), samples);
     const ours = total.ours / total.injected;
     const ajv = total.ajv / total.injected;
     console.log(`  ${release.version}: ${total.injected} defects in ${total.mutants} requests; named ${(100 * ours).toFixed(1)}%, allErrors ${(100 * ajv).toFixed(1)}%`);
     assert.ok(total.mutants > 800, String(total.mutants));
-    assert.ok(ours >= floor * ajv, `${(100 * ours).toFixed(1)}% named, allErrors ${(100 * ajv).toFixed(1)}%`);
+    assert.ok(total.ours >= floor * total.ajv && ours >= 0.96, `${total.ours} named (${(100 * ours).toFixed(1)}%), allErrors ${total.ajv} (${(100 * ajv).toFixed(1)}%)`);
   });
 }
 

@@ -75,11 +75,11 @@ module.exports = tools;
 /* signals/activate-signal-request.json → signals/activate-signal-response.json */
 tools['activate_signal'] = {
   get request() {
-    return require('../../validate/packs/shared-49b14423f471.cjs')['signals.activate-signal-request-bc4b304b0216']
+    return require('../../validate/packs/shared-6d602c5e7d66.cjs')['signals.activate-signal-request-cdf70326a021']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-5c2fd83c31bb.cjs')['signals.activate-signal-response-ecc9fba33b10']
+    return require('../../validate/packs/shared-ab56f8ecbd04.cjs')['signals.activate-signal-response-3e55e6be23f9']
       .validate;
   },
   // Async task responses by task status.
@@ -88,29 +88,29 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-70d31b03cbe7.cjs')['media-buy.build-creative-request-7fca20c1b031']
+    return require('../../validate/packs/shared-d3a2f6006805.cjs')['media-buy.build-creative-request-626b50d405bb']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/build_creative.response-c97cf2c3451a.cjs')[
-      'media-buy.build-creative-response-2b1e81ea1bea'
+    return require('../../validate/packs/build_creative.response-fd94fc38e2f5.cjs')[
+      'media-buy.build-creative-response-ed65d1d03836'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/build_creative.response-c97cf2c3451a.cjs')[
-        'media-buy.build-creative-async-response-input-required-40c33fa539e6'
+      return require('../../validate/packs/build_creative.response-fd94fc38e2f5.cjs')[
+        'media-buy.build-creative-async-response-input-required-accef1ae0e61'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/build_creative.response-c97cf2c3451a.cjs')[
-        'media-buy.build-creative-async-response-submitted-0a6a2f796f18'
+      return require('../../validate/packs/build_creative.response-fd94fc38e2f5.cjs')[
+        'media-buy.build-creative-async-response-submitted-821a314975bf'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/build_creative.response-c97cf2c3451a.cjs')[
-        'media-buy.build-creative-async-response-working-b587997f719f'
+      return require('../../validate/packs/build_creative.response-fd94fc38e2f5.cjs')[
+        'media-buy.build-creative-async-response-working-700a87bff469'
       ].validate;
     },
   },
@@ -118,12 +118,11 @@ tools['build_creative'] = {
 /* governance/check-governance-request.json → governance/check-governance-response.json */
 tools['check_governance'] = {
   get request() {
-    return require('../../validate/packs/check_governance.request-2515bac06ca2.cjs')[
-      'governance.check-governance-request-b8f9fdeb457a'
-    ].validate;
+    return require('../../validate/packs/shared-62b715d31440.cjs')['governance.check-governance-request-5c6d597b71e5']
+      .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-fe051c0865ca.cjs')['governance.check-governance-response-94c61535a0f0']
+    return require('../../validate/packs/shared-d5bbf0399ad6.cjs')['governance.check-governance-response-2cac1e7694a5']
       .validate;
   },
   // Async task responses by task status.
@@ -132,30 +131,30 @@ tools['check_governance'] = {
 /* media-buy/create-media-buy-request.json → media-buy/create-media-buy-response.json */
 tools['create_media_buy'] = {
   get request() {
-    return require('../../validate/packs/create_media_buy.request-70451e3beb2a.cjs')[
-      'media-buy.create-media-buy-request-3aeeb0c79fe9'
+    return require('../../validate/packs/create_media_buy.request-458d38767750.cjs')[
+      'media-buy.create-media-buy-request-fbf5429d8423'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/create_media_buy.response-c40ea8bc9c08.cjs')[
-      'media-buy.create-media-buy-response-560ba094b36f'
+    return require('../../validate/packs/create_media_buy.response-a75fa6ace30f.cjs')[
+      'media-buy.create-media-buy-response-738edf075903'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/create_media_buy.response-c40ea8bc9c08.cjs')[
-        'media-buy.create-media-buy-async-response-input-required-a65cfb8dd3e2'
+      return require('../../validate/packs/create_media_buy.response-a75fa6ace30f.cjs')[
+        'media-buy.create-media-buy-async-response-input-required-9c7c2b2a7ba6'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/create_media_buy.response-c40ea8bc9c08.cjs')[
-        'media-buy.create-media-buy-async-response-submitted-4ed051ddbb4a'
+      return require('../../validate/packs/create_media_buy.response-a75fa6ace30f.cjs')[
+        'media-buy.create-media-buy-async-response-submitted-a969ed1f5f7d'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/create_media_buy.response-c40ea8bc9c08.cjs')[
-        'media-buy.create-media-buy-async-response-working-96a4e6143d9d'
+      return require('../../validate/packs/create_media_buy.response-a75fa6ace30f.cjs')[
+        'media-buy.create-media-buy-async-response-working-fc6919b54e6f'
       ].validate;
     },
   },
@@ -163,12 +162,12 @@ tools['create_media_buy'] = {
 /* property/create-property-list-request.json → property/create-property-list-response.json */
 tools['create_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-49b14423f471.cjs')['property.create-property-list-request-74ba36233c32']
+    return require('../../validate/packs/shared-6d602c5e7d66.cjs')['property.create-property-list-request-daf1f30200f4']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-b64ba34d919b.cjs')[
-      'property.create-property-list-response-82238e1da46a'
+    return require('../../validate/packs/shared-984843957b23.cjs')[
+      'property.create-property-list-response-1bc9a73f1475'
     ].validate;
   },
   // Async task responses by task status.
@@ -177,12 +176,12 @@ tools['create_property_list'] = {
 /* property/delete-property-list-request.json → property/delete-property-list-response.json */
 tools['delete_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-904c079a2c9d.cjs')['property.delete-property-list-request-c6e353e77503']
+    return require('../../validate/packs/shared-2dc8bfaf878a.cjs')['property.delete-property-list-request-6f02f4a2b326']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-904c079a2c9d.cjs')[
-      'property.delete-property-list-response-ab5e7e0498bc'
+    return require('../../validate/packs/shared-ed4c9934df47.cjs')[
+      'property.delete-property-list-response-d1d84bd4ff62'
     ].validate;
   },
   // Async task responses by task status.
@@ -191,13 +190,13 @@ tools['delete_property_list'] = {
 /* protocol/get-adcp-capabilities-request.json → protocol/get-adcp-capabilities-response.json */
 tools['get_adcp_capabilities'] = {
   get request() {
-    return require('../../validate/packs/shared-31e6e53f4cb6.cjs')[
-      'protocol.get-adcp-capabilities-request-c03816c010ad'
+    return require('../../validate/packs/shared-6d602c5e7d66.cjs')[
+      'protocol.get-adcp-capabilities-request-9f0e8075c970'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_adcp_capabilities.response-b8347cac00f3.cjs')[
-      'protocol.get-adcp-capabilities-response-e934724e5625'
+    return require('../../validate/packs/get_adcp_capabilities.response-6a0eae55db72.cjs')[
+      'protocol.get-adcp-capabilities-response-db2cc9568dd8'
     ].validate;
   },
   // Async task responses by task status.
@@ -206,13 +205,13 @@ tools['get_adcp_capabilities'] = {
 /* creative/get-creative-delivery-request.json → creative/get-creative-delivery-response.json */
 tools['get_creative_delivery'] = {
   get request() {
-    return require('../../validate/packs/shared-56e218572ceb.cjs')[
-      'creative.get-creative-delivery-request-383a16bf671e'
+    return require('../../validate/packs/shared-ed4c9934df47.cjs')[
+      'creative.get-creative-delivery-request-168dc9a2f3cc'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_creative_delivery.response-03dad4d35b08.cjs')[
-      'creative.get-creative-delivery-response-011e264d5c9d'
+    return require('../../validate/packs/shared-43da722f5608.cjs')[
+      'creative.get-creative-delivery-response-6f4cdc2e2442'
     ].validate;
   },
   // Async task responses by task status.
@@ -221,13 +220,13 @@ tools['get_creative_delivery'] = {
 /* creative/get-creative-features-request.json → creative/get-creative-features-response.json */
 tools['get_creative_features'] = {
   get request() {
-    return require('../../validate/packs/shared-ffff5113afaa.cjs')[
-      'creative.get-creative-features-request-92d19c09202a'
+    return require('../../validate/packs/shared-642ab6e57ae2.cjs')[
+      'creative.get-creative-features-request-f5502523a76e'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-75dc3692c02f.cjs')[
-      'creative.get-creative-features-response-ed021e31bd7e'
+    return require('../../validate/packs/shared-f3eb9cf617a1.cjs')[
+      'creative.get-creative-features-response-57e1c7850e0b'
     ].validate;
   },
   // Async task responses by task status.
@@ -236,13 +235,13 @@ tools['get_creative_features'] = {
 /* media-buy/get-media-buy-delivery-request.json → media-buy/get-media-buy-delivery-response.json */
 tools['get_media_buy_delivery'] = {
   get request() {
-    return require('../../validate/packs/get_media_buy_delivery.request-8abca8b96a0d.cjs')[
-      'media-buy.get-media-buy-delivery-request-2e433300a59a'
+    return require('../../validate/packs/get_media_buy_delivery.request-e5db450f18cf.cjs')[
+      'media-buy.get-media-buy-delivery-request-f2e801107f1d'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buy_delivery.response-980cce6803c4.cjs')[
-      'media-buy.get-media-buy-delivery-response-ae3a2341e09b'
+    return require('../../validate/packs/get_media_buy_delivery.response-217b98322a09.cjs')[
+      'media-buy.get-media-buy-delivery-response-cbea906b8583'
     ].validate;
   },
   // Async task responses by task status.
@@ -251,12 +250,12 @@ tools['get_media_buy_delivery'] = {
 /* media-buy/get-media-buys-request.json → media-buy/get-media-buys-response.json */
 tools['get_media_buys'] = {
   get request() {
-    return require('../../validate/packs/shared-a75f0fe8372f.cjs')['media-buy.get-media-buys-request-f39cc97ad231']
+    return require('../../validate/packs/shared-c62a7e6ba5a3.cjs')['media-buy.get-media-buys-request-6c6bd37a4a0b']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buys.response-d3b94f276895.cjs')[
-      'media-buy.get-media-buys-response-2e1c1d3a3412'
+    return require('../../validate/packs/get_media_buys.response-cf504e4c7485.cjs')[
+      'media-buy.get-media-buys-response-28526a796347'
     ].validate;
   },
   // Async task responses by task status.
@@ -265,13 +264,13 @@ tools['get_media_buys'] = {
 /* governance/get-plan-audit-logs-request.json → governance/get-plan-audit-logs-response.json */
 tools['get_plan_audit_logs'] = {
   get request() {
-    return require('../../validate/packs/shared-ffff5113afaa.cjs')[
-      'governance.get-plan-audit-logs-request-9f1e73fd1d1a'
+    return require('../../validate/packs/shared-43da722f5608.cjs')[
+      'governance.get-plan-audit-logs-request-71ec4037a5e5'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_plan_audit_logs.response-0a722a5d0b78.cjs')[
-      'governance.get-plan-audit-logs-response-15f65100f48b'
+    return require('../../validate/packs/get_plan_audit_logs.response-b34430e133bd.cjs')[
+      'governance.get-plan-audit-logs-response-cafd4b03266c'
     ].validate;
   },
   // Async task responses by task status.
@@ -280,30 +279,30 @@ tools['get_plan_audit_logs'] = {
 /* media-buy/get-products-request.json → media-buy/get-products-response.json */
 tools['get_products'] = {
   get request() {
-    return require('../../validate/packs/get_products.request-65c1aeb14ad2.cjs')[
-      'media-buy.get-products-request-d5d193302d1f'
+    return require('../../validate/packs/get_products.request-86fbd4d806e0.cjs')[
+      'media-buy.get-products-request-cc21dbd46c05'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_products.response-d897d258f1f8.cjs')[
-      'media-buy.get-products-response-dc20ed1cd9d7'
+    return require('../../validate/packs/get_products.response-09150d8204e5.cjs')[
+      'media-buy.get-products-response-ebfc0bf7f69c'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/get_products.response-d897d258f1f8.cjs')[
-        'media-buy.get-products-async-response-input-required-ea96d1ce9355'
+      return require('../../validate/packs/get_products.response-09150d8204e5.cjs')[
+        'media-buy.get-products-async-response-input-required-ae11417be30b'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/get_products.response-d897d258f1f8.cjs')[
-        'media-buy.get-products-async-response-submitted-af2ccac6b7c6'
+      return require('../../validate/packs/get_products.response-09150d8204e5.cjs')[
+        'media-buy.get-products-async-response-submitted-090ea9db44a0'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/get_products.response-d897d258f1f8.cjs')[
-        'media-buy.get-products-async-response-working-276037a025c3'
+      return require('../../validate/packs/get_products.response-09150d8204e5.cjs')[
+        'media-buy.get-products-async-response-working-29bad1f1eb4f'
       ].validate;
     },
   },
@@ -311,11 +310,11 @@ tools['get_products'] = {
 /* property/get-property-list-request.json → property/get-property-list-response.json */
 tools['get_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-259cfe268c9d.cjs')['property.get-property-list-request-7fb765005f7f']
+    return require('../../validate/packs/shared-984843957b23.cjs')['property.get-property-list-request-6ed95c690695']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-84ca13b0dc7a.cjs')['property.get-property-list-response-60f63426e471']
+    return require('../../validate/packs/shared-163822e401b7.cjs')['property.get-property-list-response-1145840c8b80']
       .validate;
   },
   // Async task responses by task status.
@@ -324,10 +323,10 @@ tools['get_property_list'] = {
 /* signals/get-signals-request.json → signals/get-signals-response.json */
 tools['get_signals'] = {
   get request() {
-    return require('../../validate/packs/shared-49b14423f471.cjs')['signals.get-signals-request-c6db3da194c8'].validate;
+    return require('../../validate/packs/shared-c29f817e69b2.cjs')['signals.get-signals-request-475d6330f093'].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-5c2fd83c31bb.cjs')['signals.get-signals-response-62568c440060']
+    return require('../../validate/packs/shared-163822e401b7.cjs')['signals.get-signals-response-885db5928fef']
       .validate;
   },
   // Async task responses by task status.
@@ -336,11 +335,11 @@ tools['get_signals'] = {
 /* account/list-accounts-request.json → account/list-accounts-response.json */
 tools['list_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-a75f0fe8372f.cjs')['account.list-accounts-request-c5cf0e579b33']
+    return require('../../validate/packs/shared-ed4c9934df47.cjs')['account.list-accounts-request-81e9495bcc7b']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-75dc3692c02f.cjs')['account.list-accounts-response-7a68dd2cca27']
+    return require('../../validate/packs/shared-984843957b23.cjs')['account.list-accounts-response-dafdceeb711c']
       .validate;
   },
   // Async task responses by task status.
@@ -349,13 +348,13 @@ tools['list_accounts'] = {
 /* media-buy/list-creative-formats-request.json → media-buy/list-creative-formats-response.json */
 tools['list_creative_formats'] = {
   get request() {
-    return require('../../validate/packs/shared-9c615dbe125b.cjs')[
-      'media-buy.list-creative-formats-request-5834e8b986e4'
+    return require('../../validate/packs/shared-d3a2f6006805.cjs')[
+      'media-buy.list-creative-formats-request-4ed983f412ce'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creative_formats.response-63a6b87312f3.cjs')[
-      'media-buy.list-creative-formats-response-292535c977c9'
+    return require('../../validate/packs/list_creative_formats.response-2b75e5dd5ae3.cjs')[
+      'media-buy.list-creative-formats-response-5448e4031a1a'
     ].validate;
   },
   // Async task responses by task status.
@@ -364,13 +363,13 @@ tools['list_creative_formats'] = {
 /* creative/list-creatives-request.json → creative/list-creatives-response.json */
 tools['list_creatives'] = {
   get request() {
-    return require('../../validate/packs/list_creatives.request-68f3f1abf367.cjs')[
-      'creative.list-creatives-request-581c4a628c63'
+    return require('../../validate/packs/list_creatives.request-933f7b37a3fa.cjs')[
+      'creative.list-creatives-request-5354c2001aad'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creatives.response-3fd3a0f00560.cjs')[
-      'creative.list-creatives-response-89347a469040'
+    return require('../../validate/packs/list_creatives.response-4b330f389b43.cjs')[
+      'creative.list-creatives-response-787c05aa70a2'
     ].validate;
   },
   // Async task responses by task status.
@@ -379,11 +378,11 @@ tools['list_creatives'] = {
 /* property/list-property-lists-request.json → property/list-property-lists-response.json */
 tools['list_property_lists'] = {
   get request() {
-    return require('../../validate/packs/shared-fe051c0865ca.cjs')['property.list-property-lists-request-eab88e4ed587']
+    return require('../../validate/packs/shared-ed4c9934df47.cjs')['property.list-property-lists-request-7763883848fc']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-84ca13b0dc7a.cjs')['property.list-property-lists-response-499130cd6897']
+    return require('../../validate/packs/shared-163822e401b7.cjs')['property.list-property-lists-response-0c03d6416f32']
       .validate;
   },
   // Async task responses by task status.
@@ -392,12 +391,12 @@ tools['list_property_lists'] = {
 /* media-buy/log-event-request.json → media-buy/log-event-response.json */
 tools['log_event'] = {
   get request() {
-    return require('../../validate/packs/log_event.request-0df7a66dbff0.cjs')[
-      'media-buy.log-event-request-07404841dc55'
+    return require('../../validate/packs/log_event.request-212d5abdfbf2.cjs')[
+      'media-buy.log-event-request-a414613dd471'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-70d31b03cbe7.cjs')['media-buy.log-event-response-2a8fef3f82ee']
+    return require('../../validate/packs/shared-f3eb9cf617a1.cjs')['media-buy.log-event-response-1c5545a5f96e']
       .validate;
   },
   // Async task responses by task status.
@@ -406,12 +405,12 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-70d31b03cbe7.cjs')['creative.preview-creative-request-75160adbb183']
+    return require('../../validate/packs/shared-984843957b23.cjs')['creative.preview-creative-request-1d454d3d08b3']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/preview_creative.response-8ff29264da8a.cjs')[
-      'creative.preview-creative-response-71893dd1ccf2'
+    return require('../../validate/packs/preview_creative.response-6703b86449ae.cjs')[
+      'creative.preview-creative-response-fcda4cf7b458'
     ].validate;
   },
   // Async task responses by task status.
@@ -420,13 +419,13 @@ tools['preview_creative'] = {
 /* media-buy/provide-performance-feedback-request.json → media-buy/provide-performance-feedback-response.json */
 tools['provide_performance_feedback'] = {
   get request() {
-    return require('../../validate/packs/shared-9c615dbe125b.cjs')[
-      'media-buy.provide-performance-feedback-request-6082a6aec36f'
+    return require('../../validate/packs/shared-326400988a2a.cjs')[
+      'media-buy.provide-performance-feedback-request-94846978437b'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-5c2fd83c31bb.cjs')[
-      'media-buy.provide-performance-feedback-response-27a61730cbe5'
+    return require('../../validate/packs/shared-fd28d50de012.cjs')[
+      'media-buy.provide-performance-feedback-response-461bf1c322bb'
     ].validate;
   },
   // Async task responses by task status.
@@ -435,13 +434,13 @@ tools['provide_performance_feedback'] = {
 /* governance/report-plan-outcome-request.json → governance/report-plan-outcome-response.json */
 tools['report_plan_outcome'] = {
   get request() {
-    return require('../../validate/packs/shared-31e6e53f4cb6.cjs')[
-      'governance.report-plan-outcome-request-eeacbb96eb8e'
+    return require('../../validate/packs/shared-c62a7e6ba5a3.cjs')[
+      'governance.report-plan-outcome-request-5fc28d9ff7a8'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-fe051c0865ca.cjs')[
-      'governance.report-plan-outcome-response-e0f6374b4b78'
+    return require('../../validate/packs/shared-d5bbf0399ad6.cjs')[
+      'governance.report-plan-outcome-response-64ceadc87643'
     ].validate;
   },
   // Async task responses by task status.
@@ -450,13 +449,12 @@ tools['report_plan_outcome'] = {
 /* account/sync-accounts-request.json → account/sync-accounts-response.json */
 tools['sync_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-abde5d3eb287.cjs')['account.sync-accounts-request-43607f178655']
+    return require('../../validate/packs/shared-326400988a2a.cjs')['account.sync-accounts-request-e5ed93028cb8']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_accounts.response-3440538431a5.cjs')[
-      'account.sync-accounts-response-2e3d8cf87dd8'
-    ].validate;
+    return require('../../validate/packs/shared-fd28d50de012.cjs')['account.sync-accounts-response-cc9f7fbc65bd']
+      .validate;
   },
   // Async task responses by task status.
   responseAsync: {},
@@ -464,12 +462,12 @@ tools['sync_accounts'] = {
 /* media-buy/sync-audiences-request.json → media-buy/sync-audiences-response.json */
 tools['sync_audiences'] = {
   get request() {
-    return require('../../validate/packs/shared-a75f0fe8372f.cjs')['media-buy.sync-audiences-request-2ba1a650911c']
+    return require('../../validate/packs/shared-2dc8bfaf878a.cjs')['media-buy.sync-audiences-request-12e48bd3bd89']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_audiences.response-1e36cdcb3def.cjs')[
-      'media-buy.sync-audiences-response-074c807b70c5'
+    return require('../../validate/packs/sync_audiences.response-349b076269d6.cjs')[
+      'media-buy.sync-audiences-response-e86717edb4e1'
     ].validate;
   },
   // Async task responses by task status.
@@ -478,29 +476,29 @@ tools['sync_audiences'] = {
 /* media-buy/sync-catalogs-request.json → media-buy/sync-catalogs-response.json */
 tools['sync_catalogs'] = {
   get request() {
-    return require('../../validate/packs/shared-abde5d3eb287.cjs')['media-buy.sync-catalogs-request-d31a30a1d383']
+    return require('../../validate/packs/shared-fd28d50de012.cjs')['media-buy.sync-catalogs-request-0734c960c68d']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_catalogs.response-84d6ec78f296.cjs')[
-      'media-buy.sync-catalogs-response-91667c1910f2'
+    return require('../../validate/packs/sync_catalogs.response-58f277a8243c.cjs')[
+      'media-buy.sync-catalogs-response-e108341fba68'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_catalogs.response-84d6ec78f296.cjs')[
-        'media-buy.sync-catalogs-async-response-input-required-cc4bb64814e7'
+      return require('../../validate/packs/sync_catalogs.response-58f277a8243c.cjs')[
+        'media-buy.sync-catalogs-async-response-input-required-f36acc3595c6'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_catalogs.response-84d6ec78f296.cjs')[
-        'media-buy.sync-catalogs-async-response-submitted-d64d4d5e53f5'
+      return require('../../validate/packs/sync_catalogs.response-58f277a8243c.cjs')[
+        'media-buy.sync-catalogs-async-response-submitted-545f1d8ceadc'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_catalogs.response-84d6ec78f296.cjs')[
-        'media-buy.sync-catalogs-async-response-working-3c4dd16cf1da'
+      return require('../../validate/packs/sync_catalogs.response-58f277a8243c.cjs')[
+        'media-buy.sync-catalogs-async-response-working-d05cf170123a'
       ].validate;
     },
   },
@@ -508,29 +506,29 @@ tools['sync_catalogs'] = {
 /* creative/sync-creatives-request.json → creative/sync-creatives-response.json */
 tools['sync_creatives'] = {
   get request() {
-    return require('../../validate/packs/shared-259cfe268c9d.cjs')['creative.sync-creatives-request-1829919cb54d']
+    return require('../../validate/packs/shared-2d724bca795a.cjs')['creative.sync-creatives-request-3aa3720a679b']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_creatives.response-37c036ffcb1a.cjs')[
-      'creative.sync-creatives-response-ea5f0fb681b5'
+    return require('../../validate/packs/sync_creatives.response-7318cdb05a9b.cjs')[
+      'creative.sync-creatives-response-5abbd3f853f8'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_creatives.response-37c036ffcb1a.cjs')[
-        'creative.sync-creatives-async-response-input-required-31fbc6671f84'
+      return require('../../validate/packs/sync_creatives.response-7318cdb05a9b.cjs')[
+        'creative.sync-creatives-async-response-input-required-70177e20fc82'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_creatives.response-37c036ffcb1a.cjs')[
-        'creative.sync-creatives-async-response-submitted-891671e9133b'
+      return require('../../validate/packs/sync_creatives.response-7318cdb05a9b.cjs')[
+        'creative.sync-creatives-async-response-submitted-03ae860b89f5'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_creatives.response-37c036ffcb1a.cjs')[
-        'creative.sync-creatives-async-response-working-e47a955bc834'
+      return require('../../validate/packs/sync_creatives.response-7318cdb05a9b.cjs')[
+        'creative.sync-creatives-async-response-working-15357e2ce3f3'
       ].validate;
     },
   },
@@ -538,12 +536,12 @@ tools['sync_creatives'] = {
 /* media-buy/sync-event-sources-request.json → media-buy/sync-event-sources-response.json */
 tools['sync_event_sources'] = {
   get request() {
-    return require('../../validate/packs/shared-56e218572ceb.cjs')['media-buy.sync-event-sources-request-f784a8cb5c15']
+    return require('../../validate/packs/shared-43da722f5608.cjs')['media-buy.sync-event-sources-request-95fb8cda6642']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_event_sources.response-fb7ce0f99336.cjs')[
-      'media-buy.sync-event-sources-response-cda9b13645e2'
+    return require('../../validate/packs/sync_event_sources.response-448359d324a2.cjs')[
+      'media-buy.sync-event-sources-response-f919bfb3875c'
     ].validate;
   },
   // Async task responses by task status.
@@ -552,12 +550,12 @@ tools['sync_event_sources'] = {
 /* governance/sync-plans-request.json → governance/sync-plans-response.json */
 tools['sync_plans'] = {
   get request() {
-    return require('../../validate/packs/sync_plans.request-8fcba604b7e9.cjs')[
-      'governance.sync-plans-request-889743e9559c'
+    return require('../../validate/packs/sync_plans.request-e64e0d55dcfe.cjs')[
+      'governance.sync-plans-request-21ae9389f956'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-b64ba34d919b.cjs')['governance.sync-plans-response-3ae8b7a2518b']
+    return require('../../validate/packs/shared-2d724bca795a.cjs')['governance.sync-plans-response-6835974d5df9']
       .validate;
   },
   // Async task responses by task status.
@@ -566,30 +564,30 @@ tools['sync_plans'] = {
 /* media-buy/update-media-buy-request.json → media-buy/update-media-buy-response.json */
 tools['update_media_buy'] = {
   get request() {
-    return require('../../validate/packs/update_media_buy.request-5abc0a6fcb2f.cjs')[
-      'media-buy.update-media-buy-request-0114b1e3b57c'
+    return require('../../validate/packs/update_media_buy.request-7a9ff611318d.cjs')[
+      'media-buy.update-media-buy-request-2b98811d5176'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/update_media_buy.response-8459ecc5b278.cjs')[
-      'media-buy.update-media-buy-response-3c141b4d23f6'
+    return require('../../validate/packs/update_media_buy.response-4bdf2288b16b.cjs')[
+      'media-buy.update-media-buy-response-b9fbce48230b'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/update_media_buy.response-8459ecc5b278.cjs')[
-        'media-buy.update-media-buy-async-response-input-required-ced241fe0f6d'
+      return require('../../validate/packs/update_media_buy.response-4bdf2288b16b.cjs')[
+        'media-buy.update-media-buy-async-response-input-required-4aa0544ed6c4'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/update_media_buy.response-8459ecc5b278.cjs')[
-        'media-buy.update-media-buy-async-response-submitted-cb99c3818ba7'
+      return require('../../validate/packs/update_media_buy.response-4bdf2288b16b.cjs')[
+        'media-buy.update-media-buy-async-response-submitted-e7e7dd5646a8'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/update_media_buy.response-8459ecc5b278.cjs')[
-        'media-buy.update-media-buy-async-response-working-e549620b0804'
+      return require('../../validate/packs/update_media_buy.response-4bdf2288b16b.cjs')[
+        'media-buy.update-media-buy-async-response-working-ef284e8705b4'
       ].validate;
     },
   },
@@ -597,12 +595,12 @@ tools['update_media_buy'] = {
 /* property/update-property-list-request.json → property/update-property-list-response.json */
 tools['update_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-75dc3692c02f.cjs')['property.update-property-list-request-e2d8a7641ba3']
+    return require('../../validate/packs/shared-c62a7e6ba5a3.cjs')['property.update-property-list-request-1e6e3bb3ea2a']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-fe051c0865ca.cjs')[
-      'property.update-property-list-response-c1af5a6235e1'
+    return require('../../validate/packs/shared-d5bbf0399ad6.cjs')[
+      'property.update-property-list-response-bf56c31a0de3'
     ].validate;
   },
   // Async task responses by task status.

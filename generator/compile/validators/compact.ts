@@ -24,7 +24,9 @@ import { jsonText, tokenize, type Token } from './code.js';
  *   first, one string joined by line feeds (locations hold none: modules.ts): the runtime names the schema that
  *   rejected (`schema_id`) and tells a union's arms apart by it. A valid payload runs it too, for the arms of its
  *   unions that failed before one matched, so it is one string per error, never an array or a property descriptor
- *   (those halved the validation of a valid sync_creatives).
+ *   (those halved the validation of a valid sync_creatives). Outside a union, where the function then ends with
+ *   those errors (`errors=vErrors.length;F.errors=vErrors;return false;`, load/ajv-flow.ts), the four statements
+ *   are `return FAIL_CAT(F,vErrors,f);`.
  * - Whitespace between tokens is dropped wherever the two tokens cannot run together; a line break is kept where
  *   Ajv put one after a `;`, `{` or `}`, so a reader still follows one statement per line.
  *
@@ -41,6 +43,7 @@ export const FAIL_AT_HELPER = '$failAt';
 export const FAIL_TYPE_HELPER = '$failType';
 export const PUSH_HELPER = '$push';
 export const CAT_HELPER = '$cat';
+export const FAIL_CAT_HELPER = '$failCat';
 
 /** The helpers' definitions, placed once ahead of the definitions that use them. */
 export const COMPACT_HELPERS = [
@@ -93,10 +96,15 @@ export const COMPACT_HELPERS = [
   '  }',
   '  return vErrors === null ? errors : vErrors.concat(errors);',
   '}',
+  '// A called definition failing outside a union ends the caller with its errors (load/ajv-flow.ts).',
+  `function ${FAIL_CAT_HELPER}(validate, vErrors, callee) {`,
+  `  validate.errors = ${CAT_HELPER}(vErrors, callee);`,
+  '  return false;',
+  '}',
 ];
 
 /** The helpers the compacted code calls, in the order the helpers module exports them. */
-export const HELPER_NAMES = [ERROR_HELPER, PROPERTY_ERROR_HELPER, ITEM_ERROR_HELPER, PROPERTY_TYPE_HELPER, FAIL_HELPER, FAIL_AT_HELPER, FAIL_TYPE_HELPER, PUSH_HELPER, CAT_HELPER] as const;
+export const HELPER_NAMES = [ERROR_HELPER, PROPERTY_ERROR_HELPER, ITEM_ERROR_HELPER, PROPERTY_TYPE_HELPER, FAIL_HELPER, FAIL_AT_HELPER, FAIL_TYPE_HELPER, PUSH_HELPER, CAT_HELPER, FAIL_CAT_HELPER] as const;
 const HELPERS = new Set<string>(['$schemaPaths', '$schemaPath', 'define', ...HELPER_NAMES]);
 
 /** What a pack calls to initialise its definitions (packs.ts): `const define = definer(exports)`. */
@@ -190,6 +198,15 @@ function rewrite(texts: readonly string[], uses: ReadonlyMap<string, number>): P
   while (i < texts.length) {
     const cat = concatenated(texts, i);
     if (cat !== undefined) {
+      // Taken, counted, and the function ends with them (a failing call outside a union: load/ajv-flow.ts).
+      const count = cat.list === 'vErrors' ? 'errors' : SHORT_NAMES.errors;
+      const fn = texts[cat.end + 6];
+      const end = fn !== undefined && /^[A-Za-z_$][\w$]*$/.test(fn) ? matchTexts(texts, cat.end, [count, '=', cat.list, '.', 'length', ';', fn, '.', 'errors', '=', cat.list, ';', 'return', 'false', ';']) : undefined;
+      if (end !== undefined) {
+        out.push({ text: `return ${FAIL_CAT_HELPER}(${fn},${cat.list},${cat.callee});`, from: i });
+        i = end;
+        continue;
+      }
       out.push({ text: `${cat.list}=${CAT_HELPER}(${cat.list},${cat.callee});`, from: i });
       i = cat.end;
       continue;

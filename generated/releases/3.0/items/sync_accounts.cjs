@@ -16,13 +16,13 @@ exports.pairings = [
     outcome: { action: 'failed', status: 'rejected' },
     maxItems: 1000,
     get validateItem() {
-      return require('../../../validate/packs/shared-abde5d3eb287.cjs')[
-        'account.sync-accounts-request.properties.accounts.items-0a941c1e42f8'
+      return require('../../../validate/packs/shared-326400988a2a.cjs')[
+        'account.sync-accounts-request.properties.accounts.items-03de98f4c421'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_accounts.response-3440538431a5.cjs')[
-        'account.sync-accounts-response.oneOf.0.properties.accounts.items-487e4dec5b9d'
+      return require('../../../validate/packs/shared-fd28d50de012.cjs')[
+        'account.sync-accounts-response.oneOf.0.properties.accounts.items-0db42527cf66'
       ].validate;
     },
   },

@@ -15,13 +15,13 @@ exports.pairings = [
     identity: ['audience_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-a75f0fe8372f.cjs')[
-        'media-buy.sync-audiences-request.properties.audiences.items-1666c5fb31ed'
+      return require('../../../validate/packs/shared-2dc8bfaf878a.cjs')[
+        'media-buy.sync-audiences-request.properties.audiences.items-f1c622e0ff93'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_audiences.response-1e36cdcb3def.cjs')[
-        'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-b33ebb22bf8b'
+      return require('../../../validate/packs/sync_audiences.response-349b076269d6.cjs')[
+        'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-fca967e54b1b'
       ].validate;
     },
   },

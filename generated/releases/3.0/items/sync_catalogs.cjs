@@ -16,11 +16,11 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 50,
     get validateItem() {
-      return require('../../../validate/packs/shared-76dc57c07981.cjs')['core.catalog-f5a02f126a56'].validate;
+      return require('../../../validate/packs/shared-b3f19173fbc1.cjs')['core.catalog-8e4eca15965a'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_catalogs.response-84d6ec78f296.cjs')[
-        'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-b71d690cc7e7'
+      return require('../../../validate/packs/sync_catalogs.response-58f277a8243c.cjs')[
+        'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-40907e8d1b71'
       ].validate;
     },
   },

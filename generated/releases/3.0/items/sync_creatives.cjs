@@ -16,11 +16,11 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 100,
     get validateItem() {
-      return require('../../../validate/packs/shared-2643c921e429.cjs')['core.creative-asset-639b718e720e'].validate;
+      return require('../../../validate/packs/shared-642ab6e57ae2.cjs')['core.creative-asset-7f16919e5bd6'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_creatives.response-37c036ffcb1a.cjs')[
-        'creative.sync-creatives-response.oneOf.0.properties.creatives.items-e8c55d88c54d'
+      return require('../../../validate/packs/sync_creatives.response-7318cdb05a9b.cjs')[
+        'creative.sync-creatives-response.oneOf.0.properties.creatives.items-f0e39974eb42'
       ].validate;
     },
   },

@@ -15,13 +15,13 @@ exports.pairings = [
     identity: ['event_source_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-56e218572ceb.cjs')[
-        'media-buy.sync-event-sources-request.properties.event_sources.items-1e4d37def26f'
+      return require('../../../validate/packs/shared-43da722f5608.cjs')[
+        'media-buy.sync-event-sources-request.properties.event_sources.items-bea573c01f2c'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_event_sources.response-fb7ce0f99336.cjs')[
-        'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-99c555c7b4ea'
+      return require('../../../validate/packs/sync_event_sources.response-448359d324a2.cjs')[
+        'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-bdf77c97feb0'
       ].validate;
     },
   },
