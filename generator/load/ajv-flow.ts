@@ -15,11 +15,11 @@ import type { Ajv } from 'ajv';
  *    errors === 0`, which is what it now does itself. Not inside an `if`'s `then` or `else`, whose failure Ajv
  *    follows with the `if` keyword's own error.
  * 2. Then, on Ajv's own syntax tree (its CodeGen nodes, before it renders them), a forward analysis of which locals
- *    are known to hold 0 (the count, and the `_errs` copies of it) or `true` (the `valid` flags) on every path to
- *    each point: outside a union's arms the count is 0 wherever the code is reached. A comparison of two such
- *    zeros is `true`, a flag known true passes, and Ajv's own optimizer then drops the branches that cannot run and
- *    the locals nobody reads. Inside a union's arms the count moves (their errors are collected) and nothing is
- *    folded. Anything the analysis does not know (a nested function, a label, a `try`) leaves the function as Ajv
+ *    are known to hold 0 (the count, and the `_errs` copies of it), `true` (the `valid` flags) or the count's
+ *    current value (a copy made since the count last moved) on every path to each point: outside a union's arms the
+ *    count is 0 wherever the code is reached. A comparison of two such zeros, or of the count with such a copy, is
+ *    `true`, a flag known true passes, and Ajv's own optimizer then drops the branches that cannot run and the
+ *    locals nobody reads. Inside a union's arms the count moves (their errors are collected) and little is folded. Anything the analysis does not know (a nested function, a label, a `try`) leaves the function as Ajv
  *    wrote it.
  *
  * Verdicts and errors are unchanged by construction, and checked: 0 disagreements with run-time Ajv over both
@@ -128,9 +128,14 @@ function inConditionBranch(errSchemaPath: string): boolean {
 interface Facts {
   readonly zero: Set<string>;
   readonly truthy: Set<string>;
+  /** The locals holding the count's current value (`const _errs5 = errors` with no error counted since). */
+  readonly same: Set<string>;
 }
 
 class Unknown extends Error {}
+
+/** Ajv's name for the error count. */
+const COUNT = 'errors';
 
 /** Folds one function: a dry run first, so a construct the analysis does not know leaves it untouched. */
 function foldFunction(fn: AstNode): boolean {
@@ -152,18 +157,20 @@ interface Walk {
   changed?: boolean;
 }
 
-const empty = (): Facts => ({ zero: new Set(), truthy: new Set() });
-const clone = (f: Facts): Facts => ({ zero: new Set(f.zero), truthy: new Set(f.truthy) });
+const empty = (): Facts => ({ zero: new Set(), truthy: new Set(), same: new Set() });
+const clone = (f: Facts): Facts => ({ zero: new Set(f.zero), truthy: new Set(f.truthy), same: new Set(f.same) });
+const both = (a: ReadonlySet<string>, b: ReadonlySet<string>): Set<string> => new Set([...a].filter((n) => b.has(n)));
+const equal = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a.size === b.size && [...a].every((n) => b.has(n));
 
 function merge(a: Facts | null, b: Facts | null): Facts | null {
   if (a === null) return b === null ? null : clone(b);
   if (b === null) return clone(a);
-  return { zero: new Set([...a.zero].filter((n) => b.zero.has(n))), truthy: new Set([...a.truthy].filter((n) => b.truthy.has(n))) };
+  return { zero: both(a.zero, b.zero), truthy: both(a.truthy, b.truthy), same: both(a.same, b.same) };
 }
 
 function same(a: Facts | null, b: Facts | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.zero.size === b.zero.size && a.truthy.size === b.truthy.size && [...a.zero].every((n) => b.zero.has(n)) && [...a.truthy].every((n) => b.truthy.has(n));
+  return equal(a.zero, b.zero) && equal(a.truthy, b.truthy) && equal(a.same, b.same);
 }
 
 function block(nodes: readonly AstNode[], facts: Facts | null, ctx: Walk): Facts | null {
@@ -216,6 +223,11 @@ function assign(name: string, node: AstNode, f: Facts, ctx: Walk): Facts {
   }
   if (value === 0) out.zero.add(name);
   else if (value === true) out.truthy.add(name);
+  // A copy of the count holds its value until the count moves; the count reset to a copy holds that copy's.
+  if (name === COUNT) {
+    out.same.clear();
+    if (isName(rhs)) out.same.add(rhs.str);
+  } else if (isName(rhs) && rhs.str === COUNT) out.same.add(name);
   return out;
 }
 
@@ -278,6 +290,7 @@ function valueOf(expr: unknown, f: Facts): 0 | true | false | undefined {
   if (not !== null && f.truthy.has(not[1]!)) return false;
   const eq = /^([A-Za-z_$][\w$]*|0) === ([A-Za-z_$][\w$]*|0)$/.exec(text);
   if (eq !== null && zero(eq[1]!) && zero(eq[2]!)) return true;
+  if (eq !== null && ((eq[1] === COUNT && f.same.has(eq[2]!)) || (eq[2] === COUNT && f.same.has(eq[1]!)))) return true;
   return undefined;
 }
 
@@ -299,6 +312,8 @@ function forgetNames(f: Facts, list: readonly string[]): Facts {
   for (const n of list) {
     out.zero.delete(n);
     out.truthy.delete(n);
+    out.same.delete(n);
+    if (n === COUNT) out.same.clear();
   }
   return out;
 }

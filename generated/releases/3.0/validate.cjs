@@ -75,11 +75,11 @@ module.exports = tools;
 /* signals/activate-signal-request.json → signals/activate-signal-response.json */
 tools['activate_signal'] = {
   get request() {
-    return require('../../validate/packs/shared-6d602c5e7d66.cjs')['signals.activate-signal-request-cdf70326a021']
+    return require('../../validate/packs/shared-1def6c1c1655.cjs')['signals.activate-signal-request-d19f2bdfaa88']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-ab56f8ecbd04.cjs')['signals.activate-signal-response-3e55e6be23f9']
+    return require('../../validate/packs/shared-db32ea97ff34.cjs')['signals.activate-signal-response-8a10b1337b18']
       .validate;
   },
   // Async task responses by task status.
@@ -88,28 +88,28 @@ tools['activate_signal'] = {
 /* media-buy/build-creative-request.json → media-buy/build-creative-response.json */
 tools['build_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-d3a2f6006805.cjs')['media-buy.build-creative-request-626b50d405bb']
+    return require('../../validate/packs/shared-9fa13b4a36fe.cjs')['media-buy.build-creative-request-c7e0b8ff36bc']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/build_creative.response-fd94fc38e2f5.cjs')[
-      'media-buy.build-creative-response-ed65d1d03836'
+    return require('../../validate/packs/build_creative.response-cb40772cc063.cjs')[
+      'media-buy.build-creative-response-e7f973e2eea9'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/build_creative.response-fd94fc38e2f5.cjs')[
+      return require('../../validate/packs/build_creative.response-cb40772cc063.cjs')[
         'media-buy.build-creative-async-response-input-required-accef1ae0e61'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/build_creative.response-fd94fc38e2f5.cjs')[
+      return require('../../validate/packs/build_creative.response-cb40772cc063.cjs')[
         'media-buy.build-creative-async-response-submitted-821a314975bf'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/build_creative.response-fd94fc38e2f5.cjs')[
+      return require('../../validate/packs/build_creative.response-cb40772cc063.cjs')[
         'media-buy.build-creative-async-response-working-700a87bff469'
       ].validate;
     },
@@ -118,11 +118,11 @@ tools['build_creative'] = {
 /* governance/check-governance-request.json → governance/check-governance-response.json */
 tools['check_governance'] = {
   get request() {
-    return require('../../validate/packs/shared-62b715d31440.cjs')['governance.check-governance-request-5c6d597b71e5']
+    return require('../../validate/packs/shared-38e1f2674140.cjs')['governance.check-governance-request-3e548ed0d37c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-d5bbf0399ad6.cjs')['governance.check-governance-response-2cac1e7694a5']
+    return require('../../validate/packs/shared-6b4a36c142bc.cjs')['governance.check-governance-response-2cac1e7694a5']
       .validate;
   },
   // Async task responses by task status.
@@ -131,29 +131,29 @@ tools['check_governance'] = {
 /* media-buy/create-media-buy-request.json → media-buy/create-media-buy-response.json */
 tools['create_media_buy'] = {
   get request() {
-    return require('../../validate/packs/create_media_buy.request-458d38767750.cjs')[
-      'media-buy.create-media-buy-request-fbf5429d8423'
+    return require('../../validate/packs/create_media_buy.request-b0ba619de698.cjs')[
+      'media-buy.create-media-buy-request-8daea03ee0f0'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/create_media_buy.response-a75fa6ace30f.cjs')[
-      'media-buy.create-media-buy-response-738edf075903'
+    return require('../../validate/packs/create_media_buy.response-f0728a352b4c.cjs')[
+      'media-buy.create-media-buy-response-29307720c998'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/create_media_buy.response-a75fa6ace30f.cjs')[
+      return require('../../validate/packs/create_media_buy.response-f0728a352b4c.cjs')[
         'media-buy.create-media-buy-async-response-input-required-9c7c2b2a7ba6'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/create_media_buy.response-a75fa6ace30f.cjs')[
+      return require('../../validate/packs/create_media_buy.response-f0728a352b4c.cjs')[
         'media-buy.create-media-buy-async-response-submitted-a969ed1f5f7d'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/create_media_buy.response-a75fa6ace30f.cjs')[
+      return require('../../validate/packs/create_media_buy.response-f0728a352b4c.cjs')[
         'media-buy.create-media-buy-async-response-working-fc6919b54e6f'
       ].validate;
     },
@@ -162,12 +162,12 @@ tools['create_media_buy'] = {
 /* property/create-property-list-request.json → property/create-property-list-response.json */
 tools['create_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-6d602c5e7d66.cjs')['property.create-property-list-request-daf1f30200f4']
+    return require('../../validate/packs/shared-1def6c1c1655.cjs')['property.create-property-list-request-2a7671484348']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-984843957b23.cjs')[
-      'property.create-property-list-response-1bc9a73f1475'
+    return require('../../validate/packs/shared-a0d5cfa00f4e.cjs')[
+      'property.create-property-list-response-ad306db435dc'
     ].validate;
   },
   // Async task responses by task status.
@@ -176,11 +176,11 @@ tools['create_property_list'] = {
 /* property/delete-property-list-request.json → property/delete-property-list-response.json */
 tools['delete_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-2dc8bfaf878a.cjs')['property.delete-property-list-request-6f02f4a2b326']
+    return require('../../validate/packs/shared-07fa5618bf27.cjs')['property.delete-property-list-request-f6a0962af7c5']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-ed4c9934df47.cjs')[
+    return require('../../validate/packs/shared-a510c90051f9.cjs')[
       'property.delete-property-list-response-d1d84bd4ff62'
     ].validate;
   },
@@ -190,13 +190,13 @@ tools['delete_property_list'] = {
 /* protocol/get-adcp-capabilities-request.json → protocol/get-adcp-capabilities-response.json */
 tools['get_adcp_capabilities'] = {
   get request() {
-    return require('../../validate/packs/shared-6d602c5e7d66.cjs')[
+    return require('../../validate/packs/shared-1def6c1c1655.cjs')[
       'protocol.get-adcp-capabilities-request-9f0e8075c970'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_adcp_capabilities.response-6a0eae55db72.cjs')[
-      'protocol.get-adcp-capabilities-response-db2cc9568dd8'
+    return require('../../validate/packs/get_adcp_capabilities.response-17f7154de2bb.cjs')[
+      'protocol.get-adcp-capabilities-response-67f8f94e416c'
     ].validate;
   },
   // Async task responses by task status.
@@ -205,13 +205,13 @@ tools['get_adcp_capabilities'] = {
 /* creative/get-creative-delivery-request.json → creative/get-creative-delivery-response.json */
 tools['get_creative_delivery'] = {
   get request() {
-    return require('../../validate/packs/shared-ed4c9934df47.cjs')[
-      'creative.get-creative-delivery-request-168dc9a2f3cc'
+    return require('../../validate/packs/shared-a510c90051f9.cjs')[
+      'creative.get-creative-delivery-request-a70f17924678'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-43da722f5608.cjs')[
-      'creative.get-creative-delivery-response-6f4cdc2e2442'
+    return require('../../validate/packs/shared-0705254c2a4b.cjs')[
+      'creative.get-creative-delivery-response-81ae13a5b7d0'
     ].validate;
   },
   // Async task responses by task status.
@@ -220,13 +220,13 @@ tools['get_creative_delivery'] = {
 /* creative/get-creative-features-request.json → creative/get-creative-features-response.json */
 tools['get_creative_features'] = {
   get request() {
-    return require('../../validate/packs/shared-642ab6e57ae2.cjs')[
-      'creative.get-creative-features-request-f5502523a76e'
+    return require('../../validate/packs/shared-ae3973e92969.cjs')[
+      'creative.get-creative-features-request-77dd4088b808'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-f3eb9cf617a1.cjs')[
-      'creative.get-creative-features-response-57e1c7850e0b'
+    return require('../../validate/packs/shared-69746736cd11.cjs')[
+      'creative.get-creative-features-response-6a47552ed9c9'
     ].validate;
   },
   // Async task responses by task status.
@@ -235,12 +235,12 @@ tools['get_creative_features'] = {
 /* media-buy/get-media-buy-delivery-request.json → media-buy/get-media-buy-delivery-response.json */
 tools['get_media_buy_delivery'] = {
   get request() {
-    return require('../../validate/packs/get_media_buy_delivery.request-e5db450f18cf.cjs')[
-      'media-buy.get-media-buy-delivery-request-f2e801107f1d'
+    return require('../../validate/packs/get_media_buy_delivery.request-2fe2d21f53fc.cjs')[
+      'media-buy.get-media-buy-delivery-request-8c1b27b50538'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buy_delivery.response-217b98322a09.cjs')[
+    return require('../../validate/packs/get_media_buy_delivery.response-2547f197e505.cjs')[
       'media-buy.get-media-buy-delivery-response-cbea906b8583'
     ].validate;
   },
@@ -250,11 +250,11 @@ tools['get_media_buy_delivery'] = {
 /* media-buy/get-media-buys-request.json → media-buy/get-media-buys-response.json */
 tools['get_media_buys'] = {
   get request() {
-    return require('../../validate/packs/shared-c62a7e6ba5a3.cjs')['media-buy.get-media-buys-request-6c6bd37a4a0b']
+    return require('../../validate/packs/shared-7c68cc65b083.cjs')['media-buy.get-media-buys-request-9e043c2f69cc']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/get_media_buys.response-cf504e4c7485.cjs')[
+    return require('../../validate/packs/get_media_buys.response-00234a3b2ee9.cjs')[
       'media-buy.get-media-buys-response-28526a796347'
     ].validate;
   },
@@ -264,12 +264,12 @@ tools['get_media_buys'] = {
 /* governance/get-plan-audit-logs-request.json → governance/get-plan-audit-logs-response.json */
 tools['get_plan_audit_logs'] = {
   get request() {
-    return require('../../validate/packs/shared-43da722f5608.cjs')[
+    return require('../../validate/packs/shared-0705254c2a4b.cjs')[
       'governance.get-plan-audit-logs-request-71ec4037a5e5'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_plan_audit_logs.response-b34430e133bd.cjs')[
+    return require('../../validate/packs/get_plan_audit_logs.response-d2af307f1bc6.cjs')[
       'governance.get-plan-audit-logs-response-cafd4b03266c'
     ].validate;
   },
@@ -279,29 +279,29 @@ tools['get_plan_audit_logs'] = {
 /* media-buy/get-products-request.json → media-buy/get-products-response.json */
 tools['get_products'] = {
   get request() {
-    return require('../../validate/packs/get_products.request-86fbd4d806e0.cjs')[
-      'media-buy.get-products-request-cc21dbd46c05'
+    return require('../../validate/packs/get_products.request-25038b6d306a.cjs')[
+      'media-buy.get-products-request-665b7a285250'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/get_products.response-09150d8204e5.cjs')[
-      'media-buy.get-products-response-ebfc0bf7f69c'
+    return require('../../validate/packs/get_products.response-82fcd4c85a09.cjs')[
+      'media-buy.get-products-response-5f19d0f8bfdf'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/get_products.response-09150d8204e5.cjs')[
-        'media-buy.get-products-async-response-input-required-ae11417be30b'
+      return require('../../validate/packs/get_products.response-82fcd4c85a09.cjs')[
+        'media-buy.get-products-async-response-input-required-077def71fb8d'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/get_products.response-09150d8204e5.cjs')[
+      return require('../../validate/packs/get_products.response-82fcd4c85a09.cjs')[
         'media-buy.get-products-async-response-submitted-090ea9db44a0'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/get_products.response-09150d8204e5.cjs')[
+      return require('../../validate/packs/get_products.response-82fcd4c85a09.cjs')[
         'media-buy.get-products-async-response-working-29bad1f1eb4f'
       ].validate;
     },
@@ -310,11 +310,11 @@ tools['get_products'] = {
 /* property/get-property-list-request.json → property/get-property-list-response.json */
 tools['get_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-984843957b23.cjs')['property.get-property-list-request-6ed95c690695']
+    return require('../../validate/packs/shared-a0d5cfa00f4e.cjs')['property.get-property-list-request-ffe2ee3b7530']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-163822e401b7.cjs')['property.get-property-list-response-1145840c8b80']
+    return require('../../validate/packs/shared-b3def6d87e86.cjs')['property.get-property-list-response-1c3bea3fa90e']
       .validate;
   },
   // Async task responses by task status.
@@ -323,10 +323,10 @@ tools['get_property_list'] = {
 /* signals/get-signals-request.json → signals/get-signals-response.json */
 tools['get_signals'] = {
   get request() {
-    return require('../../validate/packs/shared-c29f817e69b2.cjs')['signals.get-signals-request-475d6330f093'].validate;
+    return require('../../validate/packs/shared-bdc553eabecc.cjs')['signals.get-signals-request-67788ba4039f'].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-163822e401b7.cjs')['signals.get-signals-response-885db5928fef']
+    return require('../../validate/packs/shared-b3def6d87e86.cjs')['signals.get-signals-response-723e29907283']
       .validate;
   },
   // Async task responses by task status.
@@ -335,11 +335,11 @@ tools['get_signals'] = {
 /* account/list-accounts-request.json → account/list-accounts-response.json */
 tools['list_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-ed4c9934df47.cjs')['account.list-accounts-request-81e9495bcc7b']
+    return require('../../validate/packs/shared-a510c90051f9.cjs')['account.list-accounts-request-81e9495bcc7b']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-984843957b23.cjs')['account.list-accounts-response-dafdceeb711c']
+    return require('../../validate/packs/shared-a0d5cfa00f4e.cjs')['account.list-accounts-response-dafdceeb711c']
       .validate;
   },
   // Async task responses by task status.
@@ -348,13 +348,13 @@ tools['list_accounts'] = {
 /* media-buy/list-creative-formats-request.json → media-buy/list-creative-formats-response.json */
 tools['list_creative_formats'] = {
   get request() {
-    return require('../../validate/packs/shared-d3a2f6006805.cjs')[
+    return require('../../validate/packs/shared-9fa13b4a36fe.cjs')[
       'media-buy.list-creative-formats-request-4ed983f412ce'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creative_formats.response-2b75e5dd5ae3.cjs')[
-      'media-buy.list-creative-formats-response-5448e4031a1a'
+    return require('../../validate/packs/list_creative_formats.response-5ab18ba58ada.cjs')[
+      'media-buy.list-creative-formats-response-86f9e6f9745e'
     ].validate;
   },
   // Async task responses by task status.
@@ -363,13 +363,13 @@ tools['list_creative_formats'] = {
 /* creative/list-creatives-request.json → creative/list-creatives-response.json */
 tools['list_creatives'] = {
   get request() {
-    return require('../../validate/packs/list_creatives.request-933f7b37a3fa.cjs')[
-      'creative.list-creatives-request-5354c2001aad'
+    return require('../../validate/packs/list_creatives.request-d7f9d0c2fda8.cjs')[
+      'creative.list-creatives-request-19c3847912df'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/list_creatives.response-4b330f389b43.cjs')[
-      'creative.list-creatives-response-787c05aa70a2'
+    return require('../../validate/packs/list_creatives.response-d7fc4a2b0e00.cjs')[
+      'creative.list-creatives-response-6856e060002d'
     ].validate;
   },
   // Async task responses by task status.
@@ -378,11 +378,11 @@ tools['list_creatives'] = {
 /* property/list-property-lists-request.json → property/list-property-lists-response.json */
 tools['list_property_lists'] = {
   get request() {
-    return require('../../validate/packs/shared-ed4c9934df47.cjs')['property.list-property-lists-request-7763883848fc']
+    return require('../../validate/packs/shared-a510c90051f9.cjs')['property.list-property-lists-request-2992ce6323d3']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-163822e401b7.cjs')['property.list-property-lists-response-0c03d6416f32']
+    return require('../../validate/packs/shared-b3def6d87e86.cjs')['property.list-property-lists-response-9c0b73c67e68']
       .validate;
   },
   // Async task responses by task status.
@@ -391,12 +391,12 @@ tools['list_property_lists'] = {
 /* media-buy/log-event-request.json → media-buy/log-event-response.json */
 tools['log_event'] = {
   get request() {
-    return require('../../validate/packs/log_event.request-212d5abdfbf2.cjs')[
+    return require('../../validate/packs/log_event.request-ae1f4fd4bb80.cjs')[
       'media-buy.log-event-request-a414613dd471'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-f3eb9cf617a1.cjs')['media-buy.log-event-response-1c5545a5f96e']
+    return require('../../validate/packs/shared-69746736cd11.cjs')['media-buy.log-event-response-2e6f4a881242']
       .validate;
   },
   // Async task responses by task status.
@@ -405,12 +405,12 @@ tools['log_event'] = {
 /* creative/preview-creative-request.json → creative/preview-creative-response.json */
 tools['preview_creative'] = {
   get request() {
-    return require('../../validate/packs/shared-984843957b23.cjs')['creative.preview-creative-request-1d454d3d08b3']
+    return require('../../validate/packs/shared-a0d5cfa00f4e.cjs')['creative.preview-creative-request-74e3409bbcd1']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/preview_creative.response-6703b86449ae.cjs')[
-      'creative.preview-creative-response-fcda4cf7b458'
+    return require('../../validate/packs/preview_creative.response-e93fa25e206c.cjs')[
+      'creative.preview-creative-response-8c17a65d2013'
     ].validate;
   },
   // Async task responses by task status.
@@ -419,13 +419,13 @@ tools['preview_creative'] = {
 /* media-buy/provide-performance-feedback-request.json → media-buy/provide-performance-feedback-response.json */
 tools['provide_performance_feedback'] = {
   get request() {
-    return require('../../validate/packs/shared-326400988a2a.cjs')[
+    return require('../../validate/packs/shared-51dc965c38ef.cjs')[
       'media-buy.provide-performance-feedback-request-94846978437b'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-fd28d50de012.cjs')[
-      'media-buy.provide-performance-feedback-response-461bf1c322bb'
+    return require('../../validate/packs/shared-500b3ecd663e.cjs')[
+      'media-buy.provide-performance-feedback-response-18966558ca84'
     ].validate;
   },
   // Async task responses by task status.
@@ -434,12 +434,12 @@ tools['provide_performance_feedback'] = {
 /* governance/report-plan-outcome-request.json → governance/report-plan-outcome-response.json */
 tools['report_plan_outcome'] = {
   get request() {
-    return require('../../validate/packs/shared-c62a7e6ba5a3.cjs')[
-      'governance.report-plan-outcome-request-5fc28d9ff7a8'
+    return require('../../validate/packs/shared-7c68cc65b083.cjs')[
+      'governance.report-plan-outcome-request-fe11e91a3d51'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-d5bbf0399ad6.cjs')[
+    return require('../../validate/packs/shared-6b4a36c142bc.cjs')[
       'governance.report-plan-outcome-response-64ceadc87643'
     ].validate;
   },
@@ -449,11 +449,11 @@ tools['report_plan_outcome'] = {
 /* account/sync-accounts-request.json → account/sync-accounts-response.json */
 tools['sync_accounts'] = {
   get request() {
-    return require('../../validate/packs/shared-326400988a2a.cjs')['account.sync-accounts-request-e5ed93028cb8']
+    return require('../../validate/packs/shared-51dc965c38ef.cjs')['account.sync-accounts-request-e5ed93028cb8']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-fd28d50de012.cjs')['account.sync-accounts-response-cc9f7fbc65bd']
+    return require('../../validate/packs/shared-500b3ecd663e.cjs')['account.sync-accounts-response-97249e80e8e9']
       .validate;
   },
   // Async task responses by task status.
@@ -462,12 +462,12 @@ tools['sync_accounts'] = {
 /* media-buy/sync-audiences-request.json → media-buy/sync-audiences-response.json */
 tools['sync_audiences'] = {
   get request() {
-    return require('../../validate/packs/shared-2dc8bfaf878a.cjs')['media-buy.sync-audiences-request-12e48bd3bd89']
+    return require('../../validate/packs/shared-07fa5618bf27.cjs')['media-buy.sync-audiences-request-6e525c6ad279']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_audiences.response-349b076269d6.cjs')[
-      'media-buy.sync-audiences-response-e86717edb4e1'
+    return require('../../validate/packs/sync_audiences.response-1d8faceb6622.cjs')[
+      'media-buy.sync-audiences-response-1004f56a3a13'
     ].validate;
   },
   // Async task responses by task status.
@@ -476,28 +476,28 @@ tools['sync_audiences'] = {
 /* media-buy/sync-catalogs-request.json → media-buy/sync-catalogs-response.json */
 tools['sync_catalogs'] = {
   get request() {
-    return require('../../validate/packs/shared-fd28d50de012.cjs')['media-buy.sync-catalogs-request-0734c960c68d']
+    return require('../../validate/packs/shared-500b3ecd663e.cjs')['media-buy.sync-catalogs-request-50ce1e881c4c']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_catalogs.response-58f277a8243c.cjs')[
-      'media-buy.sync-catalogs-response-e108341fba68'
+    return require('../../validate/packs/sync_catalogs.response-e25c7915e33e.cjs')[
+      'media-buy.sync-catalogs-response-752b18ed6cc0'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_catalogs.response-58f277a8243c.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-e25c7915e33e.cjs')[
         'media-buy.sync-catalogs-async-response-input-required-f36acc3595c6'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_catalogs.response-58f277a8243c.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-e25c7915e33e.cjs')[
         'media-buy.sync-catalogs-async-response-submitted-545f1d8ceadc'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_catalogs.response-58f277a8243c.cjs')[
+      return require('../../validate/packs/sync_catalogs.response-e25c7915e33e.cjs')[
         'media-buy.sync-catalogs-async-response-working-d05cf170123a'
       ].validate;
     },
@@ -506,28 +506,28 @@ tools['sync_catalogs'] = {
 /* creative/sync-creatives-request.json → creative/sync-creatives-response.json */
 tools['sync_creatives'] = {
   get request() {
-    return require('../../validate/packs/shared-2d724bca795a.cjs')['creative.sync-creatives-request-3aa3720a679b']
+    return require('../../validate/packs/shared-39e209991e9a.cjs')['creative.sync-creatives-request-5ce4c9de1214']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_creatives.response-7318cdb05a9b.cjs')[
-      'creative.sync-creatives-response-5abbd3f853f8'
+    return require('../../validate/packs/sync_creatives.response-d37a47fd94a1.cjs')[
+      'creative.sync-creatives-response-977b176a30e5'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/sync_creatives.response-7318cdb05a9b.cjs')[
+      return require('../../validate/packs/sync_creatives.response-d37a47fd94a1.cjs')[
         'creative.sync-creatives-async-response-input-required-70177e20fc82'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/sync_creatives.response-7318cdb05a9b.cjs')[
+      return require('../../validate/packs/sync_creatives.response-d37a47fd94a1.cjs')[
         'creative.sync-creatives-async-response-submitted-03ae860b89f5'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/sync_creatives.response-7318cdb05a9b.cjs')[
+      return require('../../validate/packs/sync_creatives.response-d37a47fd94a1.cjs')[
         'creative.sync-creatives-async-response-working-15357e2ce3f3'
       ].validate;
     },
@@ -536,12 +536,12 @@ tools['sync_creatives'] = {
 /* media-buy/sync-event-sources-request.json → media-buy/sync-event-sources-response.json */
 tools['sync_event_sources'] = {
   get request() {
-    return require('../../validate/packs/shared-43da722f5608.cjs')['media-buy.sync-event-sources-request-95fb8cda6642']
+    return require('../../validate/packs/shared-0705254c2a4b.cjs')['media-buy.sync-event-sources-request-cb87f8df4ac0']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/sync_event_sources.response-448359d324a2.cjs')[
-      'media-buy.sync-event-sources-response-f919bfb3875c'
+    return require('../../validate/packs/sync_event_sources.response-0c1198aa53e1.cjs')[
+      'media-buy.sync-event-sources-response-591a2e50238d'
     ].validate;
   },
   // Async task responses by task status.
@@ -550,12 +550,12 @@ tools['sync_event_sources'] = {
 /* governance/sync-plans-request.json → governance/sync-plans-response.json */
 tools['sync_plans'] = {
   get request() {
-    return require('../../validate/packs/sync_plans.request-e64e0d55dcfe.cjs')[
-      'governance.sync-plans-request-21ae9389f956'
+    return require('../../validate/packs/sync_plans.request-bfa2eca49564.cjs')[
+      'governance.sync-plans-request-b34f9ec5716d'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/shared-2d724bca795a.cjs')['governance.sync-plans-response-6835974d5df9']
+    return require('../../validate/packs/shared-39e209991e9a.cjs')['governance.sync-plans-response-6835974d5df9']
       .validate;
   },
   // Async task responses by task status.
@@ -564,29 +564,29 @@ tools['sync_plans'] = {
 /* media-buy/update-media-buy-request.json → media-buy/update-media-buy-response.json */
 tools['update_media_buy'] = {
   get request() {
-    return require('../../validate/packs/update_media_buy.request-7a9ff611318d.cjs')[
-      'media-buy.update-media-buy-request-2b98811d5176'
+    return require('../../validate/packs/update_media_buy.request-2492a9e4627b.cjs')[
+      'media-buy.update-media-buy-request-a9fdcf8a403b'
     ].validate;
   },
   get response() {
-    return require('../../validate/packs/update_media_buy.response-4bdf2288b16b.cjs')[
-      'media-buy.update-media-buy-response-b9fbce48230b'
+    return require('../../validate/packs/update_media_buy.response-5d019a9b4384.cjs')[
+      'media-buy.update-media-buy-response-d502142abab3'
     ].validate;
   },
   // Async task responses by task status.
   responseAsync: {
     get 'input-required'() {
-      return require('../../validate/packs/update_media_buy.response-4bdf2288b16b.cjs')[
+      return require('../../validate/packs/update_media_buy.response-5d019a9b4384.cjs')[
         'media-buy.update-media-buy-async-response-input-required-4aa0544ed6c4'
       ].validate;
     },
     get submitted() {
-      return require('../../validate/packs/update_media_buy.response-4bdf2288b16b.cjs')[
+      return require('../../validate/packs/update_media_buy.response-5d019a9b4384.cjs')[
         'media-buy.update-media-buy-async-response-submitted-e7e7dd5646a8'
       ].validate;
     },
     get working() {
-      return require('../../validate/packs/update_media_buy.response-4bdf2288b16b.cjs')[
+      return require('../../validate/packs/update_media_buy.response-5d019a9b4384.cjs')[
         'media-buy.update-media-buy-async-response-working-ef284e8705b4'
       ].validate;
     },
@@ -595,12 +595,12 @@ tools['update_media_buy'] = {
 /* property/update-property-list-request.json → property/update-property-list-response.json */
 tools['update_property_list'] = {
   get request() {
-    return require('../../validate/packs/shared-c62a7e6ba5a3.cjs')['property.update-property-list-request-1e6e3bb3ea2a']
+    return require('../../validate/packs/shared-7c68cc65b083.cjs')['property.update-property-list-request-20c52913220e']
       .validate;
   },
   get response() {
-    return require('../../validate/packs/shared-d5bbf0399ad6.cjs')[
-      'property.update-property-list-response-bf56c31a0de3'
+    return require('../../validate/packs/shared-6b4a36c142bc.cjs')[
+      'property.update-property-list-response-73f363463adf'
     ].validate;
   },
   // Async task responses by task status.

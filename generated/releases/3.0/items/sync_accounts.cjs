@@ -16,12 +16,12 @@ exports.pairings = [
     outcome: { action: 'failed', status: 'rejected' },
     maxItems: 1000,
     get validateItem() {
-      return require('../../../validate/packs/shared-326400988a2a.cjs')[
+      return require('../../../validate/packs/shared-51dc965c38ef.cjs')[
         'account.sync-accounts-request.properties.accounts.items-03de98f4c421'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/shared-fd28d50de012.cjs')[
+      return require('../../../validate/packs/shared-500b3ecd663e.cjs')[
         'account.sync-accounts-response.oneOf.0.properties.accounts.items-0db42527cf66'
       ].validate;
     },

@@ -15,12 +15,12 @@ exports.pairings = [
     identity: ['audience_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-2dc8bfaf878a.cjs')[
+      return require('../../../validate/packs/shared-07fa5618bf27.cjs')[
         'media-buy.sync-audiences-request.properties.audiences.items-f1c622e0ff93'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_audiences.response-349b076269d6.cjs')[
+      return require('../../../validate/packs/sync_audiences.response-1d8faceb6622.cjs')[
         'media-buy.sync-audiences-response.oneOf.0.properties.audiences.items-fca967e54b1b'
       ].validate;
     },

@@ -16,10 +16,10 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 50,
     get validateItem() {
-      return require('../../../validate/packs/shared-b3f19173fbc1.cjs')['core.catalog-8e4eca15965a'].validate;
+      return require('../../../validate/packs/shared-7557ae29d3d9.cjs')['core.catalog-8e4eca15965a'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_catalogs.response-58f277a8243c.cjs')[
+      return require('../../../validate/packs/sync_catalogs.response-e25c7915e33e.cjs')[
         'media-buy.sync-catalogs-response.oneOf.0.properties.catalogs.items-40907e8d1b71'
       ].validate;
     },

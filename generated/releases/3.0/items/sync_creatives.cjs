@@ -16,10 +16,10 @@ exports.pairings = [
     outcome: { action: 'failed' },
     maxItems: 100,
     get validateItem() {
-      return require('../../../validate/packs/shared-642ab6e57ae2.cjs')['core.creative-asset-7f16919e5bd6'].validate;
+      return require('../../../validate/packs/shared-ae3973e92969.cjs')['core.creative-asset-7f8377df0e76'].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_creatives.response-7318cdb05a9b.cjs')[
+      return require('../../../validate/packs/sync_creatives.response-d37a47fd94a1.cjs')[
         'creative.sync-creatives-response.oneOf.0.properties.creatives.items-f0e39974eb42'
       ].validate;
     },

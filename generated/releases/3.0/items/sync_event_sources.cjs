@@ -15,12 +15,12 @@ exports.pairings = [
     identity: ['event_source_id'],
     outcome: { action: 'failed' },
     get validateItem() {
-      return require('../../../validate/packs/shared-43da722f5608.cjs')[
+      return require('../../../validate/packs/shared-0705254c2a4b.cjs')[
         'media-buy.sync-event-sources-request.properties.event_sources.items-bea573c01f2c'
       ].validate;
     },
     get validateRow() {
-      return require('../../../validate/packs/sync_event_sources.response-448359d324a2.cjs')[
+      return require('../../../validate/packs/sync_event_sources.response-0c1198aa53e1.cjs')[
         'media-buy.sync-event-sources-response.oneOf.0.properties.event_sources.items-bdf77c97feb0'
       ].validate;
     },
