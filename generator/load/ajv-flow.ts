@@ -103,8 +103,65 @@ export function foldControlFlow(ajv: Ajv, keywords: readonly string[] = []): voi
     if (!folded.has(this._extScope)) return;
     let changed = false;
     for (const node of this._root.nodes ?? []) if (node.constructor.name === 'Func') changed = foldFunction(node) || changed;
-    if (changed) optimize.call(this, n);
+    if (changed) sweep(this._root);
   };
+}
+
+/** Ajv's own locals the folding leaves unread: its count's copies and its flags. */
+const FLAG = /^(?:_errs|valid|_valid)\d+$/;
+
+/**
+ * After folding: Ajv's own node optimizer (the `if (true)` blocks opened, the `if (false)` ones and empty branches
+ * dropped), then the count's copies and the flags nobody reads any more, declared or assigned from a value without
+ * effects, dropped — what Ajv's name optimizer would do, without its re-count of every name of the function at each
+ * level (a second full `optimize` cost a cold generation ~0.3 s).
+ */
+function sweep(root: AstNode): void {
+  for (let pass = 0; pass < 4; pass++) {
+    (root as unknown as { optimizeNodes(): unknown }).optimizeNodes();
+    const reads = new Map<string, number>();
+    count(root, reads);
+    if (!drop(root, reads)) return;
+  }
+}
+
+/** How often each name is read: in every expression, but the left side of an assignment to a plain name. */
+function count(node: AstNode, reads: Map<string, number>): void {
+  const add = (expr: unknown): void => {
+    const names = (expr as { names?: Record<string, number> } | null)?.names;
+    if (typeof expr !== 'object' || expr === null || names === undefined) return;
+    for (const n in names) reads.set(n, (reads.get(n) ?? 0) + names[n]!);
+  };
+  const parts = node as unknown as Record<string, unknown>;
+  for (const key of ['rhs', 'condition', 'code', 'iteration', 'from', 'to', 'iterable', 'error', 'args']) add(parts[key]);
+  if (parts.lhs !== undefined && !isName(parts.lhs)) add(parts.lhs);
+  for (const child of node.nodes ?? []) count(child, reads);
+  if (node.else !== undefined) count(node.else, reads);
+}
+
+/** Drops the declarations and assignments of unread flags whose value has no effect; whether it dropped any. */
+function drop(node: AstNode, reads: ReadonlyMap<string, number>): boolean {
+  let dropped = false;
+  const nodes = node.nodes;
+  if (nodes !== undefined) {
+    for (let i = nodes.length - 1; i >= 0; i--) {
+      const child = nodes[i]!;
+      const kind = child.constructor.name;
+      const name = kind === 'Def' ? child.name?.str : kind === 'Assign' && isName(child.lhs) ? child.lhs.str : undefined;
+      if (name !== undefined && FLAG.test(name) && (reads.get(name) ?? 0) === 0 && pure(child.rhs)) {
+        nodes.splice(i, 1);
+        dropped = true;
+      } else if (drop(child, reads)) dropped = true;
+    }
+  }
+  if (node.else !== undefined && drop(node.else, reads)) dropped = true;
+  return dropped;
+}
+
+/** A value whose computation has no effect: a literal, a name, or a comparison of two of them. */
+function pure(rhs: unknown): boolean {
+  if (rhs === undefined || rhs === null || typeof rhs === 'boolean' || typeof rhs === 'number') return true;
+  return /^(?:[A-Za-z_$][\w$]*|\d+)(?: === (?:[A-Za-z_$][\w$]*|\d+))?$/.test(String(rhs).trim());
 }
 
 /** Keywords whose next segment of a schema path is a name (a property's, a definition's), not a keyword. */
@@ -124,12 +181,17 @@ function inConditionBranch(errSchemaPath: string): boolean {
   return false;
 }
 
-/** Facts on every path to a point: the locals holding 0, and those holding `true`; null where no path reaches. */
+/**
+ * Facts on every path to a point: the `let`/`var` locals holding 0 (the count), those holding `true` (the `valid`
+ * flags), and those holding the count's current value; null where no path reaches. Never changed once made: a step
+ * that learns or forgets something makes a new one. What a `const` holds is known where it is declared and never
+ * changes: it is kept by the walk (`Walk.consts`), not carried along every path (a large function declares hundreds).
+ */
 interface Facts {
-  readonly zero: Set<string>;
-  readonly truthy: Set<string>;
+  readonly zero: ReadonlySet<string>;
+  readonly truthy: ReadonlySet<string>;
   /** The locals holding the count's current value (`const _errs5 = errors` with no error counted since). */
-  readonly same: Set<string>;
+  readonly same: ReadonlySet<string>;
 }
 
 class Unknown extends Error {}
@@ -140,13 +202,13 @@ const COUNT = 'errors';
 /** Folds one function: a dry run first, so a construct the analysis does not know leaves it untouched. */
 function foldFunction(fn: AstNode): boolean {
   try {
-    block(fn.nodes ?? [], empty(), { rewrite: false, breaks: undefined });
+    block(fn.nodes ?? [], EMPTY, { rewrite: false, breaks: undefined, consts: new Map() });
   } catch (e) {
     if (e instanceof Unknown) return false;
     throw e;
   }
-  const ctx: Walk = { rewrite: true, breaks: undefined, changed: false };
-  block(fn.nodes ?? [], empty(), ctx);
+  const ctx: Walk = { rewrite: true, breaks: undefined, changed: false, consts: new Map() };
+  block(fn.nodes ?? [], EMPTY, ctx);
   return ctx.changed === true;
 }
 
@@ -155,16 +217,29 @@ interface Walk {
   /** Facts at the `break`s of the innermost loop. */
   breaks: Facts | null | undefined;
   changed?: boolean;
+  /** What each `const` declared so far in this walk holds, when known (0 or `true`). */
+  readonly consts: Map<string, 0 | true>;
+  /** The walk around a loop's body: the constants declared before the loop. */
+  readonly outer?: Walk;
 }
 
-const empty = (): Facts => ({ zero: new Set(), truthy: new Set(), same: new Set() });
-const clone = (f: Facts): Facts => ({ zero: new Set(f.zero), truthy: new Set(f.truthy), same: new Set(f.same) });
-const both = (a: ReadonlySet<string>, b: ReadonlySet<string>): Set<string> => new Set([...a].filter((n) => b.has(n)));
-const equal = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a.size === b.size && [...a].every((n) => b.has(n));
+const EMPTY: Facts = { zero: new Set(), truthy: new Set(), same: new Set() };
+
+function constOf(ctx: Walk | undefined, name: string): 0 | true | undefined {
+  for (let w = ctx; w !== undefined; w = w.outer) {
+    const v = w.consts.get(name);
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+const both = (a: ReadonlySet<string>, b: ReadonlySet<string>): ReadonlySet<string> => (a === b ? a : new Set([...a].filter((n) => b.has(n))));
+const equal = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a === b || (a.size === b.size && [...a].every((n) => b.has(n)));
+const plus = (a: ReadonlySet<string>, name: string): ReadonlySet<string> => (a.has(name) ? a : new Set([...a, name]));
 
 function merge(a: Facts | null, b: Facts | null): Facts | null {
-  if (a === null) return b === null ? null : clone(b);
-  if (b === null) return clone(a);
+  if (a === null) return b;
+  if (b === null || a === b) return a;
   return { zero: both(a.zero, b.zero), truthy: both(a.truthy, b.truthy), same: both(a.same, b.same) };
 }
 
@@ -187,11 +262,11 @@ function statement(node: AstNode, f: Facts, ctx: Walk): Facts | null {
     case 'Def':
       return assign(node.name!.str, node, f, ctx);
     case 'Assign':
-      return isName(node.lhs) ? assign(node.lhs.str, node, f, ctx) : forget(f, String(node.rhs));
+      return isName(node.lhs) ? assign(node.lhs.str, node, f, ctx) : forget(f, node.rhs);
     case 'AssignOp':
       return isName(node.lhs) ? forgetNames(f, [node.lhs.str]) : f;
     case 'AnyCode':
-      return forget(f, String(node.code));
+      return forget(f, node.code);
     case 'Return':
     case 'Throw':
       return null;
@@ -210,41 +285,40 @@ function statement(node: AstNode, f: Facts, ctx: Walk): Facts | null {
   }
 }
 
-/** `name = rhs` (or its declaration): the rhs folded where both sides of a comparison are known zeros. */
+/** `name = rhs` (or its declaration): the rhs folded where it is known `true`. */
 function assign(name: string, node: AstNode, f: Facts, ctx: Walk): Facts {
   const rhs = node.rhs;
-  let out = forget(f, rhs === undefined ? '' : String(rhs));
-  out = forgetNames(out, [name]);
+  let out = forgetNames(forget(f, rhs), [name]);
   if (rhs === undefined) return out;
-  const value = valueOf(rhs, f);
+  const value = valueOf(rhs, f, ctx);
   if (value === true && rhs !== true && ctx.rewrite) {
     node.rhs = true;
     ctx.changed = true;
   }
-  if (value === 0) out.zero.add(name);
-  else if (value === true) out.truthy.add(name);
+  const constant = node.constructor.name === 'Def' && String((node as unknown as { varKind?: unknown }).varKind) === 'const';
+  if (constant && (value === 0 || value === true)) ctx.consts.set(name, value);
+  else if (value === 0) out = { ...out, zero: plus(out.zero, name) };
+  else if (value === true) out = { ...out, truthy: plus(out.truthy, name) };
   // A copy of the count holds its value until the count moves; the count reset to a copy holds that copy's.
-  if (name === COUNT) {
-    out.same.clear();
-    if (isName(rhs)) out.same.add(rhs.str);
-  } else if (isName(rhs) && rhs.str === COUNT) out.same.add(name);
+  if (name === COUNT) out = { ...out, same: isName(rhs) ? new Set([rhs.str]) : EMPTY.same };
+  else if (isName(rhs) && rhs.str === COUNT) out = { ...out, same: plus(out.same, name) };
   return out;
 }
 
 function branch(node: AstNode, f: Facts, ctx: Walk): Facts | null {
-  const c = valueOf(node.condition, f);
+  const c = valueOf(node.condition, f, ctx);
   const known = c === true ? true : c === false ? false : undefined;
   if (known !== undefined && typeof node.condition !== 'boolean' && ctx.rewrite) {
     node.condition = known;
     ctx.changed = true;
   }
-  const cond = forget(f, String(node.condition));
-  const then = known === false ? null : block(node.nodes ?? [], clone(cond), ctx);
+  const cond = forget(f, node.condition);
+  const then = known === false ? null : block(node.nodes ?? [], cond, ctx);
   let other: Facts | null;
   if (known === true) other = null;
-  else if (node.else === undefined) other = clone(cond);
-  else if (node.else.constructor.name === 'If') other = branch(node.else, clone(cond), ctx);
-  else if (node.else.constructor.name === 'Else') other = block(node.else.nodes ?? [], clone(cond), ctx);
+  else if (node.else === undefined) other = cond;
+  else if (node.else.constructor.name === 'If') other = branch(node.else, cond, ctx);
+  else if (node.else.constructor.name === 'Else') other = block(node.else.nodes ?? [], cond, ctx);
   else throw new Unknown();
   return merge(then, other);
 }
@@ -252,19 +326,19 @@ function branch(node: AstNode, f: Facts, ctx: Walk): Facts | null {
 /** A loop's body runs any number of times: its entry facts are those that hold before it and after each pass. */
 function loop(node: AstNode, f: Facts, ctx: Walk): Facts | null {
   const parts = node as unknown as { iteration?: unknown; from?: unknown; to?: unknown; iterable?: unknown };
-  const head = [parts.iteration, parts.from, parts.to, parts.iterable].filter((x) => x !== undefined).map(String).join(';');
-  let entry = forget(f, head);
+  let entry = f;
+  for (const part of [parts.iteration, parts.from, parts.to, parts.iterable]) if (part !== undefined) entry = forget(entry, part);
   // The loop's own variable (`i0`, the key of a `for…in`) holds neither fact.
   entry = forgetNames(entry, loopNames(node));
   for (let pass = 0; ; pass++) {
     if (pass > 16) throw new Unknown();
-    const dry: Walk = { rewrite: false, breaks: null };
-    const next = merge(entry, block(node.nodes ?? [], clone(entry), dry));
+    const dry: Walk = { rewrite: false, breaks: null, consts: new Map(), outer: ctx };
+    const next = merge(entry, block(node.nodes ?? [], entry, dry))!;
     if (same(next, entry)) break;
-    entry = next!;
+    entry = next;
   }
-  const inner: Walk = { rewrite: ctx.rewrite, breaks: null };
-  const out = block(node.nodes ?? [], clone(entry), inner);
+  const inner: Walk = { rewrite: ctx.rewrite, breaks: null, consts: new Map(), outer: ctx };
+  const out = block(node.nodes ?? [], entry, inner);
   if (inner.changed === true) ctx.changed = true;
   return merge(merge(entry, out), inner.breaks ?? null);
 }
@@ -276,46 +350,60 @@ function loopNames(node: AstNode): string[] {
 
 /**
  * What an expression is known to hold: 0 (the literal, or a local known to), `true` (the literal, a flag known
- * to, or `a === b` of two known zeros), `false` (`!flag` of a flag known true); undefined otherwise.
+ * to, `a === b` of two known zeros, or of the count and a copy of its current value), `false` (`!flag` of a flag
+ * known true); undefined otherwise.
  */
-function valueOf(expr: unknown, f: Facts): 0 | true | false | undefined {
+function valueOf(expr: unknown, f: Facts, ctx: Walk): 0 | true | false | undefined {
   if (expr === true || expr === false || expr === 0) return expr;
   if (expr === undefined || expr === null) return undefined;
   const text = String(expr).trim();
-  const zero = (t: string): boolean => t === '0' || f.zero.has(t);
+  const zero = (t: string): boolean => t === '0' || f.zero.has(t) || constOf(ctx, t) === 0;
+  const truthy = (t: string): boolean => f.truthy.has(t) || constOf(ctx, t) === true;
   if (text === 'true') return true;
   if (zero(text)) return 0;
-  if (f.truthy.has(text)) return true;
+  if (truthy(text)) return true;
   const not = /^!\(?([A-Za-z_$][\w$]*)\)?$/.exec(text);
-  if (not !== null && f.truthy.has(not[1]!)) return false;
+  if (not !== null && truthy(not[1]!)) return false;
   const eq = /^([A-Za-z_$][\w$]*|0) === ([A-Za-z_$][\w$]*|0)$/.exec(text);
-  if (eq !== null && zero(eq[1]!) && zero(eq[2]!)) return true;
-  if (eq !== null && ((eq[1] === COUNT && f.same.has(eq[2]!)) || (eq[2] === COUNT && f.same.has(eq[1]!)))) return true;
-  return undefined;
+  if (eq === null) return undefined;
+  const [, a, b] = eq as unknown as [string, string, string];
+  if (zero(a) && zero(b)) return true;
+  return (a === COUNT && f.same.has(b)) || (b === COUNT && f.same.has(a)) ? true : undefined;
 }
 
-/** The facts without those of every local an expression may assign (`x = …`, `x++`): a superset, never fewer. */
-function forget(f: Facts, text: string): Facts {
-  const assigned: string[] = [];
-  const re = /([A-Za-z_$][\w$]*)\s*(?:=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_$][\w$]*)/g;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    // A property (`validate.errors = …`) is no local.
-    if (m[1] !== undefined && text[m.index - 1] === '.') continue;
-    assigned.push(m[1] ?? m[2]!);
+/** The locals an expression may assign (`x = …`, `x++`): a superset, never fewer; read once per expression. */
+const assignedIn = new WeakMap<object, readonly string[]>();
+const ASSIGNED = /([A-Za-z_$][\w$]*)\s*(?:=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_$][\w$]*)/g;
+
+function assigned(expr: unknown): readonly string[] {
+  if (expr === undefined || expr === null || typeof expr === 'boolean' || typeof expr === 'number') return [];
+  const cached = typeof expr === 'object' ? assignedIn.get(expr) : undefined;
+  if (cached !== undefined) return cached;
+  const text = String(expr);
+  const out: string[] = [];
+  if (text.includes('=') || text.includes('++') || text.includes('--')) {
+    ASSIGNED.lastIndex = 0;
+    for (let m = ASSIGNED.exec(text); m !== null; m = ASSIGNED.exec(text)) {
+      // A property (`validate.errors = …`) is no local.
+      if (m[1] !== undefined && text[m.index - 1] === '.') continue;
+      out.push(m[1] ?? m[2]!);
+    }
   }
-  return forgetNames(f, assigned);
+  if (typeof expr === 'object') assignedIn.set(expr, out);
+  return out;
+}
+
+/** The facts without those of every local an expression may assign. */
+function forget(f: Facts, expr: unknown): Facts {
+  return forgetNames(f, assigned(expr));
 }
 
 function forgetNames(f: Facts, list: readonly string[]): Facts {
-  if (list.length === 0) return f;
-  const out = clone(f);
-  for (const n of list) {
-    out.zero.delete(n);
-    out.truthy.delete(n);
-    out.same.delete(n);
-    if (n === COUNT) out.same.clear();
-  }
-  return out;
+  const hit = list.some((n) => f.zero.has(n) || f.truthy.has(n) || f.same.has(n) || (n === COUNT && f.same.size > 0));
+  if (!hit) return f;
+  const drop = new Set(list);
+  const keep = (s: ReadonlySet<string>): ReadonlySet<string> => new Set([...s].filter((n) => !drop.has(n)));
+  return { zero: keep(f.zero), truthy: keep(f.truthy), same: drop.has(COUNT) ? EMPTY.same : keep(f.same) };
 }
 
 function isName(x: unknown): x is { readonly str: string } {

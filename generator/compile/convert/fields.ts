@@ -51,49 +51,55 @@ const MAX_DEPTH = 24;
  */
 export function fieldsOf(release: Release, paths: readonly string[]): FieldMap {
   const places = new Map<string, Place>();
-  const placeAt = (path: readonly string[]): Place => {
-    const key = placeKey(path);
+  // A place's key is its path's (placeKey), carried down the walk rather than rebuilt at every node.
+  const placeAt = (path: readonly string[], key: string): Place => {
     let p = places.get(key);
     if (p === undefined) places.set(key, (p = { path, declarations: [], required: new Set(), requiredInBranch: new Set(), closed: false }));
     return p;
   };
   const seen = new Set<string>();
-  const visit = (file: SchemaFile, schema: unknown, pointer: string, path: readonly string[], branch: boolean, stack: ReadonlySet<object>): void => {
+  // The schemas on the way down (entered and left as the walk recurses): a definition met again inside itself stops.
+  const stack = new Set<object>();
+  const visit = (file: SchemaFile, schema: unknown, pointer: string, path: readonly string[], pathKey: string, branch: boolean): void => {
     if (!isPlainObject(schema) || stack.has(schema) || path.length > MAX_DEPTH) return;
-    const key = `${file.path}#${pointer}@${placeKey(path)}@${branch}`;
+    const key = `${file.path}#${pointer}@${pathKey}@${branch}`;
     if (seen.has(key)) return;
     seen.add(key);
-    const inner = new Set(stack).add(schema);
-    const place = placeAt(path);
+    stack.add(schema);
+    const place = placeAt(path, pathKey);
     if (typeof schema.$ref === 'string') {
       const ref = release.graph.referenceAt(schema);
-      if (ref?.target !== undefined) visit(ref.target.file, ref.target.schema, ref.target.pointer, path, branch, inner);
+      if (ref?.target !== undefined) visit(ref.target.file, ref.target.schema, ref.target.pointer, path, pathKey, branch);
     }
     const arms = (keyword: string, inBranch: boolean): void => {
       const list = schema[keyword];
-      if (Array.isArray(list)) list.forEach((arm, i) => visit(file, arm, `${pointer}/${keyword}/${i}`, path, inBranch, inner));
+      if (Array.isArray(list)) list.forEach((arm, i) => visit(file, arm, `${pointer}/${keyword}/${i}`, path, pathKey, inBranch));
     };
     arms('allOf', branch);
     arms('anyOf', true);
     arms('oneOf', true);
-    for (const keyword of ['then', 'else']) if (keyword in schema) visit(file, schema[keyword], `${pointer}/${keyword}`, path, true, inner);
+    for (const keyword of ['then', 'else']) if (keyword in schema) visit(file, schema[keyword], `${pointer}/${keyword}`, path, pathKey, true);
     if (Array.isArray(schema.required)) for (const n of schema.required) if (typeof n === 'string') (branch ? place.requiredInBranch : place.required).add(n);
     if (schema.additionalProperties === false) place.closed = true;
     if (isPlainObject(schema.properties)) {
       for (const name of Object.keys(schema.properties)) {
         const child = schema.properties[name];
         if (!isPlainObject(child)) continue;
-        const at = `${pointer}/properties/${escapeToken(name)}`;
-        const childPlace = placeAt([...path, name]);
+        const token = escapeToken(name);
+        const at = `${pointer}/properties/${token}`;
+        const childPath = [...path, name];
+        const childKey = pathKey === '' && path.length === 0 ? token : `${pathKey}/${token}`;
+        const childPlace = placeAt(childPath, childKey);
         if (!childPlace.declarations.some((d) => d.file === file && d.pointer === at)) childPlace.declarations.push({ file, pointer: at, schema: child });
-        visit(file, child, at, [...path, name], false, inner);
+        visit(file, child, at, childPath, childKey, false);
       }
     }
-    if (isPlainObject(schema.items)) visit(file, schema.items, `${pointer}/items`, [...path, '*'], false, inner);
+    if (isPlainObject(schema.items)) visit(file, schema.items, `${pointer}/items`, [...path, '*'], path.length === 0 ? '*' : `${pathKey}/*`, false);
+    stack.delete(schema);
   };
   for (const path of paths) {
     const file = release.schemas.byPath.get(path);
-    if (file !== undefined) visit(file, file.schema, '', [], false, new Set());
+    if (file !== undefined) visit(file, file.schema, '', [], '', false);
   }
   for (const p of places.values()) for (const n of p.required) p.requiredInBranch.delete(n);
   return places;

@@ -1,7 +1,7 @@
 import type { ConversionRule, ConversionRuleFile, ConversionWaiver, JsonValue, Release } from '../../load/index.js';
 import { getAtPointer, isPlainObject, parsePointer } from '../../shared/index.js';
 import { diffReleases, sidePaths, type Candidate, type Occurrence, type ReleaseDiff, type Side } from './diff.js';
-import { fieldsOf, locationOf, placeKey, type Declaration, type FieldMap } from './fields.js';
+import { fieldsOf, locationOf, placeKey, type Declaration, type FieldMap, type Place } from './fields.js';
 
 /**
  * Which conversion rules apply where, for one pair of releases (a newer one whose handlers answer, an older one a
@@ -173,10 +173,30 @@ function fieldCache(pair: ReleasePair): (release: Release, tool: string, side: S
   };
 }
 
-/** The places of `fields` whose declarations include one of `locations`. */
+/** The places of `fields` whose declarations include one of `locations`, in the map's order. */
 function placesCiting(fields: FieldMap, locations: readonly string[]): string[][] {
-  const wanted = new Set(locations);
-  return [...fields.values()].filter((p) => p.declarations.some((d) => wanted.has(locationOf(d)))).map((p) => [...p.path]);
+  const index = citedAt(fields);
+  const hit = new Set<Place>();
+  for (const l of locations) for (const p of index.get(l) ?? []) hit.add(p);
+  return hit.size === 0 ? [] : [...fields.values()].filter((p) => hit.has(p)).map((p) => [...p.path]);
+}
+
+/** Each declaration's location and the places it declares, made once per field map (asked for every rule and tool). */
+const citations = new WeakMap<FieldMap, Map<string, Place[]>>();
+function citedAt(fields: FieldMap): Map<string, Place[]> {
+  let index = citations.get(fields);
+  if (index === undefined) {
+    citations.set(fields, (index = new Map()));
+    for (const p of fields.values()) {
+      for (const d of p.declarations) {
+        const l = locationOf(d);
+        const list = index.get(l);
+        if (list === undefined) index.set(l, [p]);
+        else if (list[list.length - 1] !== p) list.push(p);
+      }
+    }
+  }
+  return index;
 }
 
 const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => t === b[i]);
