@@ -2,11 +2,11 @@
 // adcp-codegen runtime modules a valid call never reaches (runtime/*.ts compiled), loaded by index.js on first use.
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/issues/arm-cost.ts 57deb4487b9e2da7, runtime/issues/collection.ts 2dda9c5b5ae25415,
-//     runtime/issues/condition-switch.ts 94de3a6fa13dcbc7, runtime/issues/controller-rejection.ts 4276b731c1de9503,
+//     runtime/issues/condition-switch.ts 0614c156702d3395, runtime/issues/controller-rejection.ts 4276b731c1de9503,
 //     runtime/issues/explain-not.ts bd2460753fc39e52, runtime/issues/finding.ts e433e04e622bf32a,
-//     runtime/issues/issue-collect.ts 194366b4b562a6fb, runtime/issues/issue-text.ts 5b97b7522c3a4372,
+//     runtime/issues/issue-collect.ts e7a262da532bc8f6, runtime/issues/issue-text.ts 5b97b7522c3a4372,
 //     runtime/issues/issue-tree.ts 0dd1f3a512a4e64b, runtime/issues/issue-wire.ts e7fdfab196987ed0,
-//     runtime/issues/pattern-example.ts 2523c5c40a65a1ec, runtime/issues/repair.ts 54d3a2e2b4c5fdfc,
+//     runtime/issues/pattern-example.ts 2523c5c40a65a1ec, runtime/issues/repair.ts 0f5bd47cea620ad0,
 //     runtime/issues/switch-values.ts 4a564499bdf77196, runtime/issues/union-arms.ts d77c6b480ec41568,
 //     runtime/issues/union-hint.ts 8017d1a9d434b6af
 "use strict";
@@ -169,8 +169,6 @@ const json_copy_js_1 = require("./wire/json-copy.js");
 const pointer_js_1 = require("./wire/pointer.js");
 function switchSite(error, data) {
     const { switch: names, switchAt, switchData = '', switchValues = [] } = error.params;
-    if (error.params.switchOwn === true)
-        return ownSite(error, data);
     if (!Array.isArray(names) || typeof switchAt !== 'string' || typeof switchData !== 'string' || !error.instancePath.endsWith(switchData))
         return undefined;
     if (names.some((n) => typeof n !== 'string'))
@@ -181,7 +179,7 @@ function switchSite(error, data) {
     const at = error.instancePath.slice(0, error.instancePath.length - switchData.length);
     const schemaPath = `${error.schemaPath.slice(0, cut)}/required`;
     const values = Array.isArray(switchValues) && names.length === 1 ? switchValues : [];
-    return { names: names, at, schemaPath, values, id: `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`, target: (0, finding_js_1.valueAt)(data, at) };
+    return { names: names, at, schemaPath, values, id: switchId(error, schemaPath, at), target: (0, finding_js_1.valueAt)(data, at) };
 }
 function ownSite(error, data) {
     const { switch: names, switchValues } = error.params;
@@ -194,18 +192,24 @@ function ownSite(error, data) {
         return undefined;
     const at = error.instancePath.slice(0, -step.length);
     const schemaPath = `${error.schemaPath.slice(0, cut)}/required`;
-    return { names: [name], at, schemaPath, values: switchValues, id: `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`, target: (0, finding_js_1.valueAt)(data, at), own: true };
+    return { names: [name], at, schemaPath, values: switchValues, id: switchId(error, schemaPath, at), target: (0, finding_js_1.valueAt)(data, at) };
+}
+function switchId(error, schemaPath, at) {
+    return `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`;
 }
 function switchOf(error, data) {
-    const site = switchSite(error, data);
+    const own = error.params.switchOwn === true;
+    const site = own ? ownSite(error, data) : switchSite(error, data);
     if (site === undefined)
         return {};
-    if ('own' in site) {
-        const { target, own: _own, ...rest } = site;
-        const given = (0, json_copy_js_1.isObject)(target) ? JSON.stringify(target[site.names[0]]) : undefined;
-        return given === undefined || site.values.some((v) => JSON.stringify(v) === given) ? {} : { refused: rest };
-    }
     const { target, ...rest } = site;
+    if (own) {
+        const name = site.names[0];
+        if (!(0, json_copy_js_1.isObject)(target) || !Object.prototype.hasOwnProperty.call(target, name))
+            return {};
+        const given = target[name];
+        return site.values.some((v) => (0, finding_js_1.sameJson)(v, given)) ? {} : { refused: rest };
+    }
     if ((0, json_copy_js_1.isObject)(target) && !site.names.some((n) => Object.prototype.hasOwnProperty.call(target, n)))
         return { vacuous: rest };
     return site.values.length === 0 ? {} : { within: site.id };
@@ -477,7 +481,7 @@ function resolve(ctx, copy, findings, sink) {
             continue;
         }
         if (!synthetic && !sink(f))
-            return repaired && f.arms === undefined && f.pick === undefined && UNIONS.has(f.issue.keyword);
+            return repaired && awaitsNextRun(f);
         if (f.conditions !== undefined && !synthetic)
             ctx.switches.push(f);
         if (f.pick !== undefined) {
@@ -502,13 +506,16 @@ function resolve(ctx, copy, findings, sink) {
                 return false;
         }
         const fixes = (0, repair_js_1.repair)(f, synthetic, (0, finding_js_1.valueAt)(copy.value, f.issue.pointer), (0, finding_js_1.siblingsOf)(copy.value, f.issue.pointer));
-        if (fixes === undefined && repaired && f.arms === undefined && UNIONS.has(f.issue.keyword))
+        if (fixes === undefined && repaired && awaitsNextRun(f))
             return true;
         if (fixes === undefined || !copy.apply(fixes))
             return false;
         repaired = true;
     }
     return true;
+}
+function awaitsNextRun(f) {
+    return f.arms === undefined && f.pick === undefined && UNIONS.has(f.issue.keyword);
 }
 
   },
@@ -1113,14 +1120,6 @@ const EMPTY = {
     null: () => null,
 };
 const NEXT_PLACEHOLDER = [() => null, () => ({}), () => [], () => '', () => 0, () => false];
-function sameText(v) {
-    try {
-        return JSON.stringify(v) ?? '';
-    }
-    catch {
-        return '';
-    }
-}
 function sameKind(a, b) {
     if (a === null || b === null)
         return a === b;
@@ -1137,8 +1136,8 @@ function repair(f, synthetic, current, siblings = []) {
             const allowed = f.issue.allowedValues;
             if (allowed === undefined || allowed.length === 0)
                 return undefined;
-            const taken = new Set(siblings.map(sameText));
-            return here(structuredClone(allowed.find((v) => !taken.has(sameText(v))) ?? allowed[0]));
+            const taken = new Set(siblings.map(issue_text_js_1.jsonOf));
+            return here(structuredClone(allowed.find((v) => !taken.has((0, issue_text_js_1.jsonOf)(v))) ?? allowed[0]));
         }
         case 'additionalProperties':
             return at === '' ? undefined : [{ pointer: at, remove: true }];

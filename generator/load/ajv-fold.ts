@@ -36,24 +36,27 @@ class Unknown extends Error {}
 /** Ajv's name for the error count. */
 const COUNT = 'errors';
 
-/** Folds one function: a dry run first, so a construct the analysis does not know leaves it untouched. */
+/**
+ * Folds one function. The walk only notes its edits; they are made once it is done, so a construct the analysis does
+ * not know, met anywhere, leaves the function untouched.
+ */
 export function foldFunction(fn: AstNode): boolean {
+  const edits: (() => void)[] = [];
   try {
-    block(fn.nodes ?? [], EMPTY, { rewrite: false, breaks: undefined, consts: new Map() });
+    block(fn.nodes ?? [], EMPTY, { edits, breaks: undefined, consts: new Map() });
   } catch (e) {
     if (e instanceof Unknown) return false;
     throw e;
   }
-  const ctx: Walk = { rewrite: true, breaks: undefined, changed: false, consts: new Map() };
-  block(fn.nodes ?? [], EMPTY, ctx);
-  return ctx.changed === true;
+  for (const edit of edits) edit();
+  return edits.length > 0;
 }
 
 interface Walk {
-  readonly rewrite: boolean;
+  /** Where the walk notes its edits; none for a pass over a loop's body that only finds its entry facts. */
+  readonly edits: (() => void)[] | undefined;
   /** Facts at the `break`s of the innermost loop. */
   breaks: Facts | null | undefined;
-  changed?: boolean;
   /** What each `const` declared so far in this walk holds, when known (0 or `true`). */
   readonly consts: Map<string, 0 | true>;
   /** The walk around a loop's body: the constants declared before the loop. */
@@ -128,10 +131,7 @@ function assign(name: string, node: AstNode, f: Facts, ctx: Walk): Facts {
   let out = forgetNames(forget(f, rhs), [name]);
   if (rhs === undefined) return out;
   const value = valueOf(rhs, f, ctx);
-  if (value === true && rhs !== true && ctx.rewrite) {
-    node.rhs = true;
-    ctx.changed = true;
-  }
+  if (value === true && rhs !== true) ctx.edits?.push(() => (node.rhs = true));
   const constant = node.constructor.name === 'Def' && String((node as unknown as { varKind?: unknown }).varKind) === 'const';
   if (constant && (value === 0 || value === true)) ctx.consts.set(name, value);
   else if (value === 0) out = { ...out, zero: plus(out.zero, name) };
@@ -145,10 +145,7 @@ function assign(name: string, node: AstNode, f: Facts, ctx: Walk): Facts {
 function branch(node: AstNode, f: Facts, ctx: Walk): Facts | null {
   const c = valueOf(node.condition, f, ctx);
   const known = c === true ? true : c === false ? false : undefined;
-  if (known !== undefined && typeof node.condition !== 'boolean' && ctx.rewrite) {
-    node.condition = known;
-    ctx.changed = true;
-  }
+  if (known !== undefined && typeof node.condition !== 'boolean') ctx.edits?.push(() => (node.condition = known));
   const cond = forget(f, node.condition);
   const then = known === false ? null : block(node.nodes ?? [], cond, ctx);
   let other: Facts | null;
@@ -169,14 +166,13 @@ function loop(node: AstNode, f: Facts, ctx: Walk): Facts | null {
   entry = forgetNames(entry, loopNames(node));
   for (let pass = 0; ; pass++) {
     if (pass > 16) throw new Unknown();
-    const dry: Walk = { rewrite: false, breaks: null, consts: new Map(), outer: ctx };
+    const dry: Walk = { edits: undefined, breaks: null, consts: new Map(), outer: ctx };
     const next = merge(entry, block(node.nodes ?? [], entry, dry))!;
     if (same(next, entry)) break;
     entry = next;
   }
-  const inner: Walk = { rewrite: ctx.rewrite, breaks: null, consts: new Map(), outer: ctx };
+  const inner: Walk = { edits: ctx.edits, breaks: null, consts: new Map(), outer: ctx };
   const out = block(node.nodes ?? [], entry, inner);
-  if (inner.changed === true) ctx.changed = true;
   return merge(merge(entry, out), inner.breaks ?? null);
 }
 

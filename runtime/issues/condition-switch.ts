@@ -6,7 +6,7 @@
  * (issue-collect.ts). Copied into the generated output with the rest of the runtime.
  */
 import type { AjvErrorObject } from '../artifacts/contract.js';
-import { valueAt } from './finding.js';
+import { sameJson, valueAt } from './finding.js';
 import { isObject } from '../wire/json-copy.js';
 import { escapeToken } from '../wire/pointer.js';
 
@@ -30,7 +30,6 @@ export type VacuousSwitch = SwitchSite;
  */
 function switchSite(error: AjvErrorObject, data: unknown): (SwitchSite & { readonly target: unknown }) | undefined {
   const { switch: names, switchAt, switchData = '', switchValues = [] } = error.params;
-  if (error.params.switchOwn === true) return ownSite(error, data);
   if (!Array.isArray(names) || typeof switchAt !== 'string' || typeof switchData !== 'string' || !error.instancePath.endsWith(switchData)) return undefined;
   if (names.some((n) => typeof n !== 'string')) return undefined;
   const cut = error.schemaPath.lastIndexOf(switchAt);
@@ -38,14 +37,14 @@ function switchSite(error: AjvErrorObject, data: unknown): (SwitchSite & { reado
   const at = error.instancePath.slice(0, error.instancePath.length - switchData.length);
   const schemaPath = `${error.schemaPath.slice(0, cut)}/required`;
   const values = Array.isArray(switchValues) && names.length === 1 ? switchValues : [];
-  return { names: names as string[], at, schemaPath, values, id: `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`, target: valueAt(data, at) };
+  return { names: names as string[], at, schemaPath, values, id: switchId(error, schemaPath, at), target: valueAt(data, at) };
 }
 
 /**
  * The switch of an error its one property's own schema made (`switchOwn`: `scenario` not a string), at that property:
  * the object is its parent, the object's `required` beside the property's schema.
  */
-function ownSite(error: AjvErrorObject, data: unknown): (SwitchSite & { readonly target: unknown; readonly own: true }) | undefined {
+function ownSite(error: AjvErrorObject, data: unknown): (SwitchSite & { readonly target: unknown }) | undefined {
   const { switch: names, switchValues } = error.params;
   if (!Array.isArray(names) || names.length !== 1 || typeof names[0] !== 'string' || !Array.isArray(switchValues)) return undefined;
   const name = names[0];
@@ -54,7 +53,12 @@ function ownSite(error: AjvErrorObject, data: unknown): (SwitchSite & { readonly
   if (cut < 0 || !error.instancePath.endsWith(step)) return undefined;
   const at = error.instancePath.slice(0, -step.length);
   const schemaPath = `${error.schemaPath.slice(0, cut)}/required`;
-  return { names: [name], at, schemaPath, values: switchValues, id: `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`, target: valueAt(data, at), own: true };
+  return { names: [name], at, schemaPath, values: switchValues, id: switchId(error, schemaPath, at), target: valueAt(data, at) };
+}
+
+/** A switch's identity within a run: the definitions its error passed through, its `required`, its object. */
+function switchId(error: AjvErrorObject, schemaPath: string, at: string): string {
+  return `switch|${Array.isArray(error.via) ? error.via.join('>') : ''}|${schemaPath}|${at}`;
 }
 
 /**
@@ -63,15 +67,17 @@ function ownSite(error: AjvErrorObject, data: unknown): (SwitchSite & { readonly
  * made in the branch of the value the caller gave).
  */
 export function switchOf(error: AjvErrorObject, data: unknown): { readonly vacuous?: VacuousSwitch; readonly refused?: VacuousSwitch; readonly within?: string } {
-  const site = switchSite(error, data);
+  const own = error.params.switchOwn === true;
+  const site = own ? ownSite(error, data) : switchSite(error, data);
   if (site === undefined) return {};
-  if ('own' in site) {
-    // A value the property refuses, none of the tested ones: no branch applied (one that is a tested value did).
-    const { target, own: _own, ...rest } = site;
-    const given = isObject(target) ? JSON.stringify(target[site.names[0]!]) : undefined;
-    return given === undefined || site.values.some((v) => JSON.stringify(v) === given) ? {} : { refused: rest };
-  }
   const { target, ...rest } = site;
+  if (own) {
+    // A value the property refuses, none of the tested ones: no branch applied (one that is a tested value did).
+    const name = site.names[0]!;
+    if (!isObject(target) || !Object.prototype.hasOwnProperty.call(target, name)) return {};
+    const given = target[name];
+    return site.values.some((v) => sameJson(v, given)) ? {} : { refused: rest };
+  }
   if (isObject(target) && !site.names.some((n) => Object.prototype.hasOwnProperty.call(target, n))) return { vacuous: rest };
   return site.values.length === 0 ? {} : { within: site.id };
 }

@@ -104,7 +104,7 @@ function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink
     }
     // A union's summary reported before, met again after this run's earlier findings were got past: those may be
     // what fails it (an array of assets, each item's own defects first), so the next run says whether it still fails.
-    if (!synthetic && !sink(f)) return repaired && f.arms === undefined && f.pick === undefined && UNIONS.has(f.issue.keyword);
+    if (!synthetic && !sink(f)) return repaired && awaitsNextRun(f);
     // A missing switch: what each of its values would require is asked once the caller's other defects are found.
     if (f.conditions !== undefined && !synthetic) ctx.switches.push(f);
     if (f.pick !== undefined) {
@@ -125,9 +125,17 @@ function resolve(ctx: Collection, copy: Copy, findings: readonly Finding[], sink
     const fixes = repair(f, synthetic, valueAt(copy.value, f.issue.pointer), siblingsOf(copy.value, f.issue.pointer));
     // A union's summary with nothing to repair of its own, after this run's earlier findings were got past: those
     // were what failed it (a discriminator the pick filled in), so the next run says whether it still fails.
-    if (fixes === undefined && repaired && f.arms === undefined && UNIONS.has(f.issue.keyword)) return true;
+    if (fixes === undefined && repaired && awaitsNextRun(f)) return true;
     if (fixes === undefined || !copy.apply(fixes)) return false;
     repaired = true;
   }
   return true;
+}
+
+/**
+ * A union's summary with nothing of its own to repair (no arms told apart, no pick): what failed it may be findings
+ * this run already got past, so the next run is the one to say whether it still fails.
+ */
+function awaitsNextRun(f: Finding): boolean {
+  return f.arms === undefined && f.pick === undefined && UNIONS.has(f.issue.keyword);
 }

@@ -5,7 +5,7 @@
  * format or pattern it names, a length or bound it states). Copied into the generated output with the runtime.
  */
 import type { Finding } from './finding.js';
-import { typesOf } from './issue-text.js';
+import { jsonOf, typesOf } from './issue-text.js';
 import { patternExample } from './pattern-example.js';
 import { escapeToken, unescapeToken } from '../wire/pointer.js';
 
@@ -48,15 +48,6 @@ const EMPTY: Readonly<Record<string, () => unknown>> = {
 /** The placeholders tried in turn where a `not` refuses the one there: null first (what a missing value starts as). */
 const NEXT_PLACEHOLDER: readonly (() => unknown)[] = [() => null, () => ({}), () => [], () => '', () => 0, () => false];
 
-/** A value's JSON text: equal for values `uniqueItems` counts as duplicates (enum values, mostly strings). */
-function sameText(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? '';
-  } catch {
-    return '';
-  }
-}
-
 function sameKind(a: unknown, b: unknown): boolean {
   if (a === null || b === null) return a === b;
   return typeof a === typeof b && Array.isArray(a) === Array.isArray(b);
@@ -81,8 +72,8 @@ export function repair(f: Finding, synthetic: boolean, current: unknown, sibling
       if (allowed === undefined || allowed.length === 0) return undefined;
       // An item of an array takes an allowed value none of the others holds: the first one may already be there, and
       // a duplicate under `uniqueItems` would be the repair's own defect, met again at each run (the arm lost).
-      const taken = new Set(siblings.map(sameText));
-      return here(structuredClone(allowed.find((v) => !taken.has(sameText(v))) ?? allowed[0]));
+      const taken = new Set(siblings.map(jsonOf));
+      return here(structuredClone(allowed.find((v) => !taken.has(jsonOf(v))) ?? allowed[0]));
     }
     case 'additionalProperties':
       return at === '' ? undefined : [{ pointer: at, remove: true }];

@@ -98,35 +98,28 @@ export class UnitSplitter {
       taken.add(name);
       return name;
     };
-    const hoisted = new Map<string, string>(); // JSON of a hoisted schema value → local name
+    // A value bound once per unit by its text (`<prefix>_<n>`): every place naming the same value reads one binding.
+    const boundBy = (prefix: string): ((code: string) => string) => {
+      const locals = new Map<string, string>();
+      return (code) => {
+        let local = locals.get(code);
+        if (local === undefined) {
+          locals.set(code, (local = fresh(`${prefix}_${locals.size + 1}`)));
+          bindings.push({ kind: 'const', local, code });
+        }
+        return local;
+      };
+    };
+    const schemaValue = boundBy('schema'); // the value Ajv's code reads of a schema
     const hints = unionHints(location, this.graph);
     const branches = conditionSites(location);
     const conditions = conditionHints(branches);
     const usedHints = new Map<UnionHint, string>();
-    // A condition's switch values, one binding per list: every error of the object's conditions names the same one.
-    const valueLists = new Map<string, string>();
-    const switchValues = (site: { readonly values: readonly unknown[] }): string => {
-      if (site.values.length === 0) return '';
-      const code = jsLiteral(site.values);
-      let local = valueLists.get(code);
-      if (local === undefined) {
-        valueLists.set(code, (local = fresh(`switch_values_${valueLists.size + 1}`)));
-        bindings.push({ kind: 'const', local, code });
-      }
-      return `,switchValues:${local}`;
-    };
-    // The names each arm of an undiscriminated union declares, one binding per list.
-    const nameLists = new Map<string, string>();
-    const armNames = (names: readonly (readonly string[] | null)[] | undefined): string => {
-      if (names === undefined) return '';
-      const code = jsLiteral(names);
-      let local = nameLists.get(code);
-      if (local === undefined) {
-        nameLists.set(code, (local = fresh(`arm_names_${nameLists.size + 1}`)));
-        bindings.push({ kind: 'const', local, code });
-      }
-      return `,names:${local}`;
-    };
+    // A condition's switch values, and the names each arm of an undiscriminated union declares: one binding per list.
+    const switchValueList = boundBy('switch_values');
+    const armNameList = boundBy('arm_names');
+    const switchValues = (site: { readonly values: readonly unknown[] }): string => (site.values.length === 0 ? '' : `,switchValues:${switchValueList(jsLiteral(site.values))}`);
+    const armNames = (names: readonly (readonly string[] | null)[] | undefined): string => (names === undefined ? '' : `,names:${armNameList(jsLiteral(names))}`);
     // Splices `hint` into the params of the error literal whose `params:{` opens at j (the tokens up to it first).
     const splice = (i: number, j: number, hint: string): void => {
       for (let k = i; k <= j; k++) out.push(tokens[k]!.text);
@@ -211,14 +204,7 @@ export class UnitSplitter {
           if (v === NOT_DATA) break;
           chosen = { value: v, end: step.end };
         }
-        const json = jsLiteral(chosen.value);
-        let local = hoisted.get(json);
-        if (local === undefined) {
-          local = fresh(`schema_${hoisted.size + 1}`);
-          hoisted.set(json, local);
-          bindings.push({ kind: 'const', local, code: json });
-        }
-        out.push(local);
+        out.push(schemaValue(jsLiteral(chosen.value)));
         i = chosen.end - 1;
         continue;
       }
