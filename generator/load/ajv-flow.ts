@@ -39,6 +39,7 @@ const names = require('ajv/dist/compile/names').default as { vErrors: unknown };
 interface CodeGenLike {
   optimize(n?: number): void;
   readonly _extScope: object;
+  readonly _constants: object;
   readonly _root: AstNode;
   assign(lhs: unknown, rhs: unknown): CodeGenLike;
   return(value: unknown): CodeGenLike;
@@ -88,13 +89,23 @@ export function foldControlFlow(ajv: Ajv, keywords: readonly string[] = []): voi
     failResult.call(this, condition, successAction, failAction);
   };
   const optimize = codegen.CodeGen.prototype.optimize;
-  codegen.CodeGen.prototype.optimize = function (this: CodeGenLike, n?: number) {
-    optimize.call(this, n);
-    if (!folded.has(this._extScope)) return;
+  codegen.CodeGen.prototype.optimize = function (this: CodeGenLike, n = 1) {
+    if (!folded.has(this._extScope)) return optimize.call(this, n);
+    // Ajv's optimize, its names counted in one walk (namesOf).
+    const root = this._root as unknown as OptimizableRoot;
+    while (n-- > 0) {
+      root.optimizeNodes();
+      root.optimizeNames(namesOf(this._root), this._constants);
+    }
     let changed = false;
     for (const node of this._root.nodes ?? []) if (node.constructor.name === 'Func') changed = foldFunction(node) || changed;
     if (changed) sweep(this._root);
   };
+}
+
+interface OptimizableRoot {
+  optimizeNodes(): unknown;
+  optimizeNames(names: Record<string, number>, constants: object): unknown;
 }
 
 /** Ajv's own locals the folding leaves unread: its count's copies and its flags. */
@@ -109,28 +120,43 @@ const FLAG = /^(?:_errs|valid|_valid)\d+$/;
 function sweep(root: AstNode): void {
   for (let pass = 0; pass < 4; pass++) {
     (root as unknown as { optimizeNodes(): unknown }).optimizeNodes();
-    const reads = new Map<string, number>();
-    count(root, reads);
-    if (!drop(root, reads)) return;
+    if (!drop(root, namesOf(root))) return;
   }
 }
 
-/** How often each name is read: in every expression, but the left side of an assignment to a plain name. */
-function count(node: AstNode, reads: Map<string, number>): void {
-  const add = (expr: unknown): void => {
-    const names = (expr as { names?: Record<string, number> } | null)?.names;
-    if (typeof expr !== 'object' || expr === null || names === undefined) return;
-    for (const n in names) reads.set(n, (reads.get(n) ?? 0) + names[n]!);
+/** The expressions an Ajv block node reads besides its children's (`get names` of If, ForLoop, ForRange, ForIter). */
+const BLOCK_EXPRESSIONS = ['condition', 'iteration', 'from', 'to', 'iterable'] as const;
+/** The blocks an Ajv block node carries beside its children (If's `else`, Try's `catch` and `finally`). */
+const BLOCK_BRANCHES = ['else', 'catch', 'finally'] as const;
+
+/**
+ * How often each name of a tree is read, as Ajv's `names` getters count it (an assignment's plain left side is not a
+ * read; a leaf answers for itself), into one table: Ajv's getter builds a table per block and copies it into its
+ * parent's at every level, and that copying was half a second of a cold generation.
+ */
+function namesOf(node: AstNode, into: Record<string, number> = {}): Record<string, number> {
+  const add = (names: Record<string, number> | undefined): void => {
+    for (const n in names) into[n] = (into[n] ?? 0) + (names[n] ?? 0);
   };
-  const parts = node as unknown as Record<string, unknown>;
-  for (const key of ['rhs', 'condition', 'code', 'iteration', 'from', 'to', 'iterable', 'error', 'args']) add(parts[key]);
-  if (parts.lhs !== undefined && !isName(parts.lhs)) add(parts.lhs);
-  for (const child of node.nodes ?? []) count(child, reads);
-  if (node.else !== undefined) count(node.else, reads);
+  if (node.nodes === undefined) {
+    add(node.names);
+    return into;
+  }
+  for (const child of node.nodes) namesOf(child, into);
+  const parts = node as unknown as Record<string, { names?: Record<string, number> } | AstNode | undefined>;
+  for (const key of BLOCK_EXPRESSIONS) {
+    const expr = parts[key];
+    if (typeof expr === 'object' && expr !== null) add(expr.names);
+  }
+  for (const key of BLOCK_BRANCHES) {
+    const branch = parts[key] as AstNode | undefined;
+    if (branch !== undefined) namesOf(branch, into);
+  }
+  return into;
 }
 
 /** Drops the declarations and assignments of unread flags whose value has no effect; whether it dropped any. */
-function drop(node: AstNode, reads: ReadonlyMap<string, number>): boolean {
+function drop(node: AstNode, reads: Readonly<Record<string, number>>): boolean {
   let dropped = false;
   const nodes = node.nodes;
   if (nodes !== undefined) {
@@ -138,7 +164,7 @@ function drop(node: AstNode, reads: ReadonlyMap<string, number>): boolean {
       const child = nodes[i]!;
       const kind = child.constructor.name;
       const name = kind === 'Def' ? child.name?.str : kind === 'Assign' && isName(child.lhs) ? child.lhs.str : undefined;
-      if (name !== undefined && FLAG.test(name) && (reads.get(name) ?? 0) === 0 && pure(child.rhs)) {
+      if (name !== undefined && FLAG.test(name) && (reads[name] ?? 0) === 0 && pure(child.rhs)) {
         nodes.splice(i, 1);
         dropped = true;
       } else if (drop(child, reads)) dropped = true;
