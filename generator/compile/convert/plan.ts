@@ -74,7 +74,7 @@ export function filesFor(pair: ReleasePair, files: readonly ConversionRuleFile[]
 /** Plans the rules of `files` written for this pair over `tools` (tools both releases serve). */
 export function planConversions(pair: ReleasePair, files: readonly ConversionRuleFile[], tools: readonly string[]): ConversionPlan {
   const own = filesFor(pair, files);
-  const fields = fieldCache(pair);
+  const fields = (release: Release, tool: string, side: Side): FieldMap => fieldsOf(release, sidePaths(release.tools.get(tool)!, side));
   const skipped: SkippedConversion[] = [];
   const steps = new Map<string, { responses: Step[]; requests: Step[] }>(tools.map((t) => [t, { responses: [], requests: [] }]));
   for (const file of own) {
@@ -160,17 +160,6 @@ function declares(release: Release, location: string): boolean {
   const pointer = location.slice(hash + 1);
   const tokens = parsePointer(pointer);
   return tokens.length >= 2 && tokens[tokens.length - 2] === 'properties' && isPlainObject(getAtPointer(file.schema, pointer));
-}
-
-/** Each side of each tool walked once per plan. */
-function fieldCache(pair: ReleasePair): (release: Release, tool: string, side: Side) => FieldMap {
-  const memo = new Map<string, FieldMap>();
-  return (release, tool, side) => {
-    const key = `${release === pair.newer ? 'n' : 'o'}\0${tool}\0${side}`;
-    let m = memo.get(key);
-    if (m === undefined) memo.set(key, (m = fieldsOf(release, sidePaths(release.tools.get(tool)!, side))));
-    return m;
-  };
 }
 
 /** The places of `fields` whose declarations include one of `locations`, in the map's order. */
