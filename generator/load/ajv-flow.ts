@@ -126,6 +126,8 @@ function sweep(root: AstNode): void {
 
 /** The expressions an Ajv block node reads besides its children's (`get names` of If, ForLoop, ForRange, ForIter). */
 const BLOCK_EXPRESSIONS = ['condition', 'iteration', 'from', 'to', 'iterable'] as const;
+/** The expressions an Ajv leaf node reads (`get names` of Def, Assign, AnyCode, Throw); an assignment's left side too, unless a plain name. */
+const LEAF_EXPRESSIONS = ['rhs', 'code', 'error'] as const;
 /** The blocks an Ajv block node carries beside its children (If's `else`, Try's `catch` and `finally`). */
 const BLOCK_BRANCHES = ['else', 'catch', 'finally'] as const;
 
@@ -135,24 +137,26 @@ const BLOCK_BRANCHES = ['else', 'catch', 'finally'] as const;
  * parent's at every level, and that copying was half a second of a cold generation.
  */
 function namesOf(node: AstNode, into: Record<string, number> = {}): Record<string, number> {
-  const add = (names: Record<string, number> | undefined): void => {
-    for (const n in names) into[n] = (into[n] ?? 0) + (names[n] ?? 0);
-  };
+  const parts = node as unknown as Readonly<Record<string, unknown>>;
   if (node.nodes === undefined) {
-    add(node.names);
+    // A leaf's getter, without its copy of the table (Assign's): Def, Assign and AssignOp, AnyCode, Throw.
+    for (const key of LEAF_EXPRESSIONS) addNamesOf(parts[key], into);
+    if (node.lhs !== undefined && !isName(node.lhs)) addNamesOf(node.lhs, into);
     return into;
   }
   for (const child of node.nodes) namesOf(child, into);
-  const parts = node as unknown as Record<string, { names?: Record<string, number> } | AstNode | undefined>;
-  for (const key of BLOCK_EXPRESSIONS) {
-    const expr = parts[key];
-    if (typeof expr === 'object' && expr !== null) add(expr.names);
-  }
+  for (const key of BLOCK_EXPRESSIONS) addNamesOf(parts[key], into);
   for (const key of BLOCK_BRANCHES) {
     const branch = parts[key] as AstNode | undefined;
     if (branch !== undefined) namesOf(branch, into);
   }
   return into;
+}
+
+/** An expression's names (Ajv's `_Code` and `Name` keep theirs) added to `into`; anything else reads none. */
+function addNamesOf(expr: unknown, into: Record<string, number>): void {
+  const names = typeof expr === 'object' && expr !== null ? (expr as { names?: Record<string, number> }).names : undefined;
+  for (const n in names) into[n] = (into[n] ?? 0) + (names[n] ?? 0);
 }
 
 /** Drops the declarations and assignments of unread flags whose value has no effect; whether it dropped any. */
