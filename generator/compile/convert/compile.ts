@@ -27,7 +27,7 @@ export function compileConversions(plan: ConversionPlan): EmittedFile[] {
   const declarations: { conversion: ToolConversion; gaps: string[] }[] = [];
   for (const conversion of plan.tools) {
     if (!/^[a-z_][a-z0-9_]*$/.test(conversion.tool)) throw new CodegenError(`${newer.label}/manifest.json`, `/tools/${conversion.tool}`, 'a tool name converted between releases must be a snake_case identifier');
-    declarations.push({ conversion, gaps: requestGaps(newer, older, conversion.tool) });
+    declarations.push({ conversion, gaps: requestGaps(newer, older, conversion.tool, plan.walk) });
     if (conversion.responses.length === 0 && conversion.requests.length === 0) {
       modules.push([conversion.tool, relativeTo(index, IDENTITY_PATH)]);
       continue;

@@ -1,5 +1,5 @@
 import type { Release, ToolDef } from '../../load/index.js';
-import { factsOf, fieldsOf, locationOf, placeKey, type Facts, type FieldMap, type Place } from './fields.js';
+import { factsOf, fieldsOf, locationOf, placeKey, type Facts, type FieldMap, type FieldWalk, type Place } from './fields.js';
 
 /**
  * What changed between two releases where a conversion may be needed: the *candidates* for conversion rules. The
@@ -63,7 +63,7 @@ export function sidePaths(tool: ToolDef, side: Side): string[] {
 }
 
 /** Candidates between `newer` and `older` over `tools` (default: every tool both serve). */
-export function diffReleases(newer: Release, older: Release, tools?: readonly string[]): ReleaseDiff {
+export function diffReleases(newer: Release, older: Release, tools?: readonly string[], walk: FieldWalk = fieldsOf): ReleaseDiff {
   const available = (r: Release, t: string): boolean => r.tools.has(t) && !r.unavailable.has(t);
   const names = (tools ?? [...newer.tools.keys()]).filter((t) => available(newer, t) && available(older, t)).sort();
   const found = new Map<string, Candidate>();
@@ -75,8 +75,8 @@ export function diffReleases(newer: Release, older: Release, tools?: readonly st
   };
   for (const tool of names) {
     for (const side of ['response', 'request'] as const) {
-      const n = fieldsOf(newer, sidePaths(newer.tools.get(tool)!, side));
-      const o = fieldsOf(older, sidePaths(older.tools.get(tool)!, side));
+      const n = walk(newer, sidePaths(newer.tools.get(tool)!, side));
+      const o = walk(older, sidePaths(older.tools.get(tool)!, side));
       compareTool(newer, older, tool, side, n, o, add);
     }
   }

@@ -44,24 +44,32 @@ export function locationOf(d: { readonly file: SchemaFile; readonly pointer: str
 /** Places deeper than this are not followed: no AdCP body nests a field that far, and recursion stops here too. */
 const MAX_DEPTH = 24;
 
-/** Each release's field maps by the paths walked: the planner, the diff and the request gaps read the same ones. */
-const walked = new WeakMap<Release, Map<string, FieldMap>>();
+/** How a field map is had: walked (fieldsOf), or kept from an earlier walk (fieldWalks). */
+export type FieldWalk = (release: Release, paths: readonly string[]) => FieldMap;
+
+/**
+ * fieldsOf, each release and paths walked once for as long as the returned function is kept: a pair's plan keeps
+ * one, and its diff and request gaps read the same maps (the maps of every tool kept for a whole generation were
+ * ~40 MB more at its peak).
+ */
+export function fieldWalks(): FieldWalk {
+  const walked = new Map<Release, Map<string, FieldMap>>();
+  return (release, paths) => {
+    let byPaths = walked.get(release);
+    if (byPaths === undefined) walked.set(release, (byPaths = new Map()));
+    const key = paths.join('\0');
+    let fields = byPaths.get(key);
+    if (fields === undefined) byPaths.set(key, (fields = fieldsOf(release, paths)));
+    return fields;
+  };
+}
 
 /**
  * Every place the schemas at `paths` (a tool's response and async responses, or its request) declare. `$ref`s are
  * followed where the release's schema graph resolved them; a definition that recurses (a product's child products)
- * is entered once per path, so the walk ends. Walked once per release and paths: callers only read the map.
+ * is entered once per path, so the walk ends.
  */
 export function fieldsOf(release: Release, paths: readonly string[]): FieldMap {
-  let byPaths = walked.get(release);
-  if (byPaths === undefined) walked.set(release, (byPaths = new Map()));
-  const key = paths.join('\0');
-  let fields = byPaths.get(key);
-  if (fields === undefined) byPaths.set(key, (fields = walkFields(release, paths)));
-  return fields;
-}
-
-function walkFields(release: Release, paths: readonly string[]): FieldMap {
   const places = new Map<string, Place>();
   // A place's key is its path's (placeKey), carried down the walk rather than rebuilt at every node.
   const placeAt = (path: readonly string[], key: string): Place => {

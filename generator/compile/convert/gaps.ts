@@ -1,6 +1,6 @@
 import type { Release } from '../../load/index.js';
 import type { ConversionPlan } from './plan.js';
-import { fieldsOf, placeKey } from './fields.js';
+import { fieldsOf, placeKey, type FieldWalk } from './fields.js';
 
 /**
  * The request fields a handler written in the newer release's shape may find missing when the buyer pinned the
@@ -10,9 +10,9 @@ import { fieldsOf, placeKey } from './fields.js';
  * the generated types make exactly these optional in the handler's arguments (runtime `Relax`). A superset is safe:
  * the types only ever ask the handler to cope with an absence.
  */
-export function requestGaps(newer: Release, older: Release, tool: string): string[] {
-  const n = fieldsOf(newer, [newer.tools.get(tool)!.requestSchema]);
-  const o = fieldsOf(older, [older.tools.get(tool)!.requestSchema]);
+export function requestGaps(newer: Release, older: Release, tool: string, walk: FieldWalk = fieldsOf): string[] {
+  const n = walk(newer, [newer.tools.get(tool)!.requestSchema]);
+  const o = walk(older, [older.tools.get(tool)!.requestSchema]);
   const gaps = new Set<string>();
   for (const place of n.values()) {
     const older = o.get(placeKey(place.path));

@@ -1,7 +1,7 @@
 import type { ConversionRule, ConversionRuleFile, ConversionWaiver, JsonValue, Release } from '../../load/index.js';
 import { getAtPointer, isPlainObject, parsePointer } from '../../shared/index.js';
 import { diffReleases, sidePaths, type Candidate, type Occurrence, type ReleaseDiff, type Side } from './diff.js';
-import { fieldsOf, locationOf, placeKey, type Declaration, type FieldMap, type Place } from './fields.js';
+import { fieldWalks, locationOf, placeKey, type Declaration, type FieldMap, type FieldWalk, type Place } from './fields.js';
 
 /**
  * Which conversion rules apply where, for one pair of releases (a newer one whose handlers answer, an older one a
@@ -59,6 +59,8 @@ export interface ConversionPlan extends ReleasePair {
   /** The rule files written for this pair (by release precision). */
   readonly files: readonly ConversionRuleFile[];
   readonly skipped: readonly SkippedConversion[];
+  /** The field maps the plan was made from, for its diff and request gaps to read again. */
+  readonly walk: FieldWalk;
 }
 
 /** `3.2` for 3.2.0-beta.5: how rule files name a release. */
@@ -74,7 +76,8 @@ export function filesFor(pair: ReleasePair, files: readonly ConversionRuleFile[]
 /** Plans the rules of `files` written for this pair over `tools` (tools both releases serve). */
 export function planConversions(pair: ReleasePair, files: readonly ConversionRuleFile[], tools: readonly string[]): ConversionPlan {
   const own = filesFor(pair, files);
-  const fields = (release: Release, tool: string, side: Side): FieldMap => fieldsOf(release, sidePaths(release.tools.get(tool)!, side));
+  const walk = fieldWalks();
+  const fields = (release: Release, tool: string, side: Side): FieldMap => walk(release, sidePaths(release.tools.get(tool)!, side));
   const skipped: SkippedConversion[] = [];
   const steps = new Map<string, { responses: Step[]; requests: Step[] }>(tools.map((t) => [t, { responses: [], requests: [] }]));
   for (const file of own) {
@@ -106,7 +109,7 @@ export function planConversions(pair: ReleasePair, files: readonly ConversionRul
       if (placed === 0 && rule.tools === undefined && problems.length > 0) skipped.push({ rule: rule.id, file: rule.file, tool: '*', reason: `its declarations line up in none of the tools reaching them: ${problems.slice(0, 2).join('; ')}` });
     }
   }
-  return { ...pair, files: own, skipped, tools: tools.map((tool) => ({ tool, ...steps.get(tool)! })) };
+  return { ...pair, files: own, skipped, walk, tools: tools.map((tool) => ({ tool, ...steps.get(tool)! })) };
 }
 
 /**
@@ -114,7 +117,7 @@ export function planConversions(pair: ReleasePair, files: readonly ConversionRul
  * places it reads and writes, where it cites the candidate's declaration; a waiver covers its declaration (for
  * its tools, or everywhere).
  */
-export function uncoveredCandidates(plan: ConversionPlan, diff: ReleaseDiff = diffReleases(plan.newer, plan.older, plan.tools.map((t) => t.tool))): UncoveredCandidate[] {
+export function uncoveredCandidates(plan: ConversionPlan, diff: ReleaseDiff = diffReleases(plan.newer, plan.older, plan.tools.map((t) => t.tool), plan.walk)): UncoveredCandidate[] {
   return candidateCoverage(plan, diff)
     .map((c) => ({ candidate: c.candidate, occurrences: c.occurrences.filter((o) => o.by === undefined).map((o) => o.occurrence) }))
     .filter((u) => u.occurrences.length > 0);
@@ -126,7 +129,7 @@ export interface CandidateCoverage {
   readonly occurrences: readonly { readonly occurrence: Occurrence; readonly by?: string }[];
 }
 
-export function candidateCoverage(plan: ConversionPlan, diff: ReleaseDiff = diffReleases(plan.newer, plan.older, plan.tools.map((t) => t.tool))): CandidateCoverage[] {
+export function candidateCoverage(plan: ConversionPlan, diff: ReleaseDiff = diffReleases(plan.newer, plan.older, plan.tools.map((t) => t.tool), plan.walk)): CandidateCoverage[] {
   const waivers = plan.files.flatMap((f) => f.waivers);
   const coveredBy = (c: Candidate, o: Occurrence): string | undefined => {
     const waiver = waivers.find((w) => waives(w, c, o));
