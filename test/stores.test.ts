@@ -1,6 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { existsSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { lazyStore } from '../runtime/stores/open.js';
+import { nativeBinding } from '../runtime/stores/sqlite.js';
 import { tempDir } from './helpers/temp.js';
 
 /**
@@ -51,5 +55,15 @@ for (const where of ['memory', 'state directory'] as const) {
     await store.close();
   });
 }
+
+test('the embedded store names better-sqlite3 its own installed addon, so opening skips the `bindings` search', () => {
+  // The agent's package (this repository's, under test) builds its addon in build/Release: when that layout changes,
+  // the store still opens (better-sqlite3 searches) but this saving is gone, and this says so.
+  const addon = nativeBinding();
+  assert.ok(addon !== undefined, 'build/Release/better_sqlite3.node was not found');
+  assert.ok(existsSync(addon));
+  const pkg = dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
+  assert.ok(realpathSync(addon).startsWith(realpathSync(pkg)), `${addon} is not inside ${pkg}`);
+});
 
 test.run();

@@ -26,7 +26,7 @@
 //     runtime/services/webhooks/sdk.ts 132bc6392f0e6695, runtime/services/webhooks/setup.ts 82d368e7e21f4a3e,
 //     runtime/services/webhooks/worker.ts 01b306347e259fa1, runtime/stores/open.ts 8c595f8aad88d962,
 //     runtime/stores/postgres.ts f9faf31b4ee9919e, runtime/stores/schema.ts 7066d7aa59bbf2f8,
-//     runtime/stores/sql.ts 5e47be9af0dd9780, runtime/stores/sqlite.ts 1f88178ba9aa7a14,
+//     runtime/stores/sql.ts 5e47be9af0dd9780, runtime/stores/sqlite.ts dd5f08b0743dfc55,
 //     runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
 "use strict";
 
@@ -2851,6 +2851,7 @@ function reasonOf(e) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.STATE_FILE = void 0;
 exports.openSqlite = openSqlite;
+exports.nativeBinding = nativeBinding;
 const node_fs_1 = require("node:fs");
 const node_path_1 = require("node:path");
 const packages_js_1 = require("./artifacts/packages.js");
@@ -2864,7 +2865,7 @@ function openSqlite(dir, synchronous = 'normal') {
     try {
         if (!memory)
             ownDirectory(dir);
-        db = new Database(memory ? ':memory:' : (0, node_path_1.join)(dir, exports.STATE_FILE), { timeout: 5_000 });
+        db = new Database(memory ? ':memory:' : (0, node_path_1.join)(dir, exports.STATE_FILE), { timeout: 5_000, nativeBinding: nativeBinding() });
         if (!memory)
             db.pragma('journal_mode = WAL');
         db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -2953,6 +2954,15 @@ function openSqlite(dir, synchronous = 'normal') {
             db.close();
         },
     };
+}
+function nativeBinding() {
+    try {
+        const addon = (0, node_path_1.join)((0, node_path_1.dirname)((0, packages_js_1.agentPackagePath)('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+        return (0, node_fs_1.existsSync)(addon) ? addon : undefined;
+    }
+    catch {
+        return undefined;
+    }
 }
 function ownDirectory(dir) {
     (0, node_fs_1.mkdirSync)(dir, { recursive: true, mode: 0o700 });

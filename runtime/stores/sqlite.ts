@@ -1,6 +1,6 @@
-import { mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { agentPackage } from '../artifacts/packages.js';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { agentPackage, agentPackagePath } from '../artifacts/packages.js';
 import { StoreUnavailable, type Sql } from './sql.js';
 
 /**
@@ -27,7 +27,7 @@ interface Database {
   readonly inTransaction: boolean;
   close(): void;
 }
-type DatabaseClass = new (file: string, options: { timeout: number }) => Database;
+type DatabaseClass = new (file: string, options: { timeout: number; nativeBinding?: string }) => Database;
 
 export const STATE_FILE = 'adcp-state.sqlite';
 
@@ -39,7 +39,7 @@ export function openSqlite(dir: string | ':memory:', synchronous: 'normal' | 'fu
   try {
     if (!memory) ownDirectory(dir);
     // Another process writing the same file holds its lock briefly: wait up to 5 s rather than fail the call.
-    db = new Database(memory ? ':memory:' : join(dir, STATE_FILE), { timeout: 5_000 });
+    db = new Database(memory ? ':memory:' : join(dir, STATE_FILE), { timeout: 5_000, nativeBinding: nativeBinding() });
     if (!memory) db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   } catch (e) {
@@ -120,6 +120,21 @@ export function openSqlite(dir: string | ':memory:', synchronous: 'normal' | 'fu
       db.close();
     },
   };
+}
+
+/**
+ * better-sqlite3's addon where its build puts it (`build/Release`), so that opening a database need not have the
+ * `bindings` package look for it — a stack trace read and a dozen paths tried, 2–5 ms of a fresh agent's first
+ * opening. Anywhere else (another build layout) better-sqlite3 looks for it itself, as before. The same file either
+ * way: the agent's own installed package.
+ */
+export function nativeBinding(): string | undefined {
+  try {
+    const addon = join(dirname(agentPackagePath('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+    return existsSync(addon) ? addon : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
