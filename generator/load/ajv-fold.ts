@@ -15,7 +15,6 @@ export interface AstNode {
   readonly name?: { readonly str: string };
   readonly code?: unknown;
   readonly label?: unknown;
-  readonly names?: Record<string, number>;
 }
 
 /**

@@ -36,6 +36,11 @@ export function placeKey(path: readonly string[]): string {
   return path.map(escapeToken).join('/');
 }
 
+/** placeKey of `[...path, token]` from `path`'s own key (`token` escaped already): a walk extends the key it carries. */
+function keyBelow(path: readonly string[], key: string, token: string): string {
+  return path.length === 0 ? token : `${key}/${token}`;
+}
+
 /** `<file>#<pointer>`: how rules, waivers and reports name a declaration. */
 export function locationOf(d: { readonly file: SchemaFile; readonly pointer: string }): string {
   return `${d.file.path}#${d.pointer}`;
@@ -108,13 +113,13 @@ export function fieldsOf(release: Release, paths: readonly string[]): FieldMap {
         const token = escapeToken(name);
         const at = `${pointer}/properties/${token}`;
         const childPath = [...path, name];
-        const childKey = pathKey === '' && path.length === 0 ? token : `${pathKey}/${token}`;
+        const childKey = keyBelow(path, pathKey, token);
         const childPlace = placeAt(childPath, childKey);
         if (!childPlace.declarations.some((d) => d.file === file && d.pointer === at)) childPlace.declarations.push({ file, pointer: at, schema: child });
         visit(file, child, at, childPath, childKey, false);
       }
     }
-    if (isPlainObject(schema.items)) visit(file, schema.items, `${pointer}/items`, [...path, '*'], path.length === 0 ? '*' : `${pathKey}/*`, false);
+    if (isPlainObject(schema.items)) visit(file, schema.items, `${pointer}/items`, [...path, '*'], keyBelow(path, pathKey, '*'), false);
     stack.delete(schema);
   };
   for (const path of paths) {

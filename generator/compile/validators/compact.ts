@@ -199,9 +199,9 @@ function rewrite(texts: readonly string[], uses: ReadonlyMap<string, number>): P
     const cat = concatenated(texts, i);
     if (cat !== undefined) {
       // Taken, counted, and the function ends with them (a failing call outside a union: load/ajv-flow.ts).
-      const count = cat.list === 'vErrors' ? 'errors' : SHORT_NAMES.errors;
-      const fn = texts[cat.end + 6];
-      const end = fn !== undefined && /^[A-Za-z_$][\w$]*$/.test(fn) ? matchTexts(texts, cat.end, [count, '=', cat.list, '.', 'length', ';', fn, '.', 'errors', '=', cat.list, ';', 'return', 'false', ';']) : undefined;
+      const counted = [cat.list === 'vErrors' ? 'errors' : SHORT_NAMES.errors, '=', cat.list, '.', 'length', ';'];
+      const fn = texts[cat.end + counted.length];
+      const end = fn !== undefined && /^[A-Za-z_$][\w$]*$/.test(fn) ? matchTexts(texts, cat.end, [...counted, fn, '.', 'errors', '=', cat.list, ';', 'return', 'false', ';']) : undefined;
       if (end !== undefined) {
         out.push({ text: `return ${FAIL_CAT_HELPER}(${fn},${cat.list},${cat.callee});`, from: i });
         i = end;
