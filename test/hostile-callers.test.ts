@@ -13,7 +13,7 @@ import { serveAgent } from './helpers/serve.js';
 import { expectWarnings } from './helpers/warnings.js';
 
 // The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
-expectWarnings(/guaranteed-publisher is served without authentication/);
+expectWarnings(/guaranteed-publisher is served without authentication/, /handler for get_products failed: Error: after tampering/);
 
 /**
  * A hostile buyer, over the real transport: the official MCP client over Streamable HTTP to the committed set's

@@ -100,7 +100,7 @@ test('stages import downward only; the runtime imports nothing from the generato
 });
 
 /** Runtime folders by concern (README, "How it is built"); only the agent itself sits at runtime/'s top. */
-const RUNTIME_FOLDERS = new Set(['api', 'artifacts', 'call', 'issues', 'services', 'stores', 'transports', 'wire']);
+const RUNTIME_FOLDERS = new Set(['api', 'artifacts', 'call', 'issues', 'ops', 'services', 'stores', 'transports', 'wire']);
 const RUNTIME_MAX_LINES = 300;
 const CREATE_AGENT_MAX_LINES = 80;
 

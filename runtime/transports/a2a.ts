@@ -3,6 +3,7 @@ import type { Agent, AnyToolHandler, CallToolResult } from '../api/agent-types.j
 import { callBound, errorResult, resultBody } from '../wire/results.js';
 import type { AdcpErrorBody } from '../wire/errors.js';
 import { isObject } from '../wire/json-copy.js';
+import { carriedTrace } from './call-trace.js';
 
 /**
  * AdCP over A2A: the same pipeline behind an A2A skill dispatch. A buyer addresses a tool with a Message holding one
@@ -92,7 +93,8 @@ async function invoke(
   // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context; a failure
   // of the agent itself is its CONFIGURATION_ERROR (callBound).
   const a2a = { taskId: request.taskId, contextId: request.contextId };
-  return { skill, result: await callBound(agent, handlers, skill, input, { ...principalOf(request.context), a2a }) };
+  const trace = carriedTrace(request.context);
+  return { skill, result: await callBound(agent, handlers, skill, input, { ...principalOf(request.context), a2a, ...(trace !== undefined ? { trace } : {}) }) };
 }
 
 /**

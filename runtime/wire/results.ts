@@ -1,6 +1,8 @@
 import type { Agent, AnyToolHandler, CallContext, CallToolResult } from '../api/agent-types.js';
 import { agentFault, contextEcho, unsupportedTool, type AdcpErrorBody } from './errors.js';
 import { readRequest } from './json-copy.js';
+import { faultText } from './report.js';
+import { logOf } from '../ops/log.js';
 
 /**
  * The MCP CallToolResult of a rejection, shared by the agent's pipeline and both transports: an AdCP error with the
@@ -65,13 +67,7 @@ export async function callBound(agent: Pick<Agent, 'call' | 'releases'>, handler
     return await agent.call(tool, args, handler, ctx);
   } catch (e) {
     if (e instanceof UnknownToolError) return unknownToolResult(tool, args, agent.releases);
-    let text: string;
-    try {
-      text = e instanceof Error ? (e.stack ?? e.message) : String(e);
-    } catch {
-      text = 'a value that cannot be printed';
-    }
-    process.emitWarning(`adcp-codegen: the call of ${tool} failed: ${text}`);
+    logOf(agent).error('call_failed', `adcp-codegen: the call of ${tool} failed: ${faultText(e)}`, { tool });
     return rejectionOf(agentFault(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases);
   }
 }

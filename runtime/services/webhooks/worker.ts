@@ -140,7 +140,7 @@ export function deliveryWorker(store: Store, keys: SigningKeys, s: WorkerSetting
   };
 
   function warn(message: string): void {
-    process.emitWarning(`adcp-codegen: ${s.profile}: ${message}`);
+    store.log.warn('webhook_delivery', `adcp-codegen: ${s.profile}: ${message}`);
   }
 }
 

@@ -3,6 +3,7 @@ import type { AuthPrincipal, AuthScheme, Authenticator } from '../../api/http-ty
 import { AUTH_SCHEMES, type MarkedAuthenticator } from '../../services/auth/basic.js';
 import { isObject } from '../../wire/json-copy.js';
 import { internalError, sendJson } from './respond.js';
+import type { RuntimeLog } from '../../ops/log.js';
 
 /**
  * Authentication at the entry, before any pipeline work, as @adcp/sdk/server's serve() does it on the wire
@@ -68,7 +69,7 @@ export async function identify(req: IncomingMessage, authenticate: Authenticator
  * The entry's answer to who is calling: the principal (or none, on a public call), or undefined with the 401 (or the
  * 500 of a broken authenticator) sent.
  */
-export function admitIdentified(res: ServerResponse, who: Identified, isPublic: boolean, challenge: Challenge): { principal?: AuthPrincipal } | undefined {
+export function admitIdentified(res: ServerResponse, who: Identified, isPublic: boolean, challenge: Challenge, log?: RuntimeLog): { principal?: AuthPrincipal } | undefined {
   switch (who.kind) {
     case 'principal':
       return { principal: who.principal };
@@ -82,7 +83,7 @@ export function admitIdentified(res: ServerResponse, who: Identified, isPublic: 
       unauthorized(res, challenge, 'invalid_token', who.message);
       return undefined;
     case 'broken':
-      internalError(res, who.error, 'authenticate');
+      internalError(res, who.error, 'authenticate', log);
       return undefined;
   }
 }
