@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts 5471207c9303c079
+//   adcp-codegen 0.1.0: runtime/loader.ts 708bcd3577646319
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -492,6 +492,7 @@ const onDemand = Object.freeze({
   "./services/tasks/service.js": "runtime/services.cjs",
   "./services/tasks/webhook.js": "runtime/services.cjs",
   "./services/webhooks/attempt.js": "runtime/services.cjs",
+  "./services/webhooks/gauges.js": "runtime/services.cjs",
   "./services/webhooks/outbox.js": "runtime/services.cjs",
   "./services/webhooks/push-config.js": "runtime/services.cjs",
   "./services/webhooks/records.js": "runtime/services.cjs",

@@ -20,11 +20,11 @@
 //     runtime/services/tasks/effects.ts c2669ca20711fc78, runtime/services/tasks/reads.ts 7f23358ab84ebc66,
 //     runtime/services/tasks/records.ts dcc287ed010c4610, runtime/services/tasks/result.ts cb38cd28086caade,
 //     runtime/services/tasks/service.ts f48744f038c5fed6, runtime/services/tasks/webhook.ts 91fcac21343f07b6,
-//     runtime/services/webhooks/attempt.ts db0c4cb6ea35bbc2, runtime/services/webhooks/outbox.ts fc2dcdd5bb4d3845,
-//     runtime/services/webhooks/push-config.ts 699abcfc8c362f4b,
-//     runtime/services/webhooks/records.ts 3a6b7ac0551741c5, runtime/services/webhooks/schedule.ts 85d3905bf20464f1,
+//     runtime/services/webhooks/attempt.ts db0c4cb6ea35bbc2, runtime/services/webhooks/gauges.ts 0694b82092b57f75,
+//     runtime/services/webhooks/outbox.ts a3330fb6d524ef4b, runtime/services/webhooks/push-config.ts 699abcfc8c362f4b,
+//     runtime/services/webhooks/records.ts 9dd86a18a33cd63d, runtime/services/webhooks/schedule.ts 85d3905bf20464f1,
 //     runtime/services/webhooks/sdk.ts 132bc6392f0e6695, runtime/services/webhooks/setup.ts a3a502f0d87290dd,
-//     runtime/services/webhooks/worker.ts 2f4e45495a1d5c79, runtime/stores/metered.ts 26456dec86be19cd,
+//     runtime/services/webhooks/worker.ts 19de8e9a3e0bd387, runtime/stores/metered.ts 26456dec86be19cd,
 //     runtime/stores/open.ts 7c0d806a4c413cd7, runtime/stores/postgres.ts 9e5b3ad747eb340e,
 //     runtime/stores/schema.ts 7066d7aa59bbf2f8, runtime/stores/sql.ts 5e47be9af0dd9780,
 //     runtime/stores/sqlite.ts dd5f08b0743dfc55, runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
@@ -2105,6 +2105,31 @@ function reason(e) {
 }
 
   },
+  // runtime/services/webhooks/gauges.ts of adcp-codegen, its comments left out
+  "./services/webhooks/gauges.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.outboxGauges = outboxGauges;
+const otel_js_1 = require("./ops/otel.js");
+const records_js_1 = require("./services/webhooks/records.js");
+function outboxGauges(store, profile) {
+    const o = (0, otel_js_1.otel)();
+    if (o?.metering !== true)
+        return;
+    const meter = o.api.metrics.getMeterProvider().getMeter(otel_js_1.INSTRUMENTATION);
+    const depth = meter.createObservableGauge('adcp.webhook.outbox.depth', { description: 'Webhook events waiting in the outbox (pending delivery or retry)', unit: '{event}' });
+    const oldest = meter.createObservableGauge('adcp.webhook.outbox.oldest_age', { description: 'Age of the oldest webhook event waiting in the outbox', unit: 's' });
+    const attributes = { 'adcp.agent': profile };
+    meter.addBatchObservableCallback(async (result) => {
+        const now = await (0, records_js_1.backlog)(await store.open()).catch(() => undefined);
+        if (now === undefined)
+            return;
+        result.observe(depth, now.depth, attributes);
+        result.observe(oldest, now.oldest === undefined ? 0 : Math.max(0, (Date.now() - now.oldest) / 1000), attributes);
+    }, [depth, oldest]);
+}
+
+  },
   // runtime/services/webhooks/outbox.ts of adcp-codegen, its comments left out
   "./services/webhooks/outbox.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -2113,12 +2138,14 @@ exports.webhookOutbox = webhookOutbox;
 const node_crypto_1 = require("node:crypto");
 const push_config_js_1 = require("./services/webhooks/push-config.js");
 const records_js_1 = require("./services/webhooks/records.js");
+const gauges_js_1 = require("./services/webhooks/gauges.js");
 const worker_js_1 = require("./services/webhooks/worker.js");
 const MAX_BODY_BYTES = 1_048_576;
 const DEDUPE_KEY_MAX = 512;
 function webhookOutbox(store, keys, settings) {
     const worker = settings.deliver ? (0, worker_js_1.deliveryWorker)(store, keys, settings) : undefined;
     let started = false;
+    let gauged = false;
     return {
         async enqueue(event, tx) {
             const row = rowOf(event, settings, store);
@@ -2138,6 +2165,9 @@ function webhookOutbox(store, keys, settings) {
         vetPushConfig: (config, field = 'push_notification_config') => (0, push_config_js_1.vetPushConfig)(config, field, settings),
         wake: () => worker?.wake(),
         async start() {
+            if (!gauged)
+                (0, gauges_js_1.outboxGauges)(store, settings.profile);
+            gauged = true;
             if (worker === undefined || started)
                 return;
             await worker.start();
@@ -2310,6 +2340,8 @@ exports.readRow = readRow;
 exports.leaseRows = leaseRows;
 exports.finishRow = finishRow;
 exports.purgeRows = purgeRows;
+exports.releaseLeases = releaseLeases;
+exports.backlog = backlog;
 const COLUMNS = 'event_id, dedupe_key, url, body, idempotency_key, auth_mode, state, attempts, created_at, first_attempt_at, next_attempt_at, last_status, last_error, finished_at';
 const INSERT = `INSERT INTO adcp_webhook_outbox (event_id, dedupe_key, url, body, idempotency_key, auth_mode, auth_secret, state, attempts, created_at, next_attempt_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $8)
@@ -2328,6 +2360,8 @@ const FINISH = `UPDATE adcp_webhook_outbox SET state = $3, attempts = attempts +
   auth_secret = CASE WHEN $3 = 'pending' THEN auth_secret ELSE NULL END
 WHERE event_id = $1 AND lease_owner = $2`;
 const PURGE = "DELETE FROM adcp_webhook_outbox WHERE state <> 'pending' AND finished_at < $1";
+const RELEASE = "UPDATE adcp_webhook_outbox SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND state = 'pending'";
+const BACKLOG = "SELECT count(*) AS depth, min(created_at) AS oldest FROM adcp_webhook_outbox WHERE state = 'pending'";
 async function insertRow(sql, row) {
     const r = await sql.query(INSERT, [row.eventId, row.dedupeKey, row.url, row.body, row.idempotencyKey, row.authMode, row.authSecret, row.now]);
     if (r.rowCount > 0)
@@ -2388,6 +2422,13 @@ async function finishRow(sql, owner, row, outcome, attempted, startedAt, now) {
 }
 async function purgeRows(sql, before) {
     return (await sql.query(PURGE, [before])).rowCount;
+}
+async function releaseLeases(sql, owner) {
+    return (await sql.query(RELEASE, [owner])).rowCount;
+}
+async function backlog(sql) {
+    const r = (await sql.query(BACKLOG)).rows[0];
+    return { depth: Number(r?.depth ?? 0), oldest: r?.oldest === null || r?.oldest === undefined ? undefined : Number(r.oldest) };
 }
 
   },
@@ -2630,6 +2671,8 @@ function deliveryWorker(store, keys, s) {
             while (ticking)
                 await new Promise((resolve) => setTimeout(resolve, 5));
             await Promise.allSettled([...inFlight]);
+            if (sql !== undefined)
+                await (0, records_js_1.releaseLeases)(sql, owner).catch((e) => warn(`leases could not be given back (${String(e)}); they lapse`));
         },
     };
     function warn(message) {

@@ -136,6 +136,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'services/tasks/service.js',
     'services/tasks/webhook.js',
     'services/webhooks/attempt.js',
+    'services/webhooks/gauges.js',
     'services/webhooks/outbox.js',
     'services/webhooks/push-config.js',
     'services/webhooks/records.js',

@@ -47,7 +47,11 @@ export interface ObservableResult {
 export interface Meter {
   createCounter(name: string, options: { description: string; unit: string }): Counter;
   createHistogram(name: string, options: { description: string; unit: string; advice?: { explicitBucketBoundaries: number[] } }): Histogram;
-  createObservableGauge(name: string, options: { description: string; unit: string }): { addCallback(cb: (result: ObservableResult) => void | Promise<void>): void };
+  createObservableGauge(name: string, options: { description: string; unit: string }): Observable;
+  addBatchObservableCallback(callback: (result: { observe(observable: Observable, value: number, attributes?: Attributes): void }) => void | Promise<void>, observables: Observable[]): void;
+}
+export interface Observable {
+  addCallback(cb: (result: ObservableResult) => void | Promise<void>): void;
 }
 export interface OtelApi {
   trace: {

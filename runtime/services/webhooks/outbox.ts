@@ -5,6 +5,7 @@ import type { SqlQuery } from '../../stores/sql.js';
 import type { SigningKeys } from '../keys/keys.js';
 import { checkPushAuthentication, checkPushUrl, vetPushConfig, type PushCheck, type PushVerdict } from './push-config.js';
 import { insertRow, readRow, type AuthMode } from './records.js';
+import { outboxGauges } from './gauges.js';
 import { deliveryWorker, type DeliveryWorker, type WorkerSettings } from './worker.js';
 
 /**
@@ -46,6 +47,7 @@ const DEDUPE_KEY_MAX = 512;
 export function webhookOutbox(store: Store, keys: SigningKeys, settings: OutboxSettings): WebhookOutbox {
   const worker: DeliveryWorker | undefined = settings.deliver ? deliveryWorker(store, keys, settings) : undefined;
   let started = false;
+  let gauged = false;
   return {
     async enqueue(event, tx) {
       const row = rowOf(event, settings, store);
@@ -65,6 +67,8 @@ export function webhookOutbox(store: Store, keys: SigningKeys, settings: OutboxS
     vetPushConfig: (config, field = 'push_notification_config') => vetPushConfig(config, field, settings),
     wake: () => worker?.wake(),
     async start() {
+      if (!gauged) outboxGauges(store, settings.profile);
+      gauged = true;
       if (worker === undefined || started) return;
       await worker.start();
       started = true;
