@@ -5,7 +5,7 @@
 //     runtime/services/auth/basic.ts f417561cf32cfe08, runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2,
 //     runtime/transports/http/a2a-dialects.ts 1a29975350d57e25,
 //     runtime/transports/http/a2a-endpoint.ts d427ccf6deefd62e, runtime/transports/http/admit.ts 4060d47ed0f198e8,
-//     runtime/transports/http/authenticate.ts c6dc1fbfb472e5c6, runtime/transports/http/body.ts f8b1818bd55ec5fa,
+//     runtime/transports/http/authenticate.ts 86723582f598f6df, runtime/transports/http/body.ts f8b1818bd55ec5fa,
 //     runtime/transports/http/classify.ts 0be884d9b06386f7, runtime/transports/http/drain.ts 22555d5507bdcf74,
 //     runtime/transports/http/entry.ts a55384b993c28aa4, runtime/transports/http/health.ts b4f212d79c30ad36,
 //     runtime/transports/http/mcp-endpoint.ts a783e87bfebeea8c, runtime/transports/http/packages.ts 427b9409b3cdae1e,
@@ -444,9 +444,11 @@ function admitIdentified(res, who, isPublic, challenge, log) {
         case 'anonymous':
             if (isPublic)
                 return {};
+            log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401, no credentials`, { status: 401 });
             unauthorized(res, challenge, undefined, 'Authentication required.');
             return undefined;
         case 'refused':
+            log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401 invalid_token`, { status: 401 });
             unauthorized(res, challenge, 'invalid_token', who.message);
             return undefined;
         case 'broken':

@@ -77,9 +77,12 @@ export function admitIdentified(res: ServerResponse, who: Identified, isPublic: 
       return {};
     case 'anonymous':
       if (isPublic) return {};
+      log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401, no credentials`, { status: 401 });
       unauthorized(res, challenge, undefined, 'Authentication required.');
       return undefined;
     case 'refused':
+      // What the authenticator said of them, never the credentials.
+      log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401 invalid_token`, { status: 401 });
       unauthorized(res, challenge, 'invalid_token', who.message);
       return undefined;
     case 'broken':
