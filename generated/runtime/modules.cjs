@@ -14,10 +14,10 @@
 //     runtime/call/idempotency.ts 015fef8ac1e51d72, runtime/call/merge-items.ts c58a40123644968e,
 //     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts 21dba03094521c3d,
 //     runtime/call/push-config.ts 41aaa3beff8556d9, runtime/call/read.ts 214b3e59b4054b61,
-//     runtime/call/select.ts e1a6a3a1959bd443, runtime/call/verify.ts 8aed38c28dbf1ba0,
+//     runtime/call/select.ts e1a6a3a1959bd443, runtime/call/verify.ts d0f420047450d165,
 //     runtime/issues/drift.ts 929aad4c4ef84a09, runtime/issues/issues.ts 54f563c281e32709,
-//     runtime/ops/call-watch.ts 1782213229acb871, runtime/ops/log.ts 5447a48622a33893,
-//     runtime/ops/otel.ts 6c190006fff8d2a4, runtime/services/agent-services.ts 8b12770731c57cf9,
+//     runtime/ops/call-watch.ts f2d418ca4da91f8d, runtime/ops/log.ts 5447a48622a33893,
+//     runtime/ops/otel.ts 2a1f84b20cc05e94, runtime/services/agent-services.ts 8b12770731c57cf9,
 //     runtime/services/capabilities.ts ca291c08b9d816ce, runtime/services/idempotency/settings.ts 508cec0bcc72ab03,
 //     runtime/wire/bounds.ts 56f9dc77d4bed7c2, runtime/wire/closest-names.ts 7c72d55e78965954,
 //     runtime/wire/credential-names.ts 800ce9e9a2e17dae, runtime/wire/errors.ts c3c2abcdcdf1f631,
@@ -925,11 +925,16 @@ exports.verify = verify;
 const bounds_js_1 = require("./wire/bounds.js");
 const errors_js_1 = require("./wire/errors.js");
 const call_js_1 = require("./call/call.js");
+const CHECK_ALL = 100;
+const CHECK_EVERY = 100;
+const answered = new WeakMap();
 function verify(call) {
     const { served, slot, tool, release } = call;
     const problem = `the agent's response does not match the AdCP ${release.key} response schema`;
     if (served.mode !== 'development' && !served.outputAdvertised.has(tool)) {
-        if (call.env.log.enabled('error'))
+        const n = answered.get(slot) ?? 0;
+        answered.set(slot, n + 1);
+        if ((n < CHECK_ALL || n % CHECK_EVERY === 0) && call.env.log.enabled('error'))
             setImmediate(checkSent, call, call.body, problem);
         return;
     }
@@ -1120,12 +1125,15 @@ function watchCall(log, call) {
     const trace = call.ctx.trace;
     const tracing = o?.tracing === true ? o.api : undefined;
     let span;
-    let inside;
+    let stages;
     if (tracing !== undefined) {
         const parent = (0, otel_js_1.parentContext)(tracing, trace);
         const kind = tracing.trace.getSpan(tracing.context.active()) === undefined ? tracing.SpanKind.SERVER : tracing.SpanKind.INTERNAL;
         span = (0, otel_js_1.tracerOf)(tracing).startSpan(`adcp ${clip(call.tool)}`, { kind, attributes: { 'adcp.tool': clip(call.tool) } }, parent);
-        inside = tracing.trace.setSpan(parent, span);
+        if (span.isRecording()) {
+            const inside = tracing.trace.setSpan(parent, span);
+            stages = (name, run) => inStageSpan(tracing, inside, o.contexts, name, run);
+        }
     }
     call.requestId = requestId(trace, span);
     const finish = (answer, error) => {
@@ -1163,14 +1171,14 @@ function watchCall(log, call) {
         }
     };
     return {
-        stage: tracing === undefined ? (stage, c) => stage(c) : (stage, c) => inStageSpan(tracing, inside, stage.name, () => stage(c)),
-        hooks: tracing === undefined ? (run) => run() : (run) => inStageSpan(tracing, inside, 'answer', run),
+        stage: stages === undefined ? (stage, c) => stage(c) : (stage, c) => stages(stage.name, () => stage(c)),
+        hooks: stages === undefined ? (run) => run() : (run) => stages('answer', run),
         end: (answer) => finish(answer, undefined),
         fail: (error) => finish(undefined, error),
     };
 }
-function inStageSpan(api, parent, name, run) {
-    const span = (0, otel_js_1.tracerOf)(api).startSpan(`adcp.stage ${name}`, { attributes: { 'adcp.stage': name } }, parent);
+function inStageSpan(api, parent, contexts, name, run) {
+    const span = (0, otel_js_1.tracerOf)(api).startSpan(`adcp.stage ${name}`, {}, parent);
     const ended = (answer) => {
         if (answer !== undefined)
             span.setAttributes({ 'adcp.stage.answered': true, ...(answer.isError === true ? { 'adcp.error_code': codeOf(answer) } : {}) });
@@ -1185,7 +1193,7 @@ function inStageSpan(api, parent, name, run) {
     };
     let step;
     try {
-        step = api.context.with(api.trace.setSpan(parent, span), run);
+        step = contexts ? api.context.with(api.trace.setSpan(parent, span), run) : run();
     }
     catch (e) {
         return failed(e);
@@ -1345,7 +1353,7 @@ function otel() {
             api = null;
         }
     }
-    return api === null ? undefined : { api, tracing, metering };
+    return api === null ? undefined : { api, tracing, metering, contexts: registry.context !== undefined };
 }
 function parentContext(api, trace) {
     const active = api.context.active();

@@ -9,13 +9,21 @@ import { faultFields, type Answer, type Call } from './call.js';
  * sent as if it were valid: the agent has a bug, which a retry cannot fix. The pointers help the agent's developer;
  * a production buyer learns only that the call failed. Any other production answer is sent as the handler gave it,
  * and checked once it is on its way, off the call's time, when the log writes errors: a failing one is logged with
- * its issues, for the operator.
+ * its issues, for the operator. Every answer of a tool's first `CHECK_ALL` in a release is checked, then one in
+ * `CHECK_EVERY` (a handler's bug is there from its first answers; checking them all would cost each call a response
+ * validation).
  */
+const CHECK_ALL = 100;
+const CHECK_EVERY = 100;
+const answered = new WeakMap<object, number>();
+
 export function verify(call: Call): Answer | void {
   const { served, slot, tool, release } = call;
   const problem = `the agent's response does not match the AdCP ${release.key} response schema`;
   if (served.mode !== 'development' && !served.outputAdvertised.has(tool)) {
-    if (call.env.log.enabled('error')) setImmediate(checkSent, call, call.body, problem);
+    const n = answered.get(slot) ?? 0;
+    answered.set(slot, n + 1);
+    if ((n < CHECK_ALL || n % CHECK_EVERY === 0) && call.env.log.enabled('error')) setImmediate(checkSent, call, call.body, problem);
     return;
   }
   const verdict = served.response(slot)(call.body);

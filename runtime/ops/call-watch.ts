@@ -31,12 +31,16 @@ export function watchCall(log: RuntimeLog, call: Call): CallWatch | undefined {
   const trace = call.ctx.trace as CallTrace | undefined;
   const tracing = o?.tracing === true ? o.api : undefined;
   let span: Span | undefined;
-  let inside: OtelContext | undefined;
+  let stages: ((name: string, run: () => Answer | void | Promise<Answer | void>) => Answer | void | Promise<Answer | void>) | undefined;
   if (tracing !== undefined) {
     const parent = parentContext(tracing, trace);
     const kind = tracing.trace.getSpan(tracing.context.active()) === undefined ? tracing.SpanKind.SERVER : tracing.SpanKind.INTERNAL;
     span = tracerOf(tracing).startSpan(`adcp ${clip(call.tool)}`, { kind, attributes: { 'adcp.tool': clip(call.tool) } }, parent);
-    inside = tracing.trace.setSpan(parent, span);
+    // A call its sampler left out gets no stage spans: they would record nothing either.
+    if (span.isRecording()) {
+      const inside = tracing.trace.setSpan(parent, span);
+      stages = (name, run) => inStageSpan(tracing, inside, o!.contexts, name, run);
+    }
   }
   call.requestId = requestId(trace, span);
   const finish = (answer: Answer | undefined, error: unknown): void => {
@@ -71,16 +75,20 @@ export function watchCall(log: RuntimeLog, call: Call): CallWatch | undefined {
     }
   };
   return {
-    stage: tracing === undefined ? (stage, c) => stage(c) : (stage, c) => inStageSpan(tracing, inside!, stage.name, () => stage(c)),
-    hooks: tracing === undefined ? (run) => run() : (run) => inStageSpan(tracing, inside!, 'answer', run) as Promise<Answer>,
+    stage: stages === undefined ? (stage, c) => stage(c) : (stage, c) => stages(stage.name, () => stage(c)),
+    hooks: stages === undefined ? (run) => run() : (run) => stages('answer', run) as Promise<Answer>,
     end: (answer) => finish(answer, undefined),
     fail: (error) => finish(undefined, error),
   };
 }
 
-/** A stage in a span of its own, the stage run with that span active; ended when the stage's step settles. */
-function inStageSpan<T extends Answer | void>(api: OtelApi, parent: OtelContext, name: string, run: () => T | Promise<T>): T | Promise<T> {
-  const span = tracerOf(api).startSpan(`adcp.stage ${name}`, { attributes: { 'adcp.stage': name } }, parent);
+/**
+ * A stage in a span of its own, ended when the stage's step settles; run with that span active when a context
+ * manager is registered (a handler's own spans then nest under `handle`), and plainly when none is, where activating
+ * it would change nothing and cost a context per stage.
+ */
+function inStageSpan<T extends Answer | void>(api: OtelApi, parent: OtelContext, contexts: boolean, name: string, run: () => T | Promise<T>): T | Promise<T> {
+  const span = tracerOf(api).startSpan(`adcp.stage ${name}`, {}, parent);
   const ended = (answer: T): T => {
     if (answer !== undefined) span.setAttributes({ 'adcp.stage.answered': true, ...(answer.isError === true ? { 'adcp.error_code': codeOf(answer) } : {}) });
     span.end();
@@ -94,7 +102,7 @@ function inStageSpan<T extends Answer | void>(api: OtelApi, parent: OtelContext,
   };
   let step: T | Promise<T>;
   try {
-    step = api.context.with(api.trace.setSpan(parent, span), run);
+    step = contexts ? api.context.with(api.trace.setSpan(parent, span), run) : run();
   } catch (e) {
     return failed(e);
   }

@@ -23,6 +23,7 @@ export interface Span {
   setStatus(status: { code: number; message?: string }): void;
   recordException(e: unknown): void;
   end(): void;
+  isRecording(): boolean;
   spanContext(): { traceId: string; spanId: string };
 }
 export interface Tracer {
@@ -72,6 +73,7 @@ export interface OtelApi {
 interface Registry {
   trace?: unknown;
   metrics?: unknown;
+  context?: unknown;
 }
 
 /** The name the runtime's tracer and meter carry. */
@@ -84,6 +86,8 @@ export interface Otel {
   readonly api: OtelApi;
   readonly tracing: boolean;
   readonly metering: boolean;
+  /** A context manager is registered: a span made active is seen by what runs inside (else activating one is moot). */
+  readonly contexts: boolean;
 }
 
 export function otel(): Otel | undefined {
@@ -99,7 +103,7 @@ export function otel(): Otel | undefined {
       api = null;
     }
   }
-  return api === null ? undefined : { api, tracing, metering };
+  return api === null ? undefined : { api, tracing, metering, contexts: registry.context !== undefined };
 }
 
 /**
