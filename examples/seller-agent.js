@@ -73,11 +73,10 @@ export async function startSellerAgent(options = {}) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const mode = process.env.ADCP_MODE === 'development' ? 'development' : 'production';
-  // A start that cannot happen (a DATABASE_URL out of reach, a busy port) is one line, not a stack.
-  const { url, agent } = await startSellerAgent({ port: Number(process.env.PORT ?? 3000), mode }).catch((/** @type {Error} */ e) => {
+  // A start that cannot happen (a DATABASE_URL out of reach, a busy port) is one line, not a stack. Once it listens
+  // the runtime's own start line says what runs (profile, releases, tools, MCP and A2A URLs, store, authentication).
+  await startSellerAgent({ port: Number(process.env.PORT ?? 3000), mode }).catch((/** @type {Error} */ e) => {
     console.error(`AdCP reference seller: ${e.message}`);
     process.exit(1);
   });
-  const auth = process.env.ADCP_API_KEY ? 'Bearer ADCP_API_KEY required' : 'no authentication';
-  console.error(`AdCP reference seller (${agent.name}, ${mode}, AdCP ${agent.releases.join(' + ')}, ${auth}) serving MCP at ${url} and A2A at ${url.replace(/\/mcp$/, '/a2a')}`);
 }

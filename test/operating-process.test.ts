@@ -1,14 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EXAMPLE_ACCOUNTS } from './helpers/generated.js';
 import { http, rpc, toolsCall } from './helpers/http.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
-import { repoRoot } from './helpers/releases.js';
+import { logLines, sellerScript, startSeller, type SellerProcess } from './helpers/seller-process.js';
 import { tempDir } from './helpers/temp.js';
 
 /**
@@ -35,47 +30,20 @@ const signingKey = (() => {
   return { ...jwk, kid: 'ops-webhook-key', alg: 'EdDSA', use: 'sig' } as Record<string, string>;
 })();
 
-const agentDir = tempDir();
-symlinkSync(join(repoRoot, 'node_modules'), join(agentDir, 'node_modules'), 'dir');
-const script = join(agentDir, 'agent.mjs');
-writeFileSync(
-  script,
-  [
-    `const { loadProfile, apiKeyAuth } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'generated/index.js')).href)});`,
-    `const { createSellerHandlers } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)});`,
-    `const agent = await loadProfile('guaranteed-publisher', { webhooks: {} });`,
-    `const seller = createSellerHandlers(agent, { accounts: ${JSON.stringify(EXAMPLE_ACCOUNTS)} });`,
+const script = sellerScript({
+  agentOptions: '{ webhooks: {} }',
+  handlers: [
     `const handlers = { ...seller, create_media_buy: async (args, ctx) => {`,
     `  await new Promise((r) => setTimeout(r, Number(process.env.DELAY_MS ?? 0)));`,
     `  return seller.create_media_buy(args, ctx);`,
     `}, get_products: (args, ctx) => { if (args.brief === 'throw') throw new Error('the catalogue is down'); return seller.get_products(args, ctx); } };`,
-    `const served = await agent.serve(handlers, { port: 0, authenticate: apiKeyAuth({ ${JSON.stringify(KEY)}: { principal: 'buyer-ops' } }) }).catch((e) => {`,
-    `  process.stderr.write(e.message + '\\n');`,
-    `  process.exit(1);`,
-    `});`,
-    `process.stdout.write(served.url + '\\n');`,
-  ].join('\n'),
-);
+  ],
+  key: KEY,
+  principal: 'buyer-ops',
+});
 
-interface Agent {
-  readonly url: string;
-  readonly child: ChildProcess;
-  stderr(): string;
-  exited: Promise<number | null>;
-}
-
-function start(env: Record<string, string>): Promise<Agent> {
-  const child = spawn(process.execPath, [script], { cwd: agentDir, env: { ...process.env, ADCP_SIGNING_KEY: JSON.stringify(signingKey), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stdout!.once('data', (d: Buffer) => resolve({ url: d.toString().trim(), child, stderr: () => err, exited }));
-    void exited.then((code) => reject(new Error(`the agent exited (${code}) before it listened: ${err}`)));
-  });
-}
-
-const lines = (text: string) => text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+const start = (env: Record<string, string>): Promise<SellerProcess> => startSeller(script, { ADCP_SIGNING_KEY: JSON.stringify(signingKey), ...env });
+const lines = logLines;
 const auth = { authorization: `Bearer ${KEY}` };
 
 test('SIGTERM during a call: it is answered, the process drains and exits 0; the next process replays the call', async () => {

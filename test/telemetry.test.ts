@@ -18,17 +18,22 @@ import { tempDir } from './helpers/temp.js';
  * after this one run without a provider, as agents do by default.
  */
 const spans = new InMemorySpanExporter();
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
 const exported = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
 const reader = new PeriodicExportingMetricReader({ exporter: exported, exportIntervalMillis: 3_600_000 });
-metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
-
 const { loadProfile, apiKeyAuth } = await committedSet();
 const KEY = 'sk_telemetry_0001';
 const auth = { authorization: `Bearer ${KEY}` };
-const agent = await loadProfile('guaranteed-publisher', { store: { stateDir: tempDir() }, logger: false });
-const served = await agent.serve((await exampleHandlers(agent)) as never, { port: 0, authenticate: apiKeyAuth({ [KEY]: { principal: 'buyer-otel' } }), handleSignals: false });
-const a2aUrl = `http://127.0.0.1:${served.port}/a2a`;
+let served: { url: string; port: number; close(): Promise<void> };
+let a2aUrl: string;
+
+// Registered when this file's tests run (uvu imports every file before it runs any), unregistered after them.
+test.before(async () => {
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  const agent = await loadProfile('guaranteed-publisher', { store: { stateDir: tempDir() }, logger: false });
+  served = await agent.serve((await exampleHandlers(agent)) as never, { port: 0, authenticate: apiKeyAuth({ [KEY]: { principal: 'buyer-otel' } }), handleSignals: false });
+  a2aUrl = `http://127.0.0.1:${served.port}/a2a`;
+});
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const PARENT = 'b7ad6b7169203331';
@@ -107,9 +112,8 @@ test('metrics: calls by tool and outcome, their duration, store errors, the outb
   assert.ok((latency?.value as { count: number }).count >= 1);
   const storeErrors = points('adcp.store.errors').find((p) => p.attributes['adcp.store.dialect'] === 'postgres');
   assert.ok((storeErrors?.value as number) >= 1);
-  const depth = points('adcp.webhook.outbox.depth');
-  assert.equal(depth.map((p) => p.value), [1]);
-  assert.ok((points('adcp.webhook.outbox.oldest_age')[0]!.value as number) >= 0);
+  assert.ok(points('adcp.webhook.outbox.depth').some((p) => p.value === 1), JSON.stringify(points('adcp.webhook.outbox.depth')));
+  assert.ok(points('adcp.webhook.outbox.oldest_age').some((p) => (p.value as number) >= 0 && (p.value as number) < 60));
   await hooks.close();
   await away.close();
 });
@@ -118,6 +122,7 @@ test.after(async () => {
   await served.close();
   trace.disable();
   metrics.disable();
+  spans.reset();
 });
 
 test.run();

@@ -7,7 +7,7 @@
 //     runtime/transports/http/a2a-endpoint.ts d427ccf6deefd62e, runtime/transports/http/admit.ts 4060d47ed0f198e8,
 //     runtime/transports/http/authenticate.ts 86723582f598f6df, runtime/transports/http/body.ts f8b1818bd55ec5fa,
 //     runtime/transports/http/classify.ts 0be884d9b06386f7, runtime/transports/http/drain.ts 22555d5507bdcf74,
-//     runtime/transports/http/entry.ts a55384b993c28aa4, runtime/transports/http/health.ts b4f212d79c30ad36,
+//     runtime/transports/http/entry.ts 5a46ba340991b1f0, runtime/transports/http/health.ts b4f212d79c30ad36,
 //     runtime/transports/http/mcp-endpoint.ts a783e87bfebeea8c, runtime/transports/http/packages.ts 427b9409b3cdae1e,
 //     runtime/transports/http/respond.ts 00b85e8549ecbc87, runtime/transports/http/serve.ts 42c07b30f4d2a960,
 //     runtime/transports/http/start-line.ts 2380347db37a65c4, runtime/transports/http/task-store.ts 33e127206a61934b,

@@ -1,18 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EXAMPLE_ACCOUNTS } from '../helpers/generated.js';
 import { http, rpc, toolsCall } from '../helpers/http.js';
 import { createMediaBuyRequest } from '../helpers/payloads.js';
 import { startPostgres } from '../helpers/postgres.js';
-import { repoRoot } from '../helpers/releases.js';
-import { tempDir } from '../helpers/temp.js';
+import { logLines, sellerScript, startSeller, type SellerProcess } from '../helpers/seller-process.js';
 
 /**
  * Operating agents on one real PostgreSQL (issue 40 points 1 and 2), each the reference seller on agent.serve in a
@@ -34,52 +28,32 @@ await db.connect();
 db.on('error', () => undefined);
 await db.query('CREATE TABLE executions (idem_key TEXT NOT NULL, pid INTEGER NOT NULL)');
 
-const agentDir = tempDir();
-symlinkSync(join(repoRoot, 'node_modules'), join(agentDir, 'node_modules'), 'dir');
-const script = join(agentDir, 'agent.mjs');
-writeFileSync(
-  script,
-  [
-    `import pg from 'pg';`,
-    `const { loadProfile, apiKeyAuth } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'generated/index.js')).href)});`,
-    `const { createSellerHandlers } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)});`,
-    `const agent = await loadProfile('guaranteed-publisher', { idempotency: { writes: { sustainedPerSecond: 1e6, burstPerSecond: 1e6 } } });`,
-    `const side = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });`,
-    `const seller = createSellerHandlers(agent, { accounts: ${JSON.stringify(EXAMPLE_ACCOUNTS)} });`,
+const script = sellerScript({
+  preamble: [`import pg from 'pg';`, `const side = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });`],
+  agentOptions: '{ idempotency: { writes: { sustainedPerSecond: 1e6, burstPerSecond: 1e6 } } }',
+  handlers: [
     `const handlers = { ...seller, create_media_buy: async (args, ctx) => {`,
     `  await new Promise((r) => setTimeout(r, 150));`,
     `  await side.query('INSERT INTO executions VALUES ($1, $2)', [args.idempotency_key, process.pid]);`,
     `  return seller.create_media_buy(args, ctx);`,
     `} };`,
-    `const served = await agent.serve(handlers, { port: 0, drainDelayMs: 600, authenticate: apiKeyAuth({ ${JSON.stringify(KEY)}: { principal: 'buyer-ops' } }) });`,
-    `process.stdout.write(served.url + '\\n');`,
-  ].join('\n'),
-);
+  ],
+  serveOptions: 'drainDelayMs: 600,',
+  key: KEY,
+  principal: 'buyer-ops',
+});
 
-interface Instance {
-  readonly url: string;
-  readonly base: string;
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
+/** An instance, and what the balancer makes of it. */
+interface Instance extends SellerProcess {
   /** What the balancer last saw of its readiness. */
   ready: boolean;
   readonly seen: Set<string>;
   readonly pool: Agent;
-  stderr(): string;
 }
 
-function start(): Promise<Instance> {
-  const child = spawn(process.execPath, [script], { cwd: agentDir, env: { ...process.env, DATABASE_URL: server.url, ADCP_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stdout!.once('data', (d: Buffer) => {
-      const url = d.toString().trim();
-      resolve({ url, base: url.replace(/\/mcp$/, ''), child, exited, ready: false, seen: new Set(), pool: new Agent({ keepAlive: true }), stderr: () => err });
-    });
-    void exited.then((code) => reject(new Error(`the agent exited (${code}) before it listened: ${err.replace(server.password, '…')}`)));
-  });
+async function start(): Promise<Instance> {
+  const p = await startSeller(script, { DATABASE_URL: server.url, ADCP_LOG_LEVEL: 'info' }, server.password);
+  return Object.assign(p, { ready: false, seen: new Set<string>(), pool: new Agent({ keepAlive: true }) });
 }
 
 const auth = { authorization: `Bearer ${KEY}` };
@@ -184,7 +158,7 @@ test('a rolling restart of two instances under load drops no call and executes n
   const executed = new Set(rows.map((r) => r.idem_key));
   assert.ok(answers.every((a) => executed.has(a.key)), 'every answered call executed once');
   for (const i of drained) {
-    const events = i.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { event?: string }).event);
+    const events = logLines(i.stderr()).map((l) => l.event);
     assert.ok(events.includes('draining') && events.includes('stopped'), events.join(', '));
   }
   for (const i of lb.instances) {
@@ -211,7 +185,7 @@ test('a database outage turns readiness off (503 store), liveness stays on; both
     const r = await rpc(agent.url, toolsCall('create_media_buy', createMediaBuyRequest({ account: { account_id: 'acc_1' } })), auth);
     assert.match(JSON.parse(r.text).result.structuredContent.media_buy_id, /^mb_/);
     assert.is(agent.child.exitCode, null, 'the same process');
-    const lines = agent.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { event?: string; reason?: string; msg: string });
+    const lines = logLines(agent.stderr()) as { event?: string; reason?: string; msg: string }[];
     const notReady = lines.find((l) => l.event === 'not_ready');
     assert.is(notReady?.reason, 'store');
     assert.not.match(notReady!.msg, new RegExp(server.password));

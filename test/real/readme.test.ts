@@ -160,7 +160,7 @@ test('a profile that gains a tool the agent has no handler for fails the start, 
 function start(): ChildProcess {
   const [node, ...startArgs] = script('start');
   assert.is(node, 'node');
-  return spawn(process.execPath, startArgs, { cwd: work, env: { ...process.env, PORT: '0', ADCP_MODE: 'development', ADCP_API_KEY: API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] });
+  return spawn(process.execPath, startArgs, { cwd: work, env: { ...process.env, PORT: '0', ADCP_MODE: 'development', ADCP_API_KEY: API_KEY, ADCP_LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 /** The URL the server prints once it listens; bounded, so a server that never starts fails the test. */

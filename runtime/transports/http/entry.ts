@@ -17,7 +17,8 @@ import { A2A_PATH, CARD_PATH, MCP_PATH } from '../../wire/paths.js';
 
 /**
  * The HTTP entry (agent.httpHandler): one request handler for MCP at `/mcp`, A2A at `/a2a` (and a POST to `/`) with
- * its agent card, and the protected-resource metadata when configured; any other path is the host's (`next()` under
+ * its agent card, the protected-resource metadata when configured, and the probes `/healthz` and `/readyz`
+ * (health.ts); any other path is the host's (`next()` under
  * Express, 404 on a bare node:http server). For a JSON-RPC POST, in this order and before any pipeline work: the
  * body, read within its limits; the message, parsed; its classification, public or protected (classify.ts);
  * authentication and the request's signature (admit.ts). Only then does an SDK see the request, with the principal
