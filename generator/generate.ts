@@ -222,6 +222,13 @@ function project(run: Run, stages: Stages, inputs: Inputs, selections: Selection
       run.warn(`${p.profile.file}#${u.pointer}: ${message}`);
     }
   }
+  // A profile serving only pre-releases and naming none as its default refuses every buyer that pins no release.
+  for (const { profile, selections: ss } of profiles) {
+    if (profile.defaultRelease !== undefined || ss.some((s) => s.release.prerelease === undefined)) continue;
+    const message = `serves only pre-releases (${ss.map((s) => s.release.key).join(', ')}) and names no default_release: a call without adcp_version is refused (VERSION_UNSUPPORTED), as a pre-release is matched only by an exact pin; name the one to serve such calls as default_release`;
+    if (config.strict) throw new CodegenError(profile.file, '/default_release', `${message} (--strict)`);
+    run.warn(`${profile.file}#/default_release: ${message}`);
+  }
   // A shared definition appears in many tools' documents: report each finding once.
   for (const f of new Map(advertised.findings.map((f) => [`${f.pointer}\0${f.message}`, f])).values()) {
     if (config.strict) throw new CodegenError(f.file, f.pointer, `${f.message} (--strict)`);
