@@ -3,11 +3,11 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleSchema, lintAppliesWhen, annotateAdvertised, resolveOverlays, type ResolvedOverlay } from '../generator/project/index.js';
-import { CodegenError } from '../generator/shared/index.js';
 import { loadOverlays, loadRelease, type JsonSchemaObject, type Release } from '../generator/load/index.js';
 import { AUCTION, GUARANTEED, at, deepFreeze, pricing, project, type Obj } from './helpers/projection.js';
 import { repoRoot, sdkReleaseDir } from './helpers/releases.js';
 import { tempDir } from './helpers/temp.js';
+import { codegenError } from './helpers/codegen-error.js';
 
 /** Overlays attaching x-adcp-applies-when before projection, on AdCP 3.0.6 from @adcp/sdk. */
 
@@ -27,16 +27,6 @@ function overlayFile(content: unknown): string {
 
 function entry(extra: Obj = {}): Obj {
   return { schema: 'pricing-options/cpm-option.json', pointer: '/properties/floor_price', 'x-adcp-applies-when': AUCTION, ...extra };
-}
-
-function codegenError(fn: () => unknown): CodegenError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof CodegenError) return e;
-    throw e;
-  }
-  throw new Error('expected a CodegenError');
 }
 
 test('the shipped RFC overlay resolves on 3.0.6, skipping the entry limited to 3.2', () => {
