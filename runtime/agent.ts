@@ -44,6 +44,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     name,
     mode,
     releases: served.releases.map((r) => r.key),
+    defaultRelease: served.defaultRelease?.key,
     tools: (key) => [...served.release(key).tools],
     toolsList: (key) => lists().toolsList(key),
     endpointToolsList: () => lists().endpointToolsList(),

@@ -2,7 +2,7 @@
 // adcp-codegen runtime modules a valid call never reaches (runtime/*.ts compiled), loaded by index.js on first use.
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/artifacts/tools-list.ts ae34ba0485920795, runtime/call/handlers.ts 5e81e764302eec96,
-//     runtime/transports/a2a.ts fb52fe5b5b6cb886, runtime/transports/call-trace.ts 4beee7a8cf55a16e,
+//     runtime/transports/a2a.ts 4754473652fb46ed, runtime/transports/call-trace.ts 4beee7a8cf55a16e,
 //     runtime/transports/mcp.ts e8fb014ee1aab9ec
 "use strict";
 
@@ -218,7 +218,7 @@ function dialectOf(request) {
     return (0, json_copy_js_1.isObject)(request.request) ? 'v1' : 'v0.3';
 }
 function rejection(agent, error, input) {
-    return (0, results_js_1.errorResult)(error, input, agent.releases[0]);
+    return (0, results_js_1.errorResult)(error, input, agent.defaultRelease ?? agent.releases[0]);
 }
 function taskEvent(dialect, request, skill, body, failed, state) {
     const error = failed ? body.adcp_error : undefined;

@@ -185,7 +185,13 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
   readonly mode: Mode;
   /** Release keys served, highest first. */
   readonly releases: readonly string[];
-  /** Tools served in `release` (default: the highest). */
+  /**
+   * The release a call pinning none is served (no `adcp_version`; or only `adcp_major_version`, of its major): the
+   * profile's `default_release`, else the highest stable release it serves; undefined when it serves only
+   * pre-releases and names none (such calls are then VERSION_UNSUPPORTED). The default of the `release` arguments.
+   */
+  readonly defaultRelease: string | undefined;
+  /** Tools served in `release` (default: the default release, else the highest). */
   tools(release?: string): readonly Tools[];
   toolsList(release?: string): ToolsListEntry[];
   /**

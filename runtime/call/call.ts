@@ -76,7 +76,7 @@ export class Call {
     readonly handler: AnyToolHandler,
     readonly ctx: CallContext,
   ) {
-    this.release = env.served.releases[0]!;
+    this.release = env.served.defaultRelease ?? env.served.releases[0]!;
   }
 
   get served(): Served {

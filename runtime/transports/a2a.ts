@@ -24,7 +24,7 @@ export type { A2AEventBus, A2AExecutor, A2AExecutorOptions, A2ARequestContext, A
  * What the executor needs of an agent: the pipeline, and what answers outside it are labelled with. Its capabilities
  * are not: agent.a2aExecutor binds the get_adcp_capabilities handler (bindHandlers) before the executor sees it.
  */
-type PipelineAgent = Pick<Agent, 'call' | 'releases'>;
+type PipelineAgent = Pick<Agent, 'call' | 'releases' | 'defaultRelease'>;
 
 /** The wire dialect of the calling @a2a-js/sdk. */
 type Dialect = 'v1' | 'v0.3';
@@ -142,7 +142,7 @@ function dialectOf(request: A2ARequestContext): Dialect {
 
 /** An AdCP rejection before or around the pipeline, shaped exactly as agent.call shapes its own. */
 function rejection(agent: PipelineAgent, error: AdcpErrorBody, input: unknown): CallToolResult {
-  return errorResult(error, input, agent.releases[0]!);
+  return errorResult(error, input, agent.defaultRelease ?? agent.releases[0]!);
 }
 
 /**

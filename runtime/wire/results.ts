@@ -33,19 +33,20 @@ export function errorResult(error: AdcpErrorBody, args: unknown, release: string
 
 /**
  * The rejection of a call to a tool the agent does not serve: an AdCP error with the caller's context, labelled
- * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
+ * with the release the caller pinned when it is served, else `fallback`: the agent's default release (what a call
+ * pinning none is served), else the highest served (`releases`, highest first).
  */
-export function unknownToolResult(tool: string, args: unknown, releases: readonly string[]): CallToolResult {
-  return rejectionOf(unsupportedTool(tool), args, releases);
+export function unknownToolResult(tool: string, args: unknown, releases: readonly string[], fallback = releases[0]!): CallToolResult {
+  return rejectionOf(unsupportedTool(tool), args, releases, fallback);
 }
 
 /** A rejection of a call the pipeline could not answer itself, labelled as unknownToolResult labels its own. */
-function rejectionOf(error: AdcpErrorBody, args: unknown, releases: readonly string[]): CallToolResult {
+function rejectionOf(error: AdcpErrorBody, args: unknown, releases: readonly string[], fallback: string): CallToolResult {
   // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
   const request = readRequest(args);
   const value = request.ok ? request.value : request.context === undefined ? undefined : { context: request.context };
   const pinned = value !== null && typeof value === 'object' ? (value as Record<string, unknown>).adcp_version : undefined;
-  return errorResult(error, value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]!);
+  return errorResult(error, value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : fallback);
 }
 
 /** The AdCP body of a CallToolResult, success or rejection. */
@@ -60,14 +61,15 @@ export function resultBody(result: CallToolResult): Record<string, unknown> {
  * say) is a fault of the agent, not of the buyer's request: logged on the server and answered as a
  * CONFIGURATION_ERROR with no detail, never a transport error or a crash of the process.
  */
-export async function callBound(agent: Pick<Agent, 'call' | 'releases'>, handlers: Readonly<Record<string, AnyToolHandler>>, tool: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
+export async function callBound(agent: Pick<Agent, 'call' | 'releases' | 'defaultRelease'>, handlers: Readonly<Record<string, AnyToolHandler>>, tool: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
   const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
-  if (handler === undefined) return unknownToolResult(tool, args, agent.releases);
+  const fallback = agent.defaultRelease ?? agent.releases[0]!;
+  if (handler === undefined) return unknownToolResult(tool, args, agent.releases, fallback);
   try {
     return await agent.call(tool, args, handler, ctx);
   } catch (e) {
-    if (e instanceof UnknownToolError) return unknownToolResult(tool, args, agent.releases);
+    if (e instanceof UnknownToolError) return unknownToolResult(tool, args, agent.releases, fallback);
     logOf(agent).error('call_failed', `adcp-codegen: the call of ${tool} failed: ${faultText(e)}`, { tool });
-    return rejectionOf(agentFault(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases);
+    return rejectionOf(agentFault(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases, fallback);
   }
 }
