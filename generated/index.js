@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts 94625e2ca58bcf3d
+//   adcp-codegen 0.1.0: runtime/loader.ts 1a5c4323112ea015
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -503,14 +503,16 @@ const onDemand = Object.freeze({
   "./stores/schema.js": "runtime/services.cjs",
   "./stores/sql.js": "runtime/services.cjs",
   "./stores/sqlite.js": "runtime/services.cjs",
+  "./transports/a2a-events.js": "runtime/transports.cjs",
   "./transports/a2a.js": "runtime/transports.cjs",
   "./transports/http/a2a-card.js": "runtime/http.cjs",
   "./transports/http/a2a-dialects.js": "runtime/http.cjs",
   "./transports/http/a2a-endpoint.js": "runtime/http.cjs",
+  "./transports/http/a2a-guard.js": "runtime/http.cjs",
+  "./transports/http/a2a-request-store.js": "runtime/http.cjs",
   "./transports/http/admit.js": "runtime/http.cjs",
   "./transports/http/authenticate.js": "runtime/http.cjs",
   "./transports/http/body.js": "runtime/http.cjs",
-  "./transports/http/classify.js": "runtime/http.cjs",
   "./transports/http/entry.js": "runtime/http.cjs",
   "./transports/http/mcp-endpoint.js": "runtime/http.cjs",
   "./transports/http/packages.js": "runtime/http.cjs",

@@ -81,6 +81,34 @@ test('0.3 client without credentials: get_adcp_capabilities completes; a protect
   assert.is(seen.length, before, 'no handler ran');
 });
 
+test('one reading: parts the 0.3 SDK reads as no DataPart (a 1.0 `content`, a kind-less `data`, a text part carrying data) are INVALID_REQUEST, never a protected skill run without credentials', async () => {
+  const before = seen.length;
+  const protectedData = { skill: 'list_creatives', input: {} };
+  const shapes = [
+    // The issue's probe: the public skill in 0.3's form beside a protected one in 1.0's.
+    [{ kind: 'data', data: { skill: 'get_adcp_capabilities', input: {} } }, { content: { $case: 'data', value: protectedData } }],
+    [{ data: { skill: 'get_adcp_capabilities', input: {} } }, { content: { $case: 'data', value: protectedData } }],
+    [{ data: protectedData }],
+    [{ kind: 'text', text: 'hi', data: protectedData }],
+    [{ kind: 'file', file: { uri: 'https://x.example/a' }, content: { $case: 'data', value: protectedData } }],
+    [{ kind: 'data', data: protectedData, content: { $case: 'data', value: protectedData } }],
+  ];
+  for (const [path, method] of [['/a2a', 'message/send'], ['/', 'message/stream']] as const) {
+    for (const [i, parts] of shapes.entries()) {
+      const r = await rpc(`${root}${path}`, { jsonrpc: '2.0', id: i, method, params: { message: { kind: 'message', messageId: `m-${i}`, role: 'user', parts } } });
+      assert.is(r.status, 200, `${method} ${i}: ${r.text}`);
+      const body = JSON.parse(method === 'message/stream' ? r.text.slice('data: '.length) : r.text);
+      const data = body.result.artifacts[0].parts[0].data;
+      assert.is(data.adcp_error.code, 'INVALID_REQUEST', `${method} ${i}: ${r.text}`);
+      assert.match(data.adcp_error.message, /^A2A: part \d is not an A2A 0\.3 part/);
+    }
+  }
+  // Two DataParts of 0.3's own form: several DataParts, whatever skills they name.
+  const two = await rpc(`${root}/a2a`, { jsonrpc: '2.0', id: 9, method: 'message/send', params: { message: { kind: 'message', messageId: 'm-two', role: 'user', parts: [{ kind: 'data', data: { skill: 'get_adcp_capabilities' } }, { kind: 'data', data: protectedData }] } } });
+  assert.match(JSON.parse(two.text).result.artifacts[0].parts[0].data.adcp_error.message, /several DataParts/);
+  assert.is(seen.length, before, 'no handler ran');
+});
+
 test('0.3 client with a key: the protected skill completes and its handler sees ctx.principal, ctx.auth without the key', async () => {
   const client = await client03(root, 'sk_a2a_one');
   const task = (await client.sendMessage({ message: message03('list_creatives', { context: { via: 'a2a' } }) })) as V03Task;

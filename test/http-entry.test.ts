@@ -167,7 +167,9 @@ test('tools/list: what the SDK transport refuses is refused as it refuses it (th
   const raw = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-      if (!fastPath(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')))) (declined++, res.writeHead(599).end());
+      const answer = fastPath(req, JSON.parse(Buffer.concat(chunks).toString('utf8')), () => true);
+      if (answer === undefined || answer === 'refused') return void (declined++, res.writeHead(599).end());
+      res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.concat(answer));
     });
   });
   const url = await listen(raw);

@@ -6,23 +6,24 @@
 //     runtime/api/service-types.ts 874552e7b38e2446, runtime/api/signing-types.ts 8e609bb71c20b858,
 //     runtime/api/webhook-types.ts 8e609bb71c20b858, runtime/artifacts/contract.ts 8ea0d204ea7242b2,
 //     runtime/artifacts/declared-names.ts 1e024d941bb353ca, runtime/artifacts/profile.ts c455a125f944978e,
-//     runtime/artifacts/served.ts a1cfd194dead186e, runtime/call/authorize.ts cbf4fe34d32405fe,
-//     runtime/call/call.ts 66af2e139d4ba78f, runtime/call/convert-down.ts ecfbb031fbd5ad71,
+//     runtime/artifacts/served.ts a1cfd194dead186e, runtime/call/admission.ts 9dc7bf34c02bf07e,
+//     runtime/call/admit.ts fbf0c13dc997f6fb, runtime/call/authorize.ts cbf4fe34d32405fe,
+//     runtime/call/call.ts 98ce3f350a07f6f5, runtime/call/convert-down.ts ecfbb031fbd5ad71,
 //     runtime/call/convert-up.ts e136eb251cf31f7f, runtime/call/credentials.ts 030f5294fcc41dca,
 //     runtime/call/envelope.ts 8d903528130c18f9, runtime/call/handle.ts 11cfbf799ca1a7e0,
 //     runtime/call/idempotency.ts 95dcb9cdf3961391, runtime/call/merge-items.ts c58a40123644968e,
-//     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts 39df6c928faec664,
+//     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts dc8ec4a3b9ae9771,
 //     runtime/call/push-config.ts 41aaa3beff8556d9, runtime/call/read.ts 214b3e59b4054b61,
 //     runtime/call/select.ts e1a6a3a1959bd443, runtime/call/verify.ts cdab975fb3f40682,
 //     runtime/issues/drift.ts 929aad4c4ef84a09, runtime/issues/issues.ts 54f563c281e32709,
 //     runtime/services/agent-services.ts 0a814bfb4b4d496f, runtime/services/capabilities.ts ca291c08b9d816ce,
-//     runtime/services/idempotency/settings.ts c097ce5e38f95d92, runtime/wire/bounds.ts 56f9dc77d4bed7c2,
+//     runtime/services/idempotency/settings.ts c097ce5e38f95d92, runtime/wire/bounds.ts a3bad3b12665f9a4,
 //     runtime/wire/closest-names.ts 7c72d55e78965954, runtime/wire/credential-names.ts 800ce9e9a2e17dae,
 //     runtime/wire/errors.ts c3c2abcdcdf1f631, runtime/wire/json-copy.ts 4c680c79afe248e9,
 //     runtime/wire/options.ts 7f555a7bac86c390, runtime/wire/paths.ts fb201dd214f7de24,
 //     runtime/wire/pointer.ts 70d14510bda68fba, runtime/wire/release-select.ts 987b50ff8ce82e53,
 //     runtime/wire/report.ts c5325dc03a131258, runtime/wire/response.ts bc9edc053c759fe8,
-//     runtime/wire/results.ts 81afede7e867dfac, runtime/wire/versions.ts e88c31a89583ba56
+//     runtime/wire/results.ts 9baed3c4ea0c2ae5, runtime/wire/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules a valid call reaches (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
@@ -304,6 +305,126 @@ function openServed(outDir, name, mode) {
 }
 
   },
+  // runtime/call/admission.ts of adcp-codegen, its comments left out
+  "./call/admission.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.CallGate = exports.Admission = void 0;
+exports.refusalError = refusalError;
+exports.carry = carry;
+exports.admissionOf = admissionOf;
+const CREDENTIALS = { kind: 'credentials' };
+class Admission {
+    rules;
+    caller;
+    verdict;
+    label;
+    refusal;
+    fault;
+    carrier = [];
+    #warned = false;
+    constructor(rules, caller, verdict, label) {
+        this.rules = rules;
+        this.caller = caller;
+        this.verdict = verdict;
+        this.label = label;
+    }
+    get anonymous() {
+        return this.rules.authenticates && this.caller === 'anonymous';
+    }
+    method(methods, isPublic) {
+        return this.#refuse(this.#signature(methods) ?? (this.anonymous && !isPublic ? CREDENTIALS : undefined));
+    }
+    tool(methods, tool) {
+        return this.#refuse(this.#signature(methods, tool) ?? (this.anonymous && !this.rules.publicTools.has(tool) ? CREDENTIALS : undefined));
+    }
+    args(methods, tool, args) {
+        return this.#refuse(this.#signature(methods, tool, args));
+    }
+    gate(methods) {
+        return new CallGate(this, methods);
+    }
+    #signature(methods, operation, args) {
+        const { signatures } = this.rules;
+        if (signatures === undefined || this.verdict === undefined)
+            return undefined;
+        const refused = signatures.judge(this.verdict, { methods, ...(operation !== undefined ? { operation } : {}), ...(args !== undefined ? { args } : {}) });
+        if (refused !== undefined)
+            return { kind: 'signature', ...refused };
+        if (this.verdict.authenticatedBy === 'fallback' && this.verdict.warning !== undefined && !this.#warned) {
+            this.#warned = true;
+            process.emitWarning(`adcp-codegen: ${this.label}: a shadowed request signature failed (${this.verdict.warning})`);
+        }
+        return undefined;
+    }
+    #refuse(refusal) {
+        if (refusal !== undefined)
+            this.refusal ??= refusal;
+        return refusal;
+    }
+}
+exports.Admission = Admission;
+class CallGate {
+    admission;
+    methods;
+    constructor(admission, methods) {
+        this.admission = admission;
+        this.methods = methods;
+    }
+    tool(tool) {
+        return this.admission.tool(this.methods, tool);
+    }
+    args(tool, args) {
+        return this.admission.args(this.methods, tool, args);
+    }
+}
+exports.CallGate = CallGate;
+function refusalError(tool, refusal) {
+    const message = refusal.kind === 'credentials'
+        ? `${tool} needs credentials: send them in the Authorization header`
+        : `${tool}: ${refusal.code === 'request_signature_required' ? 'this request must be signed (RFC 9421)' : `the request signature was refused (${refusal.code})`}`;
+    return { code: 'AUTH_REQUIRED', message, recovery: 'correctable' };
+}
+const byUser = new WeakMap();
+function carry(user, admission) {
+    byUser.set(user, admission);
+    return user;
+}
+function admissionOf(context) {
+    const user = context !== null && typeof context === 'object' ? context.user : undefined;
+    return user !== null && typeof user === 'object' ? byUser.get(user) : undefined;
+}
+
+  },
+  // runtime/call/admit.ts of adcp-codegen, its comments left out
+  "./call/admit.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.admit = admit;
+exports.admitArgs = admitArgs;
+const admission_js_1 = require("./call/admission.js");
+function admit(call) {
+    const gate = gateOf(call);
+    if (gate === undefined)
+        return;
+    const refused = gate.tool(call.tool);
+    if (refused !== undefined)
+        return call.reject((0, admission_js_1.refusalError)(call.tool, refused));
+}
+function admitArgs(call) {
+    const gate = gateOf(call);
+    if (gate === undefined)
+        return;
+    const refused = gate.args(call.tool, call.args);
+    if (refused !== undefined)
+        return call.reject((0, admission_js_1.refusalError)(call.tool, refused));
+}
+function gateOf(call) {
+    const gate = call.ctx.admission;
+    return gate instanceof admission_js_1.CallGate ? gate : undefined;
+}
+
+  },
   // runtime/call/authorize.ts of adcp-codegen, its comments left out
   "./call/authorize.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -363,8 +484,11 @@ class Call {
     }
     abandon = new AbortController();
     handlerContext() {
-        return (this.#hctx ??= {
-            ...this.ctx,
+        if (this.#hctx !== undefined)
+            return this.#hctx;
+        const { admission: _admission, ...ctx } = this.ctx;
+        return (this.#hctx = {
+            ...ctx,
             signal: this.handlerSignal(),
             tool: this.tool,
             release: this.release.key,
@@ -744,6 +868,7 @@ function itemsPlan(served, s, failed) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.STAGES = void 0;
 exports.runCall = runCall;
+const admit_js_1 = require("./call/admit.js");
 const authorize_js_1 = require("./call/authorize.js");
 const call_js_1 = require("./call/call.js");
 const convert_down_js_1 = require("./call/convert-down.js");
@@ -758,7 +883,7 @@ const push_config_js_1 = require("./call/push-config.js");
 const read_js_1 = require("./call/read.js");
 const select_js_1 = require("./call/select.js");
 const verify_js_1 = require("./call/verify.js");
-exports.STAGES = [read_js_1.read, credentials_js_1.credentials, select_js_1.select, parse_js_1.parse, push_config_js_1.pushConfig, idempotency_js_1.idempotency, convert_up_js_1.convertUp, authorize_js_1.authorize, handle_js_1.handle, convert_down_js_1.convertDown, merge_items_js_1.mergeItems, envelope_js_1.envelope, verify_js_1.verify];
+exports.STAGES = [admit_js_1.admit, read_js_1.read, admit_js_1.admitArgs, credentials_js_1.credentials, select_js_1.select, parse_js_1.parse, push_config_js_1.pushConfig, idempotency_js_1.idempotency, convert_up_js_1.convertUp, authorize_js_1.authorize, handle_js_1.handle, convert_down_js_1.convertDown, merge_items_js_1.mergeItems, envelope_js_1.envelope, verify_js_1.verify];
 async function runCall(call, stages = exports.STAGES) {
     let answer = undefined;
     for (const stage of stages) {
@@ -1219,9 +1344,10 @@ function agree(field, declared, configured, option) {
   "./wire/bounds.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.MAX_PAYLOAD_TEXT = exports.MAX_REJECTION_ISSUES = void 0;
+exports.MAX_MESSAGE_DEPTH = exports.MAX_PAYLOAD_TEXT = exports.MAX_REJECTION_ISSUES = void 0;
 exports.clip = clip;
 exports.boundedIssue = boundedIssue;
+exports.nestsWithin = nestsWithin;
 exports.MAX_REJECTION_ISSUES = 50;
 exports.MAX_PAYLOAD_TEXT = 1024;
 const ELLIPSIS = '\u2026';
@@ -1274,6 +1400,22 @@ function boundedValue(value, depth = 0) {
         Object.defineProperty(out, clip(key), { value: b, enumerable: true, writable: true, configurable: true });
     }
     return changed ? out : value;
+}
+exports.MAX_MESSAGE_DEPTH = 128;
+function nestsWithin(value, max) {
+    if (value === null || typeof value !== 'object')
+        return true;
+    const stack = [[value, 1]];
+    while (stack.length > 0) {
+        const [node, depth] = stack.pop();
+        if (depth > max)
+            return false;
+        for (const child of Array.isArray(node) ? node : Object.values(node)) {
+            if (child !== null && typeof child === 'object')
+                stack.push([child, depth + 1]);
+        }
+    }
+    return true;
 }
 
   },
@@ -1751,6 +1893,7 @@ exports.errorResult = errorResult;
 exports.unknownToolResult = unknownToolResult;
 exports.resultBody = resultBody;
 exports.callBound = callBound;
+const admission_js_1 = require("./call/admission.js");
 const errors_js_1 = require("./wire/errors.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 class UnknownToolError extends Error {
@@ -1781,8 +1924,10 @@ function resultBody(result) {
 }
 async function callBound(agent, handlers, tool, args, ctx) {
     const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
-    if (handler === undefined)
-        return unknownToolResult(tool, args, agent.releases);
+    if (handler === undefined) {
+        const refused = ctx.admission instanceof admission_js_1.CallGate ? ctx.admission.tool(tool) : undefined;
+        return refused !== undefined ? rejectionOf((0, admission_js_1.refusalError)(tool, refused), args, agent.releases) : unknownToolResult(tool, args, agent.releases);
+    }
     try {
         return await agent.call(tool, args, handler, ctx);
     }

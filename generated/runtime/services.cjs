@@ -12,11 +12,11 @@
 //     runtime/services/notifications/prove.ts 6bb1bdf4649cd0fb,
 //     runtime/services/notifications/subscribers.ts c99be17748c6ddef,
 //     runtime/services/notifications/sync-configs.ts 96b9dceebfd2c540,
-//     runtime/services/signing/envelope.ts ac72f8d03a92e7ea,
+//     runtime/services/signing/envelope.ts 276c2bb4c2794b49,
 //     runtime/services/signing/from-profile.ts 511290ded2cb8aac, runtime/services/signing/keys.ts 8f925265a23f10a0,
-//     runtime/services/signing/policy.ts e3b68f3dada4a654, runtime/services/signing/replay-store.ts 86dc51feec3f7ad2,
-//     runtime/services/signing/sdk.ts 7f02af49f87e619c, runtime/services/signing/verifier.ts 949059eeae8cc8c5,
-//     runtime/services/tasks/a2a-list.ts 79ef0ebcbb199e8a, runtime/services/tasks/a2a-tasks.ts 3fe14847d022ef3c,
+//     runtime/services/signing/policy.ts b6376c87609f7c90, runtime/services/signing/replay-store.ts 86dc51feec3f7ad2,
+//     runtime/services/signing/sdk.ts 7f02af49f87e619c, runtime/services/signing/verifier.ts 14362b6dcc63c7c7,
+//     runtime/services/tasks/a2a-list.ts 79ef0ebcbb199e8a, runtime/services/tasks/a2a-tasks.ts 00ef8b9590ccec6a,
 //     runtime/services/tasks/effects.ts 104dd9a2be3359f1, runtime/services/tasks/reads.ts 7f23358ab84ebc66,
 //     runtime/services/tasks/records.ts dcc287ed010c4610, runtime/services/tasks/result.ts cb38cd28086caade,
 //     runtime/services/tasks/service.ts d3a5e031ecc6a558, runtime/services/tasks/webhook.ts 91fcac21343f07b6,
@@ -25,8 +25,8 @@
 //     runtime/services/webhooks/records.ts 3a6b7ac0551741c5, runtime/services/webhooks/schedule.ts 85d3905bf20464f1,
 //     runtime/services/webhooks/sdk.ts 132bc6392f0e6695, runtime/services/webhooks/setup.ts 82d368e7e21f4a3e,
 //     runtime/services/webhooks/worker.ts 01b306347e259fa1, runtime/stores/open.ts 8c595f8aad88d962,
-//     runtime/stores/postgres.ts f9faf31b4ee9919e, runtime/stores/schema.ts 7066d7aa59bbf2f8,
-//     runtime/stores/sql.ts 5e47be9af0dd9780, runtime/stores/sqlite.ts dd5f08b0743dfc55,
+//     runtime/stores/postgres.ts f9faf31b4ee9919e, runtime/stores/schema.ts 55bd322aa84e87a5,
+//     runtime/stores/sql.ts 5e47be9af0dd9780, runtime/stores/sqlite.ts bd4fe1b5dc40d00e,
 //     runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
 "use strict";
 
@@ -854,14 +854,9 @@ function sorted(list) {
   "./services/signing/envelope.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.MAX_UNSIGNED_BODY_BYTES = void 0;
 exports.headerValue = headerValue;
-exports.parseBody = parseBody;
-exports.invocationsOf = invocationsOf;
 exports.carriesWebhookCredentials = carriesWebhookCredentials;
-exports.MAX_UNSIGNED_BODY_BYTES = 1_048_576;
 const MAX_DEPTH = 64;
-const A2A_SEND = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
 function headerValue(headers, name) {
     for (const [k, v] of Object.entries(headers)) {
         if (k.toLowerCase() !== name)
@@ -869,44 +864,6 @@ function headerValue(headers, name) {
         if (v === undefined)
             return undefined;
         return Array.isArray(v) ? v.map((s) => s.trim()).join(', ') : v.trim();
-    }
-    return undefined;
-}
-function parseBody(body) {
-    if (body.length === 0)
-        return undefined;
-    try {
-        return JSON.parse(body);
-    }
-    catch {
-        return undefined;
-    }
-}
-function invocationsOf(json) {
-    const calls = [];
-    for (const message of Array.isArray(json) ? json : [json]) {
-        if (!isObject(message) || typeof message.method !== 'string')
-            continue;
-        const params = isObject(message.params) ? message.params : {};
-        let operation;
-        if (message.method === 'tools/call' && typeof params.name === 'string')
-            operation = params.name;
-        if (A2A_SEND.has(message.method)) {
-            const msg = isObject(params.message) ? params.message : isObject(params.request) ? params.request : undefined;
-            if (Array.isArray(msg?.parts))
-                operation = msg.parts.map(skillOf).find((s) => s !== undefined);
-        }
-        calls.push(operation === undefined ? { method: message.method } : { method: message.method, operation });
-    }
-    return calls;
-}
-function skillOf(part) {
-    if (!isObject(part))
-        return undefined;
-    const inner = isObject(part.data) ? part.data : isObject(part.content) ? part.content : undefined;
-    for (const candidate of [inner, inner?.data, inner?.value]) {
-        if (isObject(candidate) && typeof candidate.skill === 'string')
-            return candidate.skill;
     }
     return undefined;
 }
@@ -1162,6 +1119,7 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.signingPolicy = signingPolicy;
 exports.requiresSignature = requiresSignature;
 exports.shadowed = shadowed;
+exports.shadowsAny = shadowsAny;
 function signingPolicy(block, options) {
     const profile = options.profile ?? (options.releaseBelow32 ? 'legacy-3.1' : '3.2');
     if (profile !== '3.2' && profile !== 'legacy-3.1')
@@ -1190,17 +1148,16 @@ function signingPolicy(block, options) {
         methodsWarnFor: list('protocol_methods_warn_for'),
     };
 }
-function requiresSignature(policy, calls, operation) {
-    if (operation !== undefined && policy.requiredFor.has(operation))
-        return true;
-    return calls.some((c) => (c.operation !== undefined && policy.requiredFor.has(c.operation)) || policy.methodsRequiredFor.has(c.method));
+function requiresSignature(policy, call) {
+    return (call.operation !== undefined && policy.requiredFor.has(call.operation)) || call.methods.some((m) => policy.methodsRequiredFor.has(m));
 }
-function shadowed(policy, calls, operation) {
-    if (requiresSignature(policy, calls, operation))
+function shadowed(policy, call) {
+    if (requiresSignature(policy, call))
         return false;
-    if (operation !== undefined)
-        return policy.warnFor.has(operation);
-    return calls.length > 0 && calls.every((c) => (c.operation !== undefined && policy.warnFor.has(c.operation)) || policy.methodsWarnFor.has(c.method));
+    return (call.operation !== undefined && policy.warnFor.has(call.operation)) || call.methods.some((m) => policy.methodsWarnFor.has(m));
+}
+function shadowsAny(policy) {
+    return policy.warnFor.size > 0 || policy.methodsWarnFor.size > 0;
 }
 
   },
@@ -1351,27 +1308,15 @@ function requestVerifier(settings) {
     const { policy, keys } = settings;
     const clock = settings.clock ?? (() => Math.floor(Date.now() / 1000));
     const replay = (0, replay_store_js_1.replayStore)(settings.store, keys.capOf);
-    const reject = (code, detail) => ({ ok: false, status: 401, code, wwwAuthenticate: `Signature error="${code}"`, detail });
-    const unsigned = (request) => {
-        const body = request.body;
-        if (body.length > envelope_js_1.MAX_UNSIGNED_BODY_BYTES && request.json === undefined) {
-            return reject('request_signature_required', `an unsigned body over ${envelope_js_1.MAX_UNSIGNED_BODY_BYTES} bytes is not searched for webhook credentials; sign it`);
-        }
-        const json = request.json ?? (0, envelope_js_1.parseBody)(body);
-        if ((0, envelope_js_1.carriesWebhookCredentials)(json))
-            return reject('request_signature_required', 'a request registering webhook credentials (\u2026authentication) must be signed');
-        if ((0, policy_js_1.requiresSignature)(policy, (0, envelope_js_1.invocationsOf)(json), request.operation) && request.authenticated !== true) {
-            return reject('request_signature_required', 'what the request invokes requires a signed request or another accepted credential');
-        }
-        return request.authenticated === true ? { ok: true, authenticatedBy: 'fallback' } : { ok: true, authenticatedBy: 'none' };
-    };
+    const refusal = (code, detail) => ({ status: 401, code, wwwAuthenticate: `Signature error="${code}"`, detail });
+    const reject = (code, detail) => ({ ok: false, ...refusal(code, detail) });
     return {
         profile: policy.profile,
         async verify(request) {
             const signatureInput = (0, envelope_js_1.headerValue)(request.headers, 'signature-input');
             const signature = (0, envelope_js_1.headerValue)(request.headers, 'signature');
             if (signatureInput === undefined && signature === undefined)
-                return unsigned(request);
+                return request.authenticated === true ? { ok: true, authenticatedBy: 'fallback' } : { ok: true, authenticatedBy: 'none' };
             try {
                 if (signatureInput === undefined || signature === undefined) {
                     throw new sdk_js_1.SignatureFailure('request_signature_header_malformed', 'Signature and Signature-Input must come as a pair');
@@ -1394,11 +1339,26 @@ function requestVerifier(settings) {
                 const code = (0, sdk_js_1.signatureCode)(e);
                 if (code === undefined)
                     throw e;
-                if (!MALFORMED.has(code) && request.authenticated === true && (0, policy_js_1.shadowed)(policy, callsOf(request), request.operation)) {
+                if (!MALFORMED.has(code) && request.authenticated === true && (0, policy_js_1.shadowsAny)(policy))
                     return { ok: true, authenticatedBy: 'fallback', warning: code };
-                }
                 return reject(code, e.message);
             }
+        },
+        judge(verdict, call) {
+            if (verdict.authenticatedBy === 'signature')
+                return undefined;
+            const failed = verdict.authenticatedBy === 'fallback' ? verdict.warning : undefined;
+            if (failed !== undefined) {
+                if ((0, envelope_js_1.carriesWebhookCredentials)(call.args))
+                    return refusal(failed, 'a request registering webhook credentials carried a signature that failed');
+                return (0, policy_js_1.shadowed)(policy, call) ? undefined : refusal(failed, `the signature failed and ${call.operation ?? call.methods[0] ?? 'the call'} is not shadowed (warn_for)`);
+            }
+            if ((0, envelope_js_1.carriesWebhookCredentials)(call.args))
+                return refusal('request_signature_required', 'a request registering webhook credentials (\u2026authentication) must be signed');
+            if (verdict.authenticatedBy === 'none' && (0, policy_js_1.requiresSignature)(policy, call)) {
+                return refusal('request_signature_required', `${call.operation ?? call.methods[0] ?? 'the call'} requires a signed request or another accepted credential`);
+            }
+            return undefined;
         },
     };
 }
@@ -1444,9 +1404,6 @@ function authorityOf(canonical, url) {
         return undefined;
     }
 }
-function callsOf(request) {
-    return (0, envelope_js_1.invocationsOf)(request.json ?? (0, envelope_js_1.parseBody)(request.body));
-}
 
   },
   // runtime/services/tasks/a2a-list.ts of adcp-codegen, its comments left out
@@ -1481,44 +1438,56 @@ function listPage(all, params, copy) {
   "./services/tasks/a2a-tasks.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.DURABLE_TASK_TTL_MS = exports.DURABLE_MAX_TASKS = void 0;
+exports.DURABLE_TASK_TTL_MS = exports.DURABLE_MAX_TASK_BYTES = exports.DURABLE_MAX_TASKS = void 0;
 exports.durableA2AStore = durableA2AStore;
 exports.settleLinked = settleLinked;
 const a2a_list_js_1 = require("./services/tasks/a2a-list.js");
 const options_js_1 = require("./wire/options.js");
-exports.DURABLE_MAX_TASKS = 10_000;
+exports.DURABLE_MAX_TASKS = 1_000;
+exports.DURABLE_MAX_TASK_BYTES = 32 * 1024 * 1024;
 exports.DURABLE_TASK_TTL_MS = 24 * 3600 * 1000;
 const PURGE_EVERY_MS = 60_000;
-const SAVE = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at) VALUES ($1, $2, $3, NULL, NULL, $4, $5, $6)
-ON CONFLICT (scope, task_id) DO UPDATE SET task = excluded.task, ttl_ms = excluded.ttl_ms, saved_at = excluded.saved_at, expires_at = excluded.expires_at`;
-const LINK = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at) VALUES ($1, $2, NULL, $3, NULL, $4, $5, $6)
+const SAVE = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at, bytes) VALUES ($1, $2, $3, NULL, NULL, $4, $5, $6, $7)
+ON CONFLICT (scope, task_id) DO UPDATE SET task = excluded.task, ttl_ms = excluded.ttl_ms, saved_at = excluded.saved_at, expires_at = excluded.expires_at,
+  bytes = excluded.bytes + COALESCE(LENGTH(adcp_a2a_tasks.settled), 0)`;
+const LINK = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at, bytes) VALUES ($1, $2, NULL, $3, NULL, $4, $5, $6, 0)
 ON CONFLICT (scope, task_id) DO UPDATE SET adcp_task_id = excluded.adcp_task_id`;
 const LOAD = 'SELECT task, settled FROM adcp_a2a_tasks WHERE scope = $1 AND task_id = $2 AND expires_at > $3 AND task IS NOT NULL';
 const LIST = 'SELECT task, settled FROM adcp_a2a_tasks WHERE scope = $1 AND expires_at > $2 AND task IS NOT NULL ORDER BY saved_at DESC LIMIT $3';
-const SETTLE = 'UPDATE adcp_a2a_tasks SET settled = $2, saved_at = $3, expires_at = $3 + ttl_ms WHERE adcp_task_id = $1';
+const SETTLE = 'UPDATE adcp_a2a_tasks SET settled = $2, saved_at = $3, expires_at = $3 + ttl_ms, bytes = bytes + LENGTH($2) WHERE adcp_task_id = $1';
 const EXPIRED = 'DELETE FROM adcp_a2a_tasks WHERE expires_at <= $1';
-const BEYOND = 'DELETE FROM adcp_a2a_tasks WHERE (scope, task_id) NOT IN (SELECT scope, task_id FROM adcp_a2a_tasks ORDER BY saved_at DESC, task_id DESC LIMIT $1)';
+const TRIM = `DELETE FROM adcp_a2a_tasks WHERE scope = $1 AND task_id IN (
+  SELECT task_id FROM (
+    SELECT task_id, ROW_NUMBER() OVER newest AS n, SUM(bytes) OVER newest AS b FROM adcp_a2a_tasks WHERE scope = $1
+    WINDOW newest AS (ORDER BY saved_at DESC, task_id DESC ROWS UNBOUNDED PRECEDING)
+  ) ranked WHERE n > $2 OR b > $3)`;
 const LIST_READ_LIMIT = 1000;
 function durableA2AStore(store, options = {}) {
     const maxTasks = (0, options_js_1.positiveOption)(options.maxTasks, exports.DURABLE_MAX_TASKS, 'a2a.maxTasks', 'integer');
+    const maxBytes = (0, options_js_1.positiveOption)(options.maxTaskBytes, exports.DURABLE_MAX_TASK_BYTES, 'a2a.maxTaskBytes', 'integer');
     const ttlMs = (0, options_js_1.positiveOption)(options.ttlMs, exports.DURABLE_TASK_TTL_MS, 'a2a.taskTtlMs', 'integer');
-    const purgeEvery = Math.max(1, Math.floor(maxTasks / 10));
-    let saves = 0;
     let purgedAt = Date.now();
     const purge = async () => {
         const sql = await store.open();
         const now = Date.now();
-        saves = 0;
         purgedAt = now;
-        return (await sql.query(EXPIRED, [now])).rowCount + (await sql.query(BEYOND, [maxTasks])).rowCount;
+        return (await sql.query(EXPIRED, [now])).rowCount;
     };
     const read = (row) => withSettled(JSON.parse(String(row.task)), row.settled);
     return {
         async save(task, context) {
+            const text = withinBudget(task, maxBytes);
+            if (text === undefined) {
+                process.emitWarning(`adcp-codegen: an A2A Task of more than a2a.maxTaskBytes (${maxBytes} bytes) even without its history is not kept`);
+                return;
+            }
             const sql = await store.open();
+            const scope = (0, a2a_list_js_1.ownerOf)(context);
             const now = Date.now();
-            await sql.query(SAVE, [(0, a2a_list_js_1.ownerOf)(context), String(task.id), JSON.stringify(task), ttlMs, now, now + ttlMs]);
-            if (++saves >= purgeEvery || now - purgedAt > PURGE_EVERY_MS) {
+            await sql.query(SAVE, [scope, String(task.id), text, ttlMs, now, now + ttlMs, Buffer.byteLength(text)]);
+            await sql.query(TRIM, [scope, maxTasks, maxBytes]);
+            if (now - purgedAt > PURGE_EVERY_MS) {
+                purgedAt = now;
                 purge().catch((e) => process.emitWarning(`adcp-codegen: the A2A task store could not be purged: ${String(e)}`));
             }
         },
@@ -1534,11 +1503,20 @@ function durableA2AStore(store, options = {}) {
             const now = Date.now();
             await tx.query(LINK, [principal, a2aTaskId, adcpTaskId, ttlMs, now, now + ttlMs]);
         },
-        async count() {
-            return Number((await (await store.open()).query('SELECT COUNT(*) AS n FROM adcp_a2a_tasks')).rows[0].n);
+        async count(principal) {
+            const sql = await store.open();
+            const r = principal === undefined ? await sql.query('SELECT COUNT(*) AS n FROM adcp_a2a_tasks') : await sql.query('SELECT COUNT(*) AS n FROM adcp_a2a_tasks WHERE scope = $1', [principal]);
+            return Number(r.rows[0].n);
         },
         purge,
     };
+}
+function withinBudget(task, maxBytes) {
+    const whole = JSON.stringify(task);
+    if (Buffer.byteLength(whole) <= maxBytes)
+        return whole;
+    const trimmed = JSON.stringify({ ...task, history: [] });
+    return Buffer.byteLength(trimmed) <= maxBytes ? trimmed : undefined;
 }
 async function settleLinked(tx, task) {
     const context = task.request.context;
@@ -2770,10 +2748,14 @@ exports.SCHEMA = [
     ttl_ms BIGINT NOT NULL,
     saved_at BIGINT NOT NULL,
     expires_at BIGINT NOT NULL,
+    bytes BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (scope, task_id)
   )`,
+    'ALTER TABLE adcp_a2a_tasks ADD COLUMN IF NOT EXISTS bytes BIGINT NOT NULL DEFAULT 0',
     'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_adcp ON adcp_a2a_tasks (adcp_task_id)',
-    'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_saved ON adcp_a2a_tasks (saved_at)',
+    'DROP INDEX IF EXISTS adcp_a2a_tasks_saved',
+    'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_scope ON adcp_a2a_tasks (scope, saved_at)',
+    'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_expires ON adcp_a2a_tasks (expires_at)',
     `CREATE TABLE IF NOT EXISTS adcp_agent_subscribers (
     scope TEXT NOT NULL,
     subscriber_id TEXT NOT NULL,
@@ -2944,7 +2926,7 @@ function openSqlite(dir, synchronous = 'normal') {
         },
         async migrate(ddl) {
             try {
-                db.transaction(() => ddl.forEach((statement) => db.exec(statement)))();
+                db.transaction(() => ddl.forEach((statement) => migrateOne(db, statement)))();
             }
             catch (e) {
                 throw new sql_js_1.StoreUnavailable(where, e);
@@ -2954,6 +2936,15 @@ function openSqlite(dir, synchronous = 'normal') {
             db.close();
         },
     };
+}
+function migrateOne(db, statement) {
+    const add = /^ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+) (.+)$/s.exec(statement);
+    if (add === null)
+        return db.exec(statement);
+    const [, table, column, definition] = add;
+    const columns = db.pragma(`table_info(${table})`);
+    if (!columns.some((c) => c.name === column))
+        db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
 }
 function nativeBinding() {
     try {

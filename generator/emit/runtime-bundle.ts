@@ -97,7 +97,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'issues/union-hint.js',
   ],
   // The transports: a server pays for them once, at start (with the check of a handler set they register).
-  'transports.cjs': ['artifacts/tools-list.js', 'call/handlers.js', 'transports/a2a.js', 'transports/mcp.js'],
+  'transports.cjs': ['artifacts/tools-list.js', 'call/handlers.js', 'transports/a2a-events.js', 'transports/a2a.js', 'transports/mcp.js'],
   // Conversions between served releases: a set serving one release, or a call in its handler's release, never needs them.
   'conversions.cjs': ['artifacts/conversions.js'],
   // The protocol services and the store under them: made the first time a call needs one (a key to keep, a task to
@@ -159,10 +159,11 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'transports/http/a2a-card.js',
     'transports/http/a2a-dialects.js',
     'transports/http/a2a-endpoint.js',
+    'transports/http/a2a-guard.js',
+    'transports/http/a2a-request-store.js',
     'transports/http/admit.js',
     'transports/http/authenticate.js',
     'transports/http/body.js',
-    'transports/http/classify.js',
     'transports/http/entry.js',
     'transports/http/mcp-endpoint.js',
     'transports/http/packages.js',

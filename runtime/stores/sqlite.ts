@@ -111,7 +111,7 @@ export function openSqlite(dir: string | ':memory:', synchronous: 'normal' | 'fu
     },
     async migrate(ddl) {
       try {
-        db.transaction(() => ddl.forEach((statement) => db.exec(statement)))();
+        db.transaction(() => ddl.forEach((statement) => migrateOne(db, statement)))();
       } catch (e) {
         throw new StoreUnavailable(where, e);
       }
@@ -120,6 +120,18 @@ export function openSqlite(dir: string | ':memory:', synchronous: 'normal' | 'fu
       db.close();
     },
   };
+}
+
+/**
+ * One DDL statement. SQLite has no `ADD COLUMN IF NOT EXISTS`: that form (schema.ts writes PostgreSQL's) adds the column
+ * only when the table lacks it.
+ */
+function migrateOne(db: Database, statement: string): void {
+  const add = /^ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+) (.+)$/s.exec(statement);
+  if (add === null) return db.exec(statement);
+  const [, table, column, definition] = add;
+  const columns = db.pragma(`table_info(${table})`) as { name: string }[];
+  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Agent, AnyToolHandler, CallContext, CallToolResult } from '../api/agent-types.js';
+import { CallGate, refusalError } from '../call/admission.js';
 import { agentFault, contextEcho, unsupportedTool, type AdcpErrorBody } from './errors.js';
 import { readRequest } from './json-copy.js';
 
@@ -60,7 +61,12 @@ export function resultBody(result: CallToolResult): Record<string, unknown> {
  */
 export async function callBound(agent: Pick<Agent, 'call' | 'releases'>, handlers: Readonly<Record<string, AnyToolHandler>>, tool: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
   const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
-  if (handler === undefined) return unknownToolResult(tool, args, agent.releases);
+  if (handler === undefined) {
+    // Not a tool of the profile: admitted as any call is (an anonymous caller is refused it as a protected tool), then
+    // refused as unknown.
+    const refused = ctx.admission instanceof CallGate ? ctx.admission.tool(tool) : undefined;
+    return refused !== undefined ? rejectionOf(refusalError(tool, refused), args, agent.releases) : unknownToolResult(tool, args, agent.releases);
+  }
   try {
     return await agent.call(tool, args, handler, ctx);
   } catch (e) {

@@ -1,0 +1,143 @@
+import type { RequestSignatureVerifier, SignatureRefusal, SignatureVerdict } from '../api/signing-types.js';
+import type { AdcpErrorBody } from '../wire/errors.js';
+
+/**
+ * What the HTTP entry established of one request before any SDK read its body — who is calling (from the headers)
+ * and what its RFC 9421 signature proved — and what the code running the request decided on its own reading of it.
+ * The entry makes one per JSON-RPC POST; the transports hand it down with the request (MCP: the server registered for
+ * that request; A2A: the SDK's User), and each decision is made where the message is read: a protocol method where
+ * the SDK dispatches it, an AdCP call in the call's own stages (call/admit.ts), on the tool that runs. The first
+ * refusal is kept; the transport answers the request with it (HTTP 401 and its `WWW-Authenticate`) instead of
+ * whatever the SDK made of the refused part, and nothing a refusal covers has run.
+ *
+ * - anonymous (no credentials) while an authenticator is configured: public tools and methods only (AdCP's tiered
+ *   model: discovery is public); everything else is a `credentials` refusal;
+ * - the signing policy (`request_signing`): the verifier's `judge` on each call, with the verdict the entry got.
+ */
+
+export type Refusal =
+  /** Credentials needed: 401 with the entry's challenges (Bearer, Basic). */
+  | { readonly kind: 'credentials' }
+  /** A signature needed or failed: 401 `WWW-Authenticate: Signature error="<code>"`. */
+  | ({ readonly kind: 'signature' } & SignatureRefusal);
+
+/** The entry's settings the decisions read: the same for every request. */
+export interface AdmissionRules {
+  /** An authenticator is configured: without credentials only public tools and methods answer. */
+  readonly authenticates: boolean;
+  /** Tools an anonymous caller may call (HttpOptions.publicTools). */
+  readonly publicTools: ReadonlySet<string>;
+  /** The profile's signing policy, when it advertises request signing. */
+  readonly signatures?: Pick<RequestSignatureVerifier, 'judge'>;
+}
+
+/** Who the headers say is calling. `open`: no authenticator is configured, so everyone is let in. */
+export type Caller = 'principal' | 'anonymous' | 'open';
+
+const CREDENTIALS: Refusal = { kind: 'credentials' };
+
+export class Admission {
+  /** The first refusal of the request: the transport answers it. */
+  refusal: Refusal | undefined;
+  /** A store that failed while the request was served (A2A's task store): the transport answers SERVICE_UNAVAILABLE. */
+  fault: Error | undefined;
+  /** The A2A protocol method carrying the request's AdCP call (its names on both wires), once the SDK dispatched it. */
+  carrier: readonly string[] = [];
+  #warned = false;
+
+  constructor(
+    readonly rules: AdmissionRules,
+    readonly caller: Caller,
+    /** The signature's verdict (ok) at the entry; absent when the profile advertises no request signing. */
+    readonly verdict: Extract<SignatureVerdict, { ok: true }> | undefined,
+    /** `POST /mcp`: what a warning names. */
+    readonly label: string,
+  ) {}
+
+  /** Anonymous while credentials are asked for: the caller the credentials rule applies to. */
+  get anonymous(): boolean {
+    return this.rules.authenticates && this.caller === 'anonymous';
+  }
+
+  /** A protocol method the transport runs itself (MCP initialize, tools/list; A2A tasks/get …), public or not. */
+  method(methods: readonly string[], isPublic: boolean): Refusal | undefined {
+    return this.#refuse(this.#signature(methods) ?? (this.anonymous && !isPublic ? CREDENTIALS : undefined));
+  }
+
+  /** An AdCP call of `tool` carried by `methods`, by its name (before its arguments are read). */
+  tool(methods: readonly string[], tool: string): Refusal | undefined {
+    return this.#refuse(this.#signature(methods, tool) ?? (this.anonymous && !this.rules.publicTools.has(tool) ? CREDENTIALS : undefined));
+  }
+
+  /** The same call with its arguments as the call read them (a registration of webhook credentials must be signed). */
+  args(methods: readonly string[], tool: string, args: unknown): Refusal | undefined {
+    return this.#refuse(this.#signature(methods, tool, args));
+  }
+
+  /** The gate one call's stages consult (call/admit.ts), for the method carrying it. */
+  gate(methods: readonly string[]): CallGate {
+    return new CallGate(this, methods);
+  }
+
+  #signature(methods: readonly string[], operation?: string, args?: unknown): Refusal | undefined {
+    const { signatures } = this.rules;
+    if (signatures === undefined || this.verdict === undefined) return undefined;
+    const refused = signatures.judge(this.verdict, { methods, ...(operation !== undefined ? { operation } : {}), ...(args !== undefined ? { args } : {}) });
+    if (refused !== undefined) return { kind: 'signature', ...refused };
+    if (this.verdict.authenticatedBy === 'fallback' && this.verdict.warning !== undefined && !this.#warned) {
+      this.#warned = true;
+      process.emitWarning(`adcp-codegen: ${this.label}: a shadowed request signature failed (${this.verdict.warning})`);
+    }
+    return undefined;
+  }
+
+  #refuse(refusal: Refusal | undefined): Refusal | undefined {
+    if (refusal !== undefined) this.refusal ??= refusal;
+    return refusal;
+  }
+}
+
+/** An Admission bound to the method carrying one AdCP call: what a call's context carries (`ctx.admission`). */
+export class CallGate {
+  constructor(
+    readonly admission: Admission,
+    readonly methods: readonly string[],
+  ) {}
+
+  tool(tool: string): Refusal | undefined {
+    return this.admission.tool(this.methods, tool);
+  }
+
+  args(tool: string, args: unknown): Refusal | undefined {
+    return this.admission.args(this.methods, tool, args);
+  }
+}
+
+/**
+ * A refused call's own answer, AUTH_REQUIRED: what the pipeline answers it with, never what the buyer sees over HTTP
+ * (the transport answers the request 401 in its place), and what a host's own transport would otherwise send.
+ */
+export function refusalError(tool: string, refusal: Refusal): AdcpErrorBody {
+  const message =
+    refusal.kind === 'credentials'
+      ? `${tool} needs credentials: send them in the Authorization header`
+      : `${tool}: ${refusal.code === 'request_signature_required' ? 'this request must be signed (RFC 9421)' : `the request signature was refused (${refusal.code})`}`;
+  return { code: 'AUTH_REQUIRED', message, recovery: 'correctable' };
+}
+
+/**
+ * The Admission an SDK's User carries (transports/http: the User the entry made for the request), so that the A2A
+ * executor and task store, which the SDK hands only its call context, find the request they serve.
+ */
+const byUser = new WeakMap<object, Admission>();
+
+export function carry<U extends object>(user: U, admission: Admission): U {
+  byUser.set(user, admission);
+  return user;
+}
+
+/** The Admission of the request an SDK call context (`{ user }`) serves, if the entry made one. */
+export function admissionOf(context: unknown): Admission | undefined {
+  const user = context !== null && typeof context === 'object' ? (context as { user?: unknown }).user : undefined;
+  return user !== null && typeof user === 'object' ? byUser.get(user) : undefined;
+}
