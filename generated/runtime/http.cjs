@@ -10,7 +10,7 @@
 //     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/entry.ts 555921f3bb97213a,
 //     runtime/transports/http/mcp-endpoint.ts 6baa7b0c6e08d784, runtime/transports/http/packages.ts 427b9409b3cdae1e,
 //     runtime/transports/http/respond.ts fff8278a00ab7722, runtime/transports/http/serve.ts bf39d8b731ff7d3a,
-//     runtime/transports/http/task-store.ts 33e127206a61934b,
+//     runtime/transports/http/task-store.ts 891d4b8a0cef7ead,
 //     runtime/transports/http/tools-list-fast.ts 0b5174cdf525b134,
 //     runtime/transports/http/well-known.ts edf58e8b35d2cd80
 "use strict";
@@ -1152,39 +1152,52 @@ function boundedTaskStore(options = {}) {
     const maxTasks = (0, options_js_1.positiveOption)(options.maxTasks, exports.DEFAULT_MAX_TASKS, 'a2a.maxTasks', 'integer');
     const ttlMs = (0, options_js_1.positiveOption)(options.ttlMs, exports.DEFAULT_TASK_TTL_MS, 'a2a.taskTtlMs', 'integer');
     const now = options.now ?? Date.now;
-    const tasks = new Map();
-    const keyOf = (owner, id) => `${owner}\u0000${id}`;
-    const dropExpired = (at) => {
-        for (const [key, entry] of tasks) {
+    const owners = new Map();
+    let size = 0;
+    const dropExpired = (tasks, at) => {
+        for (const [id, entry] of tasks) {
             if (at - entry.savedAt < ttlMs)
                 break;
-            tasks.delete(key);
+            tasks.delete(id);
+            size--;
         }
+    };
+    const tasksOf = (context, at) => {
+        const tasks = owners.get((0, a2a_list_js_1.ownerOf)(context));
+        if (tasks !== undefined)
+            dropExpired(tasks, at);
+        return tasks;
     };
     return {
         get size() {
-            return tasks.size;
+            for (const tasks of owners.values())
+                dropExpired(tasks, now());
+            return size;
         },
         async save(task, context) {
             const owner = (0, a2a_list_js_1.ownerOf)(context);
-            const key = keyOf(owner, String(task.id));
-            tasks.delete(key);
+            let tasks = owners.get(owner);
+            if (tasks === undefined)
+                owners.set(owner, (tasks = new Map()));
+            const id = String(task.id);
+            if (tasks.delete(id))
+                size--;
             const at = now();
-            tasks.set(key, { task: copy(task), owner, savedAt: at });
-            dropExpired(at);
-            while (tasks.size > maxTasks)
+            tasks.set(id, { task: copy(task), savedAt: at });
+            size++;
+            dropExpired(tasks, at);
+            while (tasks.size > maxTasks) {
                 tasks.delete(tasks.keys().next().value);
+                size--;
+            }
         },
         async load(taskId, context) {
-            const at = now();
-            dropExpired(at);
-            const entry = tasks.get(keyOf((0, a2a_list_js_1.ownerOf)(context), String(taskId)));
+            const entry = tasksOf(context, now())?.get(String(taskId));
             return entry === undefined ? undefined : copy(entry.task);
         },
         async list(params, context) {
-            dropExpired(now());
-            const owner = (0, a2a_list_js_1.ownerOf)(context);
-            return (0, a2a_list_js_1.listPage)([...tasks.values()].filter((e) => e.owner === owner).map((e) => e.task), params, copy);
+            const tasks = tasksOf(context, now());
+            return (0, a2a_list_js_1.listPage)([...(tasks?.values() ?? [])].map((e) => e.task), params, copy);
         },
     };
 }

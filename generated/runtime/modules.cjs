@@ -22,8 +22,8 @@
 //     runtime/wire/errors.ts c3c2abcdcdf1f631, runtime/wire/json-copy.ts 4c680c79afe248e9,
 //     runtime/wire/options.ts 7f555a7bac86c390, runtime/wire/paths.ts fb201dd214f7de24,
 //     runtime/wire/pointer.ts 70d14510bda68fba, runtime/wire/release-select.ts 987b50ff8ce82e53,
-//     runtime/wire/report.ts c5325dc03a131258, runtime/wire/response.ts bc9edc053c759fe8,
-//     runtime/wire/results.ts 9baed3c4ea0c2ae5, runtime/wire/versions.ts e88c31a89583ba56
+//     runtime/wire/report.ts c5325dc03a131258, runtime/wire/response.ts 4d5ea91d1911e084,
+//     runtime/wire/results.ts 015bd1fe9ebdf0a9, runtime/wire/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules a valid call reaches (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
@@ -1833,6 +1833,7 @@ exports.statusDefined = statusDefined;
 exports.isAdcpErrorBody = isAdcpErrorBody;
 exports.thrownBody = thrownBody;
 const errors_js_1 = require("./wire/errors.js");
+const idempotency_errors_js_1 = require("./wire/idempotency-errors.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 function responseEnvelope(result, sentContext, release, schemaDefinesStatus, defaultStatus = true) {
     const { status, adcp_version: _version, adcp_major_version: _major, context: _context, ...rest } = result;
@@ -1866,6 +1867,10 @@ function thrownBody(tool, e) {
             if (body.ok && isAdcpErrorBody(body.value))
                 return body.value;
         }
+        if (e instanceof Error && e.name === 'StoreUnavailable') {
+            process.emitWarning(`adcp-codegen: ${tool}: the store failed: ${e.message}`);
+            return (0, idempotency_errors_js_1.serviceUnavailable)(`${tool}: the agent cannot reach its store now; retry`);
+        }
     }
     catch {
     }
@@ -1895,6 +1900,7 @@ exports.resultBody = resultBody;
 exports.callBound = callBound;
 const admission_js_1 = require("./call/admission.js");
 const errors_js_1 = require("./wire/errors.js");
+const idempotency_errors_js_1 = require("./wire/idempotency-errors.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 class UnknownToolError extends Error {
     tool;
@@ -1934,6 +1940,10 @@ async function callBound(agent, handlers, tool, args, ctx) {
     catch (e) {
         if (e instanceof UnknownToolError)
             return unknownToolResult(tool, args, agent.releases);
+        if (e instanceof Error && e.name === 'StoreUnavailable') {
+            process.emitWarning(`adcp-codegen: the call of ${tool} met an unavailable store: ${e.message}`);
+            return rejectionOf((0, idempotency_errors_js_1.serviceUnavailable)(`${tool}: the agent cannot reach its store now; retry`), args, agent.releases);
+        }
         let text;
         try {
             text = e instanceof Error ? (e.stack ?? e.message) : String(e);

@@ -5,7 +5,7 @@
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
 //     runtime/services/idempotency/budgets.ts 224e745115645c5e, runtime/services/idempotency/hash.ts f80f6716dff89dd5,
 //     runtime/services/idempotency/records.ts c5093585ee88278c,
-//     runtime/services/idempotency/service.ts 04e19a778a3b1d87,
+//     runtime/services/idempotency/service.ts 97d68f9faaffe2f1,
 //     runtime/services/keys/key-material.ts ab38d6e31d6cc21e, runtime/services/keys/keys.ts 460a9c74acbdf53a,
 //     runtime/services/keys/publication.ts fabc4ffc57fbb4e8,
 //     runtime/services/notifications/announce.ts 00c89ced7196f338,
@@ -331,6 +331,10 @@ function judge(record, tool, hash, now, horizonMs) {
         return { kind: 'conflict' };
     return { kind: 'replay', body: JSON.parse(record.response ?? '{}') };
 }
+async function recorded(sql, c, text) {
+    const record = await (0, records_js_1.readKey)(sql, c.scope, c.key);
+    return record !== undefined && record.claim === null && record.response === text;
+}
 function claimed(sql, c, ttlMs, deadline) {
     return {
         kind: 'claimed',
@@ -338,8 +342,9 @@ function claimed(sql, c, ttlMs, deadline) {
             const text = JSON.stringify(body);
             for (let delay = 100;; delay = Math.min(delay * 2, 5_000)) {
                 try {
-                    if (!(await (0, records_js_1.completeKey)(sql, c, text, Date.now() + ttlMs)))
+                    if (!(await (0, records_js_1.completeKey)(sql, c, text, Date.now() + ttlMs)) && !(await recorded(sql, c, text))) {
                         process.emitWarning(`adcp-codegen: idempotency: a claim outlived its deadline; its answer was not recorded`);
+                    }
                     return;
                 }
                 catch (e) {

@@ -1,6 +1,7 @@
 import type { Agent, AnyToolHandler, CallContext, CallToolResult } from '../api/agent-types.js';
 import { CallGate, refusalError } from '../call/admission.js';
 import { agentFault, contextEcho, unsupportedTool, type AdcpErrorBody } from './errors.js';
+import { serviceUnavailable } from './idempotency-errors.js';
 import { readRequest } from './json-copy.js';
 
 /**
@@ -71,6 +72,11 @@ export async function callBound(agent: Pick<Agent, 'call' | 'releases'>, handler
     return await agent.call(tool, args, handler, ctx);
   } catch (e) {
     if (e instanceof UnknownToolError) return unknownToolResult(tool, args, agent.releases);
+    // The store out of reach in a stage of the call: an outage, transient, never the agent's CONFIGURATION_ERROR.
+    if (e instanceof Error && e.name === 'StoreUnavailable') {
+      process.emitWarning(`adcp-codegen: the call of ${tool} met an unavailable store: ${e.message}`);
+      return rejectionOf(serviceUnavailable(`${tool}: the agent cannot reach its store now; retry`), args, agent.releases);
+    }
     let text: string;
     try {
       text = e instanceof Error ? (e.stack ?? e.message) : String(e);
