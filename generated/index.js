@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts 1a5c4323112ea015
+//   adcp-codegen 0.1.0: runtime/loader.ts d02171852e91713f
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -409,6 +409,7 @@ const __runtimeImportMeta = Object.freeze({ url: import.meta.url });
 /** The node: builtins the runtime imports, and only those. */
 const builtins = new Set([
   "node:crypto",
+  "node:dns",
   "node:dns/promises",
   "node:fs",
   "node:http",
@@ -490,6 +491,7 @@ const onDemand = Object.freeze({
   "./services/tasks/result.js": "runtime/services.cjs",
   "./services/tasks/service.js": "runtime/services.cjs",
   "./services/tasks/webhook.js": "runtime/services.cjs",
+  "./services/webhooks/address-policy.js": "runtime/services.cjs",
   "./services/webhooks/attempt.js": "runtime/services.cjs",
   "./services/webhooks/outbox.js": "runtime/services.cjs",
   "./services/webhooks/push-config.js": "runtime/services.cjs",

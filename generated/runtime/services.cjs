@@ -9,7 +9,7 @@
 //     runtime/services/keys/key-material.ts ab38d6e31d6cc21e, runtime/services/keys/keys.ts 460a9c74acbdf53a,
 //     runtime/services/keys/publication.ts fabc4ffc57fbb4e8,
 //     runtime/services/notifications/announce.ts 00c89ced7196f338,
-//     runtime/services/notifications/prove.ts 6bb1bdf4649cd0fb,
+//     runtime/services/notifications/prove.ts f5984a8547cc8b84,
 //     runtime/services/notifications/subscribers.ts c99be17748c6ddef,
 //     runtime/services/notifications/sync-configs.ts 96b9dceebfd2c540,
 //     runtime/services/signing/envelope.ts 276c2bb4c2794b49,
@@ -20,11 +20,12 @@
 //     runtime/services/tasks/effects.ts 104dd9a2be3359f1, runtime/services/tasks/reads.ts 7f23358ab84ebc66,
 //     runtime/services/tasks/records.ts dcc287ed010c4610, runtime/services/tasks/result.ts cb38cd28086caade,
 //     runtime/services/tasks/service.ts d3a5e031ecc6a558, runtime/services/tasks/webhook.ts 91fcac21343f07b6,
+//     runtime/services/webhooks/address-policy.ts b34f2a222358ae07,
 //     runtime/services/webhooks/attempt.ts db0c4cb6ea35bbc2, runtime/services/webhooks/outbox.ts b341c7d4ceecf2b8,
-//     runtime/services/webhooks/push-config.ts 699abcfc8c362f4b,
+//     runtime/services/webhooks/push-config.ts 40e9529c35bb1947,
 //     runtime/services/webhooks/records.ts 3a6b7ac0551741c5, runtime/services/webhooks/schedule.ts 85d3905bf20464f1,
 //     runtime/services/webhooks/sdk.ts 132bc6392f0e6695, runtime/services/webhooks/setup.ts 82d368e7e21f4a3e,
-//     runtime/services/webhooks/worker.ts 01b306347e259fa1, runtime/stores/open.ts 8c595f8aad88d962,
+//     runtime/services/webhooks/worker.ts 466ac3ad328dbff0, runtime/stores/open.ts 8c595f8aad88d962,
 //     runtime/stores/postgres.ts f9faf31b4ee9919e, runtime/stores/schema.ts 55bd322aa84e87a5,
 //     runtime/stores/sql.ts 5e47be9af0dd9780, runtime/stores/sqlite.ts bd4fe1b5dc40d00e,
 //     runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
@@ -689,6 +690,7 @@ function digest(value) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.endpointProof = endpointProof;
 const node_crypto_1 = require("node:crypto");
+const address_policy_js_1 = require("./services/webhooks/address-policy.js");
 const sdk_js_1 = require("./services/webhooks/sdk.js");
 const report_js_1 = require("./wire/report.js");
 const MAX_ANSWER_BYTES = 65_536;
@@ -710,8 +712,7 @@ function endpointProof(env) {
             delivery_auth: scheme === undefined ? { mode: 'rfc9421' } : { mode: scheme, credential_fingerprint: (0, node_crypto_1.createHash)('sha256').update(String(auth.credentials)).digest('hex') },
             event_types: [...new Set(subscriber.event_types)],
         });
-        const sdk = (0, sdk_js_1.sdkServer)();
-        fetch ??= sdk.createPinAndBindFetch({ policy: (0, sdk_js_1.ssrfPolicy)(env.sandbox) });
+        fetch ??= (0, address_policy_js_1.webhookFetch)(env.sandbox);
         const headers = { 'content-type': 'application/json' };
         const signed = (0, sdk_js_1.sdkSigningClient)().signWebhook({ method: 'POST', url: subscriber.url, headers, body }, (await env.keys.pair()).signer);
         let answer;
@@ -1928,6 +1929,96 @@ function notificationId(taskId) {
 }
 
   },
+  // runtime/services/webhooks/address-policy.ts of adcp-codegen, its comments left out
+  "./services/webhooks/address-policy.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.refusedAddress = refusedAddress;
+exports.pinnedFetch = pinnedFetch;
+exports.webhookFetch = webhookFetch;
+const node_dns_1 = require("node:dns");
+const node_net_1 = require("node:net");
+const packages_js_1 = require("./artifacts/packages.js");
+const sdk_js_1 = require("./services/webhooks/sdk.js");
+let ipaddr;
+const library = () => (ipaddr ??= (0, packages_js_1.agentPackage)('ipaddr.js', 'checking webhook URLs'));
+function refusedAddress(address, sandbox) {
+    const lib = library();
+    const host = canonical(address.replace(/^\[|\]$/g, ''));
+    if (host === undefined || !lib.isValid(host))
+        return `${address} is not an IP address`;
+    const ip = lib.parse(host);
+    const range = ip.range();
+    if (sandbox && range === 'loopback')
+        return undefined;
+    if (ip.kind() === 'ipv4')
+        return range === 'unicast' ? undefined : `${host} is in a special-purpose block (${range})`;
+    const embeds = embeddedIPv4(ip.toByteArray()).map(({ form, v4 }) => `${form} of ${lib.fromByteArray(v4).toString()} (${lib.fromByteArray(v4).range()})`);
+    const reaching = embeds.length > 0 ? `, the ${embeds.join(' and ')}` : '';
+    if (range !== 'unicast')
+        return `${host} is in a special-purpose block (${range}${reaching})`;
+    if (ip.toByteArray()[0] >> 5 !== 0b001)
+        return `${host} is outside IPv6's global unicast space 2000::/3${reaching}`;
+    return undefined;
+}
+function canonical(host) {
+    if ((0, node_net_1.isIP)(host) !== 6)
+        return host;
+    try {
+        return new URL(`http://[${host}]/`).hostname.slice(1, -1);
+    }
+    catch {
+        return undefined;
+    }
+}
+function embeddedIPv4(b) {
+    const zero = (from, to) => b.slice(from, to).every((x) => x === 0);
+    const last = b.slice(12, 16);
+    const found = [];
+    if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff)
+        found.push({ form: 'IPv4-mapped form', v4: last });
+    else if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && zero(10, 12))
+        found.push({ form: 'IPv4-translated form', v4: last });
+    else if (zero(0, 12) && !zero(12, 15))
+        found.push({ form: 'IPv4-compatible form', v4: last });
+    if (b[0] === 0x20 && b[1] === 0x02)
+        found.push({ form: '6to4 form', v4: b.slice(2, 6) });
+    if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) {
+        if (zero(4, 12))
+            found.push({ form: 'NAT64 form', v4: last });
+        else if (b[4] === 0 && b[5] === 1)
+            found.push({ form: 'local-use NAT64 form', v4: [b[6], b[7], b[9], b[10]] });
+    }
+    if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0) {
+        found.push({ form: 'Teredo server', v4: b.slice(4, 8) }, { form: 'Teredo client', v4: last.map((x) => x ^ 0xff) });
+    }
+    return found;
+}
+function pinnedFetch(sdk, policy, sandbox) {
+    const guarded = (hostname, options, callback) => {
+        (0, node_dns_1.lookup)(hostname, { ...options, all: true }, (error, addresses) => {
+            if (error !== null)
+                return callback(error);
+            const refused = addresses.map((a) => refusedAddress(a.address, sandbox)).find((r) => r !== undefined);
+            if (refused !== undefined)
+                return callback(Object.assign(new Error(`pin-and-bind: ${hostname} resolves to an address webhooks may not reach: ${refused}`), { code: 'EADCP_SSRF_BLOCKED' }));
+            callback(null, addresses);
+        });
+    };
+    const fetch = sdk.createPinAndBindFetch({ policy, lookup: guarded });
+    return async (url, init) => {
+        const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+        const refused = (0, node_net_1.isIP)(host) !== 0 ? refusedAddress(host, sandbox) : undefined;
+        if (refused !== undefined)
+            throw Object.assign(new Error(`pin-and-bind: ${refused}`), { code: 'EADCP_SSRF_BLOCKED' });
+        return fetch(url, init);
+    };
+}
+function webhookFetch(sandbox) {
+    return pinnedFetch((0, sdk_js_1.sdkServer)(), (0, sdk_js_1.ssrfPolicy)(sandbox), sandbox);
+}
+
+  },
   // runtime/services/webhooks/attempt.ts of adcp-codegen, its comments left out
   "./services/webhooks/attempt.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -2129,6 +2220,7 @@ exports.vetPushConfig = vetPushConfig;
 const promises_1 = require("node:dns/promises");
 const node_net_1 = require("node:net");
 const errors_js_1 = require("./wire/errors.js");
+const address_policy_js_1 = require("./services/webhooks/address-policy.js");
 const sdk_js_1 = require("./services/webhooks/sdk.js");
 async function checkPushUrl(url, field, check) {
     const v = await vetPushUrl(url, field, check);
@@ -2155,7 +2247,9 @@ async function vetPushUrl(url, field, check) {
     if (!literal.allowed)
         return { refused: refuse(problemOf(literal.rule, check.sandbox)) };
     const host = u.hostname.replace(/^\[|\]$/g, '');
-    if (check.resolve === false || (0, node_net_1.isIP)(host) !== 0)
+    if ((0, node_net_1.isIP)(host) !== 0)
+        return (0, address_policy_js_1.refusedAddress)(host, check.sandbox) === undefined ? {} : { refused: refuse(problemOf(undefined, check.sandbox)) };
+    if (check.resolve === false)
         return {};
     let addresses;
     try {
@@ -2166,7 +2260,9 @@ async function vetPushUrl(url, field, check) {
         return code === 'ENOTFOUND' ? { unusable: refuse('names a host that does not resolve') } : {};
     }
     const resolved = enforceSsrfPolicyResolved(u, addresses, policy);
-    return resolved.allowed ? {} : { refused: refuse(problemOf(resolved.rule, check.sandbox)) };
+    if (!resolved.allowed)
+        return { refused: refuse(problemOf(resolved.rule, check.sandbox)) };
+    return addresses.every((a) => (0, address_policy_js_1.refusedAddress)(a, check.sandbox) === undefined) ? {} : { refused: refuse(problemOf(undefined, check.sandbox)) };
 }
 function checkPushAuthentication(authentication, field, check) {
     const v = vetPushAuthentication(authentication, field, check);
@@ -2205,8 +2301,8 @@ function problemOf(rule, sandbox) {
     if (rule?.startsWith('host_literal') === true)
         return 'must name a host, not an address';
     return sandbox
-        ? 'must not point at a private, link-local or reserved address'
-        : 'must not point at a private, loopback, link-local or reserved address';
+        ? 'must not point at a private, link-local, reserved or other special-purpose address (a sandbox reaches loopback only)'
+        : 'must not point at a private, loopback, link-local, reserved or other special-purpose address';
 }
 
   },
@@ -2432,6 +2528,7 @@ const node_crypto_1 = require("node:crypto");
 const attempt_js_1 = require("./services/webhooks/attempt.js");
 const records_js_1 = require("./services/webhooks/records.js");
 const schedule_js_1 = require("./services/webhooks/schedule.js");
+const address_policy_js_1 = require("./services/webhooks/address-policy.js");
 const sdk_js_1 = require("./services/webhooks/sdk.js");
 const report_js_1 = require("./wire/report.js");
 const RETENTION_MS = 604_800_000;
@@ -2525,7 +2622,7 @@ function deliveryWorker(store, keys, s) {
             sql = await store.open();
             const sdk = (0, sdk_js_1.sdkServer)();
             const signer = (await keys.pair()).signer;
-            env = { sdk, signer, fetch: sdk.createPinAndBindFetch({ policy: (0, sdk_js_1.ssrfPolicy)(s.sandbox) }), timeoutMs: s.timeoutMs };
+            env = { sdk, signer, fetch: (0, address_policy_js_1.webhookFetch)(s.sandbox), timeoutMs: s.timeoutMs };
             running = true;
             schedule(0);
         },

@@ -134,6 +134,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'services/tasks/result.js',
     'services/tasks/service.js',
     'services/tasks/webhook.js',
+    'services/webhooks/address-policy.js',
     'services/webhooks/attempt.js',
     'services/webhooks/outbox.js',
     'services/webhooks/push-config.js',
