@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts d02171852e91713f
+//   adcp-codegen 0.1.0: runtime/loader.ts 7ed8a2fa6e086aee
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -515,6 +515,7 @@ const onDemand = Object.freeze({
   "./transports/http/admit.js": "runtime/http.cjs",
   "./transports/http/authenticate.js": "runtime/http.cjs",
   "./transports/http/body.js": "runtime/http.cjs",
+  "./transports/http/client-caps.js": "runtime/http.cjs",
   "./transports/http/entry.js": "runtime/http.cjs",
   "./transports/http/mcp-endpoint.js": "runtime/http.cjs",
   "./transports/http/packages.js": "runtime/http.cjs",

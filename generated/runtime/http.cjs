@@ -7,10 +7,10 @@
 //     runtime/transports/http/a2a-endpoint.ts 061c27fc8078bdda, runtime/transports/http/a2a-guard.ts 60a57f7dc17c7e90,
 //     runtime/transports/http/a2a-request-store.ts 46e2f1c7c0d674c6,
 //     runtime/transports/http/admit.ts cb048f34bbb45ac8, runtime/transports/http/authenticate.ts b971118a2ea74187,
-//     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/entry.ts 555921f3bb97213a,
-//     runtime/transports/http/mcp-endpoint.ts 6baa7b0c6e08d784, runtime/transports/http/packages.ts 427b9409b3cdae1e,
-//     runtime/transports/http/respond.ts fff8278a00ab7722, runtime/transports/http/serve.ts bf39d8b731ff7d3a,
-//     runtime/transports/http/task-store.ts 891d4b8a0cef7ead,
+//     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts f27e7f88671fa581,
+//     runtime/transports/http/entry.ts 555921f3bb97213a, runtime/transports/http/mcp-endpoint.ts 6baa7b0c6e08d784,
+//     runtime/transports/http/packages.ts 427b9409b3cdae1e, runtime/transports/http/respond.ts fff8278a00ab7722,
+//     runtime/transports/http/serve.ts 55121c63183cc8a4, runtime/transports/http/task-store.ts 891d4b8a0cef7ead,
 //     runtime/transports/http/tools-list-fast.ts 0b5174cdf525b134,
 //     runtime/transports/http/well-known.ts edf58e8b35d2cd80
 "use strict";
@@ -737,6 +737,53 @@ function readBody(req, maxBytes, timeoutMs) {
 }
 
   },
+  // runtime/transports/http/client-caps.ts of adcp-codegen, its comments left out
+  "./transports/http/client-caps.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.capPerClient = capPerClient;
+exports.clientOf = clientOf;
+function capPerClient(server, max) {
+    const open = new Map();
+    server.on('connection', (socket) => {
+        const client = clientOf(socket.remoteAddress);
+        const held = open.get(client) ?? 0;
+        if (held >= max) {
+            socket.destroy();
+            return;
+        }
+        open.set(client, held + 1);
+        socket.once('close', () => {
+            const left = (open.get(client) ?? 1) - 1;
+            if (left === 0)
+                open.delete(client);
+            else
+                open.set(client, left);
+        });
+    });
+}
+function clientOf(address) {
+    if (address === undefined || address === '')
+        return '';
+    if (!address.includes(':'))
+        return address;
+    if (address.toLowerCase().startsWith('::ffff:') && address.includes('.'))
+        return address.slice('::ffff:'.length);
+    let hex;
+    try {
+        hex = new URL(`http://[${address.replace(/%.*$/, '')}]/`).hostname.slice(1, -1);
+    }
+    catch {
+        return address;
+    }
+    const [head = '', tail] = hex.split('::');
+    const first = head === '' ? [] : head.split(':');
+    const last = tail === undefined || tail === '' ? [] : tail.split(':');
+    const groups = tail === undefined ? first : [...first, ...Array(8 - first.length - last.length).fill('0'), ...last];
+    return `${groups.slice(0, 4).join(':')}::/64`;
+}
+
+  },
   // runtime/transports/http/entry.ts of adcp-codegen, its comments left out
   "./transports/http/entry.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -1011,9 +1058,10 @@ const node_fs_1 = require("node:fs");
 const node_http_1 = require("node:http");
 const node_https_1 = require("node:https");
 const options_js_1 = require("./wire/options.js");
+const client_caps_js_1 = require("./transports/http/client-caps.js");
 const paths_js_1 = require("./wire/paths.js");
 const report_js_1 = require("./wire/report.js");
-exports.DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 };
+exports.DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024, maxConnectionsPerClient: 64 };
 const CLOSE_GRACE_MS = 10_000;
 const warned = new WeakSet();
 const open = new WeakMap();
@@ -1028,6 +1076,7 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
     if (headersTimeout > requestTimeout)
         throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
     const maxConnections = (0, options_js_1.positiveOption)(options.maxConnections, exports.DEFAULTS.maxConnections, 'serve: maxConnections', 'integer');
+    const perClient = (0, options_js_1.positiveOption)(options.maxConnectionsPerClient, exports.DEFAULTS.maxConnectionsPerClient, 'serve: maxConnectionsPerClient', 'integer');
     const tls = options.tls ?? tlsFromEnv();
     const scheme = tls === undefined ? 'http' : 'https';
     const handler = makeHandler();
@@ -1054,6 +1103,7 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
     const server = tls === undefined ? (0, node_http_1.createServer)(limits, serve) : (0, node_https_1.createServer)({ ...limits, cert: pem(tls.cert), key: pem(tls.key) }, serve);
     server.keepAliveTimeout = keepAliveTimeout;
     server.maxConnections = maxConnections;
+    (0, client_caps_js_1.capPerClient)(server, perClient);
     try {
         await listen(server, port, host);
     }

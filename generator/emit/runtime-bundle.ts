@@ -165,6 +165,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'transports/http/admit.js',
     'transports/http/authenticate.js',
     'transports/http/body.js',
+    'transports/http/client-caps.js',
     'transports/http/entry.js',
     'transports/http/mcp-endpoint.js',
     'transports/http/packages.js',

@@ -138,6 +138,12 @@ export interface ServeOptions extends HttpOptions {
   /** Default 1,024 open connections; more are refused at accept. */
   maxConnections?: number;
   /**
+   * Default 64 open connections from one client address (an IPv6 client: its /64); more are refused at accept, so one
+   * client holding connections open (slow headers, a body that never ends, idle keep-alive) cannot keep the others
+   * out. Behind a reverse proxy every connection is the proxy's: raise it to maxConnections there.
+   */
+  maxConnectionsPerClient?: number;
+  /**
    * Serve HTTPS with this certificate chain and private key (PEM), for an agent that terminates TLS itself rather
    * than behind a proxy. Default: the files `ADCP_TLS_CERT_FILE` and `ADCP_TLS_KEY_FILE` name, when both are set;
    * else plain HTTP.

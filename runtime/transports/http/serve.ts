@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Agent } from '../../api/agent-types.js';
 import type { HttpHandler, RunningServer, ServeOptions } from '../../api/http-types.js';
 import { positiveOption } from '../../wire/options.js';
+import { capPerClient } from './client-caps.js';
 import { MCP_PATH } from '../../wire/paths.js';
 import { firstLine } from '../../wire/report.js';
 
@@ -15,14 +16,15 @@ import { firstLine } from '../../wire/report.js';
  *   every second (Node's own check runs every 30 s, which would let a slow client hold a socket that much longer);
  * - keep-alive of 65 s, longer than the 60 s idle timeout of common proxies and load balancers, so they close an idle
  *   connection first (Node's 5 s default closed it under MCP clients reusing it seconds later: "other side closed");
- * - at most `maxConnections` (1,024) open connections; more are refused at accept;
+ * - at most `maxConnections` (1,024) open connections, and `maxConnectionsPerClient` (64) from one client address
+ *   (client-caps.ts); more are refused at accept;
  * - close(): no new connections, idle keep-alive sockets closed at once, busy ones when their answer is sent (and
  *   after `CLOSE_GRACE_MS` regardless), then the store released;
  * - HTTPS when given a certificate (`tls`, or ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE), with the same limits.
  * A server without an authenticator serves every call to anyone: it warns, once per agent.
  */
 
-export const DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 } as const;
+export const DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024, maxConnectionsPerClient: 64 } as const;
 const CLOSE_GRACE_MS = 10_000;
 const warned = new WeakSet<object>();
 /** Servers open per agent: the store is released when the last one closes, not under another still serving. */
@@ -46,6 +48,7 @@ export async function serveHttp(
   const requestTimeout = positiveOption(options.requestTimeoutMs, DEFAULTS.requestTimeoutMs, 'serve: requestTimeoutMs', 'integer');
   if (headersTimeout > requestTimeout) throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
   const maxConnections = positiveOption(options.maxConnections, DEFAULTS.maxConnections, 'serve: maxConnections', 'integer');
+  const perClient = positiveOption(options.maxConnectionsPerClient, DEFAULTS.maxConnectionsPerClient, 'serve: maxConnectionsPerClient', 'integer');
   const tls = options.tls ?? tlsFromEnv();
   const scheme = tls === undefined ? 'http' : 'https';
   const handler = makeHandler();
@@ -71,6 +74,7 @@ export async function serveHttp(
   const server: Server = tls === undefined ? createServer(limits, serve) : createHttpsServer({ ...limits, cert: pem(tls.cert), key: pem(tls.key) }, serve);
   server.keepAliveTimeout = keepAliveTimeout;
   server.maxConnections = maxConnections;
+  capPerClient(server, perClient);
   try {
     await listen(server, port, host);
   } catch (e) {
