@@ -27,7 +27,7 @@
 //     runtime/services/webhooks/sdk.ts 132bc6392f0e6695, runtime/services/webhooks/setup.ts 82d368e7e21f4a3e,
 //     runtime/services/webhooks/worker.ts 466ac3ad328dbff0, runtime/stores/open.ts 8c595f8aad88d962,
 //     runtime/stores/postgres.ts f9faf31b4ee9919e, runtime/stores/schema.ts 55bd322aa84e87a5,
-//     runtime/stores/sql.ts 5e47be9af0dd9780, runtime/stores/sqlite.ts bd4fe1b5dc40d00e,
+//     runtime/stores/sql.ts 5e47be9af0dd9780, runtime/stores/sqlite.ts 757b3b634a46dd06,
 //     runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
 "use strict";
 
@@ -2947,11 +2947,16 @@ function openSqlite(dir, synchronous = 'normal') {
     const Database = (0, packages_js_1.agentPackage)('better-sqlite3', memory ? 'the memory store' : 'the embedded store (ADCP_STATE_DIR)');
     let db;
     try {
-        if (!memory)
+        if (!memory) {
             ownDirectory(dir);
+            privateFile((0, node_path_1.join)(dir, exports.STATE_FILE));
+        }
         db = new Database(memory ? ':memory:' : (0, node_path_1.join)(dir, exports.STATE_FILE), { timeout: 5_000, nativeBinding: nativeBinding() });
-        if (!memory)
+        if (!memory) {
             db.pragma('journal_mode = WAL');
+            for (const journal of ['-wal', '-shm'])
+                privateFile((0, node_path_1.join)(dir, exports.STATE_FILE + journal), false);
+        }
         db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     }
     catch (e) {
@@ -3058,12 +3063,27 @@ function nativeBinding() {
     }
 }
 function ownDirectory(dir) {
-    (0, node_fs_1.mkdirSync)(dir, { recursive: true, mode: 0o700 });
+    if ((0, node_fs_1.mkdirSync)(dir, { recursive: true, mode: 0o700 }) !== undefined)
+        (0, node_fs_1.chmodSync)(dir, 0o700);
     const st = (0, node_fs_1.statSync)(dir);
     if (!st.isDirectory())
         throw new Error('not a directory');
     if (typeof process.getuid === 'function' && st.uid !== process.getuid())
         throw new Error(`owned by another user (uid ${st.uid})`);
+    if ((st.mode & 0o022) !== 0)
+        throw new Error(`group- or world-writable (mode ${(st.mode & 0o7777).toString(8)}): make it private (chmod 700) or name another`);
+}
+function privateFile(file, create = true) {
+    if (!(0, node_fs_1.existsSync)(file)) {
+        if (create)
+            (0, node_fs_1.closeSync)((0, node_fs_1.openSync)(file, 'a', 0o600));
+        return;
+    }
+    const st = (0, node_fs_1.lstatSync)(file);
+    if (!st.isFile())
+        throw new Error(`${file} is not a regular file`);
+    if ((st.mode & 0o077) !== 0)
+        (0, node_fs_1.chmodSync)(file, 0o600);
 }
 
   },
