@@ -8,7 +8,7 @@
 //     runtime/transports/http/a2a-request-store.ts 46e2f1c7c0d674c6,
 //     runtime/transports/http/admit.ts cb048f34bbb45ac8, runtime/transports/http/authenticate.ts b971118a2ea74187,
 //     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts f27e7f88671fa581,
-//     runtime/transports/http/entry.ts 555921f3bb97213a, runtime/transports/http/mcp-endpoint.ts 6baa7b0c6e08d784,
+//     runtime/transports/http/entry.ts 555921f3bb97213a, runtime/transports/http/mcp-endpoint.ts 275a5d8a6c1976b4,
 //     runtime/transports/http/packages.ts 427b9409b3cdae1e, runtime/transports/http/respond.ts fff8278a00ab7722,
 //     runtime/transports/http/serve.ts 55121c63183cc8a4, runtime/transports/http/task-store.ts 891d4b8a0cef7ead,
 //     runtime/transports/http/tools-list-fast.ts 0b5174cdf525b134,
@@ -930,7 +930,10 @@ function mcpEndpoint(agent, toolsJson, handlers, options, refuse) {
             });
             await server.connect(transport);
             gateMessages(transport, admission);
-            const response = await transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: req.auth });
+            const gone = new Promise((resolve) => res.once('close', () => resolve(undefined)));
+            const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: req.auth }), gone]);
+            if (response === undefined)
+                return;
             if (admission.refusal !== undefined)
                 return refuse(res, admission.refusal, label);
             const body = Buffer.from(await response.arrayBuffer());
@@ -946,6 +949,8 @@ function gateMessages(transport, admission) {
     const dispatch = transport.onmessage;
     transport.onmessage = (message, extra) => {
         const method = message.method;
+        if (method === 'notifications/cancelled')
+            return;
         if (typeof method === 'string' && method !== 'tools/call') {
             const request = message.id !== undefined;
             if (admission.method([method], !request || PUBLIC_METHODS.has(method)) !== undefined) {

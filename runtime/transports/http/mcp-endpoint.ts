@@ -68,7 +68,10 @@ export function mcpEndpoint(agent: Agent, toolsJson: () => string, handlers: Rea
       });
       await server.connect(transport);
       gateMessages(transport, admission);
-      const response = await transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: (req as IncomingMessage & { auth?: unknown }).auth });
+      const gone = new Promise<undefined>((resolve) => res.once('close', () => resolve(undefined)));
+      const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: (req as IncomingMessage & { auth?: unknown }).auth }), gone]);
+      // The client went away first: nobody to answer, and nothing left waiting on the SDK.
+      if (response === undefined) return;
       if (admission.refusal !== undefined) return refuse(res, admission.refusal, label);
       const body = Buffer.from(await response.arrayBuffer());
       const headers: Record<string, string> = {};
@@ -83,12 +86,15 @@ export function mcpEndpoint(agent: Agent, toolsJson: () => string, handlers: Rea
  * Each JSON-RPC message as the SDK's transport parsed it, on its way to the SDK's dispatch: a protocol method is
  * admitted here (the signing policy's methods; credentials for anything but the handshake and discovery), and a
  * refused request is answered with an error in its stead, never dispatched. tools/call goes on to its handler, which
- * admits the tool it runs. A refused notification is dropped.
+ * admits the tool it runs. A refused notification is dropped, and so is every cancellation (see below).
  */
 function gateMessages(transport: Transport, admission: Admission): void {
   const dispatch = transport.onmessage;
   transport.onmessage = (message, extra) => {
     const method = message.method;
+    // Stateless, a cancellation can only name a request of its own POST, which the SDK would then never answer: the
+    // whole JSON response would wait for it forever. Every AdCP call answers once; a cancellation is ignored.
+    if (method === 'notifications/cancelled') return;
     if (typeof method === 'string' && method !== 'tools/call') {
       const request = message.id !== undefined;
       if (admission.method([method], !request || PUBLIC_METHODS.has(method)) !== undefined) {
