@@ -156,7 +156,7 @@ test('serve(): connections beyond maxConnections are refused at accept', async (
   }
 });
 
-test('serve(): one client address holds at most maxConnectionsPerClient, however it holds them (slow headers, a body that never ends, idle keep-alive); other clients are served beside it', async () => {
+test('serve(): one client address holds at most maxConnectionsPerClient connections mid-request (slow headers, a body that never ends); an idle keep-alive one makes room; other clients are served beside it', async () => {
   const served = await agent.serve(handlers, { port: 0, authenticate, maxConnections: 16, maxConnectionsPerClient: 4 });
   const body = JSON.stringify(toolsCall('get_adcp_capabilities'));
   const held: Raw[] = [];
@@ -176,14 +176,27 @@ test('serve(): one client address holds at most maxConnectionsPerClient, however
     held.push(idle);
     await sleep(300);
     assert.match(idle.received(), /^HTTP\/1\.1 200 /, 'answered, then held idle');
+    // At its cap, the client's fifth connection closes its idle one and is served.
     const fifth = await holder();
     fifth.socket.write(requestHead(body.length) + body);
+    await idle.closed;
+    await sleep(300);
+    assert.match(fifth.received(), /^HTTP\/1\.1 200 /, 'the idle connection made room');
+    held.push(fifth);
+    // Now every connection it has is mid-request or idle again: the fifth is idle, so a sixth replaces it; then,
+    // with the sixth held mid-request, a seventh is closed at accept without an answer.
+    const sixth = await holder();
+    sixth.socket.write(requestHead(body.length) + body.slice(0, 5));
+    held.push(sixth);
     await fifth.closed;
-    assert.is(fifth.received(), '', 'the fifth connection of one client is closed without an answer');
+    const seventh = await holder();
+    seventh.socket.write(requestHead(body.length) + body);
+    await seventh.closed;
+    assert.is(seventh.received(), '', 'past its cap, with nothing idle, a connection of one client is closed without an answer');
     // Another client is served, on as many connections as it likes within the server's cap.
     const answers = await Promise.all(Array.from({ length: 8 }, () => rpc(served.url, toolsCall('get_adcp_capabilities'))));
     assert.equal(answers.map((a) => a.status), Array(8).fill(200));
-    held.pop()!.socket.destroy();
+    held.shift()!.socket.destroy();
     await sleep(50);
     const again = await holder();
     again.socket.write(requestHead(body.length) + body);

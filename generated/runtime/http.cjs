@@ -4,11 +4,11 @@
 //   adcp-codegen 0.1.0: runtime/services/auth/api-key.ts 227e795c8735429f,
 //     runtime/services/auth/basic.ts f417561cf32cfe08, runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2,
 //     runtime/transports/http/a2a-dialects.ts 1a29975350d57e25,
-//     runtime/transports/http/a2a-endpoint.ts 061c27fc8078bdda, runtime/transports/http/a2a-guard.ts 60a57f7dc17c7e90,
+//     runtime/transports/http/a2a-endpoint.ts 08290bf8af5e2bb2, runtime/transports/http/a2a-guard.ts 60a57f7dc17c7e90,
 //     runtime/transports/http/a2a-request-store.ts 46e2f1c7c0d674c6,
-//     runtime/transports/http/admit.ts cb048f34bbb45ac8, runtime/transports/http/authenticate.ts b971118a2ea74187,
-//     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts f27e7f88671fa581,
-//     runtime/transports/http/entry.ts 555921f3bb97213a, runtime/transports/http/mcp-endpoint.ts 275a5d8a6c1976b4,
+//     runtime/transports/http/admit.ts ed54595d8d569845, runtime/transports/http/authenticate.ts b971118a2ea74187,
+//     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts 809f7da46bfca4fe,
+//     runtime/transports/http/entry.ts 555921f3bb97213a, runtime/transports/http/mcp-endpoint.ts fda4c5f3f0093d55,
 //     runtime/transports/http/packages.ts 427b9409b3cdae1e, runtime/transports/http/respond.ts fff8278a00ab7722,
 //     runtime/transports/http/serve.ts 55121c63183cc8a4, runtime/transports/http/task-store.ts 891d4b8a0cef7ead,
 //     runtime/transports/http/tools-list-fast.ts 0b5174cdf525b134,
@@ -269,6 +269,9 @@ function a2aEndpoint(agent, services, handlers, options, schemes, refuse) {
             const label = `${req.method ?? '?'} ${req.url ?? ''}`;
             const id = (0, json_copy_js_1.isObject)(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
             if (!(0, bounds_js_1.nestsWithin)(message, bounds_js_1.MAX_MESSAGE_DEPTH)) {
+                const refusal = admission.settle();
+                if (refusal !== undefined)
+                    return refuse(res, refusal, label);
                 return (0, respond_js_1.sendJson)(res, 200, { jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: the message nests deeper than ${bounds_js_1.MAX_MESSAGE_DEPTH} levels` } });
             }
             const card = ready(req);
@@ -278,8 +281,9 @@ function a2aEndpoint(agent, services, handlers, options, schemes, refuse) {
                 out = await dialect.handle(req, message, user, card);
             }
             catch (e) {
-                if (admission.refusal !== undefined)
-                    return refuse(res, admission.refusal, label);
+                const refusal = admission.settle();
+                if (refusal !== undefined)
+                    return refuse(res, refusal, label);
                 const error = dialect.errorOf(req, e);
                 (0, respond_js_1.sendJson)(res, error.code === -32603 ? 500 : 200, withoutInternals({ jsonrpc: '2.0', id, error }));
                 return;
@@ -292,8 +296,9 @@ function a2aEndpoint(agent, services, handlers, options, schemes, refuse) {
         },
     };
     function settled(res, id, admission, label) {
-        if (admission.refusal !== undefined) {
-            refuse(res, admission.refusal, label);
+        const refusal = admission.settle();
+        if (refusal !== undefined) {
+            refuse(res, refusal, label);
             return true;
         }
         if (admission.fault !== undefined && admission.carrier.length === 0) {
@@ -583,14 +588,12 @@ function admission(authenticate, challenge, rules, verifier, publicUrl) {
             const principal = who.kind === 'principal' ? who.principal : { principal: verdict.signer.principal };
             return { principal: { ...principal, verified_signer }, admission: new admission_js_1.Admission(rules, 'principal', verdict, label) };
         }
-        if (who.kind === 'refused')
-            return void (0, authenticate_js_1.unauthorized)(res, challenge, 'invalid_token', who.message);
-        return { ...principalOf(who), admission: new admission_js_1.Admission(rules, callerOf(who), verdict, label) };
+        return { ...principalOf(who), admission: new admission_js_1.Admission(rules, callerOf(who), verdict, label, who.kind === 'refused' ? who.message : undefined) };
     };
 }
 function refuse(res, challenge, refusal, label) {
     if (refusal.kind === 'credentials')
-        return (0, authenticate_js_1.unauthorized)(res, challenge, undefined, 'Authentication required.');
+        return refusal.invalid !== undefined ? (0, authenticate_js_1.unauthorized)(res, challenge, 'invalid_token', refusal.invalid) : (0, authenticate_js_1.unauthorized)(res, challenge, undefined, 'Authentication required.');
     process.emitWarning(`adcp-codegen: ${label}: ${refusal.code}: ${refusal.detail}`);
     (0, respond_js_1.sendJson)(res, refusal.status, { error: refusal.code }, { 'www-authenticate': refusal.wwwAuthenticate, 'cache-control': 'no-store' });
 }
@@ -598,7 +601,7 @@ function principalOf(who) {
     return who.kind === 'principal' ? { principal: who.principal } : {};
 }
 function callerOf(who) {
-    return who.kind === 'principal' ? 'principal' : who.kind === 'open' ? 'open' : 'anonymous';
+    return who.kind === 'principal' || who.kind === 'open' || who.kind === 'refused' ? who.kind : 'anonymous';
 }
 function targetUri(req, scheme) {
     const proto = scheme ?? (req.socket.encrypted === true ? 'https' : 'http');
@@ -744,22 +747,38 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.capPerClient = capPerClient;
 exports.clientOf = clientOf;
 function capPerClient(server, max) {
-    const open = new Map();
+    const clients = new Map();
+    const keyOf = (socket) => `${socket.remoteAddress ?? ''}|${socket.remotePort ?? ''}`;
     server.on('connection', (socket) => {
         const client = clientOf(socket.remoteAddress);
-        const held = open.get(client) ?? 0;
-        if (held >= max) {
-            socket.destroy();
-            return;
+        let held = clients.get(client);
+        if (held === undefined)
+            clients.set(client, (held = new Map()));
+        if (held.size >= max) {
+            const idle = [...held.values()].find((h) => h.busy === 0 && h.served);
+            if (idle === undefined)
+                return void socket.destroy();
+            held.delete(keyOf(idle.socket));
+            idle.socket.destroy();
         }
-        open.set(client, held + 1);
+        const key = keyOf(socket);
+        held.set(key, { socket, busy: 0, served: false });
         socket.once('close', () => {
-            const left = (open.get(client) ?? 1) - 1;
-            if (left === 0)
-                open.delete(client);
-            else
-                open.set(client, left);
+            const own = clients.get(client);
+            if (own?.get(key)?.socket !== socket)
+                return;
+            own.delete(key);
+            if (own.size === 0)
+                clients.delete(client);
         });
+    });
+    server.on('request', (req, res) => {
+        const held = clients.get(clientOf(req.socket.remoteAddress))?.get(keyOf(req.socket));
+        if (held === undefined)
+            return;
+        held.busy++;
+        held.served = true;
+        res.once('close', () => held.busy--);
     });
 }
 function clientOf(address) {
@@ -934,8 +953,9 @@ function mcpEndpoint(agent, toolsJson, handlers, options, refuse) {
             const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: req.auth }), gone]);
             if (response === undefined)
                 return;
-            if (admission.refusal !== undefined)
-                return refuse(res, admission.refusal, label);
+            const refusal = admission.settle();
+            if (refusal !== undefined)
+                return refuse(res, refusal, label);
             const body = Buffer.from(await response.arrayBuffer());
             const headers = {};
             response.headers.forEach((value, name) => (headers[name] = value));

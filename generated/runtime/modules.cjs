@@ -6,8 +6,8 @@
 //     runtime/api/service-types.ts 874552e7b38e2446, runtime/api/signing-types.ts 8e609bb71c20b858,
 //     runtime/api/webhook-types.ts 8e609bb71c20b858, runtime/artifacts/contract.ts 8ea0d204ea7242b2,
 //     runtime/artifacts/declared-names.ts 1e024d941bb353ca, runtime/artifacts/profile.ts c455a125f944978e,
-//     runtime/artifacts/served.ts a1cfd194dead186e, runtime/call/admission.ts 9dc7bf34c02bf07e,
-//     runtime/call/admit.ts fbf0c13dc997f6fb, runtime/call/authorize.ts cbf4fe34d32405fe,
+//     runtime/artifacts/served.ts a1cfd194dead186e, runtime/call/admission.ts 3584f608cabc855c,
+//     runtime/call/admit.ts c1c7886ffdc1b162, runtime/call/authorize.ts cbf4fe34d32405fe,
 //     runtime/call/call.ts 98ce3f350a07f6f5, runtime/call/convert-down.ts ecfbb031fbd5ad71,
 //     runtime/call/convert-up.ts e136eb251cf31f7f, runtime/call/credentials.ts 030f5294fcc41dca,
 //     runtime/call/envelope.ts 8d903528130c18f9, runtime/call/handle.ts 11cfbf799ca1a7e0,
@@ -23,7 +23,7 @@
 //     runtime/wire/options.ts 7f555a7bac86c390, runtime/wire/paths.ts fb201dd214f7de24,
 //     runtime/wire/pointer.ts 70d14510bda68fba, runtime/wire/release-select.ts 987b50ff8ce82e53,
 //     runtime/wire/report.ts c5325dc03a131258, runtime/wire/response.ts 4d5ea91d1911e084,
-//     runtime/wire/results.ts 015bd1fe9ebdf0a9, runtime/wire/versions.ts e88c31a89583ba56
+//     runtime/wire/results.ts d80d55d04a91fe88, runtime/wire/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules a valid call reaches (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
@@ -319,27 +319,42 @@ class Admission {
     caller;
     verdict;
     label;
+    invalid;
     refusal;
     fault;
     carrier = [];
     #warned = false;
-    constructor(rules, caller, verdict, label) {
+    constructor(rules, caller, verdict, label, invalid = 'Credentials rejected.') {
         this.rules = rules;
         this.caller = caller;
         this.verdict = verdict;
         this.label = label;
+        this.invalid = invalid;
     }
     get anonymous() {
-        return this.rules.authenticates && this.caller === 'anonymous';
+        return this.rules.authenticates && (this.caller === 'anonymous' || this.caller === 'refused');
     }
     method(methods, isPublic) {
-        return this.#refuse(this.#signature(methods) ?? (this.anonymous && !isPublic ? CREDENTIALS : undefined));
+        return this.#refuse(this.#signature(methods) ?? this.#credentials(isPublic));
     }
     tool(methods, tool) {
-        return this.#refuse(this.#signature(methods, tool) ?? (this.anonymous && !this.rules.publicTools.has(tool) ? CREDENTIALS : undefined));
+        return this.#refuse(this.#signature(methods, tool) ?? (this.#signing ? undefined : this.#credentials(this.rules.publicTools.has(tool))));
     }
     args(methods, tool, args) {
-        return this.#refuse(this.#signature(methods, tool, args));
+        return this.#refuse(this.#signature(methods, tool, args) ?? (this.#signing ? this.#credentials(this.rules.publicTools.has(tool)) : undefined));
+    }
+    get #signing() {
+        return this.rules.signatures !== undefined && this.verdict !== undefined;
+    }
+    #credentials(isPublic) {
+        if (this.caller === 'refused')
+            return { kind: 'credentials', invalid: this.invalid };
+        return this.anonymous && !isPublic ? CREDENTIALS : undefined;
+    }
+    settle() {
+        if (this.caller === 'refused')
+            this.#refuse(this.#credentials(true));
+        return this.refusal;
     }
     gate(methods) {
         return new CallGate(this, methods);
@@ -1931,7 +1946,7 @@ function resultBody(result) {
 async function callBound(agent, handlers, tool, args, ctx) {
     const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
     if (handler === undefined) {
-        const refused = ctx.admission instanceof admission_js_1.CallGate ? ctx.admission.tool(tool) : undefined;
+        const refused = ctx.admission instanceof admission_js_1.CallGate ? (ctx.admission.tool(tool) ?? ctx.admission.args(tool, undefined)) : undefined;
         return refused !== undefined ? rejectionOf((0, admission_js_1.refusalError)(tool, refused), args, agent.releases) : unknownToolResult(tool, args, agent.releases);
     }
     try {

@@ -16,8 +16,8 @@ import type { AdcpErrorBody } from '../wire/errors.js';
  */
 
 export type Refusal =
-  /** Credentials needed: 401 with the entry's challenges (Bearer, Basic). */
-  | { readonly kind: 'credentials' }
+  /** Credentials needed (or, with `invalid`, presented and refused): 401 with the entry's challenges (Bearer, Basic). */
+  | { readonly kind: 'credentials'; readonly invalid?: string }
   /** A signature needed or failed: 401 `WWW-Authenticate: Signature error="<code>"`. */
   | ({ readonly kind: 'signature' } & SignatureRefusal);
 
@@ -31,8 +31,13 @@ export interface AdmissionRules {
   readonly signatures?: Pick<RequestSignatureVerifier, 'judge'>;
 }
 
-/** Who the headers say is calling. `open`: no authenticator is configured, so everyone is let in. */
-export type Caller = 'principal' | 'anonymous' | 'open';
+/**
+ * Who the headers say is calling. `open`: no authenticator is configured, so everyone is let in. `refused`: credentials
+ * were presented and refused where request signing is verified — the request is refused all the same, but only once
+ * the signing policy has spoken, whose refusal comes first (an unsigned registration of webhook credentials is
+ * `request_signature_required` whatever the other credentials: security.mdx; conformance vector 027).
+ */
+export type Caller = 'principal' | 'anonymous' | 'open' | 'refused';
 
 const CREDENTIALS: Refusal = { kind: 'credentials' };
 
@@ -52,26 +57,55 @@ export class Admission {
     readonly verdict: Extract<SignatureVerdict, { ok: true }> | undefined,
     /** `POST /mcp`: what a warning names. */
     readonly label: string,
+    /** A `refused` caller's: what the 401 `invalid_token` says (the authenticator's public message). */
+    readonly invalid: string = 'Credentials rejected.',
   ) {}
 
-  /** Anonymous while credentials are asked for: the caller the credentials rule applies to. */
+  /** No principal while credentials are asked for (none presented, or refused): whose Tasks are not kept. */
   get anonymous(): boolean {
-    return this.rules.authenticates && this.caller === 'anonymous';
+    return this.rules.authenticates && (this.caller === 'anonymous' || this.caller === 'refused');
   }
 
   /** A protocol method the transport runs itself (MCP initialize, tools/list; A2A tasks/get …), public or not. */
   method(methods: readonly string[], isPublic: boolean): Refusal | undefined {
-    return this.#refuse(this.#signature(methods) ?? (this.anonymous && !isPublic ? CREDENTIALS : undefined));
+    return this.#refuse(this.#signature(methods) ?? this.#credentials(isPublic));
   }
 
-  /** An AdCP call of `tool` carried by `methods`, by its name (before its arguments are read). */
+  /**
+   * An AdCP call of `tool` carried by `methods`, by its name (before its arguments are read). Where request signing is
+   * verified, the credentials rule waits for `args`: the signing policy reads the arguments, and its refusal comes
+   * first (an unsigned registration of webhook credentials is `request_signature_required` whoever calls: vector 027).
+   */
   tool(methods: readonly string[], tool: string): Refusal | undefined {
-    return this.#refuse(this.#signature(methods, tool) ?? (this.anonymous && !this.rules.publicTools.has(tool) ? CREDENTIALS : undefined));
+    return this.#refuse(this.#signature(methods, tool) ?? (this.#signing ? undefined : this.#credentials(this.rules.publicTools.has(tool))));
   }
 
-  /** The same call with its arguments as the call read them (a registration of webhook credentials must be signed). */
+  /**
+   * The same call with its arguments as the call read them (`undefined` for a call that reads none: a tool the
+   * profile does not serve).
+   */
   args(methods: readonly string[], tool: string, args: unknown): Refusal | undefined {
-    return this.#refuse(this.#signature(methods, tool, args));
+    return this.#refuse(this.#signature(methods, tool, args) ?? (this.#signing ? this.#credentials(this.rules.publicTools.has(tool)) : undefined));
+  }
+
+  /** Whether the signing policy judges this request's calls. */
+  get #signing(): boolean {
+    return this.rules.signatures !== undefined && this.verdict !== undefined;
+  }
+
+  /** Credentials refused on any call, public ones included; none presented, on a call that needs them. */
+  #credentials(isPublic: boolean): Refusal | undefined {
+    if (this.caller === 'refused') return { kind: 'credentials', invalid: this.invalid };
+    return this.anonymous && !isPublic ? CREDENTIALS : undefined;
+  }
+
+  /**
+   * The request's refusal once the SDK has answered, which the transport sends in place of that answer: the first one
+   * recorded, else a refused caller's own (a message that ran no call — a malformed one — is refused all the same).
+   */
+  settle(): Refusal | undefined {
+    if (this.caller === 'refused') this.#refuse(this.#credentials(true));
+    return this.refusal;
   }
 
   /** The gate one call's stages consult (call/admit.ts), for the method carrying it. */

@@ -12,7 +12,9 @@ import type { Answer, Call } from './call.js';
  *   First, so a refused caller's arguments are never read, and a tool the profile does not serve (which `read` refuses)
  *   is refused like a protected one (wire/results.ts callBound, for a tool no handler is bound for, alike).
  * - `admitArgs`, right after `read`: an unsigned request registering webhook credentials is refused, whatever its
- *   other credentials (security.mdx, webhook downgrade resistance).
+ *   other credentials (security.mdx, webhook downgrade resistance). Where request signing is verified, that refusal
+ *   comes before any of credentials (AdCP's conformance vector 027), so there the credentials rule is applied here,
+ *   after it, rather than in `admit`.
  * A refusal answers the call AUTH_REQUIRED, nothing after it runs, and the Admission keeps it: the transport answers
  * the whole request HTTP 401 with the challenge instead.
  */

@@ -65,7 +65,7 @@ export async function callBound(agent: Pick<Agent, 'call' | 'releases'>, handler
   if (handler === undefined) {
     // Not a tool of the profile: admitted as any call is (an anonymous caller is refused it as a protected tool), then
     // refused as unknown.
-    const refused = ctx.admission instanceof CallGate ? ctx.admission.tool(tool) : undefined;
+    const refused = ctx.admission instanceof CallGate ? (ctx.admission.tool(tool) ?? ctx.admission.args(tool, undefined)) : undefined;
     return refused !== undefined ? rejectionOf(refusalError(tool, refused), args, agent.releases) : unknownToolResult(tool, args, agent.releases);
   }
   try {

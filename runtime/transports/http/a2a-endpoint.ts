@@ -102,6 +102,9 @@ export function a2aEndpoint(
       const label = `${req.method ?? '?'} ${req.url ?? ''}`;
       const id = isObject(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
       if (!nestsWithin(message, MAX_MESSAGE_DEPTH)) {
+        // Refused credentials stay a 401 (it runs no call, so no signing refusal precedes it).
+        const refusal = admission.settle();
+        if (refusal !== undefined) return refuse(res, refusal, label);
         return sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: the message nests deeper than ${MAX_MESSAGE_DEPTH} levels` } });
       }
       const card = ready(req);
@@ -110,7 +113,8 @@ export function a2aEndpoint(
       try {
         out = await dialect.handle(req, message, user, card);
       } catch (e) {
-        if (admission.refusal !== undefined) return refuse(res, admission.refusal, label);
+        const refusal = admission.settle();
+        if (refusal !== undefined) return refuse(res, refusal, label);
         // Thrown before the SDK answered (1.x's version negotiation, a failure of the SDK itself): mapped as its Express
         // handler maps it, a fault of the server being a 500.
         const error = dialect.errorOf(req, e);
@@ -129,8 +133,9 @@ export function a2aEndpoint(
    * the answer was sent here.
    */
   function settled(res: ServerResponse, id: string | number | null, admission: Admission, label: string): boolean {
-    if (admission.refusal !== undefined) {
-      refuse(res, admission.refusal, label);
+    const refusal = admission.settle();
+    if (refusal !== undefined) {
+      refuse(res, refusal, label);
       return true;
     }
     if (admission.fault !== undefined && admission.carrier.length === 0) {

@@ -11,7 +11,8 @@ import { internalError, sendJson } from './respond.js';
  * authenticator's verdict on the headers, composed with the RFC 9421 signature's when the profile advertises request
  * signing (its cryptography needs the raw bytes and headers; docs/signing.md, "What the HTTP entry calls"). Nothing
  * here reads what the body invokes: that is decided where the message is read (call/admission.ts).
- * - credentials presented and refused: 401 `invalid_token` now, whatever the call (authenticate.ts);
+ * - credentials presented and refused: 401 `invalid_token`, whatever the call (authenticate.ts) — now, or, where request
+ *   signing is verified, once the signing policy has judged the call (its refusal comes first);
  * - a signature the verifier refuses whatever the request invokes (malformed, or failed with no other credential to
  *   fall back on): 401 `WWW-Authenticate: Signature error="<code>"` now;
  * - a valid signature authenticates on its own: the principal is the authenticator's when it also named one (the
@@ -49,14 +50,14 @@ export function admission(authenticate: Authenticator | undefined, challenge: Ch
       const principal = who.kind === 'principal' ? who.principal : { principal: verdict.signer.principal };
       return { principal: { ...principal, verified_signer }, admission: new Admission(rules, 'principal', verdict, label) };
     }
-    if (who.kind === 'refused') return void unauthorized(res, challenge, 'invalid_token', who.message);
-    return { ...principalOf(who), admission: new Admission(rules, callerOf(who), verdict, label) };
+    // Refused credentials are refused whatever the call, but the signing policy speaks first (call/admission.ts).
+    return { ...principalOf(who), admission: new Admission(rules, callerOf(who), verdict, label, who.kind === 'refused' ? who.message : undefined) };
   };
 }
 
 /** The 401 a refusal is answered with: the entry's challenges, or the signature's (its detail in the log only). */
 export function refuse(res: ServerResponse, challenge: Challenge, refusal: Refusal, label: string): void {
-  if (refusal.kind === 'credentials') return unauthorized(res, challenge, undefined, 'Authentication required.');
+  if (refusal.kind === 'credentials') return refusal.invalid !== undefined ? unauthorized(res, challenge, 'invalid_token', refusal.invalid) : unauthorized(res, challenge, undefined, 'Authentication required.');
   process.emitWarning(`adcp-codegen: ${label}: ${refusal.code}: ${refusal.detail}`);
   sendJson(res, refusal.status, { error: refusal.code }, { 'www-authenticate': refusal.wwwAuthenticate, 'cache-control': 'no-store' });
 }
@@ -65,8 +66,8 @@ function principalOf(who: Identified): { principal?: AuthPrincipal } {
   return who.kind === 'principal' ? { principal: who.principal } : {};
 }
 
-function callerOf(who: Identified): 'principal' | 'anonymous' | 'open' {
-  return who.kind === 'principal' ? 'principal' : who.kind === 'open' ? 'open' : 'anonymous';
+function callerOf(who: Identified): 'principal' | 'anonymous' | 'open' | 'refused' {
+  return who.kind === 'principal' || who.kind === 'open' || who.kind === 'refused' ? who.kind : 'anonymous';
 }
 
 /**

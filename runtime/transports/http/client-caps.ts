@@ -1,32 +1,57 @@
-import type { Server } from 'node:net';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 
 /**
- * Fairness between clients: at most `max` open connections from one client address, beside the server's own cap on
- * all of them (maxConnections). Whatever a client holds them with — headers sent a byte at a time (until
- * headersTimeoutMs), a body that never ends (until requestTimeoutMs), idle keep-alive sockets (until
- * keepAliveTimeoutMs) — its connections past the cap are closed as they are accepted, so one client can never fill the
- * server's cap and keep the others out: measured before, 1,100 slow connections from one address reset every other
- * caller for 13 to 33 s.
+ * Fairness between clients: at most `max` connections held by one client address, beside the server's own cap on all
+ * of them (maxConnections). A connection is held while it has yet to send a whole request (headers a byte at a time,
+ * until headersTimeoutMs; a body that never ends, until requestTimeoutMs) or awaits its answer. An idle keep-alive
+ * connection, between requests, holds nothing: a client at its cap that opens another has its idle one closed to make
+ * room (clients that keep pools of idle sockets — AdCP's grader, undici with a client per call — reopen one when they
+ * need it), and only when none is idle is the new one closed at accept. So one client can never fill the server's cap
+ * and keep the others out: measured before, 1,100 slow connections from one address reset every other caller for 13 to
+ * 33 s.
  *
  * A client is its IP address; an IPv6 client its /64 (one host holds a whole /64, and would otherwise hold a cap per
  * address in it), an IPv4-mapped one its IPv4 address. Behind a reverse proxy every connection is the proxy's: there,
  * raise the cap to maxConnections and let the proxy limit per client.
  */
+
+/** One connection: requests in progress, and whether it has carried one (an idle keep-alive socket has, and none is). */
+interface Held {
+  readonly socket: Socket;
+  busy: number;
+  served: boolean;
+}
+
 export function capPerClient(server: Server, max: number): void {
-  const open = new Map<string, number>();
-  server.on('connection', (socket) => {
+  const clients = new Map<string, Map<string, Held>>();
+  // A connection by its remote address and port: the same for the TCP socket and, over TLS, the socket requests use.
+  const keyOf = (socket: Socket): string => `${socket.remoteAddress ?? ''}|${socket.remotePort ?? ''}`;
+  server.on('connection', (socket: Socket) => {
     const client = clientOf(socket.remoteAddress);
-    const held = open.get(client) ?? 0;
-    if (held >= max) {
-      socket.destroy();
-      return;
+    let held = clients.get(client);
+    if (held === undefined) clients.set(client, (held = new Map()));
+    if (held.size >= max) {
+      const idle = [...held.values()].find((h) => h.busy === 0 && h.served);
+      if (idle === undefined) return void socket.destroy();
+      held.delete(keyOf(idle.socket));
+      idle.socket.destroy();
     }
-    open.set(client, held + 1);
+    const key = keyOf(socket);
+    held.set(key, { socket, busy: 0, served: false });
     socket.once('close', () => {
-      const left = (open.get(client) ?? 1) - 1;
-      if (left === 0) open.delete(client);
-      else open.set(client, left);
+      const own = clients.get(client);
+      if (own?.get(key)?.socket !== socket) return;
+      own.delete(key);
+      if (own.size === 0) clients.delete(client);
     });
+  });
+  server.on('request', (req, res) => {
+    const held = clients.get(clientOf(req.socket.remoteAddress))?.get(keyOf(req.socket));
+    if (held === undefined) return;
+    held.busy++;
+    held.served = true;
+    res.once('close', () => held.busy--);
   });
 }
 

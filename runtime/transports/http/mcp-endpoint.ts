@@ -72,7 +72,8 @@ export function mcpEndpoint(agent: Agent, toolsJson: () => string, handlers: Rea
       const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: (req as IncomingMessage & { auth?: unknown }).auth }), gone]);
       // The client went away first: nobody to answer, and nothing left waiting on the SDK.
       if (response === undefined) return;
-      if (admission.refusal !== undefined) return refuse(res, admission.refusal, label);
+      const refusal = admission.settle();
+      if (refusal !== undefined) return refuse(res, refusal, label);
       const body = Buffer.from(await response.arrayBuffer());
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => (headers[name] = value));
