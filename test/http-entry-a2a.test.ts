@@ -78,6 +78,13 @@ test('0.3 client without credentials: get_adcp_capabilities completes; a protect
   assert.match(String(wrong.headers['www-authenticate']), /error="invalid_token"/);
   // Everything but a public skill's message/send is protected: tasks/get too.
   assert.is((await rpc(`${root}/a2a`, { jsonrpc: '2.0', id: 9, method: 'tasks/get', params: { id: task.id } })).status, 401);
+  // And so is a message of a public skill naming a Task (continuing it, or referencing one): caller-scoped state.
+  for (const naming of [{ taskId: task.id }, { referenceTaskIds: [task.id] }]) {
+    const send = a2aSend('get_adcp_capabilities');
+    const continuing = await rpc(`${root}/a2a`, { ...send, params: { message: { ...send.params.message, ...naming } } });
+    assert.is(continuing.status, 401, JSON.stringify(naming));
+    assert.is(continuing.headers['www-authenticate'], 'Bearer realm="adcp"');
+  }
   assert.is(seen.length, before, 'no handler ran');
 });
 

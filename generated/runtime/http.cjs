@@ -5,12 +5,12 @@
 //     runtime/services/auth/basic.ts f417561cf32cfe08, runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2,
 //     runtime/transports/http/a2a-dialects.ts 1a29975350d57e25,
 //     runtime/transports/http/a2a-endpoint.ts 08290bf8af5e2bb2, runtime/transports/http/a2a-guard.ts 60a57f7dc17c7e90,
-//     runtime/transports/http/a2a-request-store.ts 46e2f1c7c0d674c6,
+//     runtime/transports/http/a2a-request-store.ts 1e00a012dfc9a27c,
 //     runtime/transports/http/admit.ts ed54595d8d569845, runtime/transports/http/authenticate.ts b971118a2ea74187,
 //     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts 809f7da46bfca4fe,
 //     runtime/transports/http/entry.ts 555921f3bb97213a, runtime/transports/http/mcp-endpoint.ts fda4c5f3f0093d55,
 //     runtime/transports/http/packages.ts 427b9409b3cdae1e, runtime/transports/http/respond.ts fff8278a00ab7722,
-//     runtime/transports/http/serve.ts 55121c63183cc8a4, runtime/transports/http/task-store.ts 891d4b8a0cef7ead,
+//     runtime/transports/http/serve.ts 33a4a9206d82f4b0, runtime/transports/http/task-store.ts 891d4b8a0cef7ead,
 //     runtime/transports/http/tools-list-fast.ts 0b5174cdf525b134,
 //     runtime/transports/http/well-known.ts edf58e8b35d2cd80
 "use strict";
@@ -500,7 +500,11 @@ function requestTaskStore(store) {
             const admission = (0, admission_js_1.admissionOf)(context);
             if (admission?.anonymous === true) {
                 const task = transient.get(admission)?.get(String(taskId));
-                return task === undefined ? undefined : copy(task);
+                if (task !== undefined)
+                    return copy(task);
+                if (String(taskId) !== admission.answering)
+                    admission.method(admission.carrier.length > 0 ? admission.carrier : ['tasks/get'], false);
+                return undefined;
             }
             try {
                 return await store.load(taskId, context);

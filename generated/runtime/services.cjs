@@ -16,7 +16,7 @@
 //     runtime/services/signing/from-profile.ts 511290ded2cb8aac, runtime/services/signing/keys.ts 8f925265a23f10a0,
 //     runtime/services/signing/policy.ts b6376c87609f7c90, runtime/services/signing/replay-store.ts 86dc51feec3f7ad2,
 //     runtime/services/signing/sdk.ts 7f02af49f87e619c, runtime/services/signing/verifier.ts 14362b6dcc63c7c7,
-//     runtime/services/tasks/a2a-list.ts 79ef0ebcbb199e8a, runtime/services/tasks/a2a-tasks.ts 00ef8b9590ccec6a,
+//     runtime/services/tasks/a2a-list.ts 79ef0ebcbb199e8a, runtime/services/tasks/a2a-tasks.ts d522ac0162ae745a,
 //     runtime/services/tasks/effects.ts 104dd9a2be3359f1, runtime/services/tasks/reads.ts 7f23358ab84ebc66,
 //     runtime/services/tasks/records.ts dcc287ed010c4610, runtime/services/tasks/result.ts cb38cd28086caade,
 //     runtime/services/tasks/service.ts d3a5e031ecc6a558, runtime/services/tasks/webhook.ts 91fcac21343f07b6,
@@ -1465,7 +1465,7 @@ const EXPIRED = 'DELETE FROM adcp_a2a_tasks WHERE expires_at <= $1';
 const TRIM = `DELETE FROM adcp_a2a_tasks WHERE scope = $1 AND task_id IN (
   SELECT task_id FROM (
     SELECT task_id, ROW_NUMBER() OVER newest AS n, SUM(bytes) OVER newest AS b FROM adcp_a2a_tasks WHERE scope = $1
-    WINDOW newest AS (ORDER BY saved_at DESC, task_id DESC ROWS UNBOUNDED PRECEDING)
+    WINDOW newest AS (ORDER BY CASE WHEN task_id = $4 THEN 0 ELSE 1 END, saved_at DESC, task_id DESC ROWS UNBOUNDED PRECEDING)
   ) ranked WHERE n > $2 OR b > $3)`;
 const LIST_READ_LIMIT = 1000;
 function durableA2AStore(store, options = {}) {
@@ -1491,7 +1491,7 @@ function durableA2AStore(store, options = {}) {
             const scope = (0, a2a_list_js_1.ownerOf)(context);
             const now = Date.now();
             await sql.query(SAVE, [scope, String(task.id), text, ttlMs, now, now + ttlMs, Buffer.byteLength(text)]);
-            await sql.query(TRIM, [scope, maxTasks, maxBytes]);
+            await sql.query(TRIM, [scope, maxTasks, maxBytes, String(task.id)]);
             if (now - purgedAt > PURGE_EVERY_MS) {
                 purgedAt = now;
                 purge().catch((e) => process.emitWarning(`adcp-codegen: the A2A task store could not be purged: ${String(e)}`));

@@ -2,7 +2,7 @@
 // adcp-codegen runtime modules a valid call never reaches (runtime/*.ts compiled), loaded by index.js on first use.
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/artifacts/tools-list.ts ae34ba0485920795, runtime/call/handlers.ts 5e81e764302eec96,
-//     runtime/transports/a2a-events.ts 08d760ffabc0153a, runtime/transports/a2a.ts 41960fb873c7dba4,
+//     runtime/transports/a2a-events.ts 08d760ffabc0153a, runtime/transports/a2a.ts c79b175c5191c1b5,
 //     runtime/transports/mcp.ts 4cfe546dc3ff7ed7
 "use strict";
 
@@ -217,6 +217,9 @@ function createA2AExecutor(agent, handlers, options = {}, major) {
     return {
         async execute(request, bus) {
             const dialect = fixed ?? dialectOf(request);
+            const admission = (0, admission_js_1.admissionOf)(request.context);
+            if (admission !== undefined)
+                admission.answering = request.taskId;
             running.set(request.taskId, { contextId: request.contextId, dialect });
             try {
                 const result = await invoke(agent, handlers, request, dialect);

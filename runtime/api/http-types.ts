@@ -138,9 +138,10 @@ export interface ServeOptions extends HttpOptions {
   /** Default 1,024 open connections; more are refused at accept. */
   maxConnections?: number;
   /**
-   * Default 64 open connections from one client address (an IPv6 client: its /64); more are refused at accept, so one
-   * client holding connections open (slow headers, a body that never ends, idle keep-alive) cannot keep the others
-   * out. Behind a reverse proxy every connection is the proxy's: raise it to maxConnections there.
+   * Default 64 connections held by one client address (an IPv6 client: its /64) — mid-request, however slowly (slow
+   * headers, a body that never ends), or awaiting an answer. At the cap a client's new connection closes one of its
+   * idle keep-alive ones, else is refused at accept: one client cannot keep the others out. Behind a reverse proxy
+   * every connection is the proxy's: raise it to maxConnections there.
    */
   maxConnectionsPerClient?: number;
   /**

@@ -48,6 +48,8 @@ export class Admission {
   fault: Error | undefined;
   /** The A2A protocol method carrying the request's AdCP call (its names on both wires), once the SDK dispatched it. */
   carrier: readonly string[] = [];
+  /** The A2A Task the executor answers in this request, once it runs (the task store tells it from one a buyer named). */
+  answering: string | undefined;
   #warned = false;
 
   constructor(

@@ -59,6 +59,8 @@ export function createA2AExecutor(agent: PipelineAgent, handlers: Readonly<Recor
   return {
     async execute(request, bus) {
       const dialect = fixed ?? dialectOf(request);
+      const admission = admissionOf(request.context);
+      if (admission !== undefined) admission.answering = request.taskId;
       running.set(request.taskId, { contextId: request.contextId, dialect });
       try {
         const result = await invoke(agent, handlers, request, dialect);

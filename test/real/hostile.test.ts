@@ -97,6 +97,7 @@ const a2aRequest = fc.record({
   parts: fc.array(part, { maxLength: 4 }),
   role: fc.constantFrom('user', 'ROLE_USER'),
   metadata: fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }),
+  naming: fc.constantFrom<Record<string, unknown>>({}, {}, { taskId: 'task-of-someone' }, { referenceTaskIds: ['task-of-someone'] }),
 });
 
 test('A2A on both SDK majors, any message shape: no protected handler runs without a principal, and the tool that runs is the one the answer names', async () => {
@@ -104,13 +105,15 @@ test('A2A on both SDK majors, any message shape: no protected handler runs witho
   await fc.assert(
     fc.asyncProperty(a2aRequest, async (r) => {
       const id = ++n;
-      const message = { kind: 'message', messageId: `fuzz-${id}`, role: r.role, parts: r.parts, ...(r.metadata !== undefined ? { metadata: r.metadata } : {}) };
+      const message = { kind: 'message', messageId: `fuzz-${id}`, role: r.role, parts: r.parts, ...r.naming, ...(r.metadata !== undefined ? { metadata: r.metadata } : {}) };
       const before = runs.length;
       const x = await call(`${rootOf(r.server === 'v1' ? v1 : v03)}${r.path}`, { jsonrpc: '2.0', id, method: r.method, params: { message } }, { ...headersFor(r.auth), ...(r.version !== undefined ? { 'a2a-version': r.version } : {}) });
       const ran = runs.slice(before);
       const what = `${r.server} ${r.method} ${r.auth} ${JSON.stringify(r.parts)}`;
       checkRuns(ran, r.auth, x.status, what);
       assert.ok(ran.length <= 1, `${what}: ${ran.length} handlers ran`);
+      // A message naming a Task asks for caller-scoped state: without credentials, never answered as if it were public.
+      if (r.auth === 'none' && Object.keys(r.naming).length > 0 && x.status === 200) assert.ok(answerOf(x)?.error !== undefined, `${what}: answered a message naming a Task without credentials`);
       if (ran.length === 1 && x.status === 200) {
         const result = answerOf(x)?.result as Record<string, any> | undefined;
         const task = result?.task ?? result;
@@ -122,10 +125,10 @@ test('A2A on both SDK majors, any message shape: no protected handler runs witho
       // Beside the random shapes: each major's own DataPart of a protected skill, keyed (it runs) and anonymous (401),
       // and the issue's probe (0.3's public skill beside a 1.0-shaped protected one).
       examples: [
-        [{ server: 'v0.3', method: 'message/send', version: undefined, path: '/a2a', auth: 'a', parts: [{ kind: 'data', data: { skill: 'list_creatives', input: {} } }], role: 'user', metadata: undefined }],
-        [{ server: 'v1', method: 'SendMessage', version: '1.0', path: '/a2a', auth: 'b', parts: [{ data: { skill: 'list_creatives', input: {} } }], role: 'ROLE_USER', metadata: undefined }],
-        [{ server: 'v1', method: 'message/stream', version: undefined, path: '/', auth: 'none', parts: [{ kind: 'data', data: { skill: 'list_creatives' } }], role: 'user', metadata: undefined }],
-        [{ server: 'v0.3', method: 'message/send', version: undefined, path: '/', auth: 'none', parts: [{ kind: 'data', data: { skill: 'get_adcp_capabilities', input: {} } }, { content: { $case: 'data', value: { skill: 'create_media_buy', input: {} } } }], role: 'user', metadata: undefined }],
+        [{ server: 'v0.3', method: 'message/send', version: undefined, path: '/a2a', auth: 'a', parts: [{ kind: 'data', data: { skill: 'list_creatives', input: {} } }], role: 'user', metadata: undefined , naming: {} }],
+        [{ server: 'v1', method: 'SendMessage', version: '1.0', path: '/a2a', auth: 'b', parts: [{ data: { skill: 'list_creatives', input: {} } }], role: 'ROLE_USER', metadata: undefined , naming: {} }],
+        [{ server: 'v1', method: 'message/stream', version: undefined, path: '/', auth: 'none', parts: [{ kind: 'data', data: { skill: 'list_creatives' } }], role: 'user', metadata: undefined , naming: {} }],
+        [{ server: 'v0.3', method: 'message/send', version: undefined, path: '/', auth: 'none', parts: [{ kind: 'data', data: { skill: 'get_adcp_capabilities', input: {} } }, { content: { $case: 'data', value: { skill: 'create_media_buy', input: {} } } }], role: 'user', metadata: undefined , naming: {} }],
       ],
     },
   );

@@ -52,11 +52,14 @@ const LOAD = 'SELECT task, settled FROM adcp_a2a_tasks WHERE scope = $1 AND task
 const LIST = 'SELECT task, settled FROM adcp_a2a_tasks WHERE scope = $1 AND expires_at > $2 AND task IS NOT NULL ORDER BY saved_at DESC LIMIT $3';
 const SETTLE = 'UPDATE adcp_a2a_tasks SET settled = $2, saved_at = $3, expires_at = $3 + ttl_ms, bytes = bytes + LENGTH($2) WHERE adcp_task_id = $1';
 const EXPIRED = 'DELETE FROM adcp_a2a_tasks WHERE expires_at <= $1';
-/** One principal's Tasks beyond its budget, newest kept first: by count and by the running sum of their bytes. */
+/**
+ * One principal's Tasks beyond its budget, by count and by the running sum of their bytes, kept newest first — the
+ * one just saved ($4) first of all, whatever else was saved in the same millisecond.
+ */
 const TRIM = `DELETE FROM adcp_a2a_tasks WHERE scope = $1 AND task_id IN (
   SELECT task_id FROM (
     SELECT task_id, ROW_NUMBER() OVER newest AS n, SUM(bytes) OVER newest AS b FROM adcp_a2a_tasks WHERE scope = $1
-    WINDOW newest AS (ORDER BY saved_at DESC, task_id DESC ROWS UNBOUNDED PRECEDING)
+    WINDOW newest AS (ORDER BY CASE WHEN task_id = $4 THEN 0 ELSE 1 END, saved_at DESC, task_id DESC ROWS UNBOUNDED PRECEDING)
   ) ranked WHERE n > $2 OR b > $3)`;
 /** The most Tasks tasks/list reads per call before filtering. */
 const LIST_READ_LIMIT = 1000;
@@ -84,7 +87,7 @@ export function durableA2AStore(store: Store, options: DurableA2AOptions = {}): 
       const scope = ownerOf(context);
       const now = Date.now();
       await sql.query(SAVE, [scope, String(task.id), text, ttlMs, now, now + ttlMs, Buffer.byteLength(text)]);
-      await sql.query(TRIM, [scope, maxTasks, maxBytes]);
+      await sql.query(TRIM, [scope, maxTasks, maxBytes, String(task.id)]);
       if (now - purgedAt > PURGE_EVERY_MS) {
         purgedAt = now;
         purge().catch((e: unknown) => process.emitWarning(`adcp-codegen: the A2A task store could not be purged: ${String(e)}`));

@@ -7,7 +7,8 @@ import { firstLine } from '../../wire/report.js';
  * request's Admission says of it.
  * - An anonymous caller's Tasks (discovery, where credentials are asked for) are not kept: they live for their own
  *   request only — nobody could read them later, since tasks/get needs credentials — so an anonymous flood stores
- *   nothing and evicts nobody.
+ *   nothing and evicts nobody; and a message of its naming another Task (`taskId`, `referenceTaskIds`) asks for
+ *   caller-scoped state, refused as a protected call is (401).
  * - A refused request keeps nothing (the entry answers it 401).
  * - A store fault never reaches the SDK's event loop, where a rejected save is an unhandled rejection that ends the
  *   process (@a2a-js/sdk 0.3's blocking message/send): a failed save is recorded as the request's `fault`, which the
@@ -39,7 +40,12 @@ export function requestTaskStore(store: A2ATaskStore): A2ATaskStore {
       const admission = admissionOf(context);
       if (admission?.anonymous === true) {
         const task = transient.get(admission)?.get(String(taskId));
-        return task === undefined ? undefined : copy(task);
+        if (task !== undefined) return copy(task);
+        // Not the Task this request answers (which the SDK reads before saving it), but one a message names (continuing
+        // or referencing it): caller-scoped state, which needs credentials — answered 401 as a protected call is, never
+        // "task not found".
+        if (String(taskId) !== admission.answering) admission.method(admission.carrier.length > 0 ? admission.carrier : ['tasks/get'], false);
+        return undefined;
       }
       try {
         return await store.load(taskId, context);

@@ -16,8 +16,8 @@ import { firstLine } from '../../wire/report.js';
  *   every second (Node's own check runs every 30 s, which would let a slow client hold a socket that much longer);
  * - keep-alive of 65 s, longer than the 60 s idle timeout of common proxies and load balancers, so they close an idle
  *   connection first (Node's 5 s default closed it under MCP clients reusing it seconds later: "other side closed");
- * - at most `maxConnections` (1,024) open connections, and `maxConnectionsPerClient` (64) from one client address
- *   (client-caps.ts); more are refused at accept;
+ * - at most `maxConnections` (1,024) open connections, and `maxConnectionsPerClient` (64) held by one client address
+ *   (client-caps.ts: an idle keep-alive one makes room for its client's next); more are refused at accept;
  * - close(): no new connections, idle keep-alive sockets closed at once, busy ones when their answer is sent (and
  *   after `CLOSE_GRACE_MS` regardless), then the store released;
  * - HTTPS when given a certificate (`tls`, or ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE), with the same limits.
