@@ -78,6 +78,19 @@ test('0.3 client without credentials: get_adcp_capabilities completes; a protect
   assert.match(String(wrong.headers['www-authenticate']), /error="invalid_token"/);
   // Everything but a public skill's message/send is protected: tasks/get too.
   assert.is((await rpc(`${root}/a2a`, { jsonrpc: '2.0', id: 9, method: 'tasks/get', params: { id: task.id } })).status, 401);
+  // A request the SDK runs no method for (AdCP's grader probes the A2A base URL with a raw MCP initialize; a method it
+  // does not serve; params it refuses) is protected as well; with a key it is the SDK's own JSON-RPC error.
+  for (const message of [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } },
+    { jsonrpc: '2.0', id: 2, method: 'no/such' },
+    { jsonrpc: '2.0', id: 3, method: 'message/send', params: 'not an object' },
+  ]) {
+    const anonymous = await rpc(`${root}/`, message);
+    assert.is(anonymous.status, 401, JSON.stringify(message));
+    assert.is(anonymous.headers['www-authenticate'], 'Bearer realm="adcp"');
+    const keyed = await rpc(`${root}/`, message, { authorization: 'Bearer sk_a2a_one' });
+    assert.ok(keyed.status === 200 && JSON.parse(keyed.text).error !== undefined, keyed.text);
+  }
   // And so is a message of a public skill naming a Task (continuing it, or referencing one): caller-scoped state.
   for (const naming of [{ taskId: task.id }, { referenceTaskIds: [task.id] }]) {
     const send = a2aSend('get_adcp_capabilities');

@@ -4,7 +4,7 @@
 //   adcp-codegen 0.1.0: runtime/services/auth/api-key.ts 227e795c8735429f,
 //     runtime/services/auth/basic.ts f417561cf32cfe08, runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2,
 //     runtime/transports/http/a2a-dialects.ts 1a29975350d57e25,
-//     runtime/transports/http/a2a-endpoint.ts 08290bf8af5e2bb2, runtime/transports/http/a2a-guard.ts 60a57f7dc17c7e90,
+//     runtime/transports/http/a2a-endpoint.ts e8ca3d30fe044d36, runtime/transports/http/a2a-guard.ts 5aaf4f8d5325df09,
 //     runtime/transports/http/a2a-request-store.ts 1e00a012dfc9a27c,
 //     runtime/transports/http/admit.ts ed54595d8d569845, runtime/transports/http/authenticate.ts b971118a2ea74187,
 //     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts 809f7da46bfca4fe,
@@ -281,6 +281,8 @@ function a2aEndpoint(agent, services, handlers, options, schemes, refuse) {
                 out = await dialect.handle(req, message, user, card);
             }
             catch (e) {
+                if (!admission.dispatched)
+                    admission.method([], false);
                 const refusal = admission.settle();
                 if (refusal !== undefined)
                     return refuse(res, refusal, label);
@@ -296,6 +298,8 @@ function a2aEndpoint(agent, services, handlers, options, schemes, refuse) {
         },
     };
     function settled(res, id, admission, label) {
+        if (!admission.dispatched)
+            admission.method([], false);
         const refusal = admission.settle();
         if (refusal !== undefined) {
             refuse(res, refusal, label);
@@ -399,7 +403,12 @@ function guardedRequestHandler(handler, dialect, release) {
     });
 }
 function guard(target, fn, method, dialect, release) {
-    const admissionIn = (args) => (0, admission_js_1.admissionOf)(args[args.length - 1]);
+    const admissionIn = (args) => {
+        const admission = (0, admission_js_1.admissionOf)(args[args.length - 1]);
+        if (admission !== undefined)
+            admission.dispatched = true;
+        return admission;
+    };
     if (method.call === 'send') {
         return async (...args) => {
             const admission = admissionIn(args);

@@ -6,7 +6,7 @@
 //     runtime/api/service-types.ts 874552e7b38e2446, runtime/api/signing-types.ts 8e609bb71c20b858,
 //     runtime/api/webhook-types.ts 8e609bb71c20b858, runtime/artifacts/contract.ts 8ea0d204ea7242b2,
 //     runtime/artifacts/declared-names.ts 1e024d941bb353ca, runtime/artifacts/profile.ts c455a125f944978e,
-//     runtime/artifacts/served.ts a1cfd194dead186e, runtime/call/admission.ts 28dec5f5a912a97e,
+//     runtime/artifacts/served.ts a1cfd194dead186e, runtime/call/admission.ts 8915f6d601ceada5,
 //     runtime/call/admit.ts c1c7886ffdc1b162, runtime/call/authorize.ts cbf4fe34d32405fe,
 //     runtime/call/call.ts 98ce3f350a07f6f5, runtime/call/convert-down.ts ecfbb031fbd5ad71,
 //     runtime/call/convert-up.ts e136eb251cf31f7f, runtime/call/credentials.ts 030f5294fcc41dca,
@@ -324,6 +324,7 @@ class Admission {
     fault;
     carrier = [];
     answering;
+    dispatched = false;
     #warned = false;
     constructor(rules, caller, verdict, label, invalid = 'Credentials rejected.') {
         this.rules = rules;

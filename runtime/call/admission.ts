@@ -50,6 +50,8 @@ export class Admission {
   carrier: readonly string[] = [];
   /** The A2A Task the executor answers in this request, once it runs (the task store tells it from one a buyer named). */
   answering: string | undefined;
+  /** Whether the A2A SDK dispatched the request to a method of its request handler (it does not for one it cannot run). */
+  dispatched = false;
   #warned = false;
 
   constructor(

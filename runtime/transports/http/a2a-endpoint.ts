@@ -113,6 +113,7 @@ export function a2aEndpoint(
       try {
         out = await dialect.handle(req, message, user, card);
       } catch (e) {
+        if (!admission.dispatched) admission.method([], false);
         const refusal = admission.settle();
         if (refusal !== undefined) return refuse(res, refusal, label);
         // Thrown before the SDK answered (1.x's version negotiation, a failure of the SDK itself): mapped as its Express
@@ -133,6 +134,9 @@ export function a2aEndpoint(
    * the answer was sent here.
    */
   function settled(res: ServerResponse, id: string | number | null, admission: Admission, label: string): boolean {
+    // A request the SDK ran no method of (one it does not serve — an MCP `initialize` sent here —, params it refuses)
+    // is protected: as anything but a message of a public skill, it needs credentials.
+    if (!admission.dispatched) admission.method([], false);
     const refusal = admission.settle();
     if (refusal !== undefined) {
       refuse(res, refusal, label);

@@ -9,7 +9,9 @@ import { bodyOf, taskEvent, taskOf, type Dialect } from '../a2a-events.js';
  * reading of the message, is admitted here before it runs (call/admission.ts) — anything but a message is protected
  * (tasks/get, tasks/cancel, push configs, the extended card …) and answers to the signing policy's methods; a message
  * (message/send, message/stream) carries an AdCP call, which the executor's pipeline admits on the skill it runs, so
- * here it only names the method carrying it. The handler's own `this` stays the SDK's: only the entry points are wrapped.
+ * here it only names the method carrying it. A request the SDK dispatches to none (a method it does not serve, params
+ * it refuses) is the endpoint's to refuse as protected (`dispatched`). The handler's own `this` stays the SDK's: only
+ * the entry points are wrapped.
  *
  * A store that failed while a message was answered (the request's `fault`, a2a-request-store.ts) turns the answer
  * into a failed Task carrying SERVICE_UNAVAILABLE (transient, `retry_after`), in the major's own shapes, with the
@@ -58,7 +60,11 @@ export function guardedRequestHandler<T extends object>(handler: T, dialect: Dia
 
 function guard(target: object, fn: Fn, method: Method, dialect: Dialect, release: string): Fn {
   // The SDK's call context is every entry point's last argument.
-  const admissionIn = (args: unknown[]): Admission | undefined => admissionOf(args[args.length - 1]);
+  const admissionIn = (args: unknown[]): Admission | undefined => {
+    const admission = admissionOf(args[args.length - 1]);
+    if (admission !== undefined) admission.dispatched = true;
+    return admission;
+  };
   if (method.call === 'send') {
     return async (...args) => {
       const admission = admissionIn(args);
