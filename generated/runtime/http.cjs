@@ -8,7 +8,7 @@
 //     runtime/transports/http/a2a-request-store.ts 1e00a012dfc9a27c,
 //     runtime/transports/http/admit.ts ed54595d8d569845, runtime/transports/http/authenticate.ts b971118a2ea74187,
 //     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts 809f7da46bfca4fe,
-//     runtime/transports/http/entry.ts 555921f3bb97213a, runtime/transports/http/mcp-endpoint.ts fda4c5f3f0093d55,
+//     runtime/transports/http/entry.ts 555921f3bb97213a, runtime/transports/http/mcp-endpoint.ts 422254f9043e8430,
 //     runtime/transports/http/packages.ts 427b9409b3cdae1e, runtime/transports/http/respond.ts fff8278a00ab7722,
 //     runtime/transports/http/serve.ts 33a4a9206d82f4b0, runtime/transports/http/task-store.ts 891d4b8a0cef7ead,
 //     runtime/transports/http/tools-list-fast.ts 0b5174cdf525b134,
@@ -1007,7 +1007,7 @@ function webRequest(req) {
         catch {
         }
     }
-    return new Request(new URL(req.url ?? '/', 'http://mcp.local'), { method: 'POST', headers });
+    return { method: 'POST', url: new URL(req.url ?? '/', 'http://mcp.local').href, headers };
 }
 function sharedValidator(require) {
     let provider;

@@ -25,10 +25,13 @@ export interface McpEndpoint {
 /** What answers a refused request (the entry's 401). */
 export type Refuse = (res: ServerResponse, refusal: Refusal, label: string) => void;
 
+/** What the web-standard transport reads of a request handed a parsed body: its method, URL and headers. */
+type WebRequest = Pick<Request, 'method' | 'url' | 'headers'>;
+
 interface Transport {
   onmessage?: (message: Record<string, unknown>, extra?: unknown) => void;
   send(message: unknown): Promise<void>;
-  handleRequest(req: Request, options: { parsedBody?: unknown; authInfo?: unknown }): Promise<Response>;
+  handleRequest(req: WebRequest, options: { parsedBody?: unknown; authInfo?: unknown }): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -108,11 +111,13 @@ function gateMessages(transport: Transport, admission: Admission): void {
 }
 
 /**
- * The request as the web-standard transport reads it: POST, the headers it checks (Accept, Content-Type, the MCP
- * protocol version) as received, and a URL of its own (the body is handed over parsed; the URL reaches handlers only
- * as `requestInfo`, which no AdCP handler reads).
+ * The request as the web-standard transport reads it when handed the parsed body: POST, the headers it checks (Accept,
+ * Content-Type, the MCP protocol version) as received, in a real `Headers`, and a URL of its own (it reaches handlers
+ * only as `requestInfo`, which no AdCP handler reads). Not a whole `Request`: constructing one costs ~25 µs a call for a
+ * body and signal the transport never reads here (as @hono/node-server's listener, which the SDK's Node transport
+ * wraps, makes its Request lazily for the same reason).
  */
-function webRequest(req: IncomingMessage): Request {
+function webRequest(req: IncomingMessage): WebRequest {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':')) continue;
@@ -122,7 +127,7 @@ function webRequest(req: IncomingMessage): Request {
       // A value node accepted and fetch's Headers does not: not one the transport reads.
     }
   }
-  return new Request(new URL(req.url ?? '/', 'http://mcp.local'), { method: 'POST', headers });
+  return { method: 'POST', url: new URL(req.url ?? '/', 'http://mcp.local').href, headers };
 }
 
 /**
