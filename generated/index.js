@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts 708bcd3577646319
+//   adcp-codegen 0.1.0: runtime/loader.ts 15c9fd6c0965e0e5
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -409,6 +409,7 @@ const __runtimeImportMeta = Object.freeze({ url: import.meta.url });
 /** The node: builtins the runtime imports, and only those. */
 const builtins = new Set([
   "node:crypto",
+  "node:dns",
   "node:dns/promises",
   "node:fs",
   "node:http",
@@ -491,6 +492,7 @@ const onDemand = Object.freeze({
   "./services/tasks/result.js": "runtime/services.cjs",
   "./services/tasks/service.js": "runtime/services.cjs",
   "./services/tasks/webhook.js": "runtime/services.cjs",
+  "./services/webhooks/address-policy.js": "runtime/services.cjs",
   "./services/webhooks/attempt.js": "runtime/services.cjs",
   "./services/webhooks/gauges.js": "runtime/services.cjs",
   "./services/webhooks/outbox.js": "runtime/services.cjs",
@@ -506,15 +508,18 @@ const onDemand = Object.freeze({
   "./stores/schema.js": "runtime/services.cjs",
   "./stores/sql.js": "runtime/services.cjs",
   "./stores/sqlite.js": "runtime/services.cjs",
+  "./transports/a2a-events.js": "runtime/transports.cjs",
   "./transports/a2a.js": "runtime/transports.cjs",
   "./transports/call-trace.js": "runtime/transports.cjs",
   "./transports/http/a2a-card.js": "runtime/http.cjs",
   "./transports/http/a2a-dialects.js": "runtime/http.cjs",
   "./transports/http/a2a-endpoint.js": "runtime/http.cjs",
+  "./transports/http/a2a-guard.js": "runtime/http.cjs",
+  "./transports/http/a2a-request-store.js": "runtime/http.cjs",
   "./transports/http/admit.js": "runtime/http.cjs",
   "./transports/http/authenticate.js": "runtime/http.cjs",
   "./transports/http/body.js": "runtime/http.cjs",
-  "./transports/http/classify.js": "runtime/http.cjs",
+  "./transports/http/client-caps.js": "runtime/http.cjs",
   "./transports/http/drain.js": "runtime/http.cjs",
   "./transports/http/entry.js": "runtime/http.cjs",
   "./transports/http/health.js": "runtime/http.cjs",

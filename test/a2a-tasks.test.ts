@@ -8,6 +8,10 @@ import { a2aSend, rpc } from './helpers/http.js';
 import { repoRoot } from './helpers/releases.js';
 import { tempDir } from './helpers/temp.js';
 import { webhookSet } from './helpers/webhook-set.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(/an A2A Task of more than a2a.maxTaskBytes \(10000 bytes\) even without its history is not kept/);
 
 /**
  * The HTTP entry's A2A Tasks in the agent's own store (services/tasks/a2a-tasks.ts): an AdCP task an A2A call made is
@@ -107,28 +111,52 @@ test('Tasks are durable: a new agent on the same state directory answers tasks/g
   }
 });
 
-test('the store stays bounded: with maxTasks 5, thirty Tasks leave the newest five; an older one is task-not-found', async () => {
+test("the store stays bounded per principal: with maxTasks 5, thirty Tasks leave a caller its newest five, another caller's untouched; an anonymous caller's are not kept", async () => {
   const stateDir = tempDir();
   const { served, url } = await serve(stateDir, { maxTasks: 5 });
   const ids: string[] = [];
   try {
+    const keptB = String((await send(url, 'get_things', {}, B, 100)).result.id);
     for (let i = 0; i < 30; i++) ids.push(String((await send(url, 'get_things', {}, A, i)).result.id));
+    // Anonymous discovery answers, and leaves nothing behind.
+    for (let i = 0; i < 10; i++) assert.is((await send(url, 'get_adcp_capabilities', {}, {} as typeof A, 200 + i)).result.status.state, 'completed');
     const { durableA2AStore } = (await import(pathToFileURL(join(repoRoot, 'dist/runtime/services/tasks/a2a-tasks.js')).href)) as {
-      durableA2AStore(s: unknown, o: unknown): { count(): Promise<number>; purge(): Promise<number> };
+      durableA2AStore(s: unknown, o: unknown): { count(principal?: string): Promise<number> };
     };
     const { lazyStore } = (await import(pathToFileURL(join(repoRoot, 'dist/runtime/stores/open.js')).href)) as { lazyStore(o: unknown, p: string): { close(): Promise<void> } };
     const store = lazyStore({ stateDir }, 'hooks-sandbox');
     const view = durableA2AStore(store, { maxTasks: 5 });
-    // A purge runs every tenth of the bound's saves (here each one): at most one save ahead of it.
-    assert.ok((await view.count()) <= 6, `${await view.count()} rows`);
-    await view.purge();
-    assert.is(await view.count(), 5);
+    assert.equal([await view.count('buyer-a'), await view.count('buyer-b'), await view.count('')], [5, 1, 0]);
     await store.close();
     assert.is((await get(url, ids[0]!)).error.code, -32001);
     for (const id of ids.slice(-5)) assert.is((await get(url, id)).result.id, id);
+    assert.is((await get(url, keptB, B)).result.id, keptB, "buyer-b's Task outlived buyer-a's thirty");
   } finally {
     await served.close();
   }
+});
+
+test('maxTaskBytes bounds a principal in bytes too: its oldest go first; a Task larger than the budget is kept without its history, or not at all', async () => {
+  const { durableA2AStore } = (await import(pathToFileURL(join(repoRoot, 'dist/runtime/services/tasks/a2a-tasks.js')).href)) as {
+    durableA2AStore(s: unknown, o: unknown): { save(t: Body, c: unknown): Promise<void>; load(id: string, c: unknown): Promise<Body | undefined>; count(p?: string): Promise<number> };
+  };
+  const { lazyStore } = (await import(pathToFileURL(join(repoRoot, 'dist/runtime/stores/open.js')).href)) as { lazyStore(o: unknown, p: string): { close(): Promise<void> } };
+  const store = lazyStore({ stateDir: tempDir() }, 'bytes');
+  const view = durableA2AStore(store, { maxTasks: 100, maxTaskBytes: 10_000 });
+  const as = (userName: string) => ({ user: { isAuthenticated: true, userName } });
+  const task = (id: string, history: unknown[] = []) => ({ id, contextId: 'c', status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'data', data: { x: 'y'.repeat(2_000) } }] }], history });
+  await view.save(task('other'), as('other'));
+  for (let i = 0; i < 10; i++) await view.save(task(`t${i}`), as('p'));
+  // ~2.1 KB each: four fit in 10,000 bytes.
+  assert.is(await view.count('p'), 4);
+  assert.ok(await view.load('t9', as('p')));
+  assert.is(await view.load('t5', as('p')), undefined);
+  assert.ok(await view.load('other', as('other')), "another principal's Task stays");
+  await view.save(task('big', [{ parts: [{ kind: 'text', text: 'z'.repeat(20_000) }] }]), as('p'));
+  assert.equal((await view.load('big', as('p')))!.history, [], 'kept without the history that did not fit');
+  await view.save({ ...task('huge'), artifacts: [{ parts: [{ kind: 'text', text: 'z'.repeat(20_000) }] }] }, as('p'));
+  assert.is(await view.load('huge', as('p')), undefined, 'too large even without its history: not kept');
+  await store.close();
 });
 
 test.run();

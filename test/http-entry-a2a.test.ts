@@ -78,6 +78,54 @@ test('0.3 client without credentials: get_adcp_capabilities completes; a protect
   assert.match(String(wrong.headers['www-authenticate']), /error="invalid_token"/);
   // Everything but a public skill's message/send is protected: tasks/get too.
   assert.is((await rpc(`${root}/a2a`, { jsonrpc: '2.0', id: 9, method: 'tasks/get', params: { id: task.id } })).status, 401);
+  // A request the SDK runs no method for (AdCP's grader probes the A2A base URL with a raw MCP initialize; a method it
+  // does not serve; params it refuses) is protected as well; with a key it is the SDK's own JSON-RPC error.
+  for (const message of [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } },
+    { jsonrpc: '2.0', id: 2, method: 'no/such' },
+    { jsonrpc: '2.0', id: 3, method: 'message/send', params: 'not an object' },
+  ]) {
+    const anonymous = await rpc(`${root}/`, message);
+    assert.is(anonymous.status, 401, JSON.stringify(message));
+    assert.is(anonymous.headers['www-authenticate'], 'Bearer realm="adcp"');
+    const keyed = await rpc(`${root}/`, message, { authorization: 'Bearer sk_a2a_one' });
+    assert.ok(keyed.status === 200 && JSON.parse(keyed.text).error !== undefined, keyed.text);
+  }
+  // And so is a message of a public skill naming a Task (continuing it, or referencing one): caller-scoped state.
+  for (const naming of [{ taskId: task.id }, { referenceTaskIds: [task.id] }]) {
+    const send = a2aSend('get_adcp_capabilities');
+    const continuing = await rpc(`${root}/a2a`, { ...send, params: { message: { ...send.params.message, ...naming } } });
+    assert.is(continuing.status, 401, JSON.stringify(naming));
+    assert.is(continuing.headers['www-authenticate'], 'Bearer realm="adcp"');
+  }
+  assert.is(seen.length, before, 'no handler ran');
+});
+
+test('one reading: parts the 0.3 SDK reads as no DataPart (a 1.0 `content`, a kind-less `data`, a text part carrying data) are INVALID_REQUEST, never a protected skill run without credentials', async () => {
+  const before = seen.length;
+  const protectedData = { skill: 'list_creatives', input: {} };
+  const shapes = [
+    // The issue's probe: the public skill in 0.3's form beside a protected one in 1.0's.
+    [{ kind: 'data', data: { skill: 'get_adcp_capabilities', input: {} } }, { content: { $case: 'data', value: protectedData } }],
+    [{ data: { skill: 'get_adcp_capabilities', input: {} } }, { content: { $case: 'data', value: protectedData } }],
+    [{ data: protectedData }],
+    [{ kind: 'text', text: 'hi', data: protectedData }],
+    [{ kind: 'file', file: { uri: 'https://x.example/a' }, content: { $case: 'data', value: protectedData } }],
+    [{ kind: 'data', data: protectedData, content: { $case: 'data', value: protectedData } }],
+  ];
+  for (const [path, method] of [['/a2a', 'message/send'], ['/', 'message/stream']] as const) {
+    for (const [i, parts] of shapes.entries()) {
+      const r = await rpc(`${root}${path}`, { jsonrpc: '2.0', id: i, method, params: { message: { kind: 'message', messageId: `m-${i}`, role: 'user', parts } } });
+      assert.is(r.status, 200, `${method} ${i}: ${r.text}`);
+      const body = JSON.parse(method === 'message/stream' ? r.text.slice('data: '.length) : r.text);
+      const data = body.result.artifacts[0].parts[0].data;
+      assert.is(data.adcp_error.code, 'INVALID_REQUEST', `${method} ${i}: ${r.text}`);
+      assert.match(data.adcp_error.message, /^A2A: part \d is not an A2A 0\.3 part/);
+    }
+  }
+  // Two DataParts of 0.3's own form: several DataParts, whatever skills they name.
+  const two = await rpc(`${root}/a2a`, { jsonrpc: '2.0', id: 9, method: 'message/send', params: { message: { kind: 'message', messageId: 'm-two', role: 'user', parts: [{ kind: 'data', data: { skill: 'get_adcp_capabilities' } }, { kind: 'data', data: protectedData }] } } });
+  assert.match(JSON.parse(two.text).result.artifacts[0].parts[0].data.adcp_error.message, /several DataParts/);
   assert.is(seen.length, before, 'no handler ran');
 });
 

@@ -30,11 +30,11 @@ interface Raw {
   received(): string;
   closed: Promise<number>;
 }
-function raw(port: number): Promise<Raw> {
+function raw(port: number, localAddress?: string): Promise<Raw> {
   return new Promise((resolve, reject) => {
     let data = '';
     const started = performance.now();
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ port, host: '127.0.0.1', ...(localAddress !== undefined ? { localAddress } : {}) });
     const closed = new Promise<number>((done) => socket.on('close', () => done(performance.now() - started)));
     socket.on('data', (d: Buffer) => (data += d.toString('utf8')));
     socket.on('error', () => undefined);
@@ -152,6 +152,70 @@ test('serve(): connections beyond maxConnections are refused at accept', async (
   } finally {
     await served.close();
   }
+});
+
+test('serve(): one client address holds at most maxConnectionsPerClient connections mid-request (slow headers, a body that never ends); an idle keep-alive one makes room; other clients are served beside it', async () => {
+  const served = await agent.serve(handlers, { port: 0, authenticate, maxConnections: 16, maxConnectionsPerClient: 4 });
+  const body = JSON.stringify(toolsCall('get_adcp_capabilities'));
+  const held: Raw[] = [];
+  try {
+    // The holder is 127.0.0.2 (Linux routes all of 127.0.0.0/8 to loopback): a client of its own.
+    const holder = (): Promise<Raw> => raw(served.port, '127.0.0.2');
+    for (let i = 0; i < 2; i++) {
+      const slowHeaders = await holder();
+      slowHeaders.socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      held.push(slowHeaders);
+    }
+    const slowBody = await holder();
+    slowBody.socket.write(requestHead(body.length) + body.slice(0, 5));
+    held.push(slowBody);
+    const idle = await holder();
+    idle.socket.write(requestHead(body.length) + body);
+    held.push(idle);
+    await sleep(300);
+    assert.match(idle.received(), /^HTTP\/1\.1 200 /, 'answered, then held idle');
+    // At its cap, the client's fifth connection closes its idle one and is served.
+    const fifth = await holder();
+    fifth.socket.write(requestHead(body.length) + body);
+    await idle.closed;
+    await sleep(300);
+    assert.match(fifth.received(), /^HTTP\/1\.1 200 /, 'the idle connection made room');
+    held.push(fifth);
+    // Now every connection it has is mid-request or idle again: the fifth is idle, so a sixth replaces it; then,
+    // with the sixth held mid-request, a seventh is closed at accept without an answer.
+    const sixth = await holder();
+    sixth.socket.write(requestHead(body.length) + body.slice(0, 5));
+    held.push(sixth);
+    await fifth.closed;
+    const seventh = await holder();
+    seventh.socket.write(requestHead(body.length) + body);
+    await seventh.closed;
+    assert.is(seventh.received(), '', 'past its cap, with nothing idle, a connection of one client is closed without an answer');
+    // Another client is served, on as many connections as it likes within the server's cap.
+    const answers = await Promise.all(Array.from({ length: 8 }, () => rpc(served.url, toolsCall('get_adcp_capabilities'))));
+    assert.equal(answers.map((a) => a.status), Array(8).fill(200));
+    held.shift()!.socket.destroy();
+    await sleep(50);
+    const again = await holder();
+    again.socket.write(requestHead(body.length) + body);
+    await sleep(300);
+    assert.match(again.received(), /^HTTP\/1\.1 200 /, 'a slot freed serves that client again');
+    held.push(again);
+  } finally {
+    for (const c of held) c.socket.destroy();
+    await served.close();
+  }
+});
+
+test('the client of an address: IPv4 as itself, IPv4-mapped as its IPv4, IPv6 by its /64', async () => {
+  const { clientOf } = await import('../runtime/transports/http/client-caps.js');
+  assert.is(clientOf('203.0.113.9'), '203.0.113.9');
+  assert.is(clientOf('::ffff:203.0.113.9'), '203.0.113.9');
+  assert.is(clientOf('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
+  assert.is(clientOf('2001:DB8:1:2::9'), '2001:db8:1:2::/64');
+  assert.is(clientOf('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.is(clientOf('::1'), '0:0:0:0::/64');
+  assert.is(clientOf('fe80::1%eth0'), 'fe80:0:0:0::/64');
 });
 
 test('close(): idle keep-alive sockets close at once, a busy one right after its answer, and close() resolves then', async () => {

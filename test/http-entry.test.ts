@@ -108,6 +108,28 @@ test('a batch with one protected member is protected; public calls answer withou
   assert.is(notification.status, 202);
 });
 
+test('decided where the SDK dispatches: without credentials an unknown method, a tool the profile does not serve and a batch member alike are 401; no protected handler runs', async () => {
+  const before = seen.length;
+  for (const message of [
+    { jsonrpc: '2.0', id: 1, method: 'resources/list' },
+    { jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { taskId: 't' } },
+    toolsCall('no_such_tool'),
+    [toolsCall('get_adcp_capabilities', {}, 1), toolsCall('list_creatives', {}, 2), toolsCall('list_creatives', {}, 3)],
+  ]) {
+    const r = await rpc(running.url, message);
+    assert.is(r.status, 401, JSON.stringify(message));
+    assert.is(r.headers['www-authenticate'], 'Bearer realm="adcp"');
+  }
+  assert.is(seen.length, before, 'no protected handler ran');
+  // With credentials, the same unknown tool is the pipeline's own UNSUPPORTED_FEATURE.
+  const keyed = JSON.parse((await rpc(running.url, toolsCall('no_such_tool'), { authorization: `Bearer ${KEY}` })).text);
+  assert.is(keyed.result.structuredContent.adcp_error.code, 'UNSUPPORTED_FEATURE');
+  // Stateless, a cancellation can only name a request of its own POST: ignored, the request is answered.
+  const cancelled = await rpc(running.url, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }]);
+  assert.is(cancelled.status, 200);
+  assert.is((JSON.parse(cancelled.text) as { id: number }).id, 1, 'the one request of the batch, answered');
+});
+
 test('an authenticator that throws is 401 invalid_token on any call, with its AuthError publicMessage or generic words, never its own message', async () => {
   const secret = 'jwks fetch failed for https://internal.example/keys';
   for (const [thrown, shown] of [
@@ -167,7 +189,9 @@ test('tools/list: what the SDK transport refuses is refused as it refuses it (th
   const raw = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-      if (!fastPath(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')))) (declined++, res.writeHead(599).end());
+      const answer = fastPath(req, JSON.parse(Buffer.concat(chunks).toString('utf8')), () => true);
+      if (answer === undefined || answer === 'refused') return void (declined++, res.writeHead(599).end());
+      res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.concat(answer));
     });
   });
   const url = await listen(raw);

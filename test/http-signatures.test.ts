@@ -114,6 +114,29 @@ test('discovery stays public and unsigned; a wrong Bearer on it is still invalid
   assert.match(String(wrong.headers['www-authenticate']), /^Bearer .*error="invalid_token"/);
 });
 
+test('the signing policy speaks before refused credentials (vector 027 over the wire): an unsigned webhook registration with an unknown Bearer is request_signature_required; a call it does not cover is invalid_token', async () => {
+  seen.length = 0;
+  const push = { media_buy_id: 'mb_1', paused: true, push_notification_config: { url: 'https://buyer.example/hook', operation_id: 'op_1', authentication: { schemes: ['HMAC-SHA256'], credentials: 'x'.repeat(40) } } };
+  const update = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'update_media_buy', arguments: push } };
+  for (const [url, message] of [[mcpUrl, update], [a2aUrl, a2aSend('update_media_buy', push)]] as const) {
+    for (const headers of [{ authorization: 'Bearer sk_unknown' }, BEARER, {}]) {
+      const x = await post(url, message, undefined, headers).send();
+      assert.is(x.status, 401, `${url} ${JSON.stringify(headers)}`);
+      assert.is(x.headers['www-authenticate'], 'Signature error="request_signature_required"', `${url} ${JSON.stringify(headers)}`);
+    }
+    // Without webhook credentials the unknown Bearer is what is refused.
+    const plain = url === mcpUrl ? { ...update, params: { ...update.params, arguments: { media_buy_id: 'mb_1', paused: true } } } : a2aSend('update_media_buy', { media_buy_id: 'mb_1', paused: true });
+    const wrong = await post(url, plain, undefined, { authorization: 'Bearer sk_unknown' }).send();
+    assert.is(wrong.status, 401);
+    assert.match(String(wrong.headers['www-authenticate']), /^Bearer .*error="invalid_token"/);
+  }
+  // A message that runs no call at all is refused on its credentials as well.
+  const malformed = await post(a2aUrl, { jsonrpc: '2.0', id: 3, method: 'message/send', params: { message: { kind: 'message', messageId: 'm-bad', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } } }, undefined, { authorization: 'Bearer sk_unknown' }).send();
+  assert.is(malformed.status, 401);
+  assert.match(String(malformed.headers['www-authenticate']), /error="invalid_token"/);
+  assert.is(seen.length, 0);
+});
+
 test('over A2A the same: a signed message/send of create_media_buy runs as its signer, an unsigned one without credentials is refused', async () => {
   seen.length = 0;
   const send = a2aSend('create_media_buy', createMediaBuyRequest());

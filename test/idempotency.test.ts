@@ -277,4 +277,48 @@ test('the profile is the truth: a replay window other than the profile\'s fails 
   await ok.close();
 });
 
+
+test('a completion whose commit landed while its acknowledgement was lost is recorded once, without the "claim outlived its deadline" warning', async () => {
+  const { idempotencyService } = await import('../runtime/services/idempotency/service.js');
+  const { lazyStore } = await import('../runtime/stores/open.js');
+  const { StoreUnavailable } = await import('../runtime/stores/sql.js');
+  const real = lazyStore({ stateDir: tempDir() }, 'ack-lost');
+  let lost = 0;
+  // The store as a connection dropping right after COMMIT shows it: the completion ran, its answer never came back.
+  const store = {
+    where: real.where,
+    log: real.log,
+    open: async () => {
+      const sql = await real.open();
+      return {
+        ...sql,
+        query: async (text: string, params?: readonly unknown[]) => {
+          const r = await sql.query(text, params);
+          if (text.startsWith('UPDATE adcp_idempotency') && lost++ === 0) throw new StoreUnavailable('the test store', new Error('connection terminated after COMMIT'));
+          return r;
+        },
+      };
+    },
+    close: () => real.close(),
+  };
+  const warned: string[] = [];
+  const onWarning = (w: Error): void => void warned.push(w.message);
+  process.on('warning', onWarning);
+  try {
+    const service = idempotencyService(store, { replayTtlSeconds: 3600, handlerTimeoutMs: 5_000, waitMs: 100 });
+    const request = { principal: 'p', account: undefined, tool: 'create_media_buy', key: randomUUID(), kind: 'write' as const, args: { a: 1 } };
+    const first = await service.begin(request);
+    assert.is(first.kind, 'claimed');
+    if (first.kind === 'claimed') await first.complete({ media_buy_id: 'mb_1' });
+    assert.is(lost, 2, 'the completion was retried once');
+    const again = await service.begin(request);
+    assert.equal(again, { kind: 'replay', body: { media_buy_id: 'mb_1' } });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(warned.filter((m) => /outlived its deadline/.test(m)), []);
+  } finally {
+    process.off('warning', onWarning);
+    await real.close();
+  }
+});
+
 test.run();

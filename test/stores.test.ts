@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, realpathSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { lazyStore } from '../runtime/stores/open.js';
 import { nativeBinding } from '../runtime/stores/sqlite.js';
 import { tempDir } from './helpers/temp.js';
@@ -55,6 +55,61 @@ for (const where of ['memory', 'state directory'] as const) {
     await store.close();
   });
 }
+
+test('the state directory is private: made 0700 when the agent creates it (whatever the umask), its database and journals 0600; a group- or world-writable one is refused', async () => {
+  const parent = tempDir();
+  const made = join(parent, 'a', 'state');
+  const umask = process.umask(0o002);
+  try {
+    const store = lazyStore({ stateDir: made }, 'private');
+    await (await store.open()).query(DDL);
+    await store.close();
+  } finally {
+    process.umask(umask);
+  }
+  const mode = (path: string): string => (statSync(path).mode & 0o7777).toString(8);
+  assert.is(mode(made), '700');
+  for (const file of ['adcp-state.sqlite', 'adcp-state.sqlite-wal', 'adcp-state.sqlite-shm']) {
+    if (existsSync(join(made, file))) assert.is(mode(join(made, file)), '600', file);
+  }
+  // Files an older agent left readable by others are made private when the store opens.
+  const older = join(parent, 'older');
+  mkdirSync(older, { mode: 0o700 });
+  writeFileSync(join(older, 'adcp-state.sqlite'), '', { mode: 0o644 });
+  chmodSync(join(older, 'adcp-state.sqlite'), 0o644);
+  const reopened = lazyStore({ stateDir: older }, 'private');
+  await reopened.open();
+  await reopened.close();
+  assert.is(mode(join(older, 'adcp-state.sqlite')), '600');
+  // A directory others may write to is refused, and left as it is.
+  for (const loose of [0o777, 0o775, 0o1777]) {
+    const dir = join(parent, `loose-${loose.toString(8)}`);
+    mkdirSync(dir);
+    chmodSync(dir, loose);
+    const e = await lazyStore({ stateDir: dir }, 'private').open().then(() => undefined, (x: Error) => x);
+    assert.match(String(e?.message), /the state directory .*: group- or world-writable \(mode \d+\): make it private \(chmod 700\)/);
+    assert.is(mode(dir), loose.toString(8));
+    assert.not.ok(existsSync(join(dir, 'adcp-state.sqlite')), 'nothing written there');
+  }
+});
+
+test('an adcp_a2a_tasks table from before the per-principal bounds gains its bytes column when the store opens (SQLite has no ADD COLUMN IF NOT EXISTS)', async () => {
+  const dir = tempDir();
+  const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => { exec(s: string): void; close(): void };
+  const old = new Database(join(dir, 'adcp-state.sqlite'));
+  old.exec('CREATE TABLE adcp_a2a_tasks (scope TEXT NOT NULL, task_id TEXT NOT NULL, task TEXT, adcp_task_id TEXT, settled TEXT, ttl_ms BIGINT NOT NULL, saved_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (scope, task_id))');
+  old.exec("INSERT INTO adcp_a2a_tasks VALUES ('p', 't1', '{}', NULL, NULL, 1, 1, 9999999999999)");
+  old.close();
+  chmodSync(dir, 0o700);
+  const store = lazyStore({ stateDir: dir }, 'upgrade');
+  const sql = await store.open();
+  assert.equal((await sql.query('SELECT task_id, bytes FROM adcp_a2a_tasks')).rows, [{ task_id: 't1', bytes: 0 }]);
+  await store.close();
+  // And opening again (the column now there) changes nothing.
+  const again = lazyStore({ stateDir: dir }, 'upgrade');
+  assert.equal((await (await again.open()).query('SELECT COUNT(*) AS n FROM adcp_a2a_tasks')).rows, [{ n: 1 }]);
+  await again.close();
+});
 
 test('the embedded store names better-sqlite3 its own installed addon, so opening skips the `bindings` search', () => {
   // The agent's package (this repository's, under test) builds its addon in build/Release: when that layout changes,

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { boundedTaskStore } from '../runtime/transports/http/task-store.js';
 
 /**
- * The HTTP entry's A2A task store (transports/http/task-store.ts) on its own: at most maxTasks, each at most ttlMs
- * after its last save, oldest first out; a task belongs to the principal that saved it; copies in and out; A2A 1.0's
+ * The HTTP entry's A2A task store (transports/http/task-store.ts) on its own: at most maxTasks per principal, each at
+ * most ttlMs after its last save, that principal's oldest first out; a task belongs to the principal that saved it; copies in and out; A2A 1.0's
  * list. http-entry-a2a.test.ts checks the same bound over the wire.
  */
 
@@ -22,6 +22,15 @@ test('at most maxTasks: the least recently saved goes first', async () => {
   assert.is(await store.load('t2', as('p')), undefined);
   assert.is((await store.load('t1', as('p')))!.touched, true);
   assert.ok(await store.load('t3', as('p')));
+});
+
+test("the bound is per principal: one caller's tasks never evict another's", async () => {
+  const store = boundedTaskStore({ maxTasks: 2 });
+  await store.save(task('k1'), as('keyed'));
+  for (let i = 0; i < 50; i++) await store.save(task(`f${i}`), as('flood'));
+  assert.ok(await store.load('k1', as('keyed')), "the keyed caller's task survives the flood");
+  assert.is(store.size, 3);
+  assert.is(await store.load('f0', as('flood')), undefined, "the flood loses its own oldest");
 });
 
 test('each task at most ttlMs after its last save', async () => {

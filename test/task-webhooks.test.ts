@@ -152,9 +152,9 @@ test('a channel the agent cannot honour (no webhooks, a host that does not resol
   const plain = await loadProfile('hooks-plain' as never, { store: 'memory' });
   const sync = () => ({ thing: { id: 'x' } });
   const cases: [Agent, Body, string, RegExp][] = [
-    [plain, { url: 'https://203.0.113.10/hook', operation_id: 'op_x' }, 'push_notification_config', /does not deliver webhooks/],
+    [plain, { url: 'https://8.8.8.8/hook', operation_id: 'op_x' }, 'push_notification_config', /does not deliver webhooks/],
     [prod, { url: 'https://no-such-host.invalid/hook', operation_id: 'op_x' }, 'push_notification_config.url', /names a host that does not resolve/],
-    [prod, { url: 'https://203.0.113.10/hook', operation_id: 'op_x', authentication: { schemes: ['Bearer'], credentials: 'b'.repeat(40) } }, 'push_notification_config.authentication', /is not offered by this agent/],
+    [prod, { url: 'https://8.8.8.8/hook', operation_id: 'op_x', authentication: { schemes: ['Bearer'], credentials: 'b'.repeat(40) } }, 'push_notification_config.authentication', /is not offered by this agent/],
   ];
   for (const [agent, push, field, message] of cases) {
     const args = { thing: { id: 'x' }, context: { n: 4 }, push_notification_config: push };

@@ -7,6 +7,10 @@ import { committedSet } from './helpers/generated.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { repoRoot } from './helpers/releases.js';
 import { tempDir } from './helpers/temp.js';
+import { expectWarnings } from './helpers/warnings.js';
+
+// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
+expectWarnings(/get_task_status: the store failed: PostgreSQL at 127\.0\.0\.1:9/, /list_creatives: the store failed: PostgreSQL at 127\.0\.0\.1:9/);
 
 /**
  * Async tasks in the runtime (L3/async-operations.mdx): a handler answers `submitted` through `ctx.task()`, the task
@@ -99,6 +103,27 @@ test('development mode refuses a task result its release\'s response schema refu
   assert.match(String(e?.message), /does not match the AdCP 3\.0 response schema/);
   assert.ok(await task.complete({ media_buy_id: 'mb_ok', packages: [] }));
   await agent.close();
+});
+
+test('the store out of reach is SERVICE_UNAVAILABLE (transient, retry_after), never CONFIGURATION_ERROR: a task read, and ctx.task() in a handler', async () => {
+  const { taskReaders: readers } = await import(pathToFileURL(join(repoRoot, 'dist/runtime/services/tasks/reads.js')).href);
+  const { tasksService } = await import(pathToFileURL(join(repoRoot, 'dist/runtime/services/tasks/service.js')).href);
+  const { lazyStore } = await import(pathToFileURL(join(repoRoot, 'dist/runtime/stores/open.js')).href);
+  const { thrownBody } = await import(pathToFileURL(join(repoRoot, 'dist/runtime/wire/response.js')).href);
+  const { WARNINGS } = await import(pathToFileURL(join(repoRoot, 'dist/runtime/ops/log.js')).href);
+  // Port 9 (discard) on loopback: nothing answers, the connection is refused at once.
+  const gone = lazyStore({ url: 'postgres://u:secret@127.0.0.1:9/none' }, 'gone');
+  const read = readers(tasksService(gone, { resultFor: (_t: unknown, r: unknown) => r, effects: { onSettle: async () => undefined } }));
+  const thrown = await read.get_task_status({ task_id: 'task_1' }, { principal: 'p' }).then(() => undefined, (e: unknown) => e);
+  const asRead = thrownBody('get_task_status', thrown, WARNINGS);
+  assert.equal({ code: asRead.code, recovery: asRead.recovery, retry_after: asRead.retry_after }, { code: 'SERVICE_UNAVAILABLE', recovery: 'transient', retry_after: 1 });
+  assert.not.match(JSON.stringify(asRead), /secret/);
+  const agent = await loadProfile('guaranteed-publisher', { store: { url: 'postgres://u:secret@127.0.0.1:9/none' } });
+  const r = await agent.call('list_creatives', {}, async (_a: Body, ctx: { task(): Promise<{ submitted(): Body }> }) => (await ctx.task()).submitted());
+  const error = body(r).adcp_error as Body;
+  assert.equal({ code: error.code, recovery: error.recovery }, { code: 'SERVICE_UNAVAILABLE', recovery: 'transient' });
+  await agent.close();
+  await gone.close();
 });
 
 test.run();

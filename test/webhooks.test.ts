@@ -259,8 +259,9 @@ test('push registration checks: https and public addresses outside a sandbox; IN
   await refused('https://user:pw@buyer.example/hook', /must not carry credentials/);
   await refused('not a url', /is not a URL/);
   await refused(42, /must be a URL/);
-  assert.is(await prod.webhooks.checkPushUrl('https://203.0.113.10/hook'), undefined, 'a public address literal');
-  const auth = await prod.webhooks.checkPushConfig({ url: 'https://203.0.113.10/hook', authentication: { schemes: ['HMAC-SHA256'], credentials: 'x'.repeat(40) } });
+  assert.is(await prod.webhooks.checkPushUrl('https://8.8.8.8/hook'), undefined, 'a public address literal');
+  await refused('https://203.0.113.10/hook', /special-purpose/); // TEST-NET-3: documentation, never a receiver
+  const auth = await prod.webhooks.checkPushConfig({ url: 'https://8.8.8.8/hook', authentication: { schemes: ['HMAC-SHA256'], credentials: 'x'.repeat(40) } });
   assert.equal([auth?.code, auth?.field], ['INVALID_REQUEST', 'push_notification_config.authentication']);
   assert.not.ok(auth!.message.includes('x'.repeat(40)));
   await prod.close();

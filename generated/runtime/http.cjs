@@ -4,14 +4,16 @@
 //   adcp-codegen 0.1.0: runtime/services/auth/api-key.ts 227e795c8735429f,
 //     runtime/services/auth/basic.ts f417561cf32cfe08, runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2,
 //     runtime/transports/http/a2a-dialects.ts 1a29975350d57e25,
-//     runtime/transports/http/a2a-endpoint.ts d427ccf6deefd62e, runtime/transports/http/admit.ts 4060d47ed0f198e8,
-//     runtime/transports/http/authenticate.ts 86723582f598f6df, runtime/transports/http/body.ts f8b1818bd55ec5fa,
-//     runtime/transports/http/classify.ts 0be884d9b06386f7, runtime/transports/http/drain.ts 22555d5507bdcf74,
-//     runtime/transports/http/entry.ts 5a46ba340991b1f0, runtime/transports/http/health.ts b4f212d79c30ad36,
-//     runtime/transports/http/mcp-endpoint.ts a783e87bfebeea8c, runtime/transports/http/packages.ts 427b9409b3cdae1e,
-//     runtime/transports/http/respond.ts 00b85e8549ecbc87, runtime/transports/http/serve.ts 42c07b30f4d2a960,
-//     runtime/transports/http/start-line.ts 2380347db37a65c4, runtime/transports/http/task-store.ts 33e127206a61934b,
-//     runtime/transports/http/tools-list-fast.ts 68f7a23b55fa491a,
+//     runtime/transports/http/a2a-endpoint.ts 741980a2cd16936c, runtime/transports/http/a2a-guard.ts 5aaf4f8d5325df09,
+//     runtime/transports/http/a2a-request-store.ts a06b974759fbddc7,
+//     runtime/transports/http/admit.ts f2e77df88356befe, runtime/transports/http/authenticate.ts b971118a2ea74187,
+//     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts 809f7da46bfca4fe,
+//     runtime/transports/http/drain.ts 22555d5507bdcf74, runtime/transports/http/entry.ts 2449068ed42b6243,
+//     runtime/transports/http/health.ts b4f212d79c30ad36, runtime/transports/http/mcp-endpoint.ts 422254f9043e8430,
+//     runtime/transports/http/packages.ts 427b9409b3cdae1e, runtime/transports/http/respond.ts 00b85e8549ecbc87,
+//     runtime/transports/http/serve.ts 80baf08d8e2d26d4, runtime/transports/http/start-line.ts 2380347db37a65c4,
+//     runtime/transports/http/task-store.ts 891d4b8a0cef7ead,
+//     runtime/transports/http/tools-list-fast.ts 0b5174cdf525b134,
 //     runtime/transports/http/well-known.ts edf58e8b35d2cd80
 "use strict";
 
@@ -205,10 +207,14 @@ function v1(sdk, compat) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.PrincipalUser = void 0;
 exports.a2aEndpoint = a2aEndpoint;
+const admission_js_1 = require("./call/admission.js");
+const bounds_js_1 = require("./wire/bounds.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 const a2a_js_1 = require("./transports/a2a.js");
 const a2a_card_js_1 = require("./transports/http/a2a-card.js");
 const a2a_dialects_js_1 = require("./transports/http/a2a-dialects.js");
+const a2a_guard_js_1 = require("./transports/http/a2a-guard.js");
+const a2a_request_store_js_1 = require("./transports/http/a2a-request-store.js");
 const authenticate_js_1 = require("./transports/http/authenticate.js");
 const packages_js_1 = require("./transports/http/packages.js");
 const respond_js_1 = require("./transports/http/respond.js");
@@ -228,7 +234,7 @@ class PrincipalUser {
 }
 exports.PrincipalUser = PrincipalUser;
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
-function a2aEndpoint(agent, services, handlers, options, schemes) {
+function a2aEndpoint(agent, services, handlers, options, schemes, refuse) {
     if (options.a2a === false)
         return undefined;
     const given = options.a2a ?? {};
@@ -245,15 +251,16 @@ function a2aEndpoint(agent, services, handlers, options, schemes) {
     }
     const dialect = (0, a2a_dialects_js_1.dialectOf)(server, () => require(`${pkg}/compat/v0_3/server`));
     const log = (0, log_js_1.logOf)(agent);
-    const executor = (0, a2a_js_1.createA2AExecutor)(agent, handlers, { rejectedTaskState: given.rejectedTaskState });
-    const store = given.taskStore ?? services.a2aTaskStore({ maxTasks: given.maxTasks, ttlMs: given.taskTtlMs });
+    const executor = (0, a2a_js_1.createA2AExecutor)(agent, handlers, { rejectedTaskState: given.rejectedTaskState }, dialect.major);
+    const store = given.taskStore ?? services.a2aTaskStore({ maxTasks: given.maxTasks, maxTaskBytes: given.maxTaskBytes, ttlMs: given.taskTtlMs });
+    const sdkStore = (0, a2a_request_store_js_1.requestTaskStore)(store, log);
     let skills;
     const cardAt = (base, legacy) => (legacy ? a2a_card_js_1.v03Card : a2a_card_js_1.v1Card)({ base, name: agent.name, skills: (skills ??= agent.a2aSkills()), schemes, given: given.card });
     let handlerCard;
     const ready = (req) => {
         if (handlerCard === undefined) {
             handlerCard = cardAt(baseOf(req, options.publicUrl), dialect.major === 0);
-            dialect.bind(new dialect.DefaultRequestHandler(handlerCard, store, executor));
+            dialect.bind((0, a2a_guard_js_1.guardedRequestHandler)(new dialect.DefaultRequestHandler(handlerCard, sdkStore, executor), dialect.major === 1 ? 'v1' : 'v0.3', agent.releases[0]));
         }
         return handlerCard;
     };
@@ -263,26 +270,53 @@ function a2aEndpoint(agent, services, handlers, options, schemes) {
         card(req, res) {
             (0, respond_js_1.sendJson)(res, 200, cardAt(baseOf(req, options.publicUrl), dialect.legacyCard(req)), dialect.major === 1 ? { vary: 'A2A-Version' } : {});
         },
-        async handle(req, res, message, principal) {
-            const card = ready(req);
-            const user = principal === undefined ? new dialect.UnauthenticatedUser() : new PrincipalUser(principal.principal, (0, authenticate_js_1.withoutToken)(principal));
-            (0, call_trace_js_1.carryTrace)(user, (0, call_trace_js_1.traceOf)(req.headers));
+        async handle(req, res, message, principal, admission) {
+            const label = `${req.method ?? '?'} ${req.url ?? ''}`;
             const id = (0, json_copy_js_1.isObject)(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
+            if (!(0, bounds_js_1.nestsWithin)(message, bounds_js_1.MAX_MESSAGE_DEPTH)) {
+                const refusal = admission.settle();
+                if (refusal !== undefined)
+                    return refuse(res, refusal, label);
+                return (0, respond_js_1.sendJson)(res, 200, { jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: the message nests deeper than ${bounds_js_1.MAX_MESSAGE_DEPTH} levels` } });
+            }
+            const card = ready(req);
+            const user = (0, admission_js_1.carry)(principal === undefined ? new dialect.UnauthenticatedUser() : new PrincipalUser(principal.principal, (0, authenticate_js_1.withoutToken)(principal)), admission);
+            (0, call_trace_js_1.carryTrace)(user, (0, call_trace_js_1.traceOf)(req.headers));
             let out;
             try {
                 out = await dialect.handle(req, message, user, card);
             }
             catch (e) {
+                if (!admission.dispatched)
+                    admission.method([], false);
+                const refusal = admission.settle();
+                if (refusal !== undefined)
+                    return refuse(res, refusal, label);
                 const error = dialect.errorOf(req, e);
                 (0, respond_js_1.sendJson)(res, error.code === -32603 ? 500 : 200, withoutInternals({ jsonrpc: '2.0', id, error }, log));
                 return;
             }
             if (isAsyncIterable(out))
-                await stream(req, res, out, id, dialect);
-            else
-                (0, respond_js_1.sendJson)(res, 200, withoutInternals(out, log));
+                return stream(req, res, out, id, dialect, () => settled(res, id, admission, label));
+            if (settled(res, id, admission, label))
+                return;
+            (0, respond_js_1.sendJson)(res, 200, withoutInternals(out, log));
         },
     };
+    function settled(res, id, admission, label) {
+        if (!admission.dispatched)
+            admission.method([], false);
+        const refusal = admission.settle();
+        if (refusal !== undefined) {
+            refuse(res, refusal, label);
+            return true;
+        }
+        if (admission.fault !== undefined && admission.carrier.length === 0) {
+            (0, respond_js_1.sendJson)(res, 503, { jsonrpc: '2.0', id, error: { code: -32603, message: 'The agent cannot reach its task store now; retry' } }, { 'retry-after': '5' });
+            return true;
+        }
+        return false;
+    }
 }
 function withoutInternals(response, log) {
     if (!(0, json_copy_js_1.isObject)(response) || !(0, json_copy_js_1.isObject)(response.error) || response.error.code !== -32603)
@@ -290,16 +324,19 @@ function withoutInternals(response, log) {
     log.error('a2a_internal_error', `adcp-codegen: A2A internal error: ${String(response.error.message)}`);
     return { ...response, error: { code: -32603, message: 'Internal error' } };
 }
-async function stream(req, res, events, id, dialect) {
+async function stream(req, res, events, id, dialect, settled) {
     const iterator = events[Symbol.asyncIterator]();
     let next;
     try {
         next = await iterator.next();
     }
     catch (e) {
-        (0, respond_js_1.sendJson)(res, 200, { jsonrpc: '2.0', id, error: dialect.errorOf(req, e) });
+        if (!settled())
+            (0, respond_js_1.sendJson)(res, 200, { jsonrpc: '2.0', id, error: dialect.errorOf(req, e) });
         return;
     }
+    if (settled())
+        return void iterator.return?.().catch(() => undefined);
     res.writeHead(200, SSE_HEADERS);
     res.on('close', () => void iterator.return?.().catch(() => undefined));
     try {
@@ -332,30 +369,228 @@ function isAsyncIterable(v) {
 }
 
   },
+  // runtime/transports/http/a2a-guard.ts of adcp-codegen, its comments left out
+  "./transports/http/a2a-guard.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.guardedRequestHandler = guardedRequestHandler;
+const node_crypto_1 = require("node:crypto");
+const admission_js_1 = require("./call/admission.js");
+const idempotency_errors_js_1 = require("./wire/idempotency-errors.js");
+const json_copy_js_1 = require("./wire/json-copy.js");
+const a2a_events_js_1 = require("./transports/a2a-events.js");
+const METHODS = {
+    sendMessage: { names: ['message/send', 'SendMessage'], call: 'send' },
+    sendMessageStream: { names: ['message/stream', 'SendStreamingMessage'], call: 'stream' },
+    getTask: { names: ['tasks/get', 'GetTask'] },
+    listTasks: { names: ['tasks/list', 'ListTasks'] },
+    cancelTask: { names: ['tasks/cancel', 'CancelTask'] },
+    resubscribe: { names: ['tasks/resubscribe', 'SubscribeToTask'] },
+    setTaskPushNotificationConfig: { names: ['tasks/pushNotificationConfig/set'] },
+    createTaskPushNotificationConfig: { names: ['CreateTaskPushNotificationConfig'] },
+    getTaskPushNotificationConfig: { names: ['tasks/pushNotificationConfig/get', 'GetTaskPushNotificationConfig'] },
+    listTaskPushNotificationConfigs: { names: ['tasks/pushNotificationConfig/list', 'ListTaskPushNotificationConfigs'] },
+    deleteTaskPushNotificationConfig: { names: ['tasks/pushNotificationConfig/delete', 'DeleteTaskPushNotificationConfig'] },
+    getAuthenticatedExtendedAgentCard: { names: ['agent/getAuthenticatedExtendedCard', 'GetExtendedAgentCard'] },
+};
+const INTERNAL = new Set(['getAgentCard', 'constructor']);
+function guardedRequestHandler(handler, dialect, release) {
+    const wrapped = new Map();
+    return new Proxy(handler, {
+        get(target, prop) {
+            const value = Reflect.get(target, prop);
+            if (typeof value !== 'function' || typeof prop !== 'string' || INTERNAL.has(prop) || prop.startsWith('_'))
+                return value;
+            let fn = wrapped.get(prop);
+            if (fn === undefined)
+                wrapped.set(prop, (fn = guard(target, value, METHODS[prop] ?? { names: [prop] }, dialect, release)));
+            return fn;
+        },
+    });
+}
+function guard(target, fn, method, dialect, release) {
+    const admissionIn = (args) => {
+        const admission = (0, admission_js_1.admissionOf)(args[args.length - 1]);
+        if (admission !== undefined)
+            admission.dispatched = true;
+        return admission;
+    };
+    if (method.call === 'send') {
+        return async (...args) => {
+            const admission = admissionIn(args);
+            if (admission !== undefined)
+                admission.carrier = method.names;
+            try {
+                const result = await fn.apply(target, args);
+                return admission?.fault !== undefined ? unavailable(dialect, release, result, args[0]).answer : result;
+            }
+            catch (e) {
+                if (admission?.fault === undefined)
+                    throw e;
+                return unavailable(dialect, release, undefined, args[0]).answer;
+            }
+        };
+    }
+    if (method.call === 'stream') {
+        return (...args) => {
+            const admission = admissionIn(args);
+            if (admission !== undefined)
+                admission.carrier = method.names;
+            return guardedStream(fn.apply(target, args), admission, (event) => unavailable(dialect, release, event, args[0]).event);
+        };
+    }
+    return (...args) => {
+        const admission = admissionIn(args);
+        if (admission?.method(method.names, false) !== undefined)
+            throw new Error('refused');
+        return fn.apply(target, args);
+    };
+}
+async function* guardedStream(events, admission, failed) {
+    try {
+        for await (const event of events) {
+            if (admission?.fault !== undefined) {
+                yield failed(event);
+                return;
+            }
+            yield event;
+        }
+    }
+    catch (e) {
+        if (admission?.fault === undefined)
+            throw e;
+        yield failed(undefined);
+    }
+}
+function unavailable(dialect, release, answered, params) {
+    const task = (0, a2a_events_js_1.taskOf)(answered);
+    const message = (0, json_copy_js_1.isObject)(params) && (0, json_copy_js_1.isObject)(params.message) ? params.message : {};
+    const ids = {
+        taskId: typeof task?.id === 'string' ? task.id : typeof message.taskId === 'string' && message.taskId !== '' ? message.taskId : (0, node_crypto_1.randomUUID)(),
+        contextId: typeof task?.contextId === 'string' ? task.contextId : typeof message.contextId === 'string' && message.contextId !== '' ? message.contextId : (0, node_crypto_1.randomUUID)(),
+    };
+    const answeredBody = task === undefined ? undefined : (0, a2a_events_js_1.bodyOf)(task);
+    const body = {
+        adcp_error: (0, idempotency_errors_js_1.serviceUnavailable)('A2A: the agent could not keep this task now; retry the message (with the same idempotency_key)', 5),
+        ...(answeredBody?.context !== undefined ? { context: answeredBody.context } : {}),
+        status: 'failed',
+        adcp_version: typeof answeredBody?.adcp_version === 'string' ? answeredBody.adcp_version : release,
+    };
+    const skill = (0, json_copy_js_1.isObject)(task) && Array.isArray(task.artifacts) && (0, json_copy_js_1.isObject)(task.artifacts[0]) && typeof task.artifacts[0].name === 'string' ? task.artifacts[0].name : 'unknown';
+    const event = (0, a2a_events_js_1.taskEvent)(dialect, ids, { skill, body, failed: true, state: 'failed' }, []);
+    return { event, answer: dialect === 'v1' ? event.data : event };
+}
+
+  },
+  // runtime/transports/http/a2a-request-store.ts of adcp-codegen, its comments left out
+  "./transports/http/a2a-request-store.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.requestTaskStore = requestTaskStore;
+const admission_js_1 = require("./call/admission.js");
+const report_js_1 = require("./wire/report.js");
+const log_js_1 = require("./ops/log.js");
+const MAX_TRANSIENT = 4;
+const transient = new WeakMap();
+function requestTaskStore(store, log = log_js_1.WARNINGS) {
+    const fault = (admission, e, what) => {
+        if (admission !== undefined)
+            admission.fault ??= e instanceof Error ? e : new Error(String(e));
+        log.error('store_unavailable', `adcp-codegen: the A2A task store could not ${what} a Task: ${(0, report_js_1.firstLine)(e)}`);
+    };
+    const scoped = {
+        async save(task, context) {
+            const admission = (0, admission_js_1.admissionOf)(context);
+            if (admission?.refusal !== undefined)
+                return;
+            if (admission?.anonymous === true)
+                return keep(admission, task);
+            try {
+                await store.save(task, context);
+            }
+            catch (e) {
+                fault(admission, e, 'save');
+            }
+        },
+        async load(taskId, context) {
+            const admission = (0, admission_js_1.admissionOf)(context);
+            if (admission?.anonymous === true) {
+                const task = transient.get(admission)?.get(String(taskId));
+                if (task !== undefined)
+                    return copy(task);
+                if (String(taskId) !== admission.answering)
+                    admission.method(admission.carrier.length > 0 ? admission.carrier : ['tasks/get'], false);
+                return undefined;
+            }
+            try {
+                return await store.load(taskId, context);
+            }
+            catch (e) {
+                fault(admission, e, 'load');
+                throw e;
+            }
+        },
+    };
+    const list = store.list?.bind(store);
+    if (list !== undefined) {
+        scoped.list = async (params, context) => {
+            const admission = (0, admission_js_1.admissionOf)(context);
+            if (admission?.anonymous === true)
+                return { tasks: [], nextPageToken: '', pageSize: 0, totalSize: 0 };
+            try {
+                return await list(params, context);
+            }
+            catch (e) {
+                fault(admission, e, 'list');
+                throw e;
+            }
+        };
+    }
+    return scoped;
+}
+function keep(admission, task) {
+    let tasks = transient.get(admission);
+    if (tasks === undefined)
+        transient.set(admission, (tasks = new Map()));
+    if (tasks.size >= MAX_TRANSIENT && !tasks.has(String(task.id)))
+        return;
+    tasks.set(String(task.id), copy(task));
+}
+function copy(task) {
+    try {
+        return structuredClone(task);
+    }
+    catch {
+        return { ...task };
+    }
+}
+
+  },
   // runtime/transports/http/admit.ts of adcp-codegen, its comments left out
   "./transports/http/admit.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.admission = admission;
+exports.refuse = refuse;
+const admission_js_1 = require("./call/admission.js");
 const authenticate_js_1 = require("./transports/http/authenticate.js");
 const respond_js_1 = require("./transports/http/respond.js");
 const log_js_1 = require("./ops/log.js");
-function admission(authenticate, challenge, verifier, publicUrl, log = log_js_1.WARNINGS) {
+function admission(authenticate, challenge, rules, verifier, publicUrl, log = log_js_1.WARNINGS) {
     const scheme = publicUrl !== undefined ? new URL(publicUrl).protocol.slice(0, -1) : undefined;
-    return async (req, res, message, isPublic) => {
+    return async (req, res, text) => {
+        const label = `${req.method ?? '?'} ${req.url ?? ''}`;
         const who = await (0, authenticate_js_1.identify)(req, authenticate);
-        if (verifier === undefined)
-            return (0, authenticate_js_1.admitIdentified)(res, who, isPublic, challenge, log);
+        if (who.kind === 'broken')
+            return void (0, respond_js_1.internalError)(res, who.error, 'authenticate', log);
+        if (verifier === undefined) {
+            if (who.kind === 'refused')
+                return void refuse(res, challenge, { kind: 'credentials', invalid: who.message }, label, log);
+            return { ...principalOf(who), admission: new admission_js_1.Admission(rules, callerOf(who), undefined, label) };
+        }
         let verdict;
         try {
-            verdict = await verifier.verify({
-                method: req.method ?? 'POST',
-                url: targetUri(req, scheme),
-                headers: req.headers,
-                body: message.text ?? rawBodyOf(req),
-                json: message.value,
-                authenticated: who.kind === 'principal',
-            });
+            verdict = await verifier.verify({ method: req.method ?? 'POST', url: targetUri(req, scheme), headers: req.headers, body: text ?? rawBodyOf(req), authenticated: who.kind === 'principal' });
         }
         catch (e) {
             if (e?.name === 'StoreUnavailable') {
@@ -366,22 +601,30 @@ function admission(authenticate, challenge, verifier, publicUrl, log = log_js_1.
                 (0, respond_js_1.internalError)(res, e, 'verify request signature', log);
             return undefined;
         }
-        if (!verdict.ok) {
-            log.info('signature_refused', `adcp-codegen: ${req.method ?? '?'} ${req.url ?? ''}: ${verdict.code}: ${verdict.detail}`, { code: verdict.code });
-            (0, respond_js_1.sendJson)(res, verdict.status, { error: verdict.code }, { 'www-authenticate': verdict.wwwAuthenticate, 'cache-control': 'no-store' });
-            return undefined;
-        }
+        if (!verdict.ok)
+            return void refuse(res, challenge, { kind: 'signature', ...verdict }, label, log);
         if (verdict.authenticatedBy === 'signature') {
             const { keyid, agent_url, verified_at } = verdict.signer;
             const verified_signer = { keyid, ...(agent_url !== undefined ? { agent_url } : {}), verified_at };
             const principal = who.kind === 'principal' ? who.principal : { principal: verdict.signer.principal };
-            return { principal: { ...principal, verified_signer } };
+            return { principal: { ...principal, verified_signer }, admission: new admission_js_1.Admission(rules, 'principal', verdict, label) };
         }
-        if (verdict.authenticatedBy === 'fallback' && verdict.warning !== undefined) {
-            log.warn('signature_shadowed', `adcp-codegen: ${req.method ?? '?'} ${req.url ?? ''}: a shadowed request signature failed (${verdict.warning})`);
-        }
-        return (0, authenticate_js_1.admitIdentified)(res, who, isPublic, challenge, log);
+        return { ...principalOf(who), admission: new admission_js_1.Admission(rules, callerOf(who), verdict, label, who.kind === 'refused' ? who.message : undefined) };
     };
+}
+function refuse(res, challenge, refusal, label, log = log_js_1.WARNINGS) {
+    if (refusal.kind === 'credentials') {
+        log.info('unauthorized', `adcp-codegen: ${label}: 401${refusal.invalid !== undefined ? ' invalid_token' : ', no credentials'}`, { status: 401 });
+        return refusal.invalid !== undefined ? (0, authenticate_js_1.unauthorized)(res, challenge, 'invalid_token', refusal.invalid) : (0, authenticate_js_1.unauthorized)(res, challenge, undefined, 'Authentication required.');
+    }
+    log.info('signature_refused', `adcp-codegen: ${label}: ${refusal.code}: ${refusal.detail}`, { code: refusal.code });
+    (0, respond_js_1.sendJson)(res, refusal.status, { error: refusal.code }, { 'www-authenticate': refusal.wwwAuthenticate, 'cache-control': 'no-store' });
+}
+function principalOf(who) {
+    return who.kind === 'principal' ? { principal: who.principal } : {};
+}
+function callerOf(who) {
+    return who.kind === 'principal' || who.kind === 'open' || who.kind === 'refused' ? who.kind : 'anonymous';
 }
 function targetUri(req, scheme) {
     const proto = scheme ?? (req.socket.encrypted === true ? 'https' : 'http');
@@ -402,9 +645,9 @@ function rawBodyOf(req) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.challengeSchemes = challengeSchemes;
 exports.identify = identify;
-exports.admitIdentified = admitIdentified;
 exports.mcpAuthInfo = mcpAuthInfo;
 exports.withoutToken = withoutToken;
+exports.unauthorized = unauthorized;
 const basic_js_1 = require("./services/auth/basic.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 const respond_js_1 = require("./transports/http/respond.js");
@@ -434,27 +677,6 @@ async function identify(req, authenticate) {
         return { kind: 'broken', error: new Error('the authenticator returned neither null nor { principal: string }') };
     }
     return { kind: 'principal', principal: found };
-}
-function admitIdentified(res, who, isPublic, challenge, log) {
-    switch (who.kind) {
-        case 'principal':
-            return { principal: who.principal };
-        case 'open':
-            return {};
-        case 'anonymous':
-            if (isPublic)
-                return {};
-            log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401, no credentials`, { status: 401 });
-            unauthorized(res, challenge, undefined, 'Authentication required.');
-            return undefined;
-        case 'refused':
-            log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401 invalid_token`, { status: 401 });
-            unauthorized(res, challenge, 'invalid_token', who.message);
-            return undefined;
-        case 'broken':
-            (0, respond_js_1.internalError)(res, who.error, 'authenticate', log);
-            return undefined;
-    }
 }
 function mcpAuthInfo(principal) {
     return {
@@ -541,53 +763,66 @@ function readBody(req, maxBytes, timeoutMs) {
 }
 
   },
-  // runtime/transports/http/classify.ts of adcp-codegen, its comments left out
-  "./transports/http/classify.js": function (exports, require, __runtimeImportMeta) {
+  // runtime/transports/http/client-caps.ts of adcp-codegen, its comments left out
+  "./transports/http/client-caps.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.mcpIsPublic = mcpIsPublic;
-exports.a2aIsPublic = a2aIsPublic;
-const json_copy_js_1 = require("./wire/json-copy.js");
-const MCP_PUBLIC_METHODS = new Set(['initialize', 'ping', 'tools/list']);
-function mcpIsPublic(message, publicTools) {
-    const members = Array.isArray(message) ? message : [message];
-    return members.every((m) => mcpMemberIsPublic(m, publicTools));
+exports.capPerClient = capPerClient;
+exports.clientOf = clientOf;
+function capPerClient(server, max) {
+    const clients = new Map();
+    const keyOf = (socket) => `${socket.remoteAddress ?? ''}|${socket.remotePort ?? ''}`;
+    server.on('connection', (socket) => {
+        const client = clientOf(socket.remoteAddress);
+        let held = clients.get(client);
+        if (held === undefined)
+            clients.set(client, (held = new Map()));
+        if (held.size >= max) {
+            const idle = [...held.values()].find((h) => h.busy === 0 && h.served);
+            if (idle === undefined)
+                return void socket.destroy();
+            held.delete(keyOf(idle.socket));
+            idle.socket.destroy();
+        }
+        const key = keyOf(socket);
+        held.set(key, { socket, busy: 0, served: false });
+        socket.once('close', () => {
+            const own = clients.get(client);
+            if (own?.get(key)?.socket !== socket)
+                return;
+            own.delete(key);
+            if (own.size === 0)
+                clients.delete(client);
+        });
+    });
+    server.on('request', (req, res) => {
+        const held = clients.get(clientOf(req.socket.remoteAddress))?.get(keyOf(req.socket));
+        if (held === undefined)
+            return;
+        held.busy++;
+        held.served = true;
+        res.once('close', () => held.busy--);
+    });
 }
-function mcpMemberIsPublic(m, publicTools) {
-    if (!(0, json_copy_js_1.isObject)(m))
-        return false;
-    const method = m.method;
-    if (method === undefined)
-        return 'result' in m || 'error' in m;
-    if (typeof method !== 'string')
-        return false;
-    if (MCP_PUBLIC_METHODS.has(method) || method.startsWith('notifications/'))
-        return true;
-    if (method !== 'tools/call')
-        return false;
-    const name = (0, json_copy_js_1.isObject)(m.params) ? m.params.name : undefined;
-    return typeof name === 'string' && publicTools.has(name);
-}
-const A2A_SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
-function a2aIsPublic(message, publicTools) {
-    if (!(0, json_copy_js_1.isObject)(message) || typeof message.method !== 'string' || !A2A_SEND_METHODS.has(message.method))
-        return false;
-    const sent = (0, json_copy_js_1.isObject)(message.params) ? message.params.message : undefined;
-    const parts = (0, json_copy_js_1.isObject)(sent) && Array.isArray(sent.parts) ? sent.parts : [];
-    const data = parts.map(dataOf).filter((d) => d !== undefined);
-    if (data.length !== 1 || !(0, json_copy_js_1.isObject)(data[0]))
-        return false;
-    const skill = data[0].skill;
-    return typeof skill === 'string' && publicTools.has(skill);
-}
-function dataOf(part) {
-    if (!(0, json_copy_js_1.isObject)(part))
-        return undefined;
-    if (part.kind !== undefined)
-        return part.kind === 'data' ? part.data : undefined;
-    if (part.text !== undefined || part.raw !== undefined || part.url !== undefined)
-        return undefined;
-    return part.data;
+function clientOf(address) {
+    if (address === undefined || address === '')
+        return '';
+    if (!address.includes(':'))
+        return address;
+    if (address.toLowerCase().startsWith('::ffff:') && address.includes('.'))
+        return address.slice('::ffff:'.length);
+    let hex;
+    try {
+        hex = new URL(`http://[${address.replace(/%.*$/, '')}]/`).hostname.slice(1, -1);
+    }
+    catch {
+        return address;
+    }
+    const [head = '', tail] = hex.split('::');
+    const first = head === '' ? [] : head.split(':');
+    const last = tail === undefined || tail === '' ? [] : tail.split(':');
+    const groups = tail === undefined ? first : [...first, ...Array(8 - first.length - last.length).fill('0'), ...last];
+    return `${groups.slice(0, 4).join(':')}::/64`;
 }
 
   },
@@ -654,7 +889,6 @@ const a2a_endpoint_js_1 = require("./transports/http/a2a-endpoint.js");
 const admit_js_1 = require("./transports/http/admit.js");
 const authenticate_js_1 = require("./transports/http/authenticate.js");
 const body_js_1 = require("./transports/http/body.js");
-const classify_js_1 = require("./transports/http/classify.js");
 const mcp_endpoint_js_1 = require("./transports/http/mcp-endpoint.js");
 const respond_js_1 = require("./transports/http/respond.js");
 const well_known_js_1 = require("./transports/http/well-known.js");
@@ -671,9 +905,11 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
     const schemes = (0, authenticate_js_1.challengeSchemes)(options.authenticate, options.challenges);
     const prm = (0, well_known_js_1.protectedResourceMetadata)(options.protectedResource);
     const challenge = { schemes, realm: options.realm ?? 'adcp', ...(prm !== undefined ? { resourceMetadata: prm.url } : {}) };
-    const mcp = (0, mcp_endpoint_js_1.mcpEndpoint)(agent, toolsJson, handlers, options);
-    const a2a = (0, a2a_endpoint_js_1.a2aEndpoint)(agent, services, handlers, options, options.authenticate === undefined ? [] : schemes);
-    const admit = (0, admit_js_1.admission)(options.authenticate, challenge, agent.requestSignatures, options.publicUrl, services.log);
+    const refused = (res, refusal, label) => (0, admit_js_1.refuse)(res, challenge, refusal, label, services.log);
+    const mcp = (0, mcp_endpoint_js_1.mcpEndpoint)(agent, toolsJson, handlers, options, refused);
+    const a2a = (0, a2a_endpoint_js_1.a2aEndpoint)(agent, services, handlers, options, options.authenticate === undefined ? [] : schemes, refused);
+    const rules = { authenticates: options.authenticate !== undefined, publicTools, signatures: agent.requestSignatures, log: services.log };
+    const admit = (0, admit_js_1.admission)(options.authenticate, challenge, rules, agent.requestSignatures, options.publicUrl, services.log);
     const probes = (0, health_js_1.healthProbes)(() => services.health);
     const authentication = [options.authenticate === undefined ? 'none' : schemes.join(', '), ...(agent.requestSignatures !== undefined ? ['RFC 9421 signatures'] : [])].join(', ');
     const message = async (req, res) => {
@@ -706,12 +942,12 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
                 const got = await message(req, res);
                 if (got === undefined)
                     return;
-                const caller = await admit(req, res, got, (0, classify_js_1.mcpIsPublic)(got.value, publicTools));
+                const caller = await admit(req, res, got.text);
                 if (caller === undefined)
                     return;
                 if (options.authenticate !== undefined || agent.requestSignatures !== undefined)
                     req.auth = caller.principal === undefined ? undefined : (0, authenticate_js_1.mcpAuthInfo)(caller.principal);
-                return await mcp.handle(req, res, got.value);
+                return await mcp.handle(req, res, got.value, caller.admission);
             }
             if (a2a !== undefined && (path === paths_js_1.A2A_PATH || path === `${paths_js_1.A2A_PATH}/` || (path === '/' && req.method === 'POST'))) {
                 if (req.method !== 'POST')
@@ -719,10 +955,10 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
                 const got = await message(req, res);
                 if (got === undefined)
                     return;
-                const caller = await admit(req, res, got, (0, classify_js_1.a2aIsPublic)(got.value, publicTools));
+                const caller = await admit(req, res, got.text);
                 if (caller === undefined)
                     return;
-                return await a2a.handle(req, res, got.value, caller.principal);
+                return await a2a.handle(req, res, got.value, caller.principal, caller.admission);
             }
             if (a2a !== undefined && path === paths_js_1.CARD_PATH) {
                 if (req.method !== 'GET' && req.method !== 'HEAD')
@@ -795,29 +1031,82 @@ exports.mcpEndpoint = mcpEndpoint;
 const mcp_js_1 = require("./transports/mcp.js");
 const packages_js_1 = require("./transports/http/packages.js");
 const tools_list_fast_js_1 = require("./transports/http/tools-list-fast.js");
-function mcpEndpoint(agent, toolsJson, handlers, options) {
+const PUBLIC_METHODS = new Set(['initialize', 'ping', 'tools/list']);
+function mcpEndpoint(agent, toolsJson, handlers, options, refuse) {
     const require = (0, packages_js_1.agentRequire)();
     const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
-    const { StreamableHTTPServerTransport } = require('@modelcontextprotocol/sdk/server/streamableHttp.js');
+    const { WebStandardStreamableHTTPServerTransport } = require('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
     const registerOn = (0, mcp_js_1.mcpRegistrar)(agent, handlers);
     const info = { name: options.mcp?.name ?? agent.name, version: options.mcp?.version ?? '1.0.0' };
     const jsonSchemaValidator = sharedValidator(require);
     const fastPath = (0, tools_list_fast_js_1.toolsListFastPath)(require, toolsJson);
     return {
-        async handle(req, res, message) {
-            if (fastPath(req, res, message))
-                return;
+        async handle(req, res, message, admission) {
+            const label = `${req.method ?? '?'} ${req.url ?? ''}`;
+            const fast = fastPath(req, message, () => admission.method(['tools/list'], true) === undefined);
+            if (fast === 'refused')
+                return refuse(res, admission.refusal, label);
+            if (fast !== undefined) {
+                res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(fast.reduce((n, b) => n + b.length, 0)) });
+                for (const chunk of fast)
+                    res.write(chunk);
+                return void res.end();
+            }
             const server = new Server(info, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator });
-            registerOn(server);
-            const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+            registerOn(server, admission);
+            const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
             res.on('close', () => {
                 void transport.close().catch(() => undefined);
                 void server.close().catch(() => undefined);
             });
             await server.connect(transport);
-            await transport.handleRequest(req, res, message);
+            gateMessages(transport, admission);
+            const gone = new Promise((resolve) => res.once('close', () => resolve(undefined)));
+            const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: req.auth }), gone]);
+            if (response === undefined)
+                return;
+            const refusal = admission.settle();
+            if (refusal !== undefined)
+                return refuse(res, refusal, label);
+            const body = Buffer.from(await response.arrayBuffer());
+            const headers = {};
+            response.headers.forEach((value, name) => (headers[name] = value));
+            if (response.status !== 202 && response.status !== 204)
+                headers['content-length'] = String(body.length);
+            res.writeHead(response.status, headers).end(body);
         },
     };
+}
+function gateMessages(transport, admission) {
+    const dispatch = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+        const method = message.method;
+        if (method === 'notifications/cancelled')
+            return;
+        if (typeof method === 'string' && method !== 'tools/call') {
+            const request = message.id !== undefined;
+            if (admission.method([method], !request || PUBLIC_METHODS.has(method)) !== undefined) {
+                if (request)
+                    void transport.send({ jsonrpc: '2.0', id: message.id, error: { code: -32001, message: 'Unauthorized' } }).catch(() => undefined);
+                return;
+            }
+        }
+        dispatch?.(message, extra);
+    };
+}
+function webRequest(req) {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+        if (value === undefined || name.startsWith(':'))
+            continue;
+        try {
+            for (const v of Array.isArray(value) ? value : [value])
+                headers.append(name, v);
+        }
+        catch {
+        }
+    }
+    return { method: 'POST', url: new URL(req.url ?? '/', 'http://mcp.local').href, headers };
 }
 function sharedValidator(require) {
     let provider;
@@ -901,11 +1190,12 @@ const node_fs_1 = require("node:fs");
 const node_http_1 = require("node:http");
 const node_https_1 = require("node:https");
 const options_js_1 = require("./wire/options.js");
+const client_caps_js_1 = require("./transports/http/client-caps.js");
 const paths_js_1 = require("./wire/paths.js");
 const report_js_1 = require("./wire/report.js");
 const drain_js_1 = require("./transports/http/drain.js");
 const start_line_js_1 = require("./transports/http/start-line.js");
-exports.DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024, drainTimeoutMs: 10_000 };
+exports.DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024, maxConnectionsPerClient: 64, drainTimeoutMs: 10_000 };
 const warned = new WeakSet();
 const open = new WeakMap();
 async function serveHttp(agent, makeHandler, services, options = {}) {
@@ -920,6 +1210,7 @@ async function serveHttp(agent, makeHandler, services, options = {}) {
         throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
     const maxConnections = (0, options_js_1.positiveOption)(options.maxConnections, exports.DEFAULTS.maxConnections, 'serve: maxConnections', 'integer');
     const drain = { timeoutMs: (0, options_js_1.positiveOption)(options.drainTimeoutMs, exports.DEFAULTS.drainTimeoutMs, 'serve: drainTimeoutMs'), delayMs: options.drainDelayMs === 0 ? 0 : (0, options_js_1.positiveOption)(options.drainDelayMs, 0, 'serve: drainDelayMs') };
+    const perClient = (0, options_js_1.positiveOption)(options.maxConnectionsPerClient, exports.DEFAULTS.maxConnectionsPerClient, 'serve: maxConnectionsPerClient', 'integer');
     const tls = options.tls ?? tlsFromEnv();
     const scheme = tls === undefined ? 'http' : 'https';
     const handler = makeHandler();
@@ -947,6 +1238,7 @@ async function serveHttp(agent, makeHandler, services, options = {}) {
     const server = tls === undefined ? (0, node_http_1.createServer)(limits, serve) : (0, node_https_1.createServer)({ ...limits, cert: pem(tls.cert), key: pem(tls.key) }, serve);
     server.keepAliveTimeout = keepAliveTimeout;
     server.maxConnections = maxConnections;
+    (0, client_caps_js_1.capPerClient)(server, perClient);
     try {
         await listen(server, port, host, log);
     }
@@ -1060,39 +1352,52 @@ function boundedTaskStore(options = {}) {
     const maxTasks = (0, options_js_1.positiveOption)(options.maxTasks, exports.DEFAULT_MAX_TASKS, 'a2a.maxTasks', 'integer');
     const ttlMs = (0, options_js_1.positiveOption)(options.ttlMs, exports.DEFAULT_TASK_TTL_MS, 'a2a.taskTtlMs', 'integer');
     const now = options.now ?? Date.now;
-    const tasks = new Map();
-    const keyOf = (owner, id) => `${owner}\u0000${id}`;
-    const dropExpired = (at) => {
-        for (const [key, entry] of tasks) {
+    const owners = new Map();
+    let size = 0;
+    const dropExpired = (tasks, at) => {
+        for (const [id, entry] of tasks) {
             if (at - entry.savedAt < ttlMs)
                 break;
-            tasks.delete(key);
+            tasks.delete(id);
+            size--;
         }
+    };
+    const tasksOf = (context, at) => {
+        const tasks = owners.get((0, a2a_list_js_1.ownerOf)(context));
+        if (tasks !== undefined)
+            dropExpired(tasks, at);
+        return tasks;
     };
     return {
         get size() {
-            return tasks.size;
+            for (const tasks of owners.values())
+                dropExpired(tasks, now());
+            return size;
         },
         async save(task, context) {
             const owner = (0, a2a_list_js_1.ownerOf)(context);
-            const key = keyOf(owner, String(task.id));
-            tasks.delete(key);
+            let tasks = owners.get(owner);
+            if (tasks === undefined)
+                owners.set(owner, (tasks = new Map()));
+            const id = String(task.id);
+            if (tasks.delete(id))
+                size--;
             const at = now();
-            tasks.set(key, { task: copy(task), owner, savedAt: at });
-            dropExpired(at);
-            while (tasks.size > maxTasks)
+            tasks.set(id, { task: copy(task), savedAt: at });
+            size++;
+            dropExpired(tasks, at);
+            while (tasks.size > maxTasks) {
                 tasks.delete(tasks.keys().next().value);
+                size--;
+            }
         },
         async load(taskId, context) {
-            const at = now();
-            dropExpired(at);
-            const entry = tasks.get(keyOf((0, a2a_list_js_1.ownerOf)(context), String(taskId)));
+            const entry = tasksOf(context, now())?.get(String(taskId));
             return entry === undefined ? undefined : copy(entry.task);
         },
         async list(params, context) {
-            dropExpired(now());
-            const owner = (0, a2a_list_js_1.ownerOf)(context);
-            return (0, a2a_list_js_1.listPage)([...tasks.values()].filter((e) => e.owner === owner).map((e) => e.task), params, copy);
+            const tasks = tasksOf(context, now());
+            return (0, a2a_list_js_1.listPage)([...(tasks?.values() ?? [])].map((e) => e.task), params, copy);
         },
     };
 }
@@ -1115,28 +1420,26 @@ const json_copy_js_1 = require("./wire/json-copy.js");
 function toolsListFastPath(require, toolsJson) {
     let sdk;
     let prefix;
-    return (req, res, message) => {
+    return (req, message, admitted) => {
         if (!(0, json_copy_js_1.isObject)(message) || message.method !== 'tools/list' || req.method !== 'POST')
-            return false;
+            return undefined;
         sdk ??= load(require);
         if (sdk === null)
-            return false;
+            return undefined;
         const accept = req.headers.accept;
         if (typeof accept !== 'string' || !accept.includes('application/json') || !accept.includes('text/event-stream'))
-            return false;
+            return undefined;
         if (!sdk.isJsonContentType(req.headers['content-type']))
-            return false;
+            return undefined;
         if (!sdk.JSONRPCRequestSchema.safeParse(message).success || !sdk.ListToolsRequestSchema.safeParse(message).success)
-            return false;
+            return undefined;
         const version = req.headers['mcp-protocol-version'];
         if (version !== undefined && !(typeof version === 'string' && sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(version)))
-            return false;
+            return undefined;
+        if (!admitted())
+            return 'refused';
         prefix ??= Buffer.from(`{"result":{"tools":${toolsJson()}},"jsonrpc":"2.0","id":`, 'utf8');
-        const tail = `${JSON.stringify(message.id)}}`;
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(prefix.length + Buffer.byteLength(tail)) });
-        res.write(prefix);
-        res.end(tail);
-        return true;
+        return [prefix, Buffer.from(`${JSON.stringify(message.id)}}`, 'utf8')];
     };
 }
 function load(require) {

@@ -7,24 +7,25 @@
 //     runtime/api/signing-types.ts 8e609bb71c20b858, runtime/api/webhook-types.ts 8e609bb71c20b858,
 //     runtime/artifacts/agent-require.ts 43c163e7da91f54c, runtime/artifacts/contract.ts 8ea0d204ea7242b2,
 //     runtime/artifacts/declared-names.ts 1e024d941bb353ca, runtime/artifacts/profile.ts 192e26df33d743c9,
-//     runtime/artifacts/served.ts d6c6961986f62047, runtime/call/authorize.ts 1a04ecd285969d7f,
-//     runtime/call/call.ts 374407201e9887f2, runtime/call/convert-down.ts f2fd00b70bfef963,
+//     runtime/artifacts/served.ts d6c6961986f62047, runtime/call/admission.ts a0d9e26b14dbef3b,
+//     runtime/call/admit.ts c1c7886ffdc1b162, runtime/call/authorize.ts 1a04ecd285969d7f,
+//     runtime/call/call.ts 286f851478dc63a1, runtime/call/convert-down.ts f2fd00b70bfef963,
 //     runtime/call/convert-up.ts 60aca109a2236252, runtime/call/credentials.ts 030f5294fcc41dca,
 //     runtime/call/envelope.ts 8d903528130c18f9, runtime/call/handle.ts b5d48ffba03e15d9,
 //     runtime/call/idempotency.ts 015fef8ac1e51d72, runtime/call/merge-items.ts c58a40123644968e,
-//     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts 21dba03094521c3d,
+//     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts 5f327aa94aa5234b,
 //     runtime/call/push-config.ts 41aaa3beff8556d9, runtime/call/read.ts 214b3e59b4054b61,
 //     runtime/call/select.ts 319a3ba3b575b216, runtime/call/verify.ts d0f420047450d165,
 //     runtime/issues/drift.ts 929aad4c4ef84a09, runtime/issues/issues.ts 54f563c281e32709,
 //     runtime/ops/call-watch.ts f2d418ca4da91f8d, runtime/ops/log.ts 5447a48622a33893,
 //     runtime/ops/otel.ts 2a1f84b20cc05e94, runtime/services/agent-services.ts 8b12770731c57cf9,
 //     runtime/services/capabilities.ts ca291c08b9d816ce, runtime/services/idempotency/settings.ts 508cec0bcc72ab03,
-//     runtime/wire/bounds.ts 56f9dc77d4bed7c2, runtime/wire/closest-names.ts 7c72d55e78965954,
+//     runtime/wire/bounds.ts a3bad3b12665f9a4, runtime/wire/closest-names.ts 7c72d55e78965954,
 //     runtime/wire/credential-names.ts 800ce9e9a2e17dae, runtime/wire/errors.ts c3c2abcdcdf1f631,
 //     runtime/wire/json-copy.ts 4c680c79afe248e9, runtime/wire/options.ts 7f555a7bac86c390,
 //     runtime/wire/paths.ts fa5f611875a0660e, runtime/wire/pointer.ts 70d14510bda68fba,
 //     runtime/wire/release-select.ts 8cd918db332facf6, runtime/wire/report.ts 6ded9d94bb9807eb,
-//     runtime/wire/response.ts cbfb6365be4bad43, runtime/wire/results.ts 790ac446451af1f6,
+//     runtime/wire/response.ts 6788cbde39e96512, runtime/wire/results.ts fc9fd6098e3295d4,
 //     runtime/wire/versions.ts e88c31a89583ba56
 "use strict";
 
@@ -334,6 +335,147 @@ function openServed(outDir, name, mode) {
 }
 
   },
+  // runtime/call/admission.ts of adcp-codegen, its comments left out
+  "./call/admission.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.CallGate = exports.Admission = void 0;
+exports.refusalError = refusalError;
+exports.carry = carry;
+exports.admissionOf = admissionOf;
+const CREDENTIALS = { kind: 'credentials' };
+class Admission {
+    rules;
+    caller;
+    verdict;
+    label;
+    invalid;
+    refusal;
+    fault;
+    carrier = [];
+    answering;
+    dispatched = false;
+    #warned = false;
+    constructor(rules, caller, verdict, label, invalid = 'Credentials rejected.') {
+        this.rules = rules;
+        this.caller = caller;
+        this.verdict = verdict;
+        this.label = label;
+        this.invalid = invalid;
+    }
+    get anonymous() {
+        return this.rules.authenticates && (this.caller === 'anonymous' || this.caller === 'refused');
+    }
+    method(methods, isPublic) {
+        return this.#refuse(this.#signature(methods) ?? this.#credentials(isPublic));
+    }
+    tool(methods, tool) {
+        return this.#refuse(this.#signature(methods, tool) ?? (this.#signing ? undefined : this.#credentials(this.rules.publicTools.has(tool))));
+    }
+    args(methods, tool, args) {
+        return this.#refuse(this.#signature(methods, tool, args) ?? (this.#signing ? this.#credentials(this.rules.publicTools.has(tool)) : undefined));
+    }
+    get #signing() {
+        return this.rules.signatures !== undefined && this.verdict !== undefined;
+    }
+    #credentials(isPublic) {
+        if (this.caller === 'refused')
+            return { kind: 'credentials', invalid: this.invalid };
+        return this.anonymous && !isPublic ? CREDENTIALS : undefined;
+    }
+    settle() {
+        if (this.caller === 'refused')
+            this.#refuse(this.#credentials(true));
+        return this.refusal;
+    }
+    gate(methods) {
+        return new CallGate(this, methods);
+    }
+    #signature(methods, operation, args) {
+        const { signatures } = this.rules;
+        if (signatures === undefined || this.verdict === undefined)
+            return undefined;
+        const refused = signatures.judge(this.verdict, { methods, ...(operation !== undefined ? { operation } : {}), ...(args !== undefined ? { args } : {}) });
+        if (refused !== undefined)
+            return { kind: 'signature', ...refused };
+        if (this.verdict.authenticatedBy === 'fallback' && this.verdict.warning !== undefined && !this.#warned) {
+            this.#warned = true;
+            const message = `adcp-codegen: ${this.label}: a shadowed request signature failed (${this.verdict.warning})`;
+            if (this.rules.log !== undefined)
+                this.rules.log.warn('signature_shadowed', message);
+            else
+                process.emitWarning(message);
+        }
+        return undefined;
+    }
+    #refuse(refusal) {
+        if (refusal !== undefined)
+            this.refusal ??= refusal;
+        return refusal;
+    }
+}
+exports.Admission = Admission;
+class CallGate {
+    admission;
+    methods;
+    constructor(admission, methods) {
+        this.admission = admission;
+        this.methods = methods;
+    }
+    tool(tool) {
+        return this.admission.tool(this.methods, tool);
+    }
+    args(tool, args) {
+        return this.admission.args(this.methods, tool, args);
+    }
+}
+exports.CallGate = CallGate;
+function refusalError(tool, refusal) {
+    const message = refusal.kind === 'credentials'
+        ? `${tool} needs credentials: send them in the Authorization header`
+        : `${tool}: ${refusal.code === 'request_signature_required' ? 'this request must be signed (RFC 9421)' : `the request signature was refused (${refusal.code})`}`;
+    return { code: 'AUTH_REQUIRED', message, recovery: 'correctable' };
+}
+const byUser = new WeakMap();
+function carry(user, admission) {
+    byUser.set(user, admission);
+    return user;
+}
+function admissionOf(context) {
+    const user = context !== null && typeof context === 'object' ? context.user : undefined;
+    return user !== null && typeof user === 'object' ? byUser.get(user) : undefined;
+}
+
+  },
+  // runtime/call/admit.ts of adcp-codegen, its comments left out
+  "./call/admit.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.admit = admit;
+exports.admitArgs = admitArgs;
+const admission_js_1 = require("./call/admission.js");
+function admit(call) {
+    const gate = gateOf(call);
+    if (gate === undefined)
+        return;
+    const refused = gate.tool(call.tool);
+    if (refused !== undefined)
+        return call.reject((0, admission_js_1.refusalError)(call.tool, refused));
+}
+function admitArgs(call) {
+    const gate = gateOf(call);
+    if (gate === undefined)
+        return;
+    const refused = gate.args(call.tool, call.args);
+    if (refused !== undefined)
+        return call.reject((0, admission_js_1.refusalError)(call.tool, refused));
+}
+function gateOf(call) {
+    const gate = call.ctx.admission;
+    return gate instanceof admission_js_1.CallGate ? gate : undefined;
+}
+
+  },
   // runtime/call/authorize.ts of adcp-codegen, its comments left out
   "./call/authorize.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -397,8 +539,11 @@ class Call {
     }
     abandon = new AbortController();
     handlerContext() {
-        return (this.#hctx ??= {
-            ...this.ctx,
+        if (this.#hctx !== undefined)
+            return this.#hctx;
+        const { admission: _admission, ...ctx } = this.ctx;
+        return (this.#hctx = {
+            ...ctx,
             signal: this.handlerSignal(),
             tool: this.tool,
             release: this.release.key,
@@ -785,6 +930,7 @@ function itemsPlan(served, s, failed) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.STAGES = void 0;
 exports.runCall = runCall;
+const admit_js_1 = require("./call/admit.js");
 const authorize_js_1 = require("./call/authorize.js");
 const call_js_1 = require("./call/call.js");
 const convert_down_js_1 = require("./call/convert-down.js");
@@ -800,7 +946,7 @@ const read_js_1 = require("./call/read.js");
 const select_js_1 = require("./call/select.js");
 const verify_js_1 = require("./call/verify.js");
 const call_watch_js_1 = require("./ops/call-watch.js");
-exports.STAGES = [read_js_1.read, credentials_js_1.credentials, select_js_1.select, parse_js_1.parse, push_config_js_1.pushConfig, idempotency_js_1.idempotency, convert_up_js_1.convertUp, authorize_js_1.authorize, handle_js_1.handle, convert_down_js_1.convertDown, merge_items_js_1.mergeItems, envelope_js_1.envelope, verify_js_1.verify];
+exports.STAGES = [admit_js_1.admit, read_js_1.read, admit_js_1.admitArgs, credentials_js_1.credentials, select_js_1.select, parse_js_1.parse, push_config_js_1.pushConfig, idempotency_js_1.idempotency, convert_up_js_1.convertUp, authorize_js_1.authorize, handle_js_1.handle, convert_down_js_1.convertDown, merge_items_js_1.mergeItems, envelope_js_1.envelope, verify_js_1.verify];
 function runCall(call, stages = exports.STAGES) {
     const watch = (0, call_watch_js_1.watchCall)(call.env.log, call);
     return watch === undefined ? run(call, stages, undefined) : watched(call, stages, watch);
@@ -1615,9 +1761,10 @@ function agree(field, declared, configured, option) {
   "./wire/bounds.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.MAX_PAYLOAD_TEXT = exports.MAX_REJECTION_ISSUES = void 0;
+exports.MAX_MESSAGE_DEPTH = exports.MAX_PAYLOAD_TEXT = exports.MAX_REJECTION_ISSUES = void 0;
 exports.clip = clip;
 exports.boundedIssue = boundedIssue;
+exports.nestsWithin = nestsWithin;
 exports.MAX_REJECTION_ISSUES = 50;
 exports.MAX_PAYLOAD_TEXT = 1024;
 const ELLIPSIS = '\u2026';
@@ -1670,6 +1817,22 @@ function boundedValue(value, depth = 0) {
         Object.defineProperty(out, clip(key), { value: b, enumerable: true, writable: true, configurable: true });
     }
     return changed ? out : value;
+}
+exports.MAX_MESSAGE_DEPTH = 128;
+function nestsWithin(value, max) {
+    if (value === null || typeof value !== 'object')
+        return true;
+    const stack = [[value, 1]];
+    while (stack.length > 0) {
+        const [node, depth] = stack.pop();
+        if (depth > max)
+            return false;
+        for (const child of Array.isArray(node) ? node : Object.values(node)) {
+            if (child !== null && typeof child === 'object')
+                stack.push([child, depth + 1]);
+        }
+    }
+    return true;
 }
 
   },
@@ -2102,6 +2265,7 @@ exports.statusDefined = statusDefined;
 exports.isAdcpErrorBody = isAdcpErrorBody;
 exports.thrownBody = thrownBody;
 const errors_js_1 = require("./wire/errors.js");
+const idempotency_errors_js_1 = require("./wire/idempotency-errors.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 const report_js_1 = require("./wire/report.js");
 function responseEnvelope(result, sentContext, release, schemaDefinesStatus, defaultStatus = true) {
@@ -2136,6 +2300,10 @@ function thrownBody(tool, e, log, fields) {
             if (body.ok && isAdcpErrorBody(body.value))
                 return body.value;
         }
+        if (e instanceof Error && e.name === 'StoreUnavailable') {
+            log.error('store_unavailable', `adcp-codegen: ${tool}: the store failed: ${e.message}`, { tool, ...fields });
+            return (0, idempotency_errors_js_1.serviceUnavailable)(`${tool}: the agent cannot reach its store now; retry`);
+        }
     }
     catch {
     }
@@ -2156,7 +2324,9 @@ exports.errorResult = errorResult;
 exports.unknownToolResult = unknownToolResult;
 exports.resultBody = resultBody;
 exports.callBound = callBound;
+const admission_js_1 = require("./call/admission.js");
 const errors_js_1 = require("./wire/errors.js");
+const idempotency_errors_js_1 = require("./wire/idempotency-errors.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 const report_js_1 = require("./wire/report.js");
 const log_js_1 = require("./ops/log.js");
@@ -2189,14 +2359,20 @@ function resultBody(result) {
 async function callBound(agent, handlers, tool, args, ctx) {
     const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
     const fallback = agent.defaultRelease ?? agent.releases[0];
-    if (handler === undefined)
-        return unknownToolResult(tool, args, agent.releases, fallback);
+    if (handler === undefined) {
+        const refused = ctx.admission instanceof admission_js_1.CallGate ? (ctx.admission.tool(tool) ?? ctx.admission.args(tool, undefined)) : undefined;
+        return refused !== undefined ? rejectionOf((0, admission_js_1.refusalError)(tool, refused), args, agent.releases, fallback) : unknownToolResult(tool, args, agent.releases, fallback);
+    }
     try {
         return await agent.call(tool, args, handler, ctx);
     }
     catch (e) {
         if (e instanceof UnknownToolError)
             return unknownToolResult(tool, args, agent.releases, fallback);
+        if (e instanceof Error && e.name === 'StoreUnavailable') {
+            (0, log_js_1.logOf)(agent).error('store_unavailable', `adcp-codegen: the call of ${tool} met an unavailable store: ${e.message}`, { tool });
+            return rejectionOf((0, idempotency_errors_js_1.serviceUnavailable)(`${tool}: the agent cannot reach its store now; retry`), args, agent.releases, fallback);
+        }
         (0, log_js_1.logOf)(agent).error('call_failed', `adcp-codegen: the call of ${tool} failed: ${(0, report_js_1.faultText)(e)}`, { tool });
         return rejectionOf((0, errors_js_1.agentFault)(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases, fallback);
     }

@@ -5,29 +5,30 @@
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
 //     runtime/services/health.ts be0dd40f94d4d67d, runtime/services/idempotency/budgets.ts 224e745115645c5e,
 //     runtime/services/idempotency/hash.ts f80f6716dff89dd5, runtime/services/idempotency/records.ts c5093585ee88278c,
-//     runtime/services/idempotency/service.ts 0218a03fb41d046c,
+//     runtime/services/idempotency/service.ts faa87f6b9cbf001e,
 //     runtime/services/keys/key-material.ts ab38d6e31d6cc21e, runtime/services/keys/keys.ts 460a9c74acbdf53a,
 //     runtime/services/keys/publication.ts fabc4ffc57fbb4e8,
 //     runtime/services/notifications/announce.ts 0355be5dde27c456,
-//     runtime/services/notifications/prove.ts 9f22f8571f1c0e7b,
+//     runtime/services/notifications/prove.ts 7a028da82d0895ba,
 //     runtime/services/notifications/subscribers.ts c99be17748c6ddef,
 //     runtime/services/notifications/sync-configs.ts 96b9dceebfd2c540,
-//     runtime/services/signing/envelope.ts ac72f8d03a92e7ea,
+//     runtime/services/signing/envelope.ts 276c2bb4c2794b49,
 //     runtime/services/signing/from-profile.ts 442b1f2cbf3d86e5, runtime/services/signing/keys.ts 8f925265a23f10a0,
-//     runtime/services/signing/policy.ts e3b68f3dada4a654, runtime/services/signing/replay-store.ts e9bcc614dc6647b8,
-//     runtime/services/signing/sdk.ts 7f02af49f87e619c, runtime/services/signing/verifier.ts 949059eeae8cc8c5,
-//     runtime/services/tasks/a2a-list.ts 79ef0ebcbb199e8a, runtime/services/tasks/a2a-tasks.ts c0d1a1b59c0cd8cc,
+//     runtime/services/signing/policy.ts b6376c87609f7c90, runtime/services/signing/replay-store.ts e9bcc614dc6647b8,
+//     runtime/services/signing/sdk.ts 7f02af49f87e619c, runtime/services/signing/verifier.ts 14362b6dcc63c7c7,
+//     runtime/services/tasks/a2a-list.ts 79ef0ebcbb199e8a, runtime/services/tasks/a2a-tasks.ts db5b10a708b2357e,
 //     runtime/services/tasks/effects.ts c2669ca20711fc78, runtime/services/tasks/reads.ts 7f23358ab84ebc66,
 //     runtime/services/tasks/records.ts dcc287ed010c4610, runtime/services/tasks/result.ts cb38cd28086caade,
 //     runtime/services/tasks/service.ts f48744f038c5fed6, runtime/services/tasks/webhook.ts 91fcac21343f07b6,
+//     runtime/services/webhooks/address-policy.ts b34f2a222358ae07,
 //     runtime/services/webhooks/attempt.ts db0c4cb6ea35bbc2, runtime/services/webhooks/gauges.ts 0694b82092b57f75,
-//     runtime/services/webhooks/outbox.ts a3330fb6d524ef4b, runtime/services/webhooks/push-config.ts 699abcfc8c362f4b,
+//     runtime/services/webhooks/outbox.ts a3330fb6d524ef4b, runtime/services/webhooks/push-config.ts 40e9529c35bb1947,
 //     runtime/services/webhooks/records.ts 9dd86a18a33cd63d, runtime/services/webhooks/schedule.ts 85d3905bf20464f1,
 //     runtime/services/webhooks/sdk.ts 132bc6392f0e6695, runtime/services/webhooks/setup.ts a3a502f0d87290dd,
-//     runtime/services/webhooks/worker.ts 19de8e9a3e0bd387, runtime/stores/metered.ts 26456dec86be19cd,
+//     runtime/services/webhooks/worker.ts 795414b8db59c96f, runtime/stores/metered.ts 26456dec86be19cd,
 //     runtime/stores/open.ts 7c0d806a4c413cd7, runtime/stores/postgres.ts 9e5b3ad747eb340e,
-//     runtime/stores/schema.ts 7066d7aa59bbf2f8, runtime/stores/sql.ts 5e47be9af0dd9780,
-//     runtime/stores/sqlite.ts dd5f08b0743dfc55, runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
+//     runtime/stores/schema.ts 55bd322aa84e87a5, runtime/stores/sql.ts 5e47be9af0dd9780,
+//     runtime/stores/sqlite.ts 757b3b634a46dd06, runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
 "use strict";
 
 /** Runtime modules loaded on first use (services) as CommonJS functions, for the loader in index.js. */
@@ -403,6 +404,10 @@ function judge(record, tool, hash, now, horizonMs) {
         return { kind: 'conflict' };
     return { kind: 'replay', body: JSON.parse(record.response ?? '{}') };
 }
+async function recorded(sql, c, text) {
+    const record = await (0, records_js_1.readKey)(sql, c.scope, c.key);
+    return record !== undefined && record.claim === null && record.response === text;
+}
 function claimed(sql, log, c, ttlMs, deadline) {
     return {
         kind: 'claimed',
@@ -410,8 +415,9 @@ function claimed(sql, log, c, ttlMs, deadline) {
             const text = JSON.stringify(body);
             for (let delay = 100;; delay = Math.min(delay * 2, 5_000)) {
                 try {
-                    if (!(await (0, records_js_1.completeKey)(sql, c, text, Date.now() + ttlMs)))
+                    if (!(await (0, records_js_1.completeKey)(sql, c, text, Date.now() + ttlMs)) && !(await recorded(sql, c, text))) {
                         log.warn('claim_lapsed', `adcp-codegen: idempotency: a claim outlived its deadline; its answer was not recorded`);
+                    }
                     return;
                 }
                 catch (e) {
@@ -757,6 +763,7 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.endpointProof = endpointProof;
 const log_js_1 = require("./ops/log.js");
 const node_crypto_1 = require("node:crypto");
+const address_policy_js_1 = require("./services/webhooks/address-policy.js");
 const sdk_js_1 = require("./services/webhooks/sdk.js");
 const report_js_1 = require("./wire/report.js");
 const MAX_ANSWER_BYTES = 65_536;
@@ -778,8 +785,7 @@ function endpointProof(env) {
             delivery_auth: scheme === undefined ? { mode: 'rfc9421' } : { mode: scheme, credential_fingerprint: (0, node_crypto_1.createHash)('sha256').update(String(auth.credentials)).digest('hex') },
             event_types: [...new Set(subscriber.event_types)],
         });
-        const sdk = (0, sdk_js_1.sdkServer)();
-        fetch ??= sdk.createPinAndBindFetch({ policy: (0, sdk_js_1.ssrfPolicy)(env.sandbox) });
+        fetch ??= (0, address_policy_js_1.webhookFetch)(env.sandbox);
         const headers = { 'content-type': 'application/json' };
         const signed = (0, sdk_js_1.sdkSigningClient)().signWebhook({ method: 'POST', url: subscriber.url, headers, body }, (await env.keys.pair()).signer);
         let answer;
@@ -927,14 +933,9 @@ function sorted(list) {
   "./services/signing/envelope.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.MAX_UNSIGNED_BODY_BYTES = void 0;
 exports.headerValue = headerValue;
-exports.parseBody = parseBody;
-exports.invocationsOf = invocationsOf;
 exports.carriesWebhookCredentials = carriesWebhookCredentials;
-exports.MAX_UNSIGNED_BODY_BYTES = 1_048_576;
 const MAX_DEPTH = 64;
-const A2A_SEND = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
 function headerValue(headers, name) {
     for (const [k, v] of Object.entries(headers)) {
         if (k.toLowerCase() !== name)
@@ -942,44 +943,6 @@ function headerValue(headers, name) {
         if (v === undefined)
             return undefined;
         return Array.isArray(v) ? v.map((s) => s.trim()).join(', ') : v.trim();
-    }
-    return undefined;
-}
-function parseBody(body) {
-    if (body.length === 0)
-        return undefined;
-    try {
-        return JSON.parse(body);
-    }
-    catch {
-        return undefined;
-    }
-}
-function invocationsOf(json) {
-    const calls = [];
-    for (const message of Array.isArray(json) ? json : [json]) {
-        if (!isObject(message) || typeof message.method !== 'string')
-            continue;
-        const params = isObject(message.params) ? message.params : {};
-        let operation;
-        if (message.method === 'tools/call' && typeof params.name === 'string')
-            operation = params.name;
-        if (A2A_SEND.has(message.method)) {
-            const msg = isObject(params.message) ? params.message : isObject(params.request) ? params.request : undefined;
-            if (Array.isArray(msg?.parts))
-                operation = msg.parts.map(skillOf).find((s) => s !== undefined);
-        }
-        calls.push(operation === undefined ? { method: message.method } : { method: message.method, operation });
-    }
-    return calls;
-}
-function skillOf(part) {
-    if (!isObject(part))
-        return undefined;
-    const inner = isObject(part.data) ? part.data : isObject(part.content) ? part.content : undefined;
-    for (const candidate of [inner, inner?.data, inner?.value]) {
-        if (isObject(candidate) && typeof candidate.skill === 'string')
-            return candidate.skill;
     }
     return undefined;
 }
@@ -1235,6 +1198,7 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.signingPolicy = signingPolicy;
 exports.requiresSignature = requiresSignature;
 exports.shadowed = shadowed;
+exports.shadowsAny = shadowsAny;
 function signingPolicy(block, options) {
     const profile = options.profile ?? (options.releaseBelow32 ? 'legacy-3.1' : '3.2');
     if (profile !== '3.2' && profile !== 'legacy-3.1')
@@ -1263,17 +1227,16 @@ function signingPolicy(block, options) {
         methodsWarnFor: list('protocol_methods_warn_for'),
     };
 }
-function requiresSignature(policy, calls, operation) {
-    if (operation !== undefined && policy.requiredFor.has(operation))
-        return true;
-    return calls.some((c) => (c.operation !== undefined && policy.requiredFor.has(c.operation)) || policy.methodsRequiredFor.has(c.method));
+function requiresSignature(policy, call) {
+    return (call.operation !== undefined && policy.requiredFor.has(call.operation)) || call.methods.some((m) => policy.methodsRequiredFor.has(m));
 }
-function shadowed(policy, calls, operation) {
-    if (requiresSignature(policy, calls, operation))
+function shadowed(policy, call) {
+    if (requiresSignature(policy, call))
         return false;
-    if (operation !== undefined)
-        return policy.warnFor.has(operation);
-    return calls.length > 0 && calls.every((c) => (c.operation !== undefined && policy.warnFor.has(c.operation)) || policy.methodsWarnFor.has(c.method));
+    return (call.operation !== undefined && policy.warnFor.has(call.operation)) || call.methods.some((m) => policy.methodsWarnFor.has(m));
+}
+function shadowsAny(policy) {
+    return policy.warnFor.size > 0 || policy.methodsWarnFor.size > 0;
 }
 
   },
@@ -1424,27 +1387,15 @@ function requestVerifier(settings) {
     const { policy, keys } = settings;
     const clock = settings.clock ?? (() => Math.floor(Date.now() / 1000));
     const replay = (0, replay_store_js_1.replayStore)(settings.store, keys.capOf);
-    const reject = (code, detail) => ({ ok: false, status: 401, code, wwwAuthenticate: `Signature error="${code}"`, detail });
-    const unsigned = (request) => {
-        const body = request.body;
-        if (body.length > envelope_js_1.MAX_UNSIGNED_BODY_BYTES && request.json === undefined) {
-            return reject('request_signature_required', `an unsigned body over ${envelope_js_1.MAX_UNSIGNED_BODY_BYTES} bytes is not searched for webhook credentials; sign it`);
-        }
-        const json = request.json ?? (0, envelope_js_1.parseBody)(body);
-        if ((0, envelope_js_1.carriesWebhookCredentials)(json))
-            return reject('request_signature_required', 'a request registering webhook credentials (\u2026authentication) must be signed');
-        if ((0, policy_js_1.requiresSignature)(policy, (0, envelope_js_1.invocationsOf)(json), request.operation) && request.authenticated !== true) {
-            return reject('request_signature_required', 'what the request invokes requires a signed request or another accepted credential');
-        }
-        return request.authenticated === true ? { ok: true, authenticatedBy: 'fallback' } : { ok: true, authenticatedBy: 'none' };
-    };
+    const refusal = (code, detail) => ({ status: 401, code, wwwAuthenticate: `Signature error="${code}"`, detail });
+    const reject = (code, detail) => ({ ok: false, ...refusal(code, detail) });
     return {
         profile: policy.profile,
         async verify(request) {
             const signatureInput = (0, envelope_js_1.headerValue)(request.headers, 'signature-input');
             const signature = (0, envelope_js_1.headerValue)(request.headers, 'signature');
             if (signatureInput === undefined && signature === undefined)
-                return unsigned(request);
+                return request.authenticated === true ? { ok: true, authenticatedBy: 'fallback' } : { ok: true, authenticatedBy: 'none' };
             try {
                 if (signatureInput === undefined || signature === undefined) {
                     throw new sdk_js_1.SignatureFailure('request_signature_header_malformed', 'Signature and Signature-Input must come as a pair');
@@ -1467,11 +1418,26 @@ function requestVerifier(settings) {
                 const code = (0, sdk_js_1.signatureCode)(e);
                 if (code === undefined)
                     throw e;
-                if (!MALFORMED.has(code) && request.authenticated === true && (0, policy_js_1.shadowed)(policy, callsOf(request), request.operation)) {
+                if (!MALFORMED.has(code) && request.authenticated === true && (0, policy_js_1.shadowsAny)(policy))
                     return { ok: true, authenticatedBy: 'fallback', warning: code };
-                }
                 return reject(code, e.message);
             }
+        },
+        judge(verdict, call) {
+            if (verdict.authenticatedBy === 'signature')
+                return undefined;
+            const failed = verdict.authenticatedBy === 'fallback' ? verdict.warning : undefined;
+            if (failed !== undefined) {
+                if ((0, envelope_js_1.carriesWebhookCredentials)(call.args))
+                    return refusal(failed, 'a request registering webhook credentials carried a signature that failed');
+                return (0, policy_js_1.shadowed)(policy, call) ? undefined : refusal(failed, `the signature failed and ${call.operation ?? call.methods[0] ?? 'the call'} is not shadowed (warn_for)`);
+            }
+            if ((0, envelope_js_1.carriesWebhookCredentials)(call.args))
+                return refusal('request_signature_required', 'a request registering webhook credentials (\u2026authentication) must be signed');
+            if (verdict.authenticatedBy === 'none' && (0, policy_js_1.requiresSignature)(policy, call)) {
+                return refusal('request_signature_required', `${call.operation ?? call.methods[0] ?? 'the call'} requires a signed request or another accepted credential`);
+            }
+            return undefined;
         },
     };
 }
@@ -1517,9 +1483,6 @@ function authorityOf(canonical, url) {
         return undefined;
     }
 }
-function callsOf(request) {
-    return (0, envelope_js_1.invocationsOf)(request.json ?? (0, envelope_js_1.parseBody)(request.body));
-}
 
   },
   // runtime/services/tasks/a2a-list.ts of adcp-codegen, its comments left out
@@ -1554,44 +1517,56 @@ function listPage(all, params, copy) {
   "./services/tasks/a2a-tasks.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.DURABLE_TASK_TTL_MS = exports.DURABLE_MAX_TASKS = void 0;
+exports.DURABLE_TASK_TTL_MS = exports.DURABLE_MAX_TASK_BYTES = exports.DURABLE_MAX_TASKS = void 0;
 exports.durableA2AStore = durableA2AStore;
 exports.settleLinked = settleLinked;
 const a2a_list_js_1 = require("./services/tasks/a2a-list.js");
 const options_js_1 = require("./wire/options.js");
-exports.DURABLE_MAX_TASKS = 10_000;
+exports.DURABLE_MAX_TASKS = 1_000;
+exports.DURABLE_MAX_TASK_BYTES = 32 * 1024 * 1024;
 exports.DURABLE_TASK_TTL_MS = 24 * 3600 * 1000;
 const PURGE_EVERY_MS = 60_000;
-const SAVE = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at) VALUES ($1, $2, $3, NULL, NULL, $4, $5, $6)
-ON CONFLICT (scope, task_id) DO UPDATE SET task = excluded.task, ttl_ms = excluded.ttl_ms, saved_at = excluded.saved_at, expires_at = excluded.expires_at`;
-const LINK = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at) VALUES ($1, $2, NULL, $3, NULL, $4, $5, $6)
+const SAVE = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at, bytes) VALUES ($1, $2, $3, NULL, NULL, $4, $5, $6, $7)
+ON CONFLICT (scope, task_id) DO UPDATE SET task = excluded.task, ttl_ms = excluded.ttl_ms, saved_at = excluded.saved_at, expires_at = excluded.expires_at,
+  bytes = excluded.bytes + COALESCE(LENGTH(adcp_a2a_tasks.settled), 0)`;
+const LINK = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at, bytes) VALUES ($1, $2, NULL, $3, NULL, $4, $5, $6, 0)
 ON CONFLICT (scope, task_id) DO UPDATE SET adcp_task_id = excluded.adcp_task_id`;
 const LOAD = 'SELECT task, settled FROM adcp_a2a_tasks WHERE scope = $1 AND task_id = $2 AND expires_at > $3 AND task IS NOT NULL';
 const LIST = 'SELECT task, settled FROM adcp_a2a_tasks WHERE scope = $1 AND expires_at > $2 AND task IS NOT NULL ORDER BY saved_at DESC LIMIT $3';
-const SETTLE = 'UPDATE adcp_a2a_tasks SET settled = $2, saved_at = $3, expires_at = $3 + ttl_ms WHERE adcp_task_id = $1';
+const SETTLE = 'UPDATE adcp_a2a_tasks SET settled = $2, saved_at = $3, expires_at = $3 + ttl_ms, bytes = bytes + LENGTH($2) WHERE adcp_task_id = $1';
 const EXPIRED = 'DELETE FROM adcp_a2a_tasks WHERE expires_at <= $1';
-const BEYOND = 'DELETE FROM adcp_a2a_tasks WHERE (scope, task_id) NOT IN (SELECT scope, task_id FROM adcp_a2a_tasks ORDER BY saved_at DESC, task_id DESC LIMIT $1)';
+const TRIM = `DELETE FROM adcp_a2a_tasks WHERE scope = $1 AND task_id IN (
+  SELECT task_id FROM (
+    SELECT task_id, ROW_NUMBER() OVER newest AS n, SUM(bytes) OVER newest AS b FROM adcp_a2a_tasks WHERE scope = $1
+    WINDOW newest AS (ORDER BY CASE WHEN task_id = $4 THEN 0 ELSE 1 END, saved_at DESC, task_id DESC ROWS UNBOUNDED PRECEDING)
+  ) ranked WHERE n > $2 OR b > $3)`;
 const LIST_READ_LIMIT = 1000;
 function durableA2AStore(store, options = {}) {
     const maxTasks = (0, options_js_1.positiveOption)(options.maxTasks, exports.DURABLE_MAX_TASKS, 'a2a.maxTasks', 'integer');
+    const maxBytes = (0, options_js_1.positiveOption)(options.maxTaskBytes, exports.DURABLE_MAX_TASK_BYTES, 'a2a.maxTaskBytes', 'integer');
     const ttlMs = (0, options_js_1.positiveOption)(options.ttlMs, exports.DURABLE_TASK_TTL_MS, 'a2a.taskTtlMs', 'integer');
-    const purgeEvery = Math.max(1, Math.floor(maxTasks / 10));
-    let saves = 0;
     let purgedAt = Date.now();
     const purge = async () => {
         const sql = await store.open();
         const now = Date.now();
-        saves = 0;
         purgedAt = now;
-        return (await sql.query(EXPIRED, [now])).rowCount + (await sql.query(BEYOND, [maxTasks])).rowCount;
+        return (await sql.query(EXPIRED, [now])).rowCount;
     };
     const read = (row) => withSettled(JSON.parse(String(row.task)), row.settled);
     return {
         async save(task, context) {
+            const text = withinBudget(task, maxBytes);
+            if (text === undefined) {
+                store.log.warn('task_too_large', `adcp-codegen: an A2A Task of more than a2a.maxTaskBytes (${maxBytes} bytes) even without its history is not kept`);
+                return;
+            }
             const sql = await store.open();
+            const scope = (0, a2a_list_js_1.ownerOf)(context);
             const now = Date.now();
-            await sql.query(SAVE, [(0, a2a_list_js_1.ownerOf)(context), String(task.id), JSON.stringify(task), ttlMs, now, now + ttlMs]);
-            if (++saves >= purgeEvery || now - purgedAt > PURGE_EVERY_MS) {
+            await sql.query(SAVE, [scope, String(task.id), text, ttlMs, now, now + ttlMs, Buffer.byteLength(text)]);
+            await sql.query(TRIM, [scope, maxTasks, maxBytes, String(task.id)]);
+            if (now - purgedAt > PURGE_EVERY_MS) {
+                purgedAt = now;
                 purge().catch((e) => store.log.warn('purge_failed', `adcp-codegen: the A2A task store could not be purged: ${String(e)}`));
             }
         },
@@ -1607,11 +1582,20 @@ function durableA2AStore(store, options = {}) {
             const now = Date.now();
             await tx.query(LINK, [principal, a2aTaskId, adcpTaskId, ttlMs, now, now + ttlMs]);
         },
-        async count() {
-            return Number((await (await store.open()).query('SELECT COUNT(*) AS n FROM adcp_a2a_tasks')).rows[0].n);
+        async count(principal) {
+            const sql = await store.open();
+            const r = principal === undefined ? await sql.query('SELECT COUNT(*) AS n FROM adcp_a2a_tasks') : await sql.query('SELECT COUNT(*) AS n FROM adcp_a2a_tasks WHERE scope = $1', [principal]);
+            return Number(r.rows[0].n);
         },
         purge,
     };
+}
+function withinBudget(task, maxBytes) {
+    const whole = JSON.stringify(task);
+    if (Buffer.byteLength(whole) <= maxBytes)
+        return whole;
+    const trimmed = JSON.stringify({ ...task, history: [] });
+    return Buffer.byteLength(trimmed) <= maxBytes ? trimmed : undefined;
 }
 async function settleLinked(tx, task) {
     const context = task.request.context;
@@ -2019,6 +2003,96 @@ function notificationId(taskId) {
 }
 
   },
+  // runtime/services/webhooks/address-policy.ts of adcp-codegen, its comments left out
+  "./services/webhooks/address-policy.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.refusedAddress = refusedAddress;
+exports.pinnedFetch = pinnedFetch;
+exports.webhookFetch = webhookFetch;
+const node_dns_1 = require("node:dns");
+const node_net_1 = require("node:net");
+const packages_js_1 = require("./artifacts/packages.js");
+const sdk_js_1 = require("./services/webhooks/sdk.js");
+let ipaddr;
+const library = () => (ipaddr ??= (0, packages_js_1.agentPackage)('ipaddr.js', 'checking webhook URLs'));
+function refusedAddress(address, sandbox) {
+    const lib = library();
+    const host = canonical(address.replace(/^\[|\]$/g, ''));
+    if (host === undefined || !lib.isValid(host))
+        return `${address} is not an IP address`;
+    const ip = lib.parse(host);
+    const range = ip.range();
+    if (sandbox && range === 'loopback')
+        return undefined;
+    if (ip.kind() === 'ipv4')
+        return range === 'unicast' ? undefined : `${host} is in a special-purpose block (${range})`;
+    const embeds = embeddedIPv4(ip.toByteArray()).map(({ form, v4 }) => `${form} of ${lib.fromByteArray(v4).toString()} (${lib.fromByteArray(v4).range()})`);
+    const reaching = embeds.length > 0 ? `, the ${embeds.join(' and ')}` : '';
+    if (range !== 'unicast')
+        return `${host} is in a special-purpose block (${range}${reaching})`;
+    if (ip.toByteArray()[0] >> 5 !== 0b001)
+        return `${host} is outside IPv6's global unicast space 2000::/3${reaching}`;
+    return undefined;
+}
+function canonical(host) {
+    if ((0, node_net_1.isIP)(host) !== 6)
+        return host;
+    try {
+        return new URL(`http://[${host}]/`).hostname.slice(1, -1);
+    }
+    catch {
+        return undefined;
+    }
+}
+function embeddedIPv4(b) {
+    const zero = (from, to) => b.slice(from, to).every((x) => x === 0);
+    const last = b.slice(12, 16);
+    const found = [];
+    if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff)
+        found.push({ form: 'IPv4-mapped form', v4: last });
+    else if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && zero(10, 12))
+        found.push({ form: 'IPv4-translated form', v4: last });
+    else if (zero(0, 12) && !zero(12, 15))
+        found.push({ form: 'IPv4-compatible form', v4: last });
+    if (b[0] === 0x20 && b[1] === 0x02)
+        found.push({ form: '6to4 form', v4: b.slice(2, 6) });
+    if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) {
+        if (zero(4, 12))
+            found.push({ form: 'NAT64 form', v4: last });
+        else if (b[4] === 0 && b[5] === 1)
+            found.push({ form: 'local-use NAT64 form', v4: [b[6], b[7], b[9], b[10]] });
+    }
+    if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0) {
+        found.push({ form: 'Teredo server', v4: b.slice(4, 8) }, { form: 'Teredo client', v4: last.map((x) => x ^ 0xff) });
+    }
+    return found;
+}
+function pinnedFetch(sdk, policy, sandbox) {
+    const guarded = (hostname, options, callback) => {
+        (0, node_dns_1.lookup)(hostname, { ...options, all: true }, (error, addresses) => {
+            if (error !== null)
+                return callback(error);
+            const refused = addresses.map((a) => refusedAddress(a.address, sandbox)).find((r) => r !== undefined);
+            if (refused !== undefined)
+                return callback(Object.assign(new Error(`pin-and-bind: ${hostname} resolves to an address webhooks may not reach: ${refused}`), { code: 'EADCP_SSRF_BLOCKED' }));
+            callback(null, addresses);
+        });
+    };
+    const fetch = sdk.createPinAndBindFetch({ policy, lookup: guarded });
+    return async (url, init) => {
+        const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+        const refused = (0, node_net_1.isIP)(host) !== 0 ? refusedAddress(host, sandbox) : undefined;
+        if (refused !== undefined)
+            throw Object.assign(new Error(`pin-and-bind: ${refused}`), { code: 'EADCP_SSRF_BLOCKED' });
+        return fetch(url, init);
+    };
+}
+function webhookFetch(sandbox) {
+    return pinnedFetch((0, sdk_js_1.sdkServer)(), (0, sdk_js_1.ssrfPolicy)(sandbox), sandbox);
+}
+
+  },
   // runtime/services/webhooks/attempt.ts of adcp-codegen, its comments left out
   "./services/webhooks/attempt.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -2250,6 +2324,7 @@ exports.vetPushConfig = vetPushConfig;
 const promises_1 = require("node:dns/promises");
 const node_net_1 = require("node:net");
 const errors_js_1 = require("./wire/errors.js");
+const address_policy_js_1 = require("./services/webhooks/address-policy.js");
 const sdk_js_1 = require("./services/webhooks/sdk.js");
 async function checkPushUrl(url, field, check) {
     const v = await vetPushUrl(url, field, check);
@@ -2276,7 +2351,9 @@ async function vetPushUrl(url, field, check) {
     if (!literal.allowed)
         return { refused: refuse(problemOf(literal.rule, check.sandbox)) };
     const host = u.hostname.replace(/^\[|\]$/g, '');
-    if (check.resolve === false || (0, node_net_1.isIP)(host) !== 0)
+    if ((0, node_net_1.isIP)(host) !== 0)
+        return (0, address_policy_js_1.refusedAddress)(host, check.sandbox) === undefined ? {} : { refused: refuse(problemOf(undefined, check.sandbox)) };
+    if (check.resolve === false)
         return {};
     let addresses;
     try {
@@ -2287,7 +2364,9 @@ async function vetPushUrl(url, field, check) {
         return code === 'ENOTFOUND' ? { unusable: refuse('names a host that does not resolve') } : {};
     }
     const resolved = enforceSsrfPolicyResolved(u, addresses, policy);
-    return resolved.allowed ? {} : { refused: refuse(problemOf(resolved.rule, check.sandbox)) };
+    if (!resolved.allowed)
+        return { refused: refuse(problemOf(resolved.rule, check.sandbox)) };
+    return addresses.every((a) => (0, address_policy_js_1.refusedAddress)(a, check.sandbox) === undefined) ? {} : { refused: refuse(problemOf(undefined, check.sandbox)) };
 }
 function checkPushAuthentication(authentication, field, check) {
     const v = vetPushAuthentication(authentication, field, check);
@@ -2326,8 +2405,8 @@ function problemOf(rule, sandbox) {
     if (rule?.startsWith('host_literal') === true)
         return 'must name a host, not an address';
     return sandbox
-        ? 'must not point at a private, link-local or reserved address'
-        : 'must not point at a private, loopback, link-local or reserved address';
+        ? 'must not point at a private, link-local, reserved or other special-purpose address (a sandbox reaches loopback only)'
+        : 'must not point at a private, loopback, link-local, reserved or other special-purpose address';
 }
 
   },
@@ -2564,6 +2643,7 @@ const node_crypto_1 = require("node:crypto");
 const attempt_js_1 = require("./services/webhooks/attempt.js");
 const records_js_1 = require("./services/webhooks/records.js");
 const schedule_js_1 = require("./services/webhooks/schedule.js");
+const address_policy_js_1 = require("./services/webhooks/address-policy.js");
 const sdk_js_1 = require("./services/webhooks/sdk.js");
 const report_js_1 = require("./wire/report.js");
 const RETENTION_MS = 604_800_000;
@@ -2657,7 +2737,7 @@ function deliveryWorker(store, keys, s) {
             sql = await store.open();
             const sdk = (0, sdk_js_1.sdkServer)();
             const signer = (await keys.pair()).signer;
-            env = { sdk, signer, fetch: sdk.createPinAndBindFetch({ policy: (0, sdk_js_1.ssrfPolicy)(s.sandbox) }), timeoutMs: s.timeoutMs };
+            env = { sdk, signer, fetch: (0, address_policy_js_1.webhookFetch)(s.sandbox), timeoutMs: s.timeoutMs };
             running = true;
             schedule(0);
         },
@@ -2929,10 +3009,14 @@ exports.SCHEMA = [
     ttl_ms BIGINT NOT NULL,
     saved_at BIGINT NOT NULL,
     expires_at BIGINT NOT NULL,
+    bytes BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (scope, task_id)
   )`,
+    'ALTER TABLE adcp_a2a_tasks ADD COLUMN IF NOT EXISTS bytes BIGINT NOT NULL DEFAULT 0',
     'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_adcp ON adcp_a2a_tasks (adcp_task_id)',
-    'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_saved ON adcp_a2a_tasks (saved_at)',
+    'DROP INDEX IF EXISTS adcp_a2a_tasks_saved',
+    'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_scope ON adcp_a2a_tasks (scope, saved_at)',
+    'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_expires ON adcp_a2a_tasks (expires_at)',
     `CREATE TABLE IF NOT EXISTS adcp_agent_subscribers (
     scope TEXT NOT NULL,
     subscriber_id TEXT NOT NULL,
@@ -3022,11 +3106,16 @@ function openSqlite(dir, synchronous = 'normal') {
     const Database = (0, packages_js_1.agentPackage)('better-sqlite3', memory ? 'the memory store' : 'the embedded store (ADCP_STATE_DIR)');
     let db;
     try {
-        if (!memory)
+        if (!memory) {
             ownDirectory(dir);
+            privateFile((0, node_path_1.join)(dir, exports.STATE_FILE));
+        }
         db = new Database(memory ? ':memory:' : (0, node_path_1.join)(dir, exports.STATE_FILE), { timeout: 5_000, nativeBinding: nativeBinding() });
-        if (!memory)
+        if (!memory) {
             db.pragma('journal_mode = WAL');
+            for (const journal of ['-wal', '-shm'])
+                privateFile((0, node_path_1.join)(dir, exports.STATE_FILE + journal), false);
+        }
         db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     }
     catch (e) {
@@ -3103,7 +3192,7 @@ function openSqlite(dir, synchronous = 'normal') {
         },
         async migrate(ddl) {
             try {
-                db.transaction(() => ddl.forEach((statement) => db.exec(statement)))();
+                db.transaction(() => ddl.forEach((statement) => migrateOne(db, statement)))();
             }
             catch (e) {
                 throw new sql_js_1.StoreUnavailable(where, e);
@@ -3113,6 +3202,15 @@ function openSqlite(dir, synchronous = 'normal') {
             db.close();
         },
     };
+}
+function migrateOne(db, statement) {
+    const add = /^ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+) (.+)$/s.exec(statement);
+    if (add === null)
+        return db.exec(statement);
+    const [, table, column, definition] = add;
+    const columns = db.pragma(`table_info(${table})`);
+    if (!columns.some((c) => c.name === column))
+        db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
 }
 function nativeBinding() {
     try {
@@ -3124,12 +3222,27 @@ function nativeBinding() {
     }
 }
 function ownDirectory(dir) {
-    (0, node_fs_1.mkdirSync)(dir, { recursive: true, mode: 0o700 });
+    if ((0, node_fs_1.mkdirSync)(dir, { recursive: true, mode: 0o700 }) !== undefined)
+        (0, node_fs_1.chmodSync)(dir, 0o700);
     const st = (0, node_fs_1.statSync)(dir);
     if (!st.isDirectory())
         throw new Error('not a directory');
     if (typeof process.getuid === 'function' && st.uid !== process.getuid())
         throw new Error(`owned by another user (uid ${st.uid})`);
+    if ((st.mode & 0o022) !== 0)
+        throw new Error(`group- or world-writable (mode ${(st.mode & 0o7777).toString(8)}): make it private (chmod 700) or name another`);
+}
+function privateFile(file, create = true) {
+    if (!(0, node_fs_1.existsSync)(file)) {
+        if (create)
+            (0, node_fs_1.closeSync)((0, node_fs_1.openSync)(file, 'a', 0o600));
+        return;
+    }
+    const st = (0, node_fs_1.lstatSync)(file);
+    if (!st.isFile())
+        throw new Error(`${file} is not a regular file`);
+    if ((st.mode & 0o077) !== 0)
+        (0, node_fs_1.chmodSync)(file, 0o600);
 }
 
   },

@@ -2,8 +2,8 @@
 // adcp-codegen runtime modules a valid call never reaches (runtime/*.ts compiled), loaded by index.js on first use.
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/artifacts/tools-list.ts ae34ba0485920795, runtime/call/handlers.ts 5e81e764302eec96,
-//     runtime/transports/a2a.ts 4754473652fb46ed, runtime/transports/call-trace.ts 4beee7a8cf55a16e,
-//     runtime/transports/mcp.ts e8fb014ee1aab9ec
+//     runtime/transports/a2a-events.ts 08d760ffabc0153a, runtime/transports/a2a.ts e907b70caf897dc9,
+//     runtime/transports/call-trace.ts 4beee7a8cf55a16e, runtime/transports/mcp.ts b67723f84ff6861f
 "use strict";
 
 /** Runtime modules loaded on first use (transports) as CommonJS functions, for the loader in index.js. */
@@ -121,16 +121,82 @@ class HandlerSetError extends Error {
 exports.HandlerSetError = HandlerSetError;
 
   },
+  // runtime/transports/a2a-events.ts of adcp-codegen, its comments left out
+  "./transports/a2a-events.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.V1_STATE = void 0;
+exports.taskEvent = taskEvent;
+exports.taskOf = taskOf;
+exports.bodyOf = bodyOf;
+const json_copy_js_1 = require("./wire/json-copy.js");
+exports.V1_STATE = { completed: 3, failed: 4, canceled: 5 };
+function taskEvent(dialect, ids, answer, history) {
+    const { skill, body, failed, state } = answer;
+    const error = failed ? body.adcp_error : undefined;
+    const text = error !== undefined ? `${error.code}: ${error.message}` : undefined;
+    const timestamp = new Date().toISOString();
+    const artifactId = `${ids.taskId}-${failed ? 'error' : 'result'}`;
+    if (dialect === 'v1') {
+        const part = (content, mediaType) => ({ content, metadata: undefined, filename: '', mediaType });
+        return {
+            kind: 'task',
+            data: {
+                id: ids.taskId,
+                contextId: ids.contextId,
+                status: { state: exports.V1_STATE[state], message: undefined, timestamp },
+                artifacts: [
+                    {
+                        artifactId,
+                        name: skill,
+                        description: '',
+                        parts: [part({ $case: 'data', value: body }, 'application/json'), ...(text !== undefined ? [part({ $case: 'text', value: text }, 'text/plain')] : [])],
+                        metadata: undefined,
+                        extensions: [],
+                    },
+                ],
+                history: [...history],
+                metadata: undefined,
+            },
+        };
+    }
+    return {
+        kind: 'task',
+        id: ids.taskId,
+        contextId: ids.contextId,
+        status: { state, timestamp },
+        artifacts: [{ artifactId, name: skill, parts: [{ kind: 'data', data: body }, ...(text !== undefined ? [{ kind: 'text', text }] : [])] }],
+        history: [...history],
+    };
+}
+function taskOf(value) {
+    if (!(0, json_copy_js_1.isObject)(value))
+        return undefined;
+    if (value.kind === 'task' && (0, json_copy_js_1.isObject)(value.data))
+        return value.data;
+    return typeof value.id === 'string' && (0, json_copy_js_1.isObject)(value.status) ? value : undefined;
+}
+function bodyOf(task) {
+    const artifact = Array.isArray(task.artifacts) ? task.artifacts[0] : undefined;
+    const part = (0, json_copy_js_1.isObject)(artifact) && Array.isArray(artifact.parts) ? artifact.parts[0] : undefined;
+    if (!(0, json_copy_js_1.isObject)(part))
+        return undefined;
+    const data = part.kind === 'data' ? part.data : (0, json_copy_js_1.isObject)(part.content) && part.content.$case === 'data' ? part.content.value : undefined;
+    return (0, json_copy_js_1.isObject)(data) ? data : undefined;
+}
+
+  },
   // runtime/transports/a2a.ts of adcp-codegen, its comments left out
   "./transports/a2a.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.createA2AExecutor = createA2AExecutor;
 exports.a2aSkills = a2aSkills;
+const admission_js_1 = require("./call/admission.js");
 const results_js_1 = require("./wire/results.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 const call_trace_js_1 = require("./transports/call-trace.js");
-const V1_STATE = { completed: 3, failed: 4, canceled: 5 };
+const a2a_events_js_1 = require("./transports/a2a-events.js");
 const INVOCATION_ERRORS = {
     noParts: 'the message carries no parts; send one DataPart { "skill": "<tool>", "input": { \u2026 } }',
     noDataPart: 'the message has no DataPart; AdCP tools are addressed by one DataPart { "skill": "<tool>", "input": { \u2026 } }, not by text or files',
@@ -139,19 +205,28 @@ const INVOCATION_ERRORS = {
     noSkill: 'the DataPart must name the AdCP tool in a non-empty string "skill"',
     inputNotObject: 'the DataPart "input" (or legacy "parameters") must be an object, or omitted',
 };
-function createA2AExecutor(agent, handlers, options = {}) {
+const FOREIGN = {
+    'v0.3': 'is not an A2A 0.3 part: a part is { "kind": "text" | "file" | "data" } with that kind\'s field only; send one DataPart { "kind": "data", "data": { "skill": "<tool>", "input": { \u2026 } } }',
+    v1: 'is not an A2A 1.0 text, raw, url or data part; send one DataPart { "data": { "skill": "<tool>", "input": { \u2026 } } }',
+};
+function createA2AExecutor(agent, handlers, options = {}, major) {
     const rejectedState = options.rejectedTaskState ?? 'failed';
     if (rejectedState !== 'failed' && rejectedState !== 'completed')
         throw new Error('adcp-codegen: rejectedTaskState must be "failed" or "completed"');
+    const fixed = major === undefined ? undefined : major === 1 ? 'v1' : 'v0.3';
     const running = new Map();
     return {
         async execute(request, bus) {
-            const dialect = dialectOf(request);
+            const dialect = fixed ?? dialectOf(request);
+            const admission = (0, admission_js_1.admissionOf)(request.context);
+            if (admission !== undefined)
+                admission.answering = request.taskId;
             running.set(request.taskId, { contextId: request.contextId, dialect });
             try {
-                const result = await invoke(agent, handlers, request);
-                const rejected = result.result.isError === true;
-                bus.publish(taskEvent(dialect, request, result.skill, (0, results_js_1.resultBody)(result.result), rejected, rejected ? rejectedState : 'completed'));
+                const result = await invoke(agent, handlers, request, dialect);
+                const failed = result.result.isError === true;
+                const answer = { skill: result.skill, body: (0, results_js_1.resultBody)(result.result), failed, state: failed ? rejectedState : 'completed' };
+                bus.publish((0, a2a_events_js_1.taskEvent)(dialect, request, answer, [request.userMessage]));
             }
             finally {
                 running.delete(request.taskId);
@@ -162,22 +237,27 @@ function createA2AExecutor(agent, handlers, options = {}) {
             const task = running.get(taskId);
             if (task === undefined)
                 return;
-            const status = { state: task.dialect === 'v1' ? V1_STATE.canceled : 'canceled', timestamp: new Date().toISOString() };
+            const status = { state: task.dialect === 'v1' ? a2a_events_js_1.V1_STATE.canceled : 'canceled', timestamp: new Date().toISOString() };
             bus.publish(task.dialect === 'v1'
                 ? { kind: 'statusUpdate', data: { taskId, contextId: task.contextId, status: { ...status, message: undefined }, metadata: undefined } }
                 : { kind: 'status-update', taskId, contextId: task.contextId, status, final: true });
         },
     };
 }
-async function invoke(agent, handlers, request) {
-    const parsed = readInvocation(request.userMessage.parts);
+async function invoke(agent, handlers, request, dialect) {
+    const parsed = readInvocation(request.userMessage.parts, dialect);
     if (!parsed.ok) {
         return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
     }
     const { skill, input } = parsed;
     const a2a = { taskId: request.taskId, contextId: request.contextId };
+    const admission = (0, admission_js_1.admissionOf)(request.context);
+    const gate = admission?.gate(admission.carrier);
     const trace = (0, call_trace_js_1.carriedTrace)(request.context);
-    return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { ...principalOf(request.context), a2a, ...(trace !== undefined ? { trace } : {}) }) };
+    return {
+        skill,
+        result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { ...principalOf(request.context), a2a, ...(gate !== undefined ? { admission: gate } : {}), ...(trace !== undefined ? { trace } : {}) }),
+    };
 }
 function principalOf(context) {
     const user = (0, json_copy_js_1.isObject)(context) ? context.user : undefined;
@@ -185,10 +265,14 @@ function principalOf(context) {
         return {};
     return { principal: user.userName, ...((0, json_copy_js_1.isObject)(user.auth) ? { auth: user.auth } : {}) };
 }
-function readInvocation(parts) {
+function readInvocation(parts, dialect) {
     if (!Array.isArray(parts) || parts.length === 0)
         return { ok: false, message: INVOCATION_ERRORS.noParts };
-    const data = parts.map(readPart).filter((p) => p.type === 'data');
+    const read = parts.map(dialect === 'v1' ? readPartV1 : readPartV03);
+    const foreign = read.findIndex((p) => p.type === 'foreign');
+    if (foreign !== -1)
+        return { ok: false, message: `part ${foreign} ${FOREIGN[dialect]}` };
+    const data = read.filter((p) => p.type === 'data');
     if (data.length === 0)
         return { ok: false, message: INVOCATION_ERRORS.noDataPart };
     if (data.length > 1)
@@ -204,58 +288,33 @@ function readInvocation(parts) {
         return { ok: false, message: INVOCATION_ERRORS.inputNotObject, skill, input };
     return { ok: true, skill, input: input ?? {} };
 }
-function readPart(part) {
+const CONTENT_FIELDS = ['text', 'file', 'data', 'content', 'raw', 'url'];
+const V03_KINDS = new Map([
+    ['text', 'text'],
+    ['file', 'file'],
+    ['data', 'data'],
+]);
+function readPartV03(part) {
     if (!(0, json_copy_js_1.isObject)(part))
-        return { type: 'other' };
-    if (part.kind === 'data')
-        return { type: 'data', data: part.data };
-    const content = part.content;
-    if ((0, json_copy_js_1.isObject)(content) && content.$case === 'data')
+        return { type: 'foreign' };
+    const own = V03_KINDS.get(part.kind);
+    if (own === undefined || CONTENT_FIELDS.some((f) => f !== own && part[f] !== undefined))
+        return { type: 'foreign' };
+    return part.kind === 'data' ? { type: 'data', data: part.data } : { type: 'other' };
+}
+function readPartV1(part) {
+    const content = (0, json_copy_js_1.isObject)(part) ? part.content : undefined;
+    if (!(0, json_copy_js_1.isObject)(content) || part.kind !== undefined)
+        return { type: 'foreign' };
+    if (content.$case === 'data')
         return { type: 'data', data: content.value };
-    return { type: 'other' };
+    return content.$case === 'text' || content.$case === 'raw' || content.$case === 'url' ? { type: 'other' } : { type: 'foreign' };
 }
 function dialectOf(request) {
     return (0, json_copy_js_1.isObject)(request.request) ? 'v1' : 'v0.3';
 }
 function rejection(agent, error, input) {
     return (0, results_js_1.errorResult)(error, input, agent.defaultRelease ?? agent.releases[0]);
-}
-function taskEvent(dialect, request, skill, body, failed, state) {
-    const error = failed ? body.adcp_error : undefined;
-    const text = error !== undefined ? `${error.code}: ${error.message}` : undefined;
-    const timestamp = new Date().toISOString();
-    const artifactId = `${request.taskId}-${failed ? 'error' : 'result'}`;
-    if (dialect === 'v1') {
-        const part = (content, mediaType) => ({ content, metadata: undefined, filename: '', mediaType });
-        return {
-            kind: 'task',
-            data: {
-                id: request.taskId,
-                contextId: request.contextId,
-                status: { state: V1_STATE[state], message: undefined, timestamp },
-                artifacts: [
-                    {
-                        artifactId,
-                        name: skill,
-                        description: '',
-                        parts: [part({ $case: 'data', value: body }, 'application/json'), ...(text !== undefined ? [part({ $case: 'text', value: text }, 'text/plain')] : [])],
-                        metadata: undefined,
-                        extensions: [],
-                    },
-                ],
-                history: [request.userMessage],
-                metadata: undefined,
-            },
-        };
-    }
-    return {
-        kind: 'task',
-        id: request.taskId,
-        contextId: request.contextId,
-        status: { state, timestamp },
-        artifacts: [{ artifactId, name: skill, parts: [{ kind: 'data', data: body }, ...(text !== undefined ? [{ kind: 'text', text }] : [])] }],
-        history: [request.userMessage],
-    };
 }
 function a2aSkills(agent, release) {
     return agent.toolsList(release).map((t) => ({
@@ -322,9 +381,10 @@ function mcpRegistrar(agent, handlers) {
     const sdk = require('@modelcontextprotocol/sdk/types.js');
     const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
     const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
-    return (server) => register(agent, lowLevelServer(server), sdk, callSchema, handlers);
+    return (server, admission) => register(agent, lowLevelServer(server), sdk, callSchema, handlers, admission);
 }
-function register(agent, low, sdk, callSchema, handlers) {
+const TOOLS_CALL = ['tools/call'];
+function register(agent, low, sdk, callSchema, handlers, admission) {
     low.registerCapabilities({ tools: { listChanged: false } });
     low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
     protocolSetRequestHandler(low).call(low, callSchema, async (request, extra) => {
@@ -334,8 +394,9 @@ function register(agent, low, sdk, callSchema, handlers) {
             throw new sdk.McpError(sdk.ErrorCode.InvalidParams, 'tools/call: params.name must be the tool name (a string)');
         const sent = params.arguments;
         const args = sent === undefined ? {} : sent;
+        const gate = admission?.gate(TOOLS_CALL);
         const trace = (0, call_trace_js_1.traceOf)(extra.requestInfo?.headers);
-        const ctx = { ...principalOf(extra.authInfo), authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal };
+        const ctx = { ...principalOf(extra.authInfo), authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal, ...(gate !== undefined ? { admission: gate } : {}) };
         return (0, results_js_1.callBound)(agent, handlers, name, args, trace === undefined ? ctx : { ...ctx, trace });
     });
 }

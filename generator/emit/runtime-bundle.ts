@@ -89,7 +89,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'issues/union-hint.js',
   ],
   // The transports: a server pays for them once, at start (with the check of a handler set they register).
-  'transports.cjs': ['artifacts/tools-list.js', 'call/handlers.js', 'transports/a2a.js', 'transports/call-trace.js', 'transports/mcp.js'],
+  'transports.cjs': ['artifacts/tools-list.js', 'call/handlers.js', 'transports/a2a-events.js', 'transports/a2a.js', 'transports/call-trace.js', 'transports/mcp.js'],
   // Conversions between served releases: a set serving one release, or a call in its handler's release, never needs them.
   'conversions.cjs': ['artifacts/conversions.js'],
   // The protocol services and the store under them: made the first time a call needs one (a key to keep, a task to
@@ -127,6 +127,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'services/tasks/result.js',
     'services/tasks/service.js',
     'services/tasks/webhook.js',
+    'services/webhooks/address-policy.js',
     'services/webhooks/attempt.js',
     'services/webhooks/gauges.js',
     'services/webhooks/outbox.js',
@@ -154,10 +155,12 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'transports/http/a2a-card.js',
     'transports/http/a2a-dialects.js',
     'transports/http/a2a-endpoint.js',
+    'transports/http/a2a-guard.js',
+    'transports/http/a2a-request-store.js',
     'transports/http/admit.js',
     'transports/http/authenticate.js',
     'transports/http/body.js',
-    'transports/http/classify.js',
+    'transports/http/client-caps.js',
     'transports/http/drain.js',
     'transports/http/entry.js',
     'transports/http/health.js',

@@ -69,14 +69,17 @@ export interface HttpLimits {
  * - `card`: fields merged over the card the entry builds (name, description, version, provider …);
  * - `package`: the module name @a2a-js/sdk is installed under in the agent (default `@a2a-js/sdk`; 0.3.x or 1.x);
  * - the A2A Tasks are kept in the agent's own store (PostgreSQL or the embedded one: durable, shared by every instance,
- *   scoped to the principal), bounded by `maxTasks` (default 10,000; a periodic purge keeps the newest) and
- *   `taskTtlMs` (default 24 hours after a Task's last save); an AdCP task an A2A call made (`ctx.task()`) shows its end
- *   on that call's Task once it settles; `taskStore`: another store instead (an in-memory one for tests).
+ *   scoped to the principal), bounded per principal by `maxTasks` (default 1,000) and `maxTaskBytes` (default 32 MiB of
+ *   Task JSON) — a principal past either loses its own oldest Tasks, never another's — and by `taskTtlMs` (default 24
+ *   hours after a Task's last save); an anonymous caller's Tasks are not kept beyond its request; an AdCP task an A2A
+ *   call made (`ctx.task()`) shows its end on that call's Task once it settles; `taskStore`: another store instead (an
+ *   in-memory one for tests).
  */
 export interface A2AHttpOptions extends A2AExecutorOptions {
   card?: Record<string, unknown>;
   package?: string;
   maxTasks?: number;
+  maxTaskBytes?: number;
   taskTtlMs?: number;
   taskStore?: A2ATaskStore;
 }
@@ -134,6 +137,13 @@ export interface ServeOptions extends HttpOptions {
   requestTimeoutMs?: number;
   /** Default 1,024 open connections; more are refused at accept. */
   maxConnections?: number;
+  /**
+   * Default 64 connections held by one client address (an IPv6 client: its /64) — mid-request, however slowly (slow
+   * headers, a body that never ends), or awaiting an answer. At the cap a client's new connection closes one of its
+   * idle keep-alive ones, else is refused at accept: one client cannot keep the others out. Behind a reverse proxy
+   * every connection is the proxy's: raise it to maxConnections there.
+   */
+  maxConnectionsPerClient?: number;
   /**
    * Serve HTTPS with this certificate chain and private key (PEM), for an agent that terminates TLS itself rather
    * than behind a proxy. Default: the files `ADCP_TLS_CERT_FILE` and `ADCP_TLS_KEY_FILE` name, when both are set;

@@ -116,7 +116,7 @@ export interface SigningOptions {
   requests?: RequestSigningOptions;
 }
 
-/** One HTTP request as received, for the verifier. */
+/** One HTTP request as received, for the verifier: its headers and raw bytes, never a reading of its body. */
 export interface SignedRequestInput {
   method: string;
   /**
@@ -128,13 +128,6 @@ export interface SignedRequestInput {
   headers: { readonly [name: string]: string | string[] | undefined };
   /** The raw body exactly as received (UTF-8 text of the bytes); '' for none. Never a re-serialization. */
   body: string;
-  /** `JSON.parse(body)` when the entry already has it (spares a second parse); must be the parse of exactly `body`. */
-  json?: unknown;
-  /**
-   * The AdCP operation, when the entry knows it; by default it is read from the body (MCP `tools/call` →
-   * `params.name`, A2A `message/send` → its DataPart's `skill`, batches included).
-   */
-  operation?: string;
   /**
    * Whether another authenticator of the agent (`authenticate`: bearer, API key, mTLS) accepted this request's
    * credentials. Decides the composition (security.mdx, "Composition with fallback authenticators").
@@ -152,27 +145,54 @@ export interface VerifiedRequestSigner {
   verified_at: number;
 }
 
+/** A 401 the signing policy answers: `WWW-Authenticate: <wwwAuthenticate>` (exactly `Signature error="<code>"`). */
+export interface SignatureRefusal {
+  status: 401;
+  code: string;
+  wwwAuthenticate: string;
+  /** For the server's log only, never the response. */
+  detail: string;
+}
+
 /**
- * The verifier's answer.
+ * The verifier's answer on a request's headers and bytes (`verify`). What the request invokes is not read here: the
+ * code that runs each call asks `judge` on its own reading of it.
  * - `signature`: a valid signature; `signer` is an authenticated principal of its own, credentials or not.
- * - `fallback`: accepted on the other authenticator alone — unsigned (to a `required_for` operation too), or a
- *   well-formed signature that failed on a `warn_for` operation (`warning` names its code: log it; no signer).
- * - `none`: unsigned, nothing requires a signature, no other credential: the entry's own rules decide (public tools).
- * - `ok: false`: answer 401 with `WWW-Authenticate: <wwwAuthenticate>` (exactly `Signature error="<code>"`), before any
- *   pipeline work; `detail` is for the server's log only, never the response.
+ * - `fallback`: unsigned, another authenticator accepted the request. With `warning`: a well-formed signature failed
+ *   (its code) while another credential was accepted — the request goes on only for calls the policy shadows
+ *   (`warn_for`, `protocol_methods_warn_for`); `judge` refuses the others with that code. No signer either way.
+ * - `none`: unsigned, no other credential: the entry's own rules decide (public tools), and `judge` the policy's.
+ * - `ok: false`: answer 401 (`SignatureRefusal`) before any pipeline work, whatever the request invokes.
  */
 export type SignatureVerdict =
   | { ok: true; authenticatedBy: 'signature'; signer: VerifiedRequestSigner }
   | { ok: true; authenticatedBy: 'fallback'; warning?: string }
   | { ok: true; authenticatedBy: 'none' }
-  | { ok: false; status: 401; code: string; wwwAuthenticate: string; detail: string };
+  | ({ ok: false } & SignatureRefusal);
+
+/** One call of a request as the code that runs it read it, for `judge`. */
+export interface SignedCall {
+  /** The protocol method carrying it, under each name it may go by (`tools/call`; A2A `message/send` and `SendMessage`). */
+  methods: readonly string[];
+  /** The AdCP operation it runs (MCP tools/call's tool, an A2A message's skill), if any. */
+  operation?: string;
+  /** Its arguments as the call read them, once read: a registration of webhook credentials in them must be signed. */
+  args?: unknown;
+}
 
 export interface RequestSignatureVerifier {
   /** The wire profile verified. */
   readonly profile: RequestSigningProfile;
   /**
-   * The verifier checklist for one request, composed with the other authenticators. Rejects (throws) only when the
-   * store cannot be reached (a StoreUnavailable: answer 503), never for a signature.
+   * The verifier checklist for one request's signature, composed with the other authenticators. Rejects (throws)
+   * only when the store cannot be reached (a StoreUnavailable: answer 503), never for a signature.
    */
   verify(request: SignedRequestInput): Promise<SignatureVerdict>;
+  /**
+   * The signing policy on one call of a request `verify` let through, decided on the reading that runs the call: an
+   * unsigned call of a `required_for` operation or `protocol_methods_required_for` method without other credentials,
+   * or an unsigned registration of webhook credentials whatever the credentials, is `request_signature_required`; under
+   * a failed signature (`fallback` with `warning`), a call the policy does not shadow is refused with that code.
+   */
+  judge(verdict: Extract<SignatureVerdict, { ok: true }>, call: SignedCall): SignatureRefusal | undefined;
 }

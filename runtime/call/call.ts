@@ -91,8 +91,11 @@ export class Call {
    * signal does or the runtime abandons the handler.
    */
   handlerContext(): HandlerContext {
-    return (this.#hctx ??= {
-      ...this.ctx,
+    if (this.#hctx !== undefined) return this.#hctx;
+    // What the entry decided of the request (`admission`) is the transport's, not the handler's.
+    const { admission: _admission, ...ctx } = this.ctx;
+    return (this.#hctx = {
+      ...ctx,
       signal: this.handlerSignal(),
       tool: this.tool,
       release: this.release.key,

@@ -1,3 +1,4 @@
+import { admit, admitArgs } from './admit.js';
 import { authorize } from './authorize.js';
 import { success, type Answer, type Call, type Stage } from './call.js';
 import { convertDown } from './convert-down.js';
@@ -18,7 +19,7 @@ import { watchCall, type CallWatch } from '../ops/call-watch.js';
  * A call, stage by stage (docs/runtime.md): each stage reads what earlier ones found on the Call and either answers,
  * ending the call, or goes on. A protocol service is a stage here, never a branch inside another.
  */
-export const STAGES: readonly Stage[] = [read, credentials, select, parse, pushConfig, idempotency, convertUp, authorize, handle, convertDown, mergeItems, envelope, verify];
+export const STAGES: readonly Stage[] = [admit, read, admitArgs, credentials, select, parse, pushConfig, idempotency, convertUp, authorize, handle, convertDown, mergeItems, envelope, verify];
 
 /**
  * Runs the stages, then the answer hooks they registered (last first), and returns the call's answer; watched

@@ -1,7 +1,8 @@
 /**
  * The tables of the protocol services, as DDL both dialects read alike (TEXT, BIGINT milliseconds, JSON as TEXT).
  * Created when a store is first opened (`agent.ready()`, or the first call that needs it), never per request; every
- * statement is idempotent, so an upgraded agent adds what it lacks and leaves what it has.
+ * statement is idempotent, so an upgraded agent adds what it lacks and leaves what it has (a column added later is
+ * `ALTER TABLE … ADD COLUMN IF NOT EXISTS`, PostgreSQL's form, which the SQLite store applies when the column is missing).
  */
 export const SCHEMA: readonly string[] = [
   // Idempotency records (security.mdx, Idempotency): one row per (scope, key). `claim` names the execution holding the
@@ -46,10 +47,10 @@ export const SCHEMA: readonly string[] = [
   'CREATE INDEX IF NOT EXISTS adcp_tasks_scope ON adcp_tasks (scope, created_at)',
   'CREATE INDEX IF NOT EXISTS adcp_tasks_expires ON adcp_tasks (expires_at)',
   // The A2A server's Tasks (services/tasks/a2a-tasks.ts): one row per (principal, A2A task id), `task` the A2A Task as
-  // the SDK saved it (JSON; NULL while only linked), kept `ttl_ms` after its last save and bounded in number by a
-  // periodic purge. `adcp_task_id` links an A2A call that made an AdCP task to it; `settled` is what that task ended
-  // with (its status and the answer's body), written in the transaction that settles it and shown by every later
-  // load of the Task, whenever the SDK last saved it.
+  // the SDK saved it (JSON; NULL while only linked), kept `ttl_ms` after its last save and bounded per principal, in
+  // number and in `bytes` (its JSON's, the settled answer's included). `adcp_task_id` links an A2A call that made an
+  // AdCP task to it; `settled` is what that task ended with (its status and the answer's body), written in the
+  // transaction that settles it and shown by every later load of the Task, whenever the SDK last saved it.
   `CREATE TABLE IF NOT EXISTS adcp_a2a_tasks (
     scope TEXT NOT NULL,
     task_id TEXT NOT NULL,
@@ -59,10 +60,15 @@ export const SCHEMA: readonly string[] = [
     ttl_ms BIGINT NOT NULL,
     saved_at BIGINT NOT NULL,
     expires_at BIGINT NOT NULL,
+    bytes BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (scope, task_id)
   )`,
+  // A store made before the per-principal bounds gains the column (the SQLite store reads this form too: stores/sqlite.ts).
+  'ALTER TABLE adcp_a2a_tasks ADD COLUMN IF NOT EXISTS bytes BIGINT NOT NULL DEFAULT 0',
   'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_adcp ON adcp_a2a_tasks (adcp_task_id)',
-  'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_saved ON adcp_a2a_tasks (saved_at)',
+  'DROP INDEX IF EXISTS adcp_a2a_tasks_saved',
+  'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_scope ON adcp_a2a_tasks (scope, saved_at)',
+  'CREATE INDEX IF NOT EXISTS adcp_a2a_tasks_expires ON adcp_a2a_tasks (expires_at)',
   // Agent-level notification subscribers (sync_agent_notification_configs): each principal's set, keyed by its own
   // subscriber ids. `config` is the entry as registered, credentials included (write-only: never read back out).
   `CREATE TABLE IF NOT EXISTS adcp_agent_subscribers (

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { agentPackage, agentPackagePath } from '../artifacts/packages.js';
 import { StoreUnavailable, type Sql } from './sql.js';
@@ -37,10 +37,17 @@ export function openSqlite(dir: string | ':memory:', synchronous: 'normal' | 'fu
   const Database = agentPackage<DatabaseClass>('better-sqlite3', memory ? 'the memory store' : 'the embedded store (ADCP_STATE_DIR)');
   let db: Database;
   try {
-    if (!memory) ownDirectory(dir);
+    if (!memory) {
+      ownDirectory(dir);
+      privateFile(join(dir, STATE_FILE));
+    }
     // Another process writing the same file holds its lock briefly: wait up to 5 s rather than fail the call.
     db = new Database(memory ? ':memory:' : join(dir, STATE_FILE), { timeout: 5_000, nativeBinding: nativeBinding() });
-    if (!memory) db.pragma('journal_mode = WAL');
+    if (!memory) {
+      db.pragma('journal_mode = WAL');
+      // SQLite makes its journals with the database's mode; ones an older agent left are made private too.
+      for (const journal of ['-wal', '-shm']) privateFile(join(dir, STATE_FILE + journal), false);
+    }
     db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   } catch (e) {
     throw new StoreUnavailable(where, e);
@@ -111,7 +118,7 @@ export function openSqlite(dir: string | ':memory:', synchronous: 'normal' | 'fu
     },
     async migrate(ddl) {
       try {
-        db.transaction(() => ddl.forEach((statement) => db.exec(statement)))();
+        db.transaction(() => ddl.forEach((statement) => migrateOne(db, statement)))();
       } catch (e) {
         throw new StoreUnavailable(where, e);
       }
@@ -120,6 +127,18 @@ export function openSqlite(dir: string | ':memory:', synchronous: 'normal' | 'fu
       db.close();
     },
   };
+}
+
+/**
+ * One DDL statement. SQLite has no `ADD COLUMN IF NOT EXISTS`: that form (schema.ts writes PostgreSQL's) adds the column
+ * only when the table lacks it.
+ */
+function migrateOne(db: Database, statement: string): void {
+  const add = /^ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+) (.+)$/s.exec(statement);
+  if (add === null) return db.exec(statement);
+  const [, table, column, definition] = add;
+  const columns = db.pragma(`table_info(${table})`) as { name: string }[];
+  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
 }
 
 /**
@@ -138,12 +157,27 @@ export function nativeBinding(): string | undefined {
 }
 
 /**
- * The state directory, created private (0700) when missing. One another user owns is refused: what it holds decides
- * replays, so it must be this user's alone.
+ * The state directory, private: created 0700 when missing; an existing one another user owns, or one group or others
+ * may write to (a 0777 or 1777 directory: anyone could replace the database or its journal under the agent), is
+ * refused. What it holds decides replays and holds the sandbox's private signing key, cached answers and webhook
+ * credentials, so it must be this user's alone.
  */
 function ownDirectory(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // The first directory mkdir made, if any: then this one is the agent's own, 0700 whatever the umask.
+  if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
   const st = statSync(dir);
   if (!st.isDirectory()) throw new Error('not a directory');
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`owned by another user (uid ${st.uid})`);
+  if ((st.mode & 0o022) !== 0) throw new Error(`group- or world-writable (mode ${(st.mode & 0o7777).toString(8)}): make it private (chmod 700) or name another`);
+}
+
+/** A store file readable and writable by this user alone (0600): created so when missing (unless `create` is false). */
+function privateFile(file: string, create = true): void {
+  if (!existsSync(file)) {
+    if (create) closeSync(openSync(file, 'a', 0o600));
+    return;
+  }
+  const st = lstatSync(file);
+  if (!st.isFile()) throw new Error(`${file} is not a regular file`);
+  if ((st.mode & 0o077) !== 0) chmodSync(file, 0o600);
 }

@@ -1,9 +1,11 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ARequestContext, A2ASkill } from '../api/a2a-types.js';
 import type { Agent, AnyToolHandler, CallToolResult } from '../api/agent-types.js';
+import { admissionOf } from '../call/admission.js';
 import { callBound, errorResult, resultBody } from '../wire/results.js';
 import type { AdcpErrorBody } from '../wire/errors.js';
 import { isObject } from '../wire/json-copy.js';
 import { carriedTrace } from './call-trace.js';
+import { taskEvent, V1_STATE, type Dialect } from './a2a-events.js';
 
 /**
  * AdCP over A2A: the same pipeline behind an A2A skill dispatch. A buyer addresses a tool with a Message holding one
@@ -12,9 +14,13 @@ import { carriedTrace } from './call-trace.js';
  * error mapping: a failed task carries `adcp_error` in an artifact DataPart, with a TextPart for humans).
  *
  * One executor serves both @a2a-js/sdk majors in use: 1.x (A2A 1.0, protobuf-shaped parts `{ content: { $case } }`,
- * events wrapped `{ kind, data }`) and 0.3.x (A2A 0.3, parts `{ kind: 'data', data }`, bare events). Which one is
- * calling is read from the RequestContext (1.x carries the whole `request`), so the generated set still imports
- * nothing from either; pass the result to `new DefaultRequestHandler(card, taskStore, executor)`.
+ * events wrapped `{ kind, data }`) and 0.3.x (A2A 0.3, parts `{ kind: 'data', data }`, bare events). The HTTP entry
+ * names the major it drives; otherwise it is read from the RequestContext the SDK made (1.x carries the whole
+ * `request`), so the generated set still imports nothing from either; pass the result to
+ * `new DefaultRequestHandler(card, taskStore, executor)`. The parts are read only as that major's SDK delivered them:
+ * a part of another shape is not one the SDK read as data, and the message is INVALID_REQUEST, never read another
+ * way. The call carries the request's Admission when the entry made one (the SDK's User holds it): the call's own
+ * stages decide, on the skill that runs, whether the caller may run it (call/admit.ts).
  */
 
 // The A2A shapes, where the generated index.d.ts and earlier callers import them.
@@ -26,14 +32,8 @@ export type { A2AEventBus, A2AExecutor, A2AExecutorOptions, A2ARequestContext, A
  */
 type PipelineAgent = Pick<Agent, 'call' | 'releases' | 'defaultRelease'>;
 
-/** The wire dialect of the calling @a2a-js/sdk. */
-type Dialect = 'v1' | 'v0.3';
-
-/** A Part of either major, read into one shape. */
-type ReadPart = { type: 'data'; data: unknown } | { type: 'other' };
-
-/** A2A 1.0 TaskState values (the 1.x SDK's protobuf enum). */
-const V1_STATE = { completed: 3, failed: 4, canceled: 5 } as const;
+/** A Part as its major's SDK delivered it: a DataPart's data, another kind, or a shape that SDK does not read as any. */
+type ReadPart = { type: 'data'; data: unknown } | { type: 'other' } | { type: 'foreign' };
 
 /** The problems a Message can have before any tool runs, answered as AdCP INVALID_REQUEST (correctable). */
 const INVOCATION_ERRORS = {
@@ -45,20 +45,29 @@ const INVOCATION_ERRORS = {
   inputNotObject: 'the DataPart "input" (or legacy "parameters") must be an object, or omitted',
 } as const;
 
-export function createA2AExecutor(agent: PipelineAgent, handlers: Readonly<Record<string, AnyToolHandler>>, options: A2AExecutorOptions = {}): A2AExecutor {
+const FOREIGN: Record<Dialect, string> = {
+  'v0.3': 'is not an A2A 0.3 part: a part is { "kind": "text" | "file" | "data" } with that kind\'s field only; send one DataPart { "kind": "data", "data": { "skill": "<tool>", "input": { … } } }',
+  v1: 'is not an A2A 1.0 text, raw, url or data part; send one DataPart { "data": { "skill": "<tool>", "input": { … } } }',
+};
+
+export function createA2AExecutor(agent: PipelineAgent, handlers: Readonly<Record<string, AnyToolHandler>>, options: A2AExecutorOptions = {}, major?: 0 | 1): A2AExecutor {
   const rejectedState = options.rejectedTaskState ?? 'failed';
   if (rejectedState !== 'failed' && rejectedState !== 'completed') throw new Error('adcp-codegen: rejectedTaskState must be "failed" or "completed"');
+  const fixed: Dialect | undefined = major === undefined ? undefined : major === 1 ? 'v1' : 'v0.3';
   /** Tasks executing now, so a cancel can answer in the caller's dialect and context. */
   const running = new Map<string, { contextId: string; dialect: Dialect }>();
 
   return {
     async execute(request, bus) {
-      const dialect = dialectOf(request);
+      const dialect = fixed ?? dialectOf(request);
+      const admission = admissionOf(request.context);
+      if (admission !== undefined) admission.answering = request.taskId;
       running.set(request.taskId, { contextId: request.contextId, dialect });
       try {
-        const result = await invoke(agent, handlers, request);
-        const rejected = result.result.isError === true;
-        bus.publish(taskEvent(dialect, request, result.skill, resultBody(result.result), rejected, rejected ? rejectedState : 'completed'));
+        const result = await invoke(agent, handlers, request, dialect);
+        const failed = result.result.isError === true;
+        const answer = { skill: result.skill, body: resultBody(result.result), failed, state: failed ? rejectedState : 'completed' } as const;
+        bus.publish(taskEvent(dialect, request, answer, [request.userMessage]));
       } finally {
         running.delete(request.taskId);
         bus.finished();
@@ -84,8 +93,9 @@ async function invoke(
   agent: PipelineAgent,
   handlers: Readonly<Record<string, AnyToolHandler>>,
   request: A2ARequestContext,
+  dialect: Dialect,
 ): Promise<{ skill: string; result: CallToolResult }> {
-  const parsed = readInvocation(request.userMessage.parts);
+  const parsed = readInvocation(request.userMessage.parts, dialect);
   if (!parsed.ok) {
     return { skill: parsed.skill ?? 'unknown', result: rejection(agent, { code: 'INVALID_REQUEST', message: `A2A: ${parsed.message}`, recovery: 'correctable' }, parsed.input) };
   }
@@ -93,8 +103,13 @@ async function invoke(
   // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context; a failure
   // of the agent itself is its CONFIGURATION_ERROR (callBound).
   const a2a = { taskId: request.taskId, contextId: request.contextId };
+  const admission = admissionOf(request.context);
+  const gate = admission?.gate(admission.carrier);
   const trace = carriedTrace(request.context);
-  return { skill, result: await callBound(agent, handlers, skill, input, { ...principalOf(request.context), a2a, ...(trace !== undefined ? { trace } : {}) }) };
+  return {
+    skill,
+    result: await callBound(agent, handlers, skill, input, { ...principalOf(request.context), a2a, ...(gate !== undefined ? { admission: gate } : {}), ...(trace !== undefined ? { trace } : {}) }),
+  };
 }
 
 /**
@@ -110,10 +125,13 @@ function principalOf(context: unknown): { principal?: string; auth?: Record<stri
 
 type Invocation = { ok: true; skill: string; input: Record<string, unknown> } | { ok: false; message: string; skill?: string; input?: unknown };
 
-/** The AdCP-over-A2A convention: exactly one DataPart `{ skill, input }` (or the legacy `parameters`). */
-function readInvocation(parts: readonly unknown[]): Invocation {
+/** The AdCP-over-A2A convention: exactly one DataPart `{ skill, input }` (or the legacy `parameters`), every part the major's own. */
+function readInvocation(parts: readonly unknown[], dialect: Dialect): Invocation {
   if (!Array.isArray(parts) || parts.length === 0) return { ok: false, message: INVOCATION_ERRORS.noParts };
-  const data = parts.map(readPart).filter((p): p is Extract<ReadPart, { type: 'data' }> => p.type === 'data');
+  const read = parts.map(dialect === 'v1' ? readPartV1 : readPartV03);
+  const foreign = read.findIndex((p) => p.type === 'foreign');
+  if (foreign !== -1) return { ok: false, message: `part ${foreign} ${FOREIGN[dialect]}` };
+  const data = read.filter((p): p is Extract<ReadPart, { type: 'data' }> => p.type === 'data');
   if (data.length === 0) return { ok: false, message: INVOCATION_ERRORS.noDataPart };
   if (data.length > 1) return { ok: false, message: INVOCATION_ERRORS.manyDataParts };
   const value = data[0]!.data;
@@ -126,13 +144,33 @@ function readInvocation(parts: readonly unknown[]): Invocation {
   return { ok: true, skill, input: input ?? {} };
 }
 
-/** A DataPart of either major: 0.3 `{ kind: 'data', data }`, 1.x `{ content: { $case: 'data', value } }`. */
-function readPart(part: unknown): ReadPart {
-  if (!isObject(part)) return { type: 'other' };
-  if (part.kind === 'data') return { type: 'data', data: part.data };
-  const content = part.content;
-  if (isObject(content) && content.$case === 'data') return { type: 'data', data: content.value };
-  return { type: 'other' };
+/** Every field a part of either major may carry its content in: a part carries at most its own kind's. */
+const CONTENT_FIELDS = ['text', 'file', 'data', 'content', 'raw', 'url'] as const;
+/** A2A 0.3 kinds, each with the one field its content is in. */
+const V03_KINDS: ReadonlyMap<unknown, string> = new Map([
+  ['text', 'text'],
+  ['file', 'file'],
+  ['data', 'data'],
+]);
+
+/**
+ * A2A 0.3: the JSON as sent (the 0.3 SDK passes parts through unread): `{ kind: 'data', data }`, or a text or file
+ * part. Anything else — no kind, another kind, a part carrying another kind's field (a 1.0 `content`, a text part's
+ * `data`) — is foreign: reading it as data would be a reading the SDK never made.
+ */
+function readPartV03(part: unknown): ReadPart {
+  if (!isObject(part)) return { type: 'foreign' };
+  const own = V03_KINDS.get(part.kind);
+  if (own === undefined || CONTENT_FIELDS.some((f) => f !== own && part[f] !== undefined)) return { type: 'foreign' };
+  return part.kind === 'data' ? { type: 'data', data: part.data } : { type: 'other' };
+}
+
+/** A2A 1.0: the 1.x SDK's own Part (`Part.fromJSON` made it): its `content.$case` says what it is. */
+function readPartV1(part: unknown): ReadPart {
+  const content = isObject(part) ? part.content : undefined;
+  if (!isObject(content) || (part as Record<string, unknown>).kind !== undefined) return { type: 'foreign' };
+  if (content.$case === 'data') return { type: 'data', data: content.value };
+  return content.$case === 'text' || content.$case === 'raw' || content.$case === 'url' ? { type: 'other' } : { type: 'foreign' };
 }
 
 function dialectOf(request: A2ARequestContext): Dialect {
@@ -143,55 +181,6 @@ function dialectOf(request: A2ARequestContext): Dialect {
 /** An AdCP rejection before or around the pipeline, shaped exactly as agent.call shapes its own. */
 function rejection(agent: PipelineAgent, error: AdcpErrorBody, input: unknown): CallToolResult {
   return errorResult(error, input, agent.defaultRelease ?? agent.releases[0]!);
-}
-
-/**
- * The final Task: one artifact with the AdCP body as a DataPart (first, where @adcp/sdk reads the AdCP status) and,
- * on failure, a TextPart with the error for humans and LLM hosts, as AdCP's A2A error mapping recommends.
- */
-function taskEvent(
-  dialect: Dialect,
-  request: A2ARequestContext,
-  skill: string,
-  body: Record<string, unknown>,
-  failed: boolean,
-  state: 'failed' | 'completed',
-): unknown {
-  const error = failed ? (body.adcp_error as AdcpErrorBody | undefined) : undefined;
-  const text = error !== undefined ? `${error.code}: ${error.message}` : undefined;
-  const timestamp = new Date().toISOString();
-  const artifactId = `${request.taskId}-${failed ? 'error' : 'result'}`;
-  if (dialect === 'v1') {
-    const part = (content: { $case: 'data'; value: unknown } | { $case: 'text'; value: string }, mediaType: string) => ({ content, metadata: undefined, filename: '', mediaType });
-    return {
-      kind: 'task',
-      data: {
-        id: request.taskId,
-        contextId: request.contextId,
-        status: { state: V1_STATE[state], message: undefined, timestamp },
-        artifacts: [
-          {
-            artifactId,
-            name: skill,
-            description: '',
-            parts: [part({ $case: 'data', value: body }, 'application/json'), ...(text !== undefined ? [part({ $case: 'text', value: text }, 'text/plain')] : [])],
-            metadata: undefined,
-            extensions: [],
-          },
-        ],
-        history: [request.userMessage],
-        metadata: undefined,
-      },
-    };
-  }
-  return {
-    kind: 'task',
-    id: request.taskId,
-    contextId: request.contextId,
-    status: { state, timestamp },
-    artifacts: [{ artifactId, name: skill, parts: [{ kind: 'data', data: body }, ...(text !== undefined ? [{ kind: 'text', text }] : [])] }],
-    history: [request.userMessage],
-  };
 }
 
 /** Agent-card skills for the profile's tools (tools/list descriptions reused). */

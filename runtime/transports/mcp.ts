@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Agent, AnyToolHandler } from '../api/agent-types.js';
+import type { Admission } from '../call/admission.js';
 import { isObject } from '../wire/json-copy.js';
 import { callBound } from '../wire/results.js';
 import { traceOf } from './call-trace.js';
@@ -26,16 +27,20 @@ export function registerMcp(agent: Agent, server: unknown, handlers: Readonly<Re
 /**
  * What registers the agent on one server, made once: the SDK and its zod are resolved here, so a server factory made
  * at start-up (agent.mcpServerFactory) fails then, not on the first request, when the agent's repository lacks them.
+ * The HTTP entry registers a server per request, with that request's Admission: each tools/call it dispatches is
+ * admitted by the call's own stages, on the tool that runs (call/admit.ts).
  */
-export function mcpRegistrar(agent: Agent, handlers: Readonly<Record<string, AnyToolHandler>>): (server: unknown) => void {
+export function mcpRegistrar(agent: Agent, handlers: Readonly<Record<string, AnyToolHandler>>): (server: unknown, admission?: Admission) => void {
   const require = createRequire(new URL('../', import.meta.url));
   const sdk = require('@modelcontextprotocol/sdk/types.js') as McpTypes;
   const z = sdkZod(require.resolve('@modelcontextprotocol/sdk/types.js'));
   const callSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
-  return (server) => register(agent, lowLevelServer(server), sdk, callSchema, handlers);
+  return (server, admission) => register(agent, lowLevelServer(server), sdk, callSchema, handlers, admission);
 }
 
-function register(agent: Agent, low: LowLevelServer, sdk: McpTypes, callSchema: unknown, handlers: Readonly<Record<string, AnyToolHandler>>): void {
+const TOOLS_CALL = ['tools/call'] as const;
+
+function register(agent: Agent, low: LowLevelServer, sdk: McpTypes, callSchema: unknown, handlers: Readonly<Record<string, AnyToolHandler>>, admission: Admission | undefined): void {
   low.registerCapabilities({ tools: { listChanged: false } });
   low.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: agent.endpointToolsList() }));
   // The SDK's CallToolRequestSchema admits only an object as `arguments`: null, an array, a number or a string would
@@ -54,9 +59,10 @@ function register(agent: Agent, low: LowLevelServer, sdk: McpTypes, callSchema: 
     const sent = (params as Record<string, unknown>).arguments;
     const args = sent === undefined ? {} : sent;
     // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
+    const gate = admission?.gate(TOOLS_CALL);
     // The caller's trace context, from the request's headers (Streamable HTTP hands them over as requestInfo).
     const trace = traceOf((extra.requestInfo as { headers?: unknown } | undefined)?.headers);
-    const ctx = { ...principalOf(extra.authInfo), authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal as AbortSignal | undefined };
+    const ctx = { ...principalOf(extra.authInfo), authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal as AbortSignal | undefined, ...(gate !== undefined ? { admission: gate } : {}) };
     return callBound(agent, handlers, name, args, trace === undefined ? ctx : { ...ctx, trace });
   });
 }

@@ -69,3 +69,25 @@ function boundedValue(value: unknown, depth = 0): unknown {
   }
   return changed ? out : value;
 }
+
+/**
+ * The deepest a JSON-RPC message may nest where the entry hands it to an SDK that serializes, clones or stores it
+ * whole (A2A: its Task's history, the task store, the answer): real AdCP messages nest 15–25 levels (JSON-RPC, message,
+ * part, data, input, the payload's own 5–8), so 128 refuses only what no buyer sends, well below the depth at which
+ * JSON.stringify or structuredClone overflows the stack (a few thousand levels).
+ */
+export const MAX_MESSAGE_DEPTH = 128;
+
+/** Whether a parsed JSON value nests at most `max` levels of arrays and objects (walked without recursion). */
+export function nestsWithin(value: unknown, max: number): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > max) return false;
+    for (const child of Array.isArray(node) ? node : Object.values(node as object)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return true;
+}

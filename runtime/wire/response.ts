@@ -1,4 +1,5 @@
 import { AdcpError, agentFault, type AdcpErrorBody } from './errors.js';
+import { serviceUnavailable } from './idempotency-errors.js';
 import type { ValidateFn } from '../artifacts/contract.js';
 import { jsonCopy } from './json-copy.js';
 import type { RuntimeLog } from '../ops/log.js';
@@ -58,12 +59,21 @@ export function isAdcpErrorBody(v: unknown): v is AdcpErrorBody {
   return v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>).code === 'string' && typeof (v as Record<string, unknown>).message === 'string';
 }
 
-/** The AdcpErrorBody of a value a handler or authorize hook threw; anything unreadable is the agent's failure. */
+/**
+ * The AdcpErrorBody of a value a handler or authorize hook threw; anything unreadable is the agent's failure. The
+ * agent's store out of reach (a StoreUnavailable from the runtime's own handlers — get_task_status, list_tasks — or
+ * from `ctx.task()`) is an outage, not the agent's bug: SERVICE_UNAVAILABLE, transient, as on every other path.
+ */
 export function thrownBody(tool: string, e: unknown, log: RuntimeLog, fields?: Record<string, unknown>): AdcpErrorBody {
   try {
     if (e instanceof AdcpError) {
       const body = jsonCopy(e.toBody());
       if (body.ok && isAdcpErrorBody(body.value)) return body.value;
+    }
+    // By name: the class lives with the stores, which a call that never opens one does not load.
+    if (e instanceof Error && e.name === 'StoreUnavailable') {
+      log.error('store_unavailable', `adcp-codegen: ${tool}: the store failed: ${e.message}`, { tool, ...fields });
+      return serviceUnavailable(`${tool}: the agent cannot reach its store now; retry`);
     }
   } catch {
     /* fall through */

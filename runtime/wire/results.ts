@@ -1,5 +1,7 @@
 import type { Agent, AnyToolHandler, CallContext, CallToolResult } from '../api/agent-types.js';
+import { CallGate, refusalError } from '../call/admission.js';
 import { agentFault, contextEcho, unsupportedTool, type AdcpErrorBody } from './errors.js';
+import { serviceUnavailable } from './idempotency-errors.js';
 import { readRequest } from './json-copy.js';
 import { faultText } from './report.js';
 import { logOf } from '../ops/log.js';
@@ -64,11 +66,21 @@ export function resultBody(result: CallToolResult): Record<string, unknown> {
 export async function callBound(agent: Pick<Agent, 'call' | 'releases' | 'defaultRelease'>, handlers: Readonly<Record<string, AnyToolHandler>>, tool: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
   const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
   const fallback = agent.defaultRelease ?? agent.releases[0]!;
-  if (handler === undefined) return unknownToolResult(tool, args, agent.releases, fallback);
+  if (handler === undefined) {
+    // Not a tool of the profile: admitted as any call is (an anonymous caller is refused it as a protected tool), then
+    // refused as unknown.
+    const refused = ctx.admission instanceof CallGate ? (ctx.admission.tool(tool) ?? ctx.admission.args(tool, undefined)) : undefined;
+    return refused !== undefined ? rejectionOf(refusalError(tool, refused), args, agent.releases, fallback) : unknownToolResult(tool, args, agent.releases, fallback);
+  }
   try {
     return await agent.call(tool, args, handler, ctx);
   } catch (e) {
     if (e instanceof UnknownToolError) return unknownToolResult(tool, args, agent.releases, fallback);
+    // The store out of reach in a stage of the call: an outage, transient, never the agent's CONFIGURATION_ERROR.
+    if (e instanceof Error && e.name === 'StoreUnavailable') {
+      logOf(agent).error('store_unavailable', `adcp-codegen: the call of ${tool} met an unavailable store: ${e.message}`, { tool });
+      return rejectionOf(serviceUnavailable(`${tool}: the agent cannot reach its store now; retry`), args, agent.releases, fallback);
+    }
     logOf(agent).error('call_failed', `adcp-codegen: the call of ${tool} failed: ${faultText(e)}`, { tool });
     return rejectionOf(agentFault(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases, fallback);
   }

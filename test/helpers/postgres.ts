@@ -39,7 +39,10 @@ export interface PostgresServer {
   readonly dir: string;
   /** Stops the server (fast shutdown) and removes its directory. Safe to call twice. */
   stop(): Promise<void>;
-  /** Stops the server and keeps its data (a database outage); `resume()` starts it again on the same port. */
+  /**
+   * An outage: the server shut down (fast: connections are cut, as a crashed or restarted database cuts them) with
+   * its data kept, until `resume()` starts it again on the same port.
+   */
   halt(): Promise<void>;
   resume(): Promise<void>;
 }
@@ -359,13 +362,13 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       dir,
       stop: () => (stopping ??= stop(running, who, bins, dir, label)),
       async halt() {
-        const r = await run(who, bins.pgCtl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '30'], dir);
-        if (r.code !== 0) throw new Error(`pg_ctl stop failed (exit ${r.code}) for ${label}:${tail(r.output, 3)}`);
+        const halted = await run(who, bins.pgCtl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '30'], dir);
+        if (halted.code !== 0) throw new Error(`pg_ctl stop (halt) failed (exit ${halted.code}) for ${label}:${tail(halted.output, 3)}`);
       },
       async resume() {
-        const r = await run(who, bins.pgCtl, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '30', '-o', `-p ${port}`], dir);
+        const resumed = await run(who, bins.pgCtl, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '30', '-o', `-p ${port}`], dir);
         running.pid = postmasterPid(dataDir);
-        if (r.code !== 0) throw new Error(`pg_ctl start failed (exit ${r.code}) for ${label}:${tail(r.output, 3)}`);
+        if (resumed.code !== 0) throw new Error(`pg_ctl start (resume) failed (exit ${resumed.code}) for ${label}:${tail(resumed.output, 3)}${tail(existsSync(logFile) ? readFileSync(logFile, 'utf8') : '')}`);
       },
     };
   } catch (e) {

@@ -5,7 +5,7 @@ import { signRequest, type SignerKey } from '@adcp/sdk/signing';
 import { parseDictionary, serializeDictionary } from 'structured-headers';
 import { generate } from '../../generator/generate.js';
 import { silentLogger } from '../../generator/shared/index.js';
-import type { SigningJwk } from '../../runtime/api/signing-types.js';
+import type { RequestSignatureVerifier, SignatureVerdict, SignedCall, SignedRequestInput, SigningJwk } from '../../runtime/api/signing-types.js';
 import { repoRoot, sdkReleaseDir } from './releases.js';
 import { tempDir } from './temp.js';
 
@@ -57,6 +57,43 @@ export function signed(request: PlainRequest, key: TestKey, options: { profile?:
   const headers = { ...request.headers, ...s.headers };
   if (profile === '3.2') headers['Signature'] = serializeDictionary(parseDictionary(headers['Signature']!.replace(/-/g, '+').replace(/_/g, '/')));
   return { ...request, headers };
+}
+
+/**
+ * What the HTTP entry makes of a request under the signing policy, as one verdict: the verifier on its headers and
+ * bytes (`verify`), then the policy on each call it carries (`judge`), read here as the entry's transports read them —
+ * MCP tools/call: its tool and arguments; A2A message/send or message/stream: its DataPart's skill and input; any
+ * other JSON-RPC method by name (a batch, member by member). A body that is not JSON-RPC (a REST-style vector) is one
+ * call of `operation`, the body its arguments. The first refusal is the answer.
+ */
+export async function judgeRequest(verifier: RequestSignatureVerifier, request: SignedRequestInput, operation?: string): Promise<SignatureVerdict> {
+  const verdict = await verifier.verify(request);
+  if (!verdict.ok) return verdict;
+  for (const call of callsOf(request.body, operation)) {
+    const refused = verifier.judge(verdict, call);
+    if (refused !== undefined) return { ok: false, ...refused };
+  }
+  return verdict;
+}
+
+function callsOf(body: string, operation: string | undefined): SignedCall[] {
+  let json: unknown;
+  try {
+    json = body === '' ? undefined : JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  const object = (v: unknown): Record<string, any> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : undefined);
+  const messages = (Array.isArray(json) ? json : [json]).filter((m) => typeof object(m)?.method === 'string') as Record<string, any>[];
+  if (messages.length === 0) return [{ methods: [], ...(operation !== undefined ? { operation } : {}), ...(json !== undefined ? { args: json } : {}) }];
+  return messages.map((m) => {
+    if (m.method === 'tools/call') return { methods: ['tools/call'], operation: m.params?.name, args: m.params?.arguments };
+    if (m.method === 'message/send' || m.method === 'message/stream') {
+      const data = (m.params?.message?.parts ?? []).find((p: Record<string, any>) => p?.kind === 'data')?.data;
+      return { methods: [m.method], operation: data?.skill, args: data?.input };
+    }
+    return { methods: [m.method] };
+  });
 }
 
 /** The request-signing conformance vectors of a compliance bundle, every file of every directory. */

@@ -15,7 +15,7 @@ import { setAt } from '../helpers/generated.js';
 import { createDatabase, startPostgres } from '../helpers/postgres.js';
 import { createMediaBuyRequest } from '../helpers/payloads.js';
 import { repoRoot, sdkReleaseDir, sharedComplianceDir, sharedReleaseDir } from '../helpers/releases.js';
-import { freshKey, requestVectors, signed, toolCall, vectorKeys, vectorSigners, type Vector } from '../helpers/signing.js';
+import { freshKey, judgeRequest, requestVectors, signed, toolCall, vectorKeys, vectorSigners, type Vector } from '../helpers/signing.js';
 import { tempDir } from '../helpers/temp.js';
 
 /**
@@ -66,7 +66,7 @@ async function run(v: Vector, store: Store): Promise<SignatureVerdict> {
   const headers = v.request.headers;
   // A bearer beside an unsigned webhook registration (027) is another accepted credential: it must not help.
   const authenticated = Object.keys(headers).some((h) => h.toLowerCase() === 'authorization');
-  return verifier.verify({ ...v.request, operation: operationOf(v), authenticated });
+  return judgeRequest(verifier, { ...v.request, authenticated }, operationOf(v));
 }
 
 function check(v: Vector, verdict: SignatureVerdict): string | undefined {
@@ -181,7 +181,7 @@ test('body-integrity-policy.json: every case of the 3.2 policy matrix, as wire r
       request = { ...request, body, headers: { ...request.headers, 'Content-Digest': digest! } };
       if (c.cryptographic_signature_valid === false && c.digest_matches_body === false) request.headers['Content-Digest'] = computeContentDigest('{"unrelated":true}');
     }
-    const v = await verifier.verify({ ...request, authenticated: c.fallback_auth_valid });
+    const v = await judgeRequest(verifier, { ...request, authenticated: c.fallback_auth_valid });
     const e = c.expected;
     const got = v.ok ? `${v.authenticatedBy}${v.authenticatedBy === 'fallback' && v.warning !== undefined ? '+warning' : ''}` : v.code;
     const want =
@@ -228,7 +228,7 @@ test("the sandbox seller pre-configured from the runner contract (examples/signi
   const signers = vectorSigners(dir);
   const url = 'http://127.0.0.1:3000/mcp';
   const by = async (kid: string, tool = 'create_media_buy', digest = true): Promise<string> => {
-    const v = await verifier.verify(signed(toolCall(url, tool, createMediaBuyRequest()), signers.get(kid)!, { profile: 'legacy-3.1', coverDigest: digest }));
+    const v = await judgeRequest(verifier, signed(toolCall(url, tool, createMediaBuyRequest()), signers.get(kid)!, { profile: 'legacy-3.1', coverDigest: digest }));
     return v.ok ? `${v.authenticatedBy}${v.authenticatedBy === 'signature' ? `:${v.signer.principal}` : ''}` : v.code;
   };
   assert.is(await by('test-ed25519-2026'), 'signature:adcp-signed-requests-runner');
@@ -236,7 +236,7 @@ test("the sandbox seller pre-configured from the runner contract (examples/signi
   assert.is(await by('test-revoked-2026'), 'request_signature_key_revoked', '017');
   assert.is(await by('test-gov-2026'), 'request_signature_key_purpose_invalid', '009');
   assert.is(await by('test-ed25519-2026', 'create_media_buy', false), 'request_signature_components_incomplete', 'a profile serving 3.2 requires the digest');
-  const unsigned = (body: string): Promise<SignatureVerdict> => verifier.verify({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body });
+  const unsigned = (body: string): Promise<SignatureVerdict> => judgeRequest(verifier, { method: 'POST', url, headers: { 'content-type': 'application/json' }, body });
   assert.is(((await unsigned(toolCall(url, 'create_media_buy', createMediaBuyRequest()).body)) as { code?: string }).code, 'request_signature_required', '001');
   assert.is(((await unsigned('{"jsonrpc":"2.0","method":"tasks/cancel","params":{"taskId":"t"},"id":1}')) as { code?: string }).code, 'request_signature_required', '028');
   // 016: the same signed request twice.

@@ -115,6 +115,16 @@ function judge(record: IdempotencyRecord, tool: string, hash: string, now: numbe
 }
 
 /**
+ * Whether the key already holds this answer as done: a completion whose commit landed while its acknowledgement was
+ * lost (the connection dropped after COMMIT; a statement timed out on the client after the server committed), so the
+ * retry finds the claim gone because it is itself the one that ended it — nothing was lost, nothing to warn of.
+ */
+async function recorded(sql: Awaited<ReturnType<Store['open']>>, c: { scope: string; key: string }, text: string): Promise<boolean> {
+  const record = await readKey(sql, c.scope, c.key);
+  return record !== undefined && record.claim === null && record.response === text;
+}
+
+/**
  * The ends of a claim. Completing is awaited (a replay after a crash must find the answer); if the store is gone at
  * that moment, the answer still goes out and the write is retried until the claim's deadline, after which a retry
  * of the key could run the handler again — logged, as nothing else can be done.
@@ -126,7 +136,9 @@ function claimed(sql: Awaited<ReturnType<Store['open']>>, log: RuntimeLog, c: { 
       const text = JSON.stringify(body);
       for (let delay = 100; ; delay = Math.min(delay * 2, 5_000)) {
         try {
-          if (!(await completeKey(sql, c, text, Date.now() + ttlMs))) log.warn('claim_lapsed', `adcp-codegen: idempotency: a claim outlived its deadline; its answer was not recorded`);
+          if (!(await completeKey(sql, c, text, Date.now() + ttlMs)) && !(await recorded(sql, c, text))) {
+            log.warn('claim_lapsed', `adcp-codegen: idempotency: a claim outlived its deadline; its answer was not recorded`);
+          }
           return;
         } catch (e) {
           if (!(e instanceof StoreUnavailable) || Date.now() + delay > deadline) {

@@ -1,7 +1,8 @@
 import { WARNINGS, type RuntimeLog } from '../../ops/log.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { SigningKeys } from '../keys/keys.js';
-import { sdkServer, sdkSigningClient, ssrfPolicy, type FetchLike } from '../webhooks/sdk.js';
+import { webhookFetch } from '../webhooks/address-policy.js';
+import { sdkSigningClient, type FetchLike } from '../webhooks/sdk.js';
 import type { Subscriber } from './subscribers.js';
 import { firstLine, hostOf } from '../../wire/report.js';
 
@@ -48,8 +49,7 @@ export function endpointProof(env: ProofEnv): Prove {
         scheme === undefined ? { mode: 'rfc9421' } : { mode: scheme, credential_fingerprint: createHash('sha256').update(String(auth!.credentials)).digest('hex') },
       event_types: [...new Set(subscriber.event_types)],
     });
-    const sdk = sdkServer();
-    fetch ??= sdk.createPinAndBindFetch({ policy: ssrfPolicy(env.sandbox) });
+    fetch ??= webhookFetch(env.sandbox);
     const headers = { 'content-type': 'application/json' };
     const signed = sdkSigningClient().signWebhook({ method: 'POST', url: subscriber.url, headers, body }, (await env.keys.pair()).signer);
     let answer: { status: number; text: string | undefined };

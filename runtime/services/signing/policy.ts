@@ -1,5 +1,5 @@
 import type { RequestSigningProfile } from '../../api/signing-types.js';
-import type { Invocation } from './envelope.js';
+import type { SignedCall } from '../../api/signing-types.js';
 
 /**
  * The verifier's policy, from the profile's `request_signing` block (the truth buyers read) and the endpoint's wire
@@ -67,18 +67,21 @@ export function signingPolicy(block: RequestSigningBlock, options: { profile?: R
   };
 }
 
-/** Whether any call of the request (or the operation the entry named) requires a signature. */
-export function requiresSignature(policy: SigningPolicy, calls: readonly Invocation[], operation?: string): boolean {
-  if (operation !== undefined && policy.requiredFor.has(operation)) return true;
-  return calls.some((c) => (c.operation !== undefined && policy.requiredFor.has(c.operation)) || policy.methodsRequiredFor.has(c.method));
+/** Whether the call requires a signature: its operation in `required_for`, or a method carrying it in `protocol_methods_required_for`. */
+export function requiresSignature(policy: SigningPolicy, call: Pick<SignedCall, 'methods' | 'operation'>): boolean {
+  return (call.operation !== undefined && policy.requiredFor.has(call.operation)) || call.methods.some((m) => policy.methodsRequiredFor.has(m));
 }
 
 /**
- * Whether a failed signature may fall back to the other authenticator (shadow mode): nothing in the request requires a
- * signature, and every call is shadowed — its operation in `warn_for` or its method in `protocol_methods_warn_for`.
+ * Whether a failed signature may fall back to the other authenticator for this call (shadow mode): nothing requires a
+ * signature of it, and it is shadowed — its operation in `warn_for` or a method carrying it in `protocol_methods_warn_for`.
  */
-export function shadowed(policy: SigningPolicy, calls: readonly Invocation[], operation?: string): boolean {
-  if (requiresSignature(policy, calls, operation)) return false;
-  if (operation !== undefined) return policy.warnFor.has(operation);
-  return calls.length > 0 && calls.every((c) => (c.operation !== undefined && policy.warnFor.has(c.operation)) || policy.methodsWarnFor.has(c.method));
+export function shadowed(policy: SigningPolicy, call: Pick<SignedCall, 'methods' | 'operation'>): boolean {
+  if (requiresSignature(policy, call)) return false;
+  return (call.operation !== undefined && policy.warnFor.has(call.operation)) || call.methods.some((m) => policy.methodsWarnFor.has(m));
+}
+
+/** Whether the policy shadows anything at all: a failed signature can only be refused outright when it does not. */
+export function shadowsAny(policy: SigningPolicy): boolean {
+  return policy.warnFor.size > 0 || policy.methodsWarnFor.size > 0;
 }

@@ -1,25 +1,25 @@
-import type { RequestSignatureVerifier, SignatureVerdict, SignedRequestInput } from '../../api/signing-types.js';
+import type { RequestSignatureVerifier, SignatureRefusal, SignatureVerdict, SignedRequestInput } from '../../api/signing-types.js';
 import type { Store } from '../../stores/open.js';
-import { carriesWebhookCredentials, headerValue, invocationsOf, MAX_UNSIGNED_BODY_BYTES, parseBody, type Invocation } from './envelope.js';
+import { carriesWebhookCredentials, headerValue } from './envelope.js';
 import type { TrustedKeys } from './keys.js';
-import { requiresSignature, shadowed, type SigningPolicy } from './policy.js';
+import { requiresSignature, shadowed, shadowsAny, type SigningPolicy } from './policy.js';
 import { replayStore } from './replay-store.js';
 import { SignatureFailure, signatureCode, signingSdk, structuredHeaders, type SdkCapability } from './sdk.js';
 
 /**
  * Signed requests for the HTTP entry (security.mdx, "Signed Requests (Transport Layer)"): the verifier checklist run by
  * @adcp/sdk's `verifyRequestSignature` over the agent's keys and replay store, with the few checks 6.11 does not make
- * (AdCP 3.2's strict sf-binary, digest and authority rules; `protocol_methods_required_for`), composed with the agent's
- * other authenticators as "Composition with fallback authenticators" says:
+ * (AdCP 3.2's strict sf-binary, digest and authority rules), composed with the agent's other authenticators as
+ * "Composition with fallback authenticators" says. `verify` reads the headers and the raw bytes, never what the body
+ * invokes; `judge` applies the policy to each call on the reading of the code that runs it (call/admission.ts):
  *
- * 1. No `Signature` nor `Signature-Input`: a body registering webhook credentials (or too large to show it does not)
- *    is `request_signature_required`, other credentials or not; an operation or protocol method in `required_for` is
- *    `request_signature_required` unless another authenticator accepted the request (`fallback`); anything else is
- *    `fallback` or `none`, as the other authenticator said.
+ * 1. No `Signature` nor `Signature-Input`: `fallback` or `none`, as the other authenticator said; `judge` refuses an
+ *    unsigned call of a `required_for` operation or `protocol_methods_required_for` method unless another authenticator
+ *    accepted the request, and an unsigned registration of webhook credentials whatever it accepted.
  * 2. One without the other, or either malformed: `request_signature_header_malformed`, always (no fallback).
  * 3. Both: the checklist. Passed, the signer is a principal of its own (`signature`). Failed, the request is refused
- *    with the failure's code — unless everything it invokes is only shadowed (`warn_for`) and another authenticator
- *    accepted it: then `fallback` with the code as a `warning`, and no signer.
+ *    with the failure's code — unless another authenticator accepted it and the policy shadows something (`warn_for`):
+ *    then `fallback` with the code as a `warning`, and `judge` refuses, with that code, every call not shadowed.
  */
 
 export interface VerifierSettings {
@@ -37,27 +37,15 @@ export function requestVerifier(settings: VerifierSettings): RequestSignatureVer
   const { policy, keys } = settings;
   const clock = settings.clock ?? ((): number => Math.floor(Date.now() / 1000));
   const replay = replayStore(settings.store, keys.capOf);
-  const reject = (code: string, detail: string): SignatureVerdict => ({ ok: false, status: 401, code, wwwAuthenticate: `Signature error="${code}"`, detail });
-
-  const unsigned = (request: SignedRequestInput): SignatureVerdict => {
-    const body = request.body;
-    if (body.length > MAX_UNSIGNED_BODY_BYTES && request.json === undefined) {
-      return reject('request_signature_required', `an unsigned body over ${MAX_UNSIGNED_BODY_BYTES} bytes is not searched for webhook credentials; sign it`);
-    }
-    const json = request.json ?? parseBody(body);
-    if (carriesWebhookCredentials(json)) return reject('request_signature_required', 'a request registering webhook credentials (…authentication) must be signed');
-    if (requiresSignature(policy, invocationsOf(json), request.operation) && request.authenticated !== true) {
-      return reject('request_signature_required', 'what the request invokes requires a signed request or another accepted credential');
-    }
-    return request.authenticated === true ? { ok: true, authenticatedBy: 'fallback' } : { ok: true, authenticatedBy: 'none' };
-  };
+  const refusal = (code: string, detail: string): SignatureRefusal => ({ status: 401, code, wwwAuthenticate: `Signature error="${code}"`, detail });
+  const reject = (code: string, detail: string): SignatureVerdict => ({ ok: false, ...refusal(code, detail) });
 
   return {
     profile: policy.profile,
     async verify(request) {
       const signatureInput = headerValue(request.headers, 'signature-input');
       const signature = headerValue(request.headers, 'signature');
-      if (signatureInput === undefined && signature === undefined) return unsigned(request);
+      if (signatureInput === undefined && signature === undefined) return request.authenticated === true ? { ok: true, authenticatedBy: 'fallback' } : { ok: true, authenticatedBy: 'none' };
       try {
         if (signatureInput === undefined || signature === undefined) {
           throw new SignatureFailure('request_signature_header_malformed', 'Signature and Signature-Input must come as a pair');
@@ -80,11 +68,23 @@ export function requestVerifier(settings: VerifierSettings): RequestSignatureVer
       } catch (e) {
         const code = signatureCode(e);
         if (code === undefined) throw e;
-        if (!MALFORMED.has(code) && request.authenticated === true && shadowed(policy, callsOf(request), request.operation)) {
-          return { ok: true, authenticatedBy: 'fallback', warning: code };
-        }
+        // Refused now unless a shadowed call could still fall back: which calls are is the code running them to say.
+        if (!MALFORMED.has(code) && request.authenticated === true && shadowsAny(policy)) return { ok: true, authenticatedBy: 'fallback', warning: code };
         return reject(code, (e as Error).message);
       }
+    },
+    judge(verdict, call) {
+      if (verdict.authenticatedBy === 'signature') return undefined;
+      const failed = verdict.authenticatedBy === 'fallback' ? verdict.warning : undefined;
+      if (failed !== undefined) {
+        if (carriesWebhookCredentials(call.args)) return refusal(failed, 'a request registering webhook credentials carried a signature that failed');
+        return shadowed(policy, call) ? undefined : refusal(failed, `the signature failed and ${call.operation ?? call.methods[0] ?? 'the call'} is not shadowed (warn_for)`);
+      }
+      if (carriesWebhookCredentials(call.args)) return refusal('request_signature_required', 'a request registering webhook credentials (…authentication) must be signed');
+      if (verdict.authenticatedBy === 'none' && requiresSignature(policy, call)) {
+        return refusal('request_signature_required', `${call.operation ?? call.methods[0] ?? 'the call'} requires a signed request or another accepted credential`);
+      }
+      return undefined;
     },
   };
 }
@@ -134,8 +134,4 @@ function authorityOf(canonical: (url: string) => string, url: string): string | 
   } catch {
     return undefined;
   }
-}
-
-function callsOf(request: SignedRequestInput): Invocation[] {
-  return invocationsOf(request.json ?? parseBody(request.body));
 }

@@ -7,10 +7,13 @@ import { positiveOption } from '../../wire/options.js';
 
 /**
  * The A2A server's Tasks in the agent's own store (table `adcp_a2a_tasks`): durable — a restarted agent, or another
- * instance sharing the store, answers tasks/get for a Task an earlier one made — and bounded, by age (a Task is kept
- * `ttlMs` after its last save; an older one is task-not-found at once) and by number (a purge, every so many saves
- * and at least every minute, keeps the newest `maxTasks`). Each Task belongs to the principal whose call saved it, as
- * in the in-memory store (transports/http/task-store.ts), which `a2a.taskStore` overrides and tests still use.
+ * instance sharing the store, answers tasks/get for a Task an earlier one made — and bounded per caller. Each Task
+ * belongs to the principal whose call saved it (another's tasks/get finds nothing), and each principal keeps at most
+ * `maxTasks` Tasks and `maxTaskBytes` of them (their JSON): a save past either drops that principal's oldest, never
+ * another's, so no caller's traffic evicts another caller's Task. A Task is kept `ttlMs` after its last save; an older
+ * one is task-not-found at once, and a purge at least every minute deletes it. A Task too large for its principal's
+ * budget is kept without its history (the buyer's message; tasks/get returns none by default), else not at all. An
+ * anonymous caller's Tasks never reach this store (transports/http/a2a-request-store.ts).
  *
  * An A2A call whose handler made an AdCP task (`ctx.task()`) is answered at once with the AdCP `submitted` body in a
  * completed A2A Task (AdCP's A2A profile); the AdCP task is linked to that Task, and when it settles — later, from
@@ -20,56 +23,73 @@ import { positiveOption } from '../../wire/options.js';
 export interface DurableA2AStore extends A2ATaskStore {
   /** Links the A2A Task an A2A call answers to the AdCP task that call made (in the task's own transaction). */
   link(principal: string, a2aTaskId: string, adcpTaskId: string, tx: SqlQuery): Promise<void>;
-  /** Rows held (linked placeholders included): tests and metrics. */
-  count(): Promise<number>;
-  /** Drops expired Tasks and all but the newest `maxTasks`; how many went. */
+  /** Rows held (linked placeholders included), one principal's or all: tests and metrics. */
+  count(principal?: string): Promise<number>;
+  /** Drops expired Tasks; how many went. */
   purge(): Promise<number>;
 }
 
 export interface DurableA2AOptions {
-  /** Default 10,000. */
+  /** Tasks one principal keeps at most. Default 1,000. */
   readonly maxTasks?: number;
+  /** Bytes of Task JSON one principal keeps at most. Default 32 MiB. */
+  readonly maxTaskBytes?: number;
   /** Default 24 hours. */
   readonly ttlMs?: number;
 }
 
-export const DURABLE_MAX_TASKS = 10_000;
+export const DURABLE_MAX_TASKS = 1_000;
+export const DURABLE_MAX_TASK_BYTES = 32 * 1024 * 1024;
 export const DURABLE_TASK_TTL_MS = 24 * 3600 * 1000;
 const PURGE_EVERY_MS = 60_000;
 
-const SAVE = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at) VALUES ($1, $2, $3, NULL, NULL, $4, $5, $6)
-ON CONFLICT (scope, task_id) DO UPDATE SET task = excluded.task, ttl_ms = excluded.ttl_ms, saved_at = excluded.saved_at, expires_at = excluded.expires_at`;
-const LINK = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at) VALUES ($1, $2, NULL, $3, NULL, $4, $5, $6)
+const SAVE = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at, bytes) VALUES ($1, $2, $3, NULL, NULL, $4, $5, $6, $7)
+ON CONFLICT (scope, task_id) DO UPDATE SET task = excluded.task, ttl_ms = excluded.ttl_ms, saved_at = excluded.saved_at, expires_at = excluded.expires_at,
+  bytes = excluded.bytes + COALESCE(LENGTH(adcp_a2a_tasks.settled), 0)`;
+const LINK = `INSERT INTO adcp_a2a_tasks (scope, task_id, task, adcp_task_id, settled, ttl_ms, saved_at, expires_at, bytes) VALUES ($1, $2, NULL, $3, NULL, $4, $5, $6, 0)
 ON CONFLICT (scope, task_id) DO UPDATE SET adcp_task_id = excluded.adcp_task_id`;
 const LOAD = 'SELECT task, settled FROM adcp_a2a_tasks WHERE scope = $1 AND task_id = $2 AND expires_at > $3 AND task IS NOT NULL';
 const LIST = 'SELECT task, settled FROM adcp_a2a_tasks WHERE scope = $1 AND expires_at > $2 AND task IS NOT NULL ORDER BY saved_at DESC LIMIT $3';
-const SETTLE = 'UPDATE adcp_a2a_tasks SET settled = $2, saved_at = $3, expires_at = $3 + ttl_ms WHERE adcp_task_id = $1';
+const SETTLE = 'UPDATE adcp_a2a_tasks SET settled = $2, saved_at = $3, expires_at = $3 + ttl_ms, bytes = bytes + LENGTH($2) WHERE adcp_task_id = $1';
 const EXPIRED = 'DELETE FROM adcp_a2a_tasks WHERE expires_at <= $1';
-const BEYOND = 'DELETE FROM adcp_a2a_tasks WHERE (scope, task_id) NOT IN (SELECT scope, task_id FROM adcp_a2a_tasks ORDER BY saved_at DESC, task_id DESC LIMIT $1)';
+/**
+ * One principal's Tasks beyond its budget, by count and by the running sum of their bytes, kept newest first — the
+ * one just saved ($4) first of all, whatever else was saved in the same millisecond.
+ */
+const TRIM = `DELETE FROM adcp_a2a_tasks WHERE scope = $1 AND task_id IN (
+  SELECT task_id FROM (
+    SELECT task_id, ROW_NUMBER() OVER newest AS n, SUM(bytes) OVER newest AS b FROM adcp_a2a_tasks WHERE scope = $1
+    WINDOW newest AS (ORDER BY CASE WHEN task_id = $4 THEN 0 ELSE 1 END, saved_at DESC, task_id DESC ROWS UNBOUNDED PRECEDING)
+  ) ranked WHERE n > $2 OR b > $3)`;
 /** The most Tasks tasks/list reads per call before filtering. */
 const LIST_READ_LIMIT = 1000;
 
 export function durableA2AStore(store: Store, options: DurableA2AOptions = {}): DurableA2AStore {
   const maxTasks = positiveOption(options.maxTasks, DURABLE_MAX_TASKS, 'a2a.maxTasks', 'integer');
+  const maxBytes = positiveOption(options.maxTaskBytes, DURABLE_MAX_TASK_BYTES, 'a2a.maxTaskBytes', 'integer');
   const ttlMs = positiveOption(options.ttlMs, DURABLE_TASK_TTL_MS, 'a2a.taskTtlMs', 'integer');
-  // A purge after a tenth of the bound's saves (so the table holds at most ~1.1 × maxTasks), or a minute.
-  const purgeEvery = Math.max(1, Math.floor(maxTasks / 10));
-  let saves = 0;
   let purgedAt = Date.now();
   const purge = async (): Promise<number> => {
     const sql = await store.open();
     const now = Date.now();
-    saves = 0;
     purgedAt = now;
-    return (await sql.query(EXPIRED, [now])).rowCount + (await sql.query(BEYOND, [maxTasks])).rowCount;
+    return (await sql.query(EXPIRED, [now])).rowCount;
   };
   const read = (row: Record<string, unknown>): A2AStoredTask => withSettled(JSON.parse(String(row.task)) as A2AStoredTask, row.settled);
   return {
     async save(task, context) {
+      const text = withinBudget(task, maxBytes);
+      if (text === undefined) {
+        store.log.warn('task_too_large', `adcp-codegen: an A2A Task of more than a2a.maxTaskBytes (${maxBytes} bytes) even without its history is not kept`);
+        return;
+      }
       const sql = await store.open();
+      const scope = ownerOf(context);
       const now = Date.now();
-      await sql.query(SAVE, [ownerOf(context), String(task.id), JSON.stringify(task), ttlMs, now, now + ttlMs]);
-      if (++saves >= purgeEvery || now - purgedAt > PURGE_EVERY_MS) {
+      await sql.query(SAVE, [scope, String(task.id), text, ttlMs, now, now + ttlMs, Buffer.byteLength(text)]);
+      await sql.query(TRIM, [scope, maxTasks, maxBytes, String(task.id)]);
+      if (now - purgedAt > PURGE_EVERY_MS) {
+        purgedAt = now;
         purge().catch((e: unknown) => store.log.warn('purge_failed', `adcp-codegen: the A2A task store could not be purged: ${String(e)}`));
       }
     },
@@ -85,11 +105,25 @@ export function durableA2AStore(store: Store, options: DurableA2AOptions = {}): 
       const now = Date.now();
       await tx.query(LINK, [principal, a2aTaskId, adcpTaskId, ttlMs, now, now + ttlMs]);
     },
-    async count() {
-      return Number((await (await store.open()).query('SELECT COUNT(*) AS n FROM adcp_a2a_tasks')).rows[0]!.n);
+    async count(principal) {
+      const sql = await store.open();
+      const r = principal === undefined ? await sql.query('SELECT COUNT(*) AS n FROM adcp_a2a_tasks') : await sql.query('SELECT COUNT(*) AS n FROM adcp_a2a_tasks WHERE scope = $1', [principal]);
+      return Number(r.rows[0]!.n);
     },
     purge,
   };
+}
+
+/**
+ * The Task's JSON within a principal's whole budget: as saved, else without its history (the buyer's message, which
+ * tasks/get returns only when asked for), else none. Serialized once, bounded: the entry refused any message nesting
+ * deeper than an AdCP one, so a Task is never deep enough to overflow the serializer.
+ */
+function withinBudget(task: A2AStoredTask, maxBytes: number): string | undefined {
+  const whole = JSON.stringify(task);
+  if (Buffer.byteLength(whole) <= maxBytes) return whole;
+  const trimmed = JSON.stringify({ ...task, history: [] });
+  return Buffer.byteLength(trimmed) <= maxBytes ? trimmed : undefined;
 }
 
 /** What a settled AdCP task leaves on the A2A Task its call answered: its status, and its answer as the artifact. */

@@ -1,15 +1,18 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { AdcpError } from '../../wire/errors.js';
+import { refusedAddress } from './address-policy.js';
 import { sdkSubstitution, ssrfPolicy } from './sdk.js';
 
 /**
  * A buyer's push notification registration, checked when the call carrying it arrives (security.mdx, Webhook URL
  * validation (SSRF); Webhook callbacks, mode selection), so a URL the agent will never deliver to is refused then, as
- * INVALID_REQUEST naming the field, not discovered by a worker later. @adcp/sdk's own webhook SSRF policy decides:
- * https only, and no private, loopback, link-local, CGNAT, multicast or cloud-metadata address, as a literal or as
- * the name resolves now; in a sandbox, http and loopback are allowed (conformance receivers listen on 127.0.0.1).
- * Delivery checks again, pinned to the address it connects to (a name may be rebound since).
+ * INVALID_REQUEST naming the field, not discovered by a worker later. @adcp/sdk's own webhook SSRF policy decides
+ * first: https only, and no private, loopback, link-local, CGNAT, multicast or cloud-metadata address, as a literal or
+ * as the name resolves now; in a sandbox, http and loopback are allowed (conformance receivers listen on 127.0.0.1).
+ * Beneath it, no address of any IANA special-purpose block, embedded IPv4 forms decoded (address-policy.ts); a sandbox
+ * reaches loopback and nothing else. Delivery checks both again, pinned to the address it connects to (a name may be
+ * rebound since).
  */
 
 export interface PushCheck {
@@ -55,7 +58,8 @@ export async function vetPushUrl(url: unknown, field: string, check: PushCheck):
   const literal = enforceSsrfPolicy(u, policy);
   if (!literal.allowed) return { refused: refuse(problemOf(literal.rule, check.sandbox)) };
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  if (check.resolve === false || isIP(host) !== 0) return {};
+  if (isIP(host) !== 0) return refusedAddress(host, check.sandbox) === undefined ? {} : { refused: refuse(problemOf(undefined, check.sandbox)) };
+  if (check.resolve === false) return {};
   let addresses: string[];
   try {
     addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
@@ -65,7 +69,8 @@ export async function vetPushUrl(url: unknown, field: string, check: PushCheck):
     return code === 'ENOTFOUND' ? { unusable: refuse('names a host that does not resolve') } : {};
   }
   const resolved = enforceSsrfPolicyResolved(u, addresses, policy);
-  return resolved.allowed ? {} : { refused: refuse(problemOf(resolved.rule, check.sandbox)) };
+  if (!resolved.allowed) return { refused: refuse(problemOf(resolved.rule, check.sandbox)) };
+  return addresses.every((a) => refusedAddress(a, check.sandbox) === undefined) ? {} : { refused: refuse(problemOf(undefined, check.sandbox)) };
 }
 
 /**
@@ -106,6 +111,6 @@ function problemOf(rule: string | undefined, sandbox: boolean): string {
   if (rule?.startsWith('hosts_denied_metadata') === true) return 'must not name a cloud metadata host';
   if (rule?.startsWith('host_literal') === true) return 'must name a host, not an address';
   return sandbox
-    ? 'must not point at a private, link-local or reserved address'
-    : 'must not point at a private, loopback, link-local or reserved address';
+    ? 'must not point at a private, link-local, reserved or other special-purpose address (a sandbox reaches loopback only)'
+    : 'must not point at a private, loopback, link-local, reserved or other special-purpose address';
 }

@@ -9,7 +9,8 @@ import type { SignerKey } from '../keys/key-material.js';
  *   Bearer headers, posted through the fetch it is given;
  * - `createPinAndBindFetch` with `WEBHOOK_SSRF_POLICY` (https only; private, loopback, link-local and metadata
  *   addresses refused after resolution, the connection pinned to the checked address), or in a sandbox
- *   `LOOPBACK_OK_WEBHOOK_SSRF_POLICY` (http and loopback allowed, every other range still refused);
+ *   `LOOPBACK_OK_WEBHOOK_SSRF_POLICY` (http and loopback allowed, every other range still refused), each with the
+ *   special-purpose blocks the SDK's lists miss refused beneath it (address-policy.ts);
  * - from `@adcp/sdk/substitution` (~25 ms), `enforceSsrfPolicy` / `enforceSsrfPolicyResolved`: the same policy
  *   checked on a push URL when the call registering it arrives.
  */
@@ -50,7 +51,7 @@ export interface SdkServer {
     idempotencyKeyStore: { get(id: string): string | undefined; set(id: string, key: string): void };
     suppressLegacyWarnings: boolean;
   }): WebhookEmitter;
-  createPinAndBindFetch(options: { policy: SsrfPolicy }): FetchLike;
+  createPinAndBindFetch(options: { policy: SsrfPolicy; lookup?: (hostname: string, options: Record<string, unknown>, callback: (error: NodeJS.ErrnoException | null, addresses?: { address: string; family: number }[]) => void) => void }): FetchLike;
   readonly WEBHOOK_SSRF_POLICY: SsrfPolicy;
   readonly LOOPBACK_OK_WEBHOOK_SSRF_POLICY: SsrfPolicy;
 }

@@ -5,7 +5,8 @@ import type { SigningKeys } from '../keys/keys.js';
 import { attempt, type AttemptEnv } from './attempt.js';
 import { finishRow, leaseRows, purgeRows, releaseLeases, type LeasedRow, type Outcome } from './records.js';
 import { deadline, outcomeOf, type Backoff } from './schedule.js';
-import { sdkServer, ssrfPolicy } from './sdk.js';
+import { webhookFetch } from './address-policy.js';
+import { sdkServer } from './sdk.js';
 import { hostOf } from '../../wire/report.js';
 
 /**
@@ -124,7 +125,7 @@ export function deliveryWorker(store: Store, keys: SigningKeys, s: WorkerSetting
       sql = await store.open();
       const sdk = sdkServer();
       const signer = (await keys.pair()).signer;
-      env = { sdk, signer, fetch: sdk.createPinAndBindFetch({ policy: ssrfPolicy(s.sandbox) }), timeoutMs: s.timeoutMs };
+      env = { sdk, signer, fetch: webhookFetch(s.sandbox), timeoutMs: s.timeoutMs };
       running = true;
       schedule(0);
     },

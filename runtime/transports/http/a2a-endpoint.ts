@@ -3,12 +3,17 @@ import type { TLSSocket } from 'node:tls';
 import type { A2ASkill, A2ATaskStore } from '../../api/a2a-types.js';
 import type { Agent, AnyToolHandler } from '../../api/agent-types.js';
 import type { AuthPrincipal, AuthScheme, HttpOptions } from '../../api/http-types.js';
+import { carry, type Admission } from '../../call/admission.js';
 import type { AgentServices } from '../../services/agent-services.js';
+import { MAX_MESSAGE_DEPTH, nestsWithin } from '../../wire/bounds.js';
 import { isObject } from '../../wire/json-copy.js';
 import { createA2AExecutor } from '../a2a.js';
 import { v03Card, v1Card } from './a2a-card.js';
 import { dialectOf, type Dialect } from './a2a-dialects.js';
+import { guardedRequestHandler } from './a2a-guard.js';
+import { requestTaskStore } from './a2a-request-store.js';
 import { withoutToken } from './authenticate.js';
+import type { Refuse } from './mcp-endpoint.js';
 import { agentRequire, isMissing } from './packages.js';
 import { sendJson } from './respond.js';
 import { firstLine } from '../../wire/report.js';
@@ -19,14 +24,17 @@ import { carryTrace, traceOf } from '../call-trace.js';
  * A2A on the entry's port: JSON-RPC at `/a2a` through @a2a-js/sdk's JsonRpcTransportHandler and
  * DefaultRequestHandler (the agent's own SDK, 0.3.x or 1.x, resolved as the MCP SDK is), the executor of
  * agent.a2aExecutor, the agent's durable task store (services/tasks/a2a-tasks.ts), and the agent card at
- * `/.well-known/agent-card.json`. No Express: the entry already read and authenticated the request; this builds the
- * SDK's call context with the principal as its User (the executor reads it into `ctx.principal`) and answers JSON, or
- * SSE for message/stream.
+ * `/.well-known/agent-card.json`. No Express: the entry already read the request and its credentials; this builds the
+ * SDK's call context with the principal as its User (the executor reads it into `ctx.principal`), the request's
+ * Admission carried by that User, and answers JSON, or SSE for message/stream. The SDK reads the message; what it runs
+ * is admitted where it runs (a2a-guard.ts, the executor's pipeline), and a refusal is answered 401 once the SDK has
+ * answered — before the first SSE event of a stream — in place of that answer. A message nesting deeper than any AdCP
+ * message is refused before the SDK clones, stores or serializes it.
  */
 
 export interface A2AEndpoint {
   card(req: IncomingMessage, res: ServerResponse): void;
-  handle(req: IncomingMessage, res: ServerResponse, message: unknown, principal: AuthPrincipal | undefined): Promise<void>;
+  handle(req: IncomingMessage, res: ServerResponse, message: unknown, principal: AuthPrincipal | undefined, admission: Admission): Promise<void>;
   readonly store: A2ATaskStore;
   readonly major: 0 | 1;
 }
@@ -53,6 +61,7 @@ export function a2aEndpoint(
   handlers: Readonly<Record<string, AnyToolHandler>>,
   options: HttpOptions,
   schemes: readonly AuthScheme[],
+  refuse: Refuse,
 ): A2AEndpoint | undefined {
   if (options.a2a === false) return undefined;
   const given = options.a2a ?? {};
@@ -68,9 +77,11 @@ export function a2aEndpoint(
   }
   const dialect = dialectOf(server, () => require(`${pkg}/compat/v0_3/server`) as Record<string, unknown>);
   const log = logOf(agent);
-  const executor = createA2AExecutor(agent, handlers, { rejectedTaskState: given.rejectedTaskState });
-  // The agent's own store, durable and bounded (an AdCP task settling later shows on its A2A Task); `taskStore` overrides it.
-  const store = given.taskStore ?? services.a2aTaskStore({ maxTasks: given.maxTasks, ttlMs: given.taskTtlMs });
+  const executor = createA2AExecutor(agent, handlers, { rejectedTaskState: given.rejectedTaskState }, dialect.major);
+  // The agent's own store, durable and bounded per caller (an AdCP task settling later shows on its A2A Task);
+  // `taskStore` overrides it. The SDK sees it through what each request's Admission says of it.
+  const store = given.taskStore ?? services.a2aTaskStore({ maxTasks: given.maxTasks, maxTaskBytes: given.maxTaskBytes, ttlMs: given.taskTtlMs });
+  const sdkStore = requestTaskStore(store, log);
   let skills: A2ASkill[] | undefined;
   const cardAt = (base: string, legacy: boolean): Record<string, unknown> =>
     (legacy ? v03Card : v1Card)({ base, name: agent.name, skills: (skills ??= agent.a2aSkills()), schemes, given: given.card });
@@ -80,7 +91,7 @@ export function a2aEndpoint(
   const ready = (req: IncomingMessage): Record<string, unknown> => {
     if (handlerCard === undefined) {
       handlerCard = cardAt(baseOf(req, options.publicUrl), dialect.major === 0);
-      dialect.bind(new dialect.DefaultRequestHandler(handlerCard, store, executor));
+      dialect.bind(guardedRequestHandler(new dialect.DefaultRequestHandler(handlerCard, sdkStore, executor) as object, dialect.major === 1 ? 'v1' : 'v0.3', agent.releases[0]!));
     }
     return handlerCard;
   };
@@ -90,25 +101,57 @@ export function a2aEndpoint(
     card(req, res) {
       sendJson(res, 200, cardAt(baseOf(req, options.publicUrl), dialect.legacyCard(req)), dialect.major === 1 ? { vary: 'A2A-Version' } : {});
     },
-    async handle(req, res, message, principal) {
-      const card = ready(req);
-      const user = principal === undefined ? new dialect.UnauthenticatedUser() : new PrincipalUser(principal.principal, withoutToken(principal));
-      carryTrace(user, traceOf(req.headers));
+    async handle(req, res, message, principal, admission) {
+      const label = `${req.method ?? '?'} ${req.url ?? ''}`;
       const id = isObject(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
+      if (!nestsWithin(message, MAX_MESSAGE_DEPTH)) {
+        // Refused credentials stay a 401 (it runs no call, so no signing refusal precedes it).
+        const refusal = admission.settle();
+        if (refusal !== undefined) return refuse(res, refusal, label);
+        return sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: the message nests deeper than ${MAX_MESSAGE_DEPTH} levels` } });
+      }
+      const card = ready(req);
+      const user = carry(principal === undefined ? (new dialect.UnauthenticatedUser() as object) : new PrincipalUser(principal.principal, withoutToken(principal)), admission);
+      carryTrace(user, traceOf(req.headers));
       let out: unknown;
       try {
         out = await dialect.handle(req, message, user, card);
       } catch (e) {
+        if (!admission.dispatched) admission.method([], false);
+        const refusal = admission.settle();
+        if (refusal !== undefined) return refuse(res, refusal, label);
         // Thrown before the SDK answered (1.x's version negotiation, a failure of the SDK itself): mapped as its Express
         // handler maps it, a fault of the server being a 500.
         const error = dialect.errorOf(req, e);
         sendJson(res, error.code === -32603 ? 500 : 200, withoutInternals({ jsonrpc: '2.0', id, error }, log));
         return;
       }
-      if (isAsyncIterable(out)) await stream(req, res, out, id, dialect);
-      else sendJson(res, 200, withoutInternals(out, log));
+      if (isAsyncIterable(out)) return stream(req, res, out, id, dialect, () => settled(res, id, admission, label));
+      if (settled(res, id, admission, label)) return;
+      sendJson(res, 200, withoutInternals(out, log));
     },
   };
+
+  /**
+   * What the request's Admission says once the SDK has answered: refused (401), or a store that failed on a method
+   * carrying no AdCP call (tasks/get …: 503, retry); a message's own store fault is already its failed Task. True when
+   * the answer was sent here.
+   */
+  function settled(res: ServerResponse, id: string | number | null, admission: Admission, label: string): boolean {
+    // A request the SDK ran no method of (one it does not serve — an MCP `initialize` sent here —, params it refuses)
+    // is protected: as anything but a message of a public skill, it needs credentials.
+    if (!admission.dispatched) admission.method([], false);
+    const refusal = admission.settle();
+    if (refusal !== undefined) {
+      refuse(res, refusal, label);
+      return true;
+    }
+    if (admission.fault !== undefined && admission.carrier.length === 0) {
+      sendJson(res, 503, { jsonrpc: '2.0', id, error: { code: -32603, message: 'The agent cannot reach its task store now; retry' } }, { 'retry-after': '5' });
+      return true;
+    }
+    return false;
+  }
 }
 
 /**
@@ -121,16 +164,20 @@ function withoutInternals(response: unknown, log: RuntimeLog): unknown {
   return { ...response, error: { code: -32603, message: 'Internal error' } };
 }
 
-/** message/stream and tasks/resubscribe: the first event (or the error before any) decides between SSE and a JSON error. */
-async function stream(req: IncomingMessage, res: ServerResponse, events: AsyncIterable<unknown>, id: string | number | null, dialect: Dialect): Promise<void> {
+/**
+ * message/stream and tasks/resubscribe: the first event (or the error before any) decides between SSE and a JSON error,
+ * after what the request's Admission says then (`settled`: a refusal is a 401, never a stream).
+ */
+async function stream(req: IncomingMessage, res: ServerResponse, events: AsyncIterable<unknown>, id: string | number | null, dialect: Dialect, settled: () => boolean): Promise<void> {
   const iterator = events[Symbol.asyncIterator]();
   let next: IteratorResult<unknown>;
   try {
     next = await iterator.next();
   } catch (e) {
-    sendJson(res, 200, { jsonrpc: '2.0', id, error: dialect.errorOf(req, e) });
+    if (!settled()) sendJson(res, 200, { jsonrpc: '2.0', id, error: dialect.errorOf(req, e) });
     return;
   }
+  if (settled()) return void iterator.return?.().catch(() => undefined);
   res.writeHead(200, SSE_HEADERS);
   res.on('close', () => void iterator.return?.().catch(() => undefined));
   try {

@@ -2,15 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthPrincipal, AuthScheme, Authenticator } from '../../api/http-types.js';
 import { AUTH_SCHEMES, type MarkedAuthenticator } from '../../services/auth/basic.js';
 import { isObject } from '../../wire/json-copy.js';
-import { internalError, sendJson } from './respond.js';
-import type { RuntimeLog } from '../../ops/log.js';
+import { sendJson } from './respond.js';
 
 /**
  * Authentication at the entry, before any pipeline work, as @adcp/sdk/server's serve() does it on the wire
  * (respondUnauthorized): the authenticator reads the request's headers and says who is calling.
  * - a principal: the call goes on, carrying it;
- * - null on a call that needs credentials: 401 with the challenges (RFC 6750 §3.1: no error code when the request
- *   carried no credentials);
+ * - null, no credentials presented: the call goes on anonymous; a call that needs credentials is refused where it is
+ *   read (call/admission.ts), answered 401 with the challenges (RFC 6750 §3.1: no error code then);
  * - null although the request carries credentials (`Authorization`, or the `x-adcp-auth` header AdCP's older
  *   clients send): those were not recognized, which is 401 `invalid_token` on any call, public ones included: a
  *   buyer with a revoked key learns it on its first call, discovery too;
@@ -65,32 +64,6 @@ export async function identify(req: IncomingMessage, authenticate: Authenticator
   return { kind: 'principal', principal: found as AuthPrincipal };
 }
 
-/**
- * The entry's answer to who is calling: the principal (or none, on a public call), or undefined with the 401 (or the
- * 500 of a broken authenticator) sent.
- */
-export function admitIdentified(res: ServerResponse, who: Identified, isPublic: boolean, challenge: Challenge, log?: RuntimeLog): { principal?: AuthPrincipal } | undefined {
-  switch (who.kind) {
-    case 'principal':
-      return { principal: who.principal };
-    case 'open':
-      return {};
-    case 'anonymous':
-      if (isPublic) return {};
-      log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401, no credentials`, { status: 401 });
-      unauthorized(res, challenge, undefined, 'Authentication required.');
-      return undefined;
-    case 'refused':
-      // What the authenticator said of them, never the credentials.
-      log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401 invalid_token`, { status: 401 });
-      unauthorized(res, challenge, 'invalid_token', who.message);
-      return undefined;
-    case 'broken':
-      internalError(res, who.error, 'authenticate', log);
-      return undefined;
-  }
-}
-
 /** The principal as the MCP SDK's AuthInfo (`req.auth`), which its transport hands to every handler. */
 export function mcpAuthInfo(principal: AuthPrincipal): Record<string, unknown> {
   return {
@@ -120,7 +93,8 @@ function publicMessage(e: unknown): string {
   return typeof text === 'string' && text !== '' && text.length <= 200 && !/[\r\n"\\]/.test(text) ? text : 'Credentials rejected.';
 }
 
-function unauthorized(res: ServerResponse, challenge: Challenge, error: 'invalid_token' | undefined, description: string): void {
+/** 401 with the entry's challenges; `invalid_token` when credentials were presented and refused (RFC 6750 §3.1). */
+export function unauthorized(res: ServerResponse, challenge: Challenge, error: 'invalid_token' | undefined, description: string): void {
   const params = [
     `realm="${quoted(challenge.realm)}"`,
     ...(error !== undefined ? [`error="${error}"`, `error_description="${quoted(description)}"`] : []),

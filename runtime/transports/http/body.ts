@@ -1,10 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * A request body, read before anything else happens to the request (authentication classifies the JSON-RPC message
- * it carries), within bounds: at most `maxBytes` (a larger declared Content-Length is refused before a byte is read)
- * and within `timeoutMs` of the handler's start, so a client sending a byte every few seconds cannot hold a request
- * open (the server's requestTimeout covers the same on serve(); this covers an entry mounted on another's server).
+ * A request body, read before anything else happens to the request (a signature's digest covers its bytes; the SDK
+ * is handed it parsed once), within bounds: at most `maxBytes` (a larger declared Content-Length is refused before a
+ * byte is read) and within `timeoutMs` of the handler's start, so a client sending a byte every few seconds cannot
+ * hold a request open (the server's requestTimeout covers the same on serve(); this covers an entry mounted on
+ * another's server).
  */
 
 export type Body =

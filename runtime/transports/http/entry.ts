@@ -3,10 +3,10 @@ import type { Agent, AnyToolHandler } from '../../api/agent-types.js';
 import type { HttpHandler, HttpOptions } from '../../api/http-types.js';
 import type { AgentServices } from '../../services/agent-services.js';
 import { a2aEndpoint } from './a2a-endpoint.js';
-import { admission, type ReadMessage } from './admit.js';
+import type { Refusal } from '../../call/admission.js';
+import { admission, refuse } from './admit.js';
 import { challengeSchemes, mcpAuthInfo, type Challenge } from './authenticate.js';
 import { DEFAULT_BODY_BYTES, DEFAULT_BODY_TIMEOUT_MS, readBody } from './body.js';
-import { a2aIsPublic, mcpIsPublic } from './classify.js';
 import { mcpEndpoint } from './mcp-endpoint.js';
 import { cutShort, internalError, methodNotAllowed, notFound, sendJsonRpcError } from './respond.js';
 import { protectedResourceMetadata } from './well-known.js';
@@ -18,12 +18,13 @@ import { A2A_PATH, CARD_PATH, MCP_PATH } from '../../wire/paths.js';
 /**
  * The HTTP entry (agent.httpHandler): one request handler for MCP at `/mcp`, A2A at `/a2a` (and a POST to `/`) with
  * its agent card, the protected-resource metadata when configured, and the probes `/healthz` and `/readyz`
- * (health.ts); any other path is the host's (`next()` under
- * Express, 404 on a bare node:http server). For a JSON-RPC POST, in this order and before any pipeline work: the
- * body, read within its limits; the message, parsed; its classification, public or protected (classify.ts);
- * authentication and the request's signature (admit.ts). Only then does an SDK see the request, with the principal
- * attached. Everything is resolved and checked when the handler is made (the handler set, the SDKs, the options), so
- * a bad start fails there.
+ * (health.ts); any other path is the host's (`next()` under Express, 404 on a bare node:http server). For a JSON-RPC POST, in this order: the body, read within its limits and
+ * parsed once; the credentials in the headers and the request's signature (admit.ts), refused at once when they are
+ * refused whatever the request invokes. Then the SDK reads the message and runs it, with the principal (or none) and
+ * the request's Admission: whether a call needs credentials, or a signature, is decided where it is read — the MCP SDK's
+ * dispatch and the call's own stages, the A2A SDK's dispatch and the executor — and a refusal there is answered 401 in
+ * place of the SDK's answer (call/admission.ts). The entry itself never reads what the body invokes. Everything is
+ * resolved and checked when the handler is made (the handler set, the SDKs, the options), so a bad start fails there.
  */
 export function httpEntry(agent: Agent, services: Pick<AgentServices, 'a2aTaskStore' | 'health' | 'log'>, toolsJson: () => string, handlers: Readonly<Record<string, AnyToolHandler>>, options: HttpOptions = {}): HttpHandler {
   if (options.authenticate !== undefined && typeof options.authenticate !== 'function') throw new Error('adcp-codegen: authenticate must be a function (an Authenticator)');
@@ -33,14 +34,16 @@ export function httpEntry(agent: Agent, services: Pick<AgentServices, 'a2aTaskSt
   const schemes = challengeSchemes(options.authenticate, options.challenges);
   const prm = protectedResourceMetadata(options.protectedResource);
   const challenge: Challenge = { schemes, realm: options.realm ?? 'adcp', ...(prm !== undefined ? { resourceMetadata: prm.url } : {}) };
-  const mcp = mcpEndpoint(agent, toolsJson, handlers, options);
-  const a2a = a2aEndpoint(agent, services, handlers, options, options.authenticate === undefined ? [] : schemes);
-  const admit = admission(options.authenticate, challenge, agent.requestSignatures, options.publicUrl, services.log);
+  const refused = (res: ServerResponse, refusal: Refusal, label: string): void => refuse(res, challenge, refusal, label, services.log);
+  const mcp = mcpEndpoint(agent, toolsJson, handlers, options, refused);
+  const a2a = a2aEndpoint(agent, services, handlers, options, options.authenticate === undefined ? [] : schemes, refused);
+  const rules = { authenticates: options.authenticate !== undefined, publicTools, signatures: agent.requestSignatures, log: services.log };
+  const admit = admission(options.authenticate, challenge, rules, agent.requestSignatures, options.publicUrl, services.log);
   const probes = healthProbes(() => services.health);
   const authentication = [options.authenticate === undefined ? 'none' : schemes.join(', '), ...(agent.requestSignatures !== undefined ? ['RFC 9421 signatures'] : [])].join(', ');
 
   /** The body, parsed; or the answer already sent (413, 408, a parse error), or a client gone. */
-  const message = async (req: IncomingMessage, res: ServerResponse): Promise<ReadMessage | undefined> => {
+  const message = async (req: IncomingMessage, res: ServerResponse): Promise<{ text?: string; value: unknown } | undefined> => {
     const body = await readBody(req, maxBytes, timeoutMs);
     if (!body.ok) {
       if (body.status !== 0) cutShort(res, body.status, body.message);
@@ -66,12 +69,12 @@ export function httpEntry(agent: Agent, services: Pick<AgentServices, 'a2aTaskSt
         if (req.method !== 'POST') return methodNotAllowed(res, 'POST');
         const got = await message(req, res);
         if (got === undefined) return;
-        const caller = await admit(req, res, got, mcpIsPublic(got.value, publicTools));
+        const caller = await admit(req, res, got.text);
         if (caller === undefined) return;
         // With an authenticator or a signature verifier the entry owns `req.auth` (what the MCP SDK hands handlers as authInfo): a value left
         // there by middleware in front of it is not a principal this entry vouches for.
         if (options.authenticate !== undefined || agent.requestSignatures !== undefined) (req as IncomingMessage & { auth?: unknown }).auth = caller.principal === undefined ? undefined : mcpAuthInfo(caller.principal);
-        return await mcp.handle(req, res, got.value);
+        return await mcp.handle(req, res, got.value, caller.admission);
       }
       // A2A at its card's URL, and at the base URL A2A clients are given (where @a2a-js/sdk's own layout answers
       // JSON-RPC, and where AdCP's grader probes it), for a POST.
@@ -79,9 +82,9 @@ export function httpEntry(agent: Agent, services: Pick<AgentServices, 'a2aTaskSt
         if (req.method !== 'POST') return methodNotAllowed(res, 'POST');
         const got = await message(req, res);
         if (got === undefined) return;
-        const caller = await admit(req, res, got, a2aIsPublic(got.value, publicTools));
+        const caller = await admit(req, res, got.text);
         if (caller === undefined) return;
-        return await a2a.handle(req, res, got.value, caller.principal);
+        return await a2a.handle(req, res, got.value, caller.principal, caller.admission);
       }
       if (a2a !== undefined && path === CARD_PATH) {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, 'GET');

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Agent } from '../../api/agent-types.js';
 import type { HttpHandler, RunningServer, ServeOptions } from '../../api/http-types.js';
 import { positiveOption } from '../../wire/options.js';
+import { capPerClient } from './client-caps.js';
 import { MCP_PATH } from '../../wire/paths.js';
 import { firstLine } from '../../wire/report.js';
 import type { RuntimeLog } from '../../ops/log.js';
@@ -19,7 +20,8 @@ import { announceStart } from './start-line.js';
  *   every second (Node's own check runs every 30 s, which would let a slow client hold a socket that much longer);
  * - keep-alive of 65 s, longer than the 60 s idle timeout of common proxies and load balancers, so they close an idle
  *   connection first (Node's 5 s default closed it under MCP clients reusing it seconds later: "other side closed");
- * - at most `maxConnections` (1,024) open connections; more are refused at accept;
+ * - at most `maxConnections` (1,024) open connections, and `maxConnectionsPerClient` (64) held by one client address
+ *   (client-caps.ts: an idle keep-alive one makes room for its client's next); more are refused at accept;
  * - close(), and SIGTERM or SIGINT unless `handleSignals: false`: the drain (drain.ts) — readiness off, no new
  *   connections, calls in flight finished up to `drainTimeoutMs` (10 s), then the store released (and, on a signal,
  *   the process exits 0);
@@ -28,7 +30,7 @@ import { announceStart } from './start-line.js';
  * A server without an authenticator serves every call to anyone: it warns, once per agent.
  */
 
-export const DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024, drainTimeoutMs: 10_000 } as const;
+export const DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024, maxConnectionsPerClient: 64, drainTimeoutMs: 10_000 } as const;
 const warned = new WeakSet<object>();
 /** Servers open per agent: the store is released when the last one closes, not under another still serving. */
 const open = new WeakMap<object, number>();
@@ -52,6 +54,7 @@ export async function serveHttp(
   if (headersTimeout > requestTimeout) throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
   const maxConnections = positiveOption(options.maxConnections, DEFAULTS.maxConnections, 'serve: maxConnections', 'integer');
   const drain = { timeoutMs: positiveOption(options.drainTimeoutMs, DEFAULTS.drainTimeoutMs, 'serve: drainTimeoutMs'), delayMs: options.drainDelayMs === 0 ? 0 : positiveOption(options.drainDelayMs, 0, 'serve: drainDelayMs') };
+  const perClient = positiveOption(options.maxConnectionsPerClient, DEFAULTS.maxConnectionsPerClient, 'serve: maxConnectionsPerClient', 'integer');
   const tls = options.tls ?? tlsFromEnv();
   const scheme = tls === undefined ? 'http' : 'https';
   const handler = makeHandler();
@@ -79,6 +82,7 @@ export async function serveHttp(
   const server: Server = tls === undefined ? createServer(limits, serve) : createHttpsServer({ ...limits, cert: pem(tls.cert), key: pem(tls.key) }, serve);
   server.keepAliveTimeout = keepAliveTimeout;
   server.maxConnections = maxConnections;
+  capPerClient(server, perClient);
   try {
     await listen(server, port, host, log);
   } catch (e) {

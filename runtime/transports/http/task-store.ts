@@ -5,14 +5,15 @@ import { positiveOption } from '../../wire/options.js';
 /**
  * The A2A server's Tasks in memory, bounded. @a2a-js/sdk's InMemoryTaskStore keeps every Task forever (with its
  * history: the buyer's whole message): 2,000 message/send with a 90 KB context grew RSS from 81 to 505 MB. This one
- * keeps at most `maxTasks`, each at most `ttlMs` after it was last saved, and evicts the oldest first; a Task it no
- * longer has is A2A's task-not-found, as for an id never issued. Each Task belongs to the principal that saved it
- * (the ServerCallContext's user): another caller's tasks/get finds nothing. The HTTP entry's default is the durable
- * store over the agent's own (services/tasks/a2a-tasks.ts); this one serves `a2a.taskStore` overrides and tests.
+ * keeps at most `maxTasks` per principal, each at most `ttlMs` after it was last saved, and evicts that principal's
+ * oldest first, never another's; a Task it no longer has is A2A's task-not-found, as for an id never issued. Each
+ * Task belongs to the principal that saved it (the ServerCallContext's user): another caller's tasks/get finds
+ * nothing. The HTTP entry's default is the durable store over the agent's own (services/tasks/a2a-tasks.ts); this one
+ * serves `a2a.taskStore` overrides and tests.
  */
 
 export interface BoundedTaskStoreOptions {
-  /** Default 1,000. */
+  /** Tasks one principal keeps at most. Default 1,000. */
   maxTasks?: number;
   /** Default one hour. */
   ttlMs?: number;
@@ -32,39 +33,49 @@ export function boundedTaskStore(options: BoundedTaskStoreOptions = {}): Bounded
   const maxTasks = positiveOption(options.maxTasks, DEFAULT_MAX_TASKS, 'a2a.maxTasks', 'integer');
   const ttlMs = positiveOption(options.ttlMs, DEFAULT_TASK_TTL_MS, 'a2a.taskTtlMs', 'integer');
   const now = options.now ?? Date.now;
-  // Insertion order is the order of last save: the first entry is always the oldest.
-  const tasks = new Map<string, { task: A2AStoredTask; owner: string; savedAt: number }>();
-  const keyOf = (owner: string, id: string): string => `${owner}\u0000${id}`;
-  const dropExpired = (at: number): void => {
-    for (const [key, entry] of tasks) {
+  // Per principal, in the order of last save: each map's first entry is always that principal's oldest.
+  const owners = new Map<string, Map<string, { task: A2AStoredTask; savedAt: number }>>();
+  let size = 0;
+  const dropExpired = (tasks: Map<string, { savedAt: number }>, at: number): void => {
+    for (const [id, entry] of tasks) {
       if (at - entry.savedAt < ttlMs) break;
-      tasks.delete(key);
+      tasks.delete(id);
+      size--;
     }
+  };
+  const tasksOf = (context: unknown, at: number): Map<string, { task: A2AStoredTask; savedAt: number }> | undefined => {
+    const tasks = owners.get(ownerOf(context));
+    if (tasks !== undefined) dropExpired(tasks, at);
+    return tasks;
   };
   return {
     get size() {
-      return tasks.size;
+      for (const tasks of owners.values()) dropExpired(tasks, now());
+      return size;
     },
     async save(task, context) {
       const owner = ownerOf(context);
-      const key = keyOf(owner, String(task.id));
-      tasks.delete(key);
+      let tasks = owners.get(owner);
+      if (tasks === undefined) owners.set(owner, (tasks = new Map()));
+      const id = String(task.id);
+      if (tasks.delete(id)) size--;
       const at = now();
-      tasks.set(key, { task: copy(task), owner, savedAt: at });
-      dropExpired(at);
-      while (tasks.size > maxTasks) tasks.delete(tasks.keys().next().value!);
+      tasks.set(id, { task: copy(task), savedAt: at });
+      size++;
+      dropExpired(tasks, at);
+      while (tasks.size > maxTasks) {
+        tasks.delete(tasks.keys().next().value!);
+        size--;
+      }
     },
     async load(taskId, context) {
-      const at = now();
-      dropExpired(at);
-      const entry = tasks.get(keyOf(ownerOf(context), String(taskId)));
+      const entry = tasksOf(context, now())?.get(String(taskId));
       return entry === undefined ? undefined : copy(entry.task);
     },
     async list(params, context) {
-      dropExpired(now());
-      const owner = ownerOf(context);
+      const tasks = tasksOf(context, now());
       return listPage(
-        [...tasks.values()].filter((e) => e.owner === owner).map((e) => e.task),
+        [...(tasks?.values() ?? [])].map((e) => e.task),
         params,
         copy,
       );

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { isObject } from '../../wire/json-copy.js';
 
 /**
@@ -13,7 +13,8 @@ import { isObject } from '../../wire/json-copy.js';
  * - a valid JSON-RPC request of tools/list (its JSONRPCRequestSchema and ListToolsRequestSchema), not a batch;
  * - an `mcp-protocol-version` header, when present, among the SDK's SUPPORTED_PROTOCOL_VERSIONS.
  * Anything else goes through the SDK, which answers it (406, 415, 400 …) as it always has. Stateless and without
- * DNS-rebinding protection, the SDK checks nothing more before answering.
+ * DNS-rebinding protection, the SDK checks nothing more before answering. Having read the message as the SDK would,
+ * this path is the one that runs it: the request's admission of tools/list is asked here (`admitted`).
  */
 
 interface FastPathSdk {
@@ -23,29 +24,29 @@ interface FastPathSdk {
   ListToolsRequestSchema: { safeParse(v: unknown): { success: boolean } };
 }
 
-/** Answers a tools/list it can answer exactly as the SDK would (true), or leaves the request to the SDK (false). */
-export type ToolsListFastPath = (req: IncomingMessage, res: ServerResponse, message: unknown) => boolean;
+/**
+ * The answer's bytes (in chunks: the list's own, shared, and the frame's end) for a tools/list it can answer exactly as the SDK would, `refused` when the request may not list
+ * tools, or undefined: the request is the SDK's.
+ */
+export type ToolsListFastPath = (req: IncomingMessage, message: unknown, admitted: () => boolean) => readonly Buffer[] | 'refused' | undefined;
 
 export function toolsListFastPath(require: (id: string) => unknown, toolsJson: () => string): ToolsListFastPath {
   let sdk: FastPathSdk | null | undefined;
   let prefix: Buffer | undefined;
-  return (req, res, message) => {
-    if (!isObject(message) || message.method !== 'tools/list' || req.method !== 'POST') return false;
+  return (req, message, admitted) => {
+    if (!isObject(message) || message.method !== 'tools/list' || req.method !== 'POST') return undefined;
     sdk ??= load(require);
-    if (sdk === null) return false;
+    if (sdk === null) return undefined;
     const accept = req.headers.accept;
-    if (typeof accept !== 'string' || !accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
-    if (!sdk.isJsonContentType(req.headers['content-type'])) return false;
-    if (!sdk.JSONRPCRequestSchema.safeParse(message).success || !sdk.ListToolsRequestSchema.safeParse(message).success) return false;
+    if (typeof accept !== 'string' || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    if (!sdk.isJsonContentType(req.headers['content-type'])) return undefined;
+    if (!sdk.JSONRPCRequestSchema.safeParse(message).success || !sdk.ListToolsRequestSchema.safeParse(message).success) return undefined;
     const version = req.headers['mcp-protocol-version'];
-    if (version !== undefined && !(typeof version === 'string' && sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return false;
+    if (version !== undefined && !(typeof version === 'string' && sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
+    if (!admitted()) return 'refused';
     // The tools array's JSON is made once (ToolsLists.endpointToolsJson), the frame around it here, once.
     prefix ??= Buffer.from(`{"result":{"tools":${toolsJson()}},"jsonrpc":"2.0","id":`, 'utf8');
-    const tail = `${JSON.stringify(message.id)}}`;
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(prefix.length + Buffer.byteLength(tail)) });
-    res.write(prefix);
-    res.end(tail);
-    return true;
+    return [prefix, Buffer.from(`${JSON.stringify(message.id)}}`, 'utf8')];
   };
 }
 
