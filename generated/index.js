@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts 94625e2ca58bcf3d
+//   adcp-codegen 0.1.0: runtime/loader.ts 321fdc5595cee77c
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -464,10 +464,12 @@ const onDemand = Object.freeze({
   "./services/auth/api-key.js": "runtime/http.cjs",
   "./services/auth/basic.js": "runtime/http.cjs",
   "./services/builtins.js": "runtime/services.cjs",
+  "./services/governance/hash.js": "runtime/services.cjs",
   "./services/idempotency/budgets.js": "runtime/services.cjs",
   "./services/idempotency/hash.js": "runtime/services.cjs",
   "./services/idempotency/records.js": "runtime/services.cjs",
   "./services/idempotency/service.js": "runtime/services.cjs",
+  "./services/jcs.js": "runtime/services.cjs",
   "./services/keys/key-material.js": "runtime/services.cjs",
   "./services/keys/keys.js": "runtime/services.cjs",
   "./services/keys/publication.js": "runtime/services.cjs",

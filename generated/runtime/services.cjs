@@ -3,9 +3,9 @@
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/artifacts/packages.ts 79076aa7f3c8b9cc,
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
-//     runtime/services/idempotency/budgets.ts 224e745115645c5e, runtime/services/idempotency/hash.ts f80f6716dff89dd5,
-//     runtime/services/idempotency/records.ts c5093585ee88278c,
-//     runtime/services/idempotency/service.ts 04e19a778a3b1d87,
+//     runtime/services/governance/hash.ts 92ede0ac83090fc1, runtime/services/idempotency/budgets.ts 224e745115645c5e,
+//     runtime/services/idempotency/hash.ts 7371f16ebb584e90, runtime/services/idempotency/records.ts c5093585ee88278c,
+//     runtime/services/idempotency/service.ts 04e19a778a3b1d87, runtime/services/jcs.ts 8be2983a5f1e4dab,
 //     runtime/services/keys/key-material.ts ab38d6e31d6cc21e, runtime/services/keys/keys.ts 460a9c74acbdf53a,
 //     runtime/services/keys/publication.ts fabc4ffc57fbb4e8,
 //     runtime/services/notifications/announce.ts 00c89ced7196f338,
@@ -97,6 +97,52 @@ function builtinHandlers(served, services) {
 }
 
   },
+  // runtime/services/governance/hash.ts of adcp-codegen, its comments left out
+  "./services/governance/hash.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.GOVERNANCE_METADATA = exports.PLAN_BOOKKEEPING = void 0;
+exports.planPreimage = planPreimage;
+exports.planHash = planHash;
+exports.governedPayloadHash = governedPayloadHash;
+exports.samePlanHash = samePlanHash;
+exports.digestBytes = digestBytes;
+const node_crypto_1 = require("node:crypto");
+const jcs_js_1 = require("./services/jcs.js");
+exports.PLAN_BOOKKEEPING = ['version', 'status', 'syncedAt', 'revisionHistory', 'committedBudget', 'committedByType'];
+exports.GOVERNANCE_METADATA = ['governance_context', 'context'];
+function planPreimage(plan) {
+    return without(plan, exports.PLAN_BOOKKEEPING);
+}
+function planHash(plan) {
+    return digest((0, jcs_js_1.canonicalJson)(planPreimage(plan), 'governance (plan_hash, RFC 8785)'));
+}
+function governedPayloadHash(payload) {
+    return digest((0, jcs_js_1.canonicalJson)(without(payload, exports.GOVERNANCE_METADATA), 'governance (authorized_payload_hash, RFC 8785)'));
+}
+function samePlanHash(a, b) {
+    const x = digestBytes(a);
+    const y = digestBytes(b);
+    return x !== undefined && y !== undefined && (0, node_crypto_1.timingSafeEqual)(x, y);
+}
+function digestBytes(value) {
+    if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(value))
+        return undefined;
+    const bytes = Buffer.from(value, 'base64url');
+    return bytes.length === 32 && bytes.toString('base64url') === value ? bytes : undefined;
+}
+function digest(text) {
+    return (0, node_crypto_1.createHash)('sha256').update(text, 'utf8').digest('base64url');
+}
+function without(value, names) {
+    const out = {};
+    for (const [k, v] of Object.entries(value))
+        if (!names.includes(k))
+            out[k] = v;
+    return out;
+}
+
+  },
   // runtime/services/idempotency/budgets.ts of adcp-codegen, its comments left out
   "./services/idempotency/budgets.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -183,14 +229,10 @@ function insertBudgets(options = {}) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.payloadHash = payloadHash;
 const node_crypto_1 = require("node:crypto");
-const packages_js_1 = require("./artifacts/packages.js");
+const jcs_js_1 = require("./services/jcs.js");
 const EXCLUDED = ['idempotency_key', 'governance_context'];
-let canonicalize;
 function payloadHash(args) {
-    canonicalize ??= (0, packages_js_1.agentPackage)('canonicalize', 'idempotency (RFC 8785 payload hashing)');
-    const text = canonicalize(hashed(args));
-    if (text === undefined)
-        throw new Error('the request has no canonical JSON form');
+    const text = (0, jcs_js_1.canonicalJson)(hashed(args), 'idempotency (RFC 8785 payload hashing)');
     return (0, node_crypto_1.createHash)('sha256').update(text, 'utf8').digest('hex');
 }
 function hashed(args) {
@@ -355,6 +397,22 @@ function claimed(sql, c, ttlMs, deadline) {
             await (0, records_js_1.releaseKey)(sql, c).catch((e) => process.emitWarning(`adcp-codegen: idempotency: a claim could not be released (${String(e)}); it lapses at its deadline`));
         },
     };
+}
+
+  },
+  // runtime/services/jcs.ts of adcp-codegen, its comments left out
+  "./services/jcs.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.canonicalJson = canonicalJson;
+const packages_js_1 = require("./artifacts/packages.js");
+let canonicalize;
+function canonicalJson(value, purpose) {
+    canonicalize ??= (0, packages_js_1.agentPackage)('canonicalize', purpose);
+    const text = canonicalize(value);
+    if (text === undefined)
+        throw new Error('the value has no canonical JSON form');
+    return text;
 }
 
   },

@@ -106,10 +106,13 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'artifacts/packages.js',
     'services/account-scope.js',
     'services/builtins.js',
+    // Signed governance: issuing a governance_context, or enforcing one on a governed task (services/governance/).
+    'services/governance/hash.js',
     'services/idempotency/budgets.js',
     'services/idempotency/hash.js',
     'services/idempotency/records.js',
     'services/idempotency/service.js',
+    'services/jcs.js',
     'services/keys/key-material.js',
     'services/keys/keys.js',
     'services/keys/publication.js',
