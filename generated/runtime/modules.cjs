@@ -2,27 +2,28 @@
 // The adcp-codegen runtime's modules a valid call reaches (runtime/*.ts compiled, each a CommonJS function), for the loader in index.js.
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/agent.ts c98314d535259a3d, runtime/api/a2a-types.ts cd80e630f9c0b645,
-//     runtime/api/agent-types.ts 8e609bb71c20b858, runtime/api/http-types.ts 8e609bb71c20b858,
-//     runtime/api/service-types.ts 874552e7b38e2446, runtime/api/signing-types.ts 8e609bb71c20b858,
-//     runtime/api/webhook-types.ts 8e609bb71c20b858, runtime/artifacts/contract.ts 8ea0d204ea7242b2,
-//     runtime/artifacts/declared-names.ts 1e024d941bb353ca, runtime/artifacts/profile.ts c455a125f944978e,
-//     runtime/artifacts/served.ts a1cfd194dead186e, runtime/call/authorize.ts cbf4fe34d32405fe,
-//     runtime/call/call.ts 66af2e139d4ba78f, runtime/call/convert-down.ts ecfbb031fbd5ad71,
-//     runtime/call/convert-up.ts e136eb251cf31f7f, runtime/call/credentials.ts 030f5294fcc41dca,
-//     runtime/call/envelope.ts 8d903528130c18f9, runtime/call/handle.ts 11cfbf799ca1a7e0,
-//     runtime/call/idempotency.ts 95dcb9cdf3961391, runtime/call/merge-items.ts c58a40123644968e,
-//     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts 39df6c928faec664,
-//     runtime/call/push-config.ts 41aaa3beff8556d9, runtime/call/read.ts 214b3e59b4054b61,
-//     runtime/call/select.ts e1a6a3a1959bd443, runtime/call/verify.ts cdab975fb3f40682,
-//     runtime/issues/drift.ts 929aad4c4ef84a09, runtime/issues/issues.ts 54f563c281e32709,
-//     runtime/services/agent-services.ts 0a814bfb4b4d496f, runtime/services/capabilities.ts ca291c08b9d816ce,
-//     runtime/services/idempotency/settings.ts c097ce5e38f95d92, runtime/wire/bounds.ts 56f9dc77d4bed7c2,
-//     runtime/wire/closest-names.ts 7c72d55e78965954, runtime/wire/credential-names.ts 800ce9e9a2e17dae,
-//     runtime/wire/errors.ts c3c2abcdcdf1f631, runtime/wire/json-copy.ts 4c680c79afe248e9,
-//     runtime/wire/options.ts 7f555a7bac86c390, runtime/wire/paths.ts fb201dd214f7de24,
-//     runtime/wire/pointer.ts 70d14510bda68fba, runtime/wire/release-select.ts 987b50ff8ce82e53,
-//     runtime/wire/report.ts c5325dc03a131258, runtime/wire/response.ts bc9edc053c759fe8,
-//     runtime/wire/results.ts 81afede7e867dfac, runtime/wire/versions.ts e88c31a89583ba56
+//     runtime/api/agent-types.ts 8e609bb71c20b858, runtime/api/governance-types.ts 8e609bb71c20b858,
+//     runtime/api/http-types.ts 8e609bb71c20b858, runtime/api/service-types.ts 874552e7b38e2446,
+//     runtime/api/signing-types.ts 8e609bb71c20b858, runtime/api/webhook-types.ts 8e609bb71c20b858,
+//     runtime/artifacts/contract.ts 8ea0d204ea7242b2, runtime/artifacts/declared-names.ts 1e024d941bb353ca,
+//     runtime/artifacts/profile.ts c455a125f944978e, runtime/artifacts/served.ts a1cfd194dead186e,
+//     runtime/call/authorize.ts cbf4fe34d32405fe, runtime/call/call.ts 66af2e139d4ba78f,
+//     runtime/call/convert-down.ts ecfbb031fbd5ad71, runtime/call/convert-up.ts e136eb251cf31f7f,
+//     runtime/call/credentials.ts 030f5294fcc41dca, runtime/call/envelope.ts 8d903528130c18f9,
+//     runtime/call/handle.ts 11cfbf799ca1a7e0, runtime/call/idempotency.ts 95dcb9cdf3961391,
+//     runtime/call/merge-items.ts c58a40123644968e, runtime/call/parse.ts b39badc9a4b2b4b7,
+//     runtime/call/pipeline.ts 39df6c928faec664, runtime/call/push-config.ts 41aaa3beff8556d9,
+//     runtime/call/read.ts 214b3e59b4054b61, runtime/call/select.ts e1a6a3a1959bd443,
+//     runtime/call/verify.ts cdab975fb3f40682, runtime/issues/drift.ts 929aad4c4ef84a09,
+//     runtime/issues/issues.ts 54f563c281e32709, runtime/services/agent-services.ts 0a814bfb4b4d496f,
+//     runtime/services/capabilities.ts ca291c08b9d816ce, runtime/services/idempotency/settings.ts c097ce5e38f95d92,
+//     runtime/wire/bounds.ts 56f9dc77d4bed7c2, runtime/wire/closest-names.ts 7c72d55e78965954,
+//     runtime/wire/credential-names.ts 800ce9e9a2e17dae, runtime/wire/errors.ts c3c2abcdcdf1f631,
+//     runtime/wire/json-copy.ts 4c680c79afe248e9, runtime/wire/options.ts 7f555a7bac86c390,
+//     runtime/wire/paths.ts fb201dd214f7de24, runtime/wire/pointer.ts 70d14510bda68fba,
+//     runtime/wire/release-select.ts 987b50ff8ce82e53, runtime/wire/report.ts c5325dc03a131258,
+//     runtime/wire/response.ts bc9edc053c759fe8, runtime/wire/results.ts 81afede7e867dfac,
+//     runtime/wire/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules a valid call reaches (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
@@ -112,6 +113,12 @@ Object.defineProperty(exports, "__esModule", { value: true });
   },
   // runtime/api/agent-types.ts of adcp-codegen, its comments left out
   "./api/agent-types.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+
+  },
+  // runtime/api/governance-types.ts of adcp-codegen, its comments left out
+  "./api/governance-types.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 

@@ -3,8 +3,10 @@
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/artifacts/packages.ts 79076aa7f3c8b9cc,
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
-//     runtime/services/governance/hash.ts 92ede0ac83090fc1, runtime/services/idempotency/budgets.ts 224e745115645c5e,
-//     runtime/services/idempotency/hash.ts 7371f16ebb584e90, runtime/services/idempotency/records.ts c5093585ee88278c,
+//     runtime/services/governance/checklist.ts addc0756531be2bf, runtime/services/governance/hash.ts 92ede0ac83090fc1,
+//     runtime/services/governance/jose.ts 77775c8981431310, runtime/services/governance/token.ts 6fce6e9f79753624,
+//     runtime/services/idempotency/budgets.ts 224e745115645c5e, runtime/services/idempotency/hash.ts 7371f16ebb584e90,
+//     runtime/services/idempotency/records.ts c5093585ee88278c,
 //     runtime/services/idempotency/service.ts 04e19a778a3b1d87, runtime/services/jcs.ts 8be2983a5f1e4dab,
 //     runtime/services/keys/key-material.ts ab38d6e31d6cc21e, runtime/services/keys/keys.ts 460a9c74acbdf53a,
 //     runtime/services/keys/publication.ts fabc4ffc57fbb4e8,
@@ -97,6 +99,251 @@ function builtinHandlers(served, services) {
 }
 
   },
+  // runtime/services/governance/checklist.ts of adcp-codegen, its comments left out
+  "./services/governance/checklist.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.CRITICAL = exports.GovernanceRefusal = void 0;
+exports.verifyGovernanceContext = verifyGovernanceContext;
+const hash_js_1 = require("./services/governance/hash.js");
+const jose_js_1 = require("./services/governance/jose.js");
+const token_js_1 = require("./services/governance/token.js");
+class GovernanceRefusal extends Error {
+    code;
+    constructor(code, detail) {
+        super(detail);
+        this.code = code;
+        this.name = 'GovernanceRefusal';
+    }
+}
+exports.GovernanceRefusal = GovernanceRefusal;
+exports.CRITICAL = ['authorized_commitment', 'authorized_task', 'authorized_payload_hash'];
+const ALGORITHMS = { EdDSA: { kty: 'OKP', crv: 'Ed25519' }, ES256: { kty: 'EC', crv: 'P-256' } };
+const INTENT_UNPOLLED_S = 15 * 60;
+const EXECUTION_MAX_S = 30 * 86_400;
+const CURRENCY = /^[A-Z]{3}$/;
+async function verifyGovernanceContext(token, gate, deps) {
+    let step = 0;
+    const refuse = (code, detail) => ({ ok: false, code, step, detail });
+    const invalid = (detail) => refuse('governance_token_invalid', detail);
+    const notApplicable = (detail) => refuse('governance_token_not_applicable', detail);
+    try {
+        step = 1;
+        const parsed = (0, token_js_1.parseCompact)(token);
+        if (typeof parsed === 'string')
+            return invalid(parsed);
+        const { header: h, claims: c } = parsed;
+        step = 2;
+        const alg = h.alg;
+        if (typeof alg !== 'string' || !Object.hasOwn(ALGORITHMS, alg))
+            return invalid(`alg ${JSON.stringify(alg)} is not EdDSA or ES256`);
+        step = 3;
+        if (h.typ !== 'adcp-gov+jws')
+            return invalid(`typ ${JSON.stringify(h.typ)} is not adcp-gov+jws`);
+        step = 4;
+        const crit = critProblem(h, c);
+        if (crit !== undefined)
+            return invalid(crit);
+        if (typeof h.kid !== 'string' || h.kid === '')
+            return invalid('the protected header has no kid');
+        const kid = h.kid;
+        step = 5;
+        if (typeof c.iss !== 'string' || c.iss === '')
+            return invalid('iss is missing');
+        const iss = c.iss;
+        const issuer = await deps.issuer(iss);
+        if (issuer === undefined)
+            return refuse('governance_issuer_not_authorized', `iss ${iss} is not a governance agent of the buyer's brand.json`);
+        const jwk = await issuer.key(kid);
+        if (jwk === null)
+            return refuse('governance_key_unknown', `kid ${kid} is not in ${iss}'s JWKS`);
+        step = 6;
+        const purpose = keyProblem(jwk, alg);
+        if (purpose !== undefined)
+            return refuse('governance_key_unknown', `kid ${kid}: ${purpose}`);
+        step = 7;
+        try {
+            const j = (0, jose_js_1.jose)();
+            await j.compactVerify(parsed.raw, await j.importJWK(publicMembers(jwk), alg), { algorithms: [alg], crit: Object.fromEntries(exports.CRITICAL.map((n) => [n, true])) });
+        }
+        catch {
+            return invalid('the signature does not verify');
+        }
+        step = 8;
+        if (typeof c.aud !== 'string')
+            return invalid('aud is missing');
+        if (c.aud !== gate.audience)
+            return notApplicable(`aud ${c.aud} is not this service (${gate.audience})`);
+        if (typeof c.caller !== 'string' || c.caller === '')
+            return invalid('caller is missing');
+        if (c.caller !== gate.caller)
+            return notApplicable(`caller ${c.caller} is not the authenticated caller`);
+        step = 9;
+        const now = deps.now();
+        const skew = deps.skewSeconds;
+        if (!isTime(c.iat))
+            return invalid('iat is missing or not a number');
+        if (!isTime(c.exp))
+            return invalid('exp is missing or not a number');
+        if (c.nbf !== undefined && !isTime(c.nbf))
+            return invalid('nbf is not a number');
+        if (c.exp < now - skew)
+            return refuse('governance_token_expired', 'exp has passed');
+        if (c.iat > now + skew)
+            return refuse('governance_token_not_yet_valid', 'iat is in the future');
+        if (c.nbf !== undefined && c.nbf > now + skew)
+            return refuse('governance_token_not_yet_valid', 'nbf is in the future');
+        if (c.exp <= c.iat)
+            return invalid('exp is not after iat');
+        if (c.phase !== 'intent' && c.exp - c.iat > EXECUTION_MAX_S)
+            return invalid('an execution-phase token lives longer than 30 days');
+        step = 10;
+        if (typeof c.sub !== 'string' || c.sub === '')
+            return invalid('sub is missing');
+        if (gate.priorSub !== undefined && c.sub !== gate.priorSub)
+            return notApplicable('sub differs from the action binding retained from the prior accepted token');
+        if (typeof c.check_id !== 'string' || c.check_id === '')
+            return invalid('check_id is missing');
+        if (typeof c.plan_hash !== 'string' || c.plan_hash === '')
+            return invalid('plan_hash is missing');
+        step = 11;
+        if (typeof c.phase !== 'string')
+            return invalid('phase is missing');
+        if (c.phase !== gate.phase)
+            return notApplicable(`phase ${c.phase} is not this gate's (${gate.phase})`);
+        step = 12;
+        const payloadHash = gate.phase === 'intent' && gate.payload !== undefined ? (0, hash_js_1.governedPayloadHash)(gate.payload) : undefined;
+        const bound = bindingProblem(c, gate, payloadHash);
+        if (bound !== undefined)
+            return bound[0] === 'invalid' ? invalid(bound[1]) : notApplicable(bound[1]);
+        step = 13;
+        if (!(await deps.listed(iss)))
+            return refuse('governance_issuer_not_authorized', `iss ${iss} is no longer in the buyer's brand.json`);
+        step = 14;
+        if (typeof c.jti !== 'string' || c.jti === '')
+            return invalid('jti is missing');
+        const fresh = c.phase !== 'intent' || c.exp - c.iat > INTENT_UNPOLLED_S;
+        const revoked = await deps.revocation(iss, kid, c.jti, fresh);
+        if (revoked === 'revoked')
+            return refuse('governance_token_revoked', 'the jti or the kid is on the issuer\'s revocation list');
+        if (revoked === 'stale')
+            return refuse('governance_revocation_stale', 'the issuer\'s revocation list has not been refreshed within its grace');
+        step = 15;
+        const consumed = await deps.consume({
+            iss,
+            aud: c.aud,
+            jti: c.jti,
+            expiresAt: c.exp + skew,
+            sub: c.sub,
+            phase: c.phase,
+            caller: c.caller,
+            task: gate.task,
+            token: parsed.raw,
+            ...(payloadHash !== undefined ? { payloadHash } : {}),
+            ...(gate.idempotencyKey !== undefined ? { idempotencyKey: gate.idempotencyKey } : {}),
+        });
+        if (consumed === 'replayed')
+            return refuse('governance_token_replayed', `jti ${c.jti} was accepted before for another request`);
+        return { ok: true, token: parsed, kid, ...(payloadHash !== undefined ? { payloadHash } : {}) };
+    }
+    catch (e) {
+        if (e instanceof GovernanceRefusal)
+            return refuse(e.code, e.message);
+        throw e;
+    }
+}
+function critProblem(h, c) {
+    const crit = h.crit;
+    if (crit !== undefined && (!Array.isArray(crit) || crit.length === 0 || !crit.every((n) => typeof n === 'string' && n !== '')))
+        return 'crit is not a non-empty array of names';
+    const names = (crit ?? []);
+    if (new Set(names).size !== names.length)
+        return 'crit names an extension twice';
+    const unknown = names.find((n) => !exports.CRITICAL.includes(n));
+    if (unknown !== undefined)
+        return `crit names ${JSON.stringify(unknown)}, an extension this verifier does not know`;
+    for (const name of exports.CRITICAL) {
+        const claim = c[name] !== undefined;
+        const marked = h[name] !== undefined || names.includes(name);
+        if (!claim && !marked)
+            continue;
+        if (!claim || h[name] !== true || !names.includes(name))
+            return `${name}: the claim, its protected-header marker (true) and its crit entry must appear together`;
+    }
+    if ((c.authorized_task === undefined) !== (c.authorized_payload_hash === undefined))
+        return 'authorized_task and authorized_payload_hash must appear together';
+    return undefined;
+}
+function keyProblem(jwk, alg) {
+    if (jwk.use !== 'sig')
+        return 'its use is not "sig"';
+    if (!Array.isArray(jwk.key_ops) || !jwk.key_ops.includes('verify'))
+        return 'its key_ops do not include "verify"';
+    if (jwk.adcp_use !== 'governance-signing')
+        return `its adcp_use ${JSON.stringify(jwk.adcp_use)} is not "governance-signing"`;
+    if (jwk.alg !== undefined && jwk.alg !== alg)
+        return `it is published for ${String(jwk.alg)}, not ${alg}`;
+    const kind = ALGORITHMS[alg];
+    if (jwk.kty !== kind.kty || jwk.crv !== kind.crv)
+        return `it is not an ${kind.crv} key`;
+    if ('d' in jwk)
+        return 'it is published with a private member';
+    return undefined;
+}
+function bindingProblem(c, gate, payloadHash) {
+    if (gate.phase === 'intent') {
+        if (typeof c.authorized_task !== 'string')
+            return ['invalid', 'an intent token for a governed task carries no authorized_task'];
+        if (typeof c.authorized_payload_hash !== 'string')
+            return ['invalid', 'authorized_payload_hash is not a string'];
+        if (c.authorized_task !== gate.task)
+            return ['not_applicable', `authorized_task ${c.authorized_task} is not ${gate.task}`];
+        if (payloadHash === undefined || c.authorized_payload_hash !== payloadHash)
+            return ['not_applicable', 'authorized_payload_hash is not the hash of the request received'];
+        if (c.media_buy_id !== undefined)
+            return ['not_applicable', 'an intent token names a media_buy_id'];
+    }
+    else {
+        if (c.authorized_task !== undefined && c.authorized_task !== gate.task)
+            return ['not_applicable', `authorized_task ${String(c.authorized_task)} is not ${gate.task}`];
+        const named = c.media_buy_id;
+        if (named !== undefined && typeof named !== 'string')
+            return ['invalid', 'media_buy_id is not a string'];
+        if (gate.phase !== 'purchase' && (named === undefined || named !== gate.mediaBuyId))
+            return ['not_applicable', `a ${gate.phase} token must name the request's media buy`];
+        if (gate.phase === 'purchase' && named !== undefined && gate.mediaBuyId !== undefined && named !== gate.mediaBuyId)
+            return ['not_applicable', 'media_buy_id is not the prepared media buy'];
+    }
+    const signed = c.authorized_commitment;
+    if (signed !== undefined) {
+        if (signed === null || typeof signed !== 'object' || Array.isArray(signed))
+            return ['invalid', 'authorized_commitment is not an object'];
+        const { amount, currency } = signed;
+        if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0)
+            return ['invalid', 'authorized_commitment.amount is not a finite non-negative number'];
+        if (typeof currency !== 'string' || !CURRENCY.test(currency))
+            return ['invalid', 'authorized_commitment.currency is not an ISO 4217 code'];
+    }
+    if (gate.commitment !== undefined) {
+        if (signed === undefined)
+            return ['not_applicable', 'the action commits money and the token authorizes no commitment'];
+        const { amount, currency } = signed;
+        if (currency !== gate.commitment.currency)
+            return ['not_applicable', `the commitment is in ${gate.commitment.currency}, the authorization in ${currency}`];
+        if (gate.commitment.amount > amount)
+            return ['not_applicable', 'the commitment exceeds the authorized ceiling'];
+    }
+    return undefined;
+}
+function isTime(v) {
+    return typeof v === 'number' && Number.isFinite(v);
+}
+function publicMembers(jwk) {
+    const { kty, crv, x, y } = jwk;
+    return { kty, crv, x, ...(y !== undefined ? { y } : {}) };
+}
+
+  },
   // runtime/services/governance/hash.ts of adcp-codegen, its comments left out
   "./services/governance/hash.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -140,6 +387,80 @@ function without(value, names) {
         if (!names.includes(k))
             out[k] = v;
     return out;
+}
+
+  },
+  // runtime/services/governance/jose.ts of adcp-codegen, its comments left out
+  "./services/governance/jose.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.jose = jose;
+const packages_js_1 = require("./artifacts/packages.js");
+let loaded;
+function jose() {
+    if (loaded !== undefined)
+        return loaded;
+    try {
+        loaded = (0, packages_js_1.agentPackage)('jose', 'signed governance (governance_context, a compact JWS)');
+    }
+    catch (e) {
+        if (e.code === 'ERR_REQUIRE_ESM') {
+            throw new Error('adcp-codegen: signed governance needs jose: with jose 6 (an ES module) Node.js 20.19 or later, or install jose@5 on an older Node.js 20');
+        }
+        throw e;
+    }
+    return loaded;
+}
+
+  },
+  // runtime/services/governance/token.ts of adcp-codegen, its comments left out
+  "./services/governance/token.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.MAX_TOKEN_LENGTH = void 0;
+exports.parseCompact = parseCompact;
+exports.MAX_TOKEN_LENGTH = 4096;
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+function parseCompact(token) {
+    if (typeof token !== 'string' || token === '')
+        return 'governance_context is not a non-empty string';
+    if (token.length > exports.MAX_TOKEN_LENGTH)
+        return `governance_context is longer than ${exports.MAX_TOKEN_LENGTH} characters`;
+    const parts = token.split('.');
+    if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p)))
+        return 'governance_context is not a compact JWS (three base64url segments)';
+    const header = jsonObject(parts[0]);
+    if (typeof header === 'string')
+        return `the protected header: ${header}`;
+    const claims = jsonObject(parts[1]);
+    if (typeof claims === 'string')
+        return `the claims: ${claims}`;
+    if (!canonical(parts[2]))
+        return 'the signature is not canonical base64url';
+    return { raw: token, header, claims };
+}
+function jsonObject(segment) {
+    if (!canonical(segment))
+        return 'not canonical base64url';
+    let text;
+    try {
+        text = utf8.decode(Buffer.from(segment, 'base64url'));
+    }
+    catch {
+        return 'not UTF-8';
+    }
+    let value;
+    try {
+        value = JSON.parse(text);
+    }
+    catch {
+        return 'not JSON';
+    }
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : 'not a JSON object';
+}
+function canonical(segment) {
+    return segment.length % 4 !== 1 && Buffer.from(segment, 'base64url').toString('base64url') === segment;
 }
 
   },

@@ -107,7 +107,10 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'services/account-scope.js',
     'services/builtins.js',
     // Signed governance: issuing a governance_context, or enforcing one on a governed task (services/governance/).
+    'services/governance/checklist.js',
     'services/governance/hash.js',
+    'services/governance/jose.js',
+    'services/governance/token.js',
     'services/idempotency/budgets.js',
     'services/idempotency/hash.js',
     'services/idempotency/records.js',

@@ -3,15 +3,20 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { GovernanceCommitment } from '../../runtime/api/governance-types.js';
+import { verifyGovernanceContext, type Gate } from '../../runtime/services/governance/checklist.js';
 import { governedPayloadHash, planHash, planPreimage } from '../../runtime/services/governance/hash.js';
 import { canonicalJson } from '../../runtime/services/jcs.js';
+import { AUTHORIZATION_HEADER, governanceKey, memoryDeps, signToken } from '../helpers/governance.js';
 import { sharedComplianceDir } from '../helpers/releases.js';
 
 /**
  * AdCP 3.2.0-beta.5's governance vectors, every case, through the runtime (services/governance/):
  * - test-vectors/plan-hash/: each plan's preimage, its JCS bytes, the SHA-256 and the `plan_hash` claim, the pairs
  *   that must agree (bookkeeping stripped) and those that must differ (null vs omitted, array order, ext);
- * - governance-authorization.json: the payload-hash cases.
+ * - governance-authorization.json: the payload-hash cases; the abstract authorization cases, each made a real token
+ *   (signed with a key of this test's) and verified; and the 27 byte-exact Ed25519 compact-JWS cases, verified with
+ *   the published test key against the vectors' verification defaults and overrides.
  */
 const compliance = sharedComplianceDir();
 if (compliance === undefined) throw new Error('../shared/adcp/compliance/3.2.0-beta.5 is required for the real-release suite');
@@ -30,8 +35,32 @@ const plans = new Map(
     .map((f) => [f.replace(/\.json$/, ''), JSON.parse(readFileSync(join(vectors, 'plan-hash', f), 'utf8')) as PlanVector]),
 );
 
+interface SignedCase {
+  id: string;
+  protected_header: Record<string, unknown>;
+  claims: Record<string, unknown>;
+  compact_jws: string;
+  verification_overrides?: { payload?: Record<string, unknown>; actual_commitment?: GovernanceCommitment; preconsumed_jti?: boolean };
+  expected: { result: 'accept' | 'reject'; error: string | null };
+}
 const authorization = JSON.parse(readFileSync(join(vectors, 'governance-authorization.json'), 'utf8')) as {
   payload_hash_cases: { id: string; payload: Record<string, unknown>; canonical_business_payload: string; expected_hash: string }[];
+  authorization_cases: { id: string; task_match: boolean; payload_hash_match: boolean; authorized_amount: number; actual_amount: number; currency_match: boolean; critical_markers_complete: boolean; expected: 'accept' | 'reject' }[];
+  signed_jws: {
+    test_key: Record<string, unknown> & { kid: string };
+    verification_defaults: {
+      now: number;
+      clock_skew_seconds: number;
+      expected_issuer: string;
+      expected_audience: string;
+      authenticated_caller: string;
+      expected_task: string;
+      payload: Record<string, unknown>;
+      actual_commitment: GovernanceCommitment;
+      expected_phase: 'intent';
+    };
+    cases: SignedCase[];
+  };
 };
 const results: string[] = [];
 
@@ -58,6 +87,76 @@ test('governance-authorization: the payload-hash cases', () => {
     assert.is(governedPayloadHash(c.payload), c.expected_hash, c.id);
   }
   results.push(`payload_hash_cases: ${authorization.payload_hash_cases.length} of ${authorization.payload_hash_cases.length}`);
+});
+
+const defaults = authorization.signed_jws.verification_defaults;
+const testKey = Object.fromEntries(Object.entries(authorization.signed_jws.test_key).filter(([k]) => k !== '$comment' && !k.startsWith('_'))) as Record<string, unknown> & { kid: string };
+
+/** Checklist dependencies over one issuer's static JWKS (the buyer's brand.json lists it), no revocations, a replay set. */
+const deps = (keys: readonly (Record<string, unknown> & { kid: string })[]) => memoryDeps({ now: defaults.now, issuers: { [defaults.expected_issuer]: keys } });
+
+test('governance-authorization: the abstract authorization cases, each a signed token verified', async () => {
+  const key = governanceKey('gov-auth-cases');
+  const d = deps([key.publicJwk]);
+  const payload = { idempotency_key: 'gov-case-0000000001', account: { account_id: 'acc_1' }, amount: 1 };
+  for (const c of authorization.authorization_cases) {
+    const header: Record<string, unknown> = { alg: 'EdDSA', kid: key.publicJwk.kid, ...AUTHORIZATION_HEADER };
+    if (!c.critical_markers_complete) {
+      delete header.authorized_commitment;
+      header.crit = ['authorized_task', 'authorized_payload_hash'];
+    }
+    const claims = {
+      iss: defaults.expected_issuer,
+      sub: `gb_${c.id}`,
+      plan_hash: plans.get('001-minimal-plan')!.expected.plan_hash,
+      aud: defaults.expected_audience,
+      iat: defaults.now,
+      exp: defaults.now + 900,
+      jti: `case-${c.id}`,
+      phase: 'intent',
+      caller: defaults.authenticated_caller,
+      check_id: `chk_${c.id}`,
+      authorized_commitment: { amount: c.authorized_amount, currency: 'USD' },
+      authorized_task: c.task_match ? 'create_media_buy' : 'update_media_buy',
+      authorized_payload_hash: governedPayloadHash(c.payload_hash_match ? payload : { ...payload, amount: 2 }),
+    };
+    const gate: Gate = { ...gateOf(payload), commitment: { amount: c.actual_amount, currency: c.currency_match ? 'USD' : 'EUR' } };
+    const v = await verifyGovernanceContext(await signToken(header, claims, key.privateJwk), gate, d);
+    assert.is(v.ok ? 'accept' : 'reject', c.expected, `${c.id}: ${v.ok ? 'accepted' : `${v.code} at step ${v.step}: ${v.detail}`}`);
+  }
+  results.push(`authorization_cases: ${authorization.authorization_cases.length} of ${authorization.authorization_cases.length}`);
+});
+
+function gateOf(payload: Record<string, unknown>, commitment: GovernanceCommitment = defaults.actual_commitment): Gate {
+  return {
+    phase: defaults.expected_phase,
+    audience: defaults.expected_audience,
+    caller: defaults.authenticated_caller,
+    task: defaults.expected_task,
+    payload,
+    commitment,
+    ...(typeof payload.idempotency_key === 'string' ? { idempotencyKey: payload.idempotency_key } : {}),
+  };
+}
+
+test('governance-authorization: the 27 signed compact-JWS cases', async () => {
+  const cases = authorization.signed_jws.cases;
+  assert.is(cases.length, 27);
+  const verdicts = new Map<string, string>();
+  for (const c of cases) {
+    const [h, p] = c.compact_jws.split('.');
+    assert.equal(JSON.parse(Buffer.from(h!, 'base64url').toString('utf8')), c.protected_header, `${c.id}: the published header is the token's`);
+    assert.equal(JSON.parse(Buffer.from(p!, 'base64url').toString('utf8')), c.claims, `${c.id}: the published claims are the token's`);
+    const o = c.verification_overrides ?? {};
+    const d = deps([testKey]);
+    if (o.preconsumed_jti === true) await d.consume({ iss: String(c.claims.iss), aud: String(c.claims.aud), jti: String(c.claims.jti), expiresAt: defaults.now + 3600, sub: 'earlier', phase: 'intent', caller: 'earlier', task: 'earlier', token: 'earlier' });
+    const v = await verifyGovernanceContext(c.compact_jws, gateOf(o.payload ?? defaults.payload, o.actual_commitment), d);
+    verdicts.set(c.id, v.ok ? 'accept' : v.code);
+  }
+  const wrong = cases.filter((c) => verdicts.get(c.id) !== (c.expected.result === 'accept' ? 'accept' : c.expected.error));
+  assert.equal(wrong.map((c) => `${c.id}: ${verdicts.get(c.id)}`), [], 'cases whose verdict is not the published one');
+  const accepted = cases.filter((c) => c.expected.result === 'accept').length;
+  results.push(`signed_jws: ${cases.length} of ${cases.length} (${accepted} accepted, ${cases.length - accepted} rejected with the published code)`);
 });
 
 test('report', () => {
