@@ -4,9 +4,9 @@
 //   adcp-codegen 0.1.0: runtime/artifacts/packages.ts 79076aa7f3c8b9cc,
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
 //     runtime/services/governance/checklist.ts addc0756531be2bf, runtime/services/governance/hash.ts 92ede0ac83090fc1,
-//     runtime/services/governance/jose.ts 77775c8981431310, runtime/services/governance/token.ts 6fce6e9f79753624,
-//     runtime/services/idempotency/budgets.ts 224e745115645c5e, runtime/services/idempotency/hash.ts 7371f16ebb584e90,
-//     runtime/services/idempotency/records.ts c5093585ee88278c,
+//     runtime/services/governance/jose.ts 77775c8981431310, runtime/services/governance/replay.ts 55d19025c5a98936,
+//     runtime/services/governance/token.ts 6fce6e9f79753624, runtime/services/idempotency/budgets.ts 224e745115645c5e,
+//     runtime/services/idempotency/hash.ts 7371f16ebb584e90, runtime/services/idempotency/records.ts c5093585ee88278c,
 //     runtime/services/idempotency/service.ts 04e19a778a3b1d87, runtime/services/jcs.ts 8be2983a5f1e4dab,
 //     runtime/services/keys/key-material.ts ab38d6e31d6cc21e, runtime/services/keys/keys.ts 460a9c74acbdf53a,
 //     runtime/services/keys/publication.ts fabc4ffc57fbb4e8,
@@ -27,7 +27,7 @@
 //     runtime/services/webhooks/records.ts 3a6b7ac0551741c5, runtime/services/webhooks/schedule.ts 85d3905bf20464f1,
 //     runtime/services/webhooks/sdk.ts 132bc6392f0e6695, runtime/services/webhooks/setup.ts 82d368e7e21f4a3e,
 //     runtime/services/webhooks/worker.ts 01b306347e259fa1, runtime/stores/open.ts 8c595f8aad88d962,
-//     runtime/stores/postgres.ts f9faf31b4ee9919e, runtime/stores/schema.ts 7066d7aa59bbf2f8,
+//     runtime/stores/postgres.ts f9faf31b4ee9919e, runtime/stores/schema.ts e09b42d144a1eed9,
 //     runtime/stores/sql.ts 5e47be9af0dd9780, runtime/stores/sqlite.ts dd5f08b0743dfc55,
 //     runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
 "use strict";
@@ -410,6 +410,49 @@ function jose() {
         throw e;
     }
     return loaded;
+}
+
+  },
+  // runtime/services/governance/replay.ts of adcp-codegen, its comments left out
+  "./services/governance/replay.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.tokenRecord = tokenRecord;
+const CONSUME = `INSERT INTO adcp_governance_tokens
+  (iss, aud, jti, sub, phase, caller, task, payload_hash, idempotency_key, token, done, media_buy_id, expires_at, accepted_at, retain_until)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, NULL, $11, $12, $13)
+ON CONFLICT (iss, aud, jti) DO UPDATE SET accepted_at = excluded.accepted_at
+WHERE adcp_governance_tokens.done = 0
+  AND adcp_governance_tokens.payload_hash <> ''
+  AND adcp_governance_tokens.payload_hash = excluded.payload_hash
+  AND adcp_governance_tokens.caller = excluded.caller
+  AND adcp_governance_tokens.task = excluded.task`;
+const SPEND = 'UPDATE adcp_governance_tokens SET done = 1, media_buy_id = COALESCE($4, media_buy_id) WHERE iss = $1 AND aud = $2 AND jti = $3';
+const PRIOR = 'SELECT sub FROM adcp_governance_tokens WHERE aud = $1 AND media_buy_id = $2 AND done = 1 ORDER BY accepted_at LIMIT 1';
+const SWEEP = 'DELETE FROM adcp_governance_tokens WHERE retain_until <= $1';
+const SWEEP_EVERY_MS = 60_000;
+function tokenRecord(store, retentionMs) {
+    let swept = 0;
+    return {
+        async consume(entry, now) {
+            const sql = await store.open();
+            const at = now * 1000;
+            if (Date.now() - swept >= SWEEP_EVERY_MS) {
+                swept = Date.now();
+                sql.query(SWEEP, [at]).catch((e) => process.emitWarning(`adcp-codegen: governance: sweeping accepted tokens past their retention: ${String(e)}`));
+            }
+            const expiresAt = entry.expiresAt * 1000;
+            const params = [entry.iss, entry.aud, entry.jti, entry.sub, entry.phase, entry.caller, entry.task, entry.payloadHash ?? '', entry.idempotencyKey ?? '', entry.token, expiresAt, at, Math.max(expiresAt, at + retentionMs)];
+            return (await sql.query(CONSUME, params)).rowCount > 0 ? 'ok' : 'replayed';
+        },
+        async spend(entry, mediaBuyId) {
+            await (await store.open()).query(SPEND, [entry.iss, entry.aud, entry.jti, mediaBuyId ?? null]);
+        },
+        async priorSub(aud, mediaBuyId) {
+            const row = (await (await store.open()).query(PRIOR, [aud, mediaBuyId])).rows[0];
+            return row === undefined ? undefined : String(row.sub);
+        },
+    };
 }
 
   },
@@ -3201,6 +3244,26 @@ exports.SCHEMA = [
   )`,
     'CREATE INDEX IF NOT EXISTS adcp_request_replay_keyid ON adcp_request_replay (keyid, expires_at)',
     'CREATE INDEX IF NOT EXISTS adcp_request_replay_expires ON adcp_request_replay (expires_at)',
+    `CREATE TABLE IF NOT EXISTS adcp_governance_tokens (
+    iss TEXT NOT NULL,
+    aud TEXT NOT NULL,
+    jti TEXT NOT NULL,
+    sub TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    caller TEXT NOT NULL,
+    task TEXT NOT NULL,
+    payload_hash TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    token TEXT NOT NULL,
+    done INTEGER NOT NULL,
+    media_buy_id TEXT,
+    expires_at BIGINT NOT NULL,
+    accepted_at BIGINT NOT NULL,
+    retain_until BIGINT NOT NULL,
+    PRIMARY KEY (iss, aud, jti)
+  )`,
+    'CREATE INDEX IF NOT EXISTS adcp_governance_tokens_media_buy ON adcp_governance_tokens (aud, media_buy_id)',
+    'CREATE INDEX IF NOT EXISTS adcp_governance_tokens_retain ON adcp_governance_tokens (retain_until)',
 ];
 
   },

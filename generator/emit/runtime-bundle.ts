@@ -110,6 +110,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'services/governance/checklist.js',
     'services/governance/hash.js',
     'services/governance/jose.js',
+    'services/governance/replay.js',
     'services/governance/token.js',
     'services/idempotency/budgets.js',
     'services/idempotency/hash.js',

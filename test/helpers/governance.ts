@@ -1,5 +1,6 @@
 import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import type { ChecklistDeps, IssuerKeys, ReplayEntry } from '../../runtime/services/governance/checklist.js';
+import type { TokenRecord } from '../../runtime/services/governance/replay.js';
 
 /**
  * Governance tokens for tests, made as AdCP's vectors are (header and claims serialized in their insertion order,
@@ -77,3 +78,42 @@ export function memoryDeps(options: {
   };
 }
 
+/**
+ * The accepted-token record's contract on a store (the embedded one in npm test, PostgreSQL in test:real): `a` and
+ * `b` are two instances sharing it. Throws naming the first expectation that does not hold.
+ */
+export async function tokenRecordContract(a: TokenRecord, b: TokenRecord, now: number): Promise<void> {
+  const entry = (jti: string, over: Partial<ReplayEntry> = {}): ReplayEntry => ({
+    iss: 'https://gov.test/governance',
+    aud: 'https://seller.test/mcp',
+    jti,
+    expiresAt: now + 900,
+    sub: 'gb_1',
+    phase: 'intent',
+    caller: 'https://buyer.test',
+    task: 'create_media_buy',
+    payloadHash: 'hash-1',
+    idempotencyKey: 'idem-1',
+    token: 'h.p.s',
+    ...over,
+  });
+  const expect = (got: string, want: string, what: string) => {
+    if (got !== want) throw new Error(`${what}: ${got}, not ${want}`);
+  };
+  expect(await a.consume(entry('j1'), now), 'ok', 'a new tuple');
+  expect(await b.consume(entry('j1', { payloadHash: 'hash-2' }), now), 'replayed', 'the same jti for another request, on the other instance');
+  expect(await b.consume(entry('j1', { caller: 'https://other.test' }), now), 'replayed', 'the same jti from another caller');
+  expect(await b.consume(entry('j1', { task: 'update_media_buy' }), now), 'replayed', 'the same jti for another task');
+  expect(await b.consume(entry('j1'), now), 'ok', 'the same request again, its claim released (the other instance)');
+  expect(await a.consume(entry('j1', { aud: 'https://other-seller.test/mcp' }), now), 'ok', 'the same jti for another audience is another tuple');
+  await a.spend(entry('j1'), 'mb_1');
+  expect(await b.consume(entry('j1'), now), 'replayed', 'a token whose call succeeded, presented again');
+  expect(String(await b.priorSub('https://seller.test/mcp', 'mb_1')), 'gb_1', 'the media buy\'s action binding');
+  expect(String(await b.priorSub('https://seller.test/mcp', 'mb_9')), 'undefined', 'no binding for an unknown media buy');
+  // A tuple known without a request binding (consumed by something that records none) is always a replay.
+  expect(await a.consume(entry('j2', { payloadHash: undefined }), now), 'ok', 'a bare tuple');
+  expect(await b.consume(entry('j2', { payloadHash: undefined }), now), 'replayed', 'a bare tuple again');
+  // Concurrent first presentations of one jti for two different requests: exactly one wins.
+  const raced = await Promise.all([a.consume(entry('j3', { payloadHash: 'x' }), now), b.consume(entry('j3', { payloadHash: 'y' }), now)]);
+  expect(raced.filter((r) => r === 'ok').length.toString(), '1', `one of two concurrent presentations (${raced.join(', ')})`);
+}

@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { GovernanceCommitment } from '../../runtime/api/governance-types.js';
-import { verifyGovernanceContext, type Gate } from '../../runtime/services/governance/checklist.js';
+import { verifyGovernanceContext, type ChecklistDeps, type Gate } from '../../runtime/services/governance/checklist.js';
 import { governedPayloadHash, planHash, planPreimage } from '../../runtime/services/governance/hash.js';
+import { tokenRecord, type TokenRecord } from '../../runtime/services/governance/replay.js';
 import { canonicalJson } from '../../runtime/services/jcs.js';
-import { AUTHORIZATION_HEADER, governanceKey, memoryDeps, signToken } from '../helpers/governance.js';
+import { lazyStore, type Store } from '../../runtime/stores/open.js';
+import { AUTHORIZATION_HEADER, governanceKey, signToken, tokenRecordContract } from '../helpers/governance.js';
+import { createDatabase, startPostgres } from '../helpers/postgres.js';
 import { sharedComplianceDir } from '../helpers/releases.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * AdCP 3.2.0-beta.5's governance vectors, every case, through the runtime (services/governance/):
@@ -16,7 +20,8 @@ import { sharedComplianceDir } from '../helpers/releases.js';
  *   that must agree (bookkeeping stripped) and those that must differ (null vs omitted, array order, ext);
  * - governance-authorization.json: the payload-hash cases; the abstract authorization cases, each made a real token
  *   (signed with a key of this test's) and verified; and the 27 byte-exact Ed25519 compact-JWS cases, verified with
- *   the published test key against the vectors' verification defaults and overrides.
+ *   the published test key against the vectors' verification defaults and overrides — the jti replay cases on the
+ *   embedded store (SQLite in a state directory) and on a real PostgreSQL server, where two instances share the set.
  */
 const compliance = sharedComplianceDir();
 if (compliance === undefined) throw new Error('../shared/adcp/compliance/3.2.0-beta.5 is required for the real-release suite');
@@ -92,12 +97,21 @@ test('governance-authorization: the payload-hash cases', () => {
 const defaults = authorization.signed_jws.verification_defaults;
 const testKey = Object.fromEntries(Object.entries(authorization.signed_jws.test_key).filter(([k]) => k !== '$comment' && !k.startsWith('_'))) as Record<string, unknown> & { kid: string };
 
-/** Checklist dependencies over one issuer's static JWKS (the buyer's brand.json lists it), no revocations, a replay set. */
-const deps = (keys: readonly (Record<string, unknown> & { kid: string })[]) => memoryDeps({ now: defaults.now, issuers: { [defaults.expected_issuer]: keys } });
+/** Checklist dependencies over one issuer's static JWKS (the buyer's brand.json lists it), no revocations, a replay record. */
+function deps(issuer: string, keys: readonly Record<string, unknown>[], record: TokenRecord, now: number): ChecklistDeps {
+  return {
+    now: () => now,
+    skewSeconds: defaults.clock_skew_seconds,
+    issuer: async (iss) => (iss === issuer ? { key: async (kid) => keys.find((k) => k.kid === kid) ?? null } : undefined),
+    listed: async (iss) => iss === issuer,
+    revocation: async () => 'ok',
+    consume: (entry) => record.consume(entry, now),
+  };
+}
 
 test('governance-authorization: the abstract authorization cases, each a signed token verified', async () => {
   const key = governanceKey('gov-auth-cases');
-  const d = deps([key.publicJwk]);
+  const record = tokenRecord(lazyStore('memory', 'vectors'), 86_400_000);
   const payload = { idempotency_key: 'gov-case-0000000001', account: { account_id: 'acc_1' }, amount: 1 };
   for (const c of authorization.authorization_cases) {
     const header: Record<string, unknown> = { alg: 'EdDSA', kid: key.publicJwk.kid, ...AUTHORIZATION_HEADER };
@@ -121,7 +135,7 @@ test('governance-authorization: the abstract authorization cases, each a signed 
       authorized_payload_hash: governedPayloadHash(c.payload_hash_match ? payload : { ...payload, amount: 2 }),
     };
     const gate: Gate = { ...gateOf(payload), commitment: { amount: c.actual_amount, currency: c.currency_match ? 'USD' : 'EUR' } };
-    const v = await verifyGovernanceContext(await signToken(header, claims, key.privateJwk), gate, d);
+    const v = await verifyGovernanceContext(await signToken(header, claims, key.privateJwk), gate, deps(defaults.expected_issuer, [key.publicJwk], record, defaults.now));
     assert.is(v.ok ? 'accept' : 'reject', c.expected, `${c.id}: ${v.ok ? 'accepted' : `${v.code} at step ${v.step}: ${v.detail}`}`);
   }
   results.push(`authorization_cases: ${authorization.authorization_cases.length} of ${authorization.authorization_cases.length}`);
@@ -139,24 +153,67 @@ function gateOf(payload: Record<string, unknown>, commitment: GovernanceCommitme
   };
 }
 
-test('governance-authorization: the 27 signed compact-JWS cases', async () => {
-  const cases = authorization.signed_jws.cases;
-  assert.is(cases.length, 27);
+/** The 27 signed cases on one store; each case's verdict, as `accept` or the rejection's code. */
+async function signedCases(store: Store): Promise<Map<string, string>> {
+  const record = tokenRecord(store, 86_400_000);
   const verdicts = new Map<string, string>();
-  for (const c of cases) {
+  for (const c of authorization.signed_jws.cases) {
     const [h, p] = c.compact_jws.split('.');
     assert.equal(JSON.parse(Buffer.from(h!, 'base64url').toString('utf8')), c.protected_header, `${c.id}: the published header is the token's`);
     assert.equal(JSON.parse(Buffer.from(p!, 'base64url').toString('utf8')), c.claims, `${c.id}: the published claims are the token's`);
     const o = c.verification_overrides ?? {};
-    const d = deps([testKey]);
-    if (o.preconsumed_jti === true) await d.consume({ iss: String(c.claims.iss), aud: String(c.claims.aud), jti: String(c.claims.jti), expiresAt: defaults.now + 3600, sub: 'earlier', phase: 'intent', caller: 'earlier', task: 'earlier', token: 'earlier' });
-    const v = await verifyGovernanceContext(c.compact_jws, gateOf(o.payload ?? defaults.payload, o.actual_commitment), d);
+    if (o.preconsumed_jti === true) {
+      const consumed = await record.consume({ iss: String(c.claims.iss), aud: String(c.claims.aud), jti: String(c.claims.jti), expiresAt: defaults.now + 3600, sub: 'earlier', phase: 'intent', caller: 'earlier', task: 'earlier', token: 'earlier' }, defaults.now);
+      assert.is(consumed, 'ok');
+    }
+    const v = await verifyGovernanceContext(c.compact_jws, gateOf(o.payload ?? defaults.payload, o.actual_commitment), deps(defaults.expected_issuer, [testKey], record, defaults.now));
     verdicts.set(c.id, v.ok ? 'accept' : v.code);
   }
+  return verdicts;
+}
+
+function expectSigned(verdicts: Map<string, string>, where: string): void {
+  const cases = authorization.signed_jws.cases;
+  assert.is(cases.length, 27);
   const wrong = cases.filter((c) => verdicts.get(c.id) !== (c.expected.result === 'accept' ? 'accept' : c.expected.error));
-  assert.equal(wrong.map((c) => `${c.id}: ${verdicts.get(c.id)}`), [], 'cases whose verdict is not the published one');
+  assert.equal(
+    wrong.map((c) => `${c.id}: ${verdicts.get(c.id)}`),
+    [],
+    `${where}: cases whose verdict is not the published one`,
+  );
   const accepted = cases.filter((c) => c.expected.result === 'accept').length;
-  results.push(`signed_jws: ${cases.length} of ${cases.length} (${accepted} accepted, ${cases.length - accepted} rejected with the published code)`);
+  results.push(`signed_jws on ${where}: ${cases.length} of ${cases.length} (${accepted} accepted, ${cases.length - accepted} rejected with the published code)`);
+}
+
+test('governance-authorization: the 27 signed compact-JWS cases on the embedded store', async () => {
+  const store = lazyStore({ stateDir: tempDir() }, 'vectors');
+  try {
+    expectSigned(await signedCases(store), 'SQLite');
+  } finally {
+    await store.close();
+  }
+});
+
+test('governance-authorization: the 27 signed cases and the replay set on PostgreSQL, two instances sharing it', async () => {
+  const server = await startPostgres({ name: 'governance' });
+  try {
+    const url = await createDatabase(server, 'governance_vectors');
+    const store = lazyStore({ url }, 'vectors');
+    const other = lazyStore({ url }, 'vectors');
+    try {
+      expectSigned(await signedCases(store), 'PostgreSQL');
+      // The accepted token's call succeeded on the first instance: the second refuses the token, the same request too.
+      const accepted = authorization.signed_jws.cases.find((c) => c.id === 'valid-exact-authorization')!;
+      await tokenRecord(store, 86_400_000).spend({ iss: String(accepted.claims.iss), aud: String(accepted.claims.aud), jti: String(accepted.claims.jti) }, undefined);
+      const v = await verifyGovernanceContext(accepted.compact_jws, gateOf(defaults.payload), deps(defaults.expected_issuer, [testKey], tokenRecord(other, 86_400_000), defaults.now));
+      assert.is(v.ok ? 'accept' : v.code, 'governance_token_replayed', 'a token spent on one instance, presented to the other');
+      await tokenRecordContract(tokenRecord(store, 86_400_000), tokenRecord(other, 86_400_000), defaults.now);
+    } finally {
+      await Promise.all([store.close(), other.close()]);
+    }
+  } finally {
+    await server.stop();
+  }
 });
 
 test('report', () => {
