@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts fad10967fc7be8b4
+//   adcp-codegen 0.1.0: runtime/loader.ts 84abbfc3aec4c22d
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -466,8 +466,12 @@ const onDemand = Object.freeze({
   "./services/builtins.js": "runtime/services.cjs",
   "./services/governance/checklist.js": "runtime/services.cjs",
   "./services/governance/hash.js": "runtime/services.cjs",
+  "./services/governance/issue.js": "runtime/services.cjs",
+  "./services/governance/issuer.js": "runtime/services.cjs",
   "./services/governance/jose.js": "runtime/services.cjs",
   "./services/governance/replay.js": "runtime/services.cjs",
+  "./services/governance/revocations.js": "runtime/services.cjs",
+  "./services/governance/setup.js": "runtime/services.cjs",
   "./services/governance/token.js": "runtime/services.cjs",
   "./services/idempotency/budgets.js": "runtime/services.cjs",
   "./services/idempotency/hash.js": "runtime/services.cjs",

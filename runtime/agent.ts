@@ -16,6 +16,7 @@ import { mcpRegistrar, registerMcp } from './transports/mcp.js';
 
 // The Agent API's types and the rejection results, where the generated index.d.ts and earlier callers import them.
 export type * from './api/agent-types.js';
+export type * from './api/governance-types.js';
 export type * from './api/http-types.js';
 export type * from './api/signing-types.js';
 export type * from './api/webhook-types.js';
@@ -69,7 +70,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     close: services.close,
     task: (taskId) => services.tasks.handle(taskId),
     webhooks: services.webhooks,
-    wellKnown: async (path) => services.signing?.publication.wellKnown(path),
+    wellKnown: async (path) => (services.signing?.publication ?? services.governance.publication)?.wellKnown(path),
+    governance: services.governance.issuing,
   };
   return agent;
 }

@@ -4,12 +4,15 @@
 //   adcp-codegen 0.1.0: runtime/artifacts/packages.ts 79076aa7f3c8b9cc,
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
 //     runtime/services/governance/checklist.ts addc0756531be2bf, runtime/services/governance/hash.ts 92ede0ac83090fc1,
+//     runtime/services/governance/issue.ts 7d8aed7ac45e8e0f, runtime/services/governance/issuer.ts 854c7674c3ab5f08,
 //     runtime/services/governance/jose.ts 77775c8981431310, runtime/services/governance/replay.ts 55d19025c5a98936,
-//     runtime/services/governance/token.ts 6fce6e9f79753624, runtime/services/idempotency/budgets.ts 224e745115645c5e,
-//     runtime/services/idempotency/hash.ts 7371f16ebb584e90, runtime/services/idempotency/records.ts c5093585ee88278c,
+//     runtime/services/governance/revocations.ts 93460f109a3eaa26,
+//     runtime/services/governance/setup.ts 549f9a746ee06175, runtime/services/governance/token.ts 6fce6e9f79753624,
+//     runtime/services/idempotency/budgets.ts 224e745115645c5e, runtime/services/idempotency/hash.ts 7371f16ebb584e90,
+//     runtime/services/idempotency/records.ts c5093585ee88278c,
 //     runtime/services/idempotency/service.ts 04e19a778a3b1d87, runtime/services/jcs.ts 8be2983a5f1e4dab,
-//     runtime/services/keys/key-material.ts ab38d6e31d6cc21e, runtime/services/keys/keys.ts 460a9c74acbdf53a,
-//     runtime/services/keys/publication.ts fabc4ffc57fbb4e8,
+//     runtime/services/keys/key-material.ts 8cbb0d99ffca651f, runtime/services/keys/keys.ts c425e39784e63703,
+//     runtime/services/keys/publication.ts 9d363c31cb916a93,
 //     runtime/services/notifications/announce.ts 00c89ced7196f338,
 //     runtime/services/notifications/prove.ts 6bb1bdf4649cd0fb,
 //     runtime/services/notifications/subscribers.ts c99be17748c6ddef,
@@ -27,7 +30,7 @@
 //     runtime/services/webhooks/records.ts 3a6b7ac0551741c5, runtime/services/webhooks/schedule.ts 85d3905bf20464f1,
 //     runtime/services/webhooks/sdk.ts 132bc6392f0e6695, runtime/services/webhooks/setup.ts 82d368e7e21f4a3e,
 //     runtime/services/webhooks/worker.ts 01b306347e259fa1, runtime/stores/open.ts 8c595f8aad88d962,
-//     runtime/stores/postgres.ts f9faf31b4ee9919e, runtime/stores/schema.ts e09b42d144a1eed9,
+//     runtime/stores/postgres.ts f9faf31b4ee9919e, runtime/stores/schema.ts df9b8090ed7cfe39,
 //     runtime/stores/sql.ts 5e47be9af0dd9780, runtime/stores/sqlite.ts dd5f08b0743dfc55,
 //     runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
 "use strict";
@@ -390,6 +393,154 @@ function without(value, names) {
 }
 
   },
+  // runtime/services/governance/issue.ts of adcp-codegen, its comments left out
+  "./services/governance/issue.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.issueToken = issueToken;
+exports.signingKey = signingKey;
+exports.uuidv7 = uuidv7;
+const node_crypto_1 = require("node:crypto");
+const checklist_js_1 = require("./services/governance/checklist.js");
+const hash_js_1 = require("./services/governance/hash.js");
+const jose_js_1 = require("./services/governance/jose.js");
+const token_js_1 = require("./services/governance/token.js");
+const INTENT_S = 15 * 60;
+const EXECUTION_S = 30 * 86_400;
+const CURRENCY = /^[A-Z]{3}$/;
+async function issueToken(input, issuer, pair, now = Date.now()) {
+    const fail = (problem) => {
+        throw new Error(`adcp-codegen: governance_context: ${problem}`);
+    };
+    const intent = input.phase === 'intent';
+    const limit = intent ? INTENT_S : EXECUTION_S;
+    const lifetime = input.lifetimeSeconds ?? limit;
+    if (!Number.isInteger(lifetime) || lifetime <= 0 || lifetime > limit)
+        fail(`a ${input.phase} token lives 1 to ${limit} seconds, not ${String(input.lifetimeSeconds)}`);
+    for (const [name, v] of [['audience', input.audience], ['caller', input.caller], ['checkId', input.checkId]])
+        if (typeof v !== 'string' || v === '')
+            fail(`${name} is required`);
+    if ((input.authorizedTask === undefined) !== (input.authorizedPayload === undefined))
+        fail('authorizedTask and authorizedPayload go together (the task and the exact request it authorizes)');
+    if (intent && input.authorizedTask === undefined)
+        fail('an intent token authorizes one task and request: give authorizedTask and authorizedPayload');
+    if (intent && input.mediaBuyId !== undefined)
+        fail('an intent token must not name a media_buy_id');
+    if ((input.phase === 'modification' || input.phase === 'delivery') && input.mediaBuyId === undefined)
+        fail(`a ${input.phase} token names its media buy (mediaBuyId)`);
+    if (input.policyDecisions === undefined && input.policyDecisionHash === undefined)
+        fail('a token carries policyDecisions or policyDecisionHash (the decision record)');
+    const ceiling = input.authorizedCommitment;
+    if (ceiling !== undefined && !(Number.isFinite(ceiling.amount) && ceiling.amount >= 0 && CURRENCY.test(ceiling.currency)))
+        fail('authorizedCommitment is a finite non-negative amount in an ISO 4217 currency');
+    const iat = Math.floor(now / 1000);
+    const claims = {
+        iss: issuer,
+        sub: input.sub ?? `gb_${uuidv7(now)}`,
+        plan_hash: (0, hash_js_1.planHash)(input.plan),
+        aud: input.audience,
+        iat,
+        exp: iat + lifetime,
+        jti: uuidv7(now),
+        phase: input.phase,
+        caller: input.caller,
+        check_id: input.checkId,
+        ...(input.mediaBuyId !== undefined ? { media_buy_id: input.mediaBuyId } : {}),
+        ...(ceiling !== undefined ? { authorized_commitment: { amount: ceiling.amount, currency: ceiling.currency } } : {}),
+        ...(input.authorizedTask !== undefined ? { authorized_task: input.authorizedTask, authorized_payload_hash: (0, hash_js_1.governedPayloadHash)(input.authorizedPayload) } : {}),
+        ...(input.policyDecisions !== undefined ? { policy_decisions: input.policyDecisions } : {}),
+        ...(input.policyDecisionHash !== undefined ? { policy_decision_hash: input.policyDecisionHash } : {}),
+        ...(input.runtimeAttestationBindingDigest !== undefined ? { runtime_attestation_binding_digest: input.runtimeAttestationBindingDigest } : {}),
+        ...(input.auditLogPointer !== undefined ? { audit_log_pointer: input.auditLogPointer } : {}),
+    };
+    const critical = checklist_js_1.CRITICAL.filter((name) => claims[name] !== undefined);
+    const alg = String(pair.publicJwk.alg);
+    const header = { alg, kid: pair.kid, typ: 'adcp-gov+jws', ...(critical.length > 0 ? { crit: critical, ...Object.fromEntries(critical.map((n) => [n, true])) } : {}) };
+    const crit = Object.fromEntries(critical.map((n) => [n, true]));
+    const token = await new ((0, jose_js_1.jose)().CompactSign)(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader(header).sign(await signingKey(pair), critical.length > 0 ? { crit } : undefined);
+    if (token.length > token_js_1.MAX_TOKEN_LENGTH)
+        fail(`the token is ${token.length} characters, over the envelope's ${token_js_1.MAX_TOKEN_LENGTH}: send policyDecisionHash instead of policyDecisions, and keep evidence behind auditLogPointer`);
+    return { token, claims, expiresAt: new Date((iat + lifetime) * 1000).toISOString() };
+}
+const imported = new WeakMap();
+function signingKey(pair) {
+    let key = imported.get(pair);
+    if (key === undefined) {
+        const { kid: _kid, alg, use: _use, key_ops: _ops, adcp_use: _purpose, ...material } = pair.signer.privateKey;
+        imported.set(pair, (key = (0, jose_js_1.jose)().importJWK(material, String(alg))));
+    }
+    return key;
+}
+function uuidv7(now = Date.now()) {
+    const b = (0, node_crypto_1.randomBytes)(16);
+    b.writeUIntBE(now, 0, 6);
+    b[6] = (b[6] & 0x0f) | 0x70;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const h = b.toString('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+  },
+  // runtime/services/governance/issuer.ts of adcp-codegen, its comments left out
+  "./services/governance/issuer.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.governanceIssuing = governanceIssuing;
+const paths_js_1 = require("./wire/paths.js");
+const keys_js_1 = require("./services/keys/keys.js");
+const publication_js_1 = require("./services/keys/publication.js");
+const issue_js_1 = require("./services/governance/issue.js");
+const revocations_js_1 = require("./services/governance/revocations.js");
+function governanceIssuing(store, settings, baseUrl) {
+    const env = settings.env ?? process.env;
+    const keys = (0, keys_js_1.signingKeys)(store, { profile: settings.profile, sandbox: settings.sandbox, option: settings.options?.key, env, purpose: keys_js_1.GOVERNANCE_SIGNING });
+    const configuredIssuer = settings.options?.issuer ?? nonEmpty(env.ADCP_GOVERNANCE_ISSUER);
+    if (configuredIssuer !== undefined)
+        (0, publication_js_1.baseOf)(configuredIssuer, 'the governance issuer (governance.issuer / ADCP_GOVERNANCE_ISSUER)');
+    const configuredJwks = settings.options?.jwksUrl ?? nonEmpty(env.ADCP_GOVERNANCE_JWKS_URL);
+    if (configuredJwks !== undefined)
+        (0, publication_js_1.baseOf)(configuredJwks, 'the governance JWKS URL (governance.jwksUrl / ADCP_GOVERNANCE_JWKS_URL)');
+    const revoked = (0, revocations_js_1.revocations)(store);
+    const issuerAt = (base) => configuredIssuer ?? (base === undefined ? undefined : `${base}/governance`);
+    const issuer = () => issuerAt(baseUrl());
+    const jwks = async () => ({ keys: [{ ...(await keys.pair()).publicJwk }] });
+    return {
+        issuer,
+        async issue(input) {
+            const iss = issuer();
+            if (iss === undefined)
+                throw new Error(`adcp-codegen: ${settings.profile} cannot issue a governance_context before its public URL is known: set ADCP_PUBLIC_URL (or governance.issuer)`);
+            return (0, issue_js_1.issueToken)(input, iss, await keys.pair());
+        },
+        revoke: (target) => revoked.revoke(target),
+        jwks,
+        part: {
+            agents(base) {
+                return [{ type: 'governance', id: `${settings.agentId}_governance`, url: issuerAt(base), jwks_uri: configuredJwks ?? `${base}${paths_js_1.GOVERNANCE_JWKS_PATH}` }];
+            },
+            wellKnown(path, base) {
+                if (path === paths_js_1.GOVERNANCE_JWKS_PATH)
+                    return jwks().then(publication_js_1.jsonDocument);
+                const iss = issuerAt(base);
+                if (path !== paths_js_1.GOVERNANCE_REVOCATIONS_PATH || iss === undefined || base === undefined || new URL(iss).origin !== new URL(base).origin)
+                    return undefined;
+                return keys.pair().then((pair) => revoked.list(iss, pair)).then(publication_js_1.jsonDocument);
+            },
+        },
+        async ready(requestKeys) {
+            const pair = await keys.pair();
+            const other = requestKeys === undefined ? undefined : await requestKeys.pair().catch(() => undefined);
+            if (other !== undefined && (other.kid === pair.kid || other.publicJwk.x === pair.publicJwk.x)) {
+                throw new Error(`adcp-codegen: ${settings.profile}: the governance signing key (kid ${pair.kid}) is the request-signing key (kid ${other.kid}); AdCP forbids one key for two purposes: configure a key of its own with a kid of its own`);
+            }
+        },
+    };
+}
+function nonEmpty(v) {
+    return v === undefined || v === '' ? undefined : v;
+}
+
+  },
   // runtime/services/governance/jose.ts of adcp-codegen, its comments left out
   "./services/governance/jose.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -453,6 +604,74 @@ function tokenRecord(store, retentionMs) {
             return row === undefined ? undefined : String(row.sub);
         },
     };
+}
+
+  },
+  // runtime/services/governance/revocations.ts of adcp-codegen, its comments left out
+  "./services/governance/revocations.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.REVOCATION_TYP = void 0;
+exports.revocations = revocations;
+const issue_js_1 = require("./services/governance/issue.js");
+const jose_js_1 = require("./services/governance/jose.js");
+exports.REVOCATION_TYP = 'adcp-gov-revocation+jws';
+const NEXT_UPDATE_MS = 15 * 60_000;
+const REMAKE_MS = 60_000;
+const INSERT = 'INSERT INTO adcp_governance_revocations (kind, value, revoked_at) VALUES ($1, $2, $3) ON CONFLICT (kind, value) DO NOTHING';
+const READ = 'SELECT kind, value FROM adcp_governance_revocations ORDER BY revoked_at, value';
+function revocations(store) {
+    let made;
+    return {
+        async revoke(target) {
+            const [kind, value] = 'jti' in target ? ['jti', target.jti] : ['kid', target.kid];
+            if (typeof value !== 'string' || value === '')
+                throw new Error(`adcp-codegen: governance: revoke a non-empty ${kind}`);
+            await (await store.open()).query(INSERT, [kind, value, Date.now()]);
+            made = undefined;
+        },
+        list(issuer, pair) {
+            if (made !== undefined && made.issuer === issuer && Date.now() - made.at < REMAKE_MS)
+                return made.list;
+            const list = sign(store, issuer, pair);
+            made = { at: Date.now(), issuer, list };
+            list.catch(() => (made = undefined));
+            return list;
+        },
+    };
+}
+async function sign(store, issuer, pair) {
+    const rows = (await (await store.open()).query(READ)).rows;
+    const now = Date.now();
+    const payload = {
+        version: 1,
+        issuer,
+        updated: new Date(now).toISOString(),
+        next_update: new Date(now + NEXT_UPDATE_MS).toISOString(),
+        revoked_jtis: rows.filter((r) => r.kind === 'jti').map((r) => String(r.value)),
+        revoked_kids: rows.filter((r) => r.kind === 'kid').map((r) => String(r.value)),
+    };
+    const header = { alg: String(pair.publicJwk.alg), kid: pair.kid, typ: exports.REVOCATION_TYP };
+    return new ((0, jose_js_1.jose)().FlattenedSign)(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader(header).sign(await (0, issue_js_1.signingKey)(pair));
+}
+
+  },
+  // runtime/services/governance/setup.ts of adcp-codegen, its comments left out
+  "./services/governance/setup.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.governanceServices = governanceServices;
+const publication_js_1 = require("./services/keys/publication.js");
+const issuer_js_1 = require("./services/governance/issuer.js");
+function governanceServices(served, options, store, signing, env = process.env) {
+    const top = served.releases[0].capabilities;
+    const protocols = Array.isArray(top.supported_protocols) ? top.supported_protocols : [];
+    const own = signing === undefined ? (0, publication_js_1.publication)(undefined, { profile: served.name, protocols, publicUrl: options.publicUrl, options: options.publication, env }) : undefined;
+    const pub = signing?.publication ?? own;
+    const agentId = options.publication?.agentId ?? served.name.replace(/[^a-z0-9_]/g, '_').slice(0, 100);
+    const issuing = (0, issuer_js_1.governanceIssuing)(store(), { profile: served.name, sandbox: served.surface === 'sandbox' || served.mode === 'development', agentId, options: options.governance, env }, () => pub.baseUrl());
+    pub.contribute(issuing.part);
+    return { issuing, ...(own !== undefined ? { publication: own } : {}) };
 }
 
   },
@@ -795,9 +1014,9 @@ const CURVES = {
     'P-256': { kty: 'EC', alg: 'ES256', sign: 'ecdsa-p256-sha256', members: ['x', 'y'] },
 };
 const KID = /^[\x21-\x7e]{1,128}$/;
-function configuredKey(jwk, source) {
+function configuredKey(jwk, source, purpose = exports.ADCP_USE) {
     const fail = (problem) => {
-        throw new Error(`adcp-codegen: the signing key in ${source} ${problem}`);
+        throw new Error(`adcp-codegen: the ${purpose === exports.ADCP_USE ? 'signing' : 'governance signing'} key in ${source} ${problem}`);
     };
     if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk))
         return fail('is not a JWK (a JSON object)');
@@ -816,8 +1035,8 @@ function configuredKey(jwk, source) {
         return fail(`(kid ${kid}) states use ${JSON.stringify(k.use)}, not "sig"`);
     if (k.key_ops !== undefined && !(Array.isArray(k.key_ops) && k.key_ops.includes('sign')))
         return fail(`(kid ${kid}) states key_ops without "sign"`);
-    if (k.adcp_use !== undefined && k.adcp_use !== exports.ADCP_USE)
-        return fail(`(kid ${kid}) states adcp_use ${JSON.stringify(k.adcp_use)}; webhooks are signed with the agent's "${exports.ADCP_USE}" key`);
+    if (k.adcp_use !== undefined && k.adcp_use !== purpose)
+        return fail(`(kid ${kid}) states adcp_use ${JSON.stringify(k.adcp_use)}; it is used as the agent's "${purpose}" key, and AdCP forbids one key for two purposes`);
     for (const m of curve.members)
         if (typeof k[m] !== 'string')
             return fail(`(kid ${kid}) has no public member ${m} (a ${k.crv} JWK states it)`);
@@ -832,15 +1051,15 @@ function configuredKey(jwk, source) {
     for (const m of curve.members)
         if (k[m] !== derived[m])
             return fail(`(kid ${kid}) has a public ${m} that is not its private key's`);
-    return pairOf(kid, curve, { ...Object.fromEntries(curve.members.map((m) => [m, derived[m]])), d: k.d });
+    return pairOf(kid, curve, { ...Object.fromEntries(curve.members.map((m) => [m, derived[m]])), d: k.d }, purpose);
 }
-function developmentKey() {
+function developmentKey(purpose = exports.ADCP_USE) {
     const { privateKey } = (0, node_crypto_1.generateKeyPairSync)('ed25519');
     const jwk = privateKey.export({ format: 'jwk' });
-    const kid = `adcp-dev-${(0, node_crypto_1.randomBytes)(6).toString('hex')}`;
-    return { kid, privateJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, d: jwk.d, kid, alg: 'EdDSA', use: 'sig', key_ops: ['sign'], adcp_use: exports.ADCP_USE } };
+    const kid = `adcp-${purpose === exports.ADCP_USE ? 'dev' : 'gov-dev'}-${(0, node_crypto_1.randomBytes)(6).toString('hex')}`;
+    return { kid, privateJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, d: jwk.d, kid, alg: 'EdDSA', use: 'sig', key_ops: ['sign'], adcp_use: purpose } };
 }
-function storedKey(privateJwk, where) {
+function storedKey(privateJwk, where, purpose = exports.ADCP_USE) {
     let jwk;
     try {
         jwk = JSON.parse(privateJwk);
@@ -848,15 +1067,15 @@ function storedKey(privateJwk, where) {
     catch {
         throw new Error(`adcp-codegen: the development signing key in ${where} is not JSON; delete its row in adcp_signing_keys and restart`);
     }
-    return configuredKey(jwk, where);
+    return configuredKey(jwk, where, purpose);
 }
-function pairOf(kid, curve, material) {
+function pairOf(kid, curve, material, purpose) {
     const { d, ...pub } = material;
     const head = { kty: curve.kty, crv: curve === CURVES.Ed25519 ? 'Ed25519' : 'P-256' };
     return {
         kid,
-        signer: { keyid: kid, alg: curve.sign, privateKey: { ...head, ...pub, d, kid, alg: curve.alg, use: 'sig', key_ops: ['sign'], adcp_use: exports.ADCP_USE } },
-        publicJwk: { ...head, ...pub, kid, alg: curve.alg, use: 'sig', key_ops: ['verify'], adcp_use: exports.ADCP_USE },
+        signer: { keyid: kid, alg: curve.sign, privateKey: { ...head, ...pub, d, kid, alg: curve.alg, use: 'sig', key_ops: ['sign'], adcp_use: purpose } },
+        publicJwk: { ...head, ...pub, kid, alg: curve.alg, use: 'sig', key_ops: ['verify'], adcp_use: purpose },
     };
 }
 
@@ -865,28 +1084,31 @@ function pairOf(kid, curve, material) {
   "./services/keys/keys.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
+exports.GOVERNANCE_SIGNING = exports.REQUEST_SIGNING = void 0;
 exports.keyConfigured = keyConfigured;
 exports.signingKeys = signingKeys;
 const node_fs_1 = require("node:fs");
 const key_material_js_1 = require("./services/keys/key-material.js");
-const DEVELOPMENT = 'development';
+exports.REQUEST_SIGNING = { adcpUse: key_material_js_1.ADCP_USE, option: 'AgentOptions.signing.key', env: ['ADCP_SIGNING_KEY', 'ADCP_SIGNING_KEY_FILE'], row: 'development', what: 'signing key' };
+exports.GOVERNANCE_SIGNING = { adcpUse: 'governance-signing', option: 'AgentOptions.governance.key', env: ['ADCP_GOVERNANCE_KEY', 'ADCP_GOVERNANCE_KEY_FILE'], row: 'governance', what: 'governance-signing key' };
 const READ = 'SELECT kid, private_jwk FROM adcp_signing_keys WHERE name = $1';
 const CREATE = 'INSERT INTO adcp_signing_keys (name, kid, private_jwk, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING';
-function keyConfigured(option, env = process.env) {
-    return option !== undefined || nonEmpty(env.ADCP_SIGNING_KEY) || nonEmpty(env.ADCP_SIGNING_KEY_FILE);
+function keyConfigured(option, env = process.env, purpose = exports.REQUEST_SIGNING) {
+    return option !== undefined || nonEmpty(env[purpose.env[0]]) || nonEmpty(env[purpose.env[1]]);
 }
 function signingKeys(store, settings) {
-    const { ADCP_SIGNING_KEY, ADCP_SIGNING_KEY_FILE } = settings.env ?? process.env;
-    const env = { ADCP_SIGNING_KEY, ADCP_SIGNING_KEY_FILE };
-    const configured = keyConfigured(settings.option, env);
+    const purpose = settings.purpose ?? exports.REQUEST_SIGNING;
+    const all = settings.env ?? process.env;
+    const env = { key: all[purpose.env[0]], file: all[purpose.env[1]] };
+    const configured = keyConfigured(settings.option, all, purpose);
     let pending;
     const resolve = async () => {
         if (configured)
-            return readConfigured(settings.option, env);
+            return readConfigured(settings.option, env, purpose);
         if (!settings.sandbox) {
-            throw new Error(`adcp-codegen: ${settings.profile} has no signing key: set ADCP_SIGNING_KEY_FILE (a file holding a private Ed25519 or P-256 JWK with a kid) or AgentOptions.signing.key; only a sandbox agent makes its own`);
+            throw new Error(`adcp-codegen: ${settings.profile} has no ${purpose.what}: set ${purpose.env[1]} (a file holding a private Ed25519 or P-256 JWK with a kid) or ${purpose.option}; only a sandbox agent makes its own`);
         }
-        return developmentPair(store);
+        return developmentPair(store, purpose);
     };
     const pair = () => {
         pending ??= resolve();
@@ -903,16 +1125,17 @@ function signingKeys(store, settings) {
         },
     };
 }
-function readConfigured(option, env) {
+function readConfigured(option, env, purpose) {
+    const [keyVar, fileVar] = purpose.env;
     if (option !== undefined) {
         const file = option.file;
         if (typeof file === 'string' && !('kty' in option))
-            return (0, key_material_js_1.configuredKey)(readJson(file, 'AgentOptions.signing.key.file'), `the file ${file}`);
-        return (0, key_material_js_1.configuredKey)(option, 'AgentOptions.signing.key');
+            return (0, key_material_js_1.configuredKey)(readJson(file, `${purpose.option}.file`), `the file ${file}`, purpose.adcpUse);
+        return (0, key_material_js_1.configuredKey)(option, purpose.option, purpose.adcpUse);
     }
-    if (nonEmpty(env.ADCP_SIGNING_KEY))
-        return (0, key_material_js_1.configuredKey)(parse(env.ADCP_SIGNING_KEY, 'ADCP_SIGNING_KEY'), 'ADCP_SIGNING_KEY');
-    return (0, key_material_js_1.configuredKey)(readJson(env.ADCP_SIGNING_KEY_FILE, 'ADCP_SIGNING_KEY_FILE'), `ADCP_SIGNING_KEY_FILE (${env.ADCP_SIGNING_KEY_FILE})`);
+    if (nonEmpty(env.key))
+        return (0, key_material_js_1.configuredKey)(parse(env.key, keyVar), keyVar, purpose.adcpUse);
+    return (0, key_material_js_1.configuredKey)(readJson(env.file, fileVar), `${fileVar} (${env.file})`, purpose.adcpUse);
 }
 function readJson(file, what) {
     let text;
@@ -932,17 +1155,17 @@ function parse(text, what) {
         throw new Error(`adcp-codegen: ${what} does not hold a JWK: it is not JSON`);
     }
 }
-async function developmentPair(store) {
+async function developmentPair(store, purpose) {
     const sql = await store.open();
-    let row = (await sql.query(READ, [DEVELOPMENT])).rows[0];
+    let row = (await sql.query(READ, [purpose.row])).rows[0];
     if (row === undefined) {
-        const made = (0, key_material_js_1.developmentKey)();
-        await sql.query(CREATE, [DEVELOPMENT, made.kid, JSON.stringify(made.privateJwk), Date.now()]);
-        row = (await sql.query(READ, [DEVELOPMENT])).rows[0];
+        const made = (0, key_material_js_1.developmentKey)(purpose.adcpUse);
+        await sql.query(CREATE, [purpose.row, made.kid, JSON.stringify(made.privateJwk), Date.now()]);
+        row = (await sql.query(READ, [purpose.row])).rows[0];
         if (row === undefined)
-            throw new Error(`adcp-codegen: ${sql.where}: the development signing key was not stored`);
+            throw new Error(`adcp-codegen: ${sql.where}: the development ${purpose.what} was not stored`);
     }
-    return (0, key_material_js_1.storedKey)(String(row.private_jwk), `${sql.where} (adcp_signing_keys)`);
+    return (0, key_material_js_1.storedKey)(String(row.private_jwk), `${sql.where} (adcp_signing_keys)`, purpose.adcpUse);
 }
 function nonEmpty(v) {
     return v !== undefined && v !== '';
@@ -954,6 +1177,8 @@ function nonEmpty(v) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.publication = publication;
+exports.jsonDocument = jsonDocument;
+exports.baseOf = baseOf;
 const paths_js_1 = require("./wire/paths.js");
 const AGENT_TYPES = { media_buy: 'sales', signals: 'signals', creative: 'creative', governance: 'governance', brand: 'brand' };
 const CACHE = 'public, max-age=300';
@@ -970,6 +1195,7 @@ function publication(keys, settings) {
     const agentType = settings.options?.agentType ?? settings.protocols.map((p) => AGENT_TYPES[p]).find((t) => t !== undefined) ?? 'sales';
     let listening;
     let a2a = true;
+    const parts = [];
     const baseUrl = () => configuredBase ?? listening;
     const brandJsonUrl = () => {
         const url = brandOverride ?? (baseUrl() === undefined ? undefined : `${baseUrl()}${paths_js_1.BRAND_JSON_PATH}`);
@@ -981,9 +1207,9 @@ function publication(keys, settings) {
             return undefined;
         const jwks_uri = `${base}${paths_js_1.JWKS_PATH}`;
         const mcp = { type: agentType, id: agentId, url: `${base}${paths_js_1.MCP_PATH}`, jwks_uri };
-        if (!a2a)
-            return { agents: [mcp] };
-        return { agents: [mcp, { type: agentType, id: `${agentId}_a2a`, url: `${base}${paths_js_1.A2A_PATH}`, jwks_uri }, { type: agentType, id: `${agentId}_a2a_base`, url: base, jwks_uri }] };
+        const own = keys === undefined ? [] : !a2a ? [mcp] : [mcp, { type: agentType, id: `${agentId}_a2a`, url: `${base}${paths_js_1.A2A_PATH}`, jwks_uri }, { type: agentType, id: `${agentId}_a2a_base`, url: base, jwks_uri }];
+        const agents = [...own, ...parts.flatMap((p) => p.agents(base))];
+        return agents.length === 0 ? undefined : { agents };
     };
     return {
         baseUrl,
@@ -996,9 +1222,15 @@ function publication(keys, settings) {
         brandJsonUrl,
         brandJson,
         async wellKnown(path) {
-            const doc = path === paths_js_1.BRAND_JSON_PATH ? brandJson() : path === paths_js_1.JWKS_PATH ? await keys.jwks() : undefined;
-            return doc === undefined ? undefined : { status: 200, headers: { 'content-type': 'application/json', 'cache-control': CACHE }, body: JSON.stringify(doc) };
+            for (const part of parts) {
+                const served = await part.wellKnown(path, baseUrl());
+                if (served !== undefined)
+                    return served;
+            }
+            const doc = path === paths_js_1.BRAND_JSON_PATH ? brandJson() : path === paths_js_1.JWKS_PATH ? await keys?.jwks() : undefined;
+            return doc === undefined ? undefined : jsonDocument(doc);
         },
+        contribute: (part) => void parts.push(part),
         capabilityPart(body, release) {
             if (release.fillable?.includes('identity.brand_json_url') !== true)
                 return;
@@ -1011,6 +1243,9 @@ function publication(keys, settings) {
             body.identity = { ...identity, brand_json_url: url };
         },
     };
+}
+function jsonDocument(doc) {
+    return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': CACHE }, body: JSON.stringify(doc) };
 }
 function baseOf(url, what) {
     let u;
@@ -3264,6 +3499,12 @@ exports.SCHEMA = [
   )`,
     'CREATE INDEX IF NOT EXISTS adcp_governance_tokens_media_buy ON adcp_governance_tokens (aud, media_buy_id)',
     'CREATE INDEX IF NOT EXISTS adcp_governance_tokens_retain ON adcp_governance_tokens (retain_until)',
+    `CREATE TABLE IF NOT EXISTS adcp_governance_revocations (
+    kind TEXT NOT NULL,
+    value TEXT NOT NULL,
+    revoked_at BIGINT NOT NULL,
+    PRIMARY KEY (kind, value)
+  )`,
 ];
 
   },

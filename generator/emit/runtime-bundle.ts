@@ -109,8 +109,12 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     // Signed governance: issuing a governance_context, or enforcing one on a governed task (services/governance/).
     'services/governance/checklist.js',
     'services/governance/hash.js',
+    'services/governance/issue.js',
+    'services/governance/issuer.js',
     'services/governance/jose.js',
     'services/governance/replay.js',
+    'services/governance/revocations.js',
+    'services/governance/setup.js',
     'services/governance/token.js',
     'services/idempotency/budgets.js',
     'services/idempotency/hash.js',

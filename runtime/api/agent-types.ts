@@ -1,4 +1,5 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './a2a-types.js';
+import type { GovernanceAuthorization, GovernanceIssuer, GovernanceOptions } from './governance-types.js';
 import type { AuthPrincipal, HttpHandler, HttpOptions, RunningServer, ServeOptions } from './http-types.js';
 import type { IdempotencyOptions, StoreOption, TaskOptions } from './service-types.js';
 import type { RequestSignatureVerifier, SigningOptions } from './signing-types.js';
@@ -47,6 +48,12 @@ export interface AgentOptions {
    * this option is given (`{}` turns it on with the defaults).
    */
   webhooks?: WebhookOptions;
+  /**
+   * Signed governance (docs/governance.md): the key and issuer a governance agent signs `governance_context` with, and
+   * for a service whose profile advertises `adcp.governance_enforcement`, who its buyers are and how it prices and
+   * prepares each governed task.
+   */
+  governance?: GovernanceOptions;
 }
 
 /** Per-call information from the transport (auth, request id …), passed through to the handler. */
@@ -60,6 +67,8 @@ export interface CallContext {
   auth?: Omit<AuthPrincipal, 'token'>;
   /** Aborted when the call is abandoned (the handler timeout, the client gone). */
   signal?: AbortSignal;
+  /** On an enforced task: the verified governance authorization the call runs under (docs/governance.md). */
+  governance?: GovernanceAuthorization;
   [key: string]: unknown;
 }
 
@@ -247,4 +256,10 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
    * Undefined for any other path, and for a document the agent has none of (no public URL known, no key).
    */
   wellKnown(path: string): Promise<WellKnownDocument | undefined>;
+  /**
+   * A governance agent's issuing of signed `governance_context` tokens (present when the profile serves
+   * `check_governance` or a governance key is configured): its key and publication beside the agent's other keys,
+   * `/.well-known/governance-jwks.json` and the signed revocation list.
+   */
+  readonly governance?: GovernanceIssuer;
 }

@@ -117,3 +117,59 @@ export interface GovernanceAuthorization {
   /** The execution check's outcome, for a task advertising `online_execution_check`. */
   readonly execution?: { readonly token: string; readonly claims: Readonly<Record<string, unknown>>; readonly check_id: string };
 }
+
+/** One policy's outcome in a token's `policy_decisions`. */
+export interface GovernancePolicyDecision {
+  policy_id: string;
+  outcome: string;
+  confidence?: number;
+}
+
+/** What a governance agent's handler gives `agent.governance.issue` for one decision. */
+export interface GovernanceTokenInput {
+  phase: GovernancePhase;
+  /** `aud`: the downstream service's exact URL (the check's `target_agent`; on an execution check, the calling service). */
+  audience: string;
+  /** `caller`: the URL the check's authenticated caller resolves to. */
+  caller: string;
+  /** `check_id`: this decision's id (report_plan_outcome and the audit log name it). */
+  checkId: string;
+  /** The plan state just evaluated, as supplied on sync_plans (bookkeeping is stripped before hashing): `plan_hash`. */
+  plan: Record<string, unknown>;
+  /** `sub`: the action's opaque binding, stable over its lifecycle (default: a new one). Never derived from plan_id. */
+  sub?: string;
+  /** `authorized_task` and the exact downstream request whose hash is `authorized_payload_hash` (intent tokens). */
+  authorizedTask?: string;
+  authorizedPayload?: Record<string, unknown>;
+  /** `authorized_commitment`: the monetary ceiling approved (an explicit 0 for a verified zero-cost action). */
+  authorizedCommitment?: GovernanceCommitment;
+  /** Required on modification and delivery tokens, absent on intent ones. */
+  mediaBuyId?: string;
+  /** The decision record: one of the two is required; the hash where the policies evaluated are sensitive. */
+  policyDecisions?: GovernancePolicyDecision[];
+  policyDecisionHash?: string;
+  auditLogPointer?: string;
+  runtimeAttestationBindingDigest?: string;
+  /** Default and maximum: 15 minutes for intent tokens, 30 days for execution-phase ones. */
+  lifetimeSeconds?: number;
+}
+
+export interface IssuedGovernanceToken {
+  /** The compact JWS: the `governance_context` to answer with. */
+  token: string;
+  claims: Record<string, unknown>;
+  /** `exp` as a date-time (check_governance's `expires_at`). */
+  expiresAt: string;
+}
+
+/** `agent.governance`: a governance agent's issuing of signed `governance_context` tokens. */
+export interface GovernanceIssuer {
+  /** The tokens' `iss`, once the agent's public URL is known. */
+  issuer(): string | undefined;
+  /** Signs a decision (fresh jti, iat, exp and plan_hash every time). */
+  issue(input: GovernanceTokenInput): Promise<IssuedGovernanceToken>;
+  /** Revokes one decision (`jti`) or every token a key signed (`kid`): the signed revocation list names it at once. */
+  revoke(target: { jti: string } | { kid: string }): Promise<void>;
+  /** The public JWKS tokens verify with. */
+  jwks(): Promise<{ keys: Record<string, unknown>[] }>;
+}

@@ -12,6 +12,7 @@ import { announceCapabilities } from './notifications/announce.js';
 import { endpointProof } from './notifications/prove.js';
 import { subscribers, type Subscribers } from './notifications/subscribers.js';
 import { syncAgentNotificationConfigs } from './notifications/sync-configs.js';
+import { governanceServices, type GovernanceServices } from './governance/setup.js';
 import { durableA2AStore, type DurableA2AOptions, type DurableA2AStore } from './tasks/a2a-tasks.js';
 import { taskEffects } from './tasks/effects.js';
 import { taskResult } from './tasks/result.js';
@@ -48,6 +49,8 @@ export interface AgentServices {
    * signs nothing (no `webhook_signing` in its profile, no webhooks option, no key configured).
    */
   readonly signing?: SignedWebhooks;
+  /** Signed governance: issuing `governance_context` (a governance agent), and its publication when it signs nothing else. */
+  readonly governance: GovernanceServices;
   /** The outbox (Agent.webhooks); when it is off, enqueueing rejects and a push registration is refused. */
   readonly webhooks: AgentWebhooks;
   /**
@@ -85,6 +88,8 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
   const webhooks = signing?.outbox ?? outboxOff(served.name);
   const capabilities = runtimeCapabilities();
   if (signing !== undefined) capabilities.add(signing.publication.capabilityPart);
+  const governance: GovernanceServices = issuesGovernance(served, options) ? governanceServices(served, options, storeOf, signing) : {};
+  if (governance.publication !== undefined) capabilities.add(governance.publication.capabilityPart);
   // Made at start, so a misconfigured verifier fails the start; the profile's block is read here, not in signing/
   // (loaded on demand), so an agent that verifies nothing never loads it.
   const requestSignatures = verifiesRequests(served, options) ? profileRequestVerifier(served, options.signing?.requests, storeOf()) : undefined;
@@ -135,17 +140,19 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
     },
     handlerTimeoutMs: settings.handlerTimeoutMs,
     signing,
+    governance,
     requestSignatures,
     webhooks,
     vetPush: async (config) => (signing?.outbox === undefined ? { unusable: (await webhooks.checkPushConfig(config))! } : signing.outbox.vetPushConfig(config)),
     a2aTaskStore: (bounds) => (a2a ??= durableA2AStore(storeOf(), bounds)),
     listening(url, a2a) {
-      signing?.publication.useListeningUrl(url, a2a);
+      (signing?.publication ?? governance.publication)?.useListeningUrl(url, a2a);
       announce()?.catch((e: unknown) => process.emitWarning(`adcp-codegen: ${served.name}: capabilities.changed could not be announced: ${String(e)}`));
     },
     async ready() {
-      if (settings.replay !== undefined || settings.notifications || signing !== undefined || requestSignatures !== undefined) await storeOf().open();
+      if (settings.replay !== undefined || settings.notifications || signing !== undefined || requestSignatures !== undefined || governance.issuing !== undefined) await storeOf().open();
       await signing?.ready();
+      await governance.issuing?.ready(signing?.keys);
       await announce();
       // The SDK's verifier takes most of a second to load: off the start, before the first signed request needs it.
       if (requestSignatures !== undefined) preloadSigningSdk();
@@ -161,6 +168,11 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
 /** Whether the agent verifies signed requests: its profile advertises `request_signing.supported`, or it is configured. */
 function verifiesRequests(served: Served, options: AgentOptions): boolean {
   return (served.releases[0]!.capabilities.request_signing as { supported?: unknown } | undefined)?.supported === true || options.signing?.requests !== undefined;
+}
+
+/** Whether the agent issues governance tokens: its profile serves check_governance, or a governance key is configured. */
+function issuesGovernance(served: Served, options: AgentOptions, env: NodeJS.ProcessEnv = process.env): boolean {
+  return served.releases.some((r) => r.tools.includes('check_governance')) || options.governance?.key !== undefined || !!env.ADCP_GOVERNANCE_KEY || !!env.ADCP_GOVERNANCE_KEY_FILE;
 }
 
 /** Whether the agent signs: its profile advertises `webhook_signing`, or its options enable webhooks or name a key. */

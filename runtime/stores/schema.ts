@@ -152,4 +152,12 @@ export const SCHEMA: readonly string[] = [
   )`,
   'CREATE INDEX IF NOT EXISTS adcp_governance_tokens_media_buy ON adcp_governance_tokens (aud, media_buy_id)',
   'CREATE INDEX IF NOT EXISTS adcp_governance_tokens_retain ON adcp_governance_tokens (retain_until)',
+  // What a governance agent has revoked (services/governance/revocations.ts): a `jti` (one decision rescinded) or a
+  // `kid` (every token ever signed under it), published in its signed revocation list.
+  `CREATE TABLE IF NOT EXISTS adcp_governance_revocations (
+    kind TEXT NOT NULL,
+    value TEXT NOT NULL,
+    revoked_at BIGINT NOT NULL,
+    PRIMARY KEY (kind, value)
+  )`,
 ];

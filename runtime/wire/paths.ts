@@ -8,3 +8,7 @@ export const A2A_PATH = '/a2a';
 export const CARD_PATH = '/.well-known/agent-card.json';
 export const BRAND_JSON_PATH = '/.well-known/brand.json';
 export const JWKS_PATH = '/.well-known/jwks.json';
+/** A governance agent's `governance_context` keys: a JWKS of their own, apart from the request-signing keys. */
+export const GOVERNANCE_JWKS_PATH = '/.well-known/governance-jwks.json';
+/** A governance agent's signed revocation list, at the origin of its tokens' `iss` (security.mdx, Revocation). */
+export const GOVERNANCE_REVOCATIONS_PATH = '/.well-known/governance-revocations.json';
