@@ -7,23 +7,23 @@
 //     runtime/api/signing-types.ts 8e609bb71c20b858, runtime/api/webhook-types.ts 8e609bb71c20b858,
 //     runtime/artifacts/contract.ts 8ea0d204ea7242b2, runtime/artifacts/declared-names.ts 1e024d941bb353ca,
 //     runtime/artifacts/profile.ts c455a125f944978e, runtime/artifacts/served.ts a1cfd194dead186e,
-//     runtime/call/authorize.ts cbf4fe34d32405fe, runtime/call/call.ts 66af2e139d4ba78f,
+//     runtime/call/authorize.ts cbf4fe34d32405fe, runtime/call/call.ts 80a608cb42ef6e0e,
 //     runtime/call/convert-down.ts ecfbb031fbd5ad71, runtime/call/convert-up.ts e136eb251cf31f7f,
 //     runtime/call/credentials.ts 030f5294fcc41dca, runtime/call/envelope.ts 8d903528130c18f9,
-//     runtime/call/handle.ts 11cfbf799ca1a7e0, runtime/call/idempotency.ts 95dcb9cdf3961391,
-//     runtime/call/merge-items.ts c58a40123644968e, runtime/call/parse.ts b39badc9a4b2b4b7,
-//     runtime/call/pipeline.ts 39df6c928faec664, runtime/call/push-config.ts 41aaa3beff8556d9,
-//     runtime/call/read.ts 214b3e59b4054b61, runtime/call/select.ts e1a6a3a1959bd443,
-//     runtime/call/verify.ts cdab975fb3f40682, runtime/issues/drift.ts 929aad4c4ef84a09,
-//     runtime/issues/issues.ts 54f563c281e32709, runtime/services/agent-services.ts eb28a391b6041e02,
-//     runtime/services/capabilities.ts ca291c08b9d816ce, runtime/services/idempotency/settings.ts c097ce5e38f95d92,
-//     runtime/wire/bounds.ts 56f9dc77d4bed7c2, runtime/wire/closest-names.ts 7c72d55e78965954,
-//     runtime/wire/credential-names.ts 800ce9e9a2e17dae, runtime/wire/errors.ts c3c2abcdcdf1f631,
-//     runtime/wire/json-copy.ts 4c680c79afe248e9, runtime/wire/options.ts 7f555a7bac86c390,
-//     runtime/wire/paths.ts 77c48227f6939561, runtime/wire/pointer.ts 70d14510bda68fba,
-//     runtime/wire/release-select.ts 987b50ff8ce82e53, runtime/wire/report.ts c5325dc03a131258,
-//     runtime/wire/response.ts bc9edc053c759fe8, runtime/wire/results.ts 81afede7e867dfac,
-//     runtime/wire/versions.ts e88c31a89583ba56
+//     runtime/call/governance.ts 12b9b047e12df4c9, runtime/call/handle.ts 11cfbf799ca1a7e0,
+//     runtime/call/idempotency.ts 95dcb9cdf3961391, runtime/call/merge-items.ts c58a40123644968e,
+//     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts 449edc394fe966ce,
+//     runtime/call/push-config.ts 41aaa3beff8556d9, runtime/call/read.ts 214b3e59b4054b61,
+//     runtime/call/select.ts e1a6a3a1959bd443, runtime/call/verify.ts cdab975fb3f40682,
+//     runtime/issues/drift.ts 929aad4c4ef84a09, runtime/issues/issues.ts 54f563c281e32709,
+//     runtime/services/agent-services.ts 8f81aea39b6c5e17, runtime/services/capabilities.ts ca291c08b9d816ce,
+//     runtime/services/idempotency/settings.ts c097ce5e38f95d92, runtime/wire/bounds.ts 56f9dc77d4bed7c2,
+//     runtime/wire/closest-names.ts 7c72d55e78965954, runtime/wire/credential-names.ts 800ce9e9a2e17dae,
+//     runtime/wire/errors.ts c3c2abcdcdf1f631, runtime/wire/json-copy.ts 4c680c79afe248e9,
+//     runtime/wire/options.ts 7f555a7bac86c390, runtime/wire/paths.ts 77c48227f6939561,
+//     runtime/wire/pointer.ts 70d14510bda68fba, runtime/wire/release-select.ts 987b50ff8ce82e53,
+//     runtime/wire/report.ts c5325dc03a131258, runtime/wire/response.ts bc9edc053c759fe8,
+//     runtime/wire/results.ts 81afede7e867dfac, runtime/wire/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules a valid call reaches (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
@@ -357,6 +357,7 @@ class Call {
     shape;
     body;
     pushUnusable;
+    governance;
     onAnswer = [];
     constructor(env, tool, input, handler, ctx) {
         this.env = env;
@@ -378,6 +379,7 @@ class Call {
             release: this.release.key,
             mode: this.served.mode,
             ...this.applied,
+            ...(this.governance !== undefined ? { governance: this.governance } : {}),
             ...(this.plan !== undefined ? { requestIndex: this.plan.requestIndex } : {}),
             task: async (options) => {
                 const refused = this.pushUnusable ?? missingOperationId(this);
@@ -574,6 +576,43 @@ function envelope(call) {
 }
 
   },
+  // runtime/call/governance.ts of adcp-codegen, its comments left out
+  "./call/governance.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.governance = governance;
+const idempotency_errors_js_1 = require("./wire/idempotency-errors.js");
+const response_js_1 = require("./wire/response.js");
+async function governance(call) {
+    const enforcing = call.env.services.governanceEnforcement;
+    if (enforcing === undefined || !enforcing.settings.tasks.has(call.tool) || call.plan?.body !== undefined)
+        return;
+    let outcome;
+    try {
+        outcome = await enforcing.gate({ tool: call.tool, args: call.args, value: call.value, principal: call.ctx.principal ?? '', ...(call.ctx.auth !== undefined ? { auth: call.ctx.auth } : {}) });
+    }
+    catch (e) {
+        if (e?.name === 'StoreUnavailable') {
+            process.emitWarning(`adcp-codegen: ${call.tool}: the governance record failed: ${e.message}`);
+            return call.reject((0, idempotency_errors_js_1.serviceUnavailable)(`${call.tool}: the agent cannot verify its governance authorization now; retry with the same idempotency_key`));
+        }
+        return call.reject((0, response_js_1.thrownBody)(call.tool, e));
+    }
+    if (outcome === undefined)
+        return;
+    if ('error' in outcome)
+        return call.reject(outcome.error.toBody());
+    call.governance = outcome.authorization;
+    const { settle } = outcome;
+    call.onAnswer.push(async (answer) => {
+        if (answer.isError !== true && answer.structuredContent !== undefined) {
+            await settle(answer.structuredContent).catch((e) => process.emitWarning(`adcp-codegen: ${call.tool}: the accepted governance token could not be marked spent: ${String(e)}`));
+        }
+        return answer;
+    });
+}
+
+  },
   // runtime/call/handle.ts of adcp-codegen, its comments left out
   "./call/handle.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -758,6 +797,7 @@ const convert_down_js_1 = require("./call/convert-down.js");
 const credentials_js_1 = require("./call/credentials.js");
 const convert_up_js_1 = require("./call/convert-up.js");
 const envelope_js_1 = require("./call/envelope.js");
+const governance_js_1 = require("./call/governance.js");
 const handle_js_1 = require("./call/handle.js");
 const idempotency_js_1 = require("./call/idempotency.js");
 const merge_items_js_1 = require("./call/merge-items.js");
@@ -766,7 +806,7 @@ const push_config_js_1 = require("./call/push-config.js");
 const read_js_1 = require("./call/read.js");
 const select_js_1 = require("./call/select.js");
 const verify_js_1 = require("./call/verify.js");
-exports.STAGES = [read_js_1.read, credentials_js_1.credentials, select_js_1.select, parse_js_1.parse, push_config_js_1.pushConfig, idempotency_js_1.idempotency, convert_up_js_1.convertUp, authorize_js_1.authorize, handle_js_1.handle, convert_down_js_1.convertDown, merge_items_js_1.mergeItems, envelope_js_1.envelope, verify_js_1.verify];
+exports.STAGES = [read_js_1.read, credentials_js_1.credentials, select_js_1.select, parse_js_1.parse, push_config_js_1.pushConfig, idempotency_js_1.idempotency, convert_up_js_1.convertUp, governance_js_1.governance, authorize_js_1.authorize, handle_js_1.handle, convert_down_js_1.convertDown, merge_items_js_1.mergeItems, envelope_js_1.envelope, verify_js_1.verify];
 async function runCall(call, stages = exports.STAGES) {
     let answer = undefined;
     for (const stage of stages) {
@@ -1053,6 +1093,8 @@ const announce_js_1 = require("./services/notifications/announce.js");
 const prove_js_1 = require("./services/notifications/prove.js");
 const subscribers_js_1 = require("./services/notifications/subscribers.js");
 const sync_configs_js_1 = require("./services/notifications/sync-configs.js");
+const enforce_js_1 = require("./services/governance/enforce.js");
+const settings_js_2 = require("./services/governance/settings.js");
 const setup_js_1 = require("./services/governance/setup.js");
 const a2a_tasks_js_1 = require("./services/tasks/a2a-tasks.js");
 const effects_js_1 = require("./services/tasks/effects.js");
@@ -1076,6 +1118,12 @@ function agentServices(served, options) {
     if (signing !== undefined)
         capabilities.add(signing.publication.capabilityPart);
     const governance = issuesGovernance(served, options) ? (0, setup_js_1.governanceServices)(served, options, storeOf, signing) : {};
+    let listeningBase;
+    const audience = () => {
+        const base = options.publicUrl ?? nonEmpty(process.env.ADCP_PUBLIC_URL) ?? listeningBase;
+        return options.governance?.audience ?? nonEmpty(process.env.ADCP_GOVERNANCE_AUDIENCE) ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/mcp`);
+    };
+    const governanceEnforcing = declaresEnforcement(served) ? (0, enforce_js_1.governanceEnforcement)((0, settings_js_2.enforcementSettings)(served, options, settings.replay !== undefined), storeOf(), options.governance ?? {}, audience) : undefined;
     if (governance.publication !== undefined)
         capabilities.add(governance.publication.capabilityPart);
     const requestSignatures = verifiesRequests(served, options) ? (0, from_profile_js_1.profileRequestVerifier)(served, options.signing?.requests, storeOf()) : undefined;
@@ -1127,16 +1175,18 @@ function agentServices(served, options) {
         handlerTimeoutMs: settings.handlerTimeoutMs,
         signing,
         governance,
+        governanceEnforcement: governanceEnforcing,
         requestSignatures,
         webhooks,
         vetPush: async (config) => (signing?.outbox === undefined ? { unusable: (await webhooks.checkPushConfig(config)) } : signing.outbox.vetPushConfig(config)),
         a2aTaskStore: (bounds) => (a2a ??= (0, a2a_tasks_js_1.durableA2AStore)(storeOf(), bounds)),
         listening(url, a2a) {
             (signing?.publication ?? governance.publication)?.useListeningUrl(url, a2a);
+            listeningBase = url;
             announce()?.catch((e) => process.emitWarning(`adcp-codegen: ${served.name}: capabilities.changed could not be announced: ${String(e)}`));
         },
         async ready() {
-            if (settings.replay !== undefined || settings.notifications || signing !== undefined || requestSignatures !== undefined || governance.issuing !== undefined)
+            if (settings.replay !== undefined || settings.notifications || signing !== undefined || requestSignatures !== undefined || governance.issuing !== undefined || governanceEnforcing !== undefined)
                 await storeOf().open();
             await signing?.ready();
             await governance.issuing?.ready(signing?.keys);
@@ -1153,6 +1203,13 @@ function agentServices(served, options) {
 }
 function verifiesRequests(served, options) {
     return served.releases[0].capabilities.request_signing?.supported === true || options.signing?.requests !== undefined;
+}
+function declaresEnforcement(served) {
+    const tasks = served.releases[0].capabilities.adcp?.governance_enforcement?.tasks;
+    return Array.isArray(tasks) && tasks.length > 0;
+}
+function nonEmpty(v) {
+    return v === undefined || v === '' ? undefined : v;
 }
 function issuesGovernance(served, options, env = process.env) {
     return served.releases.some((r) => r.tools.includes('check_governance')) || options.governance?.key !== undefined || !!env.ADCP_GOVERNANCE_KEY || !!env.ADCP_GOVERNANCE_KEY_FILE;

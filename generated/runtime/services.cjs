@@ -3,13 +3,18 @@
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/artifacts/packages.ts 79076aa7f3c8b9cc,
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
-//     runtime/services/governance/checklist.ts addc0756531be2bf, runtime/services/governance/hash.ts 92ede0ac83090fc1,
+//     runtime/services/governance/checklist.ts 99db2e76d830a8a4,
+//     runtime/services/governance/discovery.ts 4223e32383416138,
+//     runtime/services/governance/enforce.ts 5ce85671c080c8dd,
+//     runtime/services/governance/execution.ts 0622ff25d396e9a5,
+//     runtime/services/governance/fetch.ts 0e87a0cb2f3afc6a, runtime/services/governance/hash.ts 92ede0ac83090fc1,
 //     runtime/services/governance/issue.ts 7d8aed7ac45e8e0f, runtime/services/governance/issuer.ts 854c7674c3ab5f08,
 //     runtime/services/governance/jose.ts 77775c8981431310, runtime/services/governance/replay.ts 55d19025c5a98936,
+//     runtime/services/governance/revocation-check.ts 3c99edfd8e5e96ed,
 //     runtime/services/governance/revocations.ts 93460f109a3eaa26,
-//     runtime/services/governance/setup.ts 549f9a746ee06175, runtime/services/governance/token.ts 6fce6e9f79753624,
-//     runtime/services/idempotency/budgets.ts 224e745115645c5e, runtime/services/idempotency/hash.ts 7371f16ebb584e90,
-//     runtime/services/idempotency/records.ts c5093585ee88278c,
+//     runtime/services/governance/settings.ts 7741f07a26b1fcbb, runtime/services/governance/setup.ts 549f9a746ee06175,
+//     runtime/services/governance/token.ts 6fce6e9f79753624, runtime/services/idempotency/budgets.ts 224e745115645c5e,
+//     runtime/services/idempotency/hash.ts 7371f16ebb584e90, runtime/services/idempotency/records.ts c5093585ee88278c,
 //     runtime/services/idempotency/service.ts 04e19a778a3b1d87, runtime/services/jcs.ts 8be2983a5f1e4dab,
 //     runtime/services/keys/key-material.ts 8cbb0d99ffca651f, runtime/services/keys/keys.ts c425e39784e63703,
 //     runtime/services/keys/publication.ts 9d363c31cb916a93,
@@ -108,6 +113,8 @@ function builtinHandlers(served, services) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.CRITICAL = exports.GovernanceRefusal = void 0;
 exports.verifyGovernanceContext = verifyGovernanceContext;
+exports.keyProblem = keyProblem;
+exports.publicMembers = publicMembers;
 const hash_js_1 = require("./services/governance/hash.js");
 const jose_js_1 = require("./services/governance/jose.js");
 const token_js_1 = require("./services/governance/token.js");
@@ -344,6 +351,452 @@ function isTime(v) {
 function publicMembers(jwk) {
     const { kty, crv, x, y } = jwk;
     return { kty, crv, x, ...(y !== undefined ? { y } : {}) };
+}
+
+  },
+  // runtime/services/governance/discovery.ts of adcp-codegen, its comments left out
+  "./services/governance/discovery.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.MAX_BRAND_JSON_BYTES = exports.MAX_JWKS_BYTES = void 0;
+exports.discovery = discovery;
+const checklist_js_1 = require("./services/governance/checklist.js");
+const fetch_js_1 = require("./services/governance/fetch.js");
+exports.MAX_JWKS_BYTES = 64 * 1024;
+exports.MAX_BRAND_JSON_BYTES = 256 * 1024;
+const BRAND_TTL_MS = 3_600_000;
+const NEGATIVE_TTL_MS = 60_000;
+const JWKS_TTL_MS = 300_000;
+const COOLDOWN_MS = 30_000;
+function discovery(fetch, sandbox, clock = Date.now) {
+    const brands = new Map();
+    const jwks = new Map();
+    const brand = async (url, force) => {
+        const cached = brands.get(url);
+        if (cached !== undefined) {
+            const s = await cached;
+            const age = clock() - s.at;
+            if (age < (s.failure !== undefined ? NEGATIVE_TTL_MS : force ? COOLDOWN_MS : BRAND_TTL_MS))
+                return s;
+        }
+        const next = readBrand(fetch, url, sandbox).then((governance) => ({ at: clock(), governance }), (e) => ({ at: clock(), failure: e instanceof checklist_js_1.GovernanceRefusal ? e : new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', String(e)) }));
+        brands.set(url, next);
+        if (brands.size > 10_000)
+            brands.delete(brands.keys().next().value);
+        return next;
+    };
+    const entry = async (brandJson, iss) => {
+        let s = await brand(brandJson, false);
+        if (s.failure === undefined && !s.governance.has(iss))
+            s = await brand(brandJson, true);
+        if (s.failure !== undefined)
+            throw s.failure;
+        return s.governance.get(iss);
+    };
+    const keySet = async (uri, force) => {
+        const cached = jwks.get(uri);
+        if (cached !== undefined) {
+            const k = await cached.catch(() => undefined);
+            if (k !== undefined && clock() - k.at < (force ? COOLDOWN_MS : JWKS_TTL_MS))
+                return k;
+        }
+        const next = (0, fetch_js_1.fetchJson)(fetch, uri, sandbox, exports.MAX_JWKS_BYTES).then((r) => ({ at: clock(), keys: keysOf(r.body, uri) }));
+        jwks.set(uri, next);
+        next.catch(() => jwks.delete(uri));
+        if (jwks.size > 10_000)
+            jwks.delete(jwks.keys().next().value);
+        return next;
+    };
+    const keys = async (brandJson, iss) => {
+        const uri = await entry(brandJson, iss);
+        if (uri === undefined)
+            return undefined;
+        return {
+            async key(kid) {
+                const found = (await keySet(uri, false)).keys.get(kid);
+                return found ?? (await keySet(uri, true)).keys.get(kid) ?? null;
+            },
+        };
+    };
+    return {
+        issuer: keys,
+        async listed(brandJson, iss) {
+            return (await entry(brandJson, iss)) !== undefined;
+        },
+    };
+}
+async function readBrand(fetch, url, sandbox) {
+    let doc = await document(fetch, url, sandbox);
+    const redirect = typeof doc.authoritative_location === 'string' ? doc.authoritative_location : typeof doc.house === 'string' ? `https://${doc.house}/.well-known/brand.json` : undefined;
+    if (redirect !== undefined) {
+        doc = await document(fetch, redirect, sandbox);
+        if (typeof doc.authoritative_location === 'string' || typeof doc.house === 'string')
+            throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, fetch_js_1.originOf)(url)}: brand.json redirects twice`);
+    }
+    const governance = new Map();
+    const ambiguous = new Set();
+    const house = doc.house !== null && typeof doc.house === 'object' ? doc.house : undefined;
+    const brands = Array.isArray(doc.brands) ? doc.brands : [];
+    for (const list of [doc.agents, house?.agents, ...brands.map((b) => b?.agents)]) {
+        if (!Array.isArray(list))
+            continue;
+        for (const a of list) {
+            if (a === null || typeof a !== 'object' || a.type !== 'governance' || typeof a.url !== 'string')
+                continue;
+            const uri = typeof a.jwks_uri === 'string' ? a.jwks_uri : `${(0, fetch_js_1.originOf)(a.url)}/.well-known/jwks.json`;
+            if (governance.has(a.url) && governance.get(a.url) !== uri)
+                ambiguous.add(a.url);
+            governance.set(a.url, uri);
+        }
+    }
+    for (const iss of ambiguous)
+        governance.delete(iss);
+    return governance;
+}
+async function document(fetch, url, sandbox) {
+    const r = await (0, fetch_js_1.fetchJson)(fetch, url, sandbox, exports.MAX_BRAND_JSON_BYTES);
+    if (r.status !== 200)
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', `${(0, fetch_js_1.originOf)(url)}: no brand.json (${r.status})`);
+    if (r.body === null || typeof r.body !== 'object' || Array.isArray(r.body))
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, fetch_js_1.originOf)(url)}: brand.json is not an object`);
+    return r.body;
+}
+function keysOf(body, uri) {
+    const list = body?.keys;
+    if (!Array.isArray(list))
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, fetch_js_1.originOf)(uri)}: not a JWKS`);
+    const keys = new Map();
+    const twice = new Set();
+    for (const k of list) {
+        if (k === null || typeof k !== 'object' || typeof k.kid !== 'string')
+            continue;
+        if (keys.has(k.kid))
+            twice.add(k.kid);
+        keys.set(k.kid, k);
+    }
+    for (const kid of twice)
+        keys.delete(kid);
+    return keys;
+}
+
+  },
+  // runtime/services/governance/enforce.ts of adcp-codegen, its comments left out
+  "./services/governance/enforce.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.governanceEnforcement = governanceEnforcement;
+const errors_js_1 = require("./wire/errors.js");
+const checklist_js_1 = require("./services/governance/checklist.js");
+const discovery_js_1 = require("./services/governance/discovery.js");
+const execution_js_1 = require("./services/governance/execution.js");
+const fetch_js_1 = require("./services/governance/fetch.js");
+const replay_js_1 = require("./services/governance/replay.js");
+const revocation_check_js_1 = require("./services/governance/revocation-check.js");
+const EXECUTION_PHASE = {
+    create_media_buy: 'purchase',
+    buy_products: 'purchase',
+    accept_proposal: 'purchase',
+    update_media_buy: 'modification',
+    control_media_buy: 'modification',
+};
+function governanceEnforcement(settings, store, options, audience) {
+    let made;
+    const net = () => {
+        if (made === undefined) {
+            const fetch = (0, fetch_js_1.pinnedFetch)(settings.sandbox);
+            made = { fetch, discovery: (0, discovery_js_1.discovery)(fetch, settings.sandbox), revocations: (0, revocation_check_js_1.revocationChecks)(fetch, settings.sandbox) };
+        }
+        return made;
+    };
+    const record = (0, replay_js_1.tokenRecord)(store, settings.retentionDays * 86_400_000);
+    const depsFor = (buyer) => ({
+        now: () => Math.floor(Date.now() / 1000),
+        skewSeconds: settings.skewSeconds,
+        issuer: (iss) => net().discovery.issuer(buyer.brandJson, iss),
+        listed: (iss) => net().discovery.listed(buyer.brandJson, iss),
+        async revocation(iss, kid, jti, fresh) {
+            const keys = await net().discovery.issuer(buyer.brandJson, iss);
+            return keys === undefined ? 'stale' : net().revocations.status(keys, iss, kid, jti, fresh);
+        },
+        consume: (entry) => record.consume(entry, Math.floor(Date.now() / 1000)),
+    });
+    return {
+        settings,
+        async gate(call) {
+            const task = settings.tasks.get(call.tool);
+            if (task === undefined)
+                return undefined;
+            const hooks = options.tasks[call.tool];
+            const ctx = { tool: call.tool, principal: call.principal };
+            const token = call.args.governance_context;
+            if (token === undefined && hooks.governed !== undefined && !(await hooks.governed(call.value, ctx)))
+                return undefined;
+            const registration = await options.registration?.(call.value, ctx);
+            if (token === undefined) {
+                if (registration === undefined)
+                    return undefined;
+                return { error: new errors_js_1.AdcpError('PERMISSION_DENIED', `${call.tool}: this account's governance agent must approve it first: send the governance_context check_governance returned`, { recovery: 'correctable', field: 'governance_context', suggestion: 'call check_governance with this exact request as payload, then send it with the governance_context the approval carries' }) };
+            }
+            const buyer = await buyerOf(options, call);
+            const aud = audience();
+            if (aud === undefined)
+                throw new Error('governance enforcement needs the service\'s canonical URL: set governance.audience, ADCP_GOVERNANCE_AUDIENCE or ADCP_PUBLIC_URL');
+            if (buyer === undefined)
+                return refused(call.tool, { ok: false, code: 'governance_issuer_not_authorized', step: 5, detail: `no buyer record for principal ${call.principal}: whose brand.json to consult is unknown` });
+            const commitment = await hooks.commitment(call.value, ctx);
+            const mediaBuyId = typeof call.args.media_buy_id === 'string' ? call.args.media_buy_id : undefined;
+            const priorSub = mediaBuyId === undefined ? undefined : await record.priorSub(aud, mediaBuyId);
+            const gate = {
+                phase: 'intent',
+                audience: aud,
+                caller: buyer.caller,
+                task: call.tool,
+                payload: call.args,
+                ...(commitment !== undefined ? { commitment } : {}),
+                ...(priorSub !== undefined ? { priorSub } : {}),
+                ...(mediaBuyId !== undefined ? { mediaBuyId } : {}),
+                ...(typeof call.args.idempotency_key === 'string' ? { idempotencyKey: call.args.idempotency_key } : {}),
+            };
+            const deps = depsFor(buyer);
+            const verdict = await (0, checklist_js_1.verifyGovernanceContext)(token, gate, deps);
+            if (!verdict.ok)
+                return refused(call.tool, verdict);
+            const claims = verdict.token.claims;
+            const spent = [{ iss: String(claims.iss), aud, jti: String(claims.jti) }];
+            let execution;
+            if (task.modes.includes('online_execution_check')) {
+                if (registration === undefined)
+                    return { error: new errors_js_1.AdcpError('GOVERNANCE_UNAVAILABLE', `${call.tool}: this account registered no governance agent to run the execution check with`, { recovery: 'transient' }) };
+                const phase = EXECUTION_PHASE[call.tool];
+                const plannedDelivery = await hooks.plannedDelivery(call.value, ctx);
+                const answer = await (0, execution_js_1.executionCheck)({ registration, caller: aud, intentToken: verdict.token.raw, phase, plannedDelivery, ...(phase === 'modification' && commitment !== undefined ? { executionCommitment: commitment } : {}) }, net().fetch, settings.sandbox, settings.executionTimeoutMs);
+                if (answer.verdict === 'unavailable') {
+                    process.emitWarning(`adcp-codegen: ${call.tool}: the online execution check failed: ${answer.reason}`);
+                    return { error: new errors_js_1.AdcpError('GOVERNANCE_UNAVAILABLE', `${call.tool}: the registered governance agent could not be consulted; retry with backoff`, { recovery: 'transient' }) };
+                }
+                if (answer.verdict === 'denied') {
+                    return { error: new errors_js_1.AdcpError('GOVERNANCE_DENIED', answer.explanation, { recovery: 'correctable', details: { ...(answer.checkId !== undefined ? { check_id: answer.checkId } : {}), ...(answer.findings !== undefined ? { findings: answer.findings } : {}) } }) };
+                }
+                const planned = typeof plannedDelivery.media_buy_id === 'string' ? plannedDelivery.media_buy_id : mediaBuyId;
+                const exec = await (0, checklist_js_1.verifyGovernanceContext)(answer.token, { phase, audience: aud, caller: aud, task: call.tool, priorSub: String(claims.sub), ...(planned !== undefined ? { mediaBuyId: planned } : {}), ...(commitment !== undefined ? { commitment } : {}) }, deps);
+                if (!exec.ok)
+                    return refused(call.tool, exec);
+                if (exec.token.claims.iss !== claims.iss)
+                    return refused(call.tool, { ok: false, code: 'governance_token_not_applicable', step: 5, detail: 'the execution token has another issuer than the intent token' });
+                execution = { token: answer.token, claims: exec.token.claims, check_id: answer.checkId };
+                spent.push({ iss: String(exec.token.claims.iss), aud, jti: String(exec.token.claims.jti) });
+            }
+            return {
+                authorization: { token: verdict.token.raw, claims, ...(execution !== undefined ? { execution } : {}) },
+                async settle(body) {
+                    const id = typeof body.media_buy_id === 'string' ? body.media_buy_id : mediaBuyId;
+                    for (const s of spent)
+                        await record.spend(s, id);
+                },
+            };
+        },
+    };
+}
+async function buyerOf(options, call) {
+    const buyers = options.buyers;
+    let found;
+    if (typeof buyers === 'function') {
+        const signer = call.auth?.verified_signer;
+        const who = { principal: call.principal, ...(typeof signer?.keyid === 'string' ? { signer: { keyid: signer.keyid, ...(typeof signer.agent_url === 'string' ? { agent_url: signer.agent_url } : {}) } } : {}) };
+        found = await buyers(who);
+    }
+    else if (buyers !== undefined && Object.hasOwn(buyers, call.principal))
+        found = buyers[call.principal];
+    if (found === undefined || typeof found.caller !== 'string' || typeof found.brandJson !== 'string')
+        return undefined;
+    return /^https?:\/\//.test(found.brandJson) ? found : { ...found, brandJson: `https://${found.brandJson}/.well-known/brand.json` };
+}
+function refused(tool, verdict) {
+    process.emitWarning(`adcp-codegen: ${tool}: governance_context refused at step ${verdict.step}: ${verdict.code} (${verdict.detail})`);
+    const code = verdict.code;
+    if (code === 'governance_jwks_unavailable') {
+        return { error: new errors_js_1.AdcpError('GOVERNANCE_UNAVAILABLE', `${tool}: the governance agent's keys could not be fetched; retry with backoff`, { recovery: 'transient', details: { governance_error: code } }) };
+    }
+    return { error: new errors_js_1.AdcpError('PERMISSION_DENIED', `${tool}: the governance_context was refused (${code})`, { recovery: 'correctable', field: 'governance_context', details: { governance_error: code } }) };
+}
+
+  },
+  // runtime/services/governance/execution.ts of adcp-codegen, its comments left out
+  "./services/governance/execution.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.executionCheck = executionCheck;
+const packages_js_1 = require("./artifacts/packages.js");
+const fetch_js_1 = require("./services/governance/fetch.js");
+async function executionCheck(request, fetch, sandbox, timeoutMs) {
+    const url = request.registration.url;
+    const refused = await (0, fetch_js_1.refusalOf)(url, sandbox);
+    if (refused !== undefined)
+        return { verdict: 'unavailable', reason: `the registered governance agent at ${(0, fetch_js_1.originOf)(url)} is refused by the SSRF rule (${refused})` };
+    const { Client } = (0, packages_js_1.agentPackage)('@modelcontextprotocol/sdk/client/index.js', 'an online execution check (check_governance over MCP)');
+    const { StreamableHTTPClientTransport } = (0, packages_js_1.agentPackage)('@modelcontextprotocol/sdk/client/streamableHttp.js', 'an online execution check (check_governance over MCP)');
+    const headers = request.registration.credentials !== undefined ? { authorization: `Bearer ${request.registration.credentials}` } : {};
+    const client = new Client({ name: 'adcp-governance-execution-check', version: '1' });
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+        await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch, requestInit: { headers, redirect: 'manual', signal } }));
+        const args = {
+            caller: request.caller,
+            governance_context: request.intentToken,
+            phase: request.phase,
+            planned_delivery: request.plannedDelivery,
+            ...(request.executionCommitment !== undefined ? { execution_commitment: request.executionCommitment } : {}),
+        };
+        const result = await client.callTool({ name: 'check_governance', arguments: args }, undefined, { signal, timeout: timeoutMs });
+        return answerOf(result);
+    }
+    catch (e) {
+        return { verdict: 'unavailable', reason: `check_governance at ${(0, fetch_js_1.originOf)(url)} failed: ${e.name === 'TimeoutError' || signal.aborted ? 'timed out' : (e.message ?? String(e)).split('\n')[0].slice(0, 200)}` };
+    }
+    finally {
+        await client.close().catch(() => undefined);
+    }
+}
+function answerOf(result) {
+    const body = (result.structuredContent ?? parseText(result.content));
+    if (result.isError === true || body === undefined || body === null || typeof body !== 'object') {
+        const code = body?.adcp_error?.code;
+        return { verdict: 'unavailable', reason: `check_governance answered an error${typeof code === 'string' ? ` (${code})` : ''}` };
+    }
+    const verdict = body.verdict ?? body.status;
+    const checkId = typeof body.check_id === 'string' ? body.check_id : undefined;
+    if (verdict === 'approved') {
+        if (typeof body.governance_context !== 'string' || checkId === undefined)
+            return { verdict: 'unavailable', reason: 'an approved execution check carried no governance_context or check_id' };
+        return { verdict: 'approved', token: body.governance_context, checkId };
+    }
+    const explanation = typeof body.explanation === 'string' ? body.explanation : 'the governance agent did not approve the planned delivery';
+    if (verdict === 'denied')
+        return { verdict: 'denied', ...(checkId !== undefined ? { checkId } : {}), explanation, ...(body.findings !== undefined ? { findings: body.findings } : {}) };
+    if (verdict === 'conditions')
+        return { verdict: 'denied', ...(checkId !== undefined ? { checkId } : {}), explanation: `conditions cannot authorize an execution: ${explanation}` };
+    return { verdict: 'unavailable', reason: `check_governance answered no verdict (${JSON.stringify(verdict)})` };
+}
+function parseText(content) {
+    const first = Array.isArray(content) ? content[0] : undefined;
+    if (first?.type !== 'text' || typeof first.text !== 'string')
+        return undefined;
+    try {
+        return JSON.parse(first.text);
+    }
+    catch {
+        return undefined;
+    }
+}
+
+  },
+  // runtime/services/governance/fetch.ts of adcp-codegen, its comments left out
+  "./services/governance/fetch.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.refusalOf = refusalOf;
+exports.pinnedFetch = pinnedFetch;
+exports.fetchJson = fetchJson;
+exports.originOf = originOf;
+const promises_1 = require("node:dns/promises");
+const node_net_1 = require("node:net");
+const sdk_js_1 = require("./services/webhooks/sdk.js");
+const checklist_js_1 = require("./services/governance/checklist.js");
+async function refusalOf(url, sandbox, resolve = true) {
+    let u;
+    try {
+        u = new URL(url);
+    }
+    catch {
+        return 'not a URL';
+    }
+    if (u.username !== '' || u.password !== '')
+        return 'credentials in the URL';
+    const policy = (0, sdk_js_1.ssrfPolicy)(sandbox);
+    const { enforceSsrfPolicy, enforceSsrfPolicyResolved } = (0, sdk_js_1.sdkSubstitution)();
+    const literal = enforceSsrfPolicy(u, policy);
+    if (!literal.allowed)
+        return literal.rule ?? 'refused';
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    if (!resolve || (0, node_net_1.isIP)(host) !== 0)
+        return undefined;
+    let addresses;
+    try {
+        addresses = (await (0, promises_1.lookup)(host, { all: true, verbatim: true })).map((a) => a.address);
+    }
+    catch {
+        return undefined;
+    }
+    const resolved = enforceSsrfPolicyResolved(u, addresses, policy);
+    return resolved.allowed ? undefined : (resolved.rule ?? 'refused');
+}
+function pinnedFetch(sandbox) {
+    const sdk = (0, sdk_js_1.sdkServer)();
+    return sdk.createPinAndBindFetch({ policy: sandbox ? sdk.LOOPBACK_OK_WEBHOOK_SSRF_POLICY : sdk.WEBHOOK_SSRF_POLICY });
+}
+async function fetchJson(fetch, url, sandbox, maxBytes, timeoutMs = 10_000) {
+    const refused = await refusalOf(url, sandbox);
+    const where = originOf(url);
+    if (refused !== undefined)
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: refused by the SSRF rule (${refused})`);
+    let res;
+    try {
+        res = (await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) }));
+    }
+    catch (e) {
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', `${where}: ${e.name === 'TimeoutError' ? 'timed out' : 'unreachable'}`);
+    }
+    if (res.status >= 300 && res.status < 400) {
+        await res.body?.cancel();
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: answered a redirect (${res.status}); redirects are not followed`);
+    }
+    if (res.status === 404 || res.status === 410) {
+        await res.body?.cancel();
+        return { status: res.status, body: undefined };
+    }
+    if (res.status !== 200) {
+        await res.body?.cancel();
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', `${where}: answered ${res.status}`);
+    }
+    const text = await capped(res, maxBytes, where);
+    try {
+        return { status: 200, body: JSON.parse(text), ...(res.headers.get('etag') !== null ? { etag: res.headers.get('etag') } : {}) };
+    }
+    catch {
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: not JSON`);
+    }
+}
+async function capped(res, maxBytes, where) {
+    const length = Number(res.headers.get('content-length'));
+    if (Number.isFinite(length) && length > maxBytes) {
+        await res.body?.cancel();
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: ${length} bytes, over the ${maxBytes}-byte cap`);
+    }
+    const chunks = [];
+    let size = 0;
+    const reader = res.body.getReader();
+    for (;;) {
+        const { done, value } = await reader.read().catch(() => {
+            throw new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', `${where}: the body was cut off`);
+        });
+        if (done)
+            break;
+        size += value.byteLength;
+        if (size > maxBytes) {
+            await reader.cancel();
+            throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: over the ${maxBytes}-byte cap`);
+        }
+        chunks.push(value);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+function originOf(url) {
+    try {
+        return new URL(url).origin;
+    }
+    catch {
+        return 'a URL';
+    }
 }
 
   },
@@ -607,6 +1060,106 @@ function tokenRecord(store, retentionMs) {
 }
 
   },
+  // runtime/services/governance/revocation-check.ts of adcp-codegen, its comments left out
+  "./services/governance/revocation-check.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.revocationChecks = revocationChecks;
+const checklist_js_1 = require("./services/governance/checklist.js");
+const fetch_js_1 = require("./services/governance/fetch.js");
+const jose_js_1 = require("./services/governance/jose.js");
+const revocations_js_1 = require("./services/governance/revocations.js");
+const MAX_LIST_BYTES = 1024 * 1024;
+const FLOOR_MS = 60_000;
+const CEILING_MS = 30 * 60_000;
+function revocationChecks(fetch, sandbox, clock = Date.now) {
+    const issuers = new Map();
+    const refresh = (state, keys, iss) => {
+        state.attempted = clock();
+        state.pending ??= read(fetch, keys, iss, sandbox, clock)
+            .then((list) => {
+            if (list !== undefined)
+                state.list = list;
+        })
+            .catch((e) => process.emitWarning(`adcp-codegen: governance: the revocation list of ${(0, fetch_js_1.originOf)(iss)} could not be refreshed: ${e.message}`))
+            .finally(() => (state.pending = undefined));
+        return state.pending;
+    };
+    return {
+        async status(keys, iss, kid, jti, fresh) {
+            let state = issuers.get(iss);
+            if (state === undefined) {
+                if (issuers.size > 10_000)
+                    issuers.delete(issuers.keys().next().value);
+                issuers.set(iss, (state = { attempted: 0 }));
+            }
+            const now = clock();
+            if ((state.list === undefined || now >= state.list.nextUpdate) && now - state.attempted >= FLOOR_MS)
+                await refresh(state, keys, iss);
+            else if (state.pending !== undefined)
+                await state.pending;
+            const list = state.list;
+            if (list !== undefined && (list.jtis.has(jti) || list.kids.has(kid)))
+                return 'revoked';
+            if (fresh && (list === undefined || clock() > list.usableUntil))
+                return 'stale';
+            return 'ok';
+        },
+    };
+}
+async function read(fetch, keys, iss, sandbox, clock) {
+    const url = `${new URL(iss).origin}/.well-known/governance-revocations.json`;
+    const got = await (0, fetch_js_1.fetchJson)(fetch, url, sandbox, MAX_LIST_BYTES);
+    if (got.status !== 200)
+        return undefined;
+    const jws = flattened(got.body);
+    if (jws === undefined)
+        throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', 'the revocation list is not a JWS');
+    const header = decode(jws.protected ?? '');
+    if (header?.typ !== revocations_js_1.REVOCATION_TYP || typeof header.kid !== 'string' || typeof header.alg !== 'string')
+        throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', `the revocation list's header is not an ${revocations_js_1.REVOCATION_TYP} one`);
+    const jwk = await keys.key(header.kid);
+    if (jwk === null || (0, checklist_js_1.keyProblem)(jwk, header.alg) !== undefined)
+        throw new checklist_js_1.GovernanceRefusal('governance_key_unknown', `the revocation list is signed by kid ${header.kid}, not a governance key of ${(0, fetch_js_1.originOf)(iss)}`);
+    const j = (0, jose_js_1.jose)();
+    const verified = await j.flattenedVerify(jws, await j.importJWK((0, checklist_js_1.publicMembers)(jwk), header.alg), { algorithms: [header.alg] }).catch(() => {
+        throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', 'the revocation list\'s signature does not verify');
+    });
+    const body = JSON.parse(new TextDecoder().decode(verified.payload));
+    if (body.issuer !== iss && body.issuer !== new URL(iss).origin)
+        throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', `the revocation list is ${String(body.issuer)}'s, not ${iss}'s`);
+    const updated = Date.parse(String(body.updated));
+    const declared = Date.parse(String(body.next_update));
+    if (!Number.isFinite(updated) || !Number.isFinite(declared))
+        throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', 'the revocation list has no updated / next_update');
+    const nextUpdate = Math.min(declared, updated + CEILING_MS, clock() + CEILING_MS);
+    const interval = Math.min(Math.max(nextUpdate - updated, FLOOR_MS), CEILING_MS);
+    const strings = (v) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
+    return { jtis: new Set(strings(body.revoked_jtis)), kids: new Set(strings(body.revoked_kids)), nextUpdate, usableUntil: nextUpdate + 4 * interval };
+}
+function flattened(doc) {
+    if (typeof doc === 'string') {
+        const [p, payload, signature] = doc.split('.');
+        return p !== undefined && payload !== undefined && signature !== undefined ? { protected: p, payload, signature } : undefined;
+    }
+    const o = doc;
+    if (o === null || typeof o !== 'object' || typeof o.payload !== 'string')
+        return undefined;
+    const sig = Array.isArray(o.signatures) ? o.signatures[0] : o;
+    if (typeof sig?.protected !== 'string' || typeof sig.signature !== 'string')
+        return undefined;
+    return { payload: o.payload, protected: sig.protected, signature: sig.signature };
+}
+function decode(segment) {
+    try {
+        return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    }
+    catch {
+        return undefined;
+    }
+}
+
+  },
   // runtime/services/governance/revocations.ts of adcp-codegen, its comments left out
   "./services/governance/revocations.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -653,6 +1206,64 @@ async function sign(store, issuer, pair) {
     };
     const header = { alg: String(pair.publicJwk.alg), kid: pair.kid, typ: exports.REVOCATION_TYP };
     return new ((0, jose_js_1.jose)().FlattenedSign)(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader(header).sign(await (0, issue_js_1.signingKey)(pair));
+}
+
+  },
+  // runtime/services/governance/settings.ts of adcp-codegen, its comments left out
+  "./services/governance/settings.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.enforcementSettings = enforcementSettings;
+const MODES = ['signed_context', 'online_execution_check'];
+const ONLINE = ['create_media_buy', 'update_media_buy', 'buy_products', 'accept_proposal', 'control_media_buy'];
+function enforcementSettings(served, options, replayWindow) {
+    const fail = (problem) => {
+        throw new Error(`adcp-codegen: ${served.name} advertises adcp.governance_enforcement, but ${problem}`);
+    };
+    const declared = served.releases[0].capabilities.adcp.governance_enforcement.tasks;
+    const tasks = new Map();
+    const hooks = options.governance?.tasks ?? {};
+    for (const entry of declared) {
+        const { task, modes } = (entry ?? {});
+        if (typeof task !== 'string' || !Array.isArray(modes))
+            fail('an entry of its tasks[] has no task or modes');
+        const name = task;
+        if (tasks.has(name))
+            fail(`tasks[] names ${name} twice (one entry per task, its modes combined)`);
+        const list = modes;
+        if (!list.includes('signed_context') || !list.every((m) => MODES.includes(m)))
+            fail(`${name}'s modes ${JSON.stringify(list)} must include signed_context and name only ${MODES.join(' and ')}`);
+        if (!served.releases.some((r) => r.tools.includes(name)))
+            fail(`it does not serve ${name}`);
+        if (!served.releases.some((r) => r.idempotency?.[name] !== undefined) || !replayWindow)
+            fail(`${name} is not under the replay contract (adcp.idempotency): a retried governed request's token is bound to its idempotency_key`);
+        const own = Object.hasOwn(hooks, name) ? hooks[name] : undefined;
+        if (typeof own?.commitment !== 'function')
+            fail(`AgentOptions.governance.tasks.${name}.commitment is not given: the service must price the action before commit to compare it with the signed ceiling`);
+        if (list.includes('online_execution_check')) {
+            if (!ONLINE.includes(name))
+                fail(`online_execution_check is defined for media-buy tasks only, not ${name}`);
+            if (typeof own?.plannedDelivery !== 'function')
+                fail(`AgentOptions.governance.tasks.${name}.plannedDelivery is not given: an online execution check presents the prepared planned_delivery`);
+        }
+        tasks.set(name, { modes: list });
+    }
+    for (const name of Object.keys(hooks))
+        if (!tasks.has(name))
+            fail(`AgentOptions.governance.tasks names ${name}, which it does not list`);
+    const g = options.governance ?? {};
+    const skew = g.clockSkewSeconds ?? 60;
+    if (!Number.isInteger(skew) || skew < 0 || skew > 300)
+        fail(`governance.clockSkewSeconds must be an integer from 0 to 300, not ${JSON.stringify(skew)}`);
+    const retention = g.retentionDays ?? 2557;
+    if (!Number.isInteger(retention) || retention < 1)
+        fail(`governance.retentionDays must be a positive integer, not ${JSON.stringify(retention)}`);
+    const timeout = g.executionTimeoutMs ?? 10_000;
+    if (!Number.isInteger(timeout) || timeout < 100)
+        fail(`governance.executionTimeoutMs must be an integer of at least 100, not ${JSON.stringify(timeout)}`);
+    if (g.buyers === undefined)
+        process.emitWarning(`adcp-codegen: ${served.name} enforces governance but AgentOptions.governance.buyers is not set: every governance_context will be refused (governance_issuer_not_authorized) \u2014 no buyer's brand.json is known`);
+    return { tasks, sandbox: served.surface === 'sandbox' || served.mode === 'development', skewSeconds: skew, retentionDays: retention, executionTimeoutMs: timeout };
 }
 
   },

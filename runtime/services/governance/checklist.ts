@@ -202,7 +202,7 @@ function critProblem(h: Readonly<Record<string, unknown>>, c: Readonly<Record<st
 }
 
 /** Step 6: a key published for governance signing only, whose kind is the one `alg` names, public members only. */
-function keyProblem(jwk: Readonly<Record<string, unknown>>, alg: string): string | undefined {
+export function keyProblem(jwk: Readonly<Record<string, unknown>>, alg: string): string | undefined {
   if (jwk.use !== 'sig') return 'its use is not "sig"';
   if (!Array.isArray(jwk.key_ops) || !jwk.key_ops.includes('verify')) return 'its key_ops do not include "verify"';
   if (jwk.adcp_use !== 'governance-signing') return `its adcp_use ${JSON.stringify(jwk.adcp_use)} is not "governance-signing"`;
@@ -249,7 +249,7 @@ function isTime(v: unknown): v is number {
 }
 
 /** The members a public key is imported from (AdCP's own members, `adcp_use` among them, are for this policy only). */
-function publicMembers(jwk: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function publicMembers(jwk: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const { kty, crv, x, y } = jwk;
   return { kty, crv, x, ...(y !== undefined ? { y } : {}) };
 }
