@@ -140,6 +140,21 @@ test('a token authorizing exactly this request books once; the handler is told i
   assert.is(booked.length, before + 1);
 });
 
+test('the version envelope a client adds after authorization is tolerated; anything else added is not', async () => {
+  const req = request();
+  const before = booked.length;
+  // The token binds the request as the buyer formed it; its client library adds adcp_major_version on the wire.
+  const body = await call({ ...req, adcp_major_version: 9, governance_context: await token(claims(req)) });
+  assert.ok(typeof body.media_buy_id === 'string', JSON.stringify(body));
+  const other = request();
+  refusedWith(await call({ ...other, note: 'added later', governance_context: await token(claims(other)) }), 'PERMISSION_DENIED', 'governance_token_not_applicable');
+  // A token that bound a version binds it: the request without it is another request.
+  const pinned: Record<string, unknown> = request({ adcp_major_version: 9 });
+  const { adcp_major_version: _v, ...unpinned } = pinned;
+  refusedWith(await call({ ...unpinned, governance_context: await token(claims(pinned)) }), 'PERMISSION_DENIED', 'governance_token_not_applicable');
+  assert.is(booked.length, before + 1);
+});
+
 test('bound to another payload, task or audience, expired, or by an issuer the buyer does not list: refused, nothing booked', async () => {
   const before = booked.length;
   const req = request();

@@ -3,12 +3,12 @@
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/artifacts/packages.ts 79076aa7f3c8b9cc,
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
-//     runtime/services/governance/checklist.ts 99db2e76d830a8a4,
+//     runtime/services/governance/checklist.ts 90b5802601b4c8a0,
 //     runtime/services/governance/discovery.ts 4223e32383416138,
-//     runtime/services/governance/enforce.ts 5ce85671c080c8dd,
+//     runtime/services/governance/enforce.ts 1506dd16fd89c0bc,
 //     runtime/services/governance/execution.ts 0622ff25d396e9a5,
 //     runtime/services/governance/fetch.ts 0e87a0cb2f3afc6a, runtime/services/governance/hash.ts 92ede0ac83090fc1,
-//     runtime/services/governance/issue.ts 7d8aed7ac45e8e0f, runtime/services/governance/issuer.ts 854c7674c3ab5f08,
+//     runtime/services/governance/issue.ts 7d8aed7ac45e8e0f, runtime/services/governance/issuer.ts cb74e8649299168c,
 //     runtime/services/governance/jose.ts 77775c8981431310, runtime/services/governance/replay.ts 55d19025c5a98936,
 //     runtime/services/governance/revocation-check.ts 3c99edfd8e5e96ed,
 //     runtime/services/governance/revocations.ts 93460f109a3eaa26,
@@ -222,7 +222,8 @@ async function verifyGovernanceContext(token, gate, deps) {
         if (c.phase !== gate.phase)
             return notApplicable(`phase ${c.phase} is not this gate's (${gate.phase})`);
         step = 12;
-        const payloadHash = gate.phase === 'intent' && gate.payload !== undefined ? (0, hash_js_1.governedPayloadHash)(gate.payload) : undefined;
+        const readings = gate.phase === 'intent' && gate.payload !== undefined ? [gate.payload, ...(gate.payloadReadings ?? [])].map(hash_js_1.governedPayloadHash) : [];
+        const payloadHash = readings.find((h) => h === c.authorized_payload_hash) ?? readings[0];
         const bound = bindingProblem(c, gate, payloadHash);
         if (bound !== undefined)
             return bound[0] === 'invalid' ? invalid(bound[1]) : notApplicable(bound[1]);
@@ -546,12 +547,14 @@ function governanceEnforcement(settings, store, options, audience) {
             const commitment = await hooks.commitment(call.value, ctx);
             const mediaBuyId = typeof call.args.media_buy_id === 'string' ? call.args.media_buy_id : undefined;
             const priorSub = mediaBuyId === undefined ? undefined : await record.priorSub(aud, mediaBuyId);
+            const { adcp_version: _v, adcp_major_version: _m, ...unversioned } = call.args;
             const gate = {
                 phase: 'intent',
                 audience: aud,
                 caller: buyer.caller,
                 task: call.tool,
                 payload: call.args,
+                ...(Object.keys(unversioned).length < Object.keys(call.args).length ? { payloadReadings: [unversioned] } : {}),
                 ...(commitment !== undefined ? { commitment } : {}),
                 ...(priorSub !== undefined ? { priorSub } : {}),
                 ...(mediaBuyId !== undefined ? { mediaBuyId } : {}),
@@ -942,6 +945,7 @@ exports.governanceIssuing = governanceIssuing;
 const paths_js_1 = require("./wire/paths.js");
 const keys_js_1 = require("./services/keys/keys.js");
 const publication_js_1 = require("./services/keys/publication.js");
+const hash_js_1 = require("./services/governance/hash.js");
 const issue_js_1 = require("./services/governance/issue.js");
 const revocations_js_1 = require("./services/governance/revocations.js");
 function governanceIssuing(store, settings, baseUrl) {
@@ -967,6 +971,7 @@ function governanceIssuing(store, settings, baseUrl) {
         },
         revoke: (target) => revoked.revoke(target),
         jwks,
+        planHash: hash_js_1.planHash,
         part: {
             agents(base) {
                 return [{ type: 'governance', id: `${settings.agentId}_governance`, url: issuerAt(base), jwks_uri: configuredJwks ?? `${base}${paths_js_1.GOVERNANCE_JWKS_PATH}` }];

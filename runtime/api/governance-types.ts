@@ -172,4 +172,6 @@ export interface GovernanceIssuer {
   revoke(target: { jti: string } | { kid: string }): Promise<void>;
   /** The public JWKS tokens verify with. */
   jwks(): Promise<{ keys: Record<string, unknown>[] }>;
+  /** `plan_hash` of a plan (its bookkeeping stripped): what a governance agent retains per plan revision. */
+  planHash(plan: Record<string, unknown>): string;
 }

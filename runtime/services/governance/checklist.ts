@@ -22,6 +22,8 @@ export interface Gate {
   readonly task: string;
   /** The request as received (an intent token binds its hash). */
   readonly payload?: Readonly<Record<string, unknown>>;
+  /** Other readings of the same request an intent token may bind instead (the request without its version envelope). */
+  readonly payloadReadings?: readonly Readonly<Record<string, unknown>>[];
   /** The request's media buy (modification and delivery tokens must name it; a purchase token may). */
   readonly mediaBuyId?: string;
   /** The service's own computed commitment; undefined when the action commits no money. */
@@ -150,7 +152,8 @@ export async function verifyGovernanceContext(token: unknown, gate: Gate, deps: 
     if (typeof c.phase !== 'string') return invalid('phase is missing');
     if (c.phase !== gate.phase) return notApplicable(`phase ${c.phase} is not this gate's (${gate.phase})`);
     step = 12;
-    const payloadHash = gate.phase === 'intent' && gate.payload !== undefined ? governedPayloadHash(gate.payload) : undefined;
+    const readings = gate.phase === 'intent' && gate.payload !== undefined ? [gate.payload, ...(gate.payloadReadings ?? [])].map(governedPayloadHash) : [];
+    const payloadHash = readings.find((h) => h === c.authorized_payload_hash) ?? readings[0];
     const bound = bindingProblem(c, gate, payloadHash);
     if (bound !== undefined) return bound[0] === 'invalid' ? invalid(bound[1]) : notApplicable(bound[1]);
     step = 13;

@@ -88,12 +88,16 @@ export function governanceEnforcement(settings: EnforcementSettings, store: Stor
       const commitment = await hooks.commitment(call.value, ctx);
       const mediaBuyId = typeof call.args.media_buy_id === 'string' ? call.args.media_buy_id : undefined;
       const priorSub = mediaBuyId === undefined ? undefined : await record.priorSub(aud, mediaBuyId);
+      // The version envelope is negotiation metadata a client library adds to every call after the buyer formed the
+      // request it had authorized (AdCP's own grader does): a token may bind the request with or without it.
+      const { adcp_version: _v, adcp_major_version: _m, ...unversioned } = call.args;
       const gate: Gate = {
         phase: 'intent',
         audience: aud,
         caller: buyer.caller,
         task: call.tool,
         payload: call.args,
+        ...(Object.keys(unversioned).length < Object.keys(call.args).length ? { payloadReadings: [unversioned] } : {}),
         ...(commitment !== undefined ? { commitment } : {}),
         ...(priorSub !== undefined ? { priorSub } : {}),
         ...(mediaBuyId !== undefined ? { mediaBuyId } : {}),

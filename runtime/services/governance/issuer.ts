@@ -3,6 +3,7 @@ import type { Store } from '../../stores/open.js';
 import { GOVERNANCE_JWKS_PATH, GOVERNANCE_REVOCATIONS_PATH } from '../../wire/paths.js';
 import { GOVERNANCE_SIGNING, signingKeys, type SigningKeys } from '../keys/keys.js';
 import { baseOf, jsonDocument, type PublicationPart } from '../keys/publication.js';
+import { planHash } from './hash.js';
 import { issueToken } from './issue.js';
 import { revocations } from './revocations.js';
 
@@ -50,6 +51,7 @@ export function governanceIssuing(store: Store, settings: IssuingSettings, baseU
     },
     revoke: (target) => revoked.revoke(target),
     jwks,
+    planHash,
     part: {
       agents(base) {
         return [{ type: 'governance', id: `${settings.agentId}_governance`, url: issuerAt(base), jwks_uri: configuredJwks ?? `${base}${GOVERNANCE_JWKS_PATH}` }];
