@@ -3,14 +3,14 @@
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/artifacts/packages.ts 79076aa7f3c8b9cc,
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
-//     runtime/services/governance/checklist.ts 90b5802601b4c8a0,
+//     runtime/services/governance/checklist.ts 8f359aba8aeb2065,
 //     runtime/services/governance/discovery.ts 4223e32383416138,
 //     runtime/services/governance/enforce.ts 1506dd16fd89c0bc,
 //     runtime/services/governance/execution.ts 0622ff25d396e9a5,
 //     runtime/services/governance/fetch.ts 0e87a0cb2f3afc6a, runtime/services/governance/hash.ts 92ede0ac83090fc1,
 //     runtime/services/governance/issue.ts 7d8aed7ac45e8e0f, runtime/services/governance/issuer.ts cb74e8649299168c,
 //     runtime/services/governance/jose.ts 77775c8981431310, runtime/services/governance/replay.ts 55d19025c5a98936,
-//     runtime/services/governance/revocation-check.ts 3c99edfd8e5e96ed,
+//     runtime/services/governance/revocation-check.ts 65c75d20f5f96b87,
 //     runtime/services/governance/revocations.ts 93460f109a3eaa26,
 //     runtime/services/governance/settings.ts 7741f07a26b1fcbb, runtime/services/governance/setup.ts 549f9a746ee06175,
 //     runtime/services/governance/token.ts 6fce6e9f79753624, runtime/services/idempotency/budgets.ts 224e745115645c5e,
@@ -114,7 +114,7 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.CRITICAL = exports.GovernanceRefusal = void 0;
 exports.verifyGovernanceContext = verifyGovernanceContext;
 exports.keyProblem = keyProblem;
-exports.publicMembers = publicMembers;
+exports.verificationKey = verificationKey;
 const hash_js_1 = require("./services/governance/hash.js");
 const jose_js_1 = require("./services/governance/jose.js");
 const token_js_1 = require("./services/governance/token.js");
@@ -173,8 +173,7 @@ async function verifyGovernanceContext(token, gate, deps) {
             return refuse('governance_key_unknown', `kid ${kid}: ${purpose}`);
         step = 7;
         try {
-            const j = (0, jose_js_1.jose)();
-            await j.compactVerify(parsed.raw, await j.importJWK(publicMembers(jwk), alg), { algorithms: [alg], crit: Object.fromEntries(exports.CRITICAL.map((n) => [n, true])) });
+            await (0, jose_js_1.jose)().compactVerify(parsed.raw, await verificationKey(jwk, alg), { algorithms: [alg], crit: UNDERSTOOD });
         }
         catch {
             return invalid('the signature does not verify');
@@ -345,6 +344,17 @@ function bindingProblem(c, gate, payloadHash) {
             return ['not_applicable', 'the commitment exceeds the authorized ceiling'];
     }
     return undefined;
+}
+const UNDERSTOOD = Object.fromEntries(exports.CRITICAL.map((n) => [n, true]));
+const imported = new WeakMap();
+function verificationKey(jwk, alg) {
+    let key = imported.get(jwk);
+    if (key === undefined) {
+        key = (0, jose_js_1.jose)().importJWK(publicMembers(jwk), alg);
+        key.catch(() => imported.delete(jwk));
+        imported.set(jwk, key);
+    }
+    return key;
 }
 function isTime(v) {
     return typeof v === 'number' && Number.isFinite(v);
@@ -1126,8 +1136,7 @@ async function read(fetch, keys, iss, sandbox, clock) {
     const jwk = await keys.key(header.kid);
     if (jwk === null || (0, checklist_js_1.keyProblem)(jwk, header.alg) !== undefined)
         throw new checklist_js_1.GovernanceRefusal('governance_key_unknown', `the revocation list is signed by kid ${header.kid}, not a governance key of ${(0, fetch_js_1.originOf)(iss)}`);
-    const j = (0, jose_js_1.jose)();
-    const verified = await j.flattenedVerify(jws, await j.importJWK((0, checklist_js_1.publicMembers)(jwk), header.alg), { algorithms: [header.alg] }).catch(() => {
+    const verified = await (0, jose_js_1.jose)().flattenedVerify(jws, await (0, checklist_js_1.verificationKey)(jwk, header.alg), { algorithms: [header.alg] }).catch(() => {
         throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', 'the revocation list\'s signature does not verify');
     });
     const body = JSON.parse(new TextDecoder().decode(verified.payload));

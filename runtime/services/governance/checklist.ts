@@ -122,8 +122,7 @@ export async function verifyGovernanceContext(token: unknown, gate: Gate, deps: 
     if (purpose !== undefined) return refuse('governance_key_unknown', `kid ${kid}: ${purpose}`);
     step = 7;
     try {
-      const j = jose();
-      await j.compactVerify(parsed.raw, await j.importJWK(publicMembers(jwk), alg), { algorithms: [alg], crit: Object.fromEntries(CRITICAL.map((n) => [n, true])) });
+      await jose().compactVerify(parsed.raw, await verificationKey(jwk, alg), { algorithms: [alg], crit: UNDERSTOOD });
     } catch {
       return invalid('the signature does not verify');
     }
@@ -247,12 +246,29 @@ function bindingProblem(c: Readonly<Record<string, unknown>>, gate: Gate, payloa
   return undefined;
 }
 
+const UNDERSTOOD: Record<string, boolean> = Object.fromEntries(CRITICAL.map((n) => [n, true]));
+const imported = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * The key jose verifies with, imported once per published JWK (a JWKS a key source keeps hands back the same object
+ * while it is cached; the alg is part of the key, and step 6 checked it is the JWK's own).
+ */
+export function verificationKey(jwk: Readonly<Record<string, unknown>>, alg: string): Promise<unknown> {
+  let key = imported.get(jwk);
+  if (key === undefined) {
+    key = jose().importJWK(publicMembers(jwk), alg);
+    key.catch(() => imported.delete(jwk));
+    imported.set(jwk, key);
+  }
+  return key;
+}
+
 function isTime(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
 /** The members a public key is imported from (AdCP's own members, `adcp_use` among them, are for this policy only). */
-export function publicMembers(jwk: Readonly<Record<string, unknown>>): Record<string, unknown> {
+function publicMembers(jwk: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const { kty, crv, x, y } = jwk;
   return { kty, crv, x, ...(y !== undefined ? { y } : {}) };
 }

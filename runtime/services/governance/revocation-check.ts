@@ -1,5 +1,5 @@
 import type { FetchLike } from '../webhooks/sdk.js';
-import { GovernanceRefusal, keyProblem, publicMembers, type IssuerKeys } from './checklist.js';
+import { GovernanceRefusal, keyProblem, verificationKey, type IssuerKeys } from './checklist.js';
 import { fetchJson, originOf } from './fetch.js';
 import { jose, type FlattenedJws } from './jose.js';
 import { REVOCATION_TYP } from './revocations.js';
@@ -76,8 +76,7 @@ async function read(fetch: FetchLike, keys: IssuerKeys, iss: string, sandbox: bo
   if (header?.typ !== REVOCATION_TYP || typeof header.kid !== 'string' || typeof header.alg !== 'string') throw new GovernanceRefusal('governance_token_invalid', `the revocation list's header is not an ${REVOCATION_TYP} one`);
   const jwk = await keys.key(header.kid);
   if (jwk === null || keyProblem(jwk, header.alg) !== undefined) throw new GovernanceRefusal('governance_key_unknown', `the revocation list is signed by kid ${header.kid}, not a governance key of ${originOf(iss)}`);
-  const j = jose();
-  const verified = await j.flattenedVerify(jws, await j.importJWK(publicMembers(jwk), header.alg), { algorithms: [header.alg] }).catch(() => {
+  const verified = await jose().flattenedVerify(jws, await verificationKey(jwk, header.alg), { algorithms: [header.alg] }).catch(() => {
     throw new GovernanceRefusal('governance_token_invalid', 'the revocation list\'s signature does not verify');
   });
   const body = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
