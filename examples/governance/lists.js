@@ -1,6 +1,7 @@
 // @ts-check
 import { randomBytes, randomUUID } from 'node:crypto';
 import { reject } from '../seller/errors.js';
+import { paginate } from '../seller/pagination.js';
 
 /**
  * Property lists and collection lists (governance/property, governance/collection): a buyer's lists of properties or
@@ -11,6 +12,12 @@ import { reject } from '../seller/errors.js';
  *
  * @typedef {{ kind: 'property' | 'collection', owner: string, list: Record<string, any> }} Stored
  */
+
+/** The fields a list keeps of a create or update request (the rest — envelope, idempotency key, context — is the call's). */
+const LIST_FIELDS = ['name', 'description', 'account', 'base_properties', 'base_collections', 'filters', 'brand', 'webhook_url'];
+
+/** @param {Record<string, any>} args */
+const listFields = (args) => Object.fromEntries(Object.entries(args).filter(([k]) => LIST_FIELDS.includes(k)));
 
 /** What differs between the two kinds of list. */
 const KINDS = {
@@ -29,7 +36,12 @@ export function createLists({ webhooks, now }) {
   const resolve = (kind, list) => {
     const sources = /** @type {Record<string, any>[]} */ (list[KINDS[kind].sources] ?? []);
     /** @type {(s: Record<string, any>) => Record<string, unknown>[]} */
-    const collections = (s) => (Array.isArray(s.collection_ids) ? s.collection_ids.map((/** @type {string} */ id) => ({ name: id })) : Array.isArray(s.identifiers) ? [{ distribution_ids: s.identifiers }] : []);
+    const collections = (s) =>
+      Array.isArray(s.collection_ids)
+        ? s.collection_ids.map((/** @type {string} */ id) => ({ name: id }))
+        : Array.isArray(s.identifiers)
+          ? s.identifiers.map((/** @type {{ value?: string }} */ i) => ({ name: String(i.value ?? ''), distribution_ids: [i] }))
+          : [];
     if (kind === 'collection') return sources.flatMap(collections);
     return sources.flatMap((s) => (Array.isArray(s.identifiers) ? s.identifiers : typeof s.publisher_domain === 'string' ? [{ type: 'domain', value: s.publisher_domain }] : []));
   };
@@ -67,9 +79,8 @@ export function createLists({ webhooks, now }) {
     /** @param {Record<string, any>} args @param {{ principal?: string }} ctx */
     create: (args, ctx) => {
       const at = now().toISOString();
-      const { idempotency_key: _k, context: _c, ext: _e, ...fields } = args;
       /** @type {Record<string, any>} */
-      const list = { ...fields, list_id: `${kind === 'property' ? 'pl' : 'cl'}_${randomUUID()}`, created_at: at, updated_at: at, cache_duration_hours: 24 };
+      const list = { ...listFields(args), list_id: `${kind === 'property' ? 'pl' : 'cl'}_${randomUUID()}`, created_at: at, updated_at: at, cache_duration_hours: 24 };
       list[KINDS[kind].count] = resolve(kind, list).length;
       lists.set(list.list_id, { kind, owner: ctx.principal ?? '', list });
       return { list, auth_token: `lt_${randomBytes(24).toString('base64url')}` };
@@ -82,8 +93,7 @@ export function createLists({ webhooks, now }) {
         const refused = await webhooks.checkPushUrl(args.webhook_url, 'webhook_url');
         if (refused !== undefined) return { adcp_error: refused.toBody() };
       }
-      const { idempotency_key: _k, context: _c, ext: _e, list_id: _id, ...fields } = args;
-      Object.assign(stored.list, fields, { updated_at: now().toISOString() });
+      Object.assign(stored.list, listFields(args), { updated_at: now().toISOString() });
       stored.list[KINDS[kind].count] = resolve(kind, stored.list).length;
       await notify(kind, stored, before);
       return { list: stored.list };
@@ -91,12 +101,18 @@ export function createLists({ webhooks, now }) {
     /** @param {Record<string, any>} args @param {{ principal?: string }} ctx */
     get: (args, ctx) => {
       const { list } = get(kind, args.list_id, ctx.principal ?? '');
-      const resolved = resolve(kind, list);
+      const { page, pagination } = paginate(resolve(kind, list), args.pagination, 1000);
       const at = now();
-      return { list, [KINDS[kind].resolved]: resolved, resolved_at: at.toISOString(), cache_valid_until: new Date(at.getTime() + 24 * 3_600_000).toISOString() };
+      return { list, [KINDS[kind].resolved]: page, pagination, resolved_at: at.toISOString(), cache_valid_until: new Date(at.getTime() + 24 * 3_600_000).toISOString() };
     },
-    /** @param {Record<string, any>} _args @param {{ principal?: string }} ctx */
-    list: (_args, ctx) => ({ lists: [...lists.values()].filter((s) => s.kind === kind && s.owner === (ctx.principal ?? '')).map((s) => s.list) }),
+    /** @param {Record<string, any>} args @param {{ principal?: string }} ctx */
+    list: (args, ctx) => {
+      const mine = [...lists.values()].filter((s) => s.kind === kind && s.owner === (ctx.principal ?? '') && (typeof args.name_contains !== 'string' || String(s.list.name).includes(args.name_contains)));
+      // total_count is optional and left out: lists come and go between pages, and a count that drifts under a cursor
+      // misleads more than it tells.
+      const { page, pagination: { total_count: _count, ...pagination } } = paginate(mine, args.pagination);
+      return { lists: page.map((s) => s.list), pagination };
+    },
     /** @param {Record<string, any>} args @param {{ principal?: string }} ctx */
     delete: (args, ctx) => {
       get(kind, args.list_id, ctx.principal ?? '');

@@ -12,10 +12,10 @@ import { tempDir } from './temp.js';
 /**
  * The reference governance agent and the reference seller as their repositories would generate them: AdCP 3.0.6
  * (embedded) + 3.2.0-beta.5 from ../shared, the seller's sandbox profile (it advertises governance enforcement for
- * create_media_buy) and the governance agent's. Generated once per process; the set's directory is returned. And a
+ * create_media_buy) and the governance agent's, and any `extraProfiles`; the set's directory is returned. And a
  * buyer's web presence on loopback: a plain HTTP server whose documents the test sets (its brand.json).
  */
-export async function governanceAgentsSet(): Promise<string> {
+export async function governanceAgentsSet(extraProfiles: readonly string[] = []): Promise<string> {
   const release32 = sharedReleaseDir();
   if (release32 === undefined) throw new Error('../shared/adcp/3.2.0-beta.5 is required');
   const work = writeTree(
@@ -23,7 +23,7 @@ export async function governanceAgentsSet(): Promise<string> {
       'package.json': { name: 'reference-agents', private: true, type: 'module' },
       'adcp-codegen.config.json': {
         releases: [sdkReleaseDir(), release32],
-        profiles: [join(repoRoot, 'examples/profiles/guaranteed-publisher-sandbox.json'), join(repoRoot, 'examples/profiles/governance-agent-sandbox.json')],
+        profiles: [join(repoRoot, 'examples/profiles/guaranteed-publisher-sandbox.json'), join(repoRoot, 'examples/profiles/governance-agent-sandbox.json'), ...extraProfiles],
         normalizations: [join(repoRoot, 'schemas/normalizations/*.json')],
         overlays: [join(repoRoot, 'schemas/overlays/*.json')],
         out: 'generated',
