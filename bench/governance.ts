@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { governedPayloadHash } from '../runtime/services/governance/hash.js';
 import { setAt } from '../test/helpers/generated.js';
-import { AUTHORIZATION_HEADER, governanceKey, signToken } from '../test/helpers/governance.js';
+import { AUTHORIZATION_HEADER, governanceKey, intentClaims, signToken } from '../test/helpers/governance.js';
 import { governanceSet } from '../test/helpers/governance-set.js';
 import { tempDir } from '../test/helpers/temp.js';
 import { median } from './stats.js';
@@ -43,8 +43,8 @@ export async function run(): Promise<string[]> {
       Array.from({ length: PER_ROUND }, async () => {
         const args = { idempotency_key: `bench-governance-${String(++n).padStart(10, '0')}`, account: { account_id: 'acc' }, budget: { amount: 100, currency: 'USD' } };
         if (!governed) return args;
-        const now = Math.floor(Date.now() / 1000);
-        const claims = { iss: ISS(), sub: `gb_${n}`, plan_hash: 'oR0jFDEtzcwgPbNf-Ofd_fZHYfAyD1TRbzGOFBVCG-c', aud: AUD, iat: now, exp: now + 900, jti: `bench-${n}`, phase: 'intent', caller: 'https://buyer.bench', check_id: `chk_${n}`, authorized_commitment: { amount: 100, currency: 'USD' }, authorized_task: 'make_thing', authorized_payload_hash: governedPayloadHash(args), policy_decision_hash: 'b'.repeat(64) };
+        const at = { iss: ISS(), aud: AUD, caller: 'https://buyer.bench', task: 'make_thing', payloadHash: governedPayloadHash(args), iat: Math.floor(Date.now() / 1000), ttl: 900 };
+        const claims = intentClaims(at, { policy_decision_hash: 'b'.repeat(64) });
         return { ...args, governance_context: await signToken({ alg: 'EdDSA', kid: 'bench-gov', ...AUTHORIZATION_HEADER }, claims, key.privateJwk) };
       }),
     );

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GovernanceRefusal, verifyGovernanceContext, type Gate, type Verdict } from '../runtime/services/governance/checklist.js';
 import { governedPayloadHash } from '../runtime/services/governance/hash.js';
-import { AUTHORIZATION_HEADER, governanceKey, memoryDeps, signToken, type Jwk } from './helpers/governance.js';
+import { AUTHORIZATION_HEADER, governanceKey, intentClaims, memoryDeps, signToken, type Jwk } from './helpers/governance.js';
 import './helpers/temp.js';
 
 /**
@@ -21,22 +21,8 @@ const es = governanceKey('gov-es', 'P-256');
 const payload = { idempotency_key: 'idem-0000000000000001', account: { account_id: 'acc' }, total_budget: { amount: 100, currency: 'USD' } };
 const gate: Gate = { phase: 'intent', audience: AUD, caller: CALLER, task: 'create_media_buy', payload: { ...payload, governance_context: 'x', context: { c: 1 } }, commitment: { amount: 100, currency: 'USD' } };
 
-const claims = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
-  iss: ISS,
-  sub: 'gb_action_1',
-  plan_hash: 'oR0jFDEtzcwgPbNf-Ofd_fZHYfAyD1TRbzGOFBVCG-c',
-  aud: AUD,
-  iat: NOW,
-  exp: NOW + 900,
-  jti: `jti-${Math.random().toString(36).slice(2)}`,
-  phase: 'intent',
-  caller: CALLER,
-  check_id: 'chk_1',
-  authorized_commitment: { amount: 100, currency: 'USD' },
-  authorized_task: 'create_media_buy',
-  authorized_payload_hash: governedPayloadHash(payload),
-  ...over,
-});
+const claims = (over: Record<string, unknown> = {}): Record<string, unknown> =>
+  intentClaims({ iss: ISS, aud: AUD, caller: CALLER, task: 'create_media_buy', payloadHash: governedPayloadHash(payload), iat: NOW, ttl: 900 }, over);
 const header = (over: Record<string, unknown> = {}): Record<string, unknown> => ({ alg: 'EdDSA', kid: 'gov-1', ...AUTHORIZATION_HEADER, ...over });
 const deps = (over: Partial<Parameters<typeof memoryDeps>[0]> = {}) => memoryDeps({ now: NOW, issuers: { [ISS]: [gov.publicJwk, es.publicJwk] }, ...over });
 
@@ -147,7 +133,7 @@ test('step 9: exp, iat and nbf within 60 s of skew, exp after iat, execution tok
 test('steps 10 and 11: the opaque action binding (and its continuation), the correlation claims, the phase', async () => {
   refused(await verify(await signToken(header(), claims({ sub: '' }), gov.privateJwk)), 'governance_token_invalid', 10);
   refused(await verify(await signToken(header(), claims(), gov.privateJwk), { ...gate, priorSub: 'gb_action_0' }), 'governance_token_not_applicable', 10);
-  assert.ok((await verify(await signToken(header(), claims(), gov.privateJwk), { ...gate, priorSub: 'gb_action_1' })).ok);
+  assert.ok((await verify(await signToken(header(), claims({ sub: 'gb_action_1' }), gov.privateJwk), { ...gate, priorSub: 'gb_action_1' })).ok);
   refused(await verify(await signToken(header(), without(claims(), 'check_id'), gov.privateJwk)), 'governance_token_invalid', 10);
   refused(await verify(await signToken(header(), without(claims(), 'plan_hash'), gov.privateJwk)), 'governance_token_invalid', 10);
   refused(await verify(await signToken(header(), claims({ phase: 'purchase' }), gov.privateJwk)), 'governance_token_not_applicable', 11);

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { governedPayloadHash } from '../runtime/services/governance/hash.js';
 import { setAt } from './helpers/generated.js';
-import { AUTHORIZATION_HEADER, governanceKey, signToken, type Jwk } from './helpers/governance.js';
+import { AUTHORIZATION_HEADER, governanceKey, intentClaims, signToken, type Jwk } from './helpers/governance.js';
 import { governanceSet } from './helpers/governance-set.js';
 import { tempDir } from './helpers/temp.js';
 import { expectWarnings } from './helpers/warnings.js';
@@ -80,26 +80,11 @@ async function call(args: Record<string, unknown>, key = 'k-buyer'): Promise<Rec
 
 let n = 0;
 const request = (over: Record<string, unknown> = {}) => ({ idempotency_key: `idem-enforce-${String(++n).padStart(6, '0')}`, account: { account_id: 'acc_governed' }, budget: { amount: 100, currency: 'USD' }, ...over });
-const claims = (req: Record<string, unknown>, over: Record<string, unknown> = {}) => {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    iss: ISS,
-    sub: `gb_${Math.random().toString(36).slice(2)}`,
-    plan_hash: 'oR0jFDEtzcwgPbNf-Ofd_fZHYfAyD1TRbzGOFBVCG-c',
-    aud: AUD,
-    iat: now,
-    exp: now + 600,
-    jti: `jti-${Math.random().toString(36).slice(2)}`,
-    phase: 'intent',
-    caller: CALLER,
-    check_id: 'chk',
-    authorized_commitment: { amount: 100, currency: 'USD' },
-    authorized_task: 'make_thing',
-    authorized_payload_hash: governedPayloadHash(req),
-    policy_decision_hash: 'f'.repeat(64),
-    ...over,
-  };
-};
+const claims = (req: Record<string, unknown>, over: Record<string, unknown> = {}) =>
+  intentClaims(
+    { iss: ISS, aud: AUD, caller: CALLER, task: 'make_thing', payloadHash: governedPayloadHash(req), iat: Math.floor(Date.now() / 1000), ttl: 600 },
+    { policy_decision_hash: 'f'.repeat(64), ...over },
+  );
 const token = (c: Record<string, unknown>, key: Jwk = gov.privateJwk, kid = 'gov-1') => signToken({ alg: 'EdDSA', kid, ...AUTHORIZATION_HEADER }, c, key);
 const refusedWith = (body: Record<string, unknown>, code: string, governanceError?: string) => {
   const e = body.adcp_error as { code: string; details?: { governance_error?: string }; message: string } | undefined;

@@ -4,13 +4,13 @@
 //   adcp-codegen 0.1.0: runtime/artifacts/packages.ts 79076aa7f3c8b9cc,
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
 //     runtime/services/governance/checklist.ts 8f359aba8aeb2065,
-//     runtime/services/governance/discovery.ts 4223e32383416138,
+//     runtime/services/governance/discovery.ts 0915956ab9c0b2d6,
 //     runtime/services/governance/enforce.ts 1506dd16fd89c0bc,
-//     runtime/services/governance/execution.ts 0622ff25d396e9a5,
-//     runtime/services/governance/fetch.ts 0e87a0cb2f3afc6a, runtime/services/governance/hash.ts 92ede0ac83090fc1,
+//     runtime/services/governance/execution.ts b91752ea193f0678,
+//     runtime/services/governance/fetch.ts a93c2760fdcd059f, runtime/services/governance/hash.ts 92ede0ac83090fc1,
 //     runtime/services/governance/issue.ts 7d8aed7ac45e8e0f, runtime/services/governance/issuer.ts cb74e8649299168c,
 //     runtime/services/governance/jose.ts 77775c8981431310, runtime/services/governance/replay.ts 55d19025c5a98936,
-//     runtime/services/governance/revocation-check.ts 65c75d20f5f96b87,
+//     runtime/services/governance/revocation-check.ts 2d04ddcc68f086f4,
 //     runtime/services/governance/revocations.ts 93460f109a3eaa26,
 //     runtime/services/governance/settings.ts 7741f07a26b1fcbb, runtime/services/governance/setup.ts 549f9a746ee06175,
 //     runtime/services/governance/token.ts 6fce6e9f79753624, runtime/services/idempotency/budgets.ts 224e745115645c5e,
@@ -372,6 +372,7 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.MAX_BRAND_JSON_BYTES = exports.MAX_JWKS_BYTES = void 0;
 exports.discovery = discovery;
 const checklist_js_1 = require("./services/governance/checklist.js");
+const report_js_1 = require("./wire/report.js");
 const fetch_js_1 = require("./services/governance/fetch.js");
 exports.MAX_JWKS_BYTES = 64 * 1024;
 exports.MAX_BRAND_JSON_BYTES = 256 * 1024;
@@ -442,7 +443,7 @@ async function readBrand(fetch, url, sandbox) {
     if (redirect !== undefined) {
         doc = await document(fetch, redirect, sandbox);
         if (typeof doc.authoritative_location === 'string' || typeof doc.house === 'string')
-            throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, fetch_js_1.originOf)(url)}: brand.json redirects twice`);
+            throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, report_js_1.hostOf)(url)}: brand.json redirects twice`);
     }
     const governance = new Map();
     const ambiguous = new Set();
@@ -454,7 +455,9 @@ async function readBrand(fetch, url, sandbox) {
         for (const a of list) {
             if (a === null || typeof a !== 'object' || a.type !== 'governance' || typeof a.url !== 'string')
                 continue;
-            const uri = typeof a.jwks_uri === 'string' ? a.jwks_uri : `${(0, fetch_js_1.originOf)(a.url)}/.well-known/jwks.json`;
+            const uri = typeof a.jwks_uri === 'string' ? a.jwks_uri : URL.canParse(a.url) ? new URL('/.well-known/jwks.json', a.url).href : undefined;
+            if (uri === undefined)
+                continue;
             if (governance.has(a.url) && governance.get(a.url) !== uri)
                 ambiguous.add(a.url);
             governance.set(a.url, uri);
@@ -467,15 +470,15 @@ async function readBrand(fetch, url, sandbox) {
 async function document(fetch, url, sandbox) {
     const r = await (0, fetch_js_1.fetchJson)(fetch, url, sandbox, exports.MAX_BRAND_JSON_BYTES);
     if (r.status !== 200)
-        throw new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', `${(0, fetch_js_1.originOf)(url)}: no brand.json (${r.status})`);
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', `${(0, report_js_1.hostOf)(url)}: no brand.json (${r.status})`);
     if (r.body === null || typeof r.body !== 'object' || Array.isArray(r.body))
-        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, fetch_js_1.originOf)(url)}: brand.json is not an object`);
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, report_js_1.hostOf)(url)}: brand.json is not an object`);
     return r.body;
 }
 function keysOf(body, uri) {
     const list = body?.keys;
     if (!Array.isArray(list))
-        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, fetch_js_1.originOf)(uri)}: not a JWKS`);
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, report_js_1.hostOf)(uri)}: not a JWKS`);
     const keys = new Map();
     const twice = new Set();
     for (const k of list) {
@@ -640,12 +643,13 @@ function refused(tool, verdict) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.executionCheck = executionCheck;
 const packages_js_1 = require("./artifacts/packages.js");
+const report_js_1 = require("./wire/report.js");
 const fetch_js_1 = require("./services/governance/fetch.js");
 async function executionCheck(request, fetch, sandbox, timeoutMs) {
     const url = request.registration.url;
     const refused = await (0, fetch_js_1.refusalOf)(url, sandbox);
     if (refused !== undefined)
-        return { verdict: 'unavailable', reason: `the registered governance agent at ${(0, fetch_js_1.originOf)(url)} is refused by the SSRF rule (${refused})` };
+        return { verdict: 'unavailable', reason: `the registered governance agent at ${(0, report_js_1.hostOf)(url)} is refused by the SSRF rule (${refused})` };
     const { Client } = (0, packages_js_1.agentPackage)('@modelcontextprotocol/sdk/client/index.js', 'an online execution check (check_governance over MCP)');
     const { StreamableHTTPClientTransport } = (0, packages_js_1.agentPackage)('@modelcontextprotocol/sdk/client/streamableHttp.js', 'an online execution check (check_governance over MCP)');
     const headers = request.registration.credentials !== undefined ? { authorization: `Bearer ${request.registration.credentials}` } : {};
@@ -664,7 +668,7 @@ async function executionCheck(request, fetch, sandbox, timeoutMs) {
         return answerOf(result);
     }
     catch (e) {
-        return { verdict: 'unavailable', reason: `check_governance at ${(0, fetch_js_1.originOf)(url)} failed: ${e.name === 'TimeoutError' || signal.aborted ? 'timed out' : (e.message ?? String(e)).split('\n')[0].slice(0, 200)}` };
+        return { verdict: 'unavailable', reason: `check_governance at ${(0, report_js_1.hostOf)(url)} failed: ${e.name === 'TimeoutError' || signal.aborted ? 'timed out' : (0, report_js_1.firstLine)(e).slice(0, 200)}` };
     }
     finally {
         await client.close().catch(() => undefined);
@@ -710,10 +714,10 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.refusalOf = refusalOf;
 exports.pinnedFetch = pinnedFetch;
 exports.fetchJson = fetchJson;
-exports.originOf = originOf;
 const promises_1 = require("node:dns/promises");
 const node_net_1 = require("node:net");
 const sdk_js_1 = require("./services/webhooks/sdk.js");
+const report_js_1 = require("./wire/report.js");
 const checklist_js_1 = require("./services/governance/checklist.js");
 async function refusalOf(url, sandbox, resolve = true) {
     let u;
@@ -749,7 +753,7 @@ function pinnedFetch(sandbox) {
 }
 async function fetchJson(fetch, url, sandbox, maxBytes, timeoutMs = 10_000) {
     const refused = await refusalOf(url, sandbox);
-    const where = originOf(url);
+    const where = (0, report_js_1.hostOf)(url);
     if (refused !== undefined)
         throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: refused by the SSRF rule (${refused})`);
     let res;
@@ -802,14 +806,6 @@ async function capped(res, maxBytes, where) {
         chunks.push(value);
     }
     return Buffer.concat(chunks).toString('utf8');
-}
-function originOf(url) {
-    try {
-        return new URL(url).origin;
-    }
-    catch {
-        return 'a URL';
-    }
 }
 
   },
@@ -1081,6 +1077,7 @@ function tokenRecord(store, retentionMs) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.revocationChecks = revocationChecks;
 const checklist_js_1 = require("./services/governance/checklist.js");
+const report_js_1 = require("./wire/report.js");
 const fetch_js_1 = require("./services/governance/fetch.js");
 const jose_js_1 = require("./services/governance/jose.js");
 const revocations_js_1 = require("./services/governance/revocations.js");
@@ -1096,7 +1093,7 @@ function revocationChecks(fetch, sandbox, clock = Date.now) {
             if (list !== undefined)
                 state.list = list;
         })
-            .catch((e) => process.emitWarning(`adcp-codegen: governance: the revocation list of ${(0, fetch_js_1.originOf)(iss)} could not be refreshed: ${e.message}`))
+            .catch((e) => process.emitWarning(`adcp-codegen: governance: the revocation list of ${(0, report_js_1.hostOf)(iss)} could not be refreshed: ${e.message}`))
             .finally(() => (state.pending = undefined));
         return state.pending;
     };
@@ -1135,7 +1132,7 @@ async function read(fetch, keys, iss, sandbox, clock) {
         throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', `the revocation list's header is not an ${revocations_js_1.REVOCATION_TYP} one`);
     const jwk = await keys.key(header.kid);
     if (jwk === null || (0, checklist_js_1.keyProblem)(jwk, header.alg) !== undefined)
-        throw new checklist_js_1.GovernanceRefusal('governance_key_unknown', `the revocation list is signed by kid ${header.kid}, not a governance key of ${(0, fetch_js_1.originOf)(iss)}`);
+        throw new checklist_js_1.GovernanceRefusal('governance_key_unknown', `the revocation list is signed by kid ${header.kid}, not a governance key of ${(0, report_js_1.hostOf)(iss)}`);
     const verified = await (0, jose_js_1.jose)().flattenedVerify(jws, await (0, checklist_js_1.verificationKey)(jwk, header.alg), { algorithms: [header.alg] }).catch(() => {
         throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', 'the revocation list\'s signature does not verify');
     });

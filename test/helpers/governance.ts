@@ -38,6 +38,36 @@ export const AUTHORIZATION_HEADER = {
   authorized_payload_hash: true,
 };
 
+/** Any well-formed plan_hash: the checklist reads it for its shape only. */
+export const PLAN_HASH = 'oR0jFDEtzcwgPbNf-Ofd_fZHYfAyD1TRbzGOFBVCG-c';
+
+/**
+ * The claims of an intent token authorizing `task` with `payload` (its hash computed by the caller, so this helper
+ * stays free of the runtime), issued at `iat` for `ttl` seconds; `over` replaces or adds any claim.
+ */
+export function intentClaims(
+  at: { iss: string; aud: string; caller: string; task: string; payloadHash: string; iat: number; ttl: number },
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const id = Math.random().toString(36).slice(2);
+  return {
+    iss: at.iss,
+    sub: `gb_${id}`,
+    plan_hash: PLAN_HASH,
+    aud: at.aud,
+    iat: at.iat,
+    exp: at.iat + at.ttl,
+    jti: `jti-${id}`,
+    phase: 'intent',
+    caller: at.caller,
+    check_id: `chk_${id}`,
+    authorized_commitment: { amount: 100, currency: 'USD' },
+    authorized_task: at.task,
+    authorized_payload_hash: at.payloadHash,
+    ...over,
+  };
+}
+
 /**
  * In-memory checklist dependencies: the issuers the buyer's brand.json lists with their JWKS, revoked jtis and kids,
  * whether the revocation list is fresh, and a replay set; each call recorded.

@@ -1,6 +1,7 @@
 import type { FetchLike } from '../webhooks/sdk.js';
 import { GovernanceRefusal, type IssuerKeys } from './checklist.js';
-import { fetchJson, originOf } from './fetch.js';
+import { hostOf } from '../../wire/report.js';
+import { fetchJson } from './fetch.js';
 
 /**
  * Where a governance token's keys come from (security.mdx, "Key discovery (JWKS)" and "Buyer identity resolution"):
@@ -99,7 +100,7 @@ async function readBrand(fetch: FetchLike, url: string, sandbox: boolean): Promi
   const redirect = typeof doc.authoritative_location === 'string' ? doc.authoritative_location : typeof doc.house === 'string' ? `https://${doc.house}/.well-known/brand.json` : undefined;
   if (redirect !== undefined) {
     doc = await document(fetch, redirect, sandbox);
-    if (typeof doc.authoritative_location === 'string' || typeof doc.house === 'string') throw new GovernanceRefusal('governance_jwks_untrusted', `${originOf(url)}: brand.json redirects twice`);
+    if (typeof doc.authoritative_location === 'string' || typeof doc.house === 'string') throw new GovernanceRefusal('governance_jwks_untrusted', `${hostOf(url)}: brand.json redirects twice`);
   }
   const governance = new Map<string, string>();
   const ambiguous = new Set<string>();
@@ -109,7 +110,8 @@ async function readBrand(fetch: FetchLike, url: string, sandbox: boolean): Promi
     if (!Array.isArray(list)) continue;
     for (const a of list as Record<string, unknown>[]) {
       if (a === null || typeof a !== 'object' || a.type !== 'governance' || typeof a.url !== 'string') continue;
-      const uri = typeof a.jwks_uri === 'string' ? a.jwks_uri : `${originOf(a.url)}/.well-known/jwks.json`;
+      const uri = typeof a.jwks_uri === 'string' ? a.jwks_uri : URL.canParse(a.url) ? new URL('/.well-known/jwks.json', a.url).href : undefined;
+      if (uri === undefined) continue;
       if (governance.has(a.url) && governance.get(a.url) !== uri) ambiguous.add(a.url);
       governance.set(a.url, uri);
     }
@@ -121,15 +123,15 @@ async function readBrand(fetch: FetchLike, url: string, sandbox: boolean): Promi
 
 async function document(fetch: FetchLike, url: string, sandbox: boolean): Promise<Record<string, unknown>> {
   const r = await fetchJson(fetch, url, sandbox, MAX_BRAND_JSON_BYTES);
-  if (r.status !== 200) throw new GovernanceRefusal('governance_jwks_unavailable', `${originOf(url)}: no brand.json (${r.status})`);
-  if (r.body === null || typeof r.body !== 'object' || Array.isArray(r.body)) throw new GovernanceRefusal('governance_jwks_untrusted', `${originOf(url)}: brand.json is not an object`);
+  if (r.status !== 200) throw new GovernanceRefusal('governance_jwks_unavailable', `${hostOf(url)}: no brand.json (${r.status})`);
+  if (r.body === null || typeof r.body !== 'object' || Array.isArray(r.body)) throw new GovernanceRefusal('governance_jwks_untrusted', `${hostOf(url)}: brand.json is not an object`);
   return r.body as Record<string, unknown>;
 }
 
 /** A JWKS's keys by kid; a document that is not a JWKS is untrusted, a kid published twice is neither key. */
 function keysOf(body: unknown, uri: string): Map<string, Readonly<Record<string, unknown>>> {
   const list = (body as { keys?: unknown } | undefined)?.keys;
-  if (!Array.isArray(list)) throw new GovernanceRefusal('governance_jwks_untrusted', `${originOf(uri)}: not a JWKS`);
+  if (!Array.isArray(list)) throw new GovernanceRefusal('governance_jwks_untrusted', `${hostOf(uri)}: not a JWKS`);
   const keys = new Map<string, Readonly<Record<string, unknown>>>();
   const twice = new Set<string>();
   for (const k of list as Record<string, unknown>[]) {

@@ -1,7 +1,8 @@
 import { agentPackage } from '../../artifacts/packages.js';
 import type { GovernanceCommitment, GovernancePhase, GovernanceRegistration } from '../../api/governance-types.js';
 import type { FetchLike } from '../webhooks/sdk.js';
-import { originOf, refusalOf } from './fetch.js';
+import { firstLine, hostOf } from '../../wire/report.js';
+import { refusalOf } from './fetch.js';
 
 /**
  * The online execution check (the governance specification, "Media-buy online execution checks"): prepare → check →
@@ -37,7 +38,7 @@ interface McpClient {
 export async function executionCheck(request: ExecutionRequest, fetch: FetchLike, sandbox: boolean, timeoutMs: number): Promise<ExecutionAnswer> {
   const url = request.registration.url;
   const refused = await refusalOf(url, sandbox);
-  if (refused !== undefined) return { verdict: 'unavailable', reason: `the registered governance agent at ${originOf(url)} is refused by the SSRF rule (${refused})` };
+  if (refused !== undefined) return { verdict: 'unavailable', reason: `the registered governance agent at ${hostOf(url)} is refused by the SSRF rule (${refused})` };
   const { Client } = agentPackage<{ Client: new (info: { name: string; version: string }) => McpClient }>('@modelcontextprotocol/sdk/client/index.js', 'an online execution check (check_governance over MCP)');
   const { StreamableHTTPClientTransport } = agentPackage<{ StreamableHTTPClientTransport: new (url: URL, options: Record<string, unknown>) => unknown }>(
     '@modelcontextprotocol/sdk/client/streamableHttp.js',
@@ -58,7 +59,7 @@ export async function executionCheck(request: ExecutionRequest, fetch: FetchLike
     const result = await client.callTool({ name: 'check_governance', arguments: args }, undefined, { signal, timeout: timeoutMs });
     return answerOf(result);
   } catch (e) {
-    return { verdict: 'unavailable', reason: `check_governance at ${originOf(url)} failed: ${(e as Error).name === 'TimeoutError' || signal.aborted ? 'timed out' : ((e as Error).message ?? String(e)).split('\n')[0]!.slice(0, 200)}` };
+    return { verdict: 'unavailable', reason: `check_governance at ${hostOf(url)} failed: ${(e as Error).name === 'TimeoutError' || signal.aborted ? 'timed out' : firstLine(e).slice(0, 200)}` };
   } finally {
     await client.close().catch(() => undefined);
   }

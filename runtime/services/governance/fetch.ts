@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { sdkServer, sdkSubstitution, ssrfPolicy, type FetchLike } from '../webhooks/sdk.js';
+import { hostOf } from '../../wire/report.js';
 import { GovernanceRefusal } from './checklist.js';
 
 /**
@@ -57,7 +58,7 @@ export function pinnedFetch(sandbox: boolean): FetchLike {
  */
 export async function fetchJson(fetch: FetchLike, url: string, sandbox: boolean, maxBytes: number, timeoutMs = 10_000): Promise<Fetched> {
   const refused = await refusalOf(url, sandbox);
-  const where = originOf(url);
+  const where = hostOf(url);
   if (refused !== undefined) throw new GovernanceRefusal('governance_jwks_untrusted', `${where}: refused by the SSRF rule (${refused})`);
   let res: Response;
   try {
@@ -107,13 +108,4 @@ async function capped(res: Response, maxBytes: number, where: string): Promise<s
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** A URL named for messages by its origin alone (a path or query may carry a tenant or a token). */
-export function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'a URL';
-  }
 }

@@ -1,6 +1,7 @@
 import type { FetchLike } from '../webhooks/sdk.js';
 import { GovernanceRefusal, keyProblem, verificationKey, type IssuerKeys } from './checklist.js';
-import { fetchJson, originOf } from './fetch.js';
+import { hostOf } from '../../wire/report.js';
+import { fetchJson } from './fetch.js';
 import { jose, type FlattenedJws } from './jose.js';
 import { REVOCATION_TYP } from './revocations.js';
 
@@ -43,7 +44,7 @@ export function revocationChecks(fetch: FetchLike, sandbox: boolean, clock: () =
       .then((list) => {
         if (list !== undefined) state.list = list;
       })
-      .catch((e: unknown) => process.emitWarning(`adcp-codegen: governance: the revocation list of ${originOf(iss)} could not be refreshed: ${(e as Error).message}`))
+      .catch((e: unknown) => process.emitWarning(`adcp-codegen: governance: the revocation list of ${hostOf(iss)} could not be refreshed: ${(e as Error).message}`))
       .finally(() => (state.pending = undefined));
     return state.pending;
   };
@@ -75,7 +76,7 @@ async function read(fetch: FetchLike, keys: IssuerKeys, iss: string, sandbox: bo
   const header = decode(jws.protected ?? '') as Record<string, unknown> | undefined;
   if (header?.typ !== REVOCATION_TYP || typeof header.kid !== 'string' || typeof header.alg !== 'string') throw new GovernanceRefusal('governance_token_invalid', `the revocation list's header is not an ${REVOCATION_TYP} one`);
   const jwk = await keys.key(header.kid);
-  if (jwk === null || keyProblem(jwk, header.alg) !== undefined) throw new GovernanceRefusal('governance_key_unknown', `the revocation list is signed by kid ${header.kid}, not a governance key of ${originOf(iss)}`);
+  if (jwk === null || keyProblem(jwk, header.alg) !== undefined) throw new GovernanceRefusal('governance_key_unknown', `the revocation list is signed by kid ${header.kid}, not a governance key of ${hostOf(iss)}`);
   const verified = await jose().flattenedVerify(jws, await verificationKey(jwk, header.alg), { algorithms: [header.alg] }).catch(() => {
     throw new GovernanceRefusal('governance_token_invalid', 'the revocation list\'s signature does not verify');
   });
