@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * `npm run bench`: every figure as a ratio against a baseline measured in this same run (these machines are noisy;
  * absolute times mean little, ratios travel). Each bench/<area>.ts exports `run(): Promise<string[]>`.
  */
-const AREAS = ['validators', 'issues', 'strip', 'normalize', 'convert', 'project', 'advertise', 'generate', 'call', 'reject', 'cold-start', 'http', 'observe', 'outbox', 'signing'] as const;
+const AREAS = ['validators', 'issues', 'strip', 'normalize', 'convert', 'project', 'advertise', 'generate', 'call', 'reject', 'cold-start', 'http', 'observe', 'outbox', 'signing', 'governance'] as const;
 
 // Agents the benches load keep their protocol state (idempotency keys, tasks) in a directory of this run's own, never
 // in the user's default state directory or a database the environment names.

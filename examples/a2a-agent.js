@@ -17,6 +17,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { generatedDir, loadGenerated, profileName } from './generated-set.js';
+import { createSellerGovernance } from './seller/governance.js';
 import { apiKeyAuthenticator, createSellerHandlers } from './seller-agent.js';
 import { signingFromEnv } from './signing-test-kit.js';
 
@@ -37,8 +38,10 @@ export async function startA2AAgent(options = {}) {
   // 1.x exports getSupportedVersions (A2A 1.0 version negotiation); 0.3 has no such thing.
   const major = typeof (await import(`${sdk}/server`)).getSupportedVersions === 'function' ? 1 : 0;
   const set = await loadGenerated(options.generated ?? generatedDir);
-  const agent = await set.loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production', signing: options.signing ?? signingFromEnv(), store: options.store });
-  const served = await agent.serve(createSellerHandlers(agent), {
+  // Signed governance, as seller-agent.js: the seller's side of it (buyers from ADCP_GOVERNANCE_BUYERS).
+  const governance = createSellerGovernance();
+  const agent = await set.loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production', signing: options.signing ?? signingFromEnv(), store: options.store, governance: governance.options });
+  const served = await agent.serve(createSellerHandlers(agent, { governance }), {
     port: options.port ?? 0,
     host: options.host,
     tls: options.tls,

@@ -22,6 +22,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { generatedDir, loadGenerated, profileName } from './generated-set.js';
+import { createSellerGovernance } from './seller/governance.js';
 import { createSeller } from './seller/index.js';
 import { signingFromEnv } from './signing-test-kit.js';
 
@@ -50,7 +51,8 @@ export function apiKeyAuthenticator(set, apiKey, principal = 'buyer') {
  * Starts the agent; resolves to its MCP endpoint URL, its port, the loaded agent and a close function.
  * @param {{ port?: number, host?: string, mode?: 'production' | 'development', profile?: string, generated?: string,
  *   apiKey?: string, seller?: import('./seller/index.js').SellerOptions, signing?: import('../generated/index.js').SigningOptions,
- *   store?: import('../generated/index.js').AgentOptions['store'], tls?: import('../generated/index.js').ServeOptions['tls'] }} [options]
+ *   store?: import('../generated/index.js').AgentOptions['store'], tls?: import('../generated/index.js').ServeOptions['tls'],
+ *   governance?: import('./seller/governance.js').SellerGovernanceSettings }} [options]
  *   `apiKey`: the Bearer key protected calls need (default ADCP_API_KEY; none: no authentication). `signing`: whose
  *   signed requests the agent accepts (default: the runner contract ADCP_SIGNING_TEST_KIT names, if any).
  *   `store`: where protocol state lives (default: DATABASE_URL, else ADCP_STATE_DIR). `tls`: serve HTTPS with this
@@ -59,8 +61,10 @@ export function apiKeyAuthenticator(set, apiKey, principal = 'buyer') {
 export async function startSellerAgent(options = {}) {
   const set = await loadGenerated(options.generated ?? generatedDir);
   const { loadProfile } = set;
-  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production', signing: options.signing ?? signingFromEnv(), store: options.store });
-  const served = await agent.serve(createSellerHandlers(agent, options.seller), {
+  // Signed governance: the seller's side of it (used when the profile advertises adcp.governance_enforcement).
+  const governance = createSellerGovernance(options.governance);
+  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production', signing: options.signing ?? signingFromEnv(), store: options.store, governance: governance.options });
+  const served = await agent.serve(createSellerHandlers(agent, { ...options.seller, governance }), {
     port: options.port ?? 0,
     host: options.host,
     tls: options.tls,

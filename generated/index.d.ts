@@ -50,6 +50,20 @@ export type { AdcpErrorBody } from './runtime/wire/errors.js';
 export type { AppliedNormalization, Issue, StripResult } from './runtime/artifacts/contract.js';
 export type { A2AExecutor, A2AExecutorOptions, A2ASkill, A2AStoredTask, A2ATaskStore } from './runtime/api/a2a-types.js';
 export type { AgentWebhooks, Delivery, EnqueueResult, PrivateJwk, WebhookEvent, WellKnownDocument } from './runtime/api/webhook-types.js';
+export type {
+  GovernanceAuthorization,
+  GovernanceBuyer,
+  GovernanceCommitment,
+  GovernanceErrorCode,
+  GovernanceIdentity,
+  GovernanceIssuer,
+  GovernanceOptions,
+  GovernancePhase,
+  GovernanceRegistration,
+  GovernanceTaskHooks,
+  GovernanceTokenInput,
+  IssuedGovernanceToken,
+} from './runtime/api/governance-types.js';
 export type * as V3_0 from './releases/3.0/types.js';
 
 /** Generated profile names. */

@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts 15c9fd6c0965e0e5
+//   adcp-codegen 0.1.0: runtime/loader.ts 78a612f5549e8b17
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -465,11 +465,27 @@ const onDemand = Object.freeze({
   "./services/auth/api-key.js": "runtime/http.cjs",
   "./services/auth/basic.js": "runtime/http.cjs",
   "./services/builtins.js": "runtime/services.cjs",
+  "./services/governance/checklist.js": "runtime/services.cjs",
+  "./services/governance/discovery.js": "runtime/services.cjs",
+  "./services/governance/enforce.js": "runtime/services.cjs",
+  "./services/governance/execution.js": "runtime/services.cjs",
+  "./services/governance/fetch.js": "runtime/services.cjs",
+  "./services/governance/hash.js": "runtime/services.cjs",
+  "./services/governance/issue.js": "runtime/services.cjs",
+  "./services/governance/issuer.js": "runtime/services.cjs",
+  "./services/governance/jose.js": "runtime/services.cjs",
+  "./services/governance/replay.js": "runtime/services.cjs",
+  "./services/governance/revocation-check.js": "runtime/services.cjs",
+  "./services/governance/revocations.js": "runtime/services.cjs",
+  "./services/governance/settings.js": "runtime/services.cjs",
+  "./services/governance/setup.js": "runtime/services.cjs",
+  "./services/governance/token.js": "runtime/services.cjs",
   "./services/health.js": "runtime/services.cjs",
   "./services/idempotency/budgets.js": "runtime/services.cjs",
   "./services/idempotency/hash.js": "runtime/services.cjs",
   "./services/idempotency/records.js": "runtime/services.cjs",
   "./services/idempotency/service.js": "runtime/services.cjs",
+  "./services/jcs.js": "runtime/services.cjs",
   "./services/keys/key-material.js": "runtime/services.cjs",
   "./services/keys/keys.js": "runtime/services.cjs",
   "./services/keys/publication.js": "runtime/services.cjs",

@@ -17,6 +17,7 @@ import { mcpRegistrar, registerMcp } from './transports/mcp.js';
 
 // The Agent API's types and the rejection results, where the generated index.d.ts and earlier callers import them.
 export type * from './api/agent-types.js';
+export type * from './api/governance-types.js';
 export type * from './api/http-types.js';
 export type * from './api/ops-types.js';
 export type * from './api/signing-types.js';
@@ -73,7 +74,8 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     close: services.close,
     task: (taskId) => services.tasks.handle(taskId),
     webhooks: services.webhooks,
-    wellKnown: async (path) => services.signing?.publication.wellKnown(path),
+    wellKnown: async (path) => (services.signing?.publication ?? services.governance.publication)?.wellKnown(path),
+    governance: services.governance.issuing,
   };
   registerLog(agent, log);
   return agent;

@@ -159,7 +159,7 @@ const CONTROLLER_SCENARIOS = [
   'simulate_delivery',
 ];
 
-test('the sandbox profile is the production profile plus the compliance controller, async tasks, notifications and signed webhooks, on a sandbox surface', () => {
+test('the sandbox profile is the production profile plus the compliance controller, async tasks, notifications, signed webhooks and governance enforcement, on a sandbox surface', () => {
   const read = (p: string): Record<string, any> => JSON.parse(readFileSync(join(repoRoot, p), 'utf8')) as Record<string, any>;
   const production = read('schemas/profiles/guaranteed-publisher.json');
   const sandbox = read('examples/profiles/guaranteed-publisher-sandbox.json');
@@ -167,9 +167,9 @@ test('the sandbox profile is the production profile plus the compliance controll
   assert.is(sandbox.surface, 'sandbox');
   // AdCP 3.1+ tools the runtime answers itself (the task reads, agent-level notification configs): 3.2 only here.
   const runtimeTools = ['get_task_status', 'list_tasks', 'sync_agent_notification_configs'];
-  assert.equal(sandbox.tools, [...production.tools, 'comply_test_controller', ...runtimeTools]);
-  assert.equal(sandbox.shared_tools, [...production.shared_tools, 'comply_test_controller', ...runtimeTools]);
-  const { webhook_signing: webhookSigning, compliance_testing: testing, adcp: { capability_changes: changes, ...adcp }, ...capabilities } = sandbox.capabilities;
+  assert.equal(sandbox.tools, [...production.tools, 'sync_governance', 'comply_test_controller', ...runtimeTools]);
+  assert.equal(sandbox.shared_tools, [...production.shared_tools, 'sync_governance', 'comply_test_controller', ...runtimeTools]);
+  const { webhook_signing: webhookSigning, compliance_testing: testing, adcp: { capability_changes: changes, governance_enforcement: enforcement, ...adcp }, ...capabilities } = sandbox.capabilities;
   // Two capabilities only AdCP 3.2 defines: the sandbox, generated for 3.2, states them; the production profile,
   // which the committed set (and the quick start) generates for 3.0.6 alone, does not advertise them undefined there.
   const { account: { supported_account_currency_modes: currencyModes, ...account }, media_buy: { measurement_terms_acceptance: termsAcceptance, ...mediaBuy } } = capabilities;
@@ -181,6 +181,8 @@ test('the sandbox profile is the production profile plus the compliance controll
   // It signs webhooks (a development key it makes itself): AdCP 3.2 wants the retry horizon stated.
   assert.equal(webhookSigning, { supported: true, profile: 'adcp/webhook-signing/v1', algorithms: ['ed25519'], legacy_hmac_fallback: false, delivery_retry_horizon_seconds: 86400 });
   assert.equal(changes, { cache_ttl_seconds: 3600, notifications: { supported: true, registration_task: 'sync_agent_notification_configs', event_types: ['capabilities.changed'] } });
+  // It verifies signed governance on create_media_buy, and checks each buy's planned delivery with the buyer's agent.
+  assert.equal(enforcement, { tasks: [{ task: 'create_media_buy', modes: ['signed_context', 'online_execution_check'] }] });
 
   // The signed deployment: the same, requiring RFC 9421 signatures as AdCP's signed_requests runner contract asks
   // (required_for create_media_buy, protocol_methods_required_for tasks/cancel; "required", as a 3.2 profile must).

@@ -32,9 +32,11 @@ import { atLeast, perRelease } from './releases.js';
  *   toolsList(release?: string): { name: string, annotations: { readOnlyHint: boolean } }[],
  *   validateResponse(tool: string, body: unknown, options: { release: string }): { ok: true } | { ok: false, issues: { pointer: string, message: string }[] },
  *   task(taskId: string): { status(): Promise<string | undefined>, complete(result: Record<string, unknown>): Promise<boolean> } }} LoadedAgent
- * @typedef {{ now?: () => Date, accounts?: ({ account_id: string } & Record<string, unknown>)[], reviewMs?: number }} SellerOptions
+ * @typedef {{ now?: () => Date, accounts?: ({ account_id: string } & Record<string, unknown>)[], reviewMs?: number,
+ *   governance?: ReturnType<typeof import('./governance.js').createSellerGovernance> }} SellerOptions
  *   `accounts`: accounts the seller already holds (what a real seller loads from its records), addressed by `account_id`;
- *   `reviewMs`: how long the IO review of an order takes (default 1 s; see media-buys.js).
+ *   `reviewMs`: how long the IO review of an order takes (default 1 s; see media-buys.js); `governance`: the seller's
+ *   side of signed governance (governance.js: sync_governance, and what the runtime's enforcement asks of it).
  */
 
 /**
@@ -105,6 +107,7 @@ export function createSeller(agent, options = {}) {
     ...delivery.handlers(release),
     ...creatives.handlers(release),
     ...accounts.handlers,
+    ...options.governance?.bind({ accounts, catalog }),
     comply_test_controller: controller.handler,
   });
 

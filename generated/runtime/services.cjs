@@ -3,11 +3,22 @@
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/artifacts/packages.ts 6401a7554f8c8296,
 //     runtime/services/account-scope.ts e2ad39e2c1e6a934, runtime/services/builtins.ts a891c0f3f7e7654d,
-//     runtime/services/health.ts be0dd40f94d4d67d, runtime/services/idempotency/budgets.ts 224e745115645c5e,
-//     runtime/services/idempotency/hash.ts f80f6716dff89dd5, runtime/services/idempotency/records.ts c5093585ee88278c,
-//     runtime/services/idempotency/service.ts faa87f6b9cbf001e,
-//     runtime/services/keys/key-material.ts ab38d6e31d6cc21e, runtime/services/keys/keys.ts 460a9c74acbdf53a,
-//     runtime/services/keys/publication.ts fabc4ffc57fbb4e8,
+//     runtime/services/governance/checklist.ts 8f359aba8aeb2065,
+//     runtime/services/governance/discovery.ts 0915956ab9c0b2d6,
+//     runtime/services/governance/enforce.ts 599e08a7884b551f,
+//     runtime/services/governance/execution.ts b91752ea193f0678,
+//     runtime/services/governance/fetch.ts a93c2760fdcd059f, runtime/services/governance/hash.ts 92ede0ac83090fc1,
+//     runtime/services/governance/issue.ts 7d8aed7ac45e8e0f, runtime/services/governance/issuer.ts cb74e8649299168c,
+//     runtime/services/governance/jose.ts 77775c8981431310, runtime/services/governance/replay.ts cd493959f5e29b39,
+//     runtime/services/governance/revocation-check.ts 5ae7f95145b6ef3a,
+//     runtime/services/governance/revocations.ts 93460f109a3eaa26,
+//     runtime/services/governance/settings.ts 38dcc3f142578812, runtime/services/governance/setup.ts 549f9a746ee06175,
+//     runtime/services/governance/token.ts 6fce6e9f79753624, runtime/services/health.ts be0dd40f94d4d67d,
+//     runtime/services/idempotency/budgets.ts 224e745115645c5e, runtime/services/idempotency/hash.ts 7371f16ebb584e90,
+//     runtime/services/idempotency/records.ts c5093585ee88278c,
+//     runtime/services/idempotency/service.ts faa87f6b9cbf001e, runtime/services/jcs.ts 8be2983a5f1e4dab,
+//     runtime/services/keys/key-material.ts 8cbb0d99ffca651f, runtime/services/keys/keys.ts c425e39784e63703,
+//     runtime/services/keys/publication.ts 9d363c31cb916a93,
 //     runtime/services/notifications/announce.ts 0355be5dde27c456,
 //     runtime/services/notifications/prove.ts 7a028da82d0895ba,
 //     runtime/services/notifications/subscribers.ts c99be17748c6ddef,
@@ -27,7 +38,7 @@
 //     runtime/services/webhooks/sdk.ts 132bc6392f0e6695, runtime/services/webhooks/setup.ts a3a502f0d87290dd,
 //     runtime/services/webhooks/worker.ts 795414b8db59c96f, runtime/stores/metered.ts 26456dec86be19cd,
 //     runtime/stores/open.ts 7c0d806a4c413cd7, runtime/stores/postgres.ts 9e5b3ad747eb340e,
-//     runtime/stores/schema.ts 55bd322aa84e87a5, runtime/stores/sql.ts 5e47be9af0dd9780,
+//     runtime/stores/schema.ts fc2984d2262c9e9a, runtime/stores/sql.ts 5e47be9af0dd9780,
 //     runtime/stores/sqlite.ts 757b3b634a46dd06, runtime/wire/idempotency-errors.ts 99727411bbc8d0f4
 "use strict";
 
@@ -91,6 +102,1249 @@ function builtinHandlers(served, services) {
     if (serving('sync_agent_notification_configs').length > 0)
         out.sync_agent_notification_configs = services.notifications.sync;
     return out;
+}
+
+  },
+  // runtime/services/governance/checklist.ts of adcp-codegen, its comments left out
+  "./services/governance/checklist.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.CRITICAL = exports.GovernanceRefusal = void 0;
+exports.verifyGovernanceContext = verifyGovernanceContext;
+exports.keyProblem = keyProblem;
+exports.verificationKey = verificationKey;
+const hash_js_1 = require("./services/governance/hash.js");
+const jose_js_1 = require("./services/governance/jose.js");
+const token_js_1 = require("./services/governance/token.js");
+class GovernanceRefusal extends Error {
+    code;
+    constructor(code, detail) {
+        super(detail);
+        this.code = code;
+        this.name = 'GovernanceRefusal';
+    }
+}
+exports.GovernanceRefusal = GovernanceRefusal;
+exports.CRITICAL = ['authorized_commitment', 'authorized_task', 'authorized_payload_hash'];
+const ALGORITHMS = { EdDSA: { kty: 'OKP', crv: 'Ed25519' }, ES256: { kty: 'EC', crv: 'P-256' } };
+const INTENT_UNPOLLED_S = 15 * 60;
+const EXECUTION_MAX_S = 30 * 86_400;
+const CURRENCY = /^[A-Z]{3}$/;
+async function verifyGovernanceContext(token, gate, deps) {
+    let step = 0;
+    const refuse = (code, detail) => ({ ok: false, code, step, detail });
+    const invalid = (detail) => refuse('governance_token_invalid', detail);
+    const notApplicable = (detail) => refuse('governance_token_not_applicable', detail);
+    try {
+        step = 1;
+        const parsed = (0, token_js_1.parseCompact)(token);
+        if (typeof parsed === 'string')
+            return invalid(parsed);
+        const { header: h, claims: c } = parsed;
+        step = 2;
+        const alg = h.alg;
+        if (typeof alg !== 'string' || !Object.hasOwn(ALGORITHMS, alg))
+            return invalid(`alg ${JSON.stringify(alg)} is not EdDSA or ES256`);
+        step = 3;
+        if (h.typ !== 'adcp-gov+jws')
+            return invalid(`typ ${JSON.stringify(h.typ)} is not adcp-gov+jws`);
+        step = 4;
+        const crit = critProblem(h, c);
+        if (crit !== undefined)
+            return invalid(crit);
+        if (typeof h.kid !== 'string' || h.kid === '')
+            return invalid('the protected header has no kid');
+        const kid = h.kid;
+        step = 5;
+        if (typeof c.iss !== 'string' || c.iss === '')
+            return invalid('iss is missing');
+        const iss = c.iss;
+        const issuer = await deps.issuer(iss);
+        if (issuer === undefined)
+            return refuse('governance_issuer_not_authorized', `iss ${iss} is not a governance agent of the buyer's brand.json`);
+        const jwk = await issuer.key(kid);
+        if (jwk === null)
+            return refuse('governance_key_unknown', `kid ${kid} is not in ${iss}'s JWKS`);
+        step = 6;
+        const purpose = keyProblem(jwk, alg);
+        if (purpose !== undefined)
+            return refuse('governance_key_unknown', `kid ${kid}: ${purpose}`);
+        step = 7;
+        try {
+            await (0, jose_js_1.jose)().compactVerify(parsed.raw, await verificationKey(jwk, alg), { algorithms: [alg], crit: UNDERSTOOD });
+        }
+        catch {
+            return invalid('the signature does not verify');
+        }
+        step = 8;
+        if (typeof c.aud !== 'string')
+            return invalid('aud is missing');
+        if (c.aud !== gate.audience)
+            return notApplicable(`aud ${c.aud} is not this service (${gate.audience})`);
+        if (typeof c.caller !== 'string' || c.caller === '')
+            return invalid('caller is missing');
+        if (c.caller !== gate.caller)
+            return notApplicable(`caller ${c.caller} is not the authenticated caller`);
+        step = 9;
+        const now = deps.now();
+        const skew = deps.skewSeconds;
+        if (!isTime(c.iat))
+            return invalid('iat is missing or not a number');
+        if (!isTime(c.exp))
+            return invalid('exp is missing or not a number');
+        if (c.nbf !== undefined && !isTime(c.nbf))
+            return invalid('nbf is not a number');
+        if (c.exp < now - skew)
+            return refuse('governance_token_expired', 'exp has passed');
+        if (c.iat > now + skew)
+            return refuse('governance_token_not_yet_valid', 'iat is in the future');
+        if (c.nbf !== undefined && c.nbf > now + skew)
+            return refuse('governance_token_not_yet_valid', 'nbf is in the future');
+        if (c.exp <= c.iat)
+            return invalid('exp is not after iat');
+        if (c.phase !== 'intent' && c.exp - c.iat > EXECUTION_MAX_S)
+            return invalid('an execution-phase token lives longer than 30 days');
+        step = 10;
+        if (typeof c.sub !== 'string' || c.sub === '')
+            return invalid('sub is missing');
+        if (gate.priorSub !== undefined && c.sub !== gate.priorSub)
+            return notApplicable('sub differs from the action binding retained from the prior accepted token');
+        if (typeof c.check_id !== 'string' || c.check_id === '')
+            return invalid('check_id is missing');
+        if (typeof c.plan_hash !== 'string' || c.plan_hash === '')
+            return invalid('plan_hash is missing');
+        step = 11;
+        if (typeof c.phase !== 'string')
+            return invalid('phase is missing');
+        if (c.phase !== gate.phase)
+            return notApplicable(`phase ${c.phase} is not this gate's (${gate.phase})`);
+        step = 12;
+        const readings = gate.phase === 'intent' && gate.payload !== undefined ? [gate.payload, ...(gate.payloadReadings ?? [])].map(hash_js_1.governedPayloadHash) : [];
+        const payloadHash = readings.find((h) => h === c.authorized_payload_hash) ?? readings[0];
+        const bound = bindingProblem(c, gate, payloadHash);
+        if (bound !== undefined)
+            return bound[0] === 'invalid' ? invalid(bound[1]) : notApplicable(bound[1]);
+        step = 13;
+        if (!(await deps.listed(iss)))
+            return refuse('governance_issuer_not_authorized', `iss ${iss} is no longer in the buyer's brand.json`);
+        step = 14;
+        if (typeof c.jti !== 'string' || c.jti === '')
+            return invalid('jti is missing');
+        const fresh = c.phase !== 'intent' || c.exp - c.iat > INTENT_UNPOLLED_S;
+        const revoked = await deps.revocation(iss, kid, c.jti, fresh);
+        if (revoked === 'revoked')
+            return refuse('governance_token_revoked', 'the jti or the kid is on the issuer\'s revocation list');
+        if (revoked === 'stale')
+            return refuse('governance_revocation_stale', 'the issuer\'s revocation list has not been refreshed within its grace');
+        step = 15;
+        const consumed = await deps.consume({
+            iss,
+            aud: c.aud,
+            jti: c.jti,
+            expiresAt: c.exp + skew,
+            sub: c.sub,
+            phase: c.phase,
+            caller: c.caller,
+            task: gate.task,
+            token: parsed.raw,
+            ...(payloadHash !== undefined ? { payloadHash } : {}),
+            ...(gate.idempotencyKey !== undefined ? { idempotencyKey: gate.idempotencyKey } : {}),
+        });
+        if (consumed === 'replayed')
+            return refuse('governance_token_replayed', `jti ${c.jti} was accepted before for another request`);
+        return { ok: true, token: parsed, kid, ...(payloadHash !== undefined ? { payloadHash } : {}) };
+    }
+    catch (e) {
+        if (e instanceof GovernanceRefusal)
+            return refuse(e.code, e.message);
+        throw e;
+    }
+}
+function critProblem(h, c) {
+    const crit = h.crit;
+    if (crit !== undefined && (!Array.isArray(crit) || crit.length === 0 || !crit.every((n) => typeof n === 'string' && n !== '')))
+        return 'crit is not a non-empty array of names';
+    const names = (crit ?? []);
+    if (new Set(names).size !== names.length)
+        return 'crit names an extension twice';
+    const unknown = names.find((n) => !exports.CRITICAL.includes(n));
+    if (unknown !== undefined)
+        return `crit names ${JSON.stringify(unknown)}, an extension this verifier does not know`;
+    for (const name of exports.CRITICAL) {
+        const claim = c[name] !== undefined;
+        const marked = h[name] !== undefined || names.includes(name);
+        if (!claim && !marked)
+            continue;
+        if (!claim || h[name] !== true || !names.includes(name))
+            return `${name}: the claim, its protected-header marker (true) and its crit entry must appear together`;
+    }
+    if ((c.authorized_task === undefined) !== (c.authorized_payload_hash === undefined))
+        return 'authorized_task and authorized_payload_hash must appear together';
+    return undefined;
+}
+function keyProblem(jwk, alg) {
+    if (jwk.use !== 'sig')
+        return 'its use is not "sig"';
+    if (!Array.isArray(jwk.key_ops) || !jwk.key_ops.includes('verify'))
+        return 'its key_ops do not include "verify"';
+    if (jwk.adcp_use !== 'governance-signing')
+        return `its adcp_use ${JSON.stringify(jwk.adcp_use)} is not "governance-signing"`;
+    if (jwk.alg !== undefined && jwk.alg !== alg)
+        return `it is published for ${String(jwk.alg)}, not ${alg}`;
+    const kind = ALGORITHMS[alg];
+    if (jwk.kty !== kind.kty || jwk.crv !== kind.crv)
+        return `it is not an ${kind.crv} key`;
+    if ('d' in jwk)
+        return 'it is published with a private member';
+    return undefined;
+}
+function bindingProblem(c, gate, payloadHash) {
+    if (gate.phase === 'intent') {
+        if (typeof c.authorized_task !== 'string')
+            return ['invalid', 'an intent token for a governed task carries no authorized_task'];
+        if (typeof c.authorized_payload_hash !== 'string')
+            return ['invalid', 'authorized_payload_hash is not a string'];
+        if (c.authorized_task !== gate.task)
+            return ['not_applicable', `authorized_task ${c.authorized_task} is not ${gate.task}`];
+        if (payloadHash === undefined || c.authorized_payload_hash !== payloadHash)
+            return ['not_applicable', 'authorized_payload_hash is not the hash of the request received'];
+        if (c.media_buy_id !== undefined)
+            return ['not_applicable', 'an intent token names a media_buy_id'];
+    }
+    else {
+        if (c.authorized_task !== undefined && c.authorized_task !== gate.task)
+            return ['not_applicable', `authorized_task ${String(c.authorized_task)} is not ${gate.task}`];
+        const named = c.media_buy_id;
+        if (named !== undefined && typeof named !== 'string')
+            return ['invalid', 'media_buy_id is not a string'];
+        if (gate.phase !== 'purchase' && (named === undefined || named !== gate.mediaBuyId))
+            return ['not_applicable', `a ${gate.phase} token must name the request's media buy`];
+        if (gate.phase === 'purchase' && named !== undefined && gate.mediaBuyId !== undefined && named !== gate.mediaBuyId)
+            return ['not_applicable', 'media_buy_id is not the prepared media buy'];
+    }
+    const signed = c.authorized_commitment;
+    if (signed !== undefined) {
+        if (signed === null || typeof signed !== 'object' || Array.isArray(signed))
+            return ['invalid', 'authorized_commitment is not an object'];
+        const { amount, currency } = signed;
+        if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0)
+            return ['invalid', 'authorized_commitment.amount is not a finite non-negative number'];
+        if (typeof currency !== 'string' || !CURRENCY.test(currency))
+            return ['invalid', 'authorized_commitment.currency is not an ISO 4217 code'];
+    }
+    if (gate.commitment !== undefined) {
+        if (signed === undefined)
+            return ['not_applicable', 'the action commits money and the token authorizes no commitment'];
+        const { amount, currency } = signed;
+        if (currency !== gate.commitment.currency)
+            return ['not_applicable', `the commitment is in ${gate.commitment.currency}, the authorization in ${currency}`];
+        if (gate.commitment.amount > amount)
+            return ['not_applicable', 'the commitment exceeds the authorized ceiling'];
+    }
+    return undefined;
+}
+const UNDERSTOOD = Object.fromEntries(exports.CRITICAL.map((n) => [n, true]));
+const imported = new WeakMap();
+function verificationKey(jwk, alg) {
+    let key = imported.get(jwk);
+    if (key === undefined) {
+        key = (0, jose_js_1.jose)().importJWK(publicMembers(jwk), alg);
+        key.catch(() => imported.delete(jwk));
+        imported.set(jwk, key);
+    }
+    return key;
+}
+function isTime(v) {
+    return typeof v === 'number' && Number.isFinite(v);
+}
+function publicMembers(jwk) {
+    const { kty, crv, x, y } = jwk;
+    return { kty, crv, x, ...(y !== undefined ? { y } : {}) };
+}
+
+  },
+  // runtime/services/governance/discovery.ts of adcp-codegen, its comments left out
+  "./services/governance/discovery.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.MAX_BRAND_JSON_BYTES = exports.MAX_JWKS_BYTES = void 0;
+exports.discovery = discovery;
+const checklist_js_1 = require("./services/governance/checklist.js");
+const report_js_1 = require("./wire/report.js");
+const fetch_js_1 = require("./services/governance/fetch.js");
+exports.MAX_JWKS_BYTES = 64 * 1024;
+exports.MAX_BRAND_JSON_BYTES = 256 * 1024;
+const BRAND_TTL_MS = 3_600_000;
+const NEGATIVE_TTL_MS = 60_000;
+const JWKS_TTL_MS = 300_000;
+const COOLDOWN_MS = 30_000;
+function discovery(fetch, sandbox, clock = Date.now) {
+    const brands = new Map();
+    const jwks = new Map();
+    const brand = async (url, force) => {
+        const cached = brands.get(url);
+        if (cached !== undefined) {
+            const s = await cached;
+            const age = clock() - s.at;
+            if (age < (s.failure !== undefined ? NEGATIVE_TTL_MS : force ? COOLDOWN_MS : BRAND_TTL_MS))
+                return s;
+        }
+        const next = readBrand(fetch, url, sandbox).then((governance) => ({ at: clock(), governance }), (e) => ({ at: clock(), failure: e instanceof checklist_js_1.GovernanceRefusal ? e : new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', String(e)) }));
+        brands.set(url, next);
+        if (brands.size > 10_000)
+            brands.delete(brands.keys().next().value);
+        return next;
+    };
+    const entry = async (brandJson, iss) => {
+        let s = await brand(brandJson, false);
+        if (s.failure === undefined && !s.governance.has(iss))
+            s = await brand(brandJson, true);
+        if (s.failure !== undefined)
+            throw s.failure;
+        return s.governance.get(iss);
+    };
+    const keySet = async (uri, force) => {
+        const cached = jwks.get(uri);
+        if (cached !== undefined) {
+            const k = await cached.catch(() => undefined);
+            if (k !== undefined && clock() - k.at < (force ? COOLDOWN_MS : JWKS_TTL_MS))
+                return k;
+        }
+        const next = (0, fetch_js_1.fetchJson)(fetch, uri, sandbox, exports.MAX_JWKS_BYTES).then((r) => ({ at: clock(), keys: keysOf(r.body, uri) }));
+        jwks.set(uri, next);
+        next.catch(() => jwks.delete(uri));
+        if (jwks.size > 10_000)
+            jwks.delete(jwks.keys().next().value);
+        return next;
+    };
+    const keys = async (brandJson, iss) => {
+        const uri = await entry(brandJson, iss);
+        if (uri === undefined)
+            return undefined;
+        return {
+            async key(kid) {
+                const found = (await keySet(uri, false)).keys.get(kid);
+                return found ?? (await keySet(uri, true)).keys.get(kid) ?? null;
+            },
+        };
+    };
+    return {
+        issuer: keys,
+        async listed(brandJson, iss) {
+            return (await entry(brandJson, iss)) !== undefined;
+        },
+    };
+}
+async function readBrand(fetch, url, sandbox) {
+    let doc = await document(fetch, url, sandbox);
+    const redirect = typeof doc.authoritative_location === 'string' ? doc.authoritative_location : typeof doc.house === 'string' ? `https://${doc.house}/.well-known/brand.json` : undefined;
+    if (redirect !== undefined) {
+        doc = await document(fetch, redirect, sandbox);
+        if (typeof doc.authoritative_location === 'string' || typeof doc.house === 'string')
+            throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, report_js_1.hostOf)(url)}: brand.json redirects twice`);
+    }
+    const governance = new Map();
+    const ambiguous = new Set();
+    const house = doc.house !== null && typeof doc.house === 'object' ? doc.house : undefined;
+    const brands = Array.isArray(doc.brands) ? doc.brands : [];
+    for (const list of [doc.agents, house?.agents, ...brands.map((b) => b?.agents)]) {
+        if (!Array.isArray(list))
+            continue;
+        for (const a of list) {
+            if (a === null || typeof a !== 'object' || a.type !== 'governance' || typeof a.url !== 'string')
+                continue;
+            const uri = typeof a.jwks_uri === 'string' ? a.jwks_uri : URL.canParse(a.url) ? new URL('/.well-known/jwks.json', a.url).href : undefined;
+            if (uri === undefined)
+                continue;
+            if (governance.has(a.url) && governance.get(a.url) !== uri)
+                ambiguous.add(a.url);
+            governance.set(a.url, uri);
+        }
+    }
+    for (const iss of ambiguous)
+        governance.delete(iss);
+    return governance;
+}
+async function document(fetch, url, sandbox) {
+    const r = await (0, fetch_js_1.fetchJson)(fetch, url, sandbox, exports.MAX_BRAND_JSON_BYTES);
+    if (r.status !== 200)
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', `${(0, report_js_1.hostOf)(url)}: no brand.json (${r.status})`);
+    if (r.body === null || typeof r.body !== 'object' || Array.isArray(r.body))
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, report_js_1.hostOf)(url)}: brand.json is not an object`);
+    return r.body;
+}
+function keysOf(body, uri) {
+    const list = body?.keys;
+    if (!Array.isArray(list))
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${(0, report_js_1.hostOf)(uri)}: not a JWKS`);
+    const keys = new Map();
+    const twice = new Set();
+    for (const k of list) {
+        if (k === null || typeof k !== 'object' || typeof k.kid !== 'string')
+            continue;
+        if (keys.has(k.kid))
+            twice.add(k.kid);
+        keys.set(k.kid, k);
+    }
+    for (const kid of twice)
+        keys.delete(kid);
+    return keys;
+}
+
+  },
+  // runtime/services/governance/enforce.ts of adcp-codegen, its comments left out
+  "./services/governance/enforce.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.governanceEnforcement = governanceEnforcement;
+const errors_js_1 = require("./wire/errors.js");
+const checklist_js_1 = require("./services/governance/checklist.js");
+const discovery_js_1 = require("./services/governance/discovery.js");
+const execution_js_1 = require("./services/governance/execution.js");
+const fetch_js_1 = require("./services/governance/fetch.js");
+const replay_js_1 = require("./services/governance/replay.js");
+const revocation_check_js_1 = require("./services/governance/revocation-check.js");
+const EXECUTION_PHASE = {
+    create_media_buy: 'purchase',
+    buy_products: 'purchase',
+    accept_proposal: 'purchase',
+    update_media_buy: 'modification',
+    control_media_buy: 'modification',
+};
+function governanceEnforcement(settings, store, options, audience) {
+    let made;
+    const net = () => {
+        if (made === undefined) {
+            const fetch = (0, fetch_js_1.pinnedFetch)(settings.sandbox);
+            made = { fetch, discovery: (0, discovery_js_1.discovery)(fetch, settings.sandbox), revocations: (0, revocation_check_js_1.revocationChecks)(fetch, settings.sandbox, Date.now, store.log) };
+        }
+        return made;
+    };
+    const record = (0, replay_js_1.tokenRecord)(store, settings.retentionDays * 86_400_000);
+    const depsFor = (buyer) => ({
+        now: () => Math.floor(Date.now() / 1000),
+        skewSeconds: settings.skewSeconds,
+        issuer: (iss) => net().discovery.issuer(buyer.brandJson, iss),
+        listed: (iss) => net().discovery.listed(buyer.brandJson, iss),
+        async revocation(iss, kid, jti, fresh) {
+            const keys = await net().discovery.issuer(buyer.brandJson, iss);
+            return keys === undefined ? 'stale' : net().revocations.status(keys, iss, kid, jti, fresh);
+        },
+        consume: (entry) => record.consume(entry, Math.floor(Date.now() / 1000)),
+    });
+    return {
+        settings,
+        async gate(call) {
+            const task = settings.tasks.get(call.tool);
+            if (task === undefined)
+                return undefined;
+            const hooks = options.tasks[call.tool];
+            const ctx = { tool: call.tool, principal: call.principal };
+            const token = call.args.governance_context;
+            if (token === undefined && hooks.governed !== undefined && !(await hooks.governed(call.value, ctx)))
+                return undefined;
+            const registration = await options.registration?.(call.value, ctx);
+            if (token === undefined) {
+                if (registration === undefined)
+                    return undefined;
+                return { error: new errors_js_1.AdcpError('PERMISSION_DENIED', `${call.tool}: this account's governance agent must approve it first: send the governance_context check_governance returned`, { recovery: 'correctable', field: 'governance_context', suggestion: 'call check_governance with this exact request as payload, then send it with the governance_context the approval carries' }) };
+            }
+            const buyer = await buyerOf(options, call);
+            const aud = audience();
+            if (aud === undefined)
+                throw new Error('governance enforcement needs the service\'s canonical URL: set governance.audience, ADCP_GOVERNANCE_AUDIENCE or ADCP_PUBLIC_URL');
+            if (buyer === undefined)
+                return refused(call.tool, { ok: false, code: 'governance_issuer_not_authorized', step: 5, detail: `no buyer record for principal ${call.principal}: whose brand.json to consult is unknown` }, store.log);
+            const commitment = await hooks.commitment(call.value, ctx);
+            const mediaBuyId = typeof call.args.media_buy_id === 'string' ? call.args.media_buy_id : undefined;
+            const priorSub = mediaBuyId === undefined ? undefined : await record.priorSub(aud, mediaBuyId);
+            const { adcp_version: _v, adcp_major_version: _m, ...unversioned } = call.args;
+            const gate = {
+                phase: 'intent',
+                audience: aud,
+                caller: buyer.caller,
+                task: call.tool,
+                payload: call.args,
+                ...(Object.keys(unversioned).length < Object.keys(call.args).length ? { payloadReadings: [unversioned] } : {}),
+                ...(commitment !== undefined ? { commitment } : {}),
+                ...(priorSub !== undefined ? { priorSub } : {}),
+                ...(mediaBuyId !== undefined ? { mediaBuyId } : {}),
+                ...(typeof call.args.idempotency_key === 'string' ? { idempotencyKey: call.args.idempotency_key } : {}),
+            };
+            const deps = depsFor(buyer);
+            const verdict = await (0, checklist_js_1.verifyGovernanceContext)(token, gate, deps);
+            if (!verdict.ok)
+                return refused(call.tool, verdict, store.log);
+            const claims = verdict.token.claims;
+            const spent = [{ iss: String(claims.iss), aud, jti: String(claims.jti) }];
+            let execution;
+            if (task.modes.includes('online_execution_check')) {
+                if (registration === undefined)
+                    return { error: new errors_js_1.AdcpError('GOVERNANCE_UNAVAILABLE', `${call.tool}: this account registered no governance agent to run the execution check with`, { recovery: 'transient' }) };
+                const phase = EXECUTION_PHASE[call.tool];
+                const plannedDelivery = await hooks.plannedDelivery(call.value, ctx);
+                const answer = await (0, execution_js_1.executionCheck)({ registration, caller: aud, intentToken: verdict.token.raw, phase, plannedDelivery, ...(phase === 'modification' && commitment !== undefined ? { executionCommitment: commitment } : {}) }, net().fetch, settings.sandbox, settings.executionTimeoutMs);
+                if (answer.verdict === 'unavailable') {
+                    store.log.warn('governance_unavailable', `adcp-codegen: ${call.tool}: the online execution check failed: ${answer.reason}`, { tool: call.tool });
+                    return { error: new errors_js_1.AdcpError('GOVERNANCE_UNAVAILABLE', `${call.tool}: the registered governance agent could not be consulted; retry with backoff`, { recovery: 'transient' }) };
+                }
+                if (answer.verdict === 'denied') {
+                    return { error: new errors_js_1.AdcpError('GOVERNANCE_DENIED', answer.explanation, { recovery: 'correctable', details: { ...(answer.checkId !== undefined ? { check_id: answer.checkId } : {}), ...(answer.findings !== undefined ? { findings: answer.findings } : {}) } }) };
+                }
+                const planned = typeof plannedDelivery.media_buy_id === 'string' ? plannedDelivery.media_buy_id : mediaBuyId;
+                const exec = await (0, checklist_js_1.verifyGovernanceContext)(answer.token, { phase, audience: aud, caller: aud, task: call.tool, priorSub: String(claims.sub), ...(planned !== undefined ? { mediaBuyId: planned } : {}), ...(commitment !== undefined ? { commitment } : {}) }, deps);
+                if (!exec.ok)
+                    return refused(call.tool, exec, store.log);
+                if (exec.token.claims.iss !== claims.iss)
+                    return refused(call.tool, { ok: false, code: 'governance_token_not_applicable', step: 5, detail: 'the execution token has another issuer than the intent token' }, store.log);
+                execution = { token: answer.token, claims: exec.token.claims, check_id: answer.checkId };
+                spent.push({ iss: String(exec.token.claims.iss), aud, jti: String(exec.token.claims.jti) });
+            }
+            return {
+                authorization: { token: verdict.token.raw, claims, ...(execution !== undefined ? { execution } : {}) },
+                async settle(body) {
+                    const id = typeof body.media_buy_id === 'string' ? body.media_buy_id : mediaBuyId;
+                    for (const s of spent)
+                        await record.spend(s, id);
+                },
+            };
+        },
+    };
+}
+async function buyerOf(options, call) {
+    const buyers = options.buyers;
+    let found;
+    if (typeof buyers === 'function') {
+        const signer = call.auth?.verified_signer;
+        const who = { principal: call.principal, ...(typeof signer?.keyid === 'string' ? { signer: { keyid: signer.keyid, ...(typeof signer.agent_url === 'string' ? { agent_url: signer.agent_url } : {}) } } : {}) };
+        found = await buyers(who);
+    }
+    else if (buyers !== undefined && Object.hasOwn(buyers, call.principal))
+        found = buyers[call.principal];
+    if (found === undefined || typeof found.caller !== 'string' || typeof found.brandJson !== 'string')
+        return undefined;
+    return /^https?:\/\//.test(found.brandJson) ? found : { ...found, brandJson: `https://${found.brandJson}/.well-known/brand.json` };
+}
+function refused(tool, verdict, log) {
+    log.info('governance_refused', `adcp-codegen: ${tool}: governance_context refused at step ${verdict.step}: ${verdict.code} (${verdict.detail})`, { tool, code: verdict.code, step: verdict.step });
+    const code = verdict.code;
+    if (code === 'governance_jwks_unavailable') {
+        return { error: new errors_js_1.AdcpError('GOVERNANCE_UNAVAILABLE', `${tool}: the governance agent's keys could not be fetched; retry with backoff`, { recovery: 'transient', details: { governance_error: code } }) };
+    }
+    return { error: new errors_js_1.AdcpError('PERMISSION_DENIED', `${tool}: the governance_context was refused (${code})`, { recovery: 'correctable', field: 'governance_context', details: { governance_error: code } }) };
+}
+
+  },
+  // runtime/services/governance/execution.ts of adcp-codegen, its comments left out
+  "./services/governance/execution.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.executionCheck = executionCheck;
+const packages_js_1 = require("./artifacts/packages.js");
+const report_js_1 = require("./wire/report.js");
+const fetch_js_1 = require("./services/governance/fetch.js");
+async function executionCheck(request, fetch, sandbox, timeoutMs) {
+    const url = request.registration.url;
+    const refused = await (0, fetch_js_1.refusalOf)(url, sandbox);
+    if (refused !== undefined)
+        return { verdict: 'unavailable', reason: `the registered governance agent at ${(0, report_js_1.hostOf)(url)} is refused by the SSRF rule (${refused})` };
+    const { Client } = (0, packages_js_1.agentPackage)('@modelcontextprotocol/sdk/client/index.js', 'an online execution check (check_governance over MCP)');
+    const { StreamableHTTPClientTransport } = (0, packages_js_1.agentPackage)('@modelcontextprotocol/sdk/client/streamableHttp.js', 'an online execution check (check_governance over MCP)');
+    const headers = request.registration.credentials !== undefined ? { authorization: `Bearer ${request.registration.credentials}` } : {};
+    const client = new Client({ name: 'adcp-governance-execution-check', version: '1' });
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+        await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch, requestInit: { headers, redirect: 'manual', signal } }));
+        const args = {
+            caller: request.caller,
+            governance_context: request.intentToken,
+            phase: request.phase,
+            planned_delivery: request.plannedDelivery,
+            ...(request.executionCommitment !== undefined ? { execution_commitment: request.executionCommitment } : {}),
+        };
+        const result = await client.callTool({ name: 'check_governance', arguments: args }, undefined, { signal, timeout: timeoutMs });
+        return answerOf(result);
+    }
+    catch (e) {
+        return { verdict: 'unavailable', reason: `check_governance at ${(0, report_js_1.hostOf)(url)} failed: ${e.name === 'TimeoutError' || signal.aborted ? 'timed out' : (0, report_js_1.firstLine)(e).slice(0, 200)}` };
+    }
+    finally {
+        await client.close().catch(() => undefined);
+    }
+}
+function answerOf(result) {
+    const body = (result.structuredContent ?? parseText(result.content));
+    if (result.isError === true || body === undefined || body === null || typeof body !== 'object') {
+        const code = body?.adcp_error?.code;
+        return { verdict: 'unavailable', reason: `check_governance answered an error${typeof code === 'string' ? ` (${code})` : ''}` };
+    }
+    const verdict = body.verdict ?? body.status;
+    const checkId = typeof body.check_id === 'string' ? body.check_id : undefined;
+    if (verdict === 'approved') {
+        if (typeof body.governance_context !== 'string' || checkId === undefined)
+            return { verdict: 'unavailable', reason: 'an approved execution check carried no governance_context or check_id' };
+        return { verdict: 'approved', token: body.governance_context, checkId };
+    }
+    const explanation = typeof body.explanation === 'string' ? body.explanation : 'the governance agent did not approve the planned delivery';
+    if (verdict === 'denied')
+        return { verdict: 'denied', ...(checkId !== undefined ? { checkId } : {}), explanation, ...(body.findings !== undefined ? { findings: body.findings } : {}) };
+    if (verdict === 'conditions')
+        return { verdict: 'denied', ...(checkId !== undefined ? { checkId } : {}), explanation: `conditions cannot authorize an execution: ${explanation}` };
+    return { verdict: 'unavailable', reason: `check_governance answered no verdict (${JSON.stringify(verdict)})` };
+}
+function parseText(content) {
+    const first = Array.isArray(content) ? content[0] : undefined;
+    if (first?.type !== 'text' || typeof first.text !== 'string')
+        return undefined;
+    try {
+        return JSON.parse(first.text);
+    }
+    catch {
+        return undefined;
+    }
+}
+
+  },
+  // runtime/services/governance/fetch.ts of adcp-codegen, its comments left out
+  "./services/governance/fetch.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.refusalOf = refusalOf;
+exports.pinnedFetch = pinnedFetch;
+exports.fetchJson = fetchJson;
+const promises_1 = require("node:dns/promises");
+const node_net_1 = require("node:net");
+const sdk_js_1 = require("./services/webhooks/sdk.js");
+const report_js_1 = require("./wire/report.js");
+const checklist_js_1 = require("./services/governance/checklist.js");
+async function refusalOf(url, sandbox, resolve = true) {
+    let u;
+    try {
+        u = new URL(url);
+    }
+    catch {
+        return 'not a URL';
+    }
+    if (u.username !== '' || u.password !== '')
+        return 'credentials in the URL';
+    const policy = (0, sdk_js_1.ssrfPolicy)(sandbox);
+    const { enforceSsrfPolicy, enforceSsrfPolicyResolved } = (0, sdk_js_1.sdkSubstitution)();
+    const literal = enforceSsrfPolicy(u, policy);
+    if (!literal.allowed)
+        return literal.rule ?? 'refused';
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    if (!resolve || (0, node_net_1.isIP)(host) !== 0)
+        return undefined;
+    let addresses;
+    try {
+        addresses = (await (0, promises_1.lookup)(host, { all: true, verbatim: true })).map((a) => a.address);
+    }
+    catch {
+        return undefined;
+    }
+    const resolved = enforceSsrfPolicyResolved(u, addresses, policy);
+    return resolved.allowed ? undefined : (resolved.rule ?? 'refused');
+}
+function pinnedFetch(sandbox) {
+    const sdk = (0, sdk_js_1.sdkServer)();
+    return sdk.createPinAndBindFetch({ policy: sandbox ? sdk.LOOPBACK_OK_WEBHOOK_SSRF_POLICY : sdk.WEBHOOK_SSRF_POLICY });
+}
+async function fetchJson(fetch, url, sandbox, maxBytes, timeoutMs = 10_000) {
+    const refused = await refusalOf(url, sandbox);
+    const where = (0, report_js_1.hostOf)(url);
+    if (refused !== undefined)
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: refused by the SSRF rule (${refused})`);
+    let res;
+    try {
+        res = (await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) }));
+    }
+    catch (e) {
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', `${where}: ${e.name === 'TimeoutError' ? 'timed out' : 'unreachable'}`);
+    }
+    if (res.status >= 300 && res.status < 400) {
+        await res.body?.cancel();
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: answered a redirect (${res.status}); redirects are not followed`);
+    }
+    if (res.status === 404 || res.status === 410) {
+        await res.body?.cancel();
+        return { status: res.status, body: undefined };
+    }
+    if (res.status !== 200) {
+        await res.body?.cancel();
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', `${where}: answered ${res.status}`);
+    }
+    const text = await capped(res, maxBytes, where);
+    try {
+        return { status: 200, body: JSON.parse(text), ...(res.headers.get('etag') !== null ? { etag: res.headers.get('etag') } : {}) };
+    }
+    catch {
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: not JSON`);
+    }
+}
+async function capped(res, maxBytes, where) {
+    const length = Number(res.headers.get('content-length'));
+    if (Number.isFinite(length) && length > maxBytes) {
+        await res.body?.cancel();
+        throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: ${length} bytes, over the ${maxBytes}-byte cap`);
+    }
+    const chunks = [];
+    let size = 0;
+    const reader = res.body.getReader();
+    for (;;) {
+        const { done, value } = await reader.read().catch(() => {
+            throw new checklist_js_1.GovernanceRefusal('governance_jwks_unavailable', `${where}: the body was cut off`);
+        });
+        if (done)
+            break;
+        size += value.byteLength;
+        if (size > maxBytes) {
+            await reader.cancel();
+            throw new checklist_js_1.GovernanceRefusal('governance_jwks_untrusted', `${where}: over the ${maxBytes}-byte cap`);
+        }
+        chunks.push(value);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+
+  },
+  // runtime/services/governance/hash.ts of adcp-codegen, its comments left out
+  "./services/governance/hash.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.GOVERNANCE_METADATA = exports.PLAN_BOOKKEEPING = void 0;
+exports.planPreimage = planPreimage;
+exports.planHash = planHash;
+exports.governedPayloadHash = governedPayloadHash;
+exports.samePlanHash = samePlanHash;
+exports.digestBytes = digestBytes;
+const node_crypto_1 = require("node:crypto");
+const jcs_js_1 = require("./services/jcs.js");
+exports.PLAN_BOOKKEEPING = ['version', 'status', 'syncedAt', 'revisionHistory', 'committedBudget', 'committedByType'];
+exports.GOVERNANCE_METADATA = ['governance_context', 'context'];
+function planPreimage(plan) {
+    return without(plan, exports.PLAN_BOOKKEEPING);
+}
+function planHash(plan) {
+    return digest((0, jcs_js_1.canonicalJson)(planPreimage(plan), 'governance (plan_hash, RFC 8785)'));
+}
+function governedPayloadHash(payload) {
+    return digest((0, jcs_js_1.canonicalJson)(without(payload, exports.GOVERNANCE_METADATA), 'governance (authorized_payload_hash, RFC 8785)'));
+}
+function samePlanHash(a, b) {
+    const x = digestBytes(a);
+    const y = digestBytes(b);
+    return x !== undefined && y !== undefined && (0, node_crypto_1.timingSafeEqual)(x, y);
+}
+function digestBytes(value) {
+    if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(value))
+        return undefined;
+    const bytes = Buffer.from(value, 'base64url');
+    return bytes.length === 32 && bytes.toString('base64url') === value ? bytes : undefined;
+}
+function digest(text) {
+    return (0, node_crypto_1.createHash)('sha256').update(text, 'utf8').digest('base64url');
+}
+function without(value, names) {
+    const out = {};
+    for (const [k, v] of Object.entries(value))
+        if (!names.includes(k))
+            out[k] = v;
+    return out;
+}
+
+  },
+  // runtime/services/governance/issue.ts of adcp-codegen, its comments left out
+  "./services/governance/issue.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.issueToken = issueToken;
+exports.signingKey = signingKey;
+exports.uuidv7 = uuidv7;
+const node_crypto_1 = require("node:crypto");
+const checklist_js_1 = require("./services/governance/checklist.js");
+const hash_js_1 = require("./services/governance/hash.js");
+const jose_js_1 = require("./services/governance/jose.js");
+const token_js_1 = require("./services/governance/token.js");
+const INTENT_S = 15 * 60;
+const EXECUTION_S = 30 * 86_400;
+const CURRENCY = /^[A-Z]{3}$/;
+async function issueToken(input, issuer, pair, now = Date.now()) {
+    const fail = (problem) => {
+        throw new Error(`adcp-codegen: governance_context: ${problem}`);
+    };
+    const intent = input.phase === 'intent';
+    const limit = intent ? INTENT_S : EXECUTION_S;
+    const lifetime = input.lifetimeSeconds ?? limit;
+    if (!Number.isInteger(lifetime) || lifetime <= 0 || lifetime > limit)
+        fail(`a ${input.phase} token lives 1 to ${limit} seconds, not ${String(input.lifetimeSeconds)}`);
+    for (const [name, v] of [['audience', input.audience], ['caller', input.caller], ['checkId', input.checkId]])
+        if (typeof v !== 'string' || v === '')
+            fail(`${name} is required`);
+    if ((input.authorizedTask === undefined) !== (input.authorizedPayload === undefined))
+        fail('authorizedTask and authorizedPayload go together (the task and the exact request it authorizes)');
+    if (intent && input.authorizedTask === undefined)
+        fail('an intent token authorizes one task and request: give authorizedTask and authorizedPayload');
+    if (intent && input.mediaBuyId !== undefined)
+        fail('an intent token must not name a media_buy_id');
+    if ((input.phase === 'modification' || input.phase === 'delivery') && input.mediaBuyId === undefined)
+        fail(`a ${input.phase} token names its media buy (mediaBuyId)`);
+    if (input.policyDecisions === undefined && input.policyDecisionHash === undefined)
+        fail('a token carries policyDecisions or policyDecisionHash (the decision record)');
+    const ceiling = input.authorizedCommitment;
+    if (ceiling !== undefined && !(Number.isFinite(ceiling.amount) && ceiling.amount >= 0 && CURRENCY.test(ceiling.currency)))
+        fail('authorizedCommitment is a finite non-negative amount in an ISO 4217 currency');
+    const iat = Math.floor(now / 1000);
+    const claims = {
+        iss: issuer,
+        sub: input.sub ?? `gb_${uuidv7(now)}`,
+        plan_hash: (0, hash_js_1.planHash)(input.plan),
+        aud: input.audience,
+        iat,
+        exp: iat + lifetime,
+        jti: uuidv7(now),
+        phase: input.phase,
+        caller: input.caller,
+        check_id: input.checkId,
+        ...(input.mediaBuyId !== undefined ? { media_buy_id: input.mediaBuyId } : {}),
+        ...(ceiling !== undefined ? { authorized_commitment: { amount: ceiling.amount, currency: ceiling.currency } } : {}),
+        ...(input.authorizedTask !== undefined ? { authorized_task: input.authorizedTask, authorized_payload_hash: (0, hash_js_1.governedPayloadHash)(input.authorizedPayload) } : {}),
+        ...(input.policyDecisions !== undefined ? { policy_decisions: input.policyDecisions } : {}),
+        ...(input.policyDecisionHash !== undefined ? { policy_decision_hash: input.policyDecisionHash } : {}),
+        ...(input.runtimeAttestationBindingDigest !== undefined ? { runtime_attestation_binding_digest: input.runtimeAttestationBindingDigest } : {}),
+        ...(input.auditLogPointer !== undefined ? { audit_log_pointer: input.auditLogPointer } : {}),
+    };
+    const critical = checklist_js_1.CRITICAL.filter((name) => claims[name] !== undefined);
+    const alg = String(pair.publicJwk.alg);
+    const header = { alg, kid: pair.kid, typ: 'adcp-gov+jws', ...(critical.length > 0 ? { crit: critical, ...Object.fromEntries(critical.map((n) => [n, true])) } : {}) };
+    const crit = Object.fromEntries(critical.map((n) => [n, true]));
+    const token = await new ((0, jose_js_1.jose)().CompactSign)(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader(header).sign(await signingKey(pair), critical.length > 0 ? { crit } : undefined);
+    if (token.length > token_js_1.MAX_TOKEN_LENGTH)
+        fail(`the token is ${token.length} characters, over the envelope's ${token_js_1.MAX_TOKEN_LENGTH}: send policyDecisionHash instead of policyDecisions, and keep evidence behind auditLogPointer`);
+    return { token, claims, expiresAt: new Date((iat + lifetime) * 1000).toISOString() };
+}
+const imported = new WeakMap();
+function signingKey(pair) {
+    let key = imported.get(pair);
+    if (key === undefined) {
+        const { kid: _kid, alg, use: _use, key_ops: _ops, adcp_use: _purpose, ...material } = pair.signer.privateKey;
+        imported.set(pair, (key = (0, jose_js_1.jose)().importJWK(material, String(alg))));
+    }
+    return key;
+}
+function uuidv7(now = Date.now()) {
+    const b = (0, node_crypto_1.randomBytes)(16);
+    b.writeUIntBE(now, 0, 6);
+    b[6] = (b[6] & 0x0f) | 0x70;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const h = b.toString('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+  },
+  // runtime/services/governance/issuer.ts of adcp-codegen, its comments left out
+  "./services/governance/issuer.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.governanceIssuing = governanceIssuing;
+const paths_js_1 = require("./wire/paths.js");
+const keys_js_1 = require("./services/keys/keys.js");
+const publication_js_1 = require("./services/keys/publication.js");
+const hash_js_1 = require("./services/governance/hash.js");
+const issue_js_1 = require("./services/governance/issue.js");
+const revocations_js_1 = require("./services/governance/revocations.js");
+function governanceIssuing(store, settings, baseUrl) {
+    const env = settings.env ?? process.env;
+    const keys = (0, keys_js_1.signingKeys)(store, { profile: settings.profile, sandbox: settings.sandbox, option: settings.options?.key, env, purpose: keys_js_1.GOVERNANCE_SIGNING });
+    const configuredIssuer = settings.options?.issuer ?? nonEmpty(env.ADCP_GOVERNANCE_ISSUER);
+    if (configuredIssuer !== undefined)
+        (0, publication_js_1.baseOf)(configuredIssuer, 'the governance issuer (governance.issuer / ADCP_GOVERNANCE_ISSUER)');
+    const configuredJwks = settings.options?.jwksUrl ?? nonEmpty(env.ADCP_GOVERNANCE_JWKS_URL);
+    if (configuredJwks !== undefined)
+        (0, publication_js_1.baseOf)(configuredJwks, 'the governance JWKS URL (governance.jwksUrl / ADCP_GOVERNANCE_JWKS_URL)');
+    const revoked = (0, revocations_js_1.revocations)(store);
+    const issuerAt = (base) => configuredIssuer ?? (base === undefined ? undefined : `${base}/governance`);
+    const issuer = () => issuerAt(baseUrl());
+    const jwks = async () => ({ keys: [{ ...(await keys.pair()).publicJwk }] });
+    return {
+        issuer,
+        async issue(input) {
+            const iss = issuer();
+            if (iss === undefined)
+                throw new Error(`adcp-codegen: ${settings.profile} cannot issue a governance_context before its public URL is known: set ADCP_PUBLIC_URL (or governance.issuer)`);
+            return (0, issue_js_1.issueToken)(input, iss, await keys.pair());
+        },
+        revoke: (target) => revoked.revoke(target),
+        jwks,
+        planHash: hash_js_1.planHash,
+        part: {
+            agents(base) {
+                return [{ type: 'governance', id: `${settings.agentId}_governance`, url: issuerAt(base), jwks_uri: configuredJwks ?? `${base}${paths_js_1.GOVERNANCE_JWKS_PATH}` }];
+            },
+            wellKnown(path, base) {
+                if (path === paths_js_1.GOVERNANCE_JWKS_PATH)
+                    return jwks().then(publication_js_1.jsonDocument);
+                const iss = issuerAt(base);
+                if (path !== paths_js_1.GOVERNANCE_REVOCATIONS_PATH || iss === undefined || base === undefined || new URL(iss).origin !== new URL(base).origin)
+                    return undefined;
+                return keys.pair().then((pair) => revoked.list(iss, pair)).then(publication_js_1.jsonDocument);
+            },
+        },
+        async ready(requestKeys) {
+            const pair = await keys.pair();
+            const other = requestKeys === undefined ? undefined : await requestKeys.pair().catch(() => undefined);
+            if (other !== undefined && (other.kid === pair.kid || other.publicJwk.x === pair.publicJwk.x)) {
+                throw new Error(`adcp-codegen: ${settings.profile}: the governance signing key (kid ${pair.kid}) is the request-signing key (kid ${other.kid}); AdCP forbids one key for two purposes: configure a key of its own with a kid of its own`);
+            }
+        },
+    };
+}
+function nonEmpty(v) {
+    return v === undefined || v === '' ? undefined : v;
+}
+
+  },
+  // runtime/services/governance/jose.ts of adcp-codegen, its comments left out
+  "./services/governance/jose.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.jose = jose;
+const packages_js_1 = require("./artifacts/packages.js");
+let loaded;
+function jose() {
+    if (loaded !== undefined)
+        return loaded;
+    try {
+        loaded = (0, packages_js_1.agentPackage)('jose', 'signed governance (governance_context, a compact JWS)');
+    }
+    catch (e) {
+        if (e.code === 'ERR_REQUIRE_ESM') {
+            throw new Error('adcp-codegen: signed governance needs jose: with jose 6 (an ES module) Node.js 20.19 or later, or install jose@5 on an older Node.js 20');
+        }
+        throw e;
+    }
+    return loaded;
+}
+
+  },
+  // runtime/services/governance/replay.ts of adcp-codegen, its comments left out
+  "./services/governance/replay.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.tokenRecord = tokenRecord;
+const CONSUME = `INSERT INTO adcp_governance_tokens
+  (iss, aud, jti, sub, phase, caller, task, payload_hash, idempotency_key, token, done, media_buy_id, expires_at, accepted_at, retain_until)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, NULL, $11, $12, $13)
+ON CONFLICT (iss, aud, jti) DO UPDATE SET accepted_at = excluded.accepted_at
+WHERE adcp_governance_tokens.done = 0
+  AND adcp_governance_tokens.payload_hash <> ''
+  AND adcp_governance_tokens.payload_hash = excluded.payload_hash
+  AND adcp_governance_tokens.caller = excluded.caller
+  AND adcp_governance_tokens.task = excluded.task`;
+const SPEND = 'UPDATE adcp_governance_tokens SET done = 1, media_buy_id = COALESCE($4, media_buy_id) WHERE iss = $1 AND aud = $2 AND jti = $3';
+const PRIOR = 'SELECT sub FROM adcp_governance_tokens WHERE aud = $1 AND media_buy_id = $2 AND done = 1 ORDER BY accepted_at LIMIT 1';
+const SWEEP = 'DELETE FROM adcp_governance_tokens WHERE retain_until <= $1';
+const SWEEP_EVERY_MS = 60_000;
+function tokenRecord(store, retentionMs) {
+    let swept = 0;
+    return {
+        async consume(entry, now) {
+            const sql = await store.open();
+            const at = now * 1000;
+            if (Date.now() - swept >= SWEEP_EVERY_MS) {
+                swept = Date.now();
+                sql.query(SWEEP, [at]).catch((e) => store.log.warn('purge_failed', `adcp-codegen: governance: sweeping accepted tokens past their retention: ${String(e)}`));
+            }
+            const expiresAt = entry.expiresAt * 1000;
+            const params = [entry.iss, entry.aud, entry.jti, entry.sub, entry.phase, entry.caller, entry.task, entry.payloadHash ?? '', entry.idempotencyKey ?? '', entry.token, expiresAt, at, Math.max(expiresAt, at + retentionMs)];
+            return (await sql.query(CONSUME, params)).rowCount > 0 ? 'ok' : 'replayed';
+        },
+        async spend(entry, mediaBuyId) {
+            await (await store.open()).query(SPEND, [entry.iss, entry.aud, entry.jti, mediaBuyId ?? null]);
+        },
+        async priorSub(aud, mediaBuyId) {
+            const row = (await (await store.open()).query(PRIOR, [aud, mediaBuyId])).rows[0];
+            return row === undefined ? undefined : String(row.sub);
+        },
+    };
+}
+
+  },
+  // runtime/services/governance/revocation-check.ts of adcp-codegen, its comments left out
+  "./services/governance/revocation-check.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.revocationChecks = revocationChecks;
+const checklist_js_1 = require("./services/governance/checklist.js");
+const report_js_1 = require("./wire/report.js");
+const fetch_js_1 = require("./services/governance/fetch.js");
+const jose_js_1 = require("./services/governance/jose.js");
+const revocations_js_1 = require("./services/governance/revocations.js");
+const log_js_1 = require("./ops/log.js");
+const MAX_LIST_BYTES = 1024 * 1024;
+const FLOOR_MS = 60_000;
+const CEILING_MS = 30 * 60_000;
+function revocationChecks(fetch, sandbox, clock = Date.now, log = log_js_1.WARNINGS) {
+    const issuers = new Map();
+    const refresh = (state, keys, iss) => {
+        state.attempted = clock();
+        state.pending ??= read(fetch, keys, iss, sandbox, clock)
+            .then((list) => {
+            if (list !== undefined)
+                state.list = list;
+        })
+            .catch((e) => log.warn('governance_revocations_stale', `adcp-codegen: governance: the revocation list of ${(0, report_js_1.hostOf)(iss)} could not be refreshed: ${e.message}`))
+            .finally(() => (state.pending = undefined));
+        return state.pending;
+    };
+    return {
+        async status(keys, iss, kid, jti, fresh) {
+            let state = issuers.get(iss);
+            if (state === undefined) {
+                if (issuers.size > 10_000)
+                    issuers.delete(issuers.keys().next().value);
+                issuers.set(iss, (state = { attempted: 0 }));
+            }
+            const now = clock();
+            if ((state.list === undefined || now >= state.list.nextUpdate) && now - state.attempted >= FLOOR_MS)
+                await refresh(state, keys, iss);
+            else if (state.pending !== undefined)
+                await state.pending;
+            const list = state.list;
+            if (list !== undefined && (list.jtis.has(jti) || list.kids.has(kid)))
+                return 'revoked';
+            if (fresh && (list === undefined || clock() > list.usableUntil))
+                return 'stale';
+            return 'ok';
+        },
+    };
+}
+async function read(fetch, keys, iss, sandbox, clock) {
+    const url = `${new URL(iss).origin}/.well-known/governance-revocations.json`;
+    const got = await (0, fetch_js_1.fetchJson)(fetch, url, sandbox, MAX_LIST_BYTES);
+    if (got.status !== 200)
+        return undefined;
+    const jws = flattened(got.body);
+    if (jws === undefined)
+        throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', 'the revocation list is not a JWS');
+    const header = decode(jws.protected ?? '');
+    if (header?.typ !== revocations_js_1.REVOCATION_TYP || typeof header.kid !== 'string' || typeof header.alg !== 'string')
+        throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', `the revocation list's header is not an ${revocations_js_1.REVOCATION_TYP} one`);
+    const jwk = await keys.key(header.kid);
+    if (jwk === null || (0, checklist_js_1.keyProblem)(jwk, header.alg) !== undefined)
+        throw new checklist_js_1.GovernanceRefusal('governance_key_unknown', `the revocation list is signed by kid ${header.kid}, not a governance key of ${(0, report_js_1.hostOf)(iss)}`);
+    const verified = await (0, jose_js_1.jose)().flattenedVerify(jws, await (0, checklist_js_1.verificationKey)(jwk, header.alg), { algorithms: [header.alg] }).catch(() => {
+        throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', 'the revocation list\'s signature does not verify');
+    });
+    const body = JSON.parse(new TextDecoder().decode(verified.payload));
+    if (body.issuer !== iss && body.issuer !== new URL(iss).origin)
+        throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', `the revocation list is ${String(body.issuer)}'s, not ${iss}'s`);
+    const updated = Date.parse(String(body.updated));
+    const declared = Date.parse(String(body.next_update));
+    if (!Number.isFinite(updated) || !Number.isFinite(declared))
+        throw new checklist_js_1.GovernanceRefusal('governance_token_invalid', 'the revocation list has no updated / next_update');
+    const nextUpdate = Math.min(declared, updated + CEILING_MS, clock() + CEILING_MS);
+    const interval = Math.min(Math.max(nextUpdate - updated, FLOOR_MS), CEILING_MS);
+    const strings = (v) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
+    return { jtis: new Set(strings(body.revoked_jtis)), kids: new Set(strings(body.revoked_kids)), nextUpdate, usableUntil: nextUpdate + 4 * interval };
+}
+function flattened(doc) {
+    if (typeof doc === 'string') {
+        const [p, payload, signature] = doc.split('.');
+        return p !== undefined && payload !== undefined && signature !== undefined ? { protected: p, payload, signature } : undefined;
+    }
+    const o = doc;
+    if (o === null || typeof o !== 'object' || typeof o.payload !== 'string')
+        return undefined;
+    const sig = Array.isArray(o.signatures) ? o.signatures[0] : o;
+    if (typeof sig?.protected !== 'string' || typeof sig.signature !== 'string')
+        return undefined;
+    return { payload: o.payload, protected: sig.protected, signature: sig.signature };
+}
+function decode(segment) {
+    try {
+        return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    }
+    catch {
+        return undefined;
+    }
+}
+
+  },
+  // runtime/services/governance/revocations.ts of adcp-codegen, its comments left out
+  "./services/governance/revocations.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.REVOCATION_TYP = void 0;
+exports.revocations = revocations;
+const issue_js_1 = require("./services/governance/issue.js");
+const jose_js_1 = require("./services/governance/jose.js");
+exports.REVOCATION_TYP = 'adcp-gov-revocation+jws';
+const NEXT_UPDATE_MS = 15 * 60_000;
+const REMAKE_MS = 60_000;
+const INSERT = 'INSERT INTO adcp_governance_revocations (kind, value, revoked_at) VALUES ($1, $2, $3) ON CONFLICT (kind, value) DO NOTHING';
+const READ = 'SELECT kind, value FROM adcp_governance_revocations ORDER BY revoked_at, value';
+function revocations(store) {
+    let made;
+    return {
+        async revoke(target) {
+            const [kind, value] = 'jti' in target ? ['jti', target.jti] : ['kid', target.kid];
+            if (typeof value !== 'string' || value === '')
+                throw new Error(`adcp-codegen: governance: revoke a non-empty ${kind}`);
+            await (await store.open()).query(INSERT, [kind, value, Date.now()]);
+            made = undefined;
+        },
+        list(issuer, pair) {
+            if (made !== undefined && made.issuer === issuer && Date.now() - made.at < REMAKE_MS)
+                return made.list;
+            const list = sign(store, issuer, pair);
+            made = { at: Date.now(), issuer, list };
+            list.catch(() => (made = undefined));
+            return list;
+        },
+    };
+}
+async function sign(store, issuer, pair) {
+    const rows = (await (await store.open()).query(READ)).rows;
+    const now = Date.now();
+    const payload = {
+        version: 1,
+        issuer,
+        updated: new Date(now).toISOString(),
+        next_update: new Date(now + NEXT_UPDATE_MS).toISOString(),
+        revoked_jtis: rows.filter((r) => r.kind === 'jti').map((r) => String(r.value)),
+        revoked_kids: rows.filter((r) => r.kind === 'kid').map((r) => String(r.value)),
+    };
+    const header = { alg: String(pair.publicJwk.alg), kid: pair.kid, typ: exports.REVOCATION_TYP };
+    return new ((0, jose_js_1.jose)().FlattenedSign)(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader(header).sign(await (0, issue_js_1.signingKey)(pair));
+}
+
+  },
+  // runtime/services/governance/settings.ts of adcp-codegen, its comments left out
+  "./services/governance/settings.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.enforcementSettings = enforcementSettings;
+const log_js_1 = require("./ops/log.js");
+const MODES = ['signed_context', 'online_execution_check'];
+const ONLINE = ['create_media_buy', 'update_media_buy', 'buy_products', 'accept_proposal', 'control_media_buy'];
+function enforcementSettings(served, options, replayWindow, log = log_js_1.WARNINGS) {
+    const fail = (problem) => {
+        throw new Error(`adcp-codegen: ${served.name} advertises adcp.governance_enforcement, but ${problem}`);
+    };
+    const declared = served.releases[0].capabilities.adcp.governance_enforcement.tasks;
+    const tasks = new Map();
+    const hooks = options.governance?.tasks ?? {};
+    for (const entry of declared) {
+        const { task, modes } = (entry ?? {});
+        if (typeof task !== 'string' || !Array.isArray(modes))
+            fail('an entry of its tasks[] has no task or modes');
+        const name = task;
+        if (tasks.has(name))
+            fail(`tasks[] names ${name} twice (one entry per task, its modes combined)`);
+        const list = modes;
+        if (!list.includes('signed_context') || !list.every((m) => MODES.includes(m)))
+            fail(`${name}'s modes ${JSON.stringify(list)} must include signed_context and name only ${MODES.join(' and ')}`);
+        if (!served.releases.some((r) => r.tools.includes(name)))
+            fail(`it does not serve ${name}`);
+        if (!served.releases.some((r) => r.idempotency?.[name] !== undefined) || !replayWindow)
+            fail(`${name} is not under the replay contract (adcp.idempotency): a retried governed request's token is bound to its idempotency_key`);
+        const own = Object.hasOwn(hooks, name) ? hooks[name] : undefined;
+        if (typeof own?.commitment !== 'function')
+            fail(`AgentOptions.governance.tasks.${name}.commitment is not given: the service must price the action before commit to compare it with the signed ceiling`);
+        if (list.includes('online_execution_check')) {
+            if (!ONLINE.includes(name))
+                fail(`online_execution_check is defined for media-buy tasks only, not ${name}`);
+            if (typeof own?.plannedDelivery !== 'function')
+                fail(`AgentOptions.governance.tasks.${name}.plannedDelivery is not given: an online execution check presents the prepared planned_delivery`);
+        }
+        tasks.set(name, { modes: list });
+    }
+    for (const name of Object.keys(hooks))
+        if (!tasks.has(name))
+            fail(`AgentOptions.governance.tasks names ${name}, which it does not list`);
+    const g = options.governance ?? {};
+    const skew = g.clockSkewSeconds ?? 60;
+    if (!Number.isInteger(skew) || skew < 0 || skew > 300)
+        fail(`governance.clockSkewSeconds must be an integer from 0 to 300, not ${JSON.stringify(skew)}`);
+    const retention = g.retentionDays ?? 2557;
+    if (!Number.isInteger(retention) || retention < 1)
+        fail(`governance.retentionDays must be a positive integer, not ${JSON.stringify(retention)}`);
+    const timeout = g.executionTimeoutMs ?? 10_000;
+    if (!Number.isInteger(timeout) || timeout < 100)
+        fail(`governance.executionTimeoutMs must be an integer of at least 100, not ${JSON.stringify(timeout)}`);
+    if (g.buyers === undefined)
+        log.warn('no_governance_buyers', `adcp-codegen: ${served.name} enforces governance but AgentOptions.governance.buyers is not set: every governance_context will be refused (governance_issuer_not_authorized) \u2014 no buyer's brand.json is known`);
+    return { tasks, sandbox: served.surface === 'sandbox' || served.mode === 'development', skewSeconds: skew, retentionDays: retention, executionTimeoutMs: timeout };
+}
+
+  },
+  // runtime/services/governance/setup.ts of adcp-codegen, its comments left out
+  "./services/governance/setup.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.governanceServices = governanceServices;
+const publication_js_1 = require("./services/keys/publication.js");
+const issuer_js_1 = require("./services/governance/issuer.js");
+function governanceServices(served, options, store, signing, env = process.env) {
+    const top = served.releases[0].capabilities;
+    const protocols = Array.isArray(top.supported_protocols) ? top.supported_protocols : [];
+    const own = signing === undefined ? (0, publication_js_1.publication)(undefined, { profile: served.name, protocols, publicUrl: options.publicUrl, options: options.publication, env }) : undefined;
+    const pub = signing?.publication ?? own;
+    const agentId = options.publication?.agentId ?? served.name.replace(/[^a-z0-9_]/g, '_').slice(0, 100);
+    const issuing = (0, issuer_js_1.governanceIssuing)(store(), { profile: served.name, sandbox: served.surface === 'sandbox' || served.mode === 'development', agentId, options: options.governance, env }, () => pub.baseUrl());
+    pub.contribute(issuing.part);
+    return { issuing, ...(own !== undefined ? { publication: own } : {}) };
+}
+
+  },
+  // runtime/services/governance/token.ts of adcp-codegen, its comments left out
+  "./services/governance/token.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.MAX_TOKEN_LENGTH = void 0;
+exports.parseCompact = parseCompact;
+exports.MAX_TOKEN_LENGTH = 4096;
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+function parseCompact(token) {
+    if (typeof token !== 'string' || token === '')
+        return 'governance_context is not a non-empty string';
+    if (token.length > exports.MAX_TOKEN_LENGTH)
+        return `governance_context is longer than ${exports.MAX_TOKEN_LENGTH} characters`;
+    const parts = token.split('.');
+    if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p)))
+        return 'governance_context is not a compact JWS (three base64url segments)';
+    const header = jsonObject(parts[0]);
+    if (typeof header === 'string')
+        return `the protected header: ${header}`;
+    const claims = jsonObject(parts[1]);
+    if (typeof claims === 'string')
+        return `the claims: ${claims}`;
+    if (!canonical(parts[2]))
+        return 'the signature is not canonical base64url';
+    return { raw: token, header, claims };
+}
+function jsonObject(segment) {
+    if (!canonical(segment))
+        return 'not canonical base64url';
+    let text;
+    try {
+        text = utf8.decode(Buffer.from(segment, 'base64url'));
+    }
+    catch {
+        return 'not UTF-8';
+    }
+    let value;
+    try {
+        value = JSON.parse(text);
+    }
+    catch {
+        return 'not JSON';
+    }
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : 'not a JSON object';
+}
+function canonical(segment) {
+    return segment.length % 4 !== 1 && Buffer.from(segment, 'base64url').toString('base64url') === segment;
 }
 
   },
@@ -256,14 +1510,10 @@ function insertBudgets(options = {}) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.payloadHash = payloadHash;
 const node_crypto_1 = require("node:crypto");
-const packages_js_1 = require("./artifacts/packages.js");
+const jcs_js_1 = require("./services/jcs.js");
 const EXCLUDED = ['idempotency_key', 'governance_context'];
-let canonicalize;
 function payloadHash(args) {
-    canonicalize ??= (0, packages_js_1.agentPackage)('canonicalize', 'idempotency (RFC 8785 payload hashing)');
-    const text = canonicalize(hashed(args));
-    if (text === undefined)
-        throw new Error('the request has no canonical JSON form');
+    const text = (0, jcs_js_1.canonicalJson)(hashed(args), 'idempotency (RFC 8785 payload hashing)');
     return (0, node_crypto_1.createHash)('sha256').update(text, 'utf8').digest('hex');
 }
 function hashed(args) {
@@ -436,6 +1686,22 @@ function claimed(sql, log, c, ttlMs, deadline) {
 }
 
   },
+  // runtime/services/jcs.ts of adcp-codegen, its comments left out
+  "./services/jcs.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.canonicalJson = canonicalJson;
+const packages_js_1 = require("./artifacts/packages.js");
+let canonicalize;
+function canonicalJson(value, purpose) {
+    canonicalize ??= (0, packages_js_1.agentPackage)('canonicalize', purpose);
+    const text = canonicalize(value);
+    if (text === undefined)
+        throw new Error('the value has no canonical JSON form');
+    return text;
+}
+
+  },
   // runtime/services/keys/key-material.ts of adcp-codegen, its comments left out
   "./services/keys/key-material.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -451,9 +1717,9 @@ const CURVES = {
     'P-256': { kty: 'EC', alg: 'ES256', sign: 'ecdsa-p256-sha256', members: ['x', 'y'] },
 };
 const KID = /^[\x21-\x7e]{1,128}$/;
-function configuredKey(jwk, source) {
+function configuredKey(jwk, source, purpose = exports.ADCP_USE) {
     const fail = (problem) => {
-        throw new Error(`adcp-codegen: the signing key in ${source} ${problem}`);
+        throw new Error(`adcp-codegen: the ${purpose === exports.ADCP_USE ? 'signing' : 'governance signing'} key in ${source} ${problem}`);
     };
     if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk))
         return fail('is not a JWK (a JSON object)');
@@ -472,8 +1738,8 @@ function configuredKey(jwk, source) {
         return fail(`(kid ${kid}) states use ${JSON.stringify(k.use)}, not "sig"`);
     if (k.key_ops !== undefined && !(Array.isArray(k.key_ops) && k.key_ops.includes('sign')))
         return fail(`(kid ${kid}) states key_ops without "sign"`);
-    if (k.adcp_use !== undefined && k.adcp_use !== exports.ADCP_USE)
-        return fail(`(kid ${kid}) states adcp_use ${JSON.stringify(k.adcp_use)}; webhooks are signed with the agent's "${exports.ADCP_USE}" key`);
+    if (k.adcp_use !== undefined && k.adcp_use !== purpose)
+        return fail(`(kid ${kid}) states adcp_use ${JSON.stringify(k.adcp_use)}; it is used as the agent's "${purpose}" key, and AdCP forbids one key for two purposes`);
     for (const m of curve.members)
         if (typeof k[m] !== 'string')
             return fail(`(kid ${kid}) has no public member ${m} (a ${k.crv} JWK states it)`);
@@ -488,15 +1754,15 @@ function configuredKey(jwk, source) {
     for (const m of curve.members)
         if (k[m] !== derived[m])
             return fail(`(kid ${kid}) has a public ${m} that is not its private key's`);
-    return pairOf(kid, curve, { ...Object.fromEntries(curve.members.map((m) => [m, derived[m]])), d: k.d });
+    return pairOf(kid, curve, { ...Object.fromEntries(curve.members.map((m) => [m, derived[m]])), d: k.d }, purpose);
 }
-function developmentKey() {
+function developmentKey(purpose = exports.ADCP_USE) {
     const { privateKey } = (0, node_crypto_1.generateKeyPairSync)('ed25519');
     const jwk = privateKey.export({ format: 'jwk' });
-    const kid = `adcp-dev-${(0, node_crypto_1.randomBytes)(6).toString('hex')}`;
-    return { kid, privateJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, d: jwk.d, kid, alg: 'EdDSA', use: 'sig', key_ops: ['sign'], adcp_use: exports.ADCP_USE } };
+    const kid = `adcp-${purpose === exports.ADCP_USE ? 'dev' : 'gov-dev'}-${(0, node_crypto_1.randomBytes)(6).toString('hex')}`;
+    return { kid, privateJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, d: jwk.d, kid, alg: 'EdDSA', use: 'sig', key_ops: ['sign'], adcp_use: purpose } };
 }
-function storedKey(privateJwk, where) {
+function storedKey(privateJwk, where, purpose = exports.ADCP_USE) {
     let jwk;
     try {
         jwk = JSON.parse(privateJwk);
@@ -504,15 +1770,15 @@ function storedKey(privateJwk, where) {
     catch {
         throw new Error(`adcp-codegen: the development signing key in ${where} is not JSON; delete its row in adcp_signing_keys and restart`);
     }
-    return configuredKey(jwk, where);
+    return configuredKey(jwk, where, purpose);
 }
-function pairOf(kid, curve, material) {
+function pairOf(kid, curve, material, purpose) {
     const { d, ...pub } = material;
     const head = { kty: curve.kty, crv: curve === CURVES.Ed25519 ? 'Ed25519' : 'P-256' };
     return {
         kid,
-        signer: { keyid: kid, alg: curve.sign, privateKey: { ...head, ...pub, d, kid, alg: curve.alg, use: 'sig', key_ops: ['sign'], adcp_use: exports.ADCP_USE } },
-        publicJwk: { ...head, ...pub, kid, alg: curve.alg, use: 'sig', key_ops: ['verify'], adcp_use: exports.ADCP_USE },
+        signer: { keyid: kid, alg: curve.sign, privateKey: { ...head, ...pub, d, kid, alg: curve.alg, use: 'sig', key_ops: ['sign'], adcp_use: purpose } },
+        publicJwk: { ...head, ...pub, kid, alg: curve.alg, use: 'sig', key_ops: ['verify'], adcp_use: purpose },
     };
 }
 
@@ -521,28 +1787,31 @@ function pairOf(kid, curve, material) {
   "./services/keys/keys.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
+exports.GOVERNANCE_SIGNING = exports.REQUEST_SIGNING = void 0;
 exports.keyConfigured = keyConfigured;
 exports.signingKeys = signingKeys;
 const node_fs_1 = require("node:fs");
 const key_material_js_1 = require("./services/keys/key-material.js");
-const DEVELOPMENT = 'development';
+exports.REQUEST_SIGNING = { adcpUse: key_material_js_1.ADCP_USE, option: 'AgentOptions.signing.key', env: ['ADCP_SIGNING_KEY', 'ADCP_SIGNING_KEY_FILE'], row: 'development', what: 'signing key' };
+exports.GOVERNANCE_SIGNING = { adcpUse: 'governance-signing', option: 'AgentOptions.governance.key', env: ['ADCP_GOVERNANCE_KEY', 'ADCP_GOVERNANCE_KEY_FILE'], row: 'governance', what: 'governance-signing key' };
 const READ = 'SELECT kid, private_jwk FROM adcp_signing_keys WHERE name = $1';
 const CREATE = 'INSERT INTO adcp_signing_keys (name, kid, private_jwk, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING';
-function keyConfigured(option, env = process.env) {
-    return option !== undefined || nonEmpty(env.ADCP_SIGNING_KEY) || nonEmpty(env.ADCP_SIGNING_KEY_FILE);
+function keyConfigured(option, env = process.env, purpose = exports.REQUEST_SIGNING) {
+    return option !== undefined || nonEmpty(env[purpose.env[0]]) || nonEmpty(env[purpose.env[1]]);
 }
 function signingKeys(store, settings) {
-    const { ADCP_SIGNING_KEY, ADCP_SIGNING_KEY_FILE } = settings.env ?? process.env;
-    const env = { ADCP_SIGNING_KEY, ADCP_SIGNING_KEY_FILE };
-    const configured = keyConfigured(settings.option, env);
+    const purpose = settings.purpose ?? exports.REQUEST_SIGNING;
+    const all = settings.env ?? process.env;
+    const env = { key: all[purpose.env[0]], file: all[purpose.env[1]] };
+    const configured = keyConfigured(settings.option, all, purpose);
     let pending;
     const resolve = async () => {
         if (configured)
-            return readConfigured(settings.option, env);
+            return readConfigured(settings.option, env, purpose);
         if (!settings.sandbox) {
-            throw new Error(`adcp-codegen: ${settings.profile} has no signing key: set ADCP_SIGNING_KEY_FILE (a file holding a private Ed25519 or P-256 JWK with a kid) or AgentOptions.signing.key; only a sandbox agent makes its own`);
+            throw new Error(`adcp-codegen: ${settings.profile} has no ${purpose.what}: set ${purpose.env[1]} (a file holding a private Ed25519 or P-256 JWK with a kid) or ${purpose.option}; only a sandbox agent makes its own`);
         }
-        return developmentPair(store);
+        return developmentPair(store, purpose);
     };
     const pair = () => {
         pending ??= resolve();
@@ -559,16 +1828,17 @@ function signingKeys(store, settings) {
         },
     };
 }
-function readConfigured(option, env) {
+function readConfigured(option, env, purpose) {
+    const [keyVar, fileVar] = purpose.env;
     if (option !== undefined) {
         const file = option.file;
         if (typeof file === 'string' && !('kty' in option))
-            return (0, key_material_js_1.configuredKey)(readJson(file, 'AgentOptions.signing.key.file'), `the file ${file}`);
-        return (0, key_material_js_1.configuredKey)(option, 'AgentOptions.signing.key');
+            return (0, key_material_js_1.configuredKey)(readJson(file, `${purpose.option}.file`), `the file ${file}`, purpose.adcpUse);
+        return (0, key_material_js_1.configuredKey)(option, purpose.option, purpose.adcpUse);
     }
-    if (nonEmpty(env.ADCP_SIGNING_KEY))
-        return (0, key_material_js_1.configuredKey)(parse(env.ADCP_SIGNING_KEY, 'ADCP_SIGNING_KEY'), 'ADCP_SIGNING_KEY');
-    return (0, key_material_js_1.configuredKey)(readJson(env.ADCP_SIGNING_KEY_FILE, 'ADCP_SIGNING_KEY_FILE'), `ADCP_SIGNING_KEY_FILE (${env.ADCP_SIGNING_KEY_FILE})`);
+    if (nonEmpty(env.key))
+        return (0, key_material_js_1.configuredKey)(parse(env.key, keyVar), keyVar, purpose.adcpUse);
+    return (0, key_material_js_1.configuredKey)(readJson(env.file, fileVar), `${fileVar} (${env.file})`, purpose.adcpUse);
 }
 function readJson(file, what) {
     let text;
@@ -588,17 +1858,17 @@ function parse(text, what) {
         throw new Error(`adcp-codegen: ${what} does not hold a JWK: it is not JSON`);
     }
 }
-async function developmentPair(store) {
+async function developmentPair(store, purpose) {
     const sql = await store.open();
-    let row = (await sql.query(READ, [DEVELOPMENT])).rows[0];
+    let row = (await sql.query(READ, [purpose.row])).rows[0];
     if (row === undefined) {
-        const made = (0, key_material_js_1.developmentKey)();
-        await sql.query(CREATE, [DEVELOPMENT, made.kid, JSON.stringify(made.privateJwk), Date.now()]);
-        row = (await sql.query(READ, [DEVELOPMENT])).rows[0];
+        const made = (0, key_material_js_1.developmentKey)(purpose.adcpUse);
+        await sql.query(CREATE, [purpose.row, made.kid, JSON.stringify(made.privateJwk), Date.now()]);
+        row = (await sql.query(READ, [purpose.row])).rows[0];
         if (row === undefined)
-            throw new Error(`adcp-codegen: ${sql.where}: the development signing key was not stored`);
+            throw new Error(`adcp-codegen: ${sql.where}: the development ${purpose.what} was not stored`);
     }
-    return (0, key_material_js_1.storedKey)(String(row.private_jwk), `${sql.where} (adcp_signing_keys)`);
+    return (0, key_material_js_1.storedKey)(String(row.private_jwk), `${sql.where} (adcp_signing_keys)`, purpose.adcpUse);
 }
 function nonEmpty(v) {
     return v !== undefined && v !== '';
@@ -610,6 +1880,8 @@ function nonEmpty(v) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.publication = publication;
+exports.jsonDocument = jsonDocument;
+exports.baseOf = baseOf;
 const paths_js_1 = require("./wire/paths.js");
 const AGENT_TYPES = { media_buy: 'sales', signals: 'signals', creative: 'creative', governance: 'governance', brand: 'brand' };
 const CACHE = 'public, max-age=300';
@@ -626,6 +1898,7 @@ function publication(keys, settings) {
     const agentType = settings.options?.agentType ?? settings.protocols.map((p) => AGENT_TYPES[p]).find((t) => t !== undefined) ?? 'sales';
     let listening;
     let a2a = true;
+    const parts = [];
     const baseUrl = () => configuredBase ?? listening;
     const brandJsonUrl = () => {
         const url = brandOverride ?? (baseUrl() === undefined ? undefined : `${baseUrl()}${paths_js_1.BRAND_JSON_PATH}`);
@@ -637,9 +1910,9 @@ function publication(keys, settings) {
             return undefined;
         const jwks_uri = `${base}${paths_js_1.JWKS_PATH}`;
         const mcp = { type: agentType, id: agentId, url: `${base}${paths_js_1.MCP_PATH}`, jwks_uri };
-        if (!a2a)
-            return { agents: [mcp] };
-        return { agents: [mcp, { type: agentType, id: `${agentId}_a2a`, url: `${base}${paths_js_1.A2A_PATH}`, jwks_uri }, { type: agentType, id: `${agentId}_a2a_base`, url: base, jwks_uri }] };
+        const own = keys === undefined ? [] : !a2a ? [mcp] : [mcp, { type: agentType, id: `${agentId}_a2a`, url: `${base}${paths_js_1.A2A_PATH}`, jwks_uri }, { type: agentType, id: `${agentId}_a2a_base`, url: base, jwks_uri }];
+        const agents = [...own, ...parts.flatMap((p) => p.agents(base))];
+        return agents.length === 0 ? undefined : { agents };
     };
     return {
         baseUrl,
@@ -652,9 +1925,15 @@ function publication(keys, settings) {
         brandJsonUrl,
         brandJson,
         async wellKnown(path) {
-            const doc = path === paths_js_1.BRAND_JSON_PATH ? brandJson() : path === paths_js_1.JWKS_PATH ? await keys.jwks() : undefined;
-            return doc === undefined ? undefined : { status: 200, headers: { 'content-type': 'application/json', 'cache-control': CACHE }, body: JSON.stringify(doc) };
+            for (const part of parts) {
+                const served = await part.wellKnown(path, baseUrl());
+                if (served !== undefined)
+                    return served;
+            }
+            const doc = path === paths_js_1.BRAND_JSON_PATH ? brandJson() : path === paths_js_1.JWKS_PATH ? await keys?.jwks() : undefined;
+            return doc === undefined ? undefined : jsonDocument(doc);
         },
+        contribute: (part) => void parts.push(part),
         capabilityPart(body, release) {
             if (release.fillable?.includes('identity.brand_json_url') !== true)
                 return;
@@ -667,6 +1946,9 @@ function publication(keys, settings) {
             body.identity = { ...identity, brand_json_url: url };
         },
     };
+}
+function jsonDocument(doc) {
+    return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': CACHE }, body: JSON.stringify(doc) };
 }
 function baseOf(url, what) {
     let u;
@@ -3065,6 +4347,32 @@ exports.SCHEMA = [
   )`,
     'CREATE INDEX IF NOT EXISTS adcp_request_replay_keyid ON adcp_request_replay (keyid, expires_at)',
     'CREATE INDEX IF NOT EXISTS adcp_request_replay_expires ON adcp_request_replay (expires_at)',
+    `CREATE TABLE IF NOT EXISTS adcp_governance_tokens (
+    iss TEXT NOT NULL,
+    aud TEXT NOT NULL,
+    jti TEXT NOT NULL,
+    sub TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    caller TEXT NOT NULL,
+    task TEXT NOT NULL,
+    payload_hash TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    token TEXT NOT NULL,
+    done INTEGER NOT NULL,
+    media_buy_id TEXT,
+    expires_at BIGINT NOT NULL,
+    accepted_at BIGINT NOT NULL,
+    retain_until BIGINT NOT NULL,
+    PRIMARY KEY (iss, aud, jti)
+  )`,
+    'CREATE INDEX IF NOT EXISTS adcp_governance_tokens_media_buy ON adcp_governance_tokens (aud, media_buy_id)',
+    'CREATE INDEX IF NOT EXISTS adcp_governance_tokens_retain ON adcp_governance_tokens (retain_until)',
+    `CREATE TABLE IF NOT EXISTS adcp_governance_revocations (
+    kind TEXT NOT NULL,
+    value TEXT NOT NULL,
+    revoked_at BIGINT NOT NULL,
+    PRIMARY KEY (kind, value)
+  )`,
 ];
 
   },

@@ -1,4 +1,5 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './a2a-types.js';
+import type { GovernanceAuthorization, GovernanceIssuer, GovernanceOptions } from './governance-types.js';
 import type { AuthPrincipal, HttpHandler, HttpOptions, RunningServer, ServeOptions } from './http-types.js';
 import type { CallTrace, Logger } from './ops-types.js';
 import type { IdempotencyOptions, StoreOption, TaskOptions } from './service-types.js';
@@ -55,6 +56,12 @@ export interface AgentOptions {
    * `process.emitWarning` and calls are not logged.
    */
   logger?: Logger | false;
+  /**
+   * Signed governance (docs/governance.md): the key and issuer a governance agent signs `governance_context` with, and
+   * for a service whose profile advertises `adcp.governance_enforcement`, who its buyers are and how it prices and
+   * prepares each governed task.
+   */
+  governance?: GovernanceOptions;
 }
 
 /** Per-call information from the transport (auth, request id …), passed through to the handler. */
@@ -70,6 +77,8 @@ export interface CallContext {
   signal?: AbortSignal;
   /** The caller's trace context (`traceparent`, `tracestate`, `x-request-id`): the call's spans and log line continue it. */
   trace?: CallTrace;
+  /** On an enforced task: the verified governance authorization the call runs under (docs/governance.md). */
+  governance?: GovernanceAuthorization;
   [key: string]: unknown;
 }
 
@@ -263,4 +272,10 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
    * Undefined for any other path, and for a document the agent has none of (no public URL known, no key).
    */
   wellKnown(path: string): Promise<WellKnownDocument | undefined>;
+  /**
+   * A governance agent's issuing of signed `governance_context` tokens (present when the profile serves
+   * `check_governance` or a governance key is configured): its key and publication beside the agent's other keys,
+   * `/.well-known/governance-jwks.json` and the signed revocation list.
+   */
+  readonly governance?: GovernanceIssuer;
 }

@@ -1,4 +1,5 @@
 import type { AnyToolHandler, CallContext, CallToolResult, HandlerContext, ToolHandler } from '../api/agent-types.js';
+import type { GovernanceAuthorization } from '../api/governance-types.js';
 import type { AppliedNormalization } from '../artifacts/contract.js';
 import type { ProfileRelease } from '../artifacts/profile.js';
 import type { Served, ToolSlots } from '../artifacts/served.js';
@@ -65,6 +66,8 @@ export class Call {
   requestId: string | undefined;
   /** Why the call's push_notification_config could not be honoured (push-config): `ctx.task()` refuses with it. */
   pushUnusable: AdcpError | undefined;
+  /** The governance authorization the call runs under (governance): the handler's `ctx.governance`. */
+  governance: GovernanceAuthorization | undefined;
   /** Hooks run on the way out (idempotency completes or releases its claim). */
   readonly onAnswer: OnAnswer[] = [];
 
@@ -101,6 +104,7 @@ export class Call {
       release: this.release.key,
       mode: this.served.mode,
       ...this.applied,
+      ...(this.governance !== undefined ? { governance: this.governance } : {}),
       ...(this.plan !== undefined ? { requestIndex: this.plan.requestIndex } : {}),
       task: async (options) => {
         const refused = this.pushUnusable ?? missingOperationId(this);

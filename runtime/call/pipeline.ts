@@ -5,6 +5,7 @@ import { convertDown } from './convert-down.js';
 import { credentials } from './credentials.js';
 import { convertUp } from './convert-up.js';
 import { envelope } from './envelope.js';
+import { governance } from './governance.js';
 import { handle } from './handle.js';
 import { idempotency } from './idempotency.js';
 import { mergeItems } from './merge-items.js';
@@ -19,7 +20,7 @@ import { watchCall, type CallWatch } from '../ops/call-watch.js';
  * A call, stage by stage (docs/runtime.md): each stage reads what earlier ones found on the Call and either answers,
  * ending the call, or goes on. A protocol service is a stage here, never a branch inside another.
  */
-export const STAGES: readonly Stage[] = [admit, read, admitArgs, credentials, select, parse, pushConfig, idempotency, convertUp, authorize, handle, convertDown, mergeItems, envelope, verify];
+export const STAGES: readonly Stage[] = [admit, read, admitArgs, credentials, select, parse, pushConfig, idempotency, convertUp, governance, authorize, handle, convertDown, mergeItems, envelope, verify];
 
 /**
  * Runs the stages, then the answer hooks they registered (last first), and returns the call's answer; watched

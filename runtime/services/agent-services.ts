@@ -14,6 +14,10 @@ import { announceCapabilities } from './notifications/announce.js';
 import { endpointProof } from './notifications/prove.js';
 import { subscribers, type Subscribers } from './notifications/subscribers.js';
 import { syncAgentNotificationConfigs } from './notifications/sync-configs.js';
+import type { GovernanceEnforcement } from './governance/enforce.js';
+import { governanceEnforcement } from './governance/enforce.js';
+import { enforcementSettings } from './governance/settings.js';
+import { governanceServices, type GovernanceServices } from './governance/setup.js';
 import { durableA2AStore, type DurableA2AOptions, type DurableA2AStore } from './tasks/a2a-tasks.js';
 import { taskEffects } from './tasks/effects.js';
 import { taskResult } from './tasks/result.js';
@@ -50,6 +54,10 @@ export interface AgentServices {
    * signs nothing (no `webhook_signing` in its profile, no webhooks option, no key configured).
    */
   readonly signing?: SignedWebhooks;
+  /** Signed governance: issuing `governance_context` (a governance agent), and its publication when it signs nothing else. */
+  readonly governance: GovernanceServices;
+  /** Present when the profile advertises `adcp.governance_enforcement`: the governed tasks' gate (call/governance.ts). */
+  readonly governanceEnforcement?: GovernanceEnforcement;
   /** The outbox (Agent.webhooks); when it is off, enqueueing rejects and a push registration is refused. */
   readonly webhooks: AgentWebhooks;
   /**
@@ -92,10 +100,19 @@ export function agentServices(served: Served, options: AgentOptions, log: Runtim
   const webhooks = signing?.outbox ?? outboxOff(served.name);
   const capabilities = runtimeCapabilities();
   if (signing !== undefined) capabilities.add(signing.publication.capabilityPart);
+  const governance: GovernanceServices = issuesGovernance(served, options) ? governanceServices(served, options, storeOf, signing) : {};
+  let listeningBase: string | undefined;
+  // The service's canonical URL (tokens' `aud`): configured, else its MCP URL.
+  const audience = (): string | undefined => {
+    const base = options.publicUrl ?? nonEmpty(process.env.ADCP_PUBLIC_URL) ?? listeningBase;
+    return options.governance?.audience ?? nonEmpty(process.env.ADCP_GOVERNANCE_AUDIENCE) ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/mcp`);
+  };
+  const governanceEnforcing = declaresEnforcement(served) ? governanceEnforcement(enforcementSettings(served, options, settings.replay !== undefined, log), storeOf(), options.governance ?? {}, audience) : undefined;
+  if (governance.publication !== undefined) capabilities.add(governance.publication.capabilityPart);
   // Made at start, so a misconfigured verifier fails the start; the profile's block is read here, not in signing/
   // (loaded on demand), so an agent that verifies nothing never loads it.
   const requestSignatures = verifiesRequests(served, options) ? profileRequestVerifier(served, options.signing?.requests, storeOf()) : undefined;
-  const keepsState = settings.replay !== undefined || settings.notifications || signing !== undefined || requestSignatures !== undefined;
+  const keepsState = settings.replay !== undefined || settings.notifications || signing !== undefined || requestSignatures !== undefined || governance.issuing !== undefined || governanceEnforcing !== undefined;
   // capabilities.changed, once per process, when the agent offers notifications and knows its URL (agent_url).
   const announce = (): Promise<unknown> | undefined => {
     const version = (served.releases[0]!.capabilities.adcp as { capability_changes?: { capabilities_version?: unknown } } | undefined)?.capability_changes?.capabilities_version;
@@ -143,12 +160,15 @@ export function agentServices(served: Served, options: AgentOptions, log: Runtim
     },
     handlerTimeoutMs: settings.handlerTimeoutMs,
     signing,
+    governance,
+    governanceEnforcement: governanceEnforcing,
     requestSignatures,
     webhooks,
     vetPush: async (config) => (signing?.outbox === undefined ? { unusable: (await webhooks.checkPushConfig(config))! } : signing.outbox.vetPushConfig(config)),
     a2aTaskStore: (bounds) => (a2a ??= durableA2AStore(storeOf(), bounds)),
     listening(url, a2a) {
-      signing?.publication.useListeningUrl(url, a2a);
+      (signing?.publication ?? governance.publication)?.useListeningUrl(url, a2a);
+      listeningBase = url;
       announce()?.catch((e: unknown) => log.warn('announce_failed', `adcp-codegen: ${served.name}: capabilities.changed could not be announced: ${String(e)}`));
     },
     log,
@@ -160,6 +180,7 @@ export function agentServices(served: Served, options: AgentOptions, log: Runtim
       health?.stopped(false);
       if (keepsState) await storeOf().open();
       await signing?.ready();
+      await governance.issuing?.ready(signing?.keys);
       await announce();
       // The SDK's verifier takes most of a second to load: off the start, before the first signed request needs it.
       if (requestSignatures !== undefined) preloadSigningSdk();
@@ -176,6 +197,21 @@ export function agentServices(served: Served, options: AgentOptions, log: Runtim
 /** Whether the agent verifies signed requests: its profile advertises `request_signing.supported`, or it is configured. */
 function verifiesRequests(served: Served, options: AgentOptions): boolean {
   return (served.releases[0]!.capabilities.request_signing as { supported?: unknown } | undefined)?.supported === true || options.signing?.requests !== undefined;
+}
+
+/** Whether the profile advertises governance enforcement (read at every start; the governance modules load only then). */
+function declaresEnforcement(served: Served): boolean {
+  const tasks = (served.releases[0]!.capabilities.adcp as { governance_enforcement?: { tasks?: unknown } } | undefined)?.governance_enforcement?.tasks;
+  return Array.isArray(tasks) && tasks.length > 0;
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === '' ? undefined : v;
+}
+
+/** Whether the agent issues governance tokens: its profile serves check_governance, or a governance key is configured. */
+function issuesGovernance(served: Served, options: AgentOptions, env: NodeJS.ProcessEnv = process.env): boolean {
+  return served.releases.some((r) => r.tools.includes('check_governance')) || options.governance?.key !== undefined || !!env.ADCP_GOVERNANCE_KEY || !!env.ADCP_GOVERNANCE_KEY_FILE;
 }
 
 /** Whether the agent signs: its profile advertises `webhook_signing`, or its options enable webhooks or name a key. */

@@ -132,4 +132,38 @@ export const SCHEMA: readonly string[] = [
   )`,
   'CREATE INDEX IF NOT EXISTS adcp_request_replay_keyid ON adcp_request_replay (keyid, expires_at)',
   'CREATE INDEX IF NOT EXISTS adcp_request_replay_expires ON adcp_request_replay (expires_at)',
+  // Signed governance (services/governance/): every governance_context token a governed call accepted, one row per
+  // (iss, aud, jti) — the `jti` replay set every instance sharing the store consults (checklist step 15), and the
+  // seller's record of the authorizations it acted on (jti, iss, aud, sub, phase, when). A retry of the same request
+  // (same caller, task and payload hash, its idempotency claim released) may present the token again until the call
+  // it authorized succeeds (`done`); `media_buy_id` links a later lifecycle token of the same action to its `sub`.
+  // Kept until `retain_until`, then swept.
+  `CREATE TABLE IF NOT EXISTS adcp_governance_tokens (
+    iss TEXT NOT NULL,
+    aud TEXT NOT NULL,
+    jti TEXT NOT NULL,
+    sub TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    caller TEXT NOT NULL,
+    task TEXT NOT NULL,
+    payload_hash TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    token TEXT NOT NULL,
+    done INTEGER NOT NULL,
+    media_buy_id TEXT,
+    expires_at BIGINT NOT NULL,
+    accepted_at BIGINT NOT NULL,
+    retain_until BIGINT NOT NULL,
+    PRIMARY KEY (iss, aud, jti)
+  )`,
+  'CREATE INDEX IF NOT EXISTS adcp_governance_tokens_media_buy ON adcp_governance_tokens (aud, media_buy_id)',
+  'CREATE INDEX IF NOT EXISTS adcp_governance_tokens_retain ON adcp_governance_tokens (retain_until)',
+  // What a governance agent has revoked (services/governance/revocations.ts): a `jti` (one decision rescinded) or a
+  // `kid` (every token ever signed under it), published in its signed revocation list.
+  `CREATE TABLE IF NOT EXISTS adcp_governance_revocations (
+    kind TEXT NOT NULL,
+    value TEXT NOT NULL,
+    revoked_at BIGINT NOT NULL,
+    PRIMARY KEY (kind, value)
+  )`,
 ];

@@ -11,3 +11,7 @@ export const JWKS_PATH = '/.well-known/jwks.json';
 /** Liveness and readiness (transports/http/health.ts), public. */
 export const HEALTHZ_PATH = '/healthz';
 export const READYZ_PATH = '/readyz';
+/** A governance agent's `governance_context` keys: a JWKS of their own, apart from the request-signing keys. */
+export const GOVERNANCE_JWKS_PATH = '/.well-known/governance-jwks.json';
+/** A governance agent's signed revocation list, at the origin of its tokens' `iss` (security.mdx, Revocation). */
+export const GOVERNANCE_REVOCATIONS_PATH = '/.well-known/governance-revocations.json';

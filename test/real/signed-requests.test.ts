@@ -223,7 +223,9 @@ test("the sandbox seller pre-configured from the runner contract (examples/signi
   symlinkSync(join(repoRoot, 'node_modules'), join(work, 'node_modules'), 'dir');
   await generate({ config: join(work, 'adcp-codegen.config.json'), logger: silentLogger });
   const { loadProfile } = await setAt(join(work, 'generated'));
-  const agent = await loadProfile('guaranteed-publisher-sandbox-signed' as never, { store: { stateDir: tempDir() }, signing: { requests } });
+  // The profile enforces signed governance on create_media_buy: the seller's side of it, as seller-agent.js gives it.
+  const { createSellerGovernance } = (await import(pathToFileURL(join(repoRoot, 'examples/seller/governance.js')).href)) as { createSellerGovernance(): { options: never } };
+  const agent = await loadProfile('guaranteed-publisher-sandbox-signed' as never, { store: { stateDir: tempDir() }, signing: { requests }, governance: createSellerGovernance().options });
   const verifier = agent.requestSignatures!;
   const signers = vectorSigners(dir);
   const url = 'http://127.0.0.1:3000/mcp';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { agentPackage } from '../../artifacts/packages.js';
+import { canonicalJson } from '../jcs.js';
 
 /**
  * Payload equivalence (security.mdx, "Payload equivalence"): SHA-256 of the RFC 8785 (JCS) canonical form of the
@@ -11,13 +11,8 @@ import { agentPackage } from '../../artifacts/packages.js';
 /** The top-level fields outside the hash. The list is closed: the spec forbids extending it. */
 const EXCLUDED = ['idempotency_key', 'governance_context'] as const;
 
-type Canonicalize = (value: unknown) => string | undefined;
-let canonicalize: Canonicalize | undefined;
-
 export function payloadHash(args: Record<string, unknown>): string {
-  canonicalize ??= agentPackage<Canonicalize>('canonicalize', 'idempotency (RFC 8785 payload hashing)');
-  const text = canonicalize(hashed(args));
-  if (text === undefined) throw new Error('the request has no canonical JSON form');
+  const text = canonicalJson(hashed(args), 'idempotency (RFC 8785 payload hashing)');
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 

@@ -25,6 +25,12 @@ export interface KeyPair {
 /** AdCP 3.2 signs webhooks with the agent's request-signing key (security.mdx, Webhook callbacks: Key publication). */
 export const ADCP_USE = 'request-signing';
 
+/**
+ * A key's purpose (`adcp_use`): AdCP forbids cross-purpose reuse, so every key is made, checked and published for one —
+ * the request-signing key webhooks are signed with, or a governance agent's `governance_context` key.
+ */
+export type AdcpUse = 'request-signing' | 'governance-signing';
+
 const CURVES = {
   Ed25519: { kty: 'OKP', alg: 'EdDSA', sign: 'ed25519', members: ['x'] },
   'P-256': { kty: 'EC', alg: 'ES256', sign: 'ecdsa-p256-sha256', members: ['x', 'y'] },
@@ -38,9 +44,9 @@ const KID = /^[\x21-\x7e]{1,128}$/;
  * given) are those of its private one, and whose stated `alg`, `use`, `key_ops` and `adcp_use` do not contradict the
  * use it is put to. Throws an Error naming `source` and the problem.
  */
-export function configuredKey(jwk: unknown, source: string): KeyPair {
+export function configuredKey(jwk: unknown, source: string, purpose: AdcpUse = ADCP_USE): KeyPair {
   const fail = (problem: string): never => {
-    throw new Error(`adcp-codegen: the signing key in ${source} ${problem}`);
+    throw new Error(`adcp-codegen: the ${purpose === ADCP_USE ? 'signing' : 'governance signing'} key in ${source} ${problem}`);
   };
   if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk)) return fail('is not a JWK (a JSON object)');
   const k = jwk as Record<string, unknown>;
@@ -52,7 +58,7 @@ export function configuredKey(jwk: unknown, source: string): KeyPair {
   if (k.alg !== undefined && k.alg !== curve.alg) return fail(`(kid ${kid}) states alg ${JSON.stringify(k.alg)}; a ${k.crv} key signs ${curve.alg}`);
   if (k.use !== undefined && k.use !== 'sig') return fail(`(kid ${kid}) states use ${JSON.stringify(k.use)}, not "sig"`);
   if (k.key_ops !== undefined && !(Array.isArray(k.key_ops) && k.key_ops.includes('sign'))) return fail(`(kid ${kid}) states key_ops without "sign"`);
-  if (k.adcp_use !== undefined && k.adcp_use !== ADCP_USE) return fail(`(kid ${kid}) states adcp_use ${JSON.stringify(k.adcp_use)}; webhooks are signed with the agent's "${ADCP_USE}" key`);
+  if (k.adcp_use !== undefined && k.adcp_use !== purpose) return fail(`(kid ${kid}) states adcp_use ${JSON.stringify(k.adcp_use)}; it is used as the agent's "${purpose}" key, and AdCP forbids one key for two purposes`);
   for (const m of curve.members) if (typeof k[m] !== 'string') return fail(`(kid ${kid}) has no public member ${m} (a ${k.crv} JWK states it)`);
   let derived: Record<string, unknown>;
   try {
@@ -63,34 +69,34 @@ export function configuredKey(jwk: unknown, source: string): KeyPair {
   }
   // node:crypto derives the public half from d: one stated otherwise would publish a key that verifies nothing.
   for (const m of curve.members) if (k[m] !== derived[m]) return fail(`(kid ${kid}) has a public ${m} that is not its private key's`);
-  return pairOf(kid, curve, { ...Object.fromEntries(curve.members.map((m) => [m, derived[m]])), d: k.d });
+  return pairOf(kid, curve, { ...Object.fromEntries(curve.members.map((m) => [m, derived[m]])), d: k.d }, purpose);
 }
 
-/** A fresh Ed25519 key pair (node:crypto), under a kid of its own: a sandbox agent's development key. */
-export function developmentKey(): { kid: string; privateJwk: Record<string, unknown> } {
+/** A fresh Ed25519 key pair (node:crypto), under a kid of its own: a sandbox agent's development key for `purpose`. */
+export function developmentKey(purpose: AdcpUse = ADCP_USE): { kid: string; privateJwk: Record<string, unknown> } {
   const { privateKey } = generateKeyPairSync('ed25519');
   const jwk = privateKey.export({ format: 'jwk' }) as Record<string, unknown>;
-  const kid = `adcp-dev-${randomBytes(6).toString('hex')}`;
-  return { kid, privateJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, d: jwk.d, kid, alg: 'EdDSA', use: 'sig', key_ops: ['sign'], adcp_use: ADCP_USE } };
+  const kid = `adcp-${purpose === ADCP_USE ? 'dev' : 'gov-dev'}-${randomBytes(6).toString('hex')}`;
+  return { kid, privateJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, d: jwk.d, kid, alg: 'EdDSA', use: 'sig', key_ops: ['sign'], adcp_use: purpose } };
 }
 
 /** A key the agent itself stored (its development key), read back. */
-export function storedKey(privateJwk: string, where: string): KeyPair {
+export function storedKey(privateJwk: string, where: string, purpose: AdcpUse = ADCP_USE): KeyPair {
   let jwk: unknown;
   try {
     jwk = JSON.parse(privateJwk);
   } catch {
     throw new Error(`adcp-codegen: the development signing key in ${where} is not JSON; delete its row in adcp_signing_keys and restart`);
   }
-  return configuredKey(jwk, where);
+  return configuredKey(jwk, where, purpose);
 }
 
-function pairOf(kid: string, curve: (typeof CURVES)[keyof typeof CURVES], material: Record<string, unknown>): KeyPair {
+function pairOf(kid: string, curve: (typeof CURVES)[keyof typeof CURVES], material: Record<string, unknown>, purpose: AdcpUse): KeyPair {
   const { d, ...pub } = material;
   const head = { kty: curve.kty, crv: curve === CURVES.Ed25519 ? 'Ed25519' : 'P-256' };
   return {
     kid,
-    signer: { keyid: kid, alg: curve.sign, privateKey: { ...head, ...pub, d, kid, alg: curve.alg, use: 'sig', key_ops: ['sign'], adcp_use: ADCP_USE } },
-    publicJwk: { ...head, ...pub, kid, alg: curve.alg, use: 'sig', key_ops: ['verify'], adcp_use: ADCP_USE },
+    signer: { keyid: kid, alg: curve.sign, privateKey: { ...head, ...pub, d, kid, alg: curve.alg, use: 'sig', key_ops: ['sign'], adcp_use: purpose } },
+    publicJwk: { ...head, ...pub, kid, alg: curve.alg, use: 'sig', key_ops: ['verify'], adcp_use: purpose },
   };
 }

@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
 import type { SigningOptions } from '../../api/signing-types.js';
 import type { Store } from '../../stores/open.js';
-import { configuredKey, developmentKey, storedKey, type KeyPair, type PublicJwk } from './key-material.js';
+import { ADCP_USE, configuredKey, developmentKey, storedKey, type AdcpUse, type KeyPair, type PublicJwk } from './key-material.js';
 
 /**
- * The agent's signing key: the deployment's own (AgentOptions.signing.key, else `ADCP_SIGNING_KEY` holding the
- * private JWK as JSON, else `ADCP_SIGNING_KEY_FILE` naming a file holding it), never anything from the generated set;
- * without one, a sandbox agent's development key, made once in the store (`adcp_signing_keys`, row `development`)
- * so every instance sharing the store signs with the same key and publishes it; a production agent has none.
+ * The agent's signing key for one purpose: the deployment's own (the option, else the purpose's environment variable
+ * holding the private JWK as JSON, else its `…_FILE` variable naming a file holding it), never anything from the
+ * generated set; without one, a sandbox agent's development key, made once in the store (`adcp_signing_keys`, one row
+ * per purpose) so every instance sharing the store signs with the same key and publishes it; a production agent has
+ * none. Purposes: the request-signing key webhooks are signed with (`AgentOptions.signing.key`, `ADCP_SIGNING_KEY`,
+ * row `development`), and a governance agent's `governance_context` key (`AgentOptions.governance.key`,
+ * `ADCP_GOVERNANCE_KEY`, row `governance`).
  */
 export interface SigningKeys {
   /** Whether the deployment configured a key (option or environment). */
@@ -24,34 +27,52 @@ export interface KeySettings {
   readonly sandbox: boolean;
   readonly option?: SigningOptions['key'];
   readonly env?: NodeJS.ProcessEnv;
+  /** What the key signs (default: requests and webhooks). */
+  readonly purpose?: KeyPurpose;
 }
 
-/** The environment variables a key is configured by. */
-type KeyEnv = { readonly ADCP_SIGNING_KEY?: string; readonly ADCP_SIGNING_KEY_FILE?: string };
+/** Where a purpose's key is configured and kept. */
+export interface KeyPurpose {
+  readonly adcpUse: AdcpUse;
+  /** The option naming it, for messages. */
+  readonly option: string;
+  /** The environment variables holding the JWK, and naming a file holding it. */
+  readonly env: readonly [string, string];
+  /** Its development key's row in `adcp_signing_keys`. */
+  readonly row: string;
+  /** What messages call it. */
+  readonly what: string;
+}
 
-const DEVELOPMENT = 'development';
+export const REQUEST_SIGNING: KeyPurpose = { adcpUse: ADCP_USE, option: 'AgentOptions.signing.key', env: ['ADCP_SIGNING_KEY', 'ADCP_SIGNING_KEY_FILE'], row: 'development', what: 'signing key' };
+export const GOVERNANCE_SIGNING: KeyPurpose = { adcpUse: 'governance-signing', option: 'AgentOptions.governance.key', env: ['ADCP_GOVERNANCE_KEY', 'ADCP_GOVERNANCE_KEY_FILE'], row: 'governance', what: 'governance-signing key' };
+
+/** The environment variables a key is configured by: the JWK, and the file holding it. */
+type KeyEnv = { readonly key?: string; readonly file?: string };
+
 const READ = 'SELECT kid, private_jwk FROM adcp_signing_keys WHERE name = $1';
 const CREATE = 'INSERT INTO adcp_signing_keys (name, kid, private_jwk, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING';
 
-/** Whether a key is configured for this agent (the option or either environment variable). */
-export function keyConfigured(option: SigningOptions['key'] | undefined, env: KeyEnv = process.env): boolean {
-  return option !== undefined || nonEmpty(env.ADCP_SIGNING_KEY) || nonEmpty(env.ADCP_SIGNING_KEY_FILE);
+/** Whether a key is configured for this purpose (the option or either environment variable). */
+export function keyConfigured(option: SigningOptions['key'] | undefined, env: NodeJS.ProcessEnv = process.env, purpose: KeyPurpose = REQUEST_SIGNING): boolean {
+  return option !== undefined || nonEmpty(env[purpose.env[0]]) || nonEmpty(env[purpose.env[1]]);
 }
 
 export function signingKeys(store: Store, settings: KeySettings): SigningKeys {
+  const purpose = settings.purpose ?? REQUEST_SIGNING;
   // Read once, when the agent is made: what configured it is what it keeps.
-  const { ADCP_SIGNING_KEY, ADCP_SIGNING_KEY_FILE } = settings.env ?? process.env;
-  const env = { ADCP_SIGNING_KEY, ADCP_SIGNING_KEY_FILE };
-  const configured = keyConfigured(settings.option, env);
+  const all = settings.env ?? process.env;
+  const env: KeyEnv = { key: all[purpose.env[0]], file: all[purpose.env[1]] };
+  const configured = keyConfigured(settings.option, all, purpose);
   let pending: Promise<KeyPair> | undefined;
   const resolve = async (): Promise<KeyPair> => {
-    if (configured) return readConfigured(settings.option, env);
+    if (configured) return readConfigured(settings.option, env, purpose);
     if (!settings.sandbox) {
       throw new Error(
-        `adcp-codegen: ${settings.profile} has no signing key: set ADCP_SIGNING_KEY_FILE (a file holding a private Ed25519 or P-256 JWK with a kid) or AgentOptions.signing.key; only a sandbox agent makes its own`,
+        `adcp-codegen: ${settings.profile} has no ${purpose.what}: set ${purpose.env[1]} (a file holding a private Ed25519 or P-256 JWK with a kid) or ${purpose.option}; only a sandbox agent makes its own`,
       );
     }
-    return developmentPair(store);
+    return developmentPair(store, purpose);
   };
   const pair = (): Promise<KeyPair> => {
     pending ??= resolve();
@@ -69,14 +90,15 @@ export function signingKeys(store: Store, settings: KeySettings): SigningKeys {
   };
 }
 
-function readConfigured(option: SigningOptions['key'] | undefined, env: KeyEnv): KeyPair {
+function readConfigured(option: SigningOptions['key'] | undefined, env: KeyEnv, purpose: KeyPurpose): KeyPair {
+  const [keyVar, fileVar] = purpose.env;
   if (option !== undefined) {
     const file = (option as { file?: unknown }).file;
-    if (typeof file === 'string' && !('kty' in option)) return configuredKey(readJson(file, 'AgentOptions.signing.key.file'), `the file ${file}`);
-    return configuredKey(option, 'AgentOptions.signing.key');
+    if (typeof file === 'string' && !('kty' in option)) return configuredKey(readJson(file, `${purpose.option}.file`), `the file ${file}`, purpose.adcpUse);
+    return configuredKey(option, purpose.option, purpose.adcpUse);
   }
-  if (nonEmpty(env.ADCP_SIGNING_KEY)) return configuredKey(parse(env.ADCP_SIGNING_KEY, 'ADCP_SIGNING_KEY'), 'ADCP_SIGNING_KEY');
-  return configuredKey(readJson(env.ADCP_SIGNING_KEY_FILE!, 'ADCP_SIGNING_KEY_FILE'), `ADCP_SIGNING_KEY_FILE (${env.ADCP_SIGNING_KEY_FILE})`);
+  if (nonEmpty(env.key)) return configuredKey(parse(env.key, keyVar), keyVar, purpose.adcpUse);
+  return configuredKey(readJson(env.file!, fileVar), `${fileVar} (${env.file})`, purpose.adcpUse);
 }
 
 function readJson(file: string, what: string): unknown {
@@ -99,16 +121,16 @@ function parse(text: string, what: string): unknown {
 }
 
 /** The store's development key, made by the first instance to need it (the insert that wins is every instance's key). */
-async function developmentPair(store: Store): Promise<KeyPair> {
+async function developmentPair(store: Store, purpose: KeyPurpose): Promise<KeyPair> {
   const sql = await store.open();
-  let row = (await sql.query(READ, [DEVELOPMENT])).rows[0];
+  let row = (await sql.query(READ, [purpose.row])).rows[0];
   if (row === undefined) {
-    const made = developmentKey();
-    await sql.query(CREATE, [DEVELOPMENT, made.kid, JSON.stringify(made.privateJwk), Date.now()]);
-    row = (await sql.query(READ, [DEVELOPMENT])).rows[0];
-    if (row === undefined) throw new Error(`adcp-codegen: ${sql.where}: the development signing key was not stored`);
+    const made = developmentKey(purpose.adcpUse);
+    await sql.query(CREATE, [purpose.row, made.kid, JSON.stringify(made.privateJwk), Date.now()]);
+    row = (await sql.query(READ, [purpose.row])).rows[0];
+    if (row === undefined) throw new Error(`adcp-codegen: ${sql.where}: the development ${purpose.what} was not stored`);
   }
-  return storedKey(String(row.private_jwk), `${sql.where} (adcp_signing_keys)`);
+  return storedKey(String(row.private_jwk), `${sql.where} (adcp_signing_keys)`, purpose.adcpUse);
 }
 
 function nonEmpty(v: string | undefined): v is string {

@@ -14,6 +14,15 @@ import { A2A_PATH, BRAND_JSON_PATH, JWKS_PATH, MCP_PATH } from '../../wire/paths
  * capability.
  */
 
+/**
+ * What another service adds to the agent's publication: its own brand.json `agents[]` entries and documents (a
+ * governance agent's issuer entry, governance JWKS and revocation list), given the public base URL.
+ */
+export interface PublicationPart {
+  agents(base: string): Record<string, unknown>[];
+  wellKnown(path: string, base: string | undefined): Promise<WellKnownDocument | undefined> | undefined;
+}
+
 export interface Publication {
   /** The public base URL (`https://seller.example`, no trailing slash), when configured or told by the entry. */
   baseUrl(): string | undefined;
@@ -31,6 +40,8 @@ export interface Publication {
   wellKnown(path: string): Promise<WellKnownDocument | undefined>;
   /** The capability part filling in `identity.brand_json_url` where a release declares it and the profile does not. */
   readonly capabilityPart: CapabilityPart;
+  /** Adds another service's entries and documents. */
+  contribute(part: PublicationPart): void;
 }
 
 export interface PublicationSettings {
@@ -46,7 +57,8 @@ const AGENT_TYPES: Readonly<Record<string, string>> = { media_buy: 'sales', sign
 /** Verifiers cache a JWKS at most 30 min and refetch on an unknown kid: five minutes keeps a rotation visible soon. */
 const CACHE = 'public, max-age=300';
 
-export function publication(keys: SigningKeys, settings: PublicationSettings): Publication {
+/** `keys`: the agent's request-signing keys, or undefined for an agent that signs no requests or webhooks. */
+export function publication(keys: SigningKeys | undefined, settings: PublicationSettings): Publication {
   const env = settings.env ?? process.env;
   const configured = settings.publicUrl ?? nonEmpty(env.ADCP_PUBLIC_URL);
   const configuredBase = configured === undefined ? undefined : baseOf(configured, settings.publicUrl !== undefined ? 'AgentOptions.publicUrl' : 'ADCP_PUBLIC_URL');
@@ -57,6 +69,7 @@ export function publication(keys: SigningKeys, settings: PublicationSettings): P
   const agentType = settings.options?.agentType ?? settings.protocols.map((p) => AGENT_TYPES[p]).find((t) => t !== undefined) ?? 'sales';
   let listening: string | undefined;
   let a2a = true;
+  const parts: PublicationPart[] = [];
   const baseUrl = (): string | undefined => configuredBase ?? listening;
   const brandJsonUrl = (): string | undefined => {
     const url = brandOverride ?? (baseUrl() === undefined ? undefined : `${baseUrl()}${BRAND_JSON_PATH}`);
@@ -68,8 +81,9 @@ export function publication(keys: SigningKeys, settings: PublicationSettings): P
     if (base === undefined) return undefined;
     const jwks_uri = `${base}${JWKS_PATH}`;
     const mcp = { type: agentType, id: agentId, url: `${base}${MCP_PATH}`, jwks_uri };
-    if (!a2a) return { agents: [mcp] };
-    return { agents: [mcp, { type: agentType, id: `${agentId}_a2a`, url: `${base}${A2A_PATH}`, jwks_uri }, { type: agentType, id: `${agentId}_a2a_base`, url: base, jwks_uri }] };
+    const own = keys === undefined ? [] : !a2a ? [mcp] : [mcp, { type: agentType, id: `${agentId}_a2a`, url: `${base}${A2A_PATH}`, jwks_uri }, { type: agentType, id: `${agentId}_a2a_base`, url: base, jwks_uri }];
+    const agents = [...own, ...parts.flatMap((p) => p.agents(base))];
+    return agents.length === 0 ? undefined : { agents };
   };
   return {
     baseUrl,
@@ -81,10 +95,14 @@ export function publication(keys: SigningKeys, settings: PublicationSettings): P
     brandJsonUrl,
     brandJson,
     async wellKnown(path) {
-      const doc = path === BRAND_JSON_PATH ? brandJson() : path === JWKS_PATH ? await keys.jwks() : undefined;
-      // application/json, not application/jwk-set+json: AdCP's grader parses a body only under that content type.
-      return doc === undefined ? undefined : { status: 200, headers: { 'content-type': 'application/json', 'cache-control': CACHE }, body: JSON.stringify(doc) };
+      for (const part of parts) {
+        const served = await part.wellKnown(path, baseUrl());
+        if (served !== undefined) return served;
+      }
+      const doc = path === BRAND_JSON_PATH ? brandJson() : path === JWKS_PATH ? await keys?.jwks() : undefined;
+      return doc === undefined ? undefined : jsonDocument(doc);
     },
+    contribute: (part) => void parts.push(part),
     capabilityPart(body: Record<string, unknown>, release: ProfileRelease) {
       if (release.fillable?.includes('identity.brand_json_url') !== true) return;
       const url = brandJsonUrl();
@@ -97,8 +115,16 @@ export function publication(keys: SigningKeys, settings: PublicationSettings): P
   };
 }
 
+/**
+ * A public JSON document as the entry serves it. application/json, not application/jwk-set+json: AdCP's grader parses
+ * a body only under that content type.
+ */
+export function jsonDocument(doc: unknown): WellKnownDocument {
+  return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': CACHE }, body: JSON.stringify(doc) };
+}
+
 /** A public base URL as given (buyers compare the agent's URL byte for byte), checked and without a trailing slash. */
-function baseOf(url: string, what: string): string {
+export function baseOf(url: string, what: string): string {
   let u: URL;
   try {
     u = new URL(url);
