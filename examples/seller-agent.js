@@ -20,10 +20,10 @@
  * pre-configures its verifier with AdCP's runner contract (signing-test-kit.js); agent.serve checks every request's
  * signature before anything else (docs/signing.md).
  */
-import { pathToFileURL } from 'node:url';
-import { generatedDir, loadGenerated, profileName } from './generated-set.js';
+import { runIfMain, startAgent } from './agent-entry.js';
 import { createSeller } from './seller/index.js';
-import { signingFromEnv } from './signing-test-kit.js';
+
+export { apiKeyAuthenticator } from './agent-entry.js';
 
 /**
  * The reference seller's handlers for a loaded profile: exactly the tools it serves.
@@ -35,49 +35,21 @@ export function createSellerHandlers(agent, options) {
   return createSeller(agent, options).handlers;
 }
 
-/**
- * The authenticator for an API key: `Authorization: Bearer <key>` authenticates as `principal`; no key, no
- * authentication.
- * @param {{ apiKeyAuth: typeof import('../generated/index.js').apiKeyAuth }} set the generated set's entry
- * @param {string | undefined} apiKey
- * @param {string} [principal]
- */
-export function apiKeyAuthenticator(set, apiKey, principal = 'buyer') {
-  return apiKey === undefined || apiKey === '' ? undefined : set.apiKeyAuth({ [apiKey]: { principal } });
-}
+/** @type {import('./agent-entry.js').AgentKind} */
+export const seller = {
+  title: 'reference seller',
+  profile: 'guaranteed-publisher',
+  handlers: (agent, options) => createSellerHandlers(agent, options.seller),
+};
 
 /**
- * Starts the agent; resolves to its MCP endpoint URL, its port, the loaded agent and a close function.
- * @param {{ port?: number, host?: string, mode?: 'production' | 'development', profile?: string, generated?: string,
- *   apiKey?: string, seller?: import('./seller/index.js').SellerOptions, signing?: import('../generated/index.js').SigningOptions,
- *   store?: import('../generated/index.js').AgentOptions['store'], tls?: import('../generated/index.js').ServeOptions['tls'] }} [options]
- *   `apiKey`: the Bearer key protected calls need (default ADCP_API_KEY; none: no authentication). `signing`: whose
- *   signed requests the agent accepts (default: the runner contract ADCP_SIGNING_TEST_KIT names, if any).
- *   `store`: where protocol state lives (default: DATABASE_URL, else ADCP_STATE_DIR). `tls`: serve HTTPS with this
- *   certificate and key (default: ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE, if set).
+ * Starts the seller; resolves to its MCP endpoint URL, its port, the loaded agent and a close function.
+ * @param {import('./agent-entry.js').StartOptions & { seller?: import('./seller/index.js').SellerOptions }} [options]
+ *   as every reference agent takes them (agent-entry.js), and `seller`: the seller's own options (accounts it already
+ *   holds, how long its IO review takes).
  */
-export async function startSellerAgent(options = {}) {
-  const set = await loadGenerated(options.generated ?? generatedDir);
-  const { loadProfile } = set;
-  const agent = await loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production', signing: options.signing ?? signingFromEnv(), store: options.store });
-  const served = await agent.serve(createSellerHandlers(agent, options.seller), {
-    port: options.port ?? 0,
-    host: options.host,
-    tls: options.tls,
-    authenticate: apiKeyAuthenticator(set, options.apiKey ?? process.env.ADCP_API_KEY),
-    mcp: { name: 'reference-seller' },
-    a2a: { card: { name: 'reference seller', description: `AdCP reference seller (${agent.name})` } },
-  });
-  return { ...served, agent };
+export function startSellerAgent(options = {}) {
+  return startAgent(seller, options);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const mode = process.env.ADCP_MODE === 'development' ? 'development' : 'production';
-  // A start that cannot happen (a DATABASE_URL out of reach, a busy port) is one line, not a stack.
-  const { url, agent } = await startSellerAgent({ port: Number(process.env.PORT ?? 3000), mode }).catch((/** @type {Error} */ e) => {
-    console.error(`AdCP reference seller: ${e.message}`);
-    process.exit(1);
-  });
-  const auth = process.env.ADCP_API_KEY ? 'Bearer ADCP_API_KEY required' : 'no authentication';
-  console.error(`AdCP reference seller (${agent.name}, ${mode}, AdCP ${agent.releases.join(' + ')}, ${auth}) serving MCP at ${url} and A2A at ${url.replace(/\/mcp$/, '/a2a')}`);
-}
+await runIfMain(seller, import.meta.url);

@@ -231,6 +231,37 @@ test('a forced submitted arm is a real task: answered submitted under the forced
   await agent.close();
 });
 
+test('provide_performance_feedback finds the buy among the caller\'s accounts (its request names none); another principal\'s buy is MEDIA_BUY_NOT_FOUND', async () => {
+  const { loadProfile } = await committedSet();
+  const agent = await loadProfile('guaranteed-publisher', { mode: 'development', store: 'memory' });
+  const handlers = await exampleHandlers(agent);
+  const call = async (tool: string, args: Record<string, unknown>, principal: string): Promise<Body> =>
+    JSON.parse((await agent.call(tool, args, (handlers as Record<string, unknown>)[tool] as never, { principal })).content[0]!.text as string) as Body;
+  // Booked under a natural key: the account is provisioned implicitly, as the caller's own.
+  const account = { brand: { domain: 'feedback.example' }, operator: 'feedback.example' };
+  const booked = await call('create_media_buy', buy({ account }), 'alice');
+  assert.ok(typeof booked.media_buy_id === 'string', JSON.stringify(booked));
+  const packageId = booked.packages[0].package_id as string;
+  // Schema-true for 3.0.6: no account field at all.
+  const feedback = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    idempotency_key: key(),
+    media_buy_id: booked.media_buy_id,
+    measurement_period: { start: '2026-01-01T00:00:00Z', end: '2026-01-08T00:00:00Z' },
+    performance_index: 1.2,
+    ...extra,
+  });
+  assert.ok(agent.validateRequest('provide_performance_feedback', feedback(), { release: '3.0' }).ok);
+  const first = await call('provide_performance_feedback', feedback({ package_id: packageId }), 'alice');
+  assert.is(first.success, true, JSON.stringify(first));
+  assert.is(code(await call('provide_performance_feedback', feedback(), 'mallory')), 'MEDIA_BUY_NOT_FOUND', 'another principal\'s buy is not there for it');
+  assert.is(code(await call('provide_performance_feedback', feedback({ media_buy_id: 'mb_never' }), 'alice')), 'MEDIA_BUY_NOT_FOUND');
+  const unknownPackage = await call('provide_performance_feedback', feedback({ package_id: 'pkg_nope' }), 'alice');
+  assert.equal([code(unknownPackage), unknownPackage.adcp_error?.field], ['PACKAGE_NOT_FOUND', 'package_id']);
+  const reversed = await call('provide_performance_feedback', feedback({ measurement_period: { start: '2026-02-01T00:00:00Z', end: '2026-01-01T00:00:00Z' } }), 'alice');
+  assert.equal([code(reversed), reversed.adcp_error?.field], ['INVALID_REQUEST', 'measurement_period']);
+  await agent.close();
+});
+
 test('the examples type-check (// @ts-check) against the committed set', () => {
   const r = spawnSync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', join(repoRoot, 'examples')], { encoding: 'utf8' });
   assert.is(r.status, 0, `${r.stdout}${r.stderr}`);

@@ -1,6 +1,6 @@
 // @ts-check
-import { atLeast } from './releases.js';
-import { reject } from './errors.js';
+import { atLeast } from '../common/releases.js';
+import { reject } from '../common/errors.js';
 
 /**
  * The seller's product catalog: its own inventory plus what the compliance controller seeds (seed_product,

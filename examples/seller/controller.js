@@ -1,6 +1,6 @@
 // @ts-check
 import { canMove, ACCOUNT_TRANSITIONS, CREATIVE_TRANSITIONS } from './lifecycle.js';
-import { Rejection } from './errors.js';
+import { Rejection } from '../common/errors.js';
 
 /**
  * comply_test_controller (docs/building/by-layer/L3/comply-test-controller.mdx): the sandbox-only tool AdCP's

@@ -4,10 +4,11 @@ import { createCatalog } from './catalog.js';
 import { createController } from './controller.js';
 import { createCreatives } from './creatives.js';
 import { createDelivery } from './delivery.js';
-import { answering } from './errors.js';
+import { createFeedback } from './feedback.js';
+import { answering } from '../common/errors.js';
 import { createMediaBuys } from './media-buys.js';
 import { createProducts } from './products.js';
-import { atLeast, perRelease } from './releases.js';
+import { atLeast, perRelease } from '../common/releases.js';
 
 /**
  * The reference seller: one in-memory publisher behind every tool of the `guaranteed-publisher` profiles, served from
@@ -18,7 +19,8 @@ import { atLeast, perRelease } from './releases.js';
  *   accounts.js      advertiser accounts; each holds its own media buys, creatives and replay keys
  *   catalog.js       products (own inventory + controller seeds), shown per release
  *   products.js      get_products
- *   media-buys.js    create/update/get_media_buys, performance feedback
+ *   media-buys.js    create/update/get_media_buys
+ *   feedback.js      provide_performance_feedback, found among the caller's accounts
  *   delivery.js      get_media_buy_delivery and simulated delivery
  *   terms.js         flight, budget and measurement-terms rules
  *   creatives.js     creative library and formats
@@ -95,6 +97,7 @@ export function createSeller(agent, options = {}) {
   const creatives = createCreatives({ accounts, catalog, now });
   const mediaBuys = createMediaBuys({ accounts, catalog, creatives, directives, now, reviewMs: options.reviewMs });
   const delivery = createDelivery({ accounts, mediaBuys, now });
+  const feedback = createFeedback({ accounts, now });
   const controller = createController({ accounts, catalog, mediaBuys, delivery, directives, tasks: agent });
   const products = createProducts({ accounts, catalog, directives });
 
@@ -105,6 +108,7 @@ export function createSeller(agent, options = {}) {
     ...delivery.handlers(release),
     ...creatives.handlers(release),
     ...accounts.handlers,
+    ...feedback.handlers,
     comply_test_controller: controller.handler,
   });
 

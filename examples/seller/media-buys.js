@@ -1,9 +1,9 @@
 // @ts-check
 import { randomUUID } from 'node:crypto';
-import { reject } from './errors.js';
+import { reject } from '../common/errors.js';
 import { canMove, isTerminalMediaBuy, MEDIA_BUY_TRANSITIONS, VALID_ACTIONS } from './lifecycle.js';
-import { paginate } from './pagination.js';
-import { atLeast } from './releases.js';
+import { paginate } from '../common/pagination.js';
+import { atLeast } from '../common/releases.js';
 import { checkBudget, checkFlight, checkMeasurementTerms } from './terms.js';
 
 /**
@@ -146,13 +146,13 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now,
   /**
    * @param {Record<string, any>} args
    * @param {string} release
-   * @param {{ task(options?: { taskId?: string }): Promise<TaskHandle> }} ctx
+   * @param {{ principal?: string, task(options?: { taskId?: string }): Promise<TaskHandle> }} ctx
    */
   const create = async (args, release, ctx) => {
     const t = now();
     // Dates first: a request with impossible dates is refused whatever else it names.
     const flight = checkFlight(args, t.getTime());
-    const account = accounts.resolve(args.account);
+    const account = accounts.resolve(args.account, ctx.principal);
     accounts.requireActive(account);
     // A response arm the compliance controller registered for this account's next create (force_create_media_buy_arm).
     const armKey = `create_media_buy\0${account.account_id}`;
@@ -363,10 +363,6 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now,
       get_media_buys: (/** @type {Record<string, any>} */ args) => {
         const { page, pagination } = paginate(select(accounts.resolve(args.account), args), args.pagination);
         return { media_buys: page.map(view), pagination };
-      },
-      provide_performance_feedback: (/** @type {Record<string, any>} */ args) => {
-        find(accounts.resolve(args.account), args.media_buy_id);
-        return { success: true };
       },
     }),
   };

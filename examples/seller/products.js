@@ -1,6 +1,6 @@
 // @ts-check
-import { paginate } from './pagination.js';
-import { atLeast } from './releases.js';
+import { paginate } from '../common/pagination.js';
+import { atLeast } from '../common/releases.js';
 import { DEFAULT_MEASUREMENT_TERMS } from './terms.js';
 
 /**
@@ -40,8 +40,8 @@ function narrowed(/** @type {Product} */ p, /** @type {Record<string, any>} */ f
 export function createProducts({ accounts, catalog, directives }) {
   /** @param {string} release */
   return (release) => ({
-    get_products: async (/** @type {Record<string, any>} */ args, /** @type {{ task(o?: { taskId?: string }): Promise<{ submitted(m?: string): Record<string, unknown> }> }} */ ctx) => {
-      const account = accounts.resolve(args.account);
+    get_products: async (/** @type {Record<string, any>} */ args, /** @type {{ principal?: string, task(o?: { taskId?: string }): Promise<{ submitted(m?: string): Record<string, unknown> }> }} */ ctx) => {
+      const account = accounts.resolve(args.account, ctx.principal);
       const key = `get_products\0${account.account_id}`;
       const directive = directives.get(key);
       // A forced arm (force_get_products_arm) is for curated discovery: a wholesale feed request never consumes it.
