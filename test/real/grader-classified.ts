@@ -1,18 +1,21 @@
 /**
- * Every storyboard step AdCP's grader may fail against the reference seller, and why that is not the protocol
- * layer's doing (the generated runtime and its transports). test/real/grader.test.ts fails on any failing step not
- * listed here, and on a listed step that no longer fails; docs/conformance.md lists the same steps with the grader's
- * own message (the test checks that too).
+ * Every storyboard step AdCP's grader may fail against a reference agent (test/real/graded-agents.ts), and why that is
+ * not the protocol layer's doing (the generated runtime and its transports). test/real/grader.test.ts fails on any
+ * failing step not listed here for that agent, and on a listed step that no longer fails; docs/conformance.md lists
+ * the same steps with the grader's own message (the test checks that too).
  *
- * owner: `seller` — the reference seller's business logic does not implement what the step asks for; `sandbox` —
+ * owner: `agent` — the reference agent's business logic does not implement what the step asks for; `sandbox` —
  * how this one-process sandbox scopes its test data; `runner` — the grader's runner sends the step under another
- * account than the steps it depends on; `storyboard` — the storyboard's own request is one the spec says to refuse;
- * `deployment` — the sandbox half of a two-deployment seller, served to the one key the grader presents.
+ * account than the steps it depends on, or builds a request the schema refuses; `storyboard` — the storyboard's own
+ * request is one the spec says to refuse, or it draws on a tool the agent's kind does not serve; `deployment` — the
+ * sandbox half of a two-deployment agent, served to the one key the grader presents.
  */
 export interface ClassifiedFailure {
+  /** The agent's kind (graded-agents.ts). */
+  agent: string;
   storyboard: string;
   step: string;
-  owner: 'seller' | 'sandbox' | 'runner' | 'storyboard' | 'deployment';
+  owner: 'agent' | 'sandbox' | 'runner' | 'storyboard' | 'deployment';
   reason: string;
   /** The transports the step fails on (default both). */
   transports?: readonly ('mcp' | 'a2a')[];
@@ -31,7 +34,7 @@ export interface ClassifiedFailure {
  */
 const PROFILE_31_WITHOUT_DIGEST =
   'a 3.1-profile vector whose signature does not cover content-digest: on a 3.2 endpoint the body-integrity policy refuses it as request_signature_components_incomplete before the step it probes (test-vectors/request-signing/body-integrity-policy.json); the verifier gives the 3.1 outcome under the 3.1 policy (test/real/signed-requests.test.ts)';
-const SIGNED_REQUESTS: ClassifiedFailure[] = [
+const SIGNED_REQUESTS: Omit<ClassifiedFailure, 'agent'>[] = [
   ...['positive-001-basic-post', 'positive-003-es256-post', 'positive-004-multiple-signature-labels', 'negative-008-unknown-keyid', 'negative-009-key-ops-missing-verify', 'negative-015-signature-invalid', 'negative-016-replayed-nonce', 'negative-017-key-revoked', 'negative-020-rate-abuse'].map((step) => ({
     storyboard: 'signed_requests',
     step,
@@ -55,7 +58,7 @@ const SIGNED_REQUESTS: ClassifiedFailure[] = [
   },
 ];
 
-export const CLASSIFIED: readonly ClassifiedFailure[] = [
+const SELLER: Omit<ClassifiedFailure, 'agent'>[] = [
   {
     storyboard: 'comply_controller_mode_gate',
     step: 'deny_live_caller',
@@ -71,7 +74,7 @@ export const CLASSIFIED: readonly ClassifiedFailure[] = [
   {
     storyboard: 'media_buy_seller/canonical_formats',
     step: 'seed_product.canonical_formats_custom_takeover',
-    owner: 'seller',
+    owner: 'agent',
     reason:
       'the seller sells canonical format kinds only and refuses a custom format_schema fixture (INVALID_PARAMS); the grader\'s own response validator also rejects that fixture\'s valid https format_schema.uri, which would fail every later get_products of the run',
   },
@@ -117,26 +120,73 @@ export const CLASSIFIED: readonly ClassifiedFailure[] = [
   ...['get_products_with_accepted_verifiers', 'query_directed_audit_observation'].map((step) => ({
     storyboard: 'media_buy_seller/provenance_audit_observation',
     step,
-    owner: 'seller' as const,
+    owner: 'agent' as const,
     reason: 'the seller has no creative provenance policy (accepted verifiers, audit observations)',
   })),
   ...['get_products_with_disclosure_policy', 'sync_creatives_no_provenance'].map((step) => ({
     storyboard: 'media_buy_seller/provenance_enforcement',
     step,
-    owner: 'seller' as const,
+    owner: 'agent' as const,
     reason: 'the seller has no creative provenance policy (provenance_required, refusing creatives without provenance)',
   })),
   ...['get_products_with_accepted_verifiers', 'sync_creatives_contradicted'].map((step) => ({
     storyboard: 'media_buy_seller/provenance_truth_of_claim',
     step,
-    owner: 'seller' as const,
+    owner: 'agent' as const,
     reason: 'the seller has no creative provenance policy (accepted verifiers, refusing contradicted claims)',
   })),
   ...['reject_conflicting_legacy_and_overlay_targeting', 'get_brief_targeted_product', 'get_exact_targeted_product', 'exclude_partial_fixed_placement_set'].map((step) => ({
     storyboard: 'media_buy_seller/targeting_aware_discovery',
     step,
-    owner: 'seller' as const,
+    owner: 'agent' as const,
     reason: 'the seller does not resolve targeting in product discovery (brief-inferred targeting, configured custom products, placement sets)',
   })),
   ...SIGNED_REQUESTS,
 ];
+
+/**
+ * webhook_emission's synchronous-completion assertion draws only on wholesale get_products (its success and rejection
+ * paths are skipped as missing_tool on any agent without get_products), so it fails for every agent that is not a
+ * seller.
+ */
+const SYNCHRONOUS_COMPLETION_WITHOUT_GET_PRODUCTS: Omit<ClassifiedFailure, 'agent'> = {
+  storyboard: 'webhook_emission',
+  step: 'assert_synchronous_completion_handled',
+  owner: 'storyboard',
+  reason: 'the assertion needs one of two paths that both call wholesale get_products, a media-buy tool this agent kind does not serve; both are skipped (missing_tool), so it fails whatever the agent does',
+};
+
+/**
+ * comply_controller_mode_gate's live-caller probe is a raw MCP client (`initialize`, then tools/call): pointed at an
+ * A2A agent's base URL it sends MCP's initialize to the A2A JSON-RPC endpoint, which answers -32601 (no such method),
+ * and the step fails before the controller is reached. Over MCP the same probe reaches the controller.
+ */
+const MODE_GATE_PROBE_OVER_A2A: Omit<ClassifiedFailure, 'agent'> = {
+  storyboard: 'comply_controller_mode_gate',
+  step: 'deny_live_caller',
+  owner: 'runner',
+  reason:
+    "the step's probe speaks MCP only: over A2A it posts MCP's initialize to the agent's A2A base URL (A2A JSON-RPC answers -32601, method not found) and never reaches the controller; over MCP the probe's force_creative_status is answered UNKNOWN_SCENARIO (an agent kind without creatives) and the runner grades the optional phase not applicable",
+  transports: ['a2a'],
+};
+
+const SIGNALS: Omit<ClassifiedFailure, 'agent'>[] = [
+  SYNCHRONOUS_COMPLETION_WITHOUT_GET_PRODUCTS,
+  MODE_GATE_PROBE_OVER_A2A,
+  {
+    storyboard: 'wholesale_feed_signals',
+    step: 'bootstrap_signals',
+    owner: 'runner',
+    reason:
+      "the runner's get_signals request builder adds signal_spec (\"E2E fallback signal discovery\") to the storyboard's wholesale read, which the request schema forbids (wholesale: signal_spec MUST NOT be provided); the wholesale feed itself (version token, unchanged probe, the standalone if_pricing_version refusal) is tested white-box in test/signals-agent.test.ts",
+  },
+  {
+    storyboard: 'signals_baseline/get_signals_async',
+    step: 'get_signals_submitted',
+    owner: 'runner',
+    reason:
+      "the runner registers force_get_signals_arm under its own sandbox account (brand test.example) but sends get_signals under the storyboard's (novamotors.example); a directive is for the caller's sandbox account, so that brief is answered from the catalog. Under one account the arm is answered submitted with the forced task id, listed by list_tasks and completed by force_task_completion (the walk over MCP in test/real/grader.test.ts)",
+  },
+];
+
+export const CLASSIFIED: readonly ClassifiedFailure[] = [...SELLER.map((c) => ({ agent: 'seller', ...c })), ...SIGNALS.map((c) => ({ agent: 'signals', ...c }))];

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * A buyer's walk through every tool of each reference agent, as the official MCP client makes it (grader.test.ts
+ * drives it over Streamable HTTP against a fresh instance in development mode, so the runtime checks every answer
+ * against its release): each call is one a buyer would make, in an order that gives the later ones what they need
+ * (a segment id from discovery before its activation, a media buy before its update). `call` fails the test unless
+ * the agent answers with success; the harness then checks the walk reached every tool the profile serves and sends
+ * each tool an invalid variant of the request it answered.
+ */
+export type Call = (tool: string, args: Record<string, unknown>) => Promise<Record<string, any>>;
+export type Walk = (call: Call) => Promise<void>;
+
+const key = (): string => randomUUID();
+const ACCOUNT = { brand: { domain: 'walk-buyer.example' }, operator: 'walk-agency.example' };
+const SANDBOX_ACCOUNT = { ...ACCOUNT, sandbox: true };
+
+/** The runtime's own tools, the same on every agent that serves them. */
+async function runtimeTools(call: Call, taskId?: string): Promise<void> {
+  await call('get_adcp_capabilities', {});
+  await call('list_tasks', { account: ACCOUNT });
+  if (taskId !== undefined) await call('get_task_status', { task_id: taskId });
+  // An inactive subscriber needs no endpoint proof: the agent keeps it without calling out.
+  await call('sync_agent_notification_configs', {
+    idempotency_key: key(),
+    notification_configs: [{ subscriber_id: 'walk', url: 'https://walk-buyer.example/hooks/adcp', event_types: ['capabilities.changed'], active: false }],
+  });
+}
+
+async function accounts(call: Call): Promise<void> {
+  await call('sync_accounts', { idempotency_key: key(), accounts: [{ ...ACCOUNT, billing: 'operator' }] });
+  await call('list_accounts', { account: ACCOUNT });
+}
+
+export const WALKS: Record<string, Walk> = {
+  async seller(call) {
+    await accounts(call);
+    await call('list_creative_formats', {});
+    const { products } = await call('get_products', { account: ACCOUNT, brief: 'homepage takeover', buying_mode: 'brief' });
+    const product = products[0];
+    const buy = await call('create_media_buy', {
+      idempotency_key: key(),
+      account: ACCOUNT,
+      brand: ACCOUNT.brand,
+      start_time: 'asap',
+      end_time: '2099-01-31T23:59:59Z',
+      packages: [{ product_id: product.product_id, pricing_option_id: product.pricing_options[0].pricing_option_id, budget: 50000 }],
+    });
+    await call('sync_creatives', {
+      idempotency_key: key(),
+      account: ACCOUNT,
+      creatives: [{ creative_id: 'walk_creative', name: 'Walk creative', format_kind: 'image', assets: { image: { asset_type: 'image', url: 'https://walk-buyer.example/a.png', width: 970, height: 250 } } }],
+    });
+    await call('list_creatives', { account: ACCOUNT });
+    await call('update_media_buy', { idempotency_key: key(), account: ACCOUNT, media_buy_id: buy.media_buy_id, name: 'Walk buy' });
+    await call('get_media_buys', { account: ACCOUNT, media_buy_ids: [buy.media_buy_id] });
+    await call('get_media_buy_delivery', { account: ACCOUNT, media_buy_ids: [buy.media_buy_id] });
+    await call('provide_performance_feedback', { idempotency_key: key(), media_buy_id: buy.media_buy_id, measurement_period: { start: '2026-01-01T00:00:00Z', end: '2026-01-08T00:00:00Z' }, performance_index: 1.1 });
+    // The controller's forced arm makes the sandbox account's next buy a task the runtime keeps.
+    const taskId = `task_walk_${randomUUID().slice(0, 8)}`;
+    await call('comply_test_controller', { account: SANDBOX_ACCOUNT, scenario: 'force_create_media_buy_arm', params: { arm: 'submitted', task_id: taskId } });
+    const submitted = await call('create_media_buy', {
+      idempotency_key: key(),
+      account: SANDBOX_ACCOUNT,
+      brand: ACCOUNT.brand,
+      start_time: 'asap',
+      end_time: '2099-01-31T23:59:59Z',
+      packages: [{ product_id: product.product_id, pricing_option_id: product.pricing_options[0].pricing_option_id, budget: 50000 }],
+    });
+    if (submitted.task_id !== taskId) throw new Error(`the forced arm answered ${JSON.stringify(submitted)}`);
+    await runtimeTools(call, taskId);
+  },
+
+  async signals(call) {
+    await accounts(call);
+    const { signals } = await call('get_signals', { account: ACCOUNT, signal_spec: 'in-market electric vehicle buyers' });
+    const signal = signals[0];
+    await call('activate_signal', {
+      idempotency_key: key(),
+      account: ACCOUNT,
+      signal_agent_segment_id: signal.signal_agent_segment_id,
+      pricing_option_id: signal.pricing_options[0].pricing_option_id,
+      destinations: [{ type: 'platform', platform: 'the-trade-desk', account: 'walk-seat' }],
+    });
+    await call('get_signals', { discovery_mode: 'wholesale', account: ACCOUNT, pagination: { max_results: 2 } });
+    // The controller's forced arm makes the sandbox account's next brief a task the runtime keeps.
+    const taskId = `task_walk_${randomUUID().slice(0, 8)}`;
+    await call('comply_test_controller', { account: SANDBOX_ACCOUNT, scenario: 'force_get_signals_arm', params: { arm: 'submitted', task_id: taskId } });
+    const submitted = await call('get_signals', { account: SANDBOX_ACCOUNT, signal_spec: 'outdoor enthusiasts' });
+    if (submitted.status !== 'submitted' || submitted.task_id !== taskId || submitted.signals !== undefined) throw new Error(`the forced arm answered ${JSON.stringify(submitted)}`);
+    const listed = await call('list_tasks', { account: SANDBOX_ACCOUNT, filters: { task_ids: [taskId], task_type: 'get_signals' } });
+    if (listed.tasks?.[0]?.status !== 'submitted' || listed.tasks[0].domain !== 'signals') throw new Error(`list_tasks answered ${JSON.stringify(listed)}`);
+    await call('comply_test_controller', { account: SANDBOX_ACCOUNT, scenario: 'force_task_completion', params: { task_id: taskId, result: { status: 'completed', signals: [], cache_scope: 'public' } } });
+    const done = await call('get_task_status', { task_id: taskId, include_result: true });
+    if (done.status !== 'completed') throw new Error(`get_task_status answered ${JSON.stringify(done)}`);
+    await runtimeTools(call, taskId);
+  },
+};
