@@ -15,11 +15,13 @@ const key = (): string => randomUUID();
 const ACCOUNT = { brand: { domain: 'walk-buyer.example' }, operator: 'walk-agency.example' };
 const SANDBOX_ACCOUNT = { ...ACCOUNT, sandbox: true };
 
-/** The runtime's own tools, the same on every agent that serves them. */
+/** The runtime's own tools, the same on every agent that serves them (the task reads where the agent makes tasks). */
 async function runtimeTools(call: Call, taskId?: string): Promise<void> {
   await call('get_adcp_capabilities', {});
-  await call('list_tasks', { account: ACCOUNT });
-  if (taskId !== undefined) await call('get_task_status', { task_id: taskId });
+  if (taskId !== undefined) {
+    await call('list_tasks', { account: ACCOUNT });
+    await call('get_task_status', { task_id: taskId });
+  }
   // An inactive subscriber needs no endpoint proof: the agent keeps it without calling out.
   await call('sync_agent_notification_configs', {
     idempotency_key: key(),
@@ -94,5 +96,26 @@ export const WALKS: Record<string, Walk> = {
     const done = await call('get_task_status', { task_id: taskId, include_result: true });
     if (done.status !== 'completed') throw new Error(`get_task_status answered ${JSON.stringify(done)}`);
     await runtimeTools(call, taskId);
+  },
+
+  async creative(call) {
+    await accounts(call);
+    await call('list_creative_formats', {});
+    const image = { asset_type: 'image', url: 'https://walk-buyer.example/hero-300x250.png', width: 300, height: 250 };
+    await call('sync_creatives', { idempotency_key: key(), account: ACCOUNT, creatives: [{ creative_id: 'walk_hero', name: 'Walk hero', format_kind: 'image', assets: { image_main: image } }] });
+    await call('list_creatives', { account: ACCOUNT, include_pricing: true });
+    const manifest = { format_kind: 'image', assets: { image_main: image, headline: { asset_type: 'text', content: 'Walk the trail' } } };
+    const built = await call('build_creative', { idempotency_key: key(), account: ACCOUNT, creative_manifest: manifest, target_capability_id: 'display_728x90' });
+    if (built.creative_manifest?.assets?.image_main?.width !== 728) throw new Error(`the template answered ${JSON.stringify(built).slice(0, 500)}`);
+    await call('build_creative', { idempotency_key: key(), account: ACCOUNT, creative_id: 'walk_hero', target_capability_id: 'display_tag_300x250', media_buy_id: 'mb_walk' });
+    await call('preview_creative', { account: ACCOUNT, request_type: 'single', creative_manifest: manifest });
+    await call('get_creative_delivery', { account: ACCOUNT, creative_ids: ['walk_hero'] });
+    await call('report_usage', {
+      idempotency_key: key(),
+      reporting_period: { start: '2026-01-01T00:00:00Z', end: '2026-01-31T23:59:59Z' },
+      usage: [{ account: ACCOUNT, creative_id: 'walk_hero', pricing_option_id: 'po_adserving_cpm', impressions: 10000, vendor_cost: 5, currency: 'USD' }],
+    });
+    await call('comply_test_controller', { account: SANDBOX_ACCOUNT, scenario: 'list_scenarios' });
+    await runtimeTools(call);
   },
 };

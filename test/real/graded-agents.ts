@@ -26,6 +26,8 @@ export interface GradedAgent {
   signed?: string;
   /** `adcp fuzz --seed 42` against a fresh instance and again after the storyboards, and AdCP 3.0.6's CLI's fuzz. */
   fuzz?: boolean;
+  /** The agent's own start options (what its deployment configures), beside agent-entry.js's. */
+  options?: Record<string, unknown>;
 }
 
 export const GRADED_AGENTS: readonly GradedAgent[] = [
@@ -49,5 +51,17 @@ export const GRADED_AGENTS: readonly GradedAgent[] = [
     transports: ['mcp', 'a2a'],
     storyboards: ['signals_baseline', 'signal_owned', 'signal_marketplace', 'error_compliance_signals', 'schema_validation_signals', 'get_signals_pagination_integrity'],
     minPassed: 45,
+  },
+  {
+    kind: 'creative',
+    entry: 'examples/creative-agent.js',
+    start: 'startCreativeAgent',
+    profile: 'creative-agent-sandbox',
+    transports: ['mcp', 'a2a'],
+    storyboards: ['creative_lifecycle', 'creative_template', 'creative_ad_server', 'creative/canonical_supported_formats', 'creative/native_in_feed'],
+    minPassed: 70,
+    // The ad server's client account the storyboards traffic under: an ad server holds its clients' accounts (and
+    // their libraries) before any buyer calls, as creative-ad-server's "stateful_preloaded" model says.
+    options: { creative: { accounts: [{ account_id: 'acct_acme_creative', brand: { domain: 'acmeoutdoor.example' }, operator: 'pinnacle-agency.example', sandbox: true }] } },
   },
 ];

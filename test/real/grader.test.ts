@@ -133,6 +133,7 @@ test(`generate ${AGENTS.map((a) => a.kind).join(', ')} for 3.0.6 + 3.2.0-beta.5,
         const start = ((await import(pathToFileURL(join(repoRoot, a.entry)).href)) as Record<string, Start>)[a.start]!;
         const deploy = async (mode: string, profile: string | undefined, tls = true): Promise<Served> => {
           const served = await start({
+            ...a.options,
             mode,
             ...(profile !== undefined ? { profile, generated } : {}),
             apiKey: API_KEY,
@@ -286,11 +287,12 @@ test('docs/conformance.md lists every classified step of the agents graded, with
   const doc = readFileSync(join(repoRoot, 'docs/conformance.md'), 'utf8');
   for (const c of CLASSIFIED.filter((c) => AGENTS.some((a) => a.kind === c.agent))) {
     const key = `${c.storyboard} :: ${c.step}`;
-    const row = doc.split('\n').find((l) => l.startsWith(`| ${c.agent} |`) && l.includes(`\`${c.storyboard}\``) && l.includes(`\`${c.step}\``));
-    assert.ok(row !== undefined, `docs/conformance.md has a row for ${c.agent}: ${key}`);
+    // A step the grader fails for different reasons on each transport has a row per transport.
+    const rows = doc.split('\n').filter((l) => l.startsWith(`| ${c.agent} |`) && l.includes(`\`${c.storyboard}\``) && l.includes(`\`${c.step}\``));
+    assert.ok(rows.length > 0, `docs/conformance.md has a row for ${c.agent}: ${key}`);
     const graded = results.graded.filter((g) => g.agent.kind === c.agent && (c.transports === undefined || c.transports.includes(g.transport)));
     const message = graded.map((g) => failing(key.startsWith('signed_requests :: ') ? g.signed : g.capability).get(key)).find((m) => m !== undefined);
-    if (message !== undefined) assert.ok(row!.includes(message.slice(0, 60).replace(/\|/g, '\\|')), `${c.agent}: ${key}: the row quotes the grader: ${message}`);
+    if (message !== undefined) assert.ok(rows.some((row) => row.includes(message.slice(0, 60).replace(/\|/g, '\\|'))), `${c.agent}: ${key}: a row quotes the grader: ${message}`);
   }
 });
 
