@@ -118,4 +118,22 @@ export const WALKS: Record<string, Walk> = {
     await call('comply_test_controller', { account: SANDBOX_ACCOUNT, scenario: 'list_scenarios' });
     await runtimeTools(call);
   },
+
+  async si(call) {
+    const offering = await call('si_get_offering', { offering_id: 'acme_trail_season', intent: 'a light two-person tent', include_products: true });
+    if (offering.available !== true || offering.matching_products?.[0]?.product_id !== 'trail_pro_2p') throw new Error(`si_get_offering answered ${JSON.stringify(offering).slice(0, 500)}`);
+    const session = await call('si_initiate_session', {
+      idempotency_key: key(),
+      intent: 'The user wants a light two-person backpacking tent',
+      identity: { consent_granted: false, anonymous_session_id: 'walk-anon' },
+      offering_token: offering.offering_token,
+    });
+    await call('si_send_message', { idempotency_key: key(), session_id: session.session_id, message: 'How much does it weigh packed?' });
+    const buying = await call('si_send_message', { idempotency_key: key(), session_id: session.session_id, message: 'I want to buy the Trail Pro 2P tent' });
+    if (buying.session_status !== 'pending_handoff' || buying.handoff?.type !== 'transaction') throw new Error(`si_send_message answered ${JSON.stringify(buying).slice(0, 500)}`);
+    const ended = await call('si_terminate_session', { session_id: session.session_id, reason: 'handoff_transaction' });
+    if (ended.session_status !== 'complete' || typeof ended.acp_handoff?.checkout_url !== 'string') throw new Error(`si_terminate_session answered ${JSON.stringify(ended).slice(0, 500)}`);
+    await call('comply_test_controller', { account: SANDBOX_ACCOUNT, scenario: 'list_scenarios' });
+    await runtimeTools(call);
+  },
 };

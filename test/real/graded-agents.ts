@@ -64,4 +64,13 @@ export const GRADED_AGENTS: readonly GradedAgent[] = [
     // their libraries) before any buyer calls, as creative-ad-server's "stateful_preloaded" model says.
     options: { creative: { accounts: [{ account_id: 'acct_acme_creative', brand: { domain: 'acmeoutdoor.example' }, operator: 'pinnacle-agency.example', sandbox: true }] } },
   },
+  {
+    kind: 'si',
+    entry: 'examples/si-agent.js',
+    start: 'startSiAgent',
+    profile: 'si-agent-sandbox',
+    transports: ['mcp', 'a2a'],
+    storyboards: ['si_baseline', 'si_sponsored_context_accountability'],
+    minPassed: 12,
+  },
 ];

@@ -240,8 +240,45 @@ const CREATIVE: Omit<ClassifiedFailure, 'agent'>[] = [
   })),
 ];
 
+const SI: Omit<ClassifiedFailure, 'agent'>[] = [
+  {
+    storyboard: 'billing_gate_dispatch',
+    step: 'get_capabilities',
+    owner: 'storyboard',
+    reason: 'the storyboard requires sync_accounts, but its first step runs whatever the agent serves and asks for account.supported_billing; an SI agent has no accounts (no sync_accounts, no account capability block)',
+  },
+  {
+    storyboard: 'security_baseline',
+    step: 'assert_mechanism',
+    owner: 'runner',
+    reason:
+      "the API-key and invalid-key probes call a read-only task from the runner's allowlist (list_creatives, get_media_buy_delivery, get_signals, list_property_lists …), none of which an SI agent serves, so no mechanism can be verified; a call without the key or with a wrong one is 401 on every tool but get_adcp_capabilities (test/real/mcp-every-tool.test.ts, the walk)",
+  },
+  SYNCHRONOUS_COMPLETION_WITHOUT_GET_PRODUCTS,
+  {
+    storyboard: 'si_baseline',
+    step: 'si_get_offering',
+    owner: 'storyboard',
+    reason:
+      'the step asks whatever brand agent it grades for Nova Motors\' offering (novamotors_conversational_v1); this agent speaks for Acme Outdoor and answers it unavailable, with its own offering as the alternative, so the offering id the step reads is absent. The session steps open on the intent alone and pass',
+  },
+  MODE_GATE_PROBE_OVER_A2A,
+  ...[
+    ['si_baseline', 'si_initiate_session'],
+    ['si_sponsored_context_accountability', 'si_initiate_session_presentation'],
+  ].map(([storyboard, step]) => ({
+    storyboard: storyboard!,
+    step: step!,
+    owner: 'runner' as const,
+    reason:
+      "the grader's A2A client unwraps any DataPart with an object-valued `response` as if it were a wrapper (response-unwrapper.js) and reads only that: an SI body's own `response` (the brand's reply) then hides session_id and session_status; over MCP the same body passes",
+    transports: ['a2a'] as const,
+  })),
+];
+
 export const CLASSIFIED: readonly ClassifiedFailure[] = [
   ...SELLER.map((c) => ({ agent: 'seller', ...c })),
   ...SIGNALS.map((c) => ({ agent: 'signals', ...c })),
   ...CREATIVE.map((c) => ({ agent: 'creative', ...c })),
+  ...SI.map((c) => ({ agent: 'si', ...c })),
 ];
