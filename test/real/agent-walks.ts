@@ -136,4 +136,12 @@ export const WALKS: Record<string, Walk> = {
     await call('comply_test_controller', { account: SANDBOX_ACCOUNT, scenario: 'list_scenarios' });
     await runtimeTools(call);
   },
+
+  async brand(call) {
+    const identity = await call('get_brand_identity', { brand_id: 'acme_outdoor', fields: ['colors', 'tone'] });
+    if (identity.house?.domain !== 'acmeoutdoor.example' || identity.colors === undefined || identity.logos !== undefined) throw new Error(`get_brand_identity answered ${JSON.stringify(identity).slice(0, 500)}`);
+    const found = await call('search_brands', { query: 'electric vehicles automotive' });
+    if (found.brands?.[0]?.brand_id !== 'nova_motors' || found.brands[0].relationship_trust !== 'inline') throw new Error(`search_brands answered ${JSON.stringify(found).slice(0, 500)}`);
+    await runtimeTools(call);
+  },
 };

@@ -5,6 +5,9 @@
  * it serves one), served over HTTPS with the test kit's key, and graded capability-driven over each transport
  * concurrently with every other row.
  */
+import { join } from 'node:path';
+import { sharedComplianceDir } from '../helpers/releases.js';
+
 export type Transport = 'mcp' | 'a2a';
 
 export interface GradedAgent {
@@ -28,6 +31,8 @@ export interface GradedAgent {
   fuzz?: boolean;
   /** The agent's own start options (what its deployment configures), beside agent-entry.js's. */
   options?: Record<string, unknown>;
+  /** False for an agent whose profile serves no comply_test_controller (default: it must be detected). */
+  controller?: false;
 }
 
 export const GRADED_AGENTS: readonly GradedAgent[] = [
@@ -72,5 +77,17 @@ export const GRADED_AGENTS: readonly GradedAgent[] = [
     transports: ['mcp', 'a2a'],
     storyboards: ['si_baseline', 'si_sponsored_context_accountability'],
     minPassed: 12,
+  },
+  {
+    kind: 'brand',
+    entry: 'examples/brand-agent.js',
+    start: 'startBrandAgent',
+    profile: 'brand-agent-sandbox',
+    transports: ['mcp', 'a2a'],
+    storyboards: ['brand_baseline'],
+    minPassed: 14,
+    controller: false,
+    // The brand documents it answers for: the test kits' brands (AdCP's fictional advertisers), read where they lie.
+    options: { brand: { documentFiles: ['acme-outdoor', 'nova-motors', 'bistro-oranje', 'osei-natural', 'summit-foods'].map((k) => join(sharedComplianceDir()!, `test-kits/${k}.yaml`)) } },
   },
 ];

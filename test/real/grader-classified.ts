@@ -240,21 +240,26 @@ const CREATIVE: Omit<ClassifiedFailure, 'agent'>[] = [
   })),
 ];
 
-const SI: Omit<ClassifiedFailure, 'agent'>[] = [
+/** Universal storyboards that assume an agent kind with accounts and a read-only probe task (SI and brand agents have neither). */
+const WITHOUT_ACCOUNTS_OR_PROBE: Omit<ClassifiedFailure, 'agent'>[] = [
   {
     storyboard: 'billing_gate_dispatch',
     step: 'get_capabilities',
     owner: 'storyboard',
-    reason: 'the storyboard requires sync_accounts, but its first step runs whatever the agent serves and asks for account.supported_billing; an SI agent has no accounts (no sync_accounts, no account capability block)',
+    reason: 'the storyboard requires sync_accounts, but its first step runs whatever the agent serves and asks for account.supported_billing; this agent kind has no accounts (no sync_accounts, no account capability block)',
   },
   {
     storyboard: 'security_baseline',
     step: 'assert_mechanism',
     owner: 'runner',
     reason:
-      "the API-key and invalid-key probes call a read-only task from the runner's allowlist (list_creatives, get_media_buy_delivery, get_signals, list_property_lists …), none of which an SI agent serves, so no mechanism can be verified; a call without the key or with a wrong one is 401 on every tool but get_adcp_capabilities (test/real/mcp-every-tool.test.ts, the walk)",
+      "the API-key and invalid-key probes call a read-only task from the runner's allowlist (list_creatives, get_media_buy_delivery, get_signals, list_property_lists …), none of which this agent kind serves, so no mechanism can be verified; a call without the key or with a wrong one is 401 on every tool but get_adcp_capabilities (test/real/mcp-every-tool.test.ts, the walk)",
   },
   SYNCHRONOUS_COMPLETION_WITHOUT_GET_PRODUCTS,
+];
+
+const SI: Omit<ClassifiedFailure, 'agent'>[] = [
+  ...WITHOUT_ACCOUNTS_OR_PROBE,
   {
     storyboard: 'si_baseline',
     step: 'si_get_offering',
@@ -281,4 +286,5 @@ export const CLASSIFIED: readonly ClassifiedFailure[] = [
   ...SIGNALS.map((c) => ({ agent: 'signals', ...c })),
   ...CREATIVE.map((c) => ({ agent: 'creative', ...c })),
   ...SI.map((c) => ({ agent: 'si', ...c })),
+  ...WITHOUT_ACCOUNTS_OR_PROBE.map((c) => ({ agent: 'brand', ...c })),
 ];
