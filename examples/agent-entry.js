@@ -29,10 +29,11 @@ import { signingFromEnv } from './signing-test-kit.js';
  * @typedef {{ port?: number, host?: string, mode?: 'production' | 'development', profile?: string, generated?: string,
  *   apiKey?: string, signing?: import('../generated/index.js').SigningOptions,
  *   store?: import('../generated/index.js').AgentOptions['store'], tls?: import('../generated/index.js').ServeOptions['tls'],
- *   a2a?: { sdk?: string, rejectedTaskState?: 'failed' | 'completed' }, [own: string]: unknown }} StartOptions
+ *   keepAliveTimeoutMs?: number, a2a?: { sdk?: string, rejectedTaskState?: 'failed' | 'completed' }, [own: string]: unknown }} StartOptions
  *   `apiKey`: default ADCP_API_KEY. `signing`: whose signed requests the agent accepts (default: the runner contract
  *   ADCP_SIGNING_TEST_KIT names, if any). `store`: default DATABASE_URL, else ADCP_STATE_DIR. `tls`: default
- *   ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE. `a2a.sdk`: the module name @a2a-js/sdk is installed under; any other
+ *   ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE. `keepAliveTimeoutMs`: how long an idle connection is kept (agent.serve's
+ *   default, 65 s, unless given). `a2a.sdk`: the module name @a2a-js/sdk is installed under; any other
  *   option is the kind's own and reaches its `handlers`.
  */
 
@@ -61,6 +62,7 @@ export async function startAgent(kind, options = {}) {
     port: options.port ?? 0,
     host: options.host,
     tls: options.tls,
+    ...(options.keepAliveTimeoutMs !== undefined ? { keepAliveTimeoutMs: options.keepAliveTimeoutMs } : {}),
     authenticate: apiKeyAuthenticator(set, options.apiKey ?? process.env.ADCP_API_KEY),
     mcp: { name: kind.title.toLowerCase().replace(/[^a-z0-9]+/g, '-') },
     a2a: {
@@ -87,4 +89,15 @@ export async function runIfMain(kind, moduleUrl) {
   });
   const auth = process.env.ADCP_API_KEY ? 'Bearer ADCP_API_KEY required' : 'no authentication';
   console.error(`AdCP ${kind.title} (${agent.name}, ${mode}, AdCP ${agent.releases.join(' + ')}, ${auth}) serving MCP at ${url} and A2A at ${a2aUrl}`);
+}
+
+/**
+ * An entry file's export: the kind's start function (`startAgent(kind, options)`), having started the agent from the
+ * environment when the entry file is the process's script.
+ * @param {AgentKind} kind
+ * @param {string} moduleUrl the entry file's import.meta.url
+ */
+export function entry(kind, moduleUrl) {
+  void runIfMain(kind, moduleUrl);
+  return (/** @type {StartOptions} */ options = {}) => startAgent(kind, options);
 }

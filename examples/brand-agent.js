@@ -8,7 +8,7 @@
  *   ADCP_BRAND_DOCUMENTS=house/brand.json,novamotors/brand.json \
  *     ADCP_GENERATED=.tmp/reference-agents ADCP_PROFILE=brand-agent-sandbox node examples/brand-agent.js
  */
-import { runIfMain, startAgent } from './agent-entry.js';
+import { entry } from './agent-entry.js';
 import { createBrandAgent } from './brand/index.js';
 
 /** @type {import('./agent-entry.js').AgentKind} */
@@ -18,12 +18,5 @@ export const brandAgent = {
   handlers: (agent, options) => createBrandAgent(agent, options.brand).handlers,
 };
 
-/**
- * Starts the brand agent (agent-entry.js's options, and `brand`: the agent's own, brand/index.js).
- * @param {import('./agent-entry.js').StartOptions & { brand?: import('./brand/index.js').BrandOptions }} [options]
- */
-export function startBrandAgent(options = {}) {
-  return startAgent(brandAgent, options);
-}
-
-await runIfMain(brandAgent, import.meta.url);
+/** Starts the agent: agent-entry.js's options, and `brand`, the agent's own (brand/index.js). */
+export const startBrandAgent = entry(brandAgent, import.meta.url);

@@ -5,9 +5,9 @@
  * ADCP_STATE_DIR or DATABASE_URL, PORT, ADCP_TLS_CERT_FILE/ADCP_TLS_KEY_FILE). docs/creative-agent.md says what it
  * claims and what the runtime does for it.
  *
- *   ADCP_GENERATED=.tmp/reference-agents ADCP_PROFILE=creative-agent-sandbox node examples/creative-agent.js
+ *   npm run example:agents && ADCP_GENERATED=.tmp/reference-agents ADCP_PROFILE=creative-agent-sandbox node examples/creative-agent.js
  */
-import { runIfMain, startAgent } from './agent-entry.js';
+import { entry } from './agent-entry.js';
 import { createCreativeAgent } from './creative/index.js';
 
 /** @type {import('./agent-entry.js').AgentKind} */
@@ -17,12 +17,5 @@ export const creativeAgent = {
   handlers: (agent, options) => createCreativeAgent(/** @type {any} */ (agent), options.creative).handlers,
 };
 
-/**
- * Starts the creative agent (agent-entry.js's options, and `creative`: the agent's own, creative/index.js).
- * @param {import('./agent-entry.js').StartOptions & { creative?: import('./creative/index.js').CreativeOptions }} [options]
- */
-export function startCreativeAgent(options = {}) {
-  return startAgent(creativeAgent, options);
-}
-
-await runIfMain(creativeAgent, import.meta.url);
+/** Starts the agent: agent-entry.js's options, and `creative`, the agent's own (creative/index.js). */
+export const startCreativeAgent = entry(creativeAgent, import.meta.url);

@@ -20,7 +20,7 @@
  * pre-configures its verifier with AdCP's runner contract (signing-test-kit.js); agent.serve checks every request's
  * signature before anything else (docs/signing.md).
  */
-import { runIfMain, startAgent } from './agent-entry.js';
+import { entry } from './agent-entry.js';
 import { createSeller } from './seller/index.js';
 
 export { apiKeyAuthenticator } from './agent-entry.js';
@@ -43,13 +43,8 @@ export const seller = {
 };
 
 /**
- * Starts the seller; resolves to its MCP endpoint URL, its port, the loaded agent and a close function.
- * @param {import('./agent-entry.js').StartOptions & { seller?: import('./seller/index.js').SellerOptions }} [options]
- *   as every reference agent takes them (agent-entry.js), and `seller`: the seller's own options (accounts it already
- *   holds, how long its IO review takes).
+ * Starts the seller; resolves to its MCP endpoint URL, its port, the loaded agent and a close function. Options as every
+ * reference agent takes them (agent-entry.js), and `seller`: the seller's own (accounts it already holds, how long its
+ * IO review takes: seller/index.js).
  */
-export function startSellerAgent(options = {}) {
-  return startAgent(seller, options);
-}
-
-await runIfMain(seller, import.meta.url);
+export const startSellerAgent = entry(seller, import.meta.url);

@@ -5,9 +5,9 @@
  * ADCP_STATE_DIR or DATABASE_URL, PORT, ADCP_TLS_CERT_FILE/ADCP_TLS_KEY_FILE). docs/si-agent.md says what it claims
  * and what the runtime does for it.
  *
- *   ADCP_GENERATED=.tmp/reference-agents ADCP_PROFILE=si-agent-sandbox node examples/si-agent.js
+ *   npm run example:agents && ADCP_GENERATED=.tmp/reference-agents ADCP_PROFILE=si-agent-sandbox node examples/si-agent.js
  */
-import { runIfMain, startAgent } from './agent-entry.js';
+import { entry } from './agent-entry.js';
 import { createSiAgent } from './si/index.js';
 
 /** @type {import('./agent-entry.js').AgentKind} */
@@ -17,12 +17,5 @@ export const siAgent = {
   handlers: (agent, options) => createSiAgent(agent, options.si).handlers,
 };
 
-/**
- * Starts the SI agent (agent-entry.js's options, and `si`: the agent's own, si/index.js).
- * @param {import('./agent-entry.js').StartOptions & { si?: import('./si/index.js').SiOptions }} [options]
- */
-export function startSiAgent(options = {}) {
-  return startAgent(siAgent, options);
-}
-
-await runIfMain(siAgent, import.meta.url);
+/** Starts the agent: agent-entry.js's options, and `si`, the agent's own (si/index.js). */
+export const startSiAgent = entry(siAgent, import.meta.url);

@@ -5,10 +5,10 @@
  * ADCP_STATE_DIR or DATABASE_URL, PORT, ADCP_TLS_CERT_FILE/ADCP_TLS_KEY_FILE). docs/signals-agent.md says what it
  * claims and what the runtime does for it.
  *
- *   npm run example:signals                      # the committed set's signals-agent profile (AdCP 3.0.6)
- *   ADCP_GENERATED=.tmp/reference-agents ADCP_PROFILE=signals-agent-sandbox node examples/signals-agent.js
+ *   node examples/signals-agent.js               # the committed set's signals-agent profile (AdCP 3.0.6)
+ *   npm run example:agents && ADCP_GENERATED=.tmp/reference-agents ADCP_PROFILE=signals-agent-sandbox node examples/signals-agent.js
  */
-import { runIfMain, startAgent } from './agent-entry.js';
+import { entry } from './agent-entry.js';
 import { createSignalsAgent } from './signals/index.js';
 
 /** @type {import('./agent-entry.js').AgentKind} */
@@ -18,12 +18,5 @@ export const signalsAgent = {
   handlers: (agent, options) => createSignalsAgent(agent, options.signals).handlers,
 };
 
-/**
- * Starts the signals agent (agent-entry.js's options, and `signals`: the agent's own, signals/index.js).
- * @param {import('./agent-entry.js').StartOptions & { signals?: import('./signals/index.js').SignalsOptions }} [options]
- */
-export function startSignalsAgent(options = {}) {
-  return startAgent(signalsAgent, options);
-}
-
-await runIfMain(signalsAgent, import.meta.url);
+/** Starts the agent: agent-entry.js's options, and `signals`, the agent's own (signals/index.js). */
+export const startSignalsAgent = entry(signalsAgent, import.meta.url);

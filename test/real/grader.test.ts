@@ -137,6 +137,11 @@ test(`generate ${AGENTS.map((a) => a.kind).join(', ')} for 3.0.6 + 3.2.0-beta.5,
             mode,
             ...(profile !== undefined ? { profile, generated } : {}),
             apiKey: API_KEY,
+            // Idle connections are kept longer than any run: on a loaded two-core machine a grader process spends over a
+            // minute of CPU-bound work in one step (its own checks of an answer), its event loop too busy to drop
+            // its pooled sockets when the server's Keep-Alive timeout (65 s) says, and its next request on a socket the
+            // server closed meanwhile failed with `fetch failed`.
+            keepAliveTimeoutMs: 20 * MINUTE,
             store: { stateDir: tempDir('adcp-grader-state-') },
             ...(tls ? { tls: { cert: certificate.cert, key: certificate.key } } : {}),
             ...(profile !== undefined && profile === a.signed ? { signing } : {}),
