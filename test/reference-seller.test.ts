@@ -167,13 +167,26 @@ test('the sandbox profile is the production profile plus the compliance controll
   assert.is(sandbox.surface, 'sandbox');
   // AdCP 3.1+ tools the runtime answers itself (the task reads, agent-level notification configs): 3.2 only here.
   const runtimeTools = ['get_task_status', 'list_tasks', 'sync_agent_notification_configs'];
-  assert.equal(sandbox.tools, [...production.tools, 'comply_test_controller', ...runtimeTools]);
+  // AdCP 3.2's compact lifecycle and proposal tools beside the facades (3.2 only: 3.0.6 has none of them), declared in
+  // media_buy.lifecycle_tools.
+  const compact = ['list_products', 'request_proposals', 'refine_proposals', 'decline_proposals', 'buy_products', 'accept_proposal', 'control_media_buy'];
+  assert.equal(sandbox.tools.filter((t: string) => !compact.includes(t)), [...production.tools, 'comply_test_controller', ...runtimeTools]);
+  assert.equal(sandbox.tools.filter((t: string) => compact.includes(t)), compact);
   assert.equal(sandbox.shared_tools, [...production.shared_tools, 'comply_test_controller', ...runtimeTools]);
-  const { webhook_signing: webhookSigning, compliance_testing: testing, adcp: { capability_changes: changes, ...adcp }, ...capabilities } = sandbox.capabilities;
-  assert.equal({ ...capabilities, adcp }, production.capabilities);
-  // The controller's scenarios that AdCP 3.0.6's capabilities schema can name (its enum; 3.2 takes any): one
-  // capabilities block serves both releases. list_scenarios answers every one (below).
-  assert.equal(testing, { scenarios: CONTROLLER_SCENARIOS.filter((s) => /^(force_(account|creative|media_buy)_status|simulate_)/.test(s)) });
+  const {
+    webhook_signing: webhookSigning,
+    compliance_testing: testing,
+    adcp: { capability_changes: changes, ...adcp },
+    media_buy: { lifecycle_tools: lifecycleTools, ...mediaBuy },
+    ...capabilities
+  } = sandbox.capabilities;
+  assert.equal({ ...capabilities, adcp, media_buy: mediaBuy }, production.capabilities);
+  assert.equal(lifecycleTools, compact);
+  // The controller's state scenarios and the compact probes; 3.0.6, whose enum names six scenarios, is served the
+  // ones it knows (the generator's capabilities fit). list_scenarios answers every one, seeds included (below).
+  assert.equal(testing, {
+    scenarios: [...CONTROLLER_SCENARIOS.filter((s) => /^(force_(account|creative|media_buy)_status|simulate_)/.test(s)), 'compact_direct_buy_lifecycle_probe', 'compact_product_lifecycle_probe'],
+  });
   // It signs webhooks (a development key it makes itself): AdCP 3.2 wants the retry horizon stated.
   assert.equal(webhookSigning, { supported: true, profile: 'adcp/webhook-signing/v1', algorithms: ['ed25519'], legacy_hmac_fallback: false, delivery_retry_horizon_seconds: 86400 });
   assert.equal(changes, { cache_ttl_seconds: 3600, notifications: { supported: true, registration_task: 'sync_agent_notification_configs', event_types: ['capabilities.changed'] } });
@@ -200,7 +213,12 @@ test('comply_test_controller lists exactly the scenarios the sandbox profile dec
   // The committed set has no controller (3.0.6 ships no controller schemas): the seller's own handler, called directly.
   const seller = createSeller({ ...agent, tools: (r?: string) => [...agent.tools(r as never), 'comply_test_controller'] });
   const listed = await seller.handlers.comply_test_controller!({ scenario: 'list_scenarios' }, {});
+  // The committed production profile serves no compact tools: their probes are not scenarios there.
   assert.equal(listed.scenarios, CONTROLLER_SCENARIOS);
+  const compact = ['list_products', 'request_proposals', 'buy_products', 'comply_test_controller'];
+  const withCompact = createSeller({ ...agent, tools: (r?: string) => [...agent.tools(r as never), ...compact] });
+  const all = await withCompact.handlers.comply_test_controller!({ scenario: 'list_scenarios' }, {});
+  assert.equal(all.scenarios, [...CONTROLLER_SCENARIOS, 'compact_direct_buy_lifecycle_probe', 'compact_product_lifecycle_probe'].sort());
 });
 
 test('a forced submitted arm is a real task: answered submitted under the forced id, replayed for its key, ended by force_task_completion', async () => {

@@ -58,6 +58,25 @@ export const WALKS: Record<string, Walk> = {
     await call('get_media_buys', { account: ACCOUNT, media_buy_ids: [buy.media_buy_id] });
     await call('get_media_buy_delivery', { account: ACCOUNT, media_buy_ids: [buy.media_buy_id] });
     await call('provide_performance_feedback', { idempotency_key: key(), media_buy_id: buy.media_buy_id, measurement_period: { start: '2026-01-01T00:00:00Z', end: '2026-01-08T00:00:00Z' }, performance_index: 1.1 });
+    // AdCP 3.2's compact lifecycle over the same inventory: a direct purchase at the listed versions, a control on it,
+    // and a proposal negotiated, one declined.
+    const listed = await call('list_products', { idempotency_key: key(), account: ACCOUNT, criteria: { product_ids: [product.product_id] } });
+    const direct = await call('buy_products', {
+      idempotency_key: key(),
+      account: ACCOUNT,
+      feed_version: listed.feed_version,
+      pricing_version: listed.pricing_version,
+      purchases: [{ product_id: product.product_id, pricing_option_id: listed.products[0].pricing_options[0].pricing_option_id, budget: 40000 }],
+      start_time: 'asap',
+      end_time: '2099-01-31T23:59:59Z',
+    });
+    await call('control_media_buy', { idempotency_key: key(), account: ACCOUNT, media_buy_id: direct.media_buy_id, revision: direct.revision, daily_budget_cap: 500 });
+    const drafted = await call('request_proposals', { idempotency_key: key(), account: ACCOUNT, brief: 'USD 30,000 from March 1 through March 31, 2099', criteria: { product_ids: [product.product_id] } });
+    const refined = await call('refine_proposals', { idempotency_key: key(), refinements: [{ proposal_id: drafted.proposals[0].proposal_id, action: 'finalize' }] });
+    const committed = refined.results[0].proposal;
+    await call('accept_proposal', { idempotency_key: key(), account: ACCOUNT, proposal_id: committed.proposal_id, proposal_terms_digest: committed.terms_digest });
+    const other = await call('request_proposals', { idempotency_key: key(), account: ACCOUNT, brief: 'homepage takeover', criteria: { product_ids: [product.product_id] } });
+    await call('decline_proposals', { idempotency_key: key(), declines: [{ proposal_id: other.proposals[0].proposal_id, reason: 'budget_changed' }] });
     // The controller's forced arm makes the sandbox account's next buy a task the runtime keeps.
     const taskId = `task_walk_${randomUUID().slice(0, 8)}`;
     await call('comply_test_controller', { account: SANDBOX_ACCOUNT, scenario: 'force_create_media_buy_arm', params: { arm: 'submitted', task_id: taskId } });
