@@ -22,7 +22,7 @@
 //     runtime/wire/options.ts 7f555a7bac86c390, runtime/wire/paths.ts fb201dd214f7de24,
 //     runtime/wire/pointer.ts 70d14510bda68fba, runtime/wire/release-select.ts 987b50ff8ce82e53,
 //     runtime/wire/report.ts c5325dc03a131258, runtime/wire/response.ts bc9edc053c759fe8,
-//     runtime/wire/results.ts 81afede7e867dfac, runtime/wire/versions.ts e88c31a89583ba56
+//     runtime/wire/results.ts 3584eb4b501c0182, runtime/wire/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules a valid call reaches (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
@@ -1764,7 +1764,7 @@ class UnknownToolError extends Error {
 exports.UnknownToolError = UnknownToolError;
 function errorResult(error, args, release) {
     const echo = (0, errors_js_1.contextEcho)(args);
-    const body = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
+    const body = { adcp_error: error, errors: [error], ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
     return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
 }
 function unknownToolResult(tool, args, releases) {

@@ -20,12 +20,14 @@ export class UnknownToolError extends Error {
 /**
  * A rejection: the AdCP error body as structuredContent (where AdCP's storyboard runner and MCP hosts read it) and
  * the same JSON in content[0].text. MCP clients validate structuredContent against a tool's outputSchema, errors
- * included: a profile advertising output schemas makes each one admit this body.
+ * included: a profile advertising output schemas makes each one admit this body. The error is in both of AdCP's
+ * layers, as a fatal failure should be (L3/error-handling.mdx): the transport envelope's `adcp_error`, and the
+ * payload's `errors[]`, which a reader of the task payload checks (`errors[0].field`).
  */
 export function errorResult(error: AdcpErrorBody, args: unknown, release: string): CallToolResult {
   // The caller's own context, measured only when there is a rejection to echo it on.
   const echo = contextEcho(args);
-  const body: Record<string, unknown> = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
+  const body: Record<string, unknown> = { adcp_error: error, errors: [error], ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
 }
 
