@@ -177,11 +177,14 @@ test('the sandbox profile is the production profile plus the compliance controll
     webhook_signing: webhookSigning,
     compliance_testing: testing,
     adcp: { capability_changes: changes, ...adcp },
-    media_buy: { lifecycle_tools: lifecycleTools, ...mediaBuy },
+    media_buy: { lifecycle_tools: lifecycleTools, supports_proposals: supportsProposals, ...mediaBuy },
+    specialisms,
     ...capabilities
   } = sandbox.capabilities;
   assert.equal({ ...capabilities, adcp, media_buy: mediaBuy }, production.capabilities);
   assert.equal(lifecycleTools, compact);
+  // Proposals through get_products and create_media_buy too, graded as sales-proposal-mode.
+  assert.equal([supportsProposals, specialisms], [true, ['sales-proposal-mode']]);
   // The controller's state scenarios and the compact probes; 3.0.6, whose enum names six scenarios, is served the
   // ones it knows (the generator's capabilities fit). list_scenarios answers every one, seeds included (below).
   assert.equal(testing, {

@@ -21,7 +21,12 @@ const { loadProfile } = await committedSet();
 
 async function seller() {
   const agent = await loadProfile('guaranteed-publisher', { mode: 'production', store: { stateDir: tempDir() } });
-  const { handlers } = createSeller({ ...agent, tools: (r?: string) => [...agent.tools(r as never), ...COMPACT] }, { accounts: EXAMPLE_ACCOUNTS });
+  // The sandbox's surface on the committed production profile: the compact tools, and proposals through get_products.
+  const capabilities = (r?: string): Body => {
+    const c = agent.capabilities(r as never) as Body;
+    return { ...c, media_buy: { ...c.media_buy, supports_proposals: true } };
+  };
+  const { handlers } = createSeller({ ...agent, capabilities, tools: (r?: string) => [...agent.tools(r as never), ...COMPACT] }, { accounts: EXAMPLE_ACCOUNTS });
   const call = (tool: string, args: Record<string, unknown>, principal = 'buyer') => handlers[tool]!(args, { principal, release: '3.0' });
   return { agent, call };
 }
@@ -70,7 +75,12 @@ test('proposals: a draft is finalized into a committed hold and accepted once; d
   const committed = (await call('refine_proposals', { idempotency_key: key(), refinements: [{ proposal_id: draft.proposal_id, action: 'finalize' }] })).results[0].proposal;
   assert.equal([committed.proposal_status, committed.parent_proposal_id], ['committed', draft.proposal_id]);
   assert.is(code(await call('accept_proposal', { idempotency_key: key(), account: ACCOUNT, proposal_id: committed.proposal_id, proposal_terms_digest: 'sha256:other' })), 'CONFLICT');
-  assert.is(code(await call('accept_proposal', { idempotency_key: key(), account: { account_id: 'acc_legacy' }, proposal_id: committed.proposal_id, proposal_terms_digest: committed.terms_digest })), 'PROPOSAL_NOT_FOUND', 'another account\'s proposal');
+  assert.is(code(await call('accept_proposal', { idempotency_key: key(), account: ACCOUNT, proposal_id: committed.proposal_id, proposal_terms_digest: committed.terms_digest }, 'another-buyer')), 'PROPOSAL_NOT_FOUND', 'another buyer\'s proposal');
+  assert.is(code(await call('refine_proposals', { idempotency_key: key(), refinements: [{ proposal_id: draft.proposal_id, action: 'revise', ask: 'more' }] }, 'another-buyer')), 'PROPOSAL_NOT_FOUND');
+  assert.is(code(await call('refine_proposals', { idempotency_key: key(), refinements: [{ proposal_id: committed.proposal_id, action: 'finalize' }] })), 'INVALID_STATE', 'only a draft is finalized');
+  assert.equal([committed.insertion_order.io_id, committed.insertion_order.requires_signature], [`io_${committed.proposal_id.slice(5)}`, false]);
+  const otherIo = await call('accept_proposal', { idempotency_key: key(), account: ACCOUNT, proposal_id: committed.proposal_id, proposal_terms_digest: committed.terms_digest, io_acceptance: { io_id: 'io_other', accepted_at: '2026-01-01T00:00:00Z', signatory: 'ops' } });
+  assert.equal([code(otherIo), otherIo.adcp_error.field], ['INVALID_REQUEST', 'io_acceptance.io_id']);
   const accepted = await call('accept_proposal', { idempotency_key: key(), account: ACCOUNT, proposal_id: committed.proposal_id, proposal_terms_digest: committed.terms_digest });
   assert.equal([accepted.status, accepted.accepted_proposal.proposal_id, accepted.accepted_proposal.terms_digest], ['completed', committed.proposal_id, committed.terms_digest]);
   assert.is(code(await call('accept_proposal', { idempotency_key: key(), account: ACCOUNT, proposal_id: committed.proposal_id, proposal_terms_digest: committed.terms_digest })), 'INVALID_STATE', 'accepted once');
@@ -94,6 +104,44 @@ test('proposals: a draft is finalized into a committed hold and accepted once; d
   const created = await facade(viaFacade.proposal_id);
   const readback = (await call('get_media_buys', { account: ACCOUNT, media_buy_ids: [created.media_buy_id] })).media_buys[0];
   assert.equal([readback.media_buy_id, readback.revision], [created.media_buy_id, 1]);
+  await agent.close();
+});
+
+test('proposals through get_products: a brief\'s draft keeps its id while refined and finalized, and create_media_buy executes it with the request\'s budget and flight', async () => {
+  const { agent, call } = await seller();
+  const briefed = await call('get_products', { buying_mode: 'brief', brief: 'Premium display on the homepage, Q2 flight, $50K budget.', account: ACCOUNT });
+  const [proposal] = briefed.proposals;
+  assert.equal([proposal.proposal_status, proposal.total_budget_guidance], ['draft', { recommended: 50000, currency: 'USD' }]);
+  assert.is(proposal.allocations.reduce((s: number, a: Body) => s + a.allocation_percentage, 0), 100);
+  assert.ok(proposal.allocations.every((a: Body) => briefed.products.some((p: Body) => p.product_id === a.product_id)), 'the proposal buys products the answer lists');
+  // Refined: an ask the seller can read (a budget), one it cannot (a channel it does not sell), one request-wide.
+  const refined = await call('get_products', {
+    buying_mode: 'refine',
+    account: ACCOUNT,
+    refine: [
+      { scope: 'proposal', proposal_id: proposal.proposal_id, ask: 'Lower the budget to $40,000.' },
+      { scope: 'request', ask: 'Frequency cap 3 per day.' },
+    ],
+  });
+  assert.equal([refined.proposals[0].proposal_id, refined.proposals[0].total_budget_guidance.recommended], [proposal.proposal_id, 40000]);
+  assert.equal(refined.refinement_applied.map((r: Body) => [r.scope, r.status]), [['proposal', 'applied'], ['request', 'unable']]);
+  const unread = await call('get_products', { buying_mode: 'refine', account: ACCOUNT, refine: [{ scope: 'proposal', proposal_id: proposal.proposal_id, ask: 'Shift 60% of budget to CTV.' }] });
+  assert.is(unread.refinement_applied[0].status, 'unable');
+  const unknown = await call('get_products', { buying_mode: 'refine', account: ACCOUNT, refine: [{ scope: 'proposal', proposal_id: 'prop_nope', action: 'finalize' }] });
+  assert.equal([code(unknown), unknown.adcp_error.field], ['PROPOSAL_NOT_FOUND', 'refine[0].proposal_id']);
+  // Finalized: committed under the same id, with its hold and insertion order.
+  const finalized = (await call('get_products', { buying_mode: 'refine', account: ACCOUNT, refine: [{ scope: 'proposal', proposal_id: proposal.proposal_id, action: 'finalize' }] })).proposals[0];
+  assert.equal([finalized.proposal_id, finalized.proposal_status, finalized.total_budget_guidance.recommended], [proposal.proposal_id, 'committed', 40000]);
+  assert.ok(finalized.insertion_order.io_id.startsWith('io_'));
+  const again = await call('get_products', { buying_mode: 'refine', account: ACCOUNT, refine: [{ scope: 'proposal', proposal_id: proposal.proposal_id, action: 'finalize' }] });
+  assert.is(code(again), 'INVALID_STATE', 'a committed proposal is not finalized twice');
+  const create = (more: Body) => call('create_media_buy', { idempotency_key: key(), account: ACCOUNT, brand: { domain: 'acme.example' }, proposal_id: proposal.proposal_id, total_budget: { amount: 20000, currency: 'USD' }, start_time: 'asap', end_time: '2099-06-30T23:59:59Z', ...more });
+  assert.is(code(await create({ io_acceptance: { io_id: 'io_someone_else', accepted_at: '2026-01-01T00:00:00Z', signatory: 'ops' } })), 'INVALID_REQUEST');
+  const bought = await create({ io_acceptance: { io_id: finalized.insertion_order.io_id, accepted_at: '2026-01-01T00:00:00Z', signatory: 'ops' } });
+  const read = (await call('get_media_buys', { account: ACCOUNT, media_buy_ids: [bought.media_buy_id] })).media_buys[0];
+  assert.is(read.packages.reduce((s: number, p: Body) => s + p.budget, 0), 20000, 'executed with the request\'s budget');
+  assert.is(read.end_time, '2099-06-30T23:59:59.000Z');
+  assert.is(code(await create({})), 'INVALID_STATE', 'accepted once');
   await agent.close();
 });
 

@@ -104,16 +104,24 @@ export function availableActions(/** @type {string} */ status) {
 
 /**
  * Makes the media buy an accepted commitment describes, through the seller's one media-buy core; answers the
- * commitment response (media-buy-commitment-response.json). Nothing is kept if anything refuses.
+ * commitment response (media-buy-commitment-response.json). Nothing is kept if anything refuses. The accepting call
+ * may state the execution: a total budget (the purchases scaled to it, in the terms' currency) and, through
+ * create_media_buy, the flight; the commitment's products and pricing stand as accepted.
  * @param {{ mediaBuys: ReturnType<typeof import('./media-buys.js').createMediaBuys>, now: () => Date }} deps
  * @param {Account} account
  * @param {Record<string, any>} proposal the committed proposal (or a direct purchase's synthesized one)
+ * @param {{ total_budget?: { amount: number, currency: string }, start_time?: string, end_time?: string }} [execution]
  */
-export function book({ mediaBuys, now }, account, proposal) {
+export function book({ mediaBuys, now }, account, proposal, execution = {}) {
   const t = now();
   const terms = proposal.commercial_terms;
-  const requested = terms.purchases.map((/** @type {Record<string, any>} */ p) => ({ product_id: p.product_id, pricing_option_id: p.pricing_option_id, budget: p.budget, ...(p.pacing !== undefined ? { pacing: p.pacing } : {}) }));
-  const flight = { start: Date.parse(terms.purchases[0].start_time), end: Date.parse(terms.end_time) };
+  const committedTotal = terms.total_budget.amount;
+  const wanted = execution.total_budget;
+  if (wanted !== undefined && wanted.currency !== terms.total_budget.currency) reject('INVALID_REQUEST', `The commitment is in ${terms.total_budget.currency}`, { field: 'total_budget.currency' });
+  const scale = wanted === undefined || !(committedTotal > 0) ? 1 : wanted.amount / committedTotal;
+  const requested = terms.purchases.map((/** @type {Record<string, any>} */ p) => ({ product_id: p.product_id, pricing_option_id: p.pricing_option_id, budget: Math.round(p.budget * scale * 100) / 100, ...(p.pacing !== undefined ? { pacing: p.pacing } : {}) }));
+  const flight =
+    execution.end_time !== undefined ? checkFlight({ start_time: execution.start_time ?? 'asap', end_time: execution.end_time }, t.getTime()) : { start: Date.parse(terms.purchases[0].start_time), end: Date.parse(terms.end_time) };
   const buy = mediaBuys.open(account, requested, flight, t, { name: proposal.name, field: 'commercial_terms.purchases' });
   const accepted = { ...proposal, proposal_status: 'accepted', media_buy_id: buy.media_buy_id, accepted_at: t.toISOString() };
   buy.accepted_proposal = accepted;

@@ -9,6 +9,7 @@ import { createFeedback } from './feedback.js';
 import { answering } from '../common/errors.js';
 import { createMediaBuys } from './media-buys.js';
 import { createProducts } from './products.js';
+import { createProposalFacade } from './proposal-facade.js';
 import { createProposals } from './proposals.js';
 import { atLeast, perRelease } from '../common/releases.js';
 
@@ -23,7 +24,8 @@ import { atLeast, perRelease } from '../common/releases.js';
  *   products.js      get_products
  *   media-buys.js    create/update/get_media_buys: the one media-buy core
  *   commitments.js   AdCP 3.2's commercial terms, their digest, booking an accepted commitment
- *   proposals.js     request/refine/decline/accept_proposal, and create_media_buy's proposal_id
+ *   proposals.js     request/refine/decline/accept_proposal: immutable proposal snapshots, the buyer's own
+ *   proposal-facade.js  the same proposals through get_products (brief, refine, finalize) and create_media_buy
  *   compact.js       list_products, buy_products, control_media_buy
  *   feedback.js      provide_performance_feedback, found among the caller's accounts
  *   delivery.js      get_media_buy_delivery and simulated delivery
@@ -106,7 +108,9 @@ export function createSeller(agent, options = {}) {
   const proposals = createProposals({ accounts, catalog, mediaBuys, now });
   const compact = createCompact({ accounts, catalog, mediaBuys, now });
   const controller = createController({ accounts, catalog, mediaBuys, delivery, directives, proposals, tasks: agent, served: [...new Set(agent.releases.flatMap((r) => agent.tools(r)))] });
-  const products = createProducts({ accounts, catalog, directives });
+  const facade = createProposalFacade({ proposals, catalog });
+  // get_products proposes media plans only where the profile says so (media_buy.supports_proposals).
+  const products = createProducts({ accounts, catalog, directives, ...(capabilities.media_buy?.supports_proposals === true ? { facade } : {}) });
 
   /** @type {(release: string) => Record<string, (args: any, ctx: any) => unknown>} */
   const implementations = (release) => ({
@@ -124,14 +128,15 @@ export function createSeller(agent, options = {}) {
 
   /**
    * create_media_buy, the compatibility facade: packages book as always; a `proposal_id` accepts that committed
-   * proposal (proposals.js), the same commitment accept_proposal makes, answered in create_media_buy's shape.
+   * proposal (proposal-facade.js), the same commitment accept_proposal makes, executed with the request's budget and
+   * flight, answered in create_media_buy's shape.
    */
   const facadeCreate = (/** @type {string} */ release) => {
     const byPackages = mediaBuys.handlers(release).create_media_buy;
     return async (/** @type {Record<string, any>} */ args, /** @type {any} */ ctx) => {
       if (args.proposal_id === undefined) return byPackages(args, ctx);
       const account = accounts.resolve(args.account, ctx.principal);
-      const committed = proposals.accept(account, args.proposal_id, undefined);
+      const committed = facade.accept(account, ctx.principal, args);
       const buy = /** @type {import('./media-buys.js').MediaBuy} */ (mediaBuys.byId(committed.media_buy_id));
       return {
         media_buy_id: buy.media_buy_id,

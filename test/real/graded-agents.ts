@@ -53,6 +53,11 @@ export const GRADED_AGENTS: readonly GradedAgent[] = [
       'media_buy_seller/declined_proposal_execution',
       'media_buy_seller/declined_proposal_refinement',
       'media_buy_seller/expired_proposal_execution',
+      // Proposals through get_products and create_media_buy (media_buy.supports_proposals, sales-proposal-mode).
+      'sales_proposal_mode',
+      'media_buy_seller/proposal_finalize',
+      'media_buy_seller/proposal_finalize_asap_timing',
+      'media_buy_seller/proposal_not_found_errors',
     ],
     minPassed: 240,
     named: ['capability_discovery', 'version_negotiation', 'v3_envelope_integrity', 'notification_config_event_scope', 'error_compliance', 'schema_validation', 'idempotency'],
