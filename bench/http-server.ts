@@ -6,6 +6,8 @@
 export {};
 
 const side = process.argv[2];
+// bench/observe: the OTel SDK registered before the agent starts, as an agent's instrumentation is.
+if (process.env.ADCP_BENCH_OTEL === '1') (await import('./otel-setup.js')).registerOtel();
 const ours = ['ours', 'ours-pg', 'ours-bare'];
 const started =
   side !== undefined && ours.includes(side)

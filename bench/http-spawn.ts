@@ -35,13 +35,15 @@ const repoRoot = (() => {
  * `nodeArgs`: extra node flags (`--cpu-prof …`). The child's environment is this one's without NODE_ENV, so the
  * peer runs with its default (non-production) validation whatever the bench's own environment says.
  */
-export function startServer(side: Side, nodeArgs: readonly string[] = [], setup: Setup = side, extraEnv: Record<string, string> = {}): Promise<ServerChild> {
+export function startServer(side: Side, nodeArgs: readonly string[] = [], setup: Setup = side, extraEnv: Record<string, string> = {}, stderrFd?: number): Promise<ServerChild> {
   const env = { ...process.env, ...extraEnv };
   delete env.NODE_ENV;
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, entry, setup], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // `stderrFd`: the child's stderr goes to that file (its log, as a deployment's goes to a file or a pipe drained
+  // elsewhere), not through this process.
+  const child = spawn(process.execPath, [...nodeArgs, entry, setup], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', stderrFd ?? 'pipe'] });
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
     stderr += d;
   });
   return new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@
 /**
  * What every reference agent's entry file shares (seller-agent.js, creative-agent.js, signals-agent.js, si-agent.js,
  * brand-agent.js): the generated set and profile it serves, its authenticator, agent.serve with MCP at /mcp and A2A at
- * /a2a on one port, and the start line. An entry names its kind — its title, its default profile and the function
+ * /a2a on one port, and the start from the environment. An entry names its kind — its title, its default profile and the function
  * making its handler set for a loaded profile — and nothing else; everything of HTTP (authentication, limits,
  * keep-alive, the task store) is agent.serve's.
  *
@@ -24,7 +24,7 @@ import { signingFromEnv } from './signing-test-kit.js';
 /**
  * @typedef {import('./seller/index.js').LoadedAgent} LoadedAgent
  * @typedef {{ title: string, profile: string, handlers(agent: LoadedAgent, options: Record<string, any>): Record<string, unknown> }} AgentKind
- *   `title`: how the agent names itself (start line, MCP server name, agent card); `profile`: the profile it serves
+ *   `title`: how the agent names itself (start failures, MCP server name, agent card); `profile`: the profile it serves
  *   when ADCP_PROFILE is unset; `handlers`: its handler set for a loaded profile, exactly the tools that profile serves.
  * @typedef {{ port?: number, host?: string, mode?: 'production' | 'development', profile?: string, generated?: string,
  *   apiKey?: string, signing?: import('../generated/index.js').SigningOptions,
@@ -75,20 +75,19 @@ export async function startAgent(kind, options = {}) {
 }
 
 /**
- * Runs `kind` when `moduleUrl` is the process's entry script: started from the environment (above), its start line on
- * stderr; a start that cannot happen (a DATABASE_URL out of reach, a busy port) is one line, not a stack.
+ * Runs `kind` when `moduleUrl` is the process's entry script, started from the environment (above). A start that
+ * cannot happen (a DATABASE_URL out of reach, a busy port) is one line, not a stack; once it listens the runtime's own
+ * start line says what runs (profile, releases, tools, MCP and A2A URLs, store, authentication).
  * @param {AgentKind} kind
  * @param {string} moduleUrl the entry file's import.meta.url
  */
 export async function runIfMain(kind, moduleUrl) {
   if (moduleUrl !== pathToFileURL(process.argv[1] ?? '').href) return;
   const mode = process.env.ADCP_MODE === 'development' ? 'development' : 'production';
-  const { url, a2aUrl, agent } = await startAgent(kind, { port: Number(process.env.PORT ?? 3000), host: process.env.HOST, mode }).catch((/** @type {Error} */ e) => {
+  await startAgent(kind, { port: Number(process.env.PORT ?? 3000), host: process.env.HOST, mode }).catch((/** @type {Error} */ e) => {
     console.error(`AdCP ${kind.title}: ${e.message}`);
     process.exit(1);
   });
-  const auth = process.env.ADCP_API_KEY ? 'Bearer ADCP_API_KEY required' : 'no authentication';
-  console.error(`AdCP ${kind.title} (${agent.name}, ${mode}, AdCP ${agent.releases.join(' + ')}, ${auth}) serving MCP at ${url} and A2A at ${a2aUrl}`);
 }
 
 /**

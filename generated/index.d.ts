@@ -4,7 +4,7 @@
 //   adcp-3.0.6 4c65b97ec4314655
 //   profile: schemas/profiles/creative-agent.json dd12418c42629832,
 //     schemas/profiles/governance-agent.json 138482259903390b,
-//     schemas/profiles/guaranteed-publisher.json 49630a7d7d90537f,
+//     schemas/profiles/guaranteed-publisher.json b3d1513aefc1c9f4,
 //     schemas/profiles/programmatic-seller.json 0288cc4d5c1c3cf9,
 //     schemas/profiles/signals-agent.json b841b9bcf2f83c23
 //   normalization: schemas/normalizations/account.json 2bdaa16dd98a6d3d,

@@ -4,7 +4,7 @@
 //   adcp-3.0.6 4c65b97ec4314655
 //   profile: schemas/profiles/creative-agent.json dd12418c42629832,
 //     schemas/profiles/governance-agent.json 138482259903390b,
-//     schemas/profiles/guaranteed-publisher.json 49630a7d7d90537f,
+//     schemas/profiles/guaranteed-publisher.json b3d1513aefc1c9f4,
 //     schemas/profiles/programmatic-seller.json 0288cc4d5c1c3cf9,
 //     schemas/profiles/signals-agent.json b841b9bcf2f83c23
 //   normalization: schemas/normalizations/account.json 2bdaa16dd98a6d3d,
@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts 94625e2ca58bcf3d
+//   adcp-codegen 0.1.0: runtime/loader.ts 708bcd3577646319
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -464,6 +464,7 @@ const onDemand = Object.freeze({
   "./services/auth/api-key.js": "runtime/http.cjs",
   "./services/auth/basic.js": "runtime/http.cjs",
   "./services/builtins.js": "runtime/services.cjs",
+  "./services/health.js": "runtime/services.cjs",
   "./services/idempotency/budgets.js": "runtime/services.cjs",
   "./services/idempotency/hash.js": "runtime/services.cjs",
   "./services/idempotency/records.js": "runtime/services.cjs",
@@ -491,6 +492,7 @@ const onDemand = Object.freeze({
   "./services/tasks/service.js": "runtime/services.cjs",
   "./services/tasks/webhook.js": "runtime/services.cjs",
   "./services/webhooks/attempt.js": "runtime/services.cjs",
+  "./services/webhooks/gauges.js": "runtime/services.cjs",
   "./services/webhooks/outbox.js": "runtime/services.cjs",
   "./services/webhooks/push-config.js": "runtime/services.cjs",
   "./services/webhooks/records.js": "runtime/services.cjs",
@@ -498,12 +500,14 @@ const onDemand = Object.freeze({
   "./services/webhooks/sdk.js": "runtime/services.cjs",
   "./services/webhooks/setup.js": "runtime/services.cjs",
   "./services/webhooks/worker.js": "runtime/services.cjs",
+  "./stores/metered.js": "runtime/services.cjs",
   "./stores/open.js": "runtime/services.cjs",
   "./stores/postgres.js": "runtime/services.cjs",
   "./stores/schema.js": "runtime/services.cjs",
   "./stores/sql.js": "runtime/services.cjs",
   "./stores/sqlite.js": "runtime/services.cjs",
   "./transports/a2a.js": "runtime/transports.cjs",
+  "./transports/call-trace.js": "runtime/transports.cjs",
   "./transports/http/a2a-card.js": "runtime/http.cjs",
   "./transports/http/a2a-dialects.js": "runtime/http.cjs",
   "./transports/http/a2a-endpoint.js": "runtime/http.cjs",
@@ -511,11 +515,14 @@ const onDemand = Object.freeze({
   "./transports/http/authenticate.js": "runtime/http.cjs",
   "./transports/http/body.js": "runtime/http.cjs",
   "./transports/http/classify.js": "runtime/http.cjs",
+  "./transports/http/drain.js": "runtime/http.cjs",
   "./transports/http/entry.js": "runtime/http.cjs",
+  "./transports/http/health.js": "runtime/http.cjs",
   "./transports/http/mcp-endpoint.js": "runtime/http.cjs",
   "./transports/http/packages.js": "runtime/http.cjs",
   "./transports/http/respond.js": "runtime/http.cjs",
   "./transports/http/serve.js": "runtime/http.cjs",
+  "./transports/http/start-line.js": "runtime/http.cjs",
   "./transports/http/task-store.js": "runtime/http.cjs",
   "./transports/http/tools-list-fast.js": "runtime/http.cjs",
   "./transports/http/well-known.js": "runtime/http.cjs",

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
-import { CodegenError, UsageError, createLogger } from './shared/index.js';
+import { CodegenError, UsageError, createLogger, generatorVersion } from './shared/index.js';
 import { generateWithHeapBudget, heapBudgetMb } from './generate-worker.js';
 
 export const USAGE = `Usage: adcp-codegen generate [options]
+       adcp-codegen --version
 
 Reads AdCP releases and capability profiles, writes the generated set (validators, strip functions, normalizers,
 projected tools/list schemas, MCP registrations) for each profile.
@@ -19,6 +20,7 @@ Options:
                  release does not define)
   --verbose      also list each shipped normalization rule not emitted and each compile unit's time
   -h, --help     show this help
+  -v, --version  print adcp-codegen's version (${generatorVersion}) and exit
 
 Environment:
   ADCP_CODEGEN_HEAP_MB  heap budget of the generation worker in MB (default 256; 0: none, run on the main thread);
@@ -46,6 +48,7 @@ export async function main(argv: readonly string[], stderr: NodeJS.WritableStrea
         strict: { type: 'boolean' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
       },
     });
   } catch (e) {
@@ -57,6 +60,11 @@ export async function main(argv: readonly string[], stderr: NodeJS.WritableStrea
   if (values.verbose === true) log = createLogger(stderr, process.env, true);
   if (values.help === true) {
     stdout.write(USAGE);
+    return 0;
+  }
+  // The version alone on stdout, as node, npm and tsc print theirs: a script can read it as it is.
+  if (values.version === true) {
+    stdout.write(`${generatorVersion}\n`);
     return 0;
   }
   if (positionals.length !== 1 || positionals[0] !== 'generate') {

@@ -115,6 +115,7 @@ async function runInWorker(options: WorkerOptions): Promise<void> {
     stage: (name, detail, ms) => post({ kind: 'log', level: 'stage', args: [name, detail, ms] }),
     info: (message) => post({ kind: 'log', level: 'info', args: [message] }),
     detail: (message) => post({ kind: 'log', level: 'detail', args: [message] }),
+    note: (message) => post({ kind: 'log', level: 'note', args: [message] }),
     warn: (message) => post({ kind: 'log', level: 'warn', args: [message] }),
     error: (message) => post({ kind: 'log', level: 'error', args: [message] }),
   };

@@ -35,6 +35,8 @@ export interface GenerateResult {
   /** --check: files whose content differs, that are missing, or that should not be there. */
   readonly drift: readonly string[];
   readonly warnings: readonly string[];
+  /** Notes on the inputs that are not wrong (a served tool a release deprecates), said again when nothing changed. */
+  readonly notes: readonly string[];
 }
 
 /** What every stage of one run reports to, and where it writes. */
@@ -46,6 +48,9 @@ interface Run {
   /** A warning, logged and returned in the result. */
   warn(message: string): void;
   readonly warnings: string[];
+  /** A note, logged, returned in the result and recorded with the set. */
+  note(message: string): void;
+  readonly notes: string[];
   /** The time since the previous lap (or the start), for each stage's line. */
   lap(): number;
 }
@@ -71,12 +76,14 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const reuse = !check && options.reuse !== false;
   // Read once: under the lock when writing (openOutput read it after recovery), plainly for --check.
   const previous = output !== undefined ? output.manifest : readManifest(run.out);
-  if (reuse && previous !== undefined && upToDate(run.out, previous, sources.inputsHash, cache)) {
+  const record = reuse && previous !== undefined ? upToDate(run.out, previous, sources.inputsHash, cache) : undefined;
+  if (previous !== undefined && record !== undefined) {
+    for (const n of record.notes) run.note(n);
     run.log.info(`${run.shown} is up to date: nothing changed`);
     // The up-to-date path reads only what the manifest owns: a file left beside them (a `git checkout` reverting a
     // regeneration leaves its new files) is still warned about, as a writing run does.
     warnLoadable(run, new Set([...Object.keys(previous.files), MANIFEST]));
-    return { out: run.out, files: Object.keys(previous.files), changed: [], removed: [], upToDate: true, drift: [], warnings: run.warnings };
+    return { out: run.out, files: Object.keys(previous.files), changed: [], removed: [], upToDate: true, drift: [], warnings: run.warnings, notes: run.notes };
   }
 
   const stages = await importStages();
@@ -85,6 +92,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
   const selections = stages.select(inputs.profiles, inputs.served);
   const selected = [...selections.values()].flat();
   run.log.stage('select', selected.map((s) => `${s.tools.length}`).join('+') + ` tools over ${selected.length} profile×release surface(s)`, run.lap());
+  for (const d of stages.deprecations(selections)) run.note(stages.deprecationNote(d));
   const releaseKeys = inputs.releases.filter((r) => selected.some((s) => s.release === r && s.tools.length > 0)).map((r) => r.key);
   const projected = project(run, stages, inputs, selections, sources, releaseKeys);
 
@@ -105,6 +113,7 @@ export async function generate(options: GenerateOptions = {}): Promise<GenerateR
 
 function startRun(out: string, log: Logger, started: number): Run {
   const warnings: string[] = [];
+  const notes: string[] = [];
   let t = started;
   return {
     out,
@@ -115,6 +124,11 @@ function startRun(out: string, log: Logger, started: number): Run {
       log.warn(m);
     },
     warnings,
+    note: (m) => {
+      notes.push(m);
+      log.note(m);
+    },
+    notes,
     lap: () => {
       const now = performance.now();
       const ms = now - t;
@@ -207,6 +221,13 @@ function project(run: Run, stages: Stages, inputs: Inputs, selections: Selection
       if (config.strict) throw new CodegenError(p.profile.file, u.pointer, `${message} (--strict)`);
       run.warn(`${p.profile.file}#${u.pointer}: ${message}`);
     }
+  }
+  // A profile serving only pre-releases and naming none as its default refuses every buyer that pins no release.
+  for (const { profile, selections: ss } of profiles) {
+    if (profile.defaultRelease !== undefined || ss.some((s) => s.release.prerelease === undefined)) continue;
+    const message = `serves only pre-releases (${ss.map((s) => s.release.key).join(', ')}) and names no default_release: a call without adcp_version is refused (VERSION_UNSUPPORTED), as a pre-release is matched only by an exact pin; name the one to serve such calls as default_release`;
+    if (config.strict) throw new CodegenError(profile.file, '/default_release', `${message} (--strict)`);
+    run.warn(`${profile.file}#/default_release: ${message}`);
   }
   // A shared definition appears in many tools' documents: report each finding once.
   for (const f of new Map(advertised.findings.map((f) => [`${f.pointer}\0${f.message}`, f])).values()) {
@@ -302,21 +323,21 @@ function checkOutput(run: Run, all: readonly EmittedFile[], previous: OutputMani
     ...d.extra.filter((p) => p !== MANIFEST).map((p) => `${p} (not generated)`),
     ...foreign.map((p) => `${p} (not generated, and Node or the runtime could load it: remove it)`),
   ];
-  if (drift.length === 0) recordSet(cache, all.find((f) => f.path === MANIFEST)!);
+  if (drift.length === 0) recordSet(cache, all.find((f) => f.path === MANIFEST)!, run.notes);
   run.log.stage('check', drift.length === 0 ? `${run.shown} is in step` : `${drift.length} file(s) out of step`, run.lap());
-  return { out: run.out, files: all.map((f) => f.path), changed: [], removed: [], upToDate: drift.length === 0, drift, warnings: run.warnings };
+  return { out: run.out, files: all.map((f) => f.path), changed: [], removed: [], upToDate: drift.length === 0, drift, warnings: run.warnings, notes: run.notes };
 }
 
 function writeOutput(run: Run, all: readonly EmittedFile[], previous: OutputManifest | undefined, cache: BuildCache): GenerateResult {
   const report = write(run.out, all, previous);
-  recordSet(cache, all.find((f) => f.path === MANIFEST)!);
+  recordSet(cache, all.find((f) => f.path === MANIFEST)!, run.notes);
   const summary = report.changed.length + report.removed.length === 0 ? `nothing changed in ${run.shown}` : `${report.changed.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged in ${run.shown}`;
   run.log.stage('write', summary, run.lap());
   if (report.replaced.length > 0) run.log.warn(`replaced ${report.replaced.length} file(s) adcp-codegen had not written: ${pathList(report.replaced)}`);
   const loadable = warnLoadable(run, new Set(all.map((f) => f.path)));
   const inert = report.kept.filter((p) => !loadable.includes(p));
   if (inert.length > 0) run.log.info(`left ${inert.length} file(s) adcp-codegen does not own as they are: ${pathList(inert)}`);
-  return { out: run.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings: run.warnings };
+  return { out: run.out, files: all.map((f) => f.path), changed: report.changed, removed: report.removed, upToDate: false, drift: [], warnings: run.warnings, notes: run.notes };
 }
 
 /** Warns about the files in `out` Node or the runtime could load that the set does not own (--check fails on them). */

@@ -14,19 +14,27 @@ import { outputIntact } from './write/index.js';
  * not vouch for.
  */
 
-/**
- * True when `out` holds the set the inputs would produce: the manifest records the same input hash, this generator
- * wrote (or checked) exactly that manifest, and every file it lists is there byte for byte.
- */
-export function upToDate(out: string, previous: OutputManifest, inputsHash: string, cache: BuildCache): boolean {
-  if (previous.inputsHash !== inputsHash) return false;
-  const digest = manifestDigest(out);
-  return digest !== undefined && cache.get('sets', digest) !== undefined && outputIntact(out, previous);
+/** What this generator recorded of a set it wrote: the notes its run gave, said again when nothing changed. */
+export interface SetRecord {
+  readonly notes: readonly string[];
 }
 
-/** Records that this generator wrote `manifest` (or compiled it from scratch and found `out` holding it). */
-export function recordSet(cache: BuildCache, manifest: EmittedFile): void {
-  cache.set('sets', sha256(manifest.contents), '');
+/**
+ * The record of the set in `out` when it is the one the inputs would produce: the manifest records the same input
+ * hash, this generator wrote (or checked) exactly that manifest, and every file it lists is there byte for byte.
+ */
+export function upToDate(out: string, previous: OutputManifest, inputsHash: string, cache: BuildCache): SetRecord | undefined {
+  if (previous.inputsHash !== inputsHash) return undefined;
+  const digest = manifestDigest(out);
+  const record = digest === undefined ? undefined : cache.get('sets', digest);
+  if (record === undefined || !outputIntact(out, previous)) return undefined;
+  const notes = record === '' ? [] : (JSON.parse(record) as Partial<SetRecord>).notes;
+  return { notes: Array.isArray(notes) ? notes.filter((n): n is string => typeof n === 'string') : [] };
+}
+
+/** Records that this generator wrote `manifest` (or compiled it from scratch and found `out` holding it), and its notes. */
+export function recordSet(cache: BuildCache, manifest: EmittedFile, notes: readonly string[]): void {
+  cache.set('sets', sha256(manifest.contents), JSON.stringify({ notes } satisfies SetRecord));
 }
 
 /**

@@ -7,6 +7,7 @@ import { toolsLists } from './artifacts/tools-list.js';
 import { Call, type CallEnv } from './call/call.js';
 import { checkHandlers } from './call/handlers.js';
 import { runCall } from './call/pipeline.js';
+import { registerLog, runtimeLog } from './ops/log.js';
 import { agentServices } from './services/agent-services.js';
 import { builtinHandlers } from './services/builtins.js';
 import { a2aSkills, createA2AExecutor } from './transports/a2a.js';
@@ -17,6 +18,7 @@ import { mcpRegistrar, registerMcp } from './transports/mcp.js';
 // The Agent API's types and the rejection results, where the generated index.d.ts and earlier callers import them.
 export type * from './api/agent-types.js';
 export type * from './api/http-types.js';
+export type * from './api/ops-types.js';
 export type * from './api/signing-types.js';
 export type * from './api/webhook-types.js';
 export { errorResult, resultBody, UnknownToolError, unknownToolResult } from './wire/results.js';
@@ -32,8 +34,9 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
   // Read on the first tools/list (a server's, at its start): a call alone never loads them.
   let made: ReturnType<typeof toolsLists> | undefined;
   const lists = () => (made ??= toolsLists(served));
-  const services = agentServices(served, options);
-  const env: CallEnv = { served, authorize: options.authorize, services, declaredCredentials: declaredCredentialNames(served, { toolsList: (key) => lists().toolsList(key) }) };
+  const log = runtimeLog(options.logger, name);
+  const services = agentServices(served, options, log);
+  const env: CallEnv = { served, authorize: options.authorize, log, services, declaredCredentials: declaredCredentialNames(served, { toolsList: (key) => lists().toolsList(key) }) };
   // Checked where a handler set is registered, once: a set that does not match the profile fails before any call.
   const bind = (handlers: HandlerMap<string>) =>
     checkHandlers(handlers, { name, tools: served.tools, releasesServing: served.releasesServing, builtins: builtinHandlers(served, services) });
@@ -41,6 +44,7 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     name,
     mode,
     releases: served.releases.map((r) => r.key),
+    defaultRelease: served.defaultRelease?.key,
     tools: (key) => [...served.release(key).tools],
     toolsList: (key) => lists().toolsList(key),
     endpointToolsList: () => lists().endpointToolsList(),
@@ -64,13 +68,14 @@ export async function createAgent(base: URL, name: string, options: AgentOptions
     a2aSkills: (release) => a2aSkills(agent, release),
     requestSignatures: services.requestSignatures,
     httpHandler: (handlers, httpOptions) => httpEntry(agent, services, () => lists().endpointToolsJson(), bind(handlers as HandlerMap<string>), httpOptions),
-    serve: (handlers, serveOptions) => serveHttp(agent, () => agent.httpHandler(handlers, serveOptions), serveOptions, services.listening),
+    serve: (handlers, serveOptions) => serveHttp(agent, () => agent.httpHandler(handlers, serveOptions), services, serveOptions),
     ready: services.ready,
     close: services.close,
     task: (taskId) => services.tasks.handle(taskId),
     webhooks: services.webhooks,
     wellKnown: async (path) => services.signing?.publication.wellKnown(path),
   };
+  registerLog(agent, log);
   return agent;
 }
 

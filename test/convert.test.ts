@@ -13,10 +13,7 @@ import { setAt } from './helpers/generated.js';
 import { repoRoot } from './helpers/releases.js';
 import { typecheck } from './helpers/typecheck.js';
 import { twoReleaseSet } from './helpers/two-release-set.js';
-import { expectWarnings } from './helpers/warnings.js';
-
-// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
-expectWarnings(/converting the AdCP 9\.1 request to AdCP 9\.2 for make_thing failed/);
+import { captureLog } from './helpers/log-capture.js';
 
 /**
  * One handler per tool, written in the newest served release's shape, over the two-release fixture (9.2 and 9.1,
@@ -33,7 +30,7 @@ interface FixtureAgent {
   call(tool: string, args: unknown, handler: Handler | Record<string, Handler>, ctx?: Record<string, unknown>): Promise<Result>;
   mcpServerFactory<S>(handlers: Record<string, unknown>, create: () => S): () => S;
 }
-const entry = (await setAt(out)) as unknown as { loadProfile(name: string, options?: { mode?: 'production' | 'development' }): Promise<FixtureAgent> };
+const entry = (await setAt(out)) as unknown as { loadProfile(name: string, options?: { mode?: 'production' | 'development'; logger?: unknown }): Promise<FixtureAgent> };
 const body = (r: Result): Record<string, any> => JSON.parse(r.content[0]!.text) as Record<string, any>;
 
 /** The 9.2-shaped make_thing every test writes once. */
@@ -190,10 +187,8 @@ test('a failure inside a request (a generated file gone) answers an AdCP error w
   assert.type(module, 'string', 'make_thing has a conversion module of its own');
   rmSync(join(pair, module!));
   const agent = (await setAt(copy)) as unknown as typeof entry;
-  const broken = await agent.loadProfile('things-seller');
-  const warnings: string[] = [];
-  const onWarning = (w: Error) => void warnings.push(w.message);
-  process.on('warning', onWarning);
+  const log = captureLog();
+  const broken = await agent.loadProfile('things-seller', { logger: log.logger });
   const server = await serve(broken.mcpServerFactory({ get_things: () => ({ things: [], cache_scope: 'public' }), make_thing: makeThing }, () => new McpServer({ name: 'things', version: '1' })));
   const buyer = await client(server.url);
   try {
@@ -207,12 +202,13 @@ test('a failure inside a request (a generated file gone) answers an AdCP error w
     const ok = (await buyer.callTool({ name: 'make_thing', arguments: { thing: { id: 't1' } } })) as Result;
     assert.not.ok(ok.isError, ok.content[0]!.text);
   } finally {
-    process.off('warning', onWarning);
     await buyer.close();
     await server.close();
   }
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.ok(warnings.some((w) => w.includes('make_thing')), "the failure goes to the agent's log");
+  const failed = log.lines.find((l) => l.event === 'conversion_failed');
+  assert.ok(failed?.msg.includes('make_thing'), "the failure goes to the agent's log");
+  assert.is(failed!.level, 'error');
+  assert.is(failed!.tool, 'make_thing');
 });
 
 test.run();

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -151,6 +152,18 @@ test('usage errors exit 2; --help exits 0', async () => {
   const help = await runCli(['--help'], work);
   assert.is(help.code, 0);
   assert.match(help.stdout, /adcp-codegen generate/);
+  assert.match(help.stdout, /-v, --version +print adcp-codegen's version/);
+});
+
+test('--version and -v print the package version alone on stdout and exit 0, through the installed bin too', async () => {
+  const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  for (const flag of ['--version', '-v']) {
+    const run = await runCli([flag], work);
+    assert.equal([run.code, run.stdout, run.stderr], [0, `${version}\n`, ''], flag);
+  }
+  assert.is((await runCli(['generate', '--version'], work)).stdout, `${version}\n`, 'like --help, it wins over a command');
+  const bin = spawnSync(process.execPath, [join(repoRoot, 'bin/adcp-codegen.js'), '--version'], { encoding: 'utf8' });
+  assert.equal([bin.status, bin.stdout, bin.stderr], [0, `${version}\n`, '']);
 });
 
 test('colour only on a TTY, never with NO_COLOR', () => {

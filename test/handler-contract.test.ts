@@ -5,10 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setAt } from './helpers/generated.js';
 import { twoReleaseSet } from './helpers/two-release-set.js';
-import { expectWarnings } from './helpers/warnings.js';
-
-// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
-expectWarnings(/handler for get_things failed: TypeError/);
+import { captureLog } from './helpers/log-capture.js';
 
 /**
  * The handler contract at run time, as the generated types state it (test/types.test.ts): per-release handlers are
@@ -18,7 +15,7 @@ expectWarnings(/handler for get_things failed: TypeError/);
 const out = await twoReleaseSet();
 // The two-release set shares the committed set's surface; its handlers are typed by the fixture's own tools.
 const entry = (await setAt(out)) as unknown as {
-  loadProfile(name: string, options?: { mode?: 'production' | 'development' }): Promise<FixtureAgent>;
+  loadProfile(name: string, options?: { mode?: 'production' | 'development'; logger?: unknown }): Promise<FixtureAgent>;
   AdcpError: new (code: string, message: string, extra?: Record<string, unknown>) => Error;
 };
 type Handler = (args: any, ctx: any) => unknown;
@@ -109,29 +106,34 @@ test('an invalid response in development: a non-retryable agent error naming the
   assert.is(missing.adcp_error.code, 'CONFIGURATION_ERROR');
   assert.match(missing.adcp_error.message, /cache_scope/);
   // Production sends what the handler returned, with the runtime's envelope: the caller still gets a well-formed result.
-  const prod = await entry.loadProfile('things-seller', { mode: 'production' });
+  const log = captureLog();
+  const prod = await entry.loadProfile('things-seller', { mode: 'production', logger: log.logger });
   const sent = await prod.call('get_things', { mode: 'brief' }, () => ({ things: [] }));
   assert.not.ok(sent.isError);
   assert.equal(sent.structuredContent, { things: [], status: 'completed', adcp_version: '9.2' });
+  // ... and, once it is sent, logs it at error with its issues, for the operator.
+  await new Promise((resolve) => setImmediate(resolve));
+  const invalid = log.lines.find((l) => l.event === 'response_invalid');
+  assert.is(invalid?.level, 'error');
+  assert.equal([invalid!.tool, invalid!.release, invalid!.sent], ['get_things', '9.2', true]);
+  assert.is((invalid!.issues as { pointer: string }[])[0]!.pointer, '/cache_scope');
 });
 
 test('a handler that throws: a non-retryable AdCP error with no stack, path or message of its own; AdcpError from the entry is honoured', async () => {
-  const agent = await entry.loadProfile('things-seller', { mode: 'production' });
-  const warnings: string[] = [];
-  const onWarning = (w: Error) => void warnings.push(w.message);
-  process.on('warning', onWarning);
+  const log = captureLog();
+  const agent = await entry.loadProfile('things-seller', { mode: 'production', logger: log.logger });
   const r = await agent.call('get_things', { mode: 'brief', context: { t: 2 } }, () => {
     throw new TypeError(`Cannot read properties of undefined (reading 'rows') at ${import.meta.url}`);
   });
-  await new Promise((resolve) => setImmediate(resolve));
-  process.off('warning', onWarning);
   const e = body(r);
   assert.is(e.adcp_error.code, 'CONFIGURATION_ERROR');
   assert.is(e.adcp_error.recovery, 'terminal');
   assert.equal(e.context, { t: 2 });
   const text = r.content[0]!.text;
   assert.not.match(text, /rows|file:|\.js|\/tmp\/|\/work\/|\n\s*at |TypeError/);
-  assert.ok(warnings.some((w) => w.includes("reading 'rows'")), 'the error itself goes to the agent\'s log');
+  const failed = log.lines.find((l) => l.event === 'handler_failed');
+  assert.ok(failed?.msg.includes("reading 'rows'"), "the error itself goes to the agent's log, at error, naming the tool");
+  assert.equal([failed!.level, failed!.tool], ['error', 'get_things']);
 
   const returned = body(await agent.call('get_things', { mode: 'brief' }, () => new entry.AdcpError('UNSUPPORTED_FEATURE', 'no things today', { recovery: 'correctable' })));
   assert.equal(returned.adcp_error, { code: 'UNSUPPORTED_FEATURE', message: 'no things today', recovery: 'correctable' });

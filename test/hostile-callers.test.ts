@@ -13,7 +13,7 @@ import { serveAgent } from './helpers/serve.js';
 import { expectWarnings } from './helpers/warnings.js';
 
 // The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
-expectWarnings(/guaranteed-publisher is served without authentication/);
+expectWarnings(/guaranteed-publisher is served without authentication/, /handler for get_products failed: Error: after tampering/);
 
 /**
  * A hostile buyer, over the real transport: the official MCP client over Streamable HTTP to the committed set's
@@ -149,6 +149,8 @@ test('development: 100,000 unknown fields in a closed object are 50 issues and a
     assert.is(error.details.issues.length, 50, 'the mirror for pre-3.1 readers is the same bounded list');
     assert.match(error.message, /\(and 99997 more issues; issues lists the first 50\)$/);
     assert.equal(body.context, { correlation_id: 'flood' });
+    // The payload's errors[] carries the error once more, its issue lists left to adcp_error.
+    assert.equal(body.errors, [{ code: 'INVALID_REQUEST', message: error.message, recovery: error.recovery, field: error.field, details: { tool: 'create_media_buy', issues_omitted: 100_000 - 50 } }]);
     // Before: 76 MB (every field an issue, listed twice). The whole CallToolResult, text copy included:
     const reply = Buffer.byteLength(JSON.stringify(r));
     assert.ok(reply < 64 * 1024, `reply is ${reply} bytes`);

@@ -7,12 +7,10 @@ import * as assert from 'uvu/assert';
 import { committedSet, exampleHandlers } from './helpers/generated.js';
 import { http, MCP_HEADERS, rpc, toolsCall } from './helpers/http.js';
 import { expectWarnings } from './helpers/warnings.js';
+import { captureLog } from './helpers/log-capture.js';
 
 // The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
-expectWarnings(
-  /the HTTP entry failed \(authenticate\)/,
-  /guaranteed-publisher is served without authentication/,
-);
+expectWarnings(/guaranteed-publisher is served without authentication/);
 
 /**
  * The entry's limits and agent.serve's server, over real sockets: body size (413), the body deadline (408 to a body
@@ -196,38 +194,32 @@ test('serve(): a store that is not ready rejects the start in one line, before l
 });
 
 test('serve() without an authenticator warns once per agent; with one it does not', async () => {
-  const warnings: string[] = [];
-  const onWarning = (w: Error) => warnings.push(w.message);
-  process.on('warning', onWarning);
-  const fresh = await loadProfile('guaranteed-publisher');
+  const log = captureLog();
+  const fresh = await loadProfile('guaranteed-publisher', { logger: log.logger });
   const freshHandlers = await exampleHandlers(fresh);
-  try {
-    for (let i = 0; i < 2; i++) await (await fresh.serve(freshHandlers, { port: 0 })).close();
-    await (await agent.serve(handlers, { port: 0, authenticate })).close();
-    await sleep(10);
-  } finally {
-    process.off('warning', onWarning);
-  }
-  assert.equal(warnings.filter((w) => w.includes('without authentication')), [
+  const other = captureLog();
+  const authenticated = await loadProfile('guaranteed-publisher', { logger: other.logger });
+  for (let i = 0; i < 2; i++) await (await fresh.serve(freshHandlers, { port: 0 })).close();
+  await (await authenticated.serve(await exampleHandlers(authenticated), { port: 0, authenticate })).close();
+  assert.equal(other.messages('no_authentication'), []);
+  assert.equal(log.messages('no_authentication'), [
     'adcp-codegen: guaranteed-publisher is served without authentication (no `authenticate`): every call is answered for anyone. AdCP requires credentials on protected operations.',
   ]);
 });
 
 test('a failure of the entry itself is a short 500 and a warning, never a stack trace to the client or a crash', async () => {
-  const warnings: string[] = [];
-  const onWarning = (w: Error) => warnings.push(w.message);
-  process.on('warning', onWarning);
+  const log = captureLog();
+  const logged = await loadProfile('guaranteed-publisher', { mode: 'production', logger: log.logger });
   // An authenticator of the agent's own that answers neither null nor a principal: the agent's bug.
-  const served = await agent.serve(handlers, { port: 0, authenticate: () => ({ who: 'me' }) as never });
+  const served = await logged.serve(await exampleHandlers(logged), { port: 0, authenticate: () => ({ who: 'me' }) as never });
   try {
     const r = await rpc(served.url, toolsCall('list_creatives'));
     assert.is(r.status, 500);
     assert.equal(JSON.parse(r.text), { error: 'internal_error', error_description: 'The agent failed to answer (details are in its log).' });
-    await sleep(10);
-    assert.ok(warnings.some((w) => w.includes('the authenticator returned neither null nor { principal: string }')), warnings.join('\n'));
+    const failed = log.lines.filter((l) => l.event === 'http_entry_failed');
+    assert.ok(failed.some((l) => l.level === 'error' && l.msg.includes('the authenticator returned neither null nor { principal: string }')), log.messages().join('\n'));
     assert.is((await rpc(served.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status, 500);
   } finally {
-    process.off('warning', onWarning);
     await served.close();
   }
 });

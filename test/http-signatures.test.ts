@@ -5,17 +5,7 @@ import { a2aSend, http, MCP_HEADERS, type Exchange } from './helpers/http.js';
 import { createMediaBuyRequest } from './helpers/payloads.js';
 import { freshKey, signed, signingProfileSet, type PlainRequest } from './helpers/signing.js';
 import { tempDir } from './helpers/temp.js';
-import { expectWarnings } from './helpers/warnings.js';
-
-// The warnings this file provokes on purpose (test/helpers/warnings.ts): captured, and each must occur.
-expectWarnings(
-  /POST \/mcp: request_signature_required/,
-  /POST \/mcp: request_signature_replayed/,
-  /POST \/mcp: request_signature_key_unknown/,
-  /POST \/mcp: request_signature_invalid/,
-  /POST \/mcp: request_signature_digest_mismatch/,
-  /POST \/a2a: request_signature_required/,
-);
+import { captureLog } from './helpers/log-capture.js';
 
 /**
  * The HTTP entry composes the request's RFC 9421 signature with its other credentials (admit.ts, docs/signing.md),
@@ -27,8 +17,11 @@ expectWarnings(
 const set = await setAt(await signingProfileSet());
 const buyer = freshKey('ed25519');
 const stranger = freshKey('ed25519');
+// Each refused signature is a rejection the agent's log names, at info (the test's last check reads them).
+const log = captureLog();
 const agent = await set.loadProfile('signing-publisher' as never, {
   store: { stateDir: tempDir() },
+  logger: log.logger,
   signing: { requests: { trust: [{ jwks: { keys: [buyer.jwk] }, agentUrl: 'https://buyer.example/mcp' }] } },
 });
 const base = (await exampleHandlers(agent)) as SellerHandlers;
@@ -136,6 +129,22 @@ test('over A2A the same: a signed message/send of create_media_buy runs as its s
 
 test.after(async () => {
   await served.close();
+});
+
+test('every refused signature was logged at info, naming the request and the code', () => {
+  const refused = log.lines.filter((l) => l.event === 'signature_refused');
+  assert.ok(refused.every((l) => l.level === 'info'));
+  const said = refused.map((l) => l.msg).join('\n');
+  for (const expected of [
+    /POST \/mcp: request_signature_required/,
+    /POST \/mcp: request_signature_replayed/,
+    /POST \/mcp: request_signature_key_unknown/,
+    /POST \/mcp: request_signature_invalid/,
+    /POST \/mcp: request_signature_digest_mismatch/,
+    /POST \/a2a: request_signature_required/,
+  ]) {
+    assert.match(said, expected);
+  }
 });
 
 test.run();

@@ -100,7 +100,7 @@ test('stages import downward only; the runtime imports nothing from the generato
 });
 
 /** Runtime folders by concern (README, "How it is built"); only the agent itself sits at runtime/'s top. */
-const RUNTIME_FOLDERS = new Set(['api', 'artifacts', 'call', 'issues', 'services', 'stores', 'transports', 'wire']);
+const RUNTIME_FOLDERS = new Set(['api', 'artifacts', 'call', 'issues', 'ops', 'services', 'stores', 'transports', 'wire']);
 const RUNTIME_MAX_LINES = 300;
 const CREATE_AGENT_MAX_LINES = 80;
 
@@ -115,6 +115,30 @@ test('runtime/: folders by concern, no file over 300 lines, createAgent at most 
   assert.ok(fn !== undefined, 'runtime/agent.ts declares createAgent');
   const lines = agent.getLineAndCharacterOfPosition(fn!.getEnd()).line - agent.getLineAndCharacterOfPosition(fn!.getStart()).line + 1;
   assert.ok(lines <= CREATE_AGENT_MAX_LINES, `createAgent is ${lines} lines`);
+});
+
+/** Where the project's own source lives (generated/ is output, node_modules and dist are not ours). */
+const SOURCE_ROOTS = ['bin', 'bench', 'examples', 'generator', 'runtime', 'templates', 'test'];
+const SOURCE_FILE = /\.(ts|js|mjs|cjs|hbs)$/;
+const SOURCE_MAX_LINES = 450;
+
+/** Every source file under `dir`, as a repository path. */
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(root, dir)).sort()) {
+    const path = join(dir, name);
+    if (statSync(join(root, path)).isDirectory()) out.push(...sourceFiles(path));
+    else if (SOURCE_FILE.test(name)) out.push(path);
+  }
+  return out;
+}
+
+test(`no source file over ${SOURCE_MAX_LINES} lines (generator, runtime, bench, test, examples, bin, templates)`, () => {
+  const files = SOURCE_ROOTS.flatMap(sourceFiles);
+  assert.ok(files.includes('test/layout.test.ts') && files.includes('examples/seller-agent.js'), 'the walk finds the sources');
+  const lines = (text: string): number => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  const long = files.map((p) => [p, lines(readFileSync(join(root, p), 'utf8'))] as const).filter(([, n]) => n > SOURCE_MAX_LINES);
+  assert.equal(long, [], `source files over ${SOURCE_MAX_LINES} lines: split each into files with one job`);
 });
 
 test.run();

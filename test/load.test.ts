@@ -1,19 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CodegenError } from '../generator/shared/index.js';
 import { loadRelease } from '../generator/load/index.js';
 import { tinyRelease } from './helpers/fixture-release.js';
 import { sdkReleaseDir } from './helpers/releases.js';
-
-function codegenError(f: () => unknown): CodegenError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof CodegenError) return e;
-    throw e;
-  }
-  throw new Error('expected a CodegenError');
-}
+import { codegenError } from './helpers/codegen-error.js';
 
 test('loads the AdCP 3.0.6 release embedded in @adcp/sdk (rooted $ids, no MCP projection)', () => {
   const r = loadRelease(sdkReleaseDir());

@@ -177,11 +177,15 @@ test('the sandbox profile is the production profile plus the compliance controll
     webhook_signing: webhookSigning,
     compliance_testing: testing,
     adcp: { capability_changes: changes, ...adcp },
-    media_buy: { lifecycle_tools: lifecycleTools, supports_proposals: supportsProposals, ...mediaBuy },
+    media_buy: { lifecycle_tools: lifecycleTools, supports_proposals: supportsProposals, measurement_terms_acceptance: termsAcceptance, ...mediaBuy },
+    account: { supported_account_currency_modes: currencyModes, ...account },
     specialisms,
     ...capabilities
   } = sandbox.capabilities;
-  assert.equal({ ...capabilities, adcp, media_buy: mediaBuy }, production.capabilities);
+  // Two capabilities only AdCP 3.2 defines: the sandbox, generated for 3.2, states them; the production profile,
+  // which the committed set (and the quick start) generates for 3.0.6 alone, does not advertise them undefined there.
+  assert.equal([currencyModes, termsAcceptance], [['per_media_buy'], true]);
+  assert.equal({ ...capabilities, account, media_buy: mediaBuy, adcp }, production.capabilities);
   assert.equal(lifecycleTools, compact);
   // Proposals through get_products and create_media_buy too, graded as sales-proposal-mode.
   assert.equal([supportsProposals, specialisms], [true, ['sales-proposal-mode']]);

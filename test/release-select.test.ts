@@ -5,9 +5,14 @@ import { compareWireVersions, parseWireVersion, wireVersionOf } from '../runtime
 import { selectRelease, type ServedRelease } from '../runtime/wire/release-select.js';
 
 const r = (key: string): ServedRelease => ({ key, ...parseWireVersion(key)! });
-/** `served` highest first, as the generated profile lists it. */
-const pick = (served: readonly string[], args: unknown): string => {
-  const c = selectRelease(served.map(r), args);
+/**
+ * `served` highest first, as the generated profile lists it; the default release as the generator resolves it
+ * (generator/load/profile.ts defaultRelease): the one the profile names, else its highest stable release.
+ */
+const pick = (served: readonly string[], args: unknown, named?: string): string => {
+  const releases = served.map(r);
+  const fallback = named !== undefined ? releases.find((x) => x.key === named) : releases.find((x) => x.prerelease === undefined);
+  const c = selectRelease(releases, args, fallback);
   return c.ok ? c.release.key : c.code;
 };
 const served = ['3.2', '3.0'];
@@ -15,10 +20,11 @@ const key = (args: unknown): string => pick(served, args);
 const code = key;
 
 /**
- * docs/reference/versioning.mdx, "Version negotiation" and "Pre-release pins", rule by rule: the server's releases,
- * the buyer's request, what is served (or the error code).
+ * docs/reference/versioning.mdx, "Version negotiation" and "Pre-release pins", rule by rule, with issue 40's stable
+ * default (a pre-release only to an exact pin, or as the profile's named default_release): the server's releases,
+ * the buyer's request, what is served (or the error code), and the profile's default_release where it names one.
  */
-const RULES: readonly [rule: string, served: readonly string[], args: Record<string, unknown>, expected: string][] = [
+const RULES: readonly [rule: string, served: readonly string[], args: Record<string, unknown>, expected: string, defaultRelease?: string][] = [
   ['exact match', ['3.2', '3.0'], { adcp_version: '3.0' }, '3.0'],
   ['exact match of a pre-release', ['3.2-beta.5', '3.0'], { adcp_version: '3.2-beta.5' }, '3.2-beta.5'],
   ['release and its pre-release both served, release pinned: the release', ['3.1', '3.1-beta', '3.0'], { adcp_version: '3.1' }, '3.1'],
@@ -34,9 +40,19 @@ const RULES: readonly [rule: string, served: readonly string[], args: Record<str
   ['sub-minimum pin: every served release of the major above it', ['3.2', '3.1'], { adcp_version: '3.0' }, 'VERSION_UNSUPPORTED'],
   ['different major', ['3.2', '3.0'], { adcp_version: '4.0' }, 'VERSION_UNSUPPORTED'],
   ['different major, below', ['3.2', '3.0'], { adcp_version: '2.5' }, 'VERSION_UNSUPPORTED'],
-  ["omitted: the server's default, its highest release", ['3.2-beta.5', '3.0'], {}, '3.2-beta.5'],
-  ['only adcp_major_version: the highest served release of that major', ['4.0', '3.2-beta.5', '3.0'], { adcp_major_version: 3 }, '3.2-beta.5'],
+  ["omitted: the server's default, its highest stable release, never a pre-release", ['3.2-beta.5', '3.0'], {}, '3.0'],
+  ['omitted: the highest stable release among several', ['3.3-rc.1', '3.2', '3.1', '3.0'], {}, '3.2'],
+  ['omitted, the profile naming a pre-release as its default: that pre-release', ['3.2-beta.5', '3.0'], {}, '3.2-beta.5', '3.2-beta.5'],
+  ['omitted, the profile naming a stable release below its highest: that release', ['3.1', '3.0'], {}, '3.0', '3.0'],
+  ['omitted, only pre-releases served and none named: nothing to default to', ['3.2-beta.5'], {}, 'VERSION_UNSUPPORTED'],
+  ['omitted, only a pre-release served and named as the default: it', ['3.2-beta.5'], {}, '3.2-beta.5', '3.2-beta.5'],
+  ['only adcp_major_version: the highest stable release of that major, never a pre-release', ['4.0', '3.2-beta.5', '3.0'], { adcp_major_version: 3 }, '3.0'],
+  ["only adcp_major_version of the default's major: the default", ['4.0', '3.2-beta.5', '3.0'], { adcp_major_version: 3 }, '3.2-beta.5', '3.2-beta.5'],
+  ["only adcp_major_version of another major than the default's: its highest stable release", ['4.0', '3.2-beta.5', '3.0'], { adcp_major_version: 4 }, '4.0', '3.2-beta.5'],
+  ['only adcp_major_version of a major served only by pre-releases', ['4.0-beta.1', '3.0'], { adcp_major_version: 4 }, 'VERSION_UNSUPPORTED'],
   ['only adcp_major_version of a major not served', ['3.2', '3.0'], { adcp_major_version: 2 }, 'VERSION_UNSUPPORTED'],
+  ['a release pin ignores the default: exact', ['3.2-beta.5', '3.0'], { adcp_version: '3.0' }, '3.0', '3.2-beta.5'],
+  ['a release pin ignores the default: never downshifted onto the pre-release named as default', ['3.2-beta.5', '3.0'], { adcp_version: '3.3' }, '3.0', '3.2-beta.5'],
   ['both fields, agreeing: adcp_version decides', ['3.2', '3.0'], { adcp_version: '3.1', adcp_major_version: 3 }, '3.0'],
   ['both fields disagreeing at the major: malformed, VERSION_UNSUPPORTED', ['3.2', '3.0'], { adcp_version: '3.2', adcp_major_version: 4 }, 'VERSION_UNSUPPORTED'],
   ['a patch is never negotiated: "3.1.2" is no wire value', ['3.2', '3.0'], { adcp_version: '3.2.0' }, 'INVALID_REQUEST'],
@@ -45,16 +61,26 @@ const RULES: readonly [rule: string, served: readonly string[], args: Record<str
   ['"3" is no wire value', ['3.2', '3.0'], { adcp_version: '3' }, 'INVALID_REQUEST'],
 ];
 
-for (const [rule, servedHere, args, expected] of RULES) {
+for (const [rule, servedHere, args, expected, named] of RULES) {
   test(`versioning: ${rule}`, () => {
-    assert.is(pick(servedHere, args), expected, `${JSON.stringify(args)} against [${servedHere.join(', ')}]`);
+    assert.is(pick(servedHere, args, named), expected, `${JSON.stringify(args)} against [${servedHere.join(', ')}]${named === undefined ? '' : `, default ${named}`}`);
   });
 }
 
-test('no pin: the highest served release', () => {
+test('no pin: the default release', () => {
   assert.is(key({}), '3.2');
   assert.is(key(undefined), '3.2');
   assert.is(key({ adcp_version: undefined }), '3.2');
+});
+
+test('nothing to default to is VERSION_UNSUPPORTED with supported_versions, so the buyer can pin one', () => {
+  for (const args of [{}, { adcp_major_version: 3 }]) {
+    const c = selectRelease(['3.2-beta.5'].map(r), args);
+    assert.ok(!c.ok && c.code === 'VERSION_UNSUPPORTED');
+    if (c.ok || c.code !== 'VERSION_UNSUPPORTED') return;
+    assert.equal(c.details.supported_versions, ['3.2-beta.5']);
+    assert.match(c.message, /pre-release.*matched only by an exact adcp_version/);
+  }
 });
 
 test('VERSION_UNSUPPORTED carries error-details/version-unsupported.json: the pin, supported_versions and supported_majors', () => {

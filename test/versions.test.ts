@@ -59,8 +59,9 @@ test('served, advertised and echoed at release precision with the tag; build_ver
   const body = await served({ adcp_version: '9.2-beta.3' });
   assert.is(body.adcp_version, '9.2-beta.3');
   assert.is((body.adcp as Record<string, unknown>).build_version, '9.2.0-beta.3');
-  assert.is((await served({})).adcp_version, '9.2-beta.3');
-  assert.is((await served({ adcp_major_version: 9 })).adcp_version, '9.2-beta.3');
+  // A buyer that pins no release, or only the major, is served the stable release (default-release.test.ts).
+  assert.is((await served({})).adcp_version, '9.1');
+  assert.is((await served({ adcp_major_version: 9 })).adcp_version, '9.1');
   // A release pin never lands on a pre-release.
   assert.is((await served({ adcp_version: '9.2' })).adcp_version, '9.1');
   const refused = await served({ adcp_version: '9.2-beta.2', adcp_major_version: 9 });

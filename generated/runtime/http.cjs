@@ -4,12 +4,13 @@
 //   adcp-codegen 0.1.0: runtime/services/auth/api-key.ts 227e795c8735429f,
 //     runtime/services/auth/basic.ts f417561cf32cfe08, runtime/transports/http/a2a-card.ts 6613f1340c1e7bf2,
 //     runtime/transports/http/a2a-dialects.ts 1a29975350d57e25,
-//     runtime/transports/http/a2a-endpoint.ts e97b1a3da367ef87, runtime/transports/http/admit.ts 1fbea73febf2382c,
-//     runtime/transports/http/authenticate.ts efab423c109033f5, runtime/transports/http/body.ts f8b1818bd55ec5fa,
-//     runtime/transports/http/classify.ts 0be884d9b06386f7, runtime/transports/http/entry.ts 9d943e2ebd7d7d48,
+//     runtime/transports/http/a2a-endpoint.ts d427ccf6deefd62e, runtime/transports/http/admit.ts 4060d47ed0f198e8,
+//     runtime/transports/http/authenticate.ts 86723582f598f6df, runtime/transports/http/body.ts f8b1818bd55ec5fa,
+//     runtime/transports/http/classify.ts 0be884d9b06386f7, runtime/transports/http/drain.ts 22555d5507bdcf74,
+//     runtime/transports/http/entry.ts 5a46ba340991b1f0, runtime/transports/http/health.ts b4f212d79c30ad36,
 //     runtime/transports/http/mcp-endpoint.ts a783e87bfebeea8c, runtime/transports/http/packages.ts 427b9409b3cdae1e,
-//     runtime/transports/http/respond.ts fff8278a00ab7722, runtime/transports/http/serve.ts bf39d8b731ff7d3a,
-//     runtime/transports/http/task-store.ts 33e127206a61934b,
+//     runtime/transports/http/respond.ts 00b85e8549ecbc87, runtime/transports/http/serve.ts 42c07b30f4d2a960,
+//     runtime/transports/http/start-line.ts 2380347db37a65c4, runtime/transports/http/task-store.ts 33e127206a61934b,
 //     runtime/transports/http/tools-list-fast.ts 68f7a23b55fa491a,
 //     runtime/transports/http/well-known.ts edf58e8b35d2cd80
 "use strict";
@@ -212,6 +213,8 @@ const authenticate_js_1 = require("./transports/http/authenticate.js");
 const packages_js_1 = require("./transports/http/packages.js");
 const respond_js_1 = require("./transports/http/respond.js");
 const report_js_1 = require("./wire/report.js");
+const log_js_1 = require("./ops/log.js");
+const call_trace_js_1 = require("./transports/call-trace.js");
 class PrincipalUser {
     userName;
     auth;
@@ -241,6 +244,7 @@ function a2aEndpoint(agent, services, handlers, options, schemes) {
         throw new Error(`adcp-codegen: A2A needs ${pkg} (^0.3.14 or ^1.3.0) installed beside the agent (or a2a: false): ${(0, report_js_1.firstLine)(e)}`);
     }
     const dialect = (0, a2a_dialects_js_1.dialectOf)(server, () => require(`${pkg}/compat/v0_3/server`));
+    const log = (0, log_js_1.logOf)(agent);
     const executor = (0, a2a_js_1.createA2AExecutor)(agent, handlers, { rejectedTaskState: given.rejectedTaskState });
     const store = given.taskStore ?? services.a2aTaskStore({ maxTasks: given.maxTasks, ttlMs: given.taskTtlMs });
     let skills;
@@ -262,6 +266,7 @@ function a2aEndpoint(agent, services, handlers, options, schemes) {
         async handle(req, res, message, principal) {
             const card = ready(req);
             const user = principal === undefined ? new dialect.UnauthenticatedUser() : new PrincipalUser(principal.principal, (0, authenticate_js_1.withoutToken)(principal));
+            (0, call_trace_js_1.carryTrace)(user, (0, call_trace_js_1.traceOf)(req.headers));
             const id = (0, json_copy_js_1.isObject)(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
             let out;
             try {
@@ -269,20 +274,20 @@ function a2aEndpoint(agent, services, handlers, options, schemes) {
             }
             catch (e) {
                 const error = dialect.errorOf(req, e);
-                (0, respond_js_1.sendJson)(res, error.code === -32603 ? 500 : 200, withoutInternals({ jsonrpc: '2.0', id, error }));
+                (0, respond_js_1.sendJson)(res, error.code === -32603 ? 500 : 200, withoutInternals({ jsonrpc: '2.0', id, error }, log));
                 return;
             }
             if (isAsyncIterable(out))
                 await stream(req, res, out, id, dialect);
             else
-                (0, respond_js_1.sendJson)(res, 200, withoutInternals(out));
+                (0, respond_js_1.sendJson)(res, 200, withoutInternals(out, log));
         },
     };
 }
-function withoutInternals(response) {
+function withoutInternals(response, log) {
     if (!(0, json_copy_js_1.isObject)(response) || !(0, json_copy_js_1.isObject)(response.error) || response.error.code !== -32603)
         return response;
-    process.emitWarning(`adcp-codegen: A2A internal error: ${String(response.error.message)}`);
+    log.error('a2a_internal_error', `adcp-codegen: A2A internal error: ${String(response.error.message)}`);
     return { ...response, error: { code: -32603, message: 'Internal error' } };
 }
 async function stream(req, res, events, id, dialect) {
@@ -334,12 +339,13 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.admission = admission;
 const authenticate_js_1 = require("./transports/http/authenticate.js");
 const respond_js_1 = require("./transports/http/respond.js");
-function admission(authenticate, challenge, verifier, publicUrl) {
+const log_js_1 = require("./ops/log.js");
+function admission(authenticate, challenge, verifier, publicUrl, log = log_js_1.WARNINGS) {
     const scheme = publicUrl !== undefined ? new URL(publicUrl).protocol.slice(0, -1) : undefined;
     return async (req, res, message, isPublic) => {
         const who = await (0, authenticate_js_1.identify)(req, authenticate);
         if (verifier === undefined)
-            return (0, authenticate_js_1.admitIdentified)(res, who, isPublic, challenge);
+            return (0, authenticate_js_1.admitIdentified)(res, who, isPublic, challenge, log);
         let verdict;
         try {
             verdict = await verifier.verify({
@@ -353,15 +359,15 @@ function admission(authenticate, challenge, verifier, publicUrl) {
         }
         catch (e) {
             if (e?.name === 'StoreUnavailable') {
-                process.emitWarning(`adcp-codegen: request signatures: ${e.message}`);
+                log.error('store_unavailable', `adcp-codegen: request signatures: ${e.message}`);
                 (0, respond_js_1.sendJson)(res, 503, { error: 'temporarily_unavailable' }, { 'retry-after': '5' });
             }
             else
-                (0, respond_js_1.internalError)(res, e, 'verify request signature');
+                (0, respond_js_1.internalError)(res, e, 'verify request signature', log);
             return undefined;
         }
         if (!verdict.ok) {
-            process.emitWarning(`adcp-codegen: ${req.method ?? '?'} ${req.url ?? ''}: ${verdict.code}: ${verdict.detail}`);
+            log.info('signature_refused', `adcp-codegen: ${req.method ?? '?'} ${req.url ?? ''}: ${verdict.code}: ${verdict.detail}`, { code: verdict.code });
             (0, respond_js_1.sendJson)(res, verdict.status, { error: verdict.code }, { 'www-authenticate': verdict.wwwAuthenticate, 'cache-control': 'no-store' });
             return undefined;
         }
@@ -372,9 +378,9 @@ function admission(authenticate, challenge, verifier, publicUrl) {
             return { principal: { ...principal, verified_signer } };
         }
         if (verdict.authenticatedBy === 'fallback' && verdict.warning !== undefined) {
-            process.emitWarning(`adcp-codegen: ${req.method ?? '?'} ${req.url ?? ''}: a shadowed request signature failed (${verdict.warning})`);
+            log.warn('signature_shadowed', `adcp-codegen: ${req.method ?? '?'} ${req.url ?? ''}: a shadowed request signature failed (${verdict.warning})`);
         }
-        return (0, authenticate_js_1.admitIdentified)(res, who, isPublic, challenge);
+        return (0, authenticate_js_1.admitIdentified)(res, who, isPublic, challenge, log);
     };
 }
 function targetUri(req, scheme) {
@@ -429,7 +435,7 @@ async function identify(req, authenticate) {
     }
     return { kind: 'principal', principal: found };
 }
-function admitIdentified(res, who, isPublic, challenge) {
+function admitIdentified(res, who, isPublic, challenge, log) {
     switch (who.kind) {
         case 'principal':
             return { principal: who.principal };
@@ -438,13 +444,15 @@ function admitIdentified(res, who, isPublic, challenge) {
         case 'anonymous':
             if (isPublic)
                 return {};
+            log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401, no credentials`, { status: 401 });
             unauthorized(res, challenge, undefined, 'Authentication required.');
             return undefined;
         case 'refused':
+            log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401 invalid_token`, { status: 401 });
             unauthorized(res, challenge, 'invalid_token', who.message);
             return undefined;
         case 'broken':
-            (0, respond_js_1.internalError)(res, who.error, 'authenticate');
+            (0, respond_js_1.internalError)(res, who.error, 'authenticate', log);
             return undefined;
     }
 }
@@ -583,6 +591,60 @@ function dataOf(part) {
 }
 
   },
+  // runtime/transports/http/drain.ts of adcp-codegen, its comments left out
+  "./transports/http/drain.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.drainServer = drainServer;
+exports.drainOnSignals = drainOnSignals;
+const CUT_GRACE_MS = 2_000;
+async function drainServer(server, inFlight, settings) {
+    if (settings.delayMs > 0)
+        await new Promise((resolve) => setTimeout(resolve, settings.delayMs));
+    const closed = new Promise((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    for (const res of inFlight.keys()) {
+        if (!res.headersSent)
+            res.setHeader('connection', 'close');
+        else
+            res.once('finish', () => res.socket?.end());
+    }
+    if (await settles(closed, settings.timeoutMs))
+        return 0;
+    const cut = [...inFlight.values()];
+    server.closeAllConnections();
+    await settles(Promise.allSettled(cut), CUT_GRACE_MS);
+    await closed;
+    return cut.length;
+}
+function settles(p, ms) {
+    let timer;
+    return Promise.race([p.then(() => true), new Promise((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
+}
+const SIGNALS = ['SIGTERM', 'SIGINT'];
+const registered = new Set();
+function drainOnSignals(server) {
+    if (registered.size === 0)
+        for (const signal of SIGNALS)
+            process.on(signal, onSignal);
+    registered.add(server);
+    return () => {
+        if (!registered.delete(server) || registered.size > 0)
+            return;
+        for (const signal of SIGNALS)
+            process.off(signal, onSignal);
+    };
+}
+function onSignal(signal) {
+    const servers = [...registered];
+    const budget = Math.max(...servers.map((s) => s.budgetMs));
+    for (const s of servers)
+        s.log.info('signal', `adcp-codegen: ${s.name}: ${signal}: draining, then exiting`, { signal });
+    setTimeout(() => process.exit(1), budget + 10_000).unref();
+    void Promise.allSettled(servers.map((s) => s.close())).then((results) => process.exit(results.every((r) => r.status === 'fulfilled') ? 0 : 1));
+}
+
+  },
   // runtime/transports/http/entry.ts of adcp-codegen, its comments left out
   "./transports/http/entry.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -596,6 +658,8 @@ const classify_js_1 = require("./transports/http/classify.js");
 const mcp_endpoint_js_1 = require("./transports/http/mcp-endpoint.js");
 const respond_js_1 = require("./transports/http/respond.js");
 const well_known_js_1 = require("./transports/http/well-known.js");
+const health_js_1 = require("./transports/http/health.js");
+const start_line_js_1 = require("./transports/http/start-line.js");
 const options_js_1 = require("./wire/options.js");
 const paths_js_1 = require("./wire/paths.js");
 function httpEntry(agent, services, toolsJson, handlers, options = {}) {
@@ -609,7 +673,9 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
     const challenge = { schemes, realm: options.realm ?? 'adcp', ...(prm !== undefined ? { resourceMetadata: prm.url } : {}) };
     const mcp = (0, mcp_endpoint_js_1.mcpEndpoint)(agent, toolsJson, handlers, options);
     const a2a = (0, a2a_endpoint_js_1.a2aEndpoint)(agent, services, handlers, options, options.authenticate === undefined ? [] : schemes);
-    const admit = (0, admit_js_1.admission)(options.authenticate, challenge, agent.requestSignatures, options.publicUrl);
+    const admit = (0, admit_js_1.admission)(options.authenticate, challenge, agent.requestSignatures, options.publicUrl, services.log);
+    const probes = (0, health_js_1.healthProbes)(() => services.health);
+    const authentication = [options.authenticate === undefined ? 'none' : schemes.join(', '), ...(agent.requestSignatures !== undefined ? ['RFC 9421 signatures'] : [])].join(', ');
     const message = async (req, res) => {
         const body = await (0, body_js_1.readBody)(req, maxBytes, timeoutMs);
         if (!body.ok) {
@@ -627,11 +693,13 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
             return undefined;
         }
     };
-    return async (request, response, next) => {
+    return (0, start_line_js_1.noteEntry)(async (request, response, next) => {
         const req = request;
         const res = response;
         const path = pathOf(req.url);
         try {
+            if (probes(req, res, path))
+                return;
             if (path === paths_js_1.MCP_PATH || path === `${paths_js_1.MCP_PATH}/`) {
                 if (req.method !== 'POST')
                     return (0, respond_js_1.methodNotAllowed)(res, 'POST');
@@ -668,7 +736,7 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
                 return;
             }
             if ((req.method === 'GET' || req.method === 'HEAD') && path.startsWith('/.well-known/')) {
-                const doc = await agent.wellKnown(path).catch((e) => (process.emitWarning(`adcp-codegen: ${path}: ${String(e)}`), null));
+                const doc = await agent.wellKnown(path).catch((e) => (services.log.error('well_known_failed', `adcp-codegen: ${path}: ${String(e)}`, { path }), null));
                 if (doc === null)
                     return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"unavailable"}');
                 if (doc !== undefined)
@@ -679,14 +747,43 @@ function httpEntry(agent, services, toolsJson, handlers, options = {}) {
             (0, respond_js_1.notFound)(res);
         }
         catch (e) {
-            (0, respond_js_1.internalError)(res, e, `${req.method ?? '?'} ${path}`);
+            (0, respond_js_1.internalError)(res, e, `${req.method ?? '?'} ${path}`, services.log);
         }
-    };
+    }, { a2a: a2a !== undefined, authentication });
 }
 function pathOf(url) {
     const raw = url ?? '/';
     const q = raw.indexOf('?');
     return q === -1 ? raw : raw.slice(0, q);
+}
+
+  },
+  // runtime/transports/http/health.ts of adcp-codegen, its comments left out
+  "./transports/http/health.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.healthProbes = healthProbes;
+const paths_js_1 = require("./wire/paths.js");
+const respond_js_1 = require("./transports/http/respond.js");
+const NO_STORE = { 'cache-control': 'no-store' };
+const NOT_READY = { ...NO_STORE, 'retry-after': '1' };
+function healthProbes(health) {
+    return (req, res, path) => {
+        if (path !== paths_js_1.HEALTHZ_PATH && path !== paths_js_1.READYZ_PATH)
+            return false;
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+            (0, respond_js_1.methodNotAllowed)(res, 'GET');
+            return true;
+        }
+        if (path === paths_js_1.HEALTHZ_PATH) {
+            (0, respond_js_1.sendJson)(res, 200, { status: 'ok' }, NO_STORE);
+            return true;
+        }
+        health()
+            .readiness()
+            .then((r) => (r.ready ? (0, respond_js_1.sendJson)(res, 200, { status: 'ready' }, NO_STORE) : (0, respond_js_1.sendJson)(res, 503, { status: 'not_ready', reason: r.reason }, NOT_READY)), () => (0, respond_js_1.sendJson)(res, 503, { status: 'not_ready', reason: 'error' }, NOT_READY));
+        return true;
+    };
 }
 
   },
@@ -762,6 +859,8 @@ exports.notFound = notFound;
 exports.methodNotAllowed = methodNotAllowed;
 exports.cutShort = cutShort;
 exports.internalError = internalError;
+const log_js_1 = require("./ops/log.js");
+const report_js_1 = require("./wire/report.js");
 function sendJson(res, status, body, headers = {}) {
     if (res.headersSent) {
         res.destroy();
@@ -783,15 +882,8 @@ function methodNotAllowed(res, allow) {
 function cutShort(res, status, message) {
     sendJsonRpcError(res, status, -32000, message, { connection: 'close' });
 }
-function internalError(res, error, where) {
-    let text;
-    try {
-        text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    }
-    catch {
-        text = 'a value that cannot be printed';
-    }
-    process.emitWarning(`adcp-codegen: the HTTP entry failed (${where}): ${text}`);
+function internalError(res, error, where, log = log_js_1.WARNINGS) {
+    log.error('http_entry_failed', `adcp-codegen: the HTTP entry failed (${where}): ${(0, report_js_1.faultText)(error)}`, { where });
     if (res.headersSent)
         res.destroy();
     else
@@ -811,11 +903,12 @@ const node_https_1 = require("node:https");
 const options_js_1 = require("./wire/options.js");
 const paths_js_1 = require("./wire/paths.js");
 const report_js_1 = require("./wire/report.js");
-exports.DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 };
-const CLOSE_GRACE_MS = 10_000;
+const drain_js_1 = require("./transports/http/drain.js");
+const start_line_js_1 = require("./transports/http/start-line.js");
+exports.DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024, drainTimeoutMs: 10_000 };
 const warned = new WeakSet();
 const open = new WeakMap();
-async function serveHttp(agent, makeHandler, options = {}, listening = () => undefined) {
+async function serveHttp(agent, makeHandler, services, options = {}) {
     const port = options.port ?? envPort() ?? exports.DEFAULTS.port;
     if (!Number.isInteger(port) || port < 0 || port > 65_535)
         throw new Error(`adcp-codegen: serve: port must be an integer from 0 to 65535, not ${String(port)}`);
@@ -826,9 +919,12 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
     if (headersTimeout > requestTimeout)
         throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
     const maxConnections = (0, options_js_1.positiveOption)(options.maxConnections, exports.DEFAULTS.maxConnections, 'serve: maxConnections', 'integer');
+    const drain = { timeoutMs: (0, options_js_1.positiveOption)(options.drainTimeoutMs, exports.DEFAULTS.drainTimeoutMs, 'serve: drainTimeoutMs'), delayMs: options.drainDelayMs === 0 ? 0 : (0, options_js_1.positiveOption)(options.drainDelayMs, 0, 'serve: drainDelayMs') };
     const tls = options.tls ?? tlsFromEnv();
     const scheme = tls === undefined ? 'http' : 'https';
     const handler = makeHandler();
+    const log = services.log;
+    log.prepare();
     try {
         await agent.ready();
     }
@@ -837,23 +933,22 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
     }
     if (options.authenticate === undefined && !warned.has(agent)) {
         warned.add(agent);
-        process.emitWarning(`adcp-codegen: ${agent.name} is served without authentication (no \`authenticate\`): every call is answered for anyone. AdCP requires credentials on protected operations.`);
+        log.warn('no_authentication', `adcp-codegen: ${agent.name} is served without authentication (no \`authenticate\`): every call is answered for anyone. AdCP requires credentials on protected operations.`);
     }
-    const inFlight = new Set();
+    const inFlight = new Map();
     let closing;
     const limits = { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) };
     const serve = (req, res) => {
         if (closing !== undefined)
             res.setHeader('connection', 'close');
-        inFlight.add(res);
+        inFlight.set(res, handler(req, res).catch((e) => log.error('http_entry_failed', `adcp-codegen: the HTTP entry failed: ${(0, report_js_1.firstLine)(e)}`)));
         res.once('close', () => inFlight.delete(res));
-        handler(req, res).catch((e) => process.emitWarning(`adcp-codegen: the HTTP entry failed: ${(0, report_js_1.firstLine)(e)}`));
     };
     const server = tls === undefined ? (0, node_http_1.createServer)(limits, serve) : (0, node_https_1.createServer)({ ...limits, cert: pem(tls.cert), key: pem(tls.key) }, serve);
     server.keepAliveTimeout = keepAliveTimeout;
     server.maxConnections = maxConnections;
     try {
-        await listen(server, port, host);
+        await listen(server, port, host, log);
     }
     catch (e) {
         if ((open.get(agent) ?? 0) === 0)
@@ -862,45 +957,38 @@ async function serveHttp(agent, makeHandler, options = {}, listening = () => und
     }
     open.set(agent, (open.get(agent) ?? 0) + 1);
     const address = server.address();
-    listening((options.publicUrl ?? `${scheme}://${urlHost(host)}:${address.port}`).replace(/\/+$/, ''), options.a2a !== false);
+    const base = (options.publicUrl ?? `${scheme}://${urlHost(host)}:${address.port}`).replace(/\/+$/, '');
+    services.listening(base, options.a2a !== false);
+    (0, start_line_js_1.announceStart)(agent, handler, base, services.store.where, log);
     const release = async () => {
         const left = (open.get(agent) ?? 1) - 1;
         open.set(agent, left);
         if (left === 0)
             await agent.close();
     };
-    return {
-        url: `${scheme}://${urlHost(host)}:${address.port}${paths_js_1.MCP_PATH}`,
-        port: address.port,
-        close: () => (closing ??= shutDown(server, inFlight).then(release)),
-    };
+    const close = () => (closing ??= (async () => {
+        leaveSignals?.();
+        const draining = services.health.drain();
+        log.info('draining', `adcp-codegen: ${agent.name}: draining: ${inFlight.size} call(s) in flight, up to ${drain.timeoutMs / 1000} s`, { in_flight: inFlight.size });
+        const cut = await (0, drain_js_1.drainServer)(server, inFlight, drain);
+        if (cut > 0)
+            log.warn('drain_deadline', `adcp-codegen: ${agent.name}: ${cut} call(s) still running at the drain deadline were cut`, { cut });
+        draining();
+        await release();
+        log.info('stopped', `adcp-codegen: ${agent.name} stopped`);
+    })());
+    const leaveSignals = options.handleSignals === false ? undefined : (0, drain_js_1.drainOnSignals)({ close, name: agent.name, log, budgetMs: drain.delayMs + drain.timeoutMs });
+    return { url: `${scheme}://${urlHost(host)}:${address.port}${paths_js_1.MCP_PATH}`, port: address.port, close };
 }
-function listen(server, port, host) {
+function listen(server, port, host, log) {
     return new Promise((resolve, reject) => {
         const failed = (e) => reject(new Error(`adcp-codegen: serve: cannot listen on ${host}:${port}: ${e.message}`));
         server.once('error', failed);
         server.listen(port, host, () => {
             server.off('error', failed);
-            server.on('error', (e) => process.emitWarning(`adcp-codegen: the HTTP server: ${e.message}`));
+            server.on('error', (e) => log.error('http_server_error', `adcp-codegen: the HTTP server: ${e.message}`));
             resolve();
         });
-    });
-}
-function shutDown(server, inFlight) {
-    return new Promise((resolve) => {
-        const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
-        grace.unref();
-        server.close(() => {
-            clearTimeout(grace);
-            resolve();
-        });
-        server.closeIdleConnections();
-        for (const res of inFlight) {
-            if (!res.headersSent)
-                res.setHeader('connection', 'close');
-            else
-                res.once('finish', () => res.socket?.end());
-        }
     });
 }
 function tlsFromEnv() {
@@ -933,6 +1021,28 @@ function urlHost(host) {
     if (host === '::')
         return '[::1]';
     return host.includes(':') ? `[${host}]` : host;
+}
+
+  },
+  // runtime/transports/http/start-line.ts of adcp-codegen, its comments left out
+  "./transports/http/start-line.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.noteEntry = noteEntry;
+exports.announceStart = announceStart;
+const paths_js_1 = require("./wire/paths.js");
+const facts = new WeakMap();
+function noteEntry(handler, entry) {
+    facts.set(handler, entry);
+    return handler;
+}
+function announceStart(agent, handler, base, where, log) {
+    const entry = facts.get(handler) ?? { a2a: false, authentication: 'unknown' };
+    const tools = new Set(agent.releases.flatMap((r) => agent.tools(r))).size;
+    const mcp = `${base}${paths_js_1.MCP_PATH}`;
+    const a2a = entry.a2a ? `${base}${paths_js_1.A2A_PATH}` : null;
+    const transports = a2a === null ? `MCP at ${mcp} (no A2A)` : `MCP at ${mcp} and A2A at ${a2a}`;
+    log.info('listening', `adcp-codegen: ${agent.name} (${agent.mode}) serving ${transports} \u2014 AdCP ${agent.releases.join(' + ')}, ${tools} tools; store: ${where}; authentication: ${entry.authentication}`, { profile: agent.name, mode: agent.mode, releases: agent.releases, tools, mcp, a2a, store: where, authentication: entry.authentication });
 }
 
   },

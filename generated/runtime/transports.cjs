@@ -2,7 +2,8 @@
 // adcp-codegen runtime modules a valid call never reaches (runtime/*.ts compiled), loaded by index.js on first use.
 // Inputs (sha256, first 16 hex digits), by origin:
 //   adcp-codegen 0.1.0: runtime/artifacts/tools-list.ts ae34ba0485920795, runtime/call/handlers.ts 5e81e764302eec96,
-//     runtime/transports/a2a.ts dbfbd46c42b85ff7, runtime/transports/mcp.ts 986d8af753684968
+//     runtime/transports/a2a.ts 4754473652fb46ed, runtime/transports/call-trace.ts 4beee7a8cf55a16e,
+//     runtime/transports/mcp.ts e8fb014ee1aab9ec
 "use strict";
 
 /** Runtime modules loaded on first use (transports) as CommonJS functions, for the loader in index.js. */
@@ -128,6 +129,7 @@ exports.createA2AExecutor = createA2AExecutor;
 exports.a2aSkills = a2aSkills;
 const results_js_1 = require("./wire/results.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
+const call_trace_js_1 = require("./transports/call-trace.js");
 const V1_STATE = { completed: 3, failed: 4, canceled: 5 };
 const INVOCATION_ERRORS = {
     noParts: 'the message carries no parts; send one DataPart { "skill": "<tool>", "input": { \u2026 } }',
@@ -174,7 +176,8 @@ async function invoke(agent, handlers, request) {
     }
     const { skill, input } = parsed;
     const a2a = { taskId: request.taskId, contextId: request.contextId };
-    return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { ...principalOf(request.context), a2a }) };
+    const trace = (0, call_trace_js_1.carriedTrace)(request.context);
+    return { skill, result: await (0, results_js_1.callBound)(agent, handlers, skill, input, { ...principalOf(request.context), a2a, ...(trace !== undefined ? { trace } : {}) }) };
 }
 function principalOf(context) {
     const user = (0, json_copy_js_1.isObject)(context) ? context.user : undefined;
@@ -215,7 +218,7 @@ function dialectOf(request) {
     return (0, json_copy_js_1.isObject)(request.request) ? 'v1' : 'v0.3';
 }
 function rejection(agent, error, input) {
-    return (0, results_js_1.errorResult)(error, input, agent.releases[0]);
+    return (0, results_js_1.errorResult)(error, input, agent.defaultRelease ?? agent.releases[0]);
 }
 function taskEvent(dialect, request, skill, body, failed, state) {
     const error = failed ? body.adcp_error : undefined;
@@ -268,6 +271,39 @@ function a2aSkills(agent, release) {
 }
 
   },
+  // runtime/transports/call-trace.ts of adcp-codegen, its comments left out
+  "./transports/call-trace.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.traceOf = traceOf;
+exports.carryTrace = carryTrace;
+exports.carriedTrace = carriedTrace;
+const json_copy_js_1 = require("./wire/json-copy.js");
+function traceOf(headers) {
+    if (!(0, json_copy_js_1.isObject)(headers))
+        return undefined;
+    const traceparent = one(headers.traceparent);
+    const tracestate = one(headers.tracestate);
+    const requestId = one(headers['x-request-id']);
+    if (traceparent === undefined && requestId === undefined)
+        return undefined;
+    return { ...(traceparent !== undefined ? { traceparent } : {}), ...(tracestate !== undefined ? { tracestate } : {}), ...(requestId !== undefined ? { requestId } : {}) };
+}
+function one(v) {
+    const s = Array.isArray(v) ? v[0] : v;
+    return typeof s === 'string' && s !== '' && s.length <= 1024 ? s : undefined;
+}
+const byUser = new WeakMap();
+function carryTrace(user, trace) {
+    if (trace !== undefined && (0, json_copy_js_1.isObject)(user))
+        byUser.set(user, trace);
+}
+function carriedTrace(context) {
+    const user = (0, json_copy_js_1.isObject)(context) ? context.user : undefined;
+    return (0, json_copy_js_1.isObject)(user) ? byUser.get(user) : undefined;
+}
+
+  },
   // runtime/transports/mcp.ts of adcp-codegen, its comments left out
   "./transports/mcp.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -277,6 +313,7 @@ exports.mcpRegistrar = mcpRegistrar;
 const node_module_1 = require("node:module");
 const json_copy_js_1 = require("./wire/json-copy.js");
 const results_js_1 = require("./wire/results.js");
+const call_trace_js_1 = require("./transports/call-trace.js");
 function registerMcp(agent, server, handlers) {
     mcpRegistrar(agent, handlers)(server);
 }
@@ -297,7 +334,9 @@ function register(agent, low, sdk, callSchema, handlers) {
             throw new sdk.McpError(sdk.ErrorCode.InvalidParams, 'tools/call: params.name must be the tool name (a string)');
         const sent = params.arguments;
         const args = sent === undefined ? {} : sent;
-        return (0, results_js_1.callBound)(agent, handlers, name, args, { ...principalOf(extra.authInfo), authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal });
+        const trace = (0, call_trace_js_1.traceOf)(extra.requestInfo?.headers);
+        const ctx = { ...principalOf(extra.authInfo), authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal };
+        return (0, results_js_1.callBound)(agent, handlers, name, args, trace === undefined ? ctx : { ...ctx, trace });
     });
 }
 function protocolSetRequestHandler(low) {

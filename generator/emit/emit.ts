@@ -2,7 +2,7 @@ import Handlebars from 'handlebars';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Advertisement, type ToolsListEntry, fillableCapabilities, servedCapabilities, refusedEnvelopeFields, domainStatusValues, idempotentTools, pushOperationIdTools } from '../project/index.js';
-import type { EmittedFile, InputRef, Profile } from '../load/index.js';
+import { defaultRelease, type EmittedFile, type InputRef, type Profile } from '../load/index.js';
 import { commentText, generatorVersion, jsonText, packageRoot, sha256 } from '../shared/index.js';
 import { prebundled, runtimeSources, sourceHash } from './prebundle.js';
 import { BOOTSTRAP, BUNDLE, BUNDLE_FACADE, MODULES, ON_DEMAND } from './runtime-bundle.js';
@@ -170,12 +170,16 @@ export interface ProfileData {
 export function profileFiles(data: ProfileData): EmittedFile[] {
   const { profile, advertised } = data;
   const capabilities = servedCapabilities(profile, advertised.releases.map((r) => r.release));
+  const fallback = defaultRelease(profile, data.selections.map((s) => s.release));
   const inputs = [{ name: `profile:${profile.file}`, hash: profile.hash }, ...advertised.releases.map(({ release }) => ({ name: release.label, hash: release.hash }))];
   const body = {
     name: profile.name,
     // A sandbox deployment (the compliance controller served; development keys and loopback webhooks allowed); absent
     // for production, the profile format's default.
     ...(profile.surface === 'sandbox' ? { surface: 'sandbox' } : {}),
+    // What a call pinning no release is served (load/profile.ts): absent when the profile serves only pre-releases
+    // and names none, whose unpinned callers the runtime refuses.
+    ...(fallback !== undefined ? { defaultRelease: fallback.key } : {}),
     releases: advertised.releases.map(({ release, entries }, i) => {
       const ids = schemaIds(release);
       const fillable = fillableCapabilities(release);

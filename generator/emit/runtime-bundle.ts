@@ -1,16 +1,8 @@
-import { createRequire } from 'node:module';
 import { posix } from 'node:path';
-import type { ts as TS } from 'ts-morph';
-
-/**
- * TypeScript (ts-morph's copy), loaded when the runtime is bundled, not when this module is imported: emit imports
- * it for the runtime's file names, and a generation that finds the prebundled runtime (prebundle.ts) never
- * transpiles, so it never pays TypeScript's load (~0.4 s of a cold run).
- */
-let ts: typeof TS;
-function loadTypeScript(): void {
-  ts ??= (createRequire(import.meta.url)('ts-morph') as { ts: typeof TS }).ts;
-}
+import { asciiOnly } from './runtime-ascii.js';
+import { entryModule } from './runtime-entry.js';
+import { exportedNames, IMPORT_META, importMetaToParameter, moduleSpecifiers, specifiersToIds } from './runtime-transforms.js';
+import { typescript } from './typescript.js';
 
 /**
  * The runtime in a few pieces (issue 12 point 2). Importing the runtime's ES modules one by one cost ~15 ms of a
@@ -97,7 +89,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'issues/union-hint.js',
   ],
   // The transports: a server pays for them once, at start (with the check of a handler set they register).
-  'transports.cjs': ['artifacts/tools-list.js', 'call/handlers.js', 'transports/a2a.js', 'transports/mcp.js'],
+  'transports.cjs': ['artifacts/tools-list.js', 'call/handlers.js', 'transports/a2a.js', 'transports/call-trace.js', 'transports/mcp.js'],
   // Conversions between served releases: a set serving one release, or a call in its handler's release, never needs them.
   'conversions.cjs': ['artifacts/conversions.js'],
   // The protocol services and the store under them: made the first time a call needs one (a key to keep, a task to
@@ -106,6 +98,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'artifacts/packages.js',
     'services/account-scope.js',
     'services/builtins.js',
+    'services/health.js',
     'services/idempotency/budgets.js',
     'services/idempotency/hash.js',
     'services/idempotency/records.js',
@@ -135,6 +128,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'services/tasks/service.js',
     'services/tasks/webhook.js',
     'services/webhooks/attempt.js',
+    'services/webhooks/gauges.js',
     'services/webhooks/outbox.js',
     'services/webhooks/push-config.js',
     'services/webhooks/records.js',
@@ -142,6 +136,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'services/webhooks/sdk.js',
     'services/webhooks/setup.js',
     'services/webhooks/worker.js',
+    'stores/metered.js',
     'stores/open.js',
     'stores/postgres.js',
     'stores/schema.js',
@@ -163,11 +158,14 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
     'transports/http/authenticate.js',
     'transports/http/body.js',
     'transports/http/classify.js',
+    'transports/http/drain.js',
     'transports/http/entry.js',
+    'transports/http/health.js',
     'transports/http/mcp-endpoint.js',
     'transports/http/packages.js',
     'transports/http/respond.js',
     'transports/http/serve.js',
+    'transports/http/start-line.js',
     'transports/http/task-store.js',
     'transports/http/tools-list-fast.js',
     'transports/http/well-known.js',
@@ -175,7 +173,7 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
 };
 
 export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle {
-  loadTypeScript();
+  const ts = typescript();
   const builtins = new Set<string>();
   const bootstrap: string[] = [];
   const modules: string[] = [];
@@ -229,226 +227,9 @@ export function bundleRuntime(sources: readonly RuntimeSource[]): RuntimeBundle 
   }
   const table = [...builtins].sort().map((b) => `  ${JSON.stringify(b)},`);
   const onDemandTable = [...groupOf].filter(([name]) => names.has(name)).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, group]) => `  ${JSON.stringify(`./${name}`)}: ${JSON.stringify(`runtime/${group}`)},`);
-  const entry = [
-    // Builtins through `process.getBuiltinModule`, each on first use: an ES import of a builtin makes node build
-    // its ES facade, reading every export (node:crypto loads Web Crypto, ciphers and streams, ~7 ms of a cold start;
-    // node:fs loads fs/promises, ~2 ms), and even `import { createRequire } from 'node:module'` costs ~1 ms.
-    '/** A node: builtin, without an ES import (Node.js 20.16 and later: the `engines` of the generated package). */',
-    'function requireBuiltin(id) {',
-    '  if (typeof process.getBuiltinModule !== "function") {',
-    '    throw new Error(`adcp-codegen runtime: Node.js ${process.version} has no process.getBuiltinModule; use Node.js 20.16 or later`);',
-    '  }',
-    '  return process.getBuiltinModule(id);',
-    '}',
-    '',
-    '/** The runtime modules as CommonJS functions, evaluated once, on first require; the loader here, the rest below. */',
-    'const definitions = {',
-    ...bootstrap,
-    '};',
-    '',
-    '/** `import.meta` of every runtime module: the bundle\'s, as when the modules were one ES module. */',
-    `const ${IMPORT_META} = Object.freeze({ url: import.meta.url });`,
-    '',
-    '/** The node: builtins the runtime imports, and only those. */',
-    'const builtins = new Set([',
-    ...table,
-    ']);',
-    '',
-    'const evaluated = new Map();',
-    '',
-    '/**',
-    ' * A module\'s exports, loaded when one of its members is first read (the compiled modules read members at call',
-    ' * time: `(0, node_os_1.tmpdir)()`), so a builtin or runtime module only some paths need (node:os, for the code',
-    ' * cache\'s temp-dir fallback; node:module, for registerMcp; a rejection\'s issues) costs nothing to a process that',
-    ' * never takes them.',
-    ' */',
-    'function lazyExports(load) {',
-    '  let loaded;',
-    '  const target = () => (loaded ??= load());',
-    '  return new Proxy(Object.create(null), {',
-    '    get: (_, key) => target()[key],',
-    '    has: (_, key) => key in target(),',
-    '  });',
-    '}',
-    '',
-    '/** The runtime modules a valid call never reaches, and the artifact that defines each (read on first use). */',
-    'const onDemand = Object.freeze({',
-    ...onDemandTable,
-    '});',
-    '',
-    '/** The exports of one runtime module (`./agent.js`), its on-demand artifact loaded now if it has one. */',
-    'export function runtimeModule(id) {',
-    '  const known = evaluated.get(id);',
-    '  if (known !== undefined) return known.exports;',
-    '  if (builtins.has(id)) return lazyExports(() => requireBuiltin(id));',
-    '  if (!Object.hasOwn(definitions, id) && Object.hasOwn(onDemand, id)) Object.assign(definitions, loadArtifact(setRoot, onDemand[id]));',
-    '  const define = Object.hasOwn(definitions, id) ? definitions[id] : undefined;',
-    '  if (define === undefined) throw new Error(`adcp-codegen runtime: no module ${id}`);',
-    '  const module = { exports: {} };',
-    '  evaluated.set(id, module);',
-    `  define.call(module.exports, module.exports, requireRuntime, ${IMPORT_META});`,
-    '  return module.exports;',
-    '}',
-    '',
-    '/** `require` inside the runtime: an on-demand module not yet evaluated is loaded on its first member read. */',
-    'function requireRuntime(id) {',
-    '  return evaluated.has(id) || !Object.hasOwn(onDemand, id) ? runtimeModule(id) : lazyExports(() => runtimeModule(id));',
-    '}',
-    '',
-    '// The other runtime modules, from runtime/modules.cjs through the loader: compiled with their code cache.',
-    "const { loadArtifact } = runtimeModule('./artifacts/loader.js');",
-    "const setRoot = requireBuiltin('node:url').fileURLToPath(new URL('.', import.meta.url));",
-    `Object.assign(definitions, loadArtifact(setRoot, ${JSON.stringify(`runtime/${MODULES}`)}));`,
-    '',
-    "export const { createAgent } = runtimeModule('./agent.js');",
-    '',
-  ].join('\n');
+  const entry = entryModule({ bootstrap, builtins: table, onDemand: onDemandTable, modulesFile: MODULES });
   const artifact = (what: string, defs: readonly string[]): string => ['"use strict";', '', `/** ${what} as CommonJS functions, for the loader in index.js. */`, 'module.exports = {', ...defs, '};', ''].join('\n');
   const modulesCjs = artifact('The runtime modules a valid call reaches (except the bootstrap: the loader, user-cache)', modules);
   const onDemand = new Map([...groups].filter(([, defs]) => defs.length > 0).map(([g, defs]) => [g, artifact(`Runtime modules loaded on first use (${g.replace(/\.cjs$/, '')})`, defs)]));
   return { entry, modules: modulesCjs, onDemand, facades };
-}
-
-interface TokenKinds {
-  /** Token kinds whose text may hold any character, and where `\\uXXXX` spells the same one (comments: a mere note). */
-  readonly escapable: ReadonlySet<TS.SyntaxKind>;
-  /** Tokens after which `/` divides (anything else starts a regular expression). */
-  readonly regexpNotAfter: ReadonlySet<TS.SyntaxKind>;
-  /** Tokens a template literal's tag ends with. */
-  readonly tagEnds: ReadonlySet<TS.SyntaxKind>;
-}
-
-let tokenKinds: TokenKinds | undefined;
-function kinds(): TokenKinds {
-  return (tokenKinds ??= { escapable: escapableKinds(), regexpNotAfter: regexpNotAfterKinds(), tagEnds: new Set([ts.SyntaxKind.Identifier, ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken]) });
-}
-
-const escapableKinds = (): Set<TS.SyntaxKind> => new Set([
-  ts.SyntaxKind.SingleLineCommentTrivia,
-  ts.SyntaxKind.MultiLineCommentTrivia,
-  ts.SyntaxKind.StringLiteral,
-  ts.SyntaxKind.RegularExpressionLiteral,
-  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
-  ts.SyntaxKind.TemplateHead,
-  ts.SyntaxKind.TemplateMiddle,
-  ts.SyntaxKind.TemplateTail,
-]);
-
-/**
- * The code with every non-ASCII character written as a `\\uXXXX` escape, so the text V8 compiles at a cold start is
- * one byte per character (a single `—` in a comment made the whole runtime a two-byte string: ~1 ms more to decode,
- * compare and compile). Done on TypeScript's own tokens: inside string, template and regular-expression literals the
- * escape denotes the same character, in comments it is only text; anywhere else (an identifier, a tagged template,
- * whose raw text would change) the runtime is refused.
- */
-function asciiOnly(code: string, name: string): string {
-  if (!/[^\x00-\x7f]/.test(code)) return code;
-  const { escapable: ESCAPABLE, regexpNotAfter: REGEXP_NOT_AFTER, tagEnds: TAG_ENDS } = kinds();
-  const scanner = ts.createScanner(ts.ScriptTarget.ES2022, false, ts.LanguageVariant.Standard, code);
-  const braces: number[] = []; // per open template substitution, the brace depth inside it
-  let out = '';
-  let previous = ts.SyntaxKind.Unknown;
-  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
-    if (kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) {
-      if (!REGEXP_NOT_AFTER.has(previous)) kind = scanner.reScanSlashToken();
-    } else if (kind === ts.SyntaxKind.OpenBraceToken && braces.length > 0) {
-      braces[braces.length - 1]!++;
-    } else if (kind === ts.SyntaxKind.CloseBraceToken && braces.length > 0) {
-      if (braces[braces.length - 1] === 0) kind = scanner.reScanTemplateToken(false);
-      else braces[braces.length - 1]!--;
-    }
-    if (kind === ts.SyntaxKind.TemplateHead) braces.push(0);
-    else if (kind === ts.SyntaxKind.TemplateTail) braces.pop();
-    const text = scanner.getTokenText();
-    if (/[^\x00-\x7f]/.test(text)) {
-      const tagged = (kind === ts.SyntaxKind.NoSubstitutionTemplateLiteral || kind === ts.SyntaxKind.TemplateHead) && TAG_ENDS.has(previous);
-      if (!ESCAPABLE.has(kind) || tagged) throw new Error(`runtime/${name}: a non-ASCII character outside a comment or literal (${ts.SyntaxKind[kind]}): write it as an escape`);
-      out += text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    } else {
-      out += text;
-    }
-    if (kind !== ts.SyntaxKind.WhitespaceTrivia && kind !== ts.SyntaxKind.NewLineTrivia && kind !== ts.SyntaxKind.SingleLineCommentTrivia && kind !== ts.SyntaxKind.MultiLineCommentTrivia) previous = kind;
-  }
-  return out;
-}
-
-const regexpNotAfterKinds = (): Set<TS.SyntaxKind> => new Set([
-  ts.SyntaxKind.Identifier,
-  ts.SyntaxKind.NumericLiteral,
-  ts.SyntaxKind.StringLiteral,
-  ts.SyntaxKind.CloseParenToken,
-  ts.SyntaxKind.CloseBracketToken,
-  ts.SyntaxKind.CloseBraceToken,
-  ts.SyntaxKind.ThisKeyword,
-  ts.SyntaxKind.TrueKeyword,
-  ts.SyntaxKind.FalseKeyword,
-  ts.SyntaxKind.NullKeyword,
-  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
-  ts.SyntaxKind.TemplateTail,
-  ts.SyntaxKind.PlusPlusToken,
-  ts.SyntaxKind.MinusMinusToken,
-]);
-
-/** What `import.meta` becomes in a runtime module compiled to a CommonJS function (a parameter of that function). */
-const IMPORT_META = '__runtimeImportMeta';
-
-/**
- * `import.meta` → the `__runtimeImportMeta` parameter: a CommonJS function has no `import.meta`, and the runtime
- * resolves packages of the agent (the MCP SDK) from its own location. A TypeScript transform, not text replacement.
- */
-const importMetaToParameter: TS.TransformerFactory<TS.SourceFile> = (context) => (root) => {
-  const visit = (node: TS.Node): TS.Node =>
-    ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword
-      ? context.factory.createIdentifier(IMPORT_META)
-      : ts.visitEachChild(node, visit, context);
-  return ts.visitNode(root, visit) as TS.SourceFile;
-};
-
-/**
- * Each relative import or export specifier → the module's id in the bundle (`ids`), so TypeScript's CommonJS output
- * requires `./wire/errors.js` from every folder alike. A TypeScript transform, not text replacement.
- */
-const specifiersToIds =
-  (ids: ReadonlyMap<string, string>): TS.TransformerFactory<TS.SourceFile> =>
-  (context) =>
-  (root) => {
-    const f = context.factory;
-    const id = (spec: TS.Expression | undefined): TS.Expression | undefined =>
-      spec !== undefined && ts.isStringLiteral(spec) && ids.has(spec.text) ? f.createStringLiteral(ids.get(spec.text)!) : spec;
-    const statements = root.statements.map((st) => {
-      if (ts.isImportDeclaration(st)) return f.updateImportDeclaration(st, st.modifiers, st.importClause, id(st.moduleSpecifier)!, st.attributes);
-      if (ts.isExportDeclaration(st)) return f.updateExportDeclaration(st, st.modifiers, st.isTypeOnly, st.exportClause, id(st.moduleSpecifier), st.attributes);
-      return st;
-    });
-    return f.updateSourceFile(root, statements);
-  };
-
-function moduleSpecifiers(file: TS.SourceFile): string[] {
-  const out: string[] = [];
-  for (const st of file.statements) {
-    if ((ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) && st.moduleSpecifier !== undefined && ts.isStringLiteral(st.moduleSpecifier)) {
-      out.push(st.moduleSpecifier.text);
-    }
-  }
-  return out;
-}
-
-/** The value names an ES module exports (types are gone from the compiled .js). */
-function exportedNames(file: TS.SourceFile): string[] {
-  const names: string[] = [];
-  for (const st of file.statements) {
-    const exported = ts.canHaveModifiers(st) && (ts.getModifiers(st) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
-    if (exported && (ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st)) && st.name !== undefined) names.push(st.name.text);
-    else if (exported && ts.isVariableStatement(st)) {
-      for (const d of st.declarationList.declarations) {
-        if (!ts.isIdentifier(d.name)) throw new Error(`${file.fileName}: destructured exports are not supported in the runtime`);
-        names.push(d.name.text);
-      }
-    } else if (ts.isExportDeclaration(st) && !st.isTypeOnly && st.exportClause !== undefined && ts.isNamedExports(st.exportClause)) {
-      for (const e of st.exportClause.elements) if (!e.isTypeOnly) names.push(e.name.text);
-    } else if (ts.isExportAssignment(st)) {
-      throw new Error(`${file.fileName}: a default export is not supported in the runtime`);
-    }
-  }
-  return names.sort();
 }

@@ -10,7 +10,7 @@ export { type InputFiles, type Inputs, load, readInputs } from './load.js';
 export { IGNORED, JOURNAL, MANIFEST, type OutputManifest, ownablePath, readManifest, type UnitRecord, WORK_DIR } from '../shared/index.js';
 export type { EmittedFile, InputRef, JsonObject, JsonSchema, JsonSchemaObject, JsonValue, Profile, Release, ResolvedRef, SchemaFile, SchemaGraph, SchemaReference, ToolDef, ToolReach } from './model.js';
 export { ACCEPTED_RECORD, APPLIES_WHEN, loadOverlays, type Overlay, type OverlayEntry } from './overlays.js';
-export { checkCapabilities, readProfile, servedReleases } from './profile.js';
+export { checkCapabilities, defaultRelease, readProfile, servedReleases } from './profile.js';
 export { capabilitiesIn } from './capabilities-fit.js';
 export { readJson } from './read-json.js';
 export { type ConversionDirection, type ConversionRule, type ConversionRuleFile, type ConversionTransform, type ConversionWaiver, loadConversionRules } from './conversion-rules.js';

@@ -1,7 +1,7 @@
 import { CodegenError, type BuildCache } from '../shared/index.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './config.js';
 import type { CapabilitiesValidator } from './capabilities-validator.js';
-import { checkCapabilities, readProfile, servedReleases } from './profile.js';
+import { checkCapabilities, defaultRelease, readProfile, servedReleases } from './profile.js';
 import { digestRelease, displayPath, highestFirst, loadRelease, type ReleaseDigest } from './release.js';
 import type { Profile, Release } from './model.js';
 
@@ -61,6 +61,7 @@ export function load(input: ConfigOverrides | InputFiles, cache?: BuildCache): I
   const validators = new Map<Release, CapabilitiesValidator>();
   for (const p of profiles) {
     const rs = servedReleases(p, releases);
+    defaultRelease(p, rs); // a default_release the profile does not serve fails here, before anything compiles
     // Stated in the newest served release's vocabulary; older releases are fitted to what they can express.
     rs.forEach((r, i) => checkCapabilities(p, r, validators, cache, i > 0));
     served.set(p.name, rs);

@@ -200,6 +200,8 @@ export interface Profile {
   readonly capabilities: JsonObject;
   /** Release keys (or unambiguous `MAJOR.MINOR` aliases) the profile names, as written; undefined means every configured release. */
   readonly releases?: readonly string[];
+  /** The release served to calls that pin none, as written (a key or an alias, like `releases`); profile.ts resolves it. */
+  readonly defaultRelease?: string;
   /** Tool names outside the agent's protocols that the host shares (DESIGN step 2). */
   readonly sharedTools: readonly string[];
   /** `production` (default) excludes the `compliance` protocol; `sandbox` admits it. */

@@ -13,6 +13,7 @@ interface RawProfile {
   surface?: 'production' | 'sandbox';
   capabilities: JsonObject;
   releases?: string[];
+  default_release?: string;
   advertise?: { annotations?: 'structural' | 'full'; outputSchema?: boolean };
 }
 
@@ -37,6 +38,7 @@ export function readProfile(path: string, display: string): Profile {
     },
     capabilities: p.capabilities,
     releases: p.releases,
+    ...(p.default_release !== undefined ? { defaultRelease: p.default_release } : {}),
     hash: hashJson(raw),
   };
 }
@@ -61,16 +63,12 @@ export function servedReleases(profile: Profile, releases: readonly Release[]): 
   if (profile.releases === undefined) return sorted;
   const configured = sorted.map((x) => x.key).join(', ');
   const named = profile.releases.map((name, i) => {
-    const exact = sorted.find((x) => x.key === name);
-    if (exact !== undefined) return exact;
-    const sameMinor = sorted.filter((x) => `${x.major}.${x.minor}` === name);
-    if (sameMinor.length === 1) return sameMinor[0]!;
+    const found = releaseNamed(name, sorted);
+    if ('release' in found) return found.release;
     throw new CodegenError(
       profile.file,
       `/releases/${i}`,
-      sameMinor.length > 1
-        ? `release ${name} is ambiguous: configured as ${sameMinor.map((x) => x.key).join(' and ')}; name one`
-        : `release ${name} is not configured (configured: ${configured})`,
+      found.candidates.length > 1 ? `release ${name} is ambiguous: configured as ${found.candidates.map((x) => x.key).join(' and ')}; name one` : `release ${name} is not configured (configured: ${configured})`,
     );
   });
   named.forEach((r, i) => {
@@ -78,6 +76,32 @@ export function servedReleases(profile: Profile, releases: readonly Release[]): 
     if (first !== i) throw new CodegenError(profile.file, `/releases/${i}`, `names release ${r.key} again (first at /releases/${first})`);
   });
   return named.sort(highestFirst);
+}
+
+/** The release `name` names among `releases`: its key, or `MAJOR.MINOR` where exactly one has it; else the candidates. */
+function releaseNamed(name: string, releases: readonly Release[]): { release: Release } | { candidates: readonly Release[] } {
+  const exact = releases.find((x) => x.key === name);
+  if (exact !== undefined) return { release: exact };
+  const sameMinor = releases.filter((x) => `${x.major}.${x.minor}` === name);
+  return sameMinor.length === 1 ? { release: sameMinor[0]! } : { candidates: sameMinor };
+}
+
+/**
+ * The release a profile serves to a call that pins none (versioning.mdx's "server's default"; runtime/wire/
+ * release-select.ts): its `default_release`, named as `releases` names them and one it serves, else the highest
+ * stable release it serves (`served` is highest first); undefined when it serves only pre-releases and names none.
+ */
+export function defaultRelease(profile: Profile, served: readonly Release[]): Release | undefined {
+  const name = profile.defaultRelease;
+  if (name === undefined) return served.find((r) => r.prerelease === undefined);
+  const found = releaseNamed(name, served);
+  if ('release' in found) return found.release;
+  const serves = served.map((r) => r.key).join(', ');
+  throw new CodegenError(
+    profile.file,
+    '/default_release',
+    found.candidates.length > 1 ? `release ${name} is ambiguous: the profile serves ${found.candidates.map((x) => x.key).join(' and ')}; name one` : `release ${name} is not one the profile serves (it serves ${serves})`,
+  );
 }
 
 /**

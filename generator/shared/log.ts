@@ -7,6 +7,8 @@ export interface Logger {
   info(message: string): void;
   /** Shown only with --verbose: what a user rarely needs (each shipped rule not emitted, each unit's compile time). */
   detail(message: string): void;
+  /** Something the team should know that is neither wrong nor failing (a served tool a release deprecates). */
+  note(message: string): void;
   warn(message: string): void;
   error(message: string): void;
 }
@@ -23,12 +25,13 @@ export function createLogger(stream: NodeJS.WritableStream & { isTTY?: boolean }
     detail: (message) => {
       if (verbose) line(`${paint('36', 'adcp-codegen')} ${paint('2', message)}`);
     },
+    note: (message) => line(`${paint('35', 'note')} ${message}`),
     warn: (message) => line(`${paint('33', 'warning')} ${message}`),
     error: (message) => line(`${paint('31', 'error')} ${message}`),
   };
 }
 
-export const silentLogger: Logger = { stage() {}, info() {}, detail() {}, warn() {}, error() {} };
+export const silentLogger: Logger = { stage() {}, info() {}, detail() {}, note() {}, warn() {}, error() {} };
 
 function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;

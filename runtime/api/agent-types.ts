@@ -1,5 +1,6 @@
 import type { A2AExecutor, A2AExecutorOptions, A2ASkill } from './a2a-types.js';
 import type { AuthPrincipal, HttpHandler, HttpOptions, RunningServer, ServeOptions } from './http-types.js';
+import type { CallTrace, Logger } from './ops-types.js';
 import type { IdempotencyOptions, StoreOption, TaskOptions } from './service-types.js';
 import type { RequestSignatureVerifier, SigningOptions } from './signing-types.js';
 import type { AgentWebhooks, PublicationOptions, WebhookOptions, WellKnownDocument } from './webhook-types.js';
@@ -47,6 +48,13 @@ export interface AgentOptions {
    * this option is given (`{}` turns it on with the defaults).
    */
   webhooks?: WebhookOptions;
+  /**
+   * Where the agent logs (docs/operating.md): a line per call at `info`, its warnings and faults at `warn` and
+   * `error`. A pino logger (or one with its `(fields, message)` methods), or `false` for none. Default: pino, installed
+   * beside the agent, writing JSON lines to stderr at `ADCP_LOG_LEVEL` (default `info`); without pino, warnings go to
+   * `process.emitWarning` and calls are not logged.
+   */
+  logger?: Logger | false;
 }
 
 /** Per-call information from the transport (auth, request id …), passed through to the handler. */
@@ -60,6 +68,8 @@ export interface CallContext {
   auth?: Omit<AuthPrincipal, 'token'>;
   /** Aborted when the call is abandoned (the handler timeout, the client gone). */
   signal?: AbortSignal;
+  /** The caller's trace context (`traceparent`, `tracestate`, `x-request-id`): the call's spans and log line continue it. */
+  trace?: CallTrace;
   [key: string]: unknown;
 }
 
@@ -175,7 +185,13 @@ export interface Agent<Tools extends string = string, Handlers = HandlerMap<Tool
   readonly mode: Mode;
   /** Release keys served, highest first. */
   readonly releases: readonly string[];
-  /** Tools served in `release` (default: the highest). */
+  /**
+   * The release a call pinning none is served (no `adcp_version`; or only `adcp_major_version`, of its major): the
+   * profile's `default_release`, else the highest stable release it serves; undefined when it serves only
+   * pre-releases and names none (such calls are then VERSION_UNSUPPORTED). The default of the `release` arguments.
+   */
+  readonly defaultRelease: string | undefined;
+  /** Tools served in `release` (default: the default release, else the highest). */
   tools(release?: string): readonly Tools[];
   toolsList(release?: string): ToolsListEntry[];
   /**

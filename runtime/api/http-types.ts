@@ -140,11 +140,24 @@ export interface ServeOptions extends HttpOptions {
    * else plain HTTP.
    */
   tls?: { cert: string | Uint8Array; key: string | Uint8Array };
+  /**
+   * Default true: SIGTERM and SIGINT drain the server (as `close()` does), then the process exits 0. `false` for an
+   * agent that owns its signals: it calls `close()` itself.
+   */
+  handleSignals?: boolean;
+  /** Default 10 s: how long calls in flight may finish once a drain has closed the listener; the rest are cut. */
+  drainTimeoutMs?: number;
+  /**
+   * Default 0: how long a drain keeps serving, readiness answering 503 `draining`, before it closes the listener — for
+   * load balancers that stop routing only once a probe saw it (Kubernetes: a few seconds, or a preStop sleep).
+   */
+  drainDelayMs?: number;
 }
 
-/** A running server: where it listens, and how to stop it (open connections are closed, the store released). */
+/** A running server: where it listens, and how to stop it (docs/operating.md, the drain; the store released after). */
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
+  /** Drains: readiness off, no new connections, calls in flight finished up to `drainTimeoutMs`, the store released. */
   close(): Promise<void>;
 }

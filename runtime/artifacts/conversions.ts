@@ -1,6 +1,8 @@
 import { ARTIFACT_PATHS, type ConvertGapsModule, type ConvertModule, type NormalizeFn, type ResponseStripModule, type StripFn } from './contract.js';
 import { agentFault, type AdcpErrorBody } from '../wire/errors.js';
 import { loadArtifact } from './loader.js';
+import type { RuntimeLog } from '../ops/log.js';
+import { faultText } from '../wire/report.js';
 
 /**
  * Conversions between two served releases (docs/conversions.md), for a handler written in the newer one answering a
@@ -69,13 +71,7 @@ export function conversions<R extends Release, S extends Slot<R>>(src: Conversio
  * A conversion that threw (a generated module missing or damaged): the agent's fault, logged with the cause and
  * answered without it.
  */
-export function conversionFailed(tool: string, what: string, e: unknown): AdcpErrorBody {
-  let text: string;
-  try {
-    text = e instanceof Error ? (e.stack ?? e.message) : String(e);
-  } catch {
-    text = 'a value that cannot be printed';
-  }
-  process.emitWarning(`adcp-codegen: converting ${what} for ${tool} failed: ${text}`);
+export function conversionFailed(tool: string, what: string, e: unknown, log: RuntimeLog, fields?: Record<string, unknown>): AdcpErrorBody {
+  log.error('conversion_failed', `adcp-codegen: converting ${what} for ${tool} failed: ${faultText(e)}`, { tool, ...fields });
   return agentFault(tool, `converting ${what} failed (details are in the agent's log)`);
 }

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { agentRequire } from './agent-require.js';
 
 /**
  * The agent's own npm packages the runtime builds on (the MCP SDK, pg, better-sqlite3, canonicalize …), resolved
@@ -23,8 +23,3 @@ export function agentPackagePath(name: string): string {
   return agentRequire().resolve(name);
 }
 
-// Not named `require`: the bundle runs this module as a CommonJS function whose parameter has that name.
-let resolver: NodeRequire | undefined;
-function agentRequire(): NodeRequire {
-  return (resolver ??= createRequire(new URL('../', import.meta.url)));
-}

@@ -49,6 +49,12 @@ export interface ProfileFile {
   readonly surface: 'production' | 'sandbox';
   /** Served releases, highest first. */
   readonly releases: readonly ProfileRelease[];
+  /**
+   * The release a call pinning none is served (versioning.mdx's "server's default"): the profile's `default_release`,
+   * else the highest stable release it serves, as the generator resolved it; absent when it serves only pre-releases
+   * and names none.
+   */
+  readonly defaultRelease?: ProfileRelease;
   /** Tools whose tools/list entry advertises an outputSchema: their responses are validated in production too. */
   readonly outputAdvertised: ReadonlySet<string>;
 }
@@ -59,7 +65,7 @@ export function readProfile(outDir: string, name: string): ProfileFile {
     throw new Error(`adcp-codegen: the generated set in ${outDir} is being replaced by an interrupted regeneration; run adcp-codegen generate to finish it`);
   }
   const file = JSON.parse(readFileSync(join(outDir, 'profiles', `${name}.json`), 'utf8')) as {
-    profile: { surface?: 'sandbox'; releases: Omit<ProfileRelease, 'major' | 'minor' | 'prerelease'>[]; outputAdvertised: string[] };
+    profile: { surface?: 'sandbox'; defaultRelease?: string; releases: Omit<ProfileRelease, 'major' | 'minor' | 'prerelease'>[]; outputAdvertised: string[] };
   };
   const releases: ProfileRelease[] = file.profile.releases.map((r) => {
     const version = parseWireVersion(r.key);
@@ -67,5 +73,8 @@ export function readProfile(outDir: string, name: string): ProfileFile {
     if (version === undefined) throw new Error(`adcp-codegen: profiles/${name}.json names release ${JSON.stringify(r.key)}, not an AdCP wire version; run adcp-codegen generate`);
     return { ...r, ...version };
   });
-  return { name, surface: file.profile.surface === 'sandbox' ? 'sandbox' : 'production', releases, outputAdvertised: new Set(file.profile.outputAdvertised) };
+  const named = file.profile.defaultRelease;
+  const defaultRelease = named === undefined ? undefined : releases.find((r) => r.key === named);
+  if (named !== undefined && defaultRelease === undefined) throw new Error(`adcp-codegen: profiles/${name}.json names default release ${JSON.stringify(named)}, which it does not serve; run adcp-codegen generate`);
+  return { name, surface: file.profile.surface === 'sandbox' ? 'sandbox' : 'production', releases, ...(defaultRelease !== undefined ? { defaultRelease } : {}), outputAdvertised: new Set(file.profile.outputAdvertised) };
 }

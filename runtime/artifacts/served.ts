@@ -46,11 +46,13 @@ export interface Served {
   readonly surface: 'production' | 'sandbox';
   /** Served releases, highest first. */
   readonly releases: readonly ProfileRelease[];
+  /** What a call pinning no release is served (profile.ts); undefined: such calls are refused. */
+  readonly defaultRelease: ProfileRelease | undefined;
   /** Every tool the profile serves in some release. */
   readonly tools: ReadonlySet<string>;
   /** Tools advertised with an outputSchema: their responses are validated in production too. */
   readonly outputAdvertised: ReadonlySet<string>;
-  /** The release `key` names (default: the highest); an Error naming the served ones when it serves no such release. */
+  /** The release `key` names (default: the default release, else the highest); an Error naming the served ones when it serves no such release. */
   release(key?: string): ProfileRelease;
   /** The served release with exactly this key. */
   byKey(key: string): ProfileRelease | undefined;
@@ -101,7 +103,7 @@ export function openServed(outDir: string, name: string, mode: Mode): Served {
     return memo.get(key) as T;
   };
   const release = (key?: string): ProfileRelease => {
-    if (key === undefined) return releases[0]!;
+    if (key === undefined) return file.defaultRelease ?? releases[0]!;
     const r = byKey.get(key);
     if (r === undefined) throw new Error(`adcp-codegen: profile ${name} does not serve release ${key} (serves ${[...byKey.keys()].join(', ')})`);
     return r;
@@ -126,6 +128,7 @@ export function openServed(outDir: string, name: string, mode: Mode): Served {
     mode,
     surface: file.surface,
     releases,
+    defaultRelease: file.defaultRelease,
     tools,
     outputAdvertised: file.outputAdvertised,
     release,

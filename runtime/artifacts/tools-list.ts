@@ -23,7 +23,7 @@ interface ListFile {
 }
 
 export interface ToolsLists {
-  /** One release's tools/list (default: the highest). */
+  /** One release's tools/list (default: the default release, else the highest). */
   toolsList(key?: string): ToolsListEntry[];
   /** The tools/list of one endpoint serving every release: each tool once, from the highest release serving it. */
   endpointToolsList(): ToolsListEntry[];

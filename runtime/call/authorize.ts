@@ -1,5 +1,5 @@
 import { thrownBody } from '../wire/response.js';
-import type { Answer, Call } from './call.js';
+import { faultFields, type Answer, type Call } from './call.js';
 
 /**
  * AgentOptions.authorize, with exactly what the handler will be given: authorization decides on what will be
@@ -11,6 +11,6 @@ export async function authorize(call: Call): Promise<Answer | void> {
   try {
     await hook(call.tool, call.value, call.handlerContext());
   } catch (e) {
-    return call.reject(thrownBody(call.tool, e));
+    return call.reject(thrownBody(call.tool, e, call.env.log, faultFields(call)));
   }
 }

@@ -7,6 +7,7 @@ import { errorResult } from '../wire/results.js';
 import type { AgentServices } from '../services/agent-services.js';
 import type { TaskOrigin } from '../services/tasks/service.js';
 import type { ItemsPlan } from './items.js';
+import type { RuntimeLog } from '../ops/log.js';
 
 /**
  * One call on its way through the stages (pipeline.ts): what each stage found, for the stages after it. A stage
@@ -31,6 +32,8 @@ export interface CallEnv {
   readonly services: AgentServices;
   /** The credential-looking names the tool's own request schemas declare (artifacts/declared-names.ts). */
   readonly declaredCredentials?: (tool: string) => ReadonlySet<string>;
+  /** The agent's log (ops/log.ts): the call's line, and the faults a stage meets. */
+  readonly log: RuntimeLog;
 }
 
 export class Call {
@@ -56,6 +59,10 @@ export class Call {
   shape!: ProfileRelease;
   /** The answer's body, from the handler on (handle, convert-down, merge-items, envelope). */
   body!: Record<string, unknown>;
+  /** Whether the answer replays a first execution's (idempotency). */
+  replayed = false;
+  /** The call's request id, when something watches it (ops/call-watch.ts): on its log line and its fault lines. */
+  requestId: string | undefined;
   /** Why the call's push_notification_config could not be honoured (push-config): `ctx.task()` refuses with it. */
   pushUnusable: AdcpError | undefined;
   /** Hooks run on the way out (idempotency completes or releases its claim). */
@@ -69,7 +76,7 @@ export class Call {
     readonly handler: AnyToolHandler,
     readonly ctx: CallContext,
   ) {
-    this.release = env.served.releases[0]!;
+    this.release = env.served.defaultRelease ?? env.served.releases[0]!;
   }
 
   get served(): Served {
@@ -156,6 +163,11 @@ function missingOperationId(call: Call): AdcpError | undefined {
     field: 'push_notification_config.operation_id',
     suggestion: 'send a unique operation_id (a UUID) in push_notification_config, or omit push_notification_config and poll the task',
   });
+}
+
+/** What a fault's log line says of the call it happened in: the tool, the release, who called, the request id. */
+export function faultFields(call: Call): Record<string, unknown> {
+  return { tool: call.tool, release: call.release.key, principal: call.ctx.principal ?? null, ...(call.requestId !== undefined ? { request_id: call.requestId } : {}) };
 }
 
 /** The success answer for a body: structuredContent, and the same JSON as text. */

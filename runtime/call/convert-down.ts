@@ -1,5 +1,5 @@
 import { conversionFailed } from '../artifacts/conversions.js';
-import type { Answer, Call } from './call.js';
+import { faultFields, type Answer, type Call } from './call.js';
 
 /**
  * The handler's answer, written in its own release, as the buyer's release has it: the pair's rules, then that
@@ -16,6 +16,6 @@ export function convertDown(call: Call): Answer | void {
     }
     call.body = down.body;
   } catch (e) {
-    return call.reject(conversionFailed(tool, `the AdCP ${shape.key} answer to AdCP ${release.key}`, e));
+    return call.reject(conversionFailed(tool, `the AdCP ${shape.key} answer to AdCP ${release.key}`, e, call.env.log, faultFields(call)));
   }
 }

@@ -2,7 +2,7 @@ import type { Issue } from '../artifacts/contract.js';
 import { conversionFailed } from '../artifacts/conversions.js';
 import { invalidRequest } from '../wire/errors.js';
 import { unescapeToken } from '../wire/pointer.js';
-import type { Answer, Call } from './call.js';
+import { faultFields, type Answer, type Call } from './call.js';
 
 /**
  * A request pinned to an older release than its handler's: converted up to the handler's release (the pair's rules,
@@ -19,7 +19,7 @@ export function convertUp(call: Call): Answer | void {
   try {
     value = served.convertUp(shape, call.release, tool, call.value);
   } catch (e) {
-    return call.reject(conversionFailed(tool, `the AdCP ${call.release.key} request to AdCP ${shape.key}`, e));
+    return call.reject(conversionFailed(tool, `the AdCP ${call.release.key} request to AdCP ${shape.key}`, e, call.env.log, faultFields(call)));
   }
   const target = served.slot(shape, tool)!;
   const verdict = served.request(target)(value);

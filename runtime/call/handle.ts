@@ -2,7 +2,7 @@ import { AdcpError, agentFault, type AdcpErrorBody } from '../wire/errors.js';
 import { serviceUnavailable } from '../wire/idempotency-errors.js';
 import { jsonCopy } from '../wire/json-copy.js';
 import { isAdcpErrorBody, thrownBody } from '../wire/response.js';
-import type { Answer, Call } from './call.js';
+import { faultFields, type Answer, type Call } from './call.js';
 
 /**
  * The handler, and its answer read once: a JSON object body, or an AdCP error (returned, thrown, or `{ adcp_error }`).
@@ -25,7 +25,7 @@ export async function handle(call: Call): Promise<Answer | void> {
       result = await Promise.race([call.fn(call.value, hctx), timedOut]);
       if (result === TIMED_OUT) {
         call.abandon.abort(new Error('the handler timeout passed'));
-        process.emitWarning(`adcp-codegen: the handler for ${call.tool} did not finish within ${call.env.services.handlerTimeoutMs / 1000} s; its call was answered SERVICE_UNAVAILABLE`);
+        call.env.log.warn('handler_timeout', `adcp-codegen: the handler for ${call.tool} did not finish within ${call.env.services.handlerTimeoutMs / 1000} s; its call was answered SERVICE_UNAVAILABLE`, faultFields(call));
         return call.reject(serviceUnavailable(`${call.tool}: the agent did not finish this request in time; retry with the same idempotency_key`));
       }
     }
@@ -35,7 +35,7 @@ export async function handle(call: Call): Promise<Answer | void> {
     if (!copy.ok) throw new Error('the handler returned a value that cannot be read as JSON');
     result = copy.value;
   } catch (e) {
-    return call.reject(thrownBody(call.tool, e));
+    return call.reject(thrownBody(call.tool, e, call.env.log, faultFields(call)));
   } finally {
     clearTimeout(timer);
   }

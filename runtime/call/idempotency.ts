@@ -1,6 +1,6 @@
 import type { Outcome } from '../services/idempotency/service.js';
 import { idempotencyConflict, idempotencyExpired, idempotencyInFlight, rateLimited, serviceUnavailable } from '../wire/idempotency-errors.js';
-import { success, type Answer, type Call } from './call.js';
+import { faultFields, success, type Answer, type Call } from './call.js';
 
 /**
  * AdCP's replay contract for a tool whose request declares `idempotency_key` (the profile lists them per release),
@@ -19,11 +19,12 @@ export async function idempotency(call: Call): Promise<Answer | void> {
   try {
     outcome = await service.begin({ principal: call.ctx.principal ?? '', account: call.args.account, tool: call.tool, key, kind, args: call.args });
   } catch (e) {
-    process.emitWarning(`adcp-codegen: ${call.tool}: the idempotency store failed: ${e instanceof Error ? e.message : String(e)}`);
+    call.env.log.error('store_unavailable', `adcp-codegen: ${call.tool}: the idempotency store failed: ${e instanceof Error ? e.message : String(e)}`, faultFields(call));
     return call.reject(serviceUnavailable(`${call.tool}: the agent cannot record this request now; retry with the same idempotency_key`));
   }
   switch (outcome.kind) {
     case 'replay': {
+      call.replayed = true;
       const body: Record<string, unknown> = { ...outcome.body };
       if (call.echo !== undefined) body.context = call.echo.context;
       if (!(call.release.omitEnvelope?.[call.tool] ?? []).includes('replayed')) body.replayed = true;

@@ -12,6 +12,7 @@ import { pushConfig } from './push-config.js';
 import { read } from './read.js';
 import { select } from './select.js';
 import { verify } from './verify.js';
+import { watchCall, type CallWatch } from '../ops/call-watch.js';
 
 /**
  * A call, stage by stage (docs/runtime.md): each stage reads what earlier ones found on the Call and either answers,
@@ -19,15 +20,41 @@ import { verify } from './verify.js';
  */
 export const STAGES: readonly Stage[] = [read, credentials, select, parse, pushConfig, idempotency, convertUp, authorize, handle, convertDown, mergeItems, envelope, verify];
 
-/** Runs the stages, then the answer hooks they registered (last first), and returns the call's answer. */
-export async function runCall(call: Call, stages: readonly Stage[] = STAGES): Promise<Answer> {
+/**
+ * Runs the stages, then the answer hooks they registered (last first), and returns the call's answer; watched
+ * (ops/call-watch.ts: its log line, its spans, one per stage, its metrics) when anything watches.
+ */
+export function runCall(call: Call, stages: readonly Stage[] = STAGES): Promise<Answer> {
+  const watch = watchCall(call.env.log, call);
+  return watch === undefined ? run(call, stages, undefined) : watched(call, stages, watch);
+}
+
+async function watched(call: Call, stages: readonly Stage[], watch: CallWatch): Promise<Answer> {
+  let answer: Answer;
+  try {
+    answer = await run(call, stages, watch);
+  } catch (e) {
+    watch.fail(e);
+    throw e;
+  }
+  watch.end(answer);
+  return answer;
+}
+
+async function run(call: Call, stages: readonly Stage[], watch: CallWatch | undefined): Promise<Answer> {
   let answer: Answer | void = undefined;
   for (const stage of stages) {
-    const step = stage(call);
+    const step = watch === undefined ? stage(call) : watch.stage(stage, call);
     answer = step instanceof Promise ? await step : step;
     if (answer !== undefined) break;
   }
-  let out = answer ?? success(call.body);
+  const out = answer ?? success(call.body);
+  if (call.onAnswer.length === 0) return out;
+  return watch === undefined ? hooks(call, out) : watch.hooks(() => hooks(call, out));
+}
+
+async function hooks(call: Call, answer: Answer): Promise<Answer> {
+  let out = answer;
   for (let i = call.onAnswer.length - 1; i >= 0; i--) out = await call.onAnswer[i]!(out, call);
   return out;
 }

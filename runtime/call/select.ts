@@ -10,7 +10,7 @@ import type { Answer, Call } from './call.js';
  */
 export function select(call: Call): Answer | void {
   const { served, tool } = call;
-  const choice = selectRelease(served.releases, call.args);
+  const choice = selectRelease(served.releases, call.args, served.defaultRelease);
   if (!choice.ok) {
     return call.reject(choice.code === 'VERSION_UNSUPPORTED' ? versionUnsupported(choice.message, choice.details) : invalidRequest(tool, choice.issues));
   }

@@ -3,9 +3,11 @@ import type { AgentOptions } from '../api/agent-types.js';
 import type { RequestSignatureVerifier } from '../api/signing-types.js';
 import type { AgentWebhooks } from '../api/webhook-types.js';
 import type { Served } from '../artifacts/served.js';
+import type { RuntimeLog } from '../ops/log.js';
 import { lazyStore, type Store } from '../stores/open.js';
 import { AdcpError } from '../wire/errors.js';
 import { runtimeCapabilities, type RuntimeCapabilities } from './capabilities.js';
+import { agentHealth, type Health } from './health.js';
 import { idempotencyService, type IdempotencyService } from './idempotency/service.js';
 import { idempotencySettings } from './idempotency/settings.js';
 import { announceCapabilities } from './notifications/announce.js';
@@ -68,19 +70,24 @@ export interface AgentServices {
    * entry serves A2A there too (default true).
    */
   listening(url: string, a2a?: boolean): void;
+  /** The agent's log (ops/log.ts). */
+  readonly log: RuntimeLog;
+  /** Its readiness (services/health.ts), for the HTTP entry's `/readyz` and a server's drain. */
+  readonly health: Health;
   ready(): Promise<void>;
   close(): Promise<void>;
 }
 
-export function agentServices(served: Served, options: AgentOptions): AgentServices {
-  const settings = idempotencySettings(served, options);
+export function agentServices(served: Served, options: AgentOptions, log: RuntimeLog): AgentServices {
+  const settings = idempotencySettings(served, options, log);
   let store: Store | undefined;
   let idempotency: IdempotencyService | undefined;
   let tasks: TasksService | undefined;
   let notifications: AgentServices['notifications'] | undefined;
   let a2a: DurableA2AStore | undefined;
   let announced: Promise<unknown> | undefined;
-  const storeOf = (): Store => (store ??= lazyStore(options.store, served.name));
+  let health: Health | undefined;
+  const storeOf = (): Store => (store ??= lazyStore(options.store, served.name, process.env, log));
   const signing = signs(served, options) ? signedWebhooks(served, options, storeOf()) : undefined;
   const webhooks = signing?.outbox ?? outboxOff(served.name);
   const capabilities = runtimeCapabilities();
@@ -88,6 +95,7 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
   // Made at start, so a misconfigured verifier fails the start; the profile's block is read here, not in signing/
   // (loaded on demand), so an agent that verifies nothing never loads it.
   const requestSignatures = verifiesRequests(served, options) ? profileRequestVerifier(served, options.signing?.requests, storeOf()) : undefined;
+  const keepsState = settings.replay !== undefined || settings.notifications || signing !== undefined || requestSignatures !== undefined;
   // capabilities.changed, once per process, when the agent offers notifications and knows its URL (agent_url).
   const announce = (): Promise<unknown> | undefined => {
     const version = (served.releases[0]!.capabilities.adcp as { capability_changes?: { capabilities_version?: unknown } } | undefined)?.capability_changes?.capabilities_version;
@@ -113,7 +121,7 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
       return (tasks ??= tasksService(storeOf(), {
         retentionSeconds: options.tasks?.retentionSeconds,
         resultFor: (task, result) => taskResult(served, task, result),
-        effects: taskEffects({ profile: served.name, outbox: signing?.outbox, a2a: () => a2a }),
+        effects: taskEffects({ profile: served.name, outbox: signing?.outbox, a2a: () => a2a, log }),
       }));
     },
     get notifications() {
@@ -127,7 +135,7 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
             advertised: settings.notifications,
             // The outbox's push check (SSRF policy, https outside a sandbox; legacy authentication as offered).
             refuseUrl: outbox === undefined ? undefined : async (url, authentication, at) => (await outbox.checkPushConfig({ url, authentication }, at))?.toBody(),
-            prove: signing === undefined ? undefined : endpointProof({ keys: signing.keys, sandbox: signing.sandbox, agentUrl: () => signing.publication.agentUrl(), profile: served.name }),
+            prove: signing === undefined ? undefined : endpointProof({ keys: signing.keys, sandbox: signing.sandbox, agentUrl: () => signing.publication.agentUrl(), profile: served.name, log }),
           }),
         };
       }
@@ -141,16 +149,23 @@ export function agentServices(served: Served, options: AgentOptions): AgentServi
     a2aTaskStore: (bounds) => (a2a ??= durableA2AStore(storeOf(), bounds)),
     listening(url, a2a) {
       signing?.publication.useListeningUrl(url, a2a);
-      announce()?.catch((e: unknown) => process.emitWarning(`adcp-codegen: ${served.name}: capabilities.changed could not be announced: ${String(e)}`));
+      announce()?.catch((e: unknown) => log.warn('announce_failed', `adcp-codegen: ${served.name}: capabilities.changed could not be announced: ${String(e)}`));
+    },
+    log,
+    get health() {
+      // The store is probed when the agent keeps something in it, or something opened it already.
+      return (health ??= agentHealth({ profile: served.name, store: () => (keepsState || store !== undefined ? storeOf() : undefined), keys: signing?.keys, log }));
     },
     async ready() {
-      if (settings.replay !== undefined || settings.notifications || signing !== undefined || requestSignatures !== undefined) await storeOf().open();
+      health?.stopped(false);
+      if (keepsState) await storeOf().open();
       await signing?.ready();
       await announce();
       // The SDK's verifier takes most of a second to load: off the start, before the first signed request needs it.
       if (requestSignatures !== undefined) preloadSigningSdk();
     },
     async close() {
+      health?.stopped(true);
       await signing?.stop();
       await store?.close();
     },

@@ -1,8 +1,10 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { StoreOption } from '../api/service-types.js';
+import { WARNINGS, type RuntimeLog } from '../ops/log.js';
+import { metered } from './metered.js';
 import { SCHEMA } from './schema.js';
-import { openPostgres } from './postgres.js';
+import { openPostgres, postgresWhere } from './postgres.js';
 import { StoreUnavailable, type Sql } from './sql.js';
 import { openSqlite } from './sqlite.js';
 
@@ -15,14 +17,20 @@ export interface Store {
   /** The open, migrated store; the same promise for every caller. Rejects with a StoreUnavailable naming where. */
   open(): Promise<Sql>;
   close(): Promise<void>;
+  /** Where the data lives (`PostgreSQL at host:port/db`, never the password; the state directory), without opening it. */
+  readonly where: string;
+  /** The log of the agent the store serves: the services over it report their faults there. */
+  readonly log: RuntimeLog;
 }
 
-export function lazyStore(option: StoreOption | undefined, profile: string, env: NodeJS.ProcessEnv = process.env): Store {
+export function lazyStore(option: StoreOption | undefined, profile: string, env: NodeJS.ProcessEnv = process.env, log: RuntimeLog = WARNINGS): Store {
   let opening: Promise<Sql> | undefined;
   return {
+    where: whereOf(option, profile, env),
+    log,
     open() {
       opening ??= (async () => {
-        const sql = chooseStore(option, profile, env);
+        const sql = metered(chooseStore(option, profile, env, log));
         await sql.migrate(SCHEMA);
         return sql;
       })();
@@ -38,18 +46,29 @@ export function lazyStore(option: StoreOption | undefined, profile: string, env:
   };
 }
 
-function chooseStore(option: StoreOption | undefined, profile: string, env: NodeJS.ProcessEnv): Sql {
+/** Which store the option and the environment name: PostgreSQL's URL, or the embedded store's directory (or memory). */
+function chosen(option: StoreOption | undefined, profile: string, env: NodeJS.ProcessEnv): { url: string } | { dir: string | ':memory:'; sync: 'normal' | 'full' } {
+  if (option === 'memory') return { dir: ':memory:', sync: 'normal' };
+  if (option !== undefined && 'url' in option) return { url: option.url };
+  const sync = env.ADCP_STATE_SYNC === 'full' ? 'full' : 'normal';
+  if (option !== undefined && 'stateDir' in option) return { dir: option.stateDir, sync: option.synchronous ?? sync };
+  if (env.DATABASE_URL !== undefined && env.DATABASE_URL !== '') return { url: env.DATABASE_URL };
+  return { dir: env.ADCP_STATE_DIR !== undefined && env.ADCP_STATE_DIR !== '' ? env.ADCP_STATE_DIR : defaultStateDir(profile, env), sync };
+}
+
+function chooseStore(option: StoreOption | undefined, profile: string, env: NodeJS.ProcessEnv, log: RuntimeLog): Sql {
   try {
-    if (option === 'memory') return openSqlite(':memory:');
-    if (option !== undefined && 'url' in option) return openPostgres(option.url);
-    const sync = env.ADCP_STATE_SYNC === 'full' ? 'full' : 'normal';
-    if (option !== undefined && 'stateDir' in option) return openSqlite(option.stateDir, option.synchronous ?? sync);
-    if (env.DATABASE_URL !== undefined && env.DATABASE_URL !== '') return openPostgres(env.DATABASE_URL);
-    return openSqlite(env.ADCP_STATE_DIR !== undefined && env.ADCP_STATE_DIR !== '' ? env.ADCP_STATE_DIR : defaultStateDir(profile, env), sync);
+    const c = chosen(option, profile, env);
+    return 'url' in c ? openPostgres(c.url, { log }) : openSqlite(c.dir, c.sync);
   } catch (e) {
     if (e instanceof StoreUnavailable) throw e;
     throw new StoreUnavailable('the store', e);
   }
+}
+
+function whereOf(option: StoreOption | undefined, profile: string, env: NodeJS.ProcessEnv): string {
+  const c = chosen(option, profile, env);
+  return 'url' in c ? postgresWhere(c.url) : c.dir === ':memory:' ? 'the memory store' : `SQLite in ${c.dir}`;
 }
 
 /** `$XDG_STATE_HOME/adcp-agent/<profile>`, else `~/.local/state/adcp-agent/<profile>`: this user's, outside any repository. */

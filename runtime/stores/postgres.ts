@@ -1,4 +1,5 @@
 import { agentPackage } from '../artifacts/packages.js';
+import { WARNINGS, type RuntimeLog } from '../ops/log.js';
 import { reasonOf, StoreUnavailable, type Sql } from './sql.js';
 
 /**
@@ -39,7 +40,7 @@ const MIGRATION_LOCK = 7_247_116_901;
  */
 const EXCLUSIVE_CLASS = 9421;
 
-export function openPostgres(url: string, options: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number } = {}): Sql {
+export function openPostgres(url: string, options: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; log?: RuntimeLog } = {}): Sql {
   const where = postgresWhere(url);
   const { Pool } = agentPackage<PgModule>('pg', 'a DATABASE_URL store (PostgreSQL)');
   const pool = new Pool({
@@ -51,7 +52,8 @@ export function openPostgres(url: string, options: { poolSize?: number; connectT
     statement_timeout: options.statementTimeoutMs ?? 10_000,
     application_name: 'adcp-agent',
   });
-  pool.on('error', (e) => process.emitWarning(`adcp-codegen: ${where}: an idle connection failed: ${reasonOf(e)}`));
+  const log = options.log ?? WARNINGS;
+  pool.on('error', (e) => log.warn('store_connection_lost', `adcp-codegen: ${where}: an idle connection failed: ${reasonOf(e)}`, { store: where }));
   return {
     dialect: 'postgres',
     where,

@@ -3,6 +3,7 @@ import type { Agent, AnyToolHandler, CallToolResult } from '../api/agent-types.j
 import { callBound, errorResult, resultBody } from '../wire/results.js';
 import type { AdcpErrorBody } from '../wire/errors.js';
 import { isObject } from '../wire/json-copy.js';
+import { carriedTrace } from './call-trace.js';
 
 /**
  * AdCP over A2A: the same pipeline behind an A2A skill dispatch. A buyer addresses a tool with a Message holding one
@@ -23,7 +24,7 @@ export type { A2AEventBus, A2AExecutor, A2AExecutorOptions, A2ARequestContext, A
  * What the executor needs of an agent: the pipeline, and what answers outside it are labelled with. Its capabilities
  * are not: agent.a2aExecutor binds the get_adcp_capabilities handler (bindHandlers) before the executor sees it.
  */
-type PipelineAgent = Pick<Agent, 'call' | 'releases'>;
+type PipelineAgent = Pick<Agent, 'call' | 'releases' | 'defaultRelease'>;
 
 /** The wire dialect of the calling @a2a-js/sdk. */
 type Dialect = 'v1' | 'v0.3';
@@ -92,7 +93,8 @@ async function invoke(
   // As on MCP: an unknown skill is UNSUPPORTED_FEATURE naming only the skill, with the caller's context; a failure
   // of the agent itself is its CONFIGURATION_ERROR (callBound).
   const a2a = { taskId: request.taskId, contextId: request.contextId };
-  return { skill, result: await callBound(agent, handlers, skill, input, { ...principalOf(request.context), a2a }) };
+  const trace = carriedTrace(request.context);
+  return { skill, result: await callBound(agent, handlers, skill, input, { ...principalOf(request.context), a2a, ...(trace !== undefined ? { trace } : {}) }) };
 }
 
 /**
@@ -140,7 +142,7 @@ function dialectOf(request: A2ARequestContext): Dialect {
 
 /** An AdCP rejection before or around the pipeline, shaped exactly as agent.call shapes its own. */
 function rejection(agent: PipelineAgent, error: AdcpErrorBody, input: unknown): CallToolResult {
-  return errorResult(error, input, agent.releases[0]!);
+  return errorResult(error, input, agent.defaultRelease ?? agent.releases[0]!);
 }
 
 /**

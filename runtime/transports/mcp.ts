@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Agent, AnyToolHandler } from '../api/agent-types.js';
 import { isObject } from '../wire/json-copy.js';
 import { callBound } from '../wire/results.js';
+import { traceOf } from './call-trace.js';
 
 /**
  * Serves an agent's profile on an @modelcontextprotocol/sdk server. McpServer.registerTool takes zod schemas and
@@ -53,7 +54,10 @@ function register(agent: Agent, low: LowLevelServer, sdk: McpTypes, callSchema: 
     const sent = (params as Record<string, unknown>).arguments;
     const args = sent === undefined ? {} : sent;
     // An unknown or unadvertised tool is an AdCP rejection (with the caller's context), not a bare JSON-RPC error.
-    return callBound(agent, handlers, name, args, { ...principalOf(extra.authInfo), authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal as AbortSignal | undefined });
+    // The caller's trace context, from the request's headers (Streamable HTTP hands them over as requestInfo).
+    const trace = traceOf((extra.requestInfo as { headers?: unknown } | undefined)?.headers);
+    const ctx = { ...principalOf(extra.authInfo), authInfo: extra.authInfo, sessionId: extra.sessionId, requestId: extra.requestId, signal: extra.signal as AbortSignal | undefined };
+    return callBound(agent, handlers, name, args, trace === undefined ? ctx : { ...ctx, trace });
   });
 }
 

@@ -8,3 +8,6 @@ export const A2A_PATH = '/a2a';
 export const CARD_PATH = '/.well-known/agent-card.json';
 export const BRAND_JSON_PATH = '/.well-known/brand.json';
 export const JWKS_PATH = '/.well-known/jwks.json';
+/** Liveness and readiness (transports/http/health.ts), public. */
+export const HEALTHZ_PATH = '/healthz';
+export const READYZ_PATH = '/readyz';

@@ -29,11 +29,15 @@ export type ReleaseChoice =
  *   not above it in the same major;
  * - none such (every served release of the major is above the pin, or another major) → VERSION_UNSUPPORTED with
  *   `supported_versions`;
- * - no pin → the server's default, the highest served release; only `adcp_major_version` → the highest served
- *   release of that major; both fields disagreeing on the major → VERSION_UNSUPPORTED.
+ * - no pin → the server's default release, `fallback`; only `adcp_major_version` → the default when it is of that
+ *   major, else the highest stable release served in it. A pre-release is never chosen for a call that did not pin
+ *   it unless the profile names it as its default (`fallback`: its `default_release`, else its highest stable
+ *   release): a buyer speaking only `adcp_major_version: 3` is a 3.0 buyer, not a beta tester. Nothing to serve
+ *   (no default; no stable release of the major) → VERSION_UNSUPPORTED; both fields disagreeing on the major →
+ *   VERSION_UNSUPPORTED.
  * Patches are not negotiated: a pin with one is malformed (INVALID_REQUEST at its field).
  */
-export function selectRelease(served: readonly ServedRelease[], args: unknown): ReleaseChoice {
+export function selectRelease(served: readonly ServedRelease[], args: unknown, fallback?: ServedRelease): ReleaseChoice {
   // agent.call passes its parse-once copy; any other caller's value is read here once, and a field that cannot be
   // read (a throwing getter, a proxy) is an INVALID_REQUEST at that field, never an exception.
   const read = (k: string): { ok: true; value: unknown } | { ok: false } => {
@@ -79,9 +83,11 @@ export function selectRelease(served: readonly ServedRelease[], args: unknown): 
   }
 
   if (pin === undefined) {
-    if (major === undefined) return { ok: true, release: served[0]! };
-    const highest = served.find((r) => r.major === major);
-    return highest !== undefined ? { ok: true, release: highest } : unsupported(`adcp_major_version ${String(major)} is not served`);
+    if (major === undefined) return fallback !== undefined ? { ok: true, release: fallback } : unsupported('no adcp_version was sent and the agent serves only pre-releases, matched only by an exact adcp_version');
+    if (fallback?.major === major) return { ok: true, release: fallback };
+    const stable = served.find((r) => r.major === major && r.prerelease === undefined);
+    if (stable !== undefined) return { ok: true, release: stable };
+    return unsupported(served.some((r) => r.major === major) ? `adcp_major_version ${String(major)} is served only by pre-releases, matched only by an exact adcp_version` : `adcp_major_version ${String(major)} is not served`);
   }
   const exact = served.find((r) => r.major === pin.major && r.minor === pin.minor && r.prerelease === pin.prerelease);
   if (exact !== undefined) return { ok: true, release: exact };

@@ -8,6 +8,15 @@ export function firstLine(e: unknown): string {
   return text.split('\n')[0]!;
 }
 
+/** A thrown value as the agent's log has it: an error's stack (its message without one), never a throw of its own. */
+export function faultText(e: unknown): string {
+  try {
+    return e instanceof Error ? (e.stack ?? e.message) : String(e);
+  } catch {
+    return 'a value that cannot be printed';
+  }
+}
+
 export function hostOf(url: string): string {
   try {
     return new URL(url).host;

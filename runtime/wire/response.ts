@@ -1,6 +1,8 @@
 import { AdcpError, agentFault, type AdcpErrorBody } from './errors.js';
 import type { ValidateFn } from '../artifacts/contract.js';
 import { jsonCopy } from './json-copy.js';
+import type { RuntimeLog } from '../ops/log.js';
+import { faultText } from './report.js';
 
 /**
  * A handler's answer made into the AdCP response the runtime sends: the envelope it owns (`status`,
@@ -57,7 +59,7 @@ export function isAdcpErrorBody(v: unknown): v is AdcpErrorBody {
 }
 
 /** The AdcpErrorBody of a value a handler or authorize hook threw; anything unreadable is the agent's failure. */
-export function thrownBody(tool: string, e: unknown): AdcpErrorBody {
+export function thrownBody(tool: string, e: unknown, log: RuntimeLog, fields?: Record<string, unknown>): AdcpErrorBody {
   try {
     if (e instanceof AdcpError) {
       const body = jsonCopy(e.toBody());
@@ -66,17 +68,11 @@ export function thrownBody(tool: string, e: unknown): AdcpErrorBody {
   } catch {
     /* fall through */
   }
-  return handlerFailed(tool, e);
+  return handlerFailed(tool, e, log, fields);
 }
 
 /** A handler that threw: the buyer learns which tool failed, never the error itself (a stack, a path, a secret). */
-function handlerFailed(tool: string, e: unknown): AdcpErrorBody {
-  let text: string;
-  try {
-    text = e instanceof Error ? (e.stack ?? e.message) : String(e);
-  } catch {
-    text = 'a value that cannot be printed';
-  }
-  process.emitWarning(`adcp-codegen: handler for ${tool} failed: ${text}`);
+function handlerFailed(tool: string, e: unknown, log: RuntimeLog, fields?: Record<string, unknown>): AdcpErrorBody {
+  log.error('handler_failed', `adcp-codegen: handler for ${tool} failed: ${faultText(e)}`, { tool, ...fields });
   return agentFault(tool, 'the handler failed with an unexpected error (details are in the agent\'s log)');
 }

@@ -1,6 +1,8 @@
 import type { Agent, AnyToolHandler, CallContext, CallToolResult } from '../api/agent-types.js';
 import { agentFault, contextEcho, unsupportedTool, type AdcpErrorBody } from './errors.js';
 import { readRequest } from './json-copy.js';
+import { faultText } from './report.js';
+import { logOf } from '../ops/log.js';
 
 /**
  * The MCP CallToolResult of a rejection, shared by the agent's pipeline and both transports: an AdCP error with the
@@ -27,25 +29,38 @@ export class UnknownToolError extends Error {
 export function errorResult(error: AdcpErrorBody, args: unknown, release: string): CallToolResult {
   // The caller's own context, measured only when there is a rejection to echo it on.
   const echo = contextEcho(args);
-  const body: Record<string, unknown> = { adcp_error: error, errors: [error], ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
+  const body: Record<string, unknown> = { adcp_error: error, errors: [payloadError(error)], ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
 }
 
 /**
- * The rejection of a call to a tool the agent does not serve: an AdCP error with the caller's context, labelled
- * with the release the caller pinned when it is served, else the highest served (`releases`, highest first).
+ * The error as the payload's errors[] carries it: the same code, message, field, recovery and details, without the
+ * per-field issue lists (`issues`, and `details.issues` for pre-3.1 readers), which adcp_error carries once — a
+ * rejection's size stays bounded however many issues a hostile request provokes.
  */
-export function unknownToolResult(tool: string, args: unknown, releases: readonly string[]): CallToolResult {
-  return rejectionOf(unsupportedTool(tool), args, releases);
+function payloadError(error: AdcpErrorBody): AdcpErrorBody {
+  const { issues: _issues, details, ...summary } = error;
+  if (details === undefined) return summary;
+  const { issues: _mirror, ...rest } = details;
+  return Object.keys(rest).length > 0 ? { ...summary, details: rest } : summary;
+}
+
+/**
+ * The rejection of a call to a tool the agent does not serve: an AdCP error with the caller's context, labelled
+ * with the release the caller pinned when it is served, else `fallback`: the agent's default release (what a call
+ * pinning none is served), else the highest served (`releases`, highest first).
+ */
+export function unknownToolResult(tool: string, args: unknown, releases: readonly string[], fallback = releases[0]!): CallToolResult {
+  return rejectionOf(unsupportedTool(tool), args, releases, fallback);
 }
 
 /** A rejection of a call the pipeline could not answer itself, labelled as unknownToolResult labels its own. */
-function rejectionOf(error: AdcpErrorBody, args: unknown, releases: readonly string[]): CallToolResult {
+function rejectionOf(error: AdcpErrorBody, args: unknown, releases: readonly string[], fallback: string): CallToolResult {
   // Read through the parse-once step like any call: an unreadable value is answered, never thrown.
   const request = readRequest(args);
   const value = request.ok ? request.value : request.context === undefined ? undefined : { context: request.context };
   const pinned = value !== null && typeof value === 'object' ? (value as Record<string, unknown>).adcp_version : undefined;
-  return errorResult(error, value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : releases[0]!);
+  return errorResult(error, value, typeof pinned === 'string' && releases.includes(pinned) ? pinned : fallback);
 }
 
 /** The AdCP body of a CallToolResult, success or rejection. */
@@ -60,20 +75,15 @@ export function resultBody(result: CallToolResult): Record<string, unknown> {
  * say) is a fault of the agent, not of the buyer's request: logged on the server and answered as a
  * CONFIGURATION_ERROR with no detail, never a transport error or a crash of the process.
  */
-export async function callBound(agent: Pick<Agent, 'call' | 'releases'>, handlers: Readonly<Record<string, AnyToolHandler>>, tool: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
+export async function callBound(agent: Pick<Agent, 'call' | 'releases' | 'defaultRelease'>, handlers: Readonly<Record<string, AnyToolHandler>>, tool: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
   const handler = Object.prototype.hasOwnProperty.call(handlers, tool) ? handlers[tool] : undefined;
-  if (handler === undefined) return unknownToolResult(tool, args, agent.releases);
+  const fallback = agent.defaultRelease ?? agent.releases[0]!;
+  if (handler === undefined) return unknownToolResult(tool, args, agent.releases, fallback);
   try {
     return await agent.call(tool, args, handler, ctx);
   } catch (e) {
-    if (e instanceof UnknownToolError) return unknownToolResult(tool, args, agent.releases);
-    let text: string;
-    try {
-      text = e instanceof Error ? (e.stack ?? e.message) : String(e);
-    } catch {
-      text = 'a value that cannot be printed';
-    }
-    process.emitWarning(`adcp-codegen: the call of ${tool} failed: ${text}`);
-    return rejectionOf(agentFault(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases);
+    if (e instanceof UnknownToolError) return unknownToolResult(tool, args, agent.releases, fallback);
+    logOf(agent).error('call_failed', `adcp-codegen: the call of ${tool} failed: ${faultText(e)}`, { tool });
+    return rejectionOf(agentFault(tool, "the call failed on the agent (details are in the agent's log)"), args, agent.releases, fallback);
   }
 }

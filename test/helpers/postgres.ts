@@ -39,6 +39,9 @@ export interface PostgresServer {
   readonly dir: string;
   /** Stops the server (fast shutdown) and removes its directory. Safe to call twice. */
   stop(): Promise<void>;
+  /** Stops the server and keeps its data (a database outage); `resume()` starts it again on the same port. */
+  halt(): Promise<void>;
+  resume(): Promise<void>;
 }
 
 export interface StartPostgresOptions {
@@ -355,6 +358,15 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       password,
       dir,
       stop: () => (stopping ??= stop(running, who, bins, dir, label)),
+      async halt() {
+        const r = await run(who, bins.pgCtl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '30'], dir);
+        if (r.code !== 0) throw new Error(`pg_ctl stop failed (exit ${r.code}) for ${label}:${tail(r.output, 3)}`);
+      },
+      async resume() {
+        const r = await run(who, bins.pgCtl, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '30', '-o', `-p ${port}`], dir);
+        running.pid = postmasterPid(dataDir);
+        if (r.code !== 0) throw new Error(`pg_ctl start failed (exit ${r.code}) for ${label}:${tail(r.output, 3)}`);
+      },
     };
   } catch (e) {
     if (server !== undefined && live.delete(server)) stopNow(server);

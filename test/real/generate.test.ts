@@ -32,6 +32,8 @@ writeFileSync(
     tools: ['get_adcp_capabilities', 'list_products', 'request_proposals', 'refine_proposals', 'accept_proposal', 'buy_products', 'control_media_buy', 'get_media_buys', 'comply_test_controller'],
     surface: 'sandbox',
     releases: ['3.2'],
+    // A sandbox serving only the pre-release names it as its default: calls that pin no release are served it.
+    default_release: '3.2',
     capabilities: {
       adcp: { major_versions: [3], idempotency: { supported: true, replay_ttl_seconds: 86400 } },
       supported_protocols: ['signals'],
@@ -111,13 +113,14 @@ test('one process serves buyers pinned to 3.0 and 3.2; the endpoint advertises t
     assert.equal(JSON.parse(r.content[0]!.text), r.structuredContent);
     return r.structuredContent!.adcp_version;
   };
-  assert.is(await ask({}), K32);
+  // A buyer that pins no release, or only the major, is served the stable 3.0; the pre-release only to its exact pin.
+  assert.is(await ask({}), '3.0');
   assert.is(await ask({ adcp_version: K32 }), K32);
   // A release pin never lands on a pre-release (versioning.mdx): the 3.2 release is not served, 3.0 is below it.
   assert.is(await ask({ adcp_version: '3.2' }), '3.0');
   assert.is(await ask({ adcp_version: '3.1' }), '3.0');
   assert.is(await ask({ adcp_version: '3.0' }), '3.0');
-  assert.is(await ask({ adcp_major_version: 3 }), K32);
+  assert.is(await ask({ adcp_major_version: 3 }), '3.0');
   await client.close();
 
   // Interleaved buyers on both releases from one loaded agent each get their own answer.
@@ -138,10 +141,13 @@ test('one process serves buyers pinned to 3.0 and 3.2; the endpoint advertises t
   });
 });
 
-test('a 3.2-only profile: lifecycle claims served, VERSION_UNSUPPORTED for a 3.0 pin', async () => {
+test('a 3.2-only profile: lifecycle claims served, its default_release to unpinned calls, VERSION_UNSUPPORTED for a 3.0 pin', async () => {
   const { loadProfile } = await setAt(out);
   const agent = await loadProfile('lifecycle-seller' as never, { mode: 'production' });
   assert.equal(agent.releases, [K32]);
+  assert.is(agent.defaultRelease, K32);
+  const unpinned = await agent.call('get_adcp_capabilities', {}, () => agent.capabilities(K32));
+  assert.is(unpinned.structuredContent!.adcp_version, K32);
   const r = await agent.call('list_products', { adcp_version: '3.0', context: { k: 1 } }, () => ({}));
   const body = JSON.parse(r.content[0]!.text) as { adcp_error: { code: string; details: { supported_versions: string[] } }; context: unknown };
   assert.is(body.adcp_error.code, 'VERSION_UNSUPPORTED');

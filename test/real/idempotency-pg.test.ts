@@ -1,17 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EXAMPLE_ACCOUNTS } from '../helpers/generated.js';
 import { rpc, toolsCall } from '../helpers/http.js';
 import { createMediaBuyRequest } from '../helpers/payloads.js';
 import { startPostgres } from '../helpers/postgres.js';
-import { repoRoot } from '../helpers/releases.js';
-import { tempDir } from '../helpers/temp.js';
+import { sellerScript, startSeller, type SellerProcess } from '../helpers/seller-process.js';
 
 /**
  * Idempotency shared by every instance (issue 29 point 6): a real PostgreSQL server on loopback and agent processes
@@ -31,45 +25,25 @@ const db = new pg.Client({ connectionString: server.url });
 await db.connect();
 await db.query('CREATE TABLE executions (idem_key TEXT NOT NULL, pid INTEGER NOT NULL, at BIGINT NOT NULL)');
 
-// The agent's own repository: its script, and its dependencies (pg for its side-effect log) beside it.
-const agentDir = tempDir();
-symlinkSync(join(repoRoot, 'node_modules'), join(agentDir, 'node_modules'), 'dir');
-const script = join(agentDir, 'agent.mjs');
-writeFileSync(
-  script,
-  [
-    `import pg from 'pg';`,
-    `const { loadProfile, apiKeyAuth } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'generated/index.js')).href)});`,
-    `const { createSellerHandlers } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'examples/seller-agent.js')).href)});`,
-    `const agent = await loadProfile('guaranteed-publisher', { idempotency: { handlerTimeoutSeconds: Number(process.env.HANDLER_TIMEOUT_S) } });`,
-    `const side = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });`,
-    `const seller = createSellerHandlers(agent, { accounts: ${JSON.stringify(EXAMPLE_ACCOUNTS)} });`,
+// The reference seller, its create_media_buy recording each execution (pg beside it for its side-effect log).
+const script = sellerScript({
+  preamble: [`import pg from 'pg';`, `const side = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });`],
+  agentOptions: '{ idempotency: { handlerTimeoutSeconds: Number(process.env.HANDLER_TIMEOUT_S) } }',
+  handlers: [
     `const handlers = { ...seller, create_media_buy: async (args, ctx) => {`,
     `  await new Promise((r) => setTimeout(r, Number(process.env.DELAY_MS ?? 0)));`,
     `  await side.query('INSERT INTO executions VALUES ($1, $2, $3)', [args.idempotency_key, process.pid, Date.now()]);`,
     `  return seller.create_media_buy(args, ctx);`,
     `} };`,
-    `const served = await agent.serve(handlers, { port: 0, authenticate: apiKeyAuth({ ${JSON.stringify(KEY)}: { principal: 'buyer-pg' } }) }).catch((e) => {`,
-    `  process.stderr.write(e.message + '\\n');`,
-    `  process.exit(1);`,
-    `});`,
-    `process.stdout.write(served.url + '\\n');`,
-  ].join('\n'),
-);
+  ],
+  key: KEY,
+  principal: 'buyer-pg',
+});
 
-interface Instance {
-  readonly url: string;
-  readonly child: ChildProcess;
-}
+type Instance = SellerProcess;
 
 function start(env: Record<string, string> = {}): Promise<Instance> {
-  const child = spawn(process.execPath, [script], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: server.url, HANDLER_TIMEOUT_S: '3', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout!.once('data', (d: Buffer) => resolve({ url: d.toString().trim(), child }));
-    child.once('exit', (code) => reject(new Error(`the agent exited (${code}) before it listened: ${err.replace(server.password, '…')}`)));
-  });
+  return startSeller(script, { DATABASE_URL: server.url, HANDLER_TIMEOUT_S: '3', ...env }, server.password);
 }
 
 function kill(instance: Instance): Promise<void> {

@@ -40,7 +40,8 @@ const work = tempDir('adcp-codegen-items-');
 symlinkSync(join(repoRoot, 'node_modules'), join(work, 'node_modules'), 'dir');
 mkdirSync(join(work, 'profiles'));
 const caps = { adcp: { major_versions: [3], idempotency: { supported: true, replay_ttl_seconds: 86400 } }, supported_protocols: ['media_buy'] };
-writeFileSync(join(work, 'profiles', 'batch.json'), JSON.stringify({ name: 'batch', tools: ['get_adcp_capabilities', ...tools], shared_tools: tools, surface: 'sandbox', capabilities: caps }));
+// A sandbox for 3.2's storyboards, as the reference seller's: calls that pin no release (the vector's) are served 3.2.
+writeFileSync(join(work, 'profiles', 'batch.json'), JSON.stringify({ name: 'batch', tools: ['get_adcp_capabilities', ...tools], shared_tools: tools, surface: 'sandbox', default_release: r32.key, capabilities: caps }));
 writeFileSync(join(work, 'adcp-codegen.config.json'), JSON.stringify({ releases: [sdkReleaseDir(), release32Dir], profiles: ['profiles/*.json'], out: 'generated' }));
 type ToolResult = { isError?: boolean; content: { text: string }[]; structuredContent?: Record<string, any> };
 type Row = Record<string, any>;

@@ -39,8 +39,9 @@ const work = tempDir('adcp-codegen-every-tool-');
 symlinkSync(join(repoRoot, 'node_modules'), join(work, 'node_modules'), 'dir');
 const caps = { adcp: { major_versions: [3], idempotency: { supported: true, replay_ttl_seconds: 86400 } }, supported_protocols: ['media_buy'] };
 const profiles: Record<string, Record<string, unknown>> = {
-  // Every tool as a shared tool: selected by exact name whatever its protocol (the sandbox admits compliance).
-  'every-3-2': { name: 'every-3-2', tools: toolsOf(r32), shared_tools: toolsOf(r32), surface: 'sandbox', releases: ['3.2'], capabilities: caps },
+  // Every tool as a shared tool: selected by exact name whatever its protocol (the sandbox admits compliance). Serving
+  // only the pre-release, it names it as the default that calls pinning no release are served.
+  'every-3-2': { name: 'every-3-2', tools: toolsOf(r32), shared_tools: toolsOf(r32), surface: 'sandbox', releases: ['3.2'], default_release: '3.2', capabilities: caps },
   'every-3-0': {
     name: 'every-3-0',
     tools: toolsOf(r30),

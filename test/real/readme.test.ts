@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -17,19 +17,23 @@ import { readmeFiles } from '../helpers/readme.js';
  * The README's TypeScript agent, exactly as written there, end to end: every fenced block naming a file is written
  * into a scratch agent repository; adcp-codegen is the tarball `npm pack` makes of this repository, at the path the
  * README's package.json installs it from, laid out as npm installs it (test/helpers/pack.ts); AdCP 3.2.0-beta.5 is
- * ../shared's, copied without bundled/ (as the README vendors it) to the path the README's config names. The installed
- * CLI generates the set, the README's `build` compiles src/ (strict, NodeNext), its `start` serves MCP on 127.0.0.1
- * with ADCP_API_KEY (its state in the run's own ADCP_STATE_DIR), and the official client calls it: without the key a
- * protected tool is refused with 401, with it as a 3.0 buyer and as a 3.2 buyer, and the README's own buyer
- * (src/buyer.ts): each answer is valid in its own release (checked again here, beside development mode's own check),
- * with create_media_buy's media buy status where each release keeps it. A profile that gains a tool the agent has no
- * handler for then fails the start, before anything listens.
+ * vendored by the README's own commands (its shell lines naming adcp-spec, and the one making my-seller), run by bash
+ * against a spec repository made here from ../shared's release (a git repository over file://, with a bundled/ and
+ * another release beside it that the sparse checkout must leave out). The installed CLI generates the set (noting
+ * the facades 3.2 deprecates), the README's `build` compiles src/ (strict, NodeNext), its `start` serves MCP and A2A
+ * on 127.0.0.1 with ADCP_API_KEY (its state in the run's own ADCP_STATE_DIR), and the official client calls it:
+ * without the key a protected tool is refused with 401, with it as a 3.0 buyer and as a 3.2 buyer, and the README's
+ * own buyer (src/buyer.ts, unpinned answered in the stable 3.0): each answer is valid in its own release (checked
+ * again here, beside development mode's own check), with create_media_buy's media buy status where each release keeps
+ * it. A profile that gains a tool the agent has no handler for then fails the start, before anything listens.
  */
 const release32 = sharedReleaseDir();
 if (release32 === undefined) throw new Error('../shared/adcp/3.2.0-beta.5 is required for the real-release suite');
 const files = readmeFiles(readFileSync(join(repoRoot, 'README.md'), 'utf8'));
 const API_KEY = 'sk_readme_test_key';
-const work = tempDir('adcp-codegen-readme-');
+const parent = tempDir('adcp-codegen-readme-');
+/** my-seller, made by the README's own commands in `parent`. */
+const work = join(parent, 'my-seller');
 const pkg = JSON.parse(files['package.json']!) as { scripts: Record<string, string>; devDependencies: Record<string, string> };
 
 function script(name: string): string[] {
@@ -45,15 +49,46 @@ function run(name: string): { status: number | null; output: string } {
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
 
-test('install the packed tarball where the README says, link the 3.2 release, generate with the installed CLI, build', () => {
-  writeTree(files, work);
+/**
+ * AdCP's spec repository as far as the README's commands read it: 3.2.0-beta.5 at dist/schemas/ with one file under
+ * its bundled/ (the rest left out: generation never reads it), and another release beside it.
+ */
+function specRepository(): string {
+  const repo = tempDir('adcp-spec-');
+  const at = join(repo, 'dist/schemas/3.2.0-beta.5');
+  cpSync(release32!, at, { recursive: true, filter: (from) => !from.startsWith(join(release32!, 'bundled') + '/') });
+  mkdirSync(join(at, 'bundled/media-buy'), { recursive: true });
+  writeFileSync(join(at, 'bundled/media-buy/get-products-request.json'), '{}');
+  mkdirSync(join(repo, 'dist/schemas/3.1.0'), { recursive: true });
+  writeFileSync(join(repo, 'dist/schemas/3.1.0/manifest.json'), '{}');
+  const git = (...args: string[]): void => void execFileSync('git', ['-c', 'user.name=adcp-codegen', '-c', 'user.email=test@example.invalid', ...args], { cwd: repo, stdio: 'ignore' });
+  git('init', '-q');
+  git('config', 'uploadpack.allowFilter', 'true'); // a partial clone (--filter) over file://, as GitHub serves one
+  git('add', '-A');
+  git('commit', '-q', '-m', 'fixture');
+  return repo;
+}
+
+test('vendor 3.2 with the README\'s commands, install the packed tarball where it says, generate with the installed CLI, build', () => {
   const tarballPath = pkg.devDependencies['adcp-codegen']!.replace(/^file:/, '');
   const packed = packRepository();
-  assert.is(join(work, tarballPath), join(work, 'vendor', packed.filename), 'the README installs the tarball npm pack makes');
-  mkdirSync(join(work, 'vendor/adcp'), { recursive: true });
-  copyFileSync(packed.tarball, join(work, tarballPath));
-  // Vendored as the README's rsync does it: without bundled/, which generation never reads.
-  cpSync(release32, join(work, 'vendor/adcp/3.2.0-beta.5'), { recursive: true, filter: (from) => from !== join(release32, 'bundled') });
+  assert.is(tarballPath, `vendor/${packed.filename}`, 'the README installs the tarball npm pack makes');
+  // The README's first shell block: this repository's clone and its npm pack are ours (the tarball at the path they
+  // leave it), npm install is installPacked; the rest (the spec repository and my-seller) runs as written.
+  mkdirSync(join(parent, 'adcp-codegen'));
+  copyFileSync(packed.tarball, join(parent, 'adcp-codegen', packed.filename));
+  const blocks = [...readFileSync(join(repoRoot, 'README.md'), 'utf8').matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  const block = blocks.find((b) => b.includes('adcp-spec'))!.split('\n');
+  const steps = block.filter((l) => l.includes('adcp-spec') || l.startsWith('mkdir my-seller'));
+  assert.is(steps.length, 4, `the README's vendoring steps:\n${block.join('\n')}`);
+  const spec = specRepository();
+  const commands = steps.map((l) => l.replace('https://github.com/adcontextprotocol/adcp', `file://${spec}`)).join('\n');
+  const vendored = spawnSync('bash', ['-euc', commands], { cwd: parent, encoding: 'utf8' });
+  assert.is(vendored.status, 0, `${commands}\n${vendored.stderr}`);
+  assert.ok(existsSync(join(work, 'vendor/adcp/3.2.0-beta.5/manifest.json')), 'the release is vendored where the config names it');
+  assert.not.ok(existsSync(join(work, 'vendor/adcp/3.2.0-beta.5/bundled')), 'without bundled/');
+  assert.not.ok(existsSync(join(parent, 'adcp-spec/dist/schemas/3.1.0')), 'the sparse checkout fetched no other release');
+  writeTree(files, work);
   installPacked(join(work, tarballPath), work);
 
   assert.equal(script('generate'), ['adcp-codegen', 'generate']);
@@ -61,6 +96,9 @@ test('install the packed tarball where the README says, link the 3.2 release, ge
   const generated = run('generate');
   assert.is(generated.status, 0, generated.output);
   assert.match(generated.output, /AdCP 3\.2\.0-beta\.5, AdCP 3\.0\.6/);
+  // What the README says the build's generate notes: the facades 3.2 deprecates, with what supersedes them.
+  for (const tool of ['create_media_buy', 'get_products']) assert.match(generated.output, new RegExp(`^note ${tool}: deprecated in AdCP 3\\.2\\.0 .*superseded by`, 'm'));
+  assert.not.match(generated.output, /^warning/m);
   const build = run('build');
   assert.is(build.status, 0, build.output);
   assert.equal(readdirSync(join(work, 'dist')).sort(), ['buyer.js', 'server.js'], 'only src/ was compiled');
@@ -117,8 +155,16 @@ test("the agent answers a 3.0 and a 3.2 buyer, each in its own release, from one
     }
     const capabilities = (await client.callTool({ name: 'get_adcp_capabilities', arguments: {} })) as Result;
     assert.equal([...(capabilities.structuredContent!.adcp.supported_versions as string[])].sort(), [older, newer].sort());
+    assert.is(capabilities.structuredContent!.adcp_version, older, 'unpinned: answered in the stable release');
 
-    // The README's buyer, as `npm run buyer` runs it: each answer in the release it pinned (unpinned: the newest).
+    // A2A is on, as the README says: @a2a-js/sdk is installed (here as this repository's devDependency, in an agent
+    // as @adcp/sdk's peer), so the agent card is public and names the A2A endpoint.
+    const card = await fetch(new URL('/.well-known/agent-card.json', url));
+    assert.is(card.status, 200);
+    assert.is(((await card.json()) as { url: string }).url, new URL('/a2a', url).href);
+
+    // The README's buyer, as `npm run buyer` runs it: each answer in the release it pinned (unpinned: the highest
+    // stable one, 3.0; the pre-release only to its exact pin).
     const [node, buyerScript] = script('buyer');
     assert.is(node, 'node');
     const bought = spawnSync(process.execPath, [join(work, buyerScript!)], { cwd: work, encoding: 'utf8', env: { ...process.env, AGENT_URL: url, ADCP_API_KEY: API_KEY } });
@@ -126,7 +172,7 @@ test("the agent answers a 3.0 and a 3.2 buyer, each in its own release, from one
     const lines = bought.stdout.trim().split('\n').map((l) => /^(\S+) (.*)$/.exec(l)!.slice(1));
     assert.equal(lines.map(([pin]) => pin), ['unpinned', '3.0', '3.2-beta.5']);
     for (const [pin, json] of lines) {
-      const release = pin === '3.0' ? older : newer;
+      const release = pin === '3.2-beta.5' ? newer : older;
       const body = valid('create_media_buy', { content: [{ text: json! }], structuredContent: JSON.parse(json!) as Record<string, any> }, release);
       assert.equal([body.status, body.media_buy_status], release === older ? ['pending_creatives', undefined] : ['completed', 'pending_creatives'], pin);
     }
@@ -160,7 +206,7 @@ test('a profile that gains a tool the agent has no handler for fails the start, 
 function start(): ChildProcess {
   const [node, ...startArgs] = script('start');
   assert.is(node, 'node');
-  return spawn(process.execPath, startArgs, { cwd: work, env: { ...process.env, PORT: '0', ADCP_MODE: 'development', ADCP_API_KEY: API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] });
+  return spawn(process.execPath, startArgs, { cwd: work, env: { ...process.env, PORT: '0', ADCP_MODE: 'development', ADCP_API_KEY: API_KEY, ADCP_LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 /** The URL the server prints once it listens; bounded, so a server that never starts fails the test. */

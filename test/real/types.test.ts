@@ -81,7 +81,8 @@ test('docs/agent.md\'s per-release get_products snippet compiles against 3.2 + 3
 test('at run time: a 3.0 body sent as 3.2 is the agent\'s error in development; per-release handlers answer each pin', async () => {
   const { loadProfile } = await setAt(out);
   const agent = await loadProfile('guaranteed-publisher', { mode: 'development' });
-  const args = { brief: 'homepage', buying_mode: 'brief', context: { trace: 'p' } };
+  // Pinned to the pre-release: a call that pins no release is served the stable 3.0.
+  const args = { brief: 'homepage', buying_mode: 'brief', adcp_version: K32, context: { trace: 'p' } };
   const wrong = JSON.parse((await agent.call('get_products', args, () => ({ products: [] }))).content[0]!.text) as Record<string, any>;
   assert.is(wrong.adcp_error.code, 'CONFIGURATION_ERROR');
   assert.is(wrong.adcp_error.recovery, 'terminal');

@@ -1,6 +1,7 @@
 import { sha256, shortHash, stronglyConnected } from '../../shared/index.js';
 import { jsonText } from './code.js';
-import { COMPACT_HELPERS, compactCode } from './compact.js';
+import { COMPACT_HELPERS } from './compact.js';
+import { compactCode } from './compact-code.js';
 import { unitLocation, type Unit } from './split.js';
 
 /**

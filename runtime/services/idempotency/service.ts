@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InsertBudget } from '../../api/service-types.js';
+import type { RuntimeLog } from '../../ops/log.js';
 import type { Store } from '../../stores/open.js';
 import { StoreUnavailable } from '../../stores/sql.js';
 import { accountScope } from '../account-scope.js';
@@ -63,7 +64,7 @@ export function idempotencyService(store: Store, settings: IdempotencySettings):
   const purge = (sql: Awaited<ReturnType<Store['open']>>, now: number): void => {
     if (now - purged < PURGE_EVERY_MS) return;
     purged = now;
-    purgeKeys(sql, now - ttlMs - horizonMs).catch((e) => process.emitWarning(`adcp-codegen: idempotency purge: ${String(e)}`));
+    purgeKeys(sql, now - ttlMs - horizonMs).catch((e) => store.log.warn('purge_failed', `adcp-codegen: idempotency purge: ${String(e)}`));
   };
 
   return {
@@ -83,7 +84,7 @@ export function idempotencyService(store: Store, settings: IdempotencySettings):
         const claim = randomUUID();
         if (wait === 0 && (await claimKey(sql, { scope, key: request.key, tool: request.tool, payloadHash: hash, claim, now, deadline: now + settings.handlerTimeoutMs, forgetBefore: now - horizonMs }))) {
           budgets.count(request.kind, scope, account, now);
-          return claimed(sql, { scope, key: request.key, claim }, ttlMs, now + settings.handlerTimeoutMs);
+          return claimed(sql, store.log, { scope, key: request.key, claim }, ttlMs, now + settings.handlerTimeoutMs);
         }
         const record = await readKey(sql, scope, request.key);
         const verdict = record === undefined ? 'absent' : judge(record, request.tool, hash, Date.now(), horizonMs);
@@ -118,18 +119,18 @@ function judge(record: IdempotencyRecord, tool: string, hash: string, now: numbe
  * that moment, the answer still goes out and the write is retried until the claim's deadline, after which a retry
  * of the key could run the handler again — logged, as nothing else can be done.
  */
-function claimed(sql: Awaited<ReturnType<Store['open']>>, c: { scope: string; key: string; claim: string }, ttlMs: number, deadline: number): Outcome {
+function claimed(sql: Awaited<ReturnType<Store['open']>>, log: RuntimeLog, c: { scope: string; key: string; claim: string }, ttlMs: number, deadline: number): Outcome {
   return {
     kind: 'claimed',
     async complete(body) {
       const text = JSON.stringify(body);
       for (let delay = 100; ; delay = Math.min(delay * 2, 5_000)) {
         try {
-          if (!(await completeKey(sql, c, text, Date.now() + ttlMs))) process.emitWarning(`adcp-codegen: idempotency: a claim outlived its deadline; its answer was not recorded`);
+          if (!(await completeKey(sql, c, text, Date.now() + ttlMs))) log.warn('claim_lapsed', `adcp-codegen: idempotency: a claim outlived its deadline; its answer was not recorded`);
           return;
         } catch (e) {
           if (!(e instanceof StoreUnavailable) || Date.now() + delay > deadline) {
-            process.emitWarning(`adcp-codegen: idempotency: the answer could not be recorded (${String(e)}); a retry may run the handler again`);
+            log.error('answer_not_recorded', `adcp-codegen: idempotency: the answer could not be recorded (${String(e)}); a retry may run the handler again`);
             return;
           }
           await new Promise((resolve) => setTimeout(resolve, delay));
@@ -138,7 +139,7 @@ function claimed(sql: Awaited<ReturnType<Store['open']>>, c: { scope: string; ke
     },
     async release() {
       // Best effort: a claim not given back lapses at its deadline anyway.
-      await releaseKey(sql, c).catch((e) => process.emitWarning(`adcp-codegen: idempotency: a claim could not be released (${String(e)}); it lapses at its deadline`));
+      await releaseKey(sql, c).catch((e) => log.warn('claim_not_released', `adcp-codegen: idempotency: a claim could not be released (${String(e)}); it lapses at its deadline`));
     },
   };
 }

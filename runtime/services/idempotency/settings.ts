@@ -1,5 +1,6 @@
 import type { AgentOptions } from '../../api/agent-types.js';
 import type { Served } from '../../artifacts/served.js';
+import { WARNINGS, type RuntimeLog } from '../../ops/log.js';
 import type { IdempotencySettings } from './service.js';
 
 /**
@@ -17,7 +18,7 @@ export interface ServiceSettings {
 const DEFAULT_HANDLER_TIMEOUT_S = 120;
 const DEFAULT_WAIT_MS = 5_000;
 
-export function idempotencySettings(served: Served, options: AgentOptions): ServiceSettings {
+export function idempotencySettings(served: Served, options: AgentOptions, log: RuntimeLog = WARNINGS): ServiceSettings {
   const adcp = (served.releases[0]!.capabilities.adcp ?? {}) as { idempotency?: Declared; capability_changes?: { notifications?: { supported?: unknown } } };
   const declared = adcp.idempotency;
   const own = options.idempotency ?? {};
@@ -30,7 +31,7 @@ export function idempotencySettings(served: Served, options: AgentOptions): Serv
       throw new Error(`adcp-codegen: profile ${served.name} declares adcp.idempotency.replay_ttl_seconds ${JSON.stringify(ttl)}; AdCP requires an integer from 3600 to 604800`);
     }
     if (options.store === 'memory' && served.mode === 'production') {
-      process.emitWarning(`adcp-codegen: ${served.name} keeps idempotency keys in memory: no key outlives this process, though the profile declares a ${ttl} s replay window`);
+      log.warn('keys_in_memory', `adcp-codegen: ${served.name} keeps idempotency keys in memory: no key outlives this process, though the profile declares a ${ttl} s replay window`);
     }
     replay = { replayTtlSeconds: ttl, handlerTimeoutMs: handlerTimeoutS * 1000, waitMs: own.waitMs ?? DEFAULT_WAIT_MS, writes: own.writes, reads: own.reads };
   }

@@ -70,7 +70,7 @@ export async function announceCapabilities(a: Announcement): Promise<{ outcome: 
         // A subscriber the outbox refuses now (its legacy scheme no longer offered) is skipped, not every other one;
         // a store failure ends the transaction (the version stays unannounced, and the next start tries again).
         if (e instanceof StoreUnavailable) throw e;
-        process.emitWarning(`adcp-codegen: capabilities.changed to subscriber ${s.subscriber_id} not enqueued: ${(e as Error).message}`);
+        a.store.log.warn('webhook_not_enqueued', `adcp-codegen: capabilities.changed to subscriber ${s.subscriber_id} not enqueued: ${(e as Error).message}`);
       }
     }
     return { outcome: 'changed' as const, enqueued };

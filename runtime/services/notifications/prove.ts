@@ -1,3 +1,4 @@
+import { WARNINGS, type RuntimeLog } from '../../ops/log.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { SigningKeys } from '../keys/keys.js';
 import { sdkServer, sdkSigningClient, ssrfPolicy, type FetchLike } from '../webhooks/sdk.js';
@@ -21,6 +22,7 @@ export interface ProofEnv {
   readonly agentUrl: () => string | undefined;
   readonly timeoutMs?: number;
   readonly profile: string;
+  readonly log?: RuntimeLog;
 }
 
 /** A 2xx answer's body beyond this is not a challenge response. */
@@ -55,7 +57,7 @@ export function endpointProof(env: ProofEnv): Prove {
       const response = await fetch(subscriber.url, { method: 'POST', headers: { ...headers, ...signed.headers }, body, redirect: 'manual', signal: AbortSignal.timeout(env.timeoutMs ?? 10_000) });
       answer = { status: response.status, text: await bounded(response.body as unknown as Readable | null | undefined) };
     } catch (e) {
-      process.emitWarning(`adcp-codegen: ${env.profile}: the endpoint-proof challenge to ${hostOf(subscriber.url)} failed: ${firstLine(e)}`);
+      (env.log ?? WARNINGS).warn('endpoint_proof_failed', `adcp-codegen: ${env.profile}: the endpoint-proof challenge to ${hostOf(subscriber.url)} failed: ${firstLine(e)}`, { host: hostOf(subscriber.url) });
       return 'the endpoint could not be reached';
     }
     if (answer.status < 200 || answer.status > 299) return `the endpoint answered the challenge with HTTP ${answer.status}, not 2xx`;

@@ -26,7 +26,7 @@ export function profileRequestVerifier(profile: { name: string; releases: readon
   checkSigningSdk();
   const own = options ?? {};
   if ((own.trust ?? []).length === 0) {
-    process.emitWarning(`adcp-codegen: ${profile.name} advertises request signing but trusts no signer (signing.requests.trust): every signature is request_signature_key_unknown`);
+    store.log.warn('no_trusted_signer', `adcp-codegen: ${profile.name} advertises request signing but trusts no signer (signing.requests.trust): every signature is request_signature_key_unknown`);
   }
   const clock = own.clock ?? ((): number => Math.floor(Date.now() / 1000));
   return requestVerifier({ policy, keys: trustedKeys(own, clock), store, clock });

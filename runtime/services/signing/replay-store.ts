@@ -44,7 +44,7 @@ export function replayStore(store: Store, capOf: (keyid: string) => number): Rep
     const at = Date.now();
     if (at - (alerted.get(keyid) ?? 0) < ALERT_EVERY_MS) return;
     alerted.set(keyid, at);
-    process.emitWarning(`adcp-codegen: request signing: key ${JSON.stringify(keyid)} holds ${cap} unexpired nonces, its cap: its new signatures are refused (request_signature_rate_abuse) — a compromised key or a misconfigured signer`);
+    store.log.warn('signing_key_at_cap', `adcp-codegen: request signing: key ${JSON.stringify(keyid)} holds ${cap} unexpired nonces, its cap: its new signatures are refused (request_signature_rate_abuse) — a compromised key or a misconfigured signer`, { keyid });
   };
   return {
     has,
@@ -64,7 +64,7 @@ export function replayStore(store: Store, capOf: (keyid: string) => number): Rep
       const at = now * 1000;
       if (Date.now() - swept >= SWEEP_EVERY_MS) {
         swept = Date.now();
-        sql.query(SWEEP, [at]).catch((e) => process.emitWarning(`adcp-codegen: request signing: sweeping expired nonces: ${String(e)}`));
+        sql.query(SWEEP, [at]).catch((e) => store.log.warn('purge_failed', `adcp-codegen: request signing: sweeping expired nonces: ${String(e)}`));
       }
       const cap = capOf(keyid);
       const written = await sql.queryExclusive(`adcp_request_replay:${keyid}`, INSERT, [keyid, scope, nonce, at + ttlSeconds * 1000, at, cap]);

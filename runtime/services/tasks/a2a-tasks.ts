@@ -70,7 +70,7 @@ export function durableA2AStore(store: Store, options: DurableA2AOptions = {}): 
       const now = Date.now();
       await sql.query(SAVE, [ownerOf(context), String(task.id), JSON.stringify(task), ttlMs, now, now + ttlMs]);
       if (++saves >= purgeEvery || now - purgedAt > PURGE_EVERY_MS) {
-        purge().catch((e: unknown) => process.emitWarning(`adcp-codegen: the A2A task store could not be purged: ${String(e)}`));
+        purge().catch((e: unknown) => store.log.warn('purge_failed', `adcp-codegen: the A2A task store could not be purged: ${String(e)}`));
       }
     },
     async load(taskId, context) {

@@ -1,3 +1,4 @@
+import { WARNINGS, type RuntimeLog } from '../../ops/log.js';
 import { StoreUnavailable } from '../../stores/sql.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { settleLinked, type DurableA2AStore } from './a2a-tasks.js';
@@ -19,10 +20,11 @@ export interface EffectDeps {
   readonly outbox: WebhookOutbox | undefined;
   /** The durable A2A store, once the HTTP entry made it. */
   readonly a2a: () => DurableA2AStore | undefined;
+  readonly log?: RuntimeLog;
 }
 
 export function taskEffects(deps: EffectDeps): TaskEffects {
-  const warn = (message: string): void => process.emitWarning(`adcp-codegen: ${deps.profile}: ${message}`);
+  const warn = (message: string): void => (deps.log ?? WARNINGS).warn('task_webhook_not_sent', `adcp-codegen: ${deps.profile}: ${message}`);
   return {
     async settled(task, tx) {
       await settleLinked(tx, task);

@@ -72,7 +72,7 @@ export function tasksService(store: Store, settings: TaskSettings): TasksService
     const now = Date.now();
     if (now - purged > PURGE_EVERY_MS) {
       purged = now;
-      purgeTasks(sql, now).catch((e) => process.emitWarning(`adcp-codegen: task purge: ${String(e)}`));
+      purgeTasks(sql, now).catch((e) => store.log.warn('purge_failed', `adcp-codegen: task purge: ${String(e)}`));
     }
     return sql;
   };

@@ -5,6 +5,7 @@ import type { SqlQuery } from '../../stores/sql.js';
 import type { SigningKeys } from '../keys/keys.js';
 import { checkPushAuthentication, checkPushUrl, vetPushConfig, type PushCheck, type PushVerdict } from './push-config.js';
 import { insertRow, readRow, type AuthMode } from './records.js';
+import { outboxGauges } from './gauges.js';
 import { deliveryWorker, type DeliveryWorker, type WorkerSettings } from './worker.js';
 
 /**
@@ -46,9 +47,10 @@ const DEDUPE_KEY_MAX = 512;
 export function webhookOutbox(store: Store, keys: SigningKeys, settings: OutboxSettings): WebhookOutbox {
   const worker: DeliveryWorker | undefined = settings.deliver ? deliveryWorker(store, keys, settings) : undefined;
   let started = false;
+  let gauged = false;
   return {
     async enqueue(event, tx) {
-      const row = rowOf(event, settings);
+      const row = rowOf(event, settings, store);
       const result = await insertRow(tx ?? (await store.open()), row);
       // Outside a transaction the row is committed: look now. Inside one, the caller wakes the worker after its commit.
       if (tx === undefined && result.enqueued) worker?.wake();
@@ -65,6 +67,8 @@ export function webhookOutbox(store: Store, keys: SigningKeys, settings: OutboxS
     vetPushConfig: (config, field = 'push_notification_config') => vetPushConfig(config, field, settings),
     wake: () => worker?.wake(),
     async start() {
+      if (!gauged) outboxGauges(store, settings.profile);
+      gauged = true;
       if (worker === undefined || started) return;
       await worker.start();
       started = true;
@@ -77,7 +81,7 @@ export function webhookOutbox(store: Store, keys: SigningKeys, settings: OutboxS
 }
 
 /** The event as its row: the body frozen now (idempotency key minted, operation_id and timestamp set), checked. */
-function rowOf(event: WebhookEvent, settings: OutboxSettings) {
+function rowOf(event: WebhookEvent, settings: OutboxSettings, store: Store) {
   const fail = (problem: string): never => {
     throw new Error(`adcp-codegen: webhook not enqueued: ${problem}`);
   };
@@ -110,7 +114,7 @@ function rowOf(event: WebhookEvent, settings: OutboxSettings) {
   if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) fail(`its body is over ${MAX_BODY_BYTES} bytes, which receivers refuse`);
   const scheme = event.authentication?.schemes[0];
   const authMode: AuthMode = scheme === 'HMAC-SHA256' ? 'hmac_sha256' : scheme === 'Bearer' ? 'bearer' : 'rfc9421';
-  if (authMode !== 'rfc9421') process.emitWarning(`adcp-codegen: ${settings.profile}: a webhook to ${url.host} uses the buyer's legacy ${scheme} authentication (deprecated, removed in AdCP 4.0) instead of RFC 9421`);
+  if (authMode !== 'rfc9421') store.log.warn('legacy_webhook_auth', `adcp-codegen: ${settings.profile}: a webhook to ${url.host} uses the buyer's legacy ${scheme} authentication (deprecated, removed in AdCP 4.0) instead of RFC 9421`, { host: url.host, scheme });
   return {
     eventId: `whe_${randomUUID()}`,
     dedupeKey: event.dedupeKey,

@@ -55,6 +55,8 @@ const FINISH = `UPDATE adcp_webhook_outbox SET state = $3, attempts = attempts +
   auth_secret = CASE WHEN $3 = 'pending' THEN auth_secret ELSE NULL END
 WHERE event_id = $1 AND lease_owner = $2`;
 const PURGE = "DELETE FROM adcp_webhook_outbox WHERE state <> 'pending' AND finished_at < $1";
+const RELEASE = "UPDATE adcp_webhook_outbox SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND state = 'pending'";
+const BACKLOG = "SELECT count(*) AS depth, min(created_at) AS oldest FROM adcp_webhook_outbox WHERE state = 'pending'";
 
 /** Adds a row, unless its dedupe key is taken: the row's ids either way, and whether it was added. */
 export async function insertRow(sql: SqlQuery, row: NewRow): Promise<{ enqueued: boolean; eventId: string; idempotencyKey: string }> {
@@ -126,4 +128,15 @@ export async function finishRow(sql: SqlQuery, owner: string, row: LeasedRow, ou
 /** Rows done before `before`: gone. */
 export async function purgeRows(sql: SqlQuery, before: number): Promise<number> {
   return (await sql.query(PURGE, [before])).rowCount;
+}
+
+/** The leases `owner` still holds, given back (a worker stopping): another instance takes the rows at once. */
+export async function releaseLeases(sql: SqlQuery, owner: string): Promise<number> {
+  return (await sql.query(RELEASE, [owner])).rowCount;
+}
+
+/** Events not yet delivered nor given up on, and when the oldest of them was enqueued (ms), if any. */
+export async function backlog(sql: SqlQuery): Promise<{ depth: number; oldest: number | undefined }> {
+  const r = (await sql.query(BACKLOG)).rows[0];
+  return { depth: Number(r?.depth ?? 0), oldest: r?.oldest === null || r?.oldest === undefined ? undefined : Number(r.oldest) };
 }

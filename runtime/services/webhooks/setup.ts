@@ -84,7 +84,7 @@ export function signedWebhooks(served: Served, options: AgentOptions, store: Sto
       const stating = (top.identity as Record<string, unknown> | undefined)?.brand_json_url !== undefined;
       // A sandbox on loopback http advertises none, as it must (the schema requires https): no warning for it.
       if (advertised && fills && !stating && !sandbox && pub.brandJsonUrl() === undefined) {
-        process.emitWarning(`adcp-codegen: ${served.name} advertises webhook_signing but no identity.brand_json_url: set ADCP_PUBLIC_URL (or AgentOptions.publicUrl) to the agent's public https URL so buyers can find its keys`);
+        store.log.warn('no_brand_json_url', `adcp-codegen: ${served.name} advertises webhook_signing but no identity.brand_json_url: set ADCP_PUBLIC_URL (or AgentOptions.publicUrl) to the agent's public https URL so buyers can find its keys`);
       }
       await outbox?.start();
     },

@@ -3,7 +3,7 @@ import type { Store } from '../../stores/open.js';
 import type { Sql } from '../../stores/sql.js';
 import type { SigningKeys } from '../keys/keys.js';
 import { attempt, type AttemptEnv } from './attempt.js';
-import { finishRow, leaseRows, purgeRows, type LeasedRow, type Outcome } from './records.js';
+import { finishRow, leaseRows, purgeRows, releaseLeases, type LeasedRow, type Outcome } from './records.js';
 import { deadline, outcomeOf, type Backoff } from './schedule.js';
 import { sdkServer, ssrfPolicy } from './sdk.js';
 import { hostOf } from '../../wire/report.js';
@@ -21,7 +21,7 @@ export interface DeliveryWorker {
   start(): Promise<void>;
   /** Looks for due rows now (this process just enqueued one). */
   wake(): void;
-  /** Stops leasing, waits for the attempts in flight (each bounded by the attempt timeout) and gives nothing up. */
+  /** Stops leasing, waits for the attempts in flight (each bounded by the attempt timeout), gives back any lease left. */
   stop(): Promise<void>;
 }
 
@@ -136,11 +136,13 @@ export function deliveryWorker(store: Store, keys: SigningKeys, s: WorkerSetting
       clearTimeout(timer);
       while (ticking) await new Promise((resolve) => setTimeout(resolve, 5));
       await Promise.allSettled([...inFlight]);
+      // Every attempt has recorded its outcome (and let go of its row); a lease left by one that could not is given back.
+      if (sql !== undefined) await releaseLeases(sql, owner).catch((e) => warn(`leases could not be given back (${String(e)}); they lapse`));
     },
   };
 
   function warn(message: string): void {
-    process.emitWarning(`adcp-codegen: ${s.profile}: ${message}`);
+    store.log.warn('webhook_delivery', `adcp-codegen: ${s.profile}: ${message}`);
   }
 }
 

@@ -12,6 +12,8 @@ import { withoutToken } from './authenticate.js';
 import { agentRequire, isMissing } from './packages.js';
 import { sendJson } from './respond.js';
 import { firstLine } from '../../wire/report.js';
+import { logOf, type RuntimeLog } from '../../ops/log.js';
+import { carryTrace, traceOf } from '../call-trace.js';
 
 /**
  * A2A on the entry's port: JSON-RPC at `/a2a` through @a2a-js/sdk's JsonRpcTransportHandler and
@@ -65,6 +67,7 @@ export function a2aEndpoint(
     throw new Error(`adcp-codegen: A2A needs ${pkg} (^0.3.14 or ^1.3.0) installed beside the agent (or a2a: false): ${firstLine(e)}`);
   }
   const dialect = dialectOf(server, () => require(`${pkg}/compat/v0_3/server`) as Record<string, unknown>);
+  const log = logOf(agent);
   const executor = createA2AExecutor(agent, handlers, { rejectedTaskState: given.rejectedTaskState });
   // The agent's own store, durable and bounded (an AdCP task settling later shows on its A2A Task); `taskStore` overrides it.
   const store = given.taskStore ?? services.a2aTaskStore({ maxTasks: given.maxTasks, ttlMs: given.taskTtlMs });
@@ -90,6 +93,7 @@ export function a2aEndpoint(
     async handle(req, res, message, principal) {
       const card = ready(req);
       const user = principal === undefined ? new dialect.UnauthenticatedUser() : new PrincipalUser(principal.principal, withoutToken(principal));
+      carryTrace(user, traceOf(req.headers));
       const id = isObject(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
       let out: unknown;
       try {
@@ -98,11 +102,11 @@ export function a2aEndpoint(
         // Thrown before the SDK answered (1.x's version negotiation, a failure of the SDK itself): mapped as its Express
         // handler maps it, a fault of the server being a 500.
         const error = dialect.errorOf(req, e);
-        sendJson(res, error.code === -32603 ? 500 : 200, withoutInternals({ jsonrpc: '2.0', id, error }));
+        sendJson(res, error.code === -32603 ? 500 : 200, withoutInternals({ jsonrpc: '2.0', id, error }, log));
         return;
       }
       if (isAsyncIterable(out)) await stream(req, res, out, id, dialect);
-      else sendJson(res, 200, withoutInternals(out));
+      else sendJson(res, 200, withoutInternals(out, log));
     },
   };
 }
@@ -111,9 +115,9 @@ export function a2aEndpoint(
  * A JSON-RPC internal error as the client may see it: the SDK puts the thrown error's own message there (a task
  * store's connection string, a path); the process's warnings get it, the client generic words.
  */
-function withoutInternals(response: unknown): unknown {
+function withoutInternals(response: unknown, log: RuntimeLog): unknown {
   if (!isObject(response) || !isObject(response.error) || response.error.code !== -32603) return response;
-  process.emitWarning(`adcp-codegen: A2A internal error: ${String(response.error.message)}`);
+  log.error('a2a_internal_error', `adcp-codegen: A2A internal error: ${String(response.error.message)}`);
   return { ...response, error: { code: -32603, message: 'Internal error' } };
 }
 

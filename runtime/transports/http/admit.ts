@@ -4,6 +4,7 @@ import type { AuthPrincipal, Authenticator } from '../../api/http-types.js';
 import type { RequestSignatureVerifier, SignatureVerdict } from '../../api/signing-types.js';
 import { admitIdentified, identify, type Challenge } from './authenticate.js';
 import { internalError, sendJson } from './respond.js';
+import { WARNINGS, type RuntimeLog } from '../../ops/log.js';
 
 /**
  * Who may go on, for a JSON-RPC POST whose body is read: the authenticator's verdict on the headers composed with the
@@ -25,11 +26,11 @@ export interface ReadMessage {
 
 export type Admit = (req: IncomingMessage, res: ServerResponse, message: ReadMessage, isPublic: boolean) => Promise<{ principal?: AuthPrincipal } | undefined>;
 
-export function admission(authenticate: Authenticator | undefined, challenge: Challenge, verifier: RequestSignatureVerifier | undefined, publicUrl: string | undefined): Admit {
+export function admission(authenticate: Authenticator | undefined, challenge: Challenge, verifier: RequestSignatureVerifier | undefined, publicUrl: string | undefined, log: RuntimeLog = WARNINGS): Admit {
   const scheme = publicUrl !== undefined ? new URL(publicUrl).protocol.slice(0, -1) : undefined;
   return async (req, res, message, isPublic) => {
     const who = await identify(req, authenticate);
-    if (verifier === undefined) return admitIdentified(res, who, isPublic, challenge);
+    if (verifier === undefined) return admitIdentified(res, who, isPublic, challenge, log);
     let verdict: SignatureVerdict;
     try {
       verdict = await verifier.verify({
@@ -43,13 +44,13 @@ export function admission(authenticate: Authenticator | undefined, challenge: Ch
     } catch (e) {
       // The replay store is out of reach: a signature cannot be judged, so it is not accepted.
       if ((e as Error | undefined)?.name === 'StoreUnavailable') {
-        process.emitWarning(`adcp-codegen: request signatures: ${(e as Error).message}`);
+        log.error('store_unavailable', `adcp-codegen: request signatures: ${(e as Error).message}`);
         sendJson(res, 503, { error: 'temporarily_unavailable' }, { 'retry-after': '5' });
-      } else internalError(res, e, 'verify request signature');
+      } else internalError(res, e, 'verify request signature', log);
       return undefined;
     }
     if (!verdict.ok) {
-      process.emitWarning(`adcp-codegen: ${req.method ?? '?'} ${req.url ?? ''}: ${verdict.code}: ${verdict.detail}`);
+      log.info('signature_refused', `adcp-codegen: ${req.method ?? '?'} ${req.url ?? ''}: ${verdict.code}: ${verdict.detail}`, { code: verdict.code });
       sendJson(res, verdict.status, { error: verdict.code }, { 'www-authenticate': verdict.wwwAuthenticate, 'cache-control': 'no-store' });
       return undefined;
     }
@@ -60,9 +61,9 @@ export function admission(authenticate: Authenticator | undefined, challenge: Ch
       return { principal: { ...principal, verified_signer } };
     }
     if (verdict.authenticatedBy === 'fallback' && verdict.warning !== undefined) {
-      process.emitWarning(`adcp-codegen: ${req.method ?? '?'} ${req.url ?? ''}: a shadowed request signature failed (${verdict.warning})`);
+      log.warn('signature_shadowed', `adcp-codegen: ${req.method ?? '?'} ${req.url ?? ''}: a shadowed request signature failed (${verdict.warning})`);
     }
-    return admitIdentified(res, who, isPublic, challenge);
+    return admitIdentified(res, who, isPublic, challenge, log);
   };
 }
 

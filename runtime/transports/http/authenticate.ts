@@ -3,6 +3,7 @@ import type { AuthPrincipal, AuthScheme, Authenticator } from '../../api/http-ty
 import { AUTH_SCHEMES, type MarkedAuthenticator } from '../../services/auth/basic.js';
 import { isObject } from '../../wire/json-copy.js';
 import { internalError, sendJson } from './respond.js';
+import type { RuntimeLog } from '../../ops/log.js';
 
 /**
  * Authentication at the entry, before any pipeline work, as @adcp/sdk/server's serve() does it on the wire
@@ -68,7 +69,7 @@ export async function identify(req: IncomingMessage, authenticate: Authenticator
  * The entry's answer to who is calling: the principal (or none, on a public call), or undefined with the 401 (or the
  * 500 of a broken authenticator) sent.
  */
-export function admitIdentified(res: ServerResponse, who: Identified, isPublic: boolean, challenge: Challenge): { principal?: AuthPrincipal } | undefined {
+export function admitIdentified(res: ServerResponse, who: Identified, isPublic: boolean, challenge: Challenge, log?: RuntimeLog): { principal?: AuthPrincipal } | undefined {
   switch (who.kind) {
     case 'principal':
       return { principal: who.principal };
@@ -76,13 +77,16 @@ export function admitIdentified(res: ServerResponse, who: Identified, isPublic: 
       return {};
     case 'anonymous':
       if (isPublic) return {};
+      log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401, no credentials`, { status: 401 });
       unauthorized(res, challenge, undefined, 'Authentication required.');
       return undefined;
     case 'refused':
+      // What the authenticator said of them, never the credentials.
+      log?.info('unauthorized', `adcp-codegen: ${res.req.method ?? '?'} ${res.req.url ?? ''}: 401 invalid_token`, { status: 401 });
       unauthorized(res, challenge, 'invalid_token', who.message);
       return undefined;
     case 'broken':
-      internalError(res, who.error, 'authenticate');
+      internalError(res, who.error, 'authenticate', log);
       return undefined;
   }
 }

@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import { WARNINGS, type RuntimeLog } from '../../ops/log.js';
+import { faultText } from '../../wire/report.js';
 
 /**
  * The entry's own answers (the SDKs answer the rest): short JSON bodies, never a stack trace or a path. A response
@@ -35,17 +37,11 @@ export function cutShort(res: ServerResponse, status: 408 | 413, message: string
 }
 
 /**
- * A failure of the entry or of an SDK beneath it: the process's warnings get the detail, the client a short 500 (or,
+ * A failure of the entry or of an SDK beneath it: the agent's log gets the detail, the client a short 500 (or,
  * once an answer has begun, a closed connection).
  */
-export function internalError(res: ServerResponse, error: unknown, where: string): void {
-  let text: string;
-  try {
-    text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  } catch {
-    text = 'a value that cannot be printed';
-  }
-  process.emitWarning(`adcp-codegen: the HTTP entry failed (${where}): ${text}`);
+export function internalError(res: ServerResponse, error: unknown, where: string, log: RuntimeLog = WARNINGS): void {
+  log.error('http_entry_failed', `adcp-codegen: the HTTP entry failed (${where}): ${faultText(error)}`, { where });
   if (res.headersSent) res.destroy();
   else sendJson(res, 500, { error: 'internal_error', error_description: 'The agent failed to answer (details are in its log).' });
 }

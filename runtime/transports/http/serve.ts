@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Agent } from '../../api/agent-types.js';
 import type { HttpHandler, RunningServer, ServeOptions } from '../../api/http-types.js';
 import { positiveOption } from '../../wire/options.js';
 import { MCP_PATH } from '../../wire/paths.js';
 import { firstLine } from '../../wire/report.js';
+import type { RuntimeLog } from '../../ops/log.js';
+import type { AgentServices } from '../../services/agent-services.js';
+import { drainOnSignals, drainServer } from './drain.js';
+import { announceStart } from './start-line.js';
 
 /**
  * agent.serve: the entry on a node:http server of its own, with what a deployment needs of one:
@@ -16,14 +20,15 @@ import { firstLine } from '../../wire/report.js';
  * - keep-alive of 65 s, longer than the 60 s idle timeout of common proxies and load balancers, so they close an idle
  *   connection first (Node's 5 s default closed it under MCP clients reusing it seconds later: "other side closed");
  * - at most `maxConnections` (1,024) open connections; more are refused at accept;
- * - close(): no new connections, idle keep-alive sockets closed at once, busy ones when their answer is sent (and
- *   after `CLOSE_GRACE_MS` regardless), then the store released;
+ * - close(), and SIGTERM or SIGINT unless `handleSignals: false`: the drain (drain.ts) — readiness off, no new
+ *   connections, calls in flight finished up to `drainTimeoutMs` (10 s), then the store released (and, on a signal,
+ *   the process exits 0);
+ * - `/healthz` and `/readyz` (health.ts), and a start line saying what runs (start-line.ts);
  * - HTTPS when given a certificate (`tls`, or ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE), with the same limits.
  * A server without an authenticator serves every call to anyone: it warns, once per agent.
  */
 
-export const DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 } as const;
-const CLOSE_GRACE_MS = 10_000;
+export const DEFAULTS = { port: 3000, host: '127.0.0.1', keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024, drainTimeoutMs: 10_000 } as const;
 const warned = new WeakSet<object>();
 /** Servers open per agent: the store is released when the last one closes, not under another still serving. */
 const open = new WeakMap<object, number>();
@@ -33,10 +38,10 @@ const open = new WeakMap<object, number>();
  * agent's brand.json names its MCP URL from it when nothing else does.
  */
 export async function serveHttp(
-  agent: Pick<Agent, 'name' | 'ready' | 'close'>,
+  agent: Pick<Agent, 'name' | 'mode' | 'releases' | 'tools' | 'ready' | 'close'>,
   makeHandler: () => HttpHandler,
+  services: Pick<AgentServices, 'listening' | 'log' | 'health' | 'store'>,
   options: ServeOptions = {},
-  listening: (base: string, a2a: boolean) => void = () => undefined,
 ): Promise<RunningServer> {
   const port = options.port ?? envPort() ?? DEFAULTS.port;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`adcp-codegen: serve: port must be an integer from 0 to 65535, not ${String(port)}`);
@@ -46,9 +51,13 @@ export async function serveHttp(
   const requestTimeout = positiveOption(options.requestTimeoutMs, DEFAULTS.requestTimeoutMs, 'serve: requestTimeoutMs', 'integer');
   if (headersTimeout > requestTimeout) throw new Error('adcp-codegen: serve: headersTimeoutMs must not exceed requestTimeoutMs');
   const maxConnections = positiveOption(options.maxConnections, DEFAULTS.maxConnections, 'serve: maxConnections', 'integer');
+  const drain = { timeoutMs: positiveOption(options.drainTimeoutMs, DEFAULTS.drainTimeoutMs, 'serve: drainTimeoutMs'), delayMs: options.drainDelayMs === 0 ? 0 : positiveOption(options.drainDelayMs, 0, 'serve: drainDelayMs') };
   const tls = options.tls ?? tlsFromEnv();
   const scheme = tls === undefined ? 'http' : 'https';
   const handler = makeHandler();
+  const log = services.log;
+  // The logger is loaded now, not by the first call.
+  log.prepare();
   try {
     await agent.ready();
   } catch (e) {
@@ -56,23 +65,22 @@ export async function serveHttp(
   }
   if (options.authenticate === undefined && !warned.has(agent)) {
     warned.add(agent);
-    process.emitWarning(`adcp-codegen: ${agent.name} is served without authentication (no \`authenticate\`): every call is answered for anyone. AdCP requires credentials on protected operations.`);
+    log.warn('no_authentication', `adcp-codegen: ${agent.name} is served without authentication (no \`authenticate\`): every call is answered for anyone. AdCP requires credentials on protected operations.`);
   }
-  const inFlight = new Set<ServerResponse>();
+  const inFlight = new Map<ServerResponse, Promise<void>>();
   let closing: Promise<void> | undefined;
   const limits = { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) };
   const serve = (req: IncomingMessage, res: ServerResponse): void => {
     if (closing !== undefined) res.setHeader('connection', 'close');
-    inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
     // The entry answers its own failures; a rejection here would be a bug of the entry, never a crash of the process.
-    handler(req, res).catch((e: unknown) => process.emitWarning(`adcp-codegen: the HTTP entry failed: ${firstLine(e)}`));
+    inFlight.set(res, handler(req, res).catch((e: unknown) => log.error('http_entry_failed', `adcp-codegen: the HTTP entry failed: ${firstLine(e)}`)));
+    res.once('close', () => inFlight.delete(res));
   };
   const server: Server = tls === undefined ? createServer(limits, serve) : createHttpsServer({ ...limits, cert: pem(tls.cert), key: pem(tls.key) }, serve);
   server.keepAliveTimeout = keepAliveTimeout;
   server.maxConnections = maxConnections;
   try {
-    await listen(server, port, host);
+    await listen(server, port, host, log);
   } catch (e) {
     // Nothing serves: the store opened for this server is released unless another server of the agent uses it.
     if ((open.get(agent) ?? 0) === 0) await agent.close().catch(() => undefined);
@@ -80,47 +88,39 @@ export async function serveHttp(
   }
   open.set(agent, (open.get(agent) ?? 0) + 1);
   const address = server.address() as AddressInfo;
-  listening((options.publicUrl ?? `${scheme}://${urlHost(host)}:${address.port}`).replace(/\/+$/, ''), options.a2a !== false);
+  const base = (options.publicUrl ?? `${scheme}://${urlHost(host)}:${address.port}`).replace(/\/+$/, '');
+  services.listening(base, options.a2a !== false);
+  announceStart(agent, handler, base, services.store.where, log);
   const release = async (): Promise<void> => {
     const left = (open.get(agent) ?? 1) - 1;
     open.set(agent, left);
     if (left === 0) await agent.close();
   };
-  return {
-    url: `${scheme}://${urlHost(host)}:${address.port}${MCP_PATH}`,
-    port: address.port,
-    close: () => (closing ??= shutDown(server, inFlight).then(release)),
-  };
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      leaveSignals?.();
+      const draining = services.health.drain();
+      log.info('draining', `adcp-codegen: ${agent.name}: draining: ${inFlight.size} call(s) in flight, up to ${drain.timeoutMs / 1000} s`, { in_flight: inFlight.size });
+      const cut = await drainServer(server, inFlight, drain);
+      if (cut > 0) log.warn('drain_deadline', `adcp-codegen: ${agent.name}: ${cut} call(s) still running at the drain deadline were cut`, { cut });
+      draining();
+      await release();
+      log.info('stopped', `adcp-codegen: ${agent.name} stopped`);
+    })());
+  const leaveSignals = options.handleSignals === false ? undefined : drainOnSignals({ close, name: agent.name, log, budgetMs: drain.delayMs + drain.timeoutMs });
+  return { url: `${scheme}://${urlHost(host)}:${address.port}${MCP_PATH}`, port: address.port, close };
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: Server, port: number, host: string, log: RuntimeLog): Promise<void> {
   return new Promise((resolve, reject) => {
     const failed = (e: Error): void => reject(new Error(`adcp-codegen: serve: cannot listen on ${host}:${port}: ${e.message}`));
     server.once('error', failed);
     server.listen(port, host, () => {
       server.off('error', failed);
       // An error after listening (EMFILE at accept …) is logged, never an uncaught exception.
-      server.on('error', (e) => process.emitWarning(`adcp-codegen: the HTTP server: ${e.message}`));
+      server.on('error', (e) => log.error('http_server_error', `adcp-codegen: the HTTP server: ${e.message}`));
       resolve();
     });
-  });
-}
-
-function shutDown(server: Server, inFlight: ReadonlySet<ServerResponse>): Promise<void> {
-  return new Promise((resolve) => {
-    const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
-    grace.unref();
-    server.close(() => {
-      clearTimeout(grace);
-      resolve();
-    });
-    server.closeIdleConnections();
-    // A busy keep-alive socket would otherwise stay open for keepAliveTimeout once its answer is sent (server.close
-    // closes only the sockets idle at that moment): it closes with its answer.
-    for (const res of inFlight) {
-      if (!res.headersSent) res.setHeader('connection', 'close');
-      else res.once('finish', () => (res.socket as Socket | null)?.end());
-    }
   });
 }
 

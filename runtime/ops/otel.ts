@@ -1,0 +1,179 @@
+import type { CallTrace } from '../api/ops-types.js';
+import { agentRequire } from '../artifacts/agent-require.js';
+
+/**
+ * OpenTelemetry through its API, `@opentelemetry/api`, an optional package resolved beside the set as @adcp/sdk
+ * resolves it. Nothing is loaded, and a call costs one property read, until the process registers a tracer or meter
+ * provider (its OTel SDK's start: the API keeps them on one global), because until then every span and instrument
+ * the API hands out is a no-op. Registered with another copy of the API of the same major, the providers are shared
+ * (the global is the API's, not a copy's).
+ */
+
+/** The API's global registry (its `api/global-utils`), for major version 1. */
+const REGISTRY = Symbol.for('opentelemetry.js.api.1');
+
+export interface Attributes {
+  [key: string]: string | number | boolean | undefined;
+}
+export interface OtelContext {
+  readonly __otelContext?: never;
+}
+export interface Span {
+  setAttributes(attributes: Attributes): void;
+  setStatus(status: { code: number; message?: string }): void;
+  recordException(e: unknown): void;
+  end(): void;
+  isRecording(): boolean;
+  spanContext(): { traceId: string; spanId: string };
+}
+export interface Tracer {
+  startSpan(name: string, options: { kind?: number; attributes?: Attributes }, context: OtelContext): Span;
+}
+interface SpanContext {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  isRemote: boolean;
+  traceState?: unknown;
+}
+export interface Counter {
+  add(value: number, attributes?: Attributes): void;
+}
+export interface Histogram {
+  record(value: number, attributes?: Attributes): void;
+}
+export interface ObservableResult {
+  observe(value: number, attributes?: Attributes): void;
+}
+export interface Meter {
+  createCounter(name: string, options: { description: string; unit: string }): Counter;
+  createHistogram(name: string, options: { description: string; unit: string; advice?: { explicitBucketBoundaries: number[] } }): Histogram;
+  createObservableGauge(name: string, options: { description: string; unit: string }): Observable;
+  addBatchObservableCallback(callback: (result: { observe(observable: Observable, value: number, attributes?: Attributes): void }) => void | Promise<void>, observables: Observable[]): void;
+}
+export interface Observable {
+  addCallback(cb: (result: ObservableResult) => void | Promise<void>): void;
+}
+export interface OtelApi {
+  trace: {
+    getTracer(name: string, version?: string): Tracer;
+    getTracerProvider(): object;
+    getSpan(context: OtelContext): Span | undefined;
+    setSpan(context: OtelContext, span: Span): OtelContext;
+    setSpanContext(context: OtelContext, spanContext: SpanContext): OtelContext;
+  };
+  context: { active(): OtelContext; with<A extends unknown[], R>(context: OtelContext, fn: (...args: A) => R, thisArg?: unknown, ...args: A): R };
+  propagation: { fields(): string[]; extract(context: OtelContext, carrier: Record<string, string>): OtelContext };
+  metrics: { getMeterProvider(): { getMeter(name: string, version?: string): Meter } };
+  createTraceState(raw?: string): unknown;
+  SpanKind: { SERVER: number; INTERNAL: number };
+  SpanStatusCode: { ERROR: number };
+}
+
+interface Registry {
+  trace?: unknown;
+  metrics?: unknown;
+  context?: unknown;
+}
+
+/** The name the runtime's tracer and meter carry. */
+export const INSTRUMENTATION = 'adcp-codegen';
+
+let api: OtelApi | null | undefined;
+
+/** What is on: spans (a tracer provider is registered), metrics (a meter provider is), the API to make them with. */
+export interface Otel {
+  readonly api: OtelApi;
+  readonly tracing: boolean;
+  readonly metering: boolean;
+  /** A context manager is registered: a span made active is seen by what runs inside (else activating one is moot). */
+  readonly contexts: boolean;
+}
+
+export function otel(): Otel | undefined {
+  const registry = (globalThis as { [REGISTRY]?: Registry })[REGISTRY];
+  if (registry === undefined) return undefined;
+  const tracing = registry.trace !== undefined;
+  const metering = registry.metrics !== undefined;
+  if (!tracing && !metering) return undefined;
+  if (api === undefined) {
+    try {
+      api = agentRequire()('@opentelemetry/api') as OtelApi;
+    } catch {
+      api = null;
+    }
+  }
+  return api === null ? undefined : { api, tracing, metering, contexts: registry.context !== undefined };
+}
+
+/**
+ * The context a call's span starts in: the active one when it holds a span (an HTTP instrumentation's server span
+ * already continued the caller's trace), else the caller's trace context from its headers — through the registered
+ * propagator when there is one, else read as W3C Trace Context says.
+ */
+export function parentContext(api: OtelApi, trace: CallTrace | undefined): OtelContext {
+  const active = api.context.active();
+  if (api.trace.getSpan(active) !== undefined || trace?.traceparent === undefined) return active;
+  if (api.propagation.fields().length > 0) {
+    const carrier: Record<string, string> = { traceparent: trace.traceparent };
+    if (trace.tracestate !== undefined) carrier.tracestate = trace.tracestate;
+    return api.propagation.extract(active, carrier);
+  }
+  const parsed = traceparent(trace.traceparent);
+  if (parsed === undefined) return active;
+  const traceState = trace.tracestate !== undefined && trace.tracestate.length <= 512 ? api.createTraceState(trace.tracestate) : undefined;
+  return api.trace.setSpanContext(active, { ...parsed, isRemote: true, ...(traceState !== undefined ? { traceState } : {}) });
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+/**
+ * A W3C `traceparent` header (Trace Context, §3.2): version, trace id, parent id, flags; undefined when it is not
+ * one (version ff, an all-zero id, version 00 with anything after the flags).
+ */
+export function traceparent(header: string): { traceId: string; spanId: string; traceFlags: number } | undefined {
+  const m = TRACEPARENT.exec(header.trim());
+  if (m === null || m[1] === 'ff' || (m[1] === '00' && m[5] !== undefined)) return undefined;
+  if (/^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return undefined;
+  return { traceId: m[2]!, spanId: m[3]!, traceFlags: parseInt(m[4]!, 16) & 1 };
+}
+
+/** The tracer, made once per tracer provider (a test or an agent may register another). */
+let tracers: WeakMap<object, Tracer> | undefined;
+export function tracerOf(api: OtelApi): Tracer {
+  const provider = api.trace.getTracerProvider();
+  tracers ??= new WeakMap();
+  let tracer = tracers.get(provider);
+  if (tracer === undefined) tracers.set(provider, (tracer = api.trace.getTracer(INSTRUMENTATION)));
+  return tracer;
+}
+
+/** A call's instruments: calls by tool and outcome, their duration. */
+export interface CallInstruments {
+  readonly calls: Counter;
+  readonly duration: Histogram;
+  readonly storeErrors: Counter;
+}
+
+let instruments: WeakMap<object, CallInstruments> | undefined;
+
+/** The instruments, made once per meter provider. */
+export function instrumentsOf(api: OtelApi): CallInstruments {
+  const provider = api.metrics.getMeterProvider();
+  instruments ??= new WeakMap();
+  let made = instruments.get(provider);
+  if (made === undefined) {
+    const meter = provider.getMeter(INSTRUMENTATION);
+    made = {
+      calls: meter.createCounter('adcp.calls', { description: 'AdCP tool calls answered, by tool and outcome', unit: '{call}' }),
+      duration: meter.createHistogram('adcp.call.duration', {
+        description: 'How long an AdCP tool call took, from its arguments to its answer',
+        unit: 's',
+        advice: { explicitBucketBoundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
+      }),
+      storeErrors: meter.createCounter('adcp.store.errors', { description: "Statements the agent's store failed (it was unreachable or refused)", unit: '{error}' }),
+    };
+    instruments.set(provider, made);
+  }
+  return made;
+}
