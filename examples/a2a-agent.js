@@ -16,43 +16,23 @@
  *   ADCP_GENERATED=/tmp/reference-seller ADCP_PROFILE=guaranteed-publisher-sandbox node examples/a2a-agent.js
  */
 import { pathToFileURL } from 'node:url';
-import { generatedDir, loadGenerated, profileName } from './generated-set.js';
-import { createSellerGovernance } from './seller/governance.js';
-import { apiKeyAuthenticator, createSellerHandlers } from './seller-agent.js';
-import { signingFromEnv } from './signing-test-kit.js';
+import { startAgent } from './agent-entry.js';
+import { seller } from './seller-agent.js';
 
 /**
  * Starts the agent; resolves to its base URL (where A2A clients find the card), the SDK major serving it and a close
  * function.
- * @param {{ port?: number, host?: string, mode?: 'production' | 'development', sdk?: string, rejectedTaskState?: 'failed' | 'completed', profile?: string, generated?: string, apiKey?: string, signing?: import('../generated/index.js').SigningOptions,
- *   store?: import('../generated/index.js').AgentOptions['store'], tls?: import('../generated/index.js').ServeOptions['tls'] }} [options]
- *   `sdk`: the module name @a2a-js/sdk is installed under (default `@a2a-js/sdk`). `rejectedTaskState`: the A2A
- *   state of an AdCP rejection (default `failed`, AdCP's mapping; see agent.a2aExecutor). `profile`, `generated`:
- *   the profile and the generated set (default ADCP_PROFILE and ADCP_GENERATED). `apiKey`: default ADCP_API_KEY. `signing`: whose signed requests the
- *   agent accepts (default: the runner contract ADCP_SIGNING_TEST_KIT names, if any).
- *   `store`: where protocol state lives (default: DATABASE_URL, else ADCP_STATE_DIR). `tls`: serve HTTPS with this
- *   certificate and key (default: ADCP_TLS_CERT_FILE and ADCP_TLS_KEY_FILE, if set).
+ * @param {import('./agent-entry.js').StartOptions & { sdk?: string, rejectedTaskState?: 'failed' | 'completed' }} [options]
+ *   as every reference agent takes them (agent-entry.js), and `sdk`: the module name @a2a-js/sdk is installed under
+ *   (default `@a2a-js/sdk`); `rejectedTaskState`: the A2A state of an AdCP rejection (default `failed`, AdCP's
+ *   mapping; see agent.a2aExecutor).
  */
 export async function startA2AAgent(options = {}) {
   const sdk = options.sdk ?? '@a2a-js/sdk';
   // 1.x exports getSupportedVersions (A2A 1.0 version negotiation); 0.3 has no such thing.
   const major = typeof (await import(`${sdk}/server`)).getSupportedVersions === 'function' ? 1 : 0;
-  const set = await loadGenerated(options.generated ?? generatedDir);
-  // Signed governance, as seller-agent.js: the seller's side of it (buyers from ADCP_GOVERNANCE_BUYERS).
-  const governance = createSellerGovernance();
-  const agent = await set.loadProfile(/** @type {any} */ (options.profile ?? profileName), { mode: options.mode ?? 'production', signing: options.signing ?? signingFromEnv(), store: options.store, governance: governance.options });
-  const served = await agent.serve(createSellerHandlers(agent, { governance }), {
-    port: options.port ?? 0,
-    host: options.host,
-    tls: options.tls,
-    authenticate: apiKeyAuthenticator(set, options.apiKey ?? process.env.ADCP_API_KEY),
-    a2a: {
-      package: sdk,
-      rejectedTaskState: options.rejectedTaskState,
-      card: { name: 'reference seller', description: `AdCP reference seller (${agent.name}) over A2A` },
-    },
-  });
-  return { url: served.url.replace(/\/mcp$/, ''), port: served.port, major, agent, close: served.close };
+  const served = await startAgent(seller, { ...options, a2a: { sdk, rejectedTaskState: options.rejectedTaskState } });
+  return { url: served.a2aUrl, port: served.port, major, agent: served.agent, close: served.close };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -16,6 +16,3 @@ export const generatedDir = process.env.ADCP_GENERATED !== undefined && process.
 export async function loadGenerated(/** @type {string} */ dir = generatedDir) {
   return /** @type {typeof import('../generated/index.js')} */ (await import(pathToFileURL(join(dir, 'index.js')).href));
 }
-
-/** The profile the examples serve: `ADCP_PROFILE`, default `guaranteed-publisher`. */
-export const profileName = process.env.ADCP_PROFILE || 'guaranteed-publisher';

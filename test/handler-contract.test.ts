@@ -137,6 +137,11 @@ test('a handler that throws: a non-retryable AdCP error with no stack, path or m
 
   const returned = body(await agent.call('get_things', { mode: 'brief' }, () => new entry.AdcpError('UNSUPPORTED_FEATURE', 'no things today', { recovery: 'correctable' })));
   assert.equal(returned.adcp_error, { code: 'UNSUPPORTED_FEATURE', message: 'no things today', recovery: 'correctable' });
+  // A fatal failure populates both of AdCP's layers (L3/error-handling.mdx): the envelope's adcp_error and the
+  // payload's errors[], which a reader of the payload checks (errors[0].field).
+  const field = body(await agent.call('get_things', { mode: 'brief' }, () => new entry.AdcpError('INVALID_REQUEST', 'no', { field: 'refine[1]' })));
+  assert.equal(field.errors, [field.adcp_error]);
+  assert.is(field.errors[0].field, 'refine[1]');
 });
 
 test('registration refuses what the types refuse: a missing tool or release, a tool or release not served', async () => {

@@ -149,6 +149,8 @@ test('development: 100,000 unknown fields in a closed object are 50 issues and a
     assert.is(error.details.issues.length, 50, 'the mirror for pre-3.1 readers is the same bounded list');
     assert.match(error.message, /\(and 99997 more issues; issues lists the first 50\)$/);
     assert.equal(body.context, { correlation_id: 'flood' });
+    // The payload's errors[] carries the error once more, its issue lists left to adcp_error.
+    assert.equal(body.errors, [{ code: 'INVALID_REQUEST', message: error.message, recovery: error.recovery, field: error.field, details: { tool: 'create_media_buy', issues_omitted: 100_000 - 50 } }]);
     // Before: 76 MB (every field an issue, listed twice). The whole CallToolResult, text copy included:
     const reply = Buffer.byteLength(JSON.stringify(r));
     assert.ok(reply < 64 * 1024, `reply is ${reply} bytes`);

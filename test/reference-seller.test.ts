@@ -167,17 +167,33 @@ test('the sandbox profile is the production profile plus the compliance controll
   assert.is(sandbox.surface, 'sandbox');
   // AdCP 3.1+ tools the runtime answers itself (the task reads, agent-level notification configs): 3.2 only here.
   const runtimeTools = ['get_task_status', 'list_tasks', 'sync_agent_notification_configs'];
-  assert.equal(sandbox.tools, [...production.tools, 'sync_governance', 'comply_test_controller', ...runtimeTools]);
+  // AdCP 3.2's compact lifecycle and proposal tools beside the facades (3.2 only: 3.0.6 has none of them), declared in
+  // media_buy.lifecycle_tools.
+  const compact = ['list_products', 'request_proposals', 'refine_proposals', 'decline_proposals', 'buy_products', 'accept_proposal', 'control_media_buy'];
+  assert.equal(sandbox.tools.filter((t: string) => !compact.includes(t)), [...production.tools, 'sync_governance', 'comply_test_controller', ...runtimeTools]);
+  assert.equal(sandbox.tools.filter((t: string) => compact.includes(t)), compact);
   assert.equal(sandbox.shared_tools, [...production.shared_tools, 'sync_governance', 'comply_test_controller', ...runtimeTools]);
-  const { webhook_signing: webhookSigning, compliance_testing: testing, adcp: { capability_changes: changes, governance_enforcement: enforcement, ...adcp }, ...capabilities } = sandbox.capabilities;
+  const {
+    webhook_signing: webhookSigning,
+    compliance_testing: testing,
+    adcp: { capability_changes: changes, governance_enforcement: enforcement, ...adcp },
+    media_buy: { lifecycle_tools: lifecycleTools, supports_proposals: supportsProposals, measurement_terms_acceptance: termsAcceptance, ...mediaBuy },
+    account: { supported_account_currency_modes: currencyModes, ...account },
+    specialisms,
+    ...capabilities
+  } = sandbox.capabilities;
   // Two capabilities only AdCP 3.2 defines: the sandbox, generated for 3.2, states them; the production profile,
   // which the committed set (and the quick start) generates for 3.0.6 alone, does not advertise them undefined there.
-  const { account: { supported_account_currency_modes: currencyModes, ...account }, media_buy: { measurement_terms_acceptance: termsAcceptance, ...mediaBuy } } = capabilities;
   assert.equal([currencyModes, termsAcceptance], [['per_media_buy'], true]);
   assert.equal({ ...capabilities, account, media_buy: mediaBuy, adcp }, production.capabilities);
-  // The controller's scenarios that AdCP 3.0.6's capabilities schema can name (its enum; 3.2 takes any): one
-  // capabilities block serves both releases. list_scenarios answers every one (below).
-  assert.equal(testing, { scenarios: CONTROLLER_SCENARIOS.filter((s) => /^(force_(account|creative|media_buy)_status|simulate_)/.test(s)) });
+  assert.equal(lifecycleTools, compact);
+  // Proposals through get_products and create_media_buy too, graded as sales-proposal-mode.
+  assert.equal([supportsProposals, specialisms], [true, ['sales-proposal-mode']]);
+  // The controller's state scenarios and the compact probes; 3.0.6, whose enum names six scenarios, is served the
+  // ones it knows (the generator's capabilities fit). list_scenarios answers every one, seeds included (below).
+  assert.equal(testing, {
+    scenarios: [...CONTROLLER_SCENARIOS.filter((s) => /^(force_(account|creative|media_buy)_status|simulate_)/.test(s)), 'compact_direct_buy_lifecycle_probe', 'compact_product_lifecycle_probe'],
+  });
   // It signs webhooks (a development key it makes itself): AdCP 3.2 wants the retry horizon stated.
   assert.equal(webhookSigning, { supported: true, profile: 'adcp/webhook-signing/v1', algorithms: ['ed25519'], legacy_hmac_fallback: false, delivery_retry_horizon_seconds: 86400 });
   assert.equal(changes, { cache_ttl_seconds: 3600, notifications: { supported: true, registration_task: 'sync_agent_notification_configs', event_types: ['capabilities.changed'] } });
@@ -206,7 +222,12 @@ test('comply_test_controller lists exactly the scenarios the sandbox profile dec
   // The committed set has no controller (3.0.6 ships no controller schemas): the seller's own handler, called directly.
   const seller = createSeller({ ...agent, tools: (r?: string) => [...agent.tools(r as never), 'comply_test_controller'] });
   const listed = await seller.handlers.comply_test_controller!({ scenario: 'list_scenarios' }, {});
+  // The committed production profile serves no compact tools: their probes are not scenarios there.
   assert.equal(listed.scenarios, CONTROLLER_SCENARIOS);
+  const compact = ['list_products', 'request_proposals', 'buy_products', 'comply_test_controller'];
+  const withCompact = createSeller({ ...agent, tools: (r?: string) => [...agent.tools(r as never), ...compact] });
+  const all = await withCompact.handlers.comply_test_controller!({ scenario: 'list_scenarios' }, {});
+  assert.equal(all.scenarios, [...CONTROLLER_SCENARIOS, 'compact_direct_buy_lifecycle_probe', 'compact_product_lifecycle_probe'].sort());
 });
 
 test('a forced submitted arm is a real task: answered submitted under the forced id, replayed for its key, ended by force_task_completion', async () => {
@@ -234,6 +255,37 @@ test('a forced submitted arm is a real task: answered submitted under the forced
   assert.is(await agent.task('task_forced_0001').status(), 'completed');
   assert.is((await controller({ scenario: 'force_task_completion', account, params: { task_id: 'task_forced_0001', result } }, {})).error, 'INVALID_TRANSITION', 'a settled task stays settled');
   assert.is((await controller({ scenario: 'force_task_completion', account, params: { task_id: 'task_nope', result } }, {})).error, 'NOT_FOUND');
+  await agent.close();
+});
+
+test('provide_performance_feedback finds the buy among the caller\'s accounts (its request names none); another principal\'s buy is MEDIA_BUY_NOT_FOUND', async () => {
+  const { loadProfile } = await committedSet();
+  const agent = await loadProfile('guaranteed-publisher', { mode: 'development', store: 'memory' });
+  const handlers = await exampleHandlers(agent);
+  const call = async (tool: string, args: Record<string, unknown>, principal: string): Promise<Body> =>
+    JSON.parse((await agent.call(tool, args, (handlers as Record<string, unknown>)[tool] as never, { principal })).content[0]!.text as string) as Body;
+  // Booked under a natural key: the account is provisioned implicitly, as the caller's own.
+  const account = { brand: { domain: 'feedback.example' }, operator: 'feedback.example' };
+  const booked = await call('create_media_buy', buy({ account }), 'alice');
+  assert.ok(typeof booked.media_buy_id === 'string', JSON.stringify(booked));
+  const packageId = booked.packages[0].package_id as string;
+  // Schema-true for 3.0.6: no account field at all.
+  const feedback = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    idempotency_key: key(),
+    media_buy_id: booked.media_buy_id,
+    measurement_period: { start: '2026-01-01T00:00:00Z', end: '2026-01-08T00:00:00Z' },
+    performance_index: 1.2,
+    ...extra,
+  });
+  assert.ok(agent.validateRequest('provide_performance_feedback', feedback(), { release: '3.0' }).ok);
+  const first = await call('provide_performance_feedback', feedback({ package_id: packageId }), 'alice');
+  assert.is(first.success, true, JSON.stringify(first));
+  assert.is(code(await call('provide_performance_feedback', feedback(), 'mallory')), 'MEDIA_BUY_NOT_FOUND', 'another principal\'s buy is not there for it');
+  assert.is(code(await call('provide_performance_feedback', feedback({ media_buy_id: 'mb_never' }), 'alice')), 'MEDIA_BUY_NOT_FOUND');
+  const unknownPackage = await call('provide_performance_feedback', feedback({ package_id: 'pkg_nope' }), 'alice');
+  assert.equal([code(unknownPackage), unknownPackage.adcp_error?.field], ['PACKAGE_NOT_FOUND', 'package_id']);
+  const reversed = await call('provide_performance_feedback', feedback({ measurement_period: { start: '2026-02-01T00:00:00Z', end: '2026-01-01T00:00:00Z' } }), 'alice');
+  assert.equal([code(reversed), reversed.adcp_error?.field], ['INVALID_REQUEST', 'measurement_period']);
   await agent.close();
 });
 

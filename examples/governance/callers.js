@@ -1,5 +1,5 @@
 // @ts-check
-import { reject } from '../seller/errors.js';
+import { reject } from '../common/errors.js';
 
 /**
  * Who is calling, as the governance agent's own records say: each credential's principal resolves to one agent URL

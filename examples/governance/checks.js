@@ -1,6 +1,6 @@
 // @ts-check
 import { randomUUID } from 'node:crypto';
-import { reject } from '../seller/errors.js';
+import { reject } from '../common/errors.js';
 import { decide } from './policy.js';
 
 /**

@@ -1,7 +1,7 @@
 // @ts-check
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { answering } from '../seller/errors.js';
+import { answering } from '../common/errors.js';
 import { createCallers } from './callers.js';
 import { createChecks } from './checks.js';
 import { createLists } from './lists.js';

@@ -1,7 +1,7 @@
 // @ts-check
 import { randomBytes, randomUUID } from 'node:crypto';
-import { reject } from '../seller/errors.js';
-import { paginate } from '../seller/pagination.js';
+import { reject } from '../common/errors.js';
+import { paginate } from '../common/pagination.js';
 
 /**
  * Property lists and collection lists (governance/property, governance/collection): a buyer's lists of properties or

@@ -1,6 +1,6 @@
 // @ts-check
 import { randomUUID } from 'node:crypto';
-import { reject } from '../seller/errors.js';
+import { reject } from '../common/errors.js';
 
 /**
  * report_plan_outcome and get_plan_audit_logs (the governance specification, "Audit logging" and "Evidence authority

@@ -1,5 +1,5 @@
 // @ts-check
-import { reject } from '../seller/errors.js';
+import { reject } from '../common/errors.js';
 
 /**
  * Campaign plans (sync_plans): each plan as the buyer supplied it, plus the bookkeeping a governance agent keeps on it

@@ -1,6 +1,7 @@
 // @ts-check
-import { atLeast } from './releases.js';
-import { reject } from './errors.js';
+import { createHash } from 'node:crypto';
+import { atLeast } from '../common/releases.js';
+import { reject } from '../common/errors.js';
 
 /**
  * The seller's product catalog: its own inventory plus what the compliance controller seeds (seed_product,
@@ -91,6 +92,20 @@ export function createCatalog(options = {}) {
 
   return {
     all: () => [...products.values()],
+    /** Products a brief's words name (by name, description or channel), for a brief that names no product. */
+    matching(/** @type {string} */ brief) {
+      const words = new Set(String(brief).toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 3));
+      return [...products.values()].filter((p) => `${p.name} ${p.description} ${p.channels.join(' ')}`.toLowerCase().split(/[^a-z0-9]+/).some((w) => words.has(w)));
+    },
+    /**
+     * The published feed's versions: `feed` changes with any product, `pricing` with any price, so a buyer who bought
+     * against a version knows whether the offer it read is still the one on sale.
+     */
+    versions() {
+      const all = [...products.values()];
+      const hash = (/** @type {unknown} */ v) => createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 16);
+      return { feed: `feed_${hash(all.map((p) => [p.product_id, p.name, p.format_options, p.channels]))}`, pricing: `price_${hash(all.map((p) => [p.product_id, p.pricing_options]))}` };
+    },
     /** The product a package names, or PRODUCT_NOT_FOUND at that package's field. */
     product(/** @type {string} */ id, /** @type {string} */ field) {
       return products.get(id) ?? reject('PRODUCT_NOT_FOUND', `No product ${JSON.stringify(id)} in this seller's catalog`, { field });

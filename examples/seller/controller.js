@@ -1,6 +1,6 @@
 // @ts-check
 import { canMove, ACCOUNT_TRANSITIONS, CREATIVE_TRANSITIONS } from './lifecycle.js';
-import { Rejection } from './errors.js';
+import { Rejection } from '../common/errors.js';
 
 /**
  * comply_test_controller (docs/building/by-layer/L3/comply-test-controller.mdx): the sandbox-only tool AdCP's
@@ -24,10 +24,13 @@ const TERMINAL_TASK = new Set(['completed', 'failed', 'canceled', 'rejected']);
 /**
  * @param {{ accounts: ReturnType<typeof import('./accounts.js').createAccounts>, catalog: import('./catalog.js').Catalog,
  *   mediaBuys: ReturnType<typeof import('./media-buys.js').createMediaBuys>, delivery: ReturnType<typeof import('./delivery.js').createDelivery>,
- *   directives: Map<string, Directive>, tasks: { task(taskId: string): { status(): Promise<string | undefined>, complete(result: Record<string, unknown>): Promise<boolean> } } }} deps
- *   `tasks`: the agent (agent.task), whose store keeps the async tasks the seller's handlers make.
+ *   directives: Map<string, Directive>, proposals: ReturnType<typeof import('./proposals.js').createProposals>,
+ *   tasks: { task(taskId: string): { status(): Promise<string | undefined>, complete(result: Record<string, unknown>): Promise<boolean> } },
+ *   served: readonly string[] }} deps
+ *   `tasks`: the agent (agent.task), whose store keeps the async tasks the seller's handlers make. `served`: the tools
+ *   the profile serves; a compact-lifecycle probe is a scenario only where the tools it prepares for are served.
  */
-export function createController({ accounts, catalog, mediaBuys, delivery, directives, tasks }) {
+export function createController({ accounts, catalog, mediaBuys, delivery, directives, proposals, tasks, served }) {
   /** A controller failure (ControllerError arm): the task's own result, whose status says it failed. */
   const fail = (/** @type {string} */ error, /** @type {string} */ detail, /** @type {string | null} */ currentState = null) => ({ status: 'failed', success: false, error, error_detail: detail, current_state: currentState });
   const transitioned = (/** @type {string} */ from, /** @type {string} */ to, /** @type {string} */ message) => ({ success: true, previous_state: from, current_state: to, message });
@@ -125,7 +128,23 @@ export function createController({ accounts, catalog, mediaBuys, delivery, direc
       return transitioned(from, 'completed', `task ${p.task_id}: ${from} → completed`);
     },
     force_get_products_arm: (p, account) => armed('get_products', p, account),
+    // The compact lifecycle probes: `prepare` confirms a seeded product can be proposed and bought synchronously (this
+    // seller answers both at once: nothing to arrange); `expire_proposal` moves a hold past its expires_at.
+    compact_product_lifecycle_probe: (p) => probe(p, ['prepare', 'expire_proposal']),
+    compact_direct_buy_lifecycle_probe: (p) => probe(p, ['prepare']),
     force_create_media_buy_arm: (p, account) => armed('create_media_buy', p, account),
+  };
+
+  /** A compact-lifecycle probe operation. */
+  const probe = (/** @type {Record<string, any>} */ p, /** @type {string[]} */ operations) => {
+    if (!operations.includes(p.operation)) return fail('INVALID_PARAMS', `operation must be one of ${operations.join(', ')}`);
+    if (p.operation === 'prepare') {
+      if (typeof p.product_id !== 'string' || !catalog.all().some((x) => x.product_id === p.product_id)) return fail('NOT_FOUND', `no product ${String(p.product_id)}`);
+      return { success: true, simulated: { prepared: true, product_id: p.product_id } };
+    }
+    const target = typeof p.proposal_id === 'string' ? proposals.expire(p.proposal_id) : undefined;
+    if (target === undefined) return fail('NOT_FOUND', `no proposal ${String(p.proposal_id)}`);
+    return { success: true, simulated: { expiry_processed: true, proposal_id: p.proposal_id, target_time: target } };
   };
 
   /** Registers a one-shot response arm for the calling account's next call of `tool`. */
@@ -160,6 +179,9 @@ export function createController({ accounts, catalog, mediaBuys, delivery, direc
     force_task_completion: ['task_id'],
   };
 
+  // The compact probes need the tools they prepare for (compact_product_lifecycle: request_proposals and buy_products).
+  if (!served.includes('request_proposals')) delete scenarios.compact_product_lifecycle_probe;
+  if (!served.includes('buy_products')) delete scenarios.compact_direct_buy_lifecycle_probe;
   const listed = Object.keys(scenarios).sort();
 
   return {

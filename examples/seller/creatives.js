@@ -1,8 +1,8 @@
 // @ts-check
 import { CREATIVE_AGENT_URL } from './catalog.js';
-import { reject } from './errors.js';
-import { paginate } from './pagination.js';
-import { atLeast } from './releases.js';
+import { reject } from '../common/errors.js';
+import { paginate } from '../common/pagination.js';
+import { atLeast } from '../common/releases.js';
 
 /**
  * The creative library, per account (sync_creatives, list_creatives) and the formats this seller accepts
@@ -92,8 +92,8 @@ export function createCreatives({ accounts, catalog, now }) {
     },
     /** @param {string} release */
     handlers: (release) => ({
-      sync_creatives: (/** @type {Record<string, any>} */ args) => {
-        const account = accounts.resolve(args.account);
+      sync_creatives: (/** @type {Record<string, any>} */ args, /** @type {{ principal?: string } | undefined} */ ctx) => {
+        const account = accounts.resolve(args.account, ctx?.principal);
         const rows = (args.creatives ?? []).map((/** @type {Record<string, any>} */ c) => syncOne(account, c, args.dry_run === true));
         return { creatives: rows, ...(args.dry_run === true ? { dry_run: true } : {}) };
       },

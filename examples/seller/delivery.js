@@ -1,6 +1,6 @@
 // @ts-check
-import { reject } from './errors.js';
-import { atLeast } from './releases.js';
+import { reject } from '../common/errors.js';
+import { atLeast } from '../common/releases.js';
 
 /**
  * Delivery: what a media buy has delivered (get_media_buy_delivery), and how it gets there in this sandbox — the

@@ -1,5 +1,5 @@
 // @ts-check
-import { Rejection } from './errors.js';
+import { Rejection } from '../common/errors.js';
 
 /**
  * The seller's side of signed governance (docs/governance.md). The runtime verifies every `governance_context` on

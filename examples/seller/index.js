@@ -1,13 +1,17 @@
 // @ts-check
 import { createAccounts } from './accounts.js';
 import { createCatalog } from './catalog.js';
+import { createCompact } from './compact.js';
 import { createController } from './controller.js';
 import { createCreatives } from './creatives.js';
 import { createDelivery } from './delivery.js';
-import { answering } from './errors.js';
+import { createFeedback } from './feedback.js';
+import { answering } from '../common/errors.js';
 import { createMediaBuys } from './media-buys.js';
 import { createProducts } from './products.js';
-import { atLeast, perRelease } from './releases.js';
+import { createProposalFacade } from './proposal-facade.js';
+import { createProposals } from './proposals.js';
+import { atLeast, perRelease } from '../common/releases.js';
 
 /**
  * The reference seller: one in-memory publisher behind every tool of the `guaranteed-publisher` profiles, served from
@@ -18,7 +22,12 @@ import { atLeast, perRelease } from './releases.js';
  *   accounts.js      advertiser accounts; each holds its own media buys, creatives and replay keys
  *   catalog.js       products (own inventory + controller seeds), shown per release
  *   products.js      get_products
- *   media-buys.js    create/update/get_media_buys, performance feedback
+ *   media-buys.js    create/update/get_media_buys: the one media-buy core
+ *   commitments.js   AdCP 3.2's commercial terms, their digest, booking an accepted commitment
+ *   proposals.js     request/refine/decline/accept_proposal: immutable proposal snapshots, the buyer's own
+ *   proposal-facade.js  the same proposals through get_products (brief, refine, finalize) and create_media_buy
+ *   compact.js       list_products, buy_products, control_media_buy
+ *   feedback.js      provide_performance_feedback, found among the caller's accounts
  *   delivery.js      get_media_buy_delivery and simulated delivery
  *   terms.js         flight, budget and measurement-terms rules
  *   creatives.js     creative library and formats
@@ -97,19 +106,51 @@ export function createSeller(agent, options = {}) {
   const creatives = createCreatives({ accounts, catalog, now });
   const mediaBuys = createMediaBuys({ accounts, catalog, creatives, directives, now, reviewMs: options.reviewMs });
   const delivery = createDelivery({ accounts, mediaBuys, now });
-  const controller = createController({ accounts, catalog, mediaBuys, delivery, directives, tasks: agent });
-  const products = createProducts({ accounts, catalog, directives });
+  const feedback = createFeedback({ accounts, now });
+  const proposals = createProposals({ accounts, catalog, mediaBuys, now });
+  const compact = createCompact({ accounts, catalog, mediaBuys, now });
+  const controller = createController({ accounts, catalog, mediaBuys, delivery, directives, proposals, tasks: agent, served: [...new Set(agent.releases.flatMap((r) => agent.tools(r)))] });
+  const facade = createProposalFacade({ proposals, catalog });
+  // get_products proposes media plans only where the profile says so (media_buy.supports_proposals).
+  const products = createProducts({ accounts, catalog, directives, ...(capabilities.media_buy?.supports_proposals === true ? { facade } : {}) });
 
   /** @type {(release: string) => Record<string, (args: any, ctx: any) => unknown>} */
   const implementations = (release) => ({
     ...products(release),
     ...mediaBuys.handlers(release),
+    ...proposals.handlers,
+    ...compact.handlers(release),
+    create_media_buy: facadeCreate(release),
     ...delivery.handlers(release),
     ...creatives.handlers(release),
     ...accounts.handlers,
+    ...feedback.handlers,
     ...options.governance?.bind({ accounts, catalog }),
     comply_test_controller: controller.handler,
   });
+
+  /**
+   * create_media_buy, the compatibility facade: packages book as always; a `proposal_id` accepts that committed
+   * proposal (proposal-facade.js), the same commitment accept_proposal makes, executed with the request's budget and
+   * flight, answered in create_media_buy's shape.
+   */
+  const facadeCreate = (/** @type {string} */ release) => {
+    const byPackages = mediaBuys.handlers(release).create_media_buy;
+    return async (/** @type {Record<string, any>} */ args, /** @type {any} */ ctx) => {
+      if (args.proposal_id === undefined) return byPackages(args, ctx);
+      const account = accounts.resolve(args.account, ctx.principal);
+      const committed = facade.accept(account, ctx.principal, args);
+      const buy = /** @type {import('./media-buys.js').MediaBuy} */ (mediaBuys.byId(committed.media_buy_id));
+      return {
+        media_buy_id: buy.media_buy_id,
+        ...mediaBuys.statusField(release, buy.status),
+        confirmed_at: buy.confirmed_at,
+        revision: buy.revision,
+        ...(atLeast(release, 3, 2) ? { currency: buy.currency, total_budget: mediaBuys.totalBudget(buy) } : {}),
+        packages: buy.packages.map(mediaBuys.packageView),
+      };
+    };
+  };
 
   /** A tool's handler for one release: business rejections answered as AdCP errors. */
   const bind = (/** @type {string} */ tool, /** @type {string} */ release) => {

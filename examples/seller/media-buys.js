@@ -1,9 +1,10 @@
 // @ts-check
 import { randomUUID } from 'node:crypto';
-import { reject } from './errors.js';
+import { reject } from '../common/errors.js';
+import { availableActions } from './commitments.js';
 import { canMove, isTerminalMediaBuy, MEDIA_BUY_TRANSITIONS, VALID_ACTIONS } from './lifecycle.js';
-import { paginate } from './pagination.js';
-import { atLeast } from './releases.js';
+import { paginate } from '../common/pagination.js';
+import { atLeast } from '../common/releases.js';
 import { checkBudget, checkFlight, checkMeasurementTerms } from './terms.js';
 
 /**
@@ -22,7 +23,9 @@ import { checkBudget, checkFlight, checkMeasurementTerms } from './terms.js';
  *   end_time: string, revision: number, confirmed_at: string, created_at: string, updated_at: string,
  *   context?: unknown, name?: string, packages: Package[], rejection_reason?: string,
  *   cancellation?: { canceled_at: string, canceled_by: string, reason?: string },
- *   history: { revision: number, timestamp: string, action: string }[], delivery: Delivery, budget_spent?: number }} MediaBuy
+ *   history: { revision: number, timestamp: string, action: string }[], delivery: Delivery, budget_spent?: number,
+ *   daily_budget_cap?: number, accepted_proposal?: Record<string, any> }} MediaBuy `accepted_proposal`: the commitment a
+ *   buy made through AdCP 3.2's compact lifecycle (proposals.js, compact.js) carries, its terms frozen
  * @typedef {import('./accounts.js').Account} Account
  * @typedef {{ taskId: string, submitted(message?: string): Record<string, unknown>, complete(result: Record<string, unknown>): Promise<boolean> }} TaskHandle
  */
@@ -112,8 +115,12 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now,
     ...(p.context !== undefined ? { context: p.context } : {}),
   });
 
-  /** The buy as get_media_buys lists it; valid in 3.0 and 3.2 alike (3.2 requires confirmed_at and revision). */
-  const view = (/** @type {MediaBuy} */ b) => ({
+  /**
+   * The buy as get_media_buys lists it; valid in 3.0 and 3.2 alike (3.2 requires confirmed_at and revision). 3.2 also
+   * shows the commitment a compact-lifecycle buy was made under and its operational caps; `history` the newest
+   * `include_history` entries.
+   */
+  const view = (/** @type {MediaBuy} */ b, /** @type {string} */ release = '3.0', /** @type {number} */ history = 0) => ({
     media_buy_id: b.media_buy_id,
     status: b.status,
     currency: b.currency,
@@ -129,6 +136,12 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now,
     ...(b.context !== undefined ? { context: b.context } : {}),
     ...(b.rejection_reason !== undefined ? { rejection_reason: b.rejection_reason } : {}),
     ...(b.cancellation !== undefined ? { cancellation: b.cancellation } : {}),
+    ...(atLeast(release, 3, 2) && b.daily_budget_cap !== undefined ? { daily_budget_cap: b.daily_budget_cap } : {}),
+    ...(atLeast(release, 3, 2) && b.accepted_proposal !== undefined
+      ? { accepted_proposal_id: b.accepted_proposal.proposal_id, accepted_proposal_terms_digest: b.accepted_proposal.terms_digest, accepted_proposal: b.accepted_proposal }
+      : {}),
+    ...(atLeast(release, 3, 2) ? { available_actions: availableActions(b.status) } : {}),
+    ...(history > 0 ? { history: b.history.slice(-history).reverse() } : {}),
     packages: b.packages.map(packageView),
   });
 
@@ -144,31 +157,21 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now,
   };
 
   /**
-   * @param {Record<string, any>} args
-   * @param {string} release
-   * @param {{ task(options?: { taskId?: string }): Promise<TaskHandle> }} ctx
+   * A new media buy of `account` (not yet stored): its packages checked against the catalog and the seller's terms,
+   * one currency, the flight given, waiting for creatives or settled by those already in the library.
+   * @param {Account} account
+   * @param {Record<string, any>[]} requested the packages as a buyer asks for them
+   * @param {{ start: number, end: number }} flight
+   * @param {Date} t
+   * @param {{ name?: string, context?: unknown, field?: string }} [more] `field`: where the packages are in the request
    */
-  const create = async (args, release, ctx) => {
-    const t = now();
-    // Dates first: a request with impossible dates is refused whatever else it names.
-    const flight = checkFlight(args, t.getTime());
-    const account = accounts.resolve(args.account);
-    accounts.requireActive(account);
-    // A response arm the compliance controller registered for this account's next create (force_create_media_buy_arm).
-    const armKey = `create_media_buy\0${account.account_id}`;
-    const directive = directives.get(armKey);
-    if (directive !== undefined) {
-      directives.delete(armKey);
-      // A real task under the forced id: get_task_status and list_tasks find it, force_task_completion ends it.
-      if (directive.arm === 'submitted') return (await ctx.task({ taskId: directive.task_id })).submitted(directive.message);
-      if (directive.arm === 'input-required') return { status: 'input-required', message: directive.message ?? 'The seller needs more information to book this media buy' };
-    }
-    if (args.proposal_id !== undefined) reject('PROPOSAL_NOT_FOUND', 'This seller issues no proposals; buy products by package', { field: 'proposal_id' });
+  const open = (account, requested, flight, t, more = {}) => {
     const media_buy_id = `mb_${randomUUID().slice(0, 12)}`;
-    const packages = (args.packages ?? []).map((/** @type {Record<string, any>} */ p, /** @type {number} */ i) => newPackage(account, p, `packages[${i}]`, media_buy_id));
-    if (packages.length === 0) reject('INVALID_REQUEST', 'A media buy needs at least one package', { field: 'packages' });
+    const field = more.field ?? 'packages';
+    const packages = requested.map((p, i) => newPackage(account, p, `${field}[${i}]`, media_buy_id));
+    if (packages.length === 0) reject('INVALID_REQUEST', 'A media buy needs at least one package', { field });
     const currencies = new Set(packages.map((/** @type {Package} */ p) => p.currency));
-    if (currencies.size > 1) reject('INVALID_REQUEST', 'All packages of a media buy must share one currency', { field: 'packages' });
+    if (currencies.size > 1) reject('INVALID_REQUEST', 'All packages of a media buy must share one currency', { field });
     /** @type {MediaBuy} */
     const buy = {
       media_buy_id,
@@ -184,13 +187,43 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now,
       packages,
       history: [{ revision: 1, timestamp: t.toISOString(), action: 'created' }],
       delivery: { days: [] },
-      ...(args.name !== undefined ? { name: args.name } : {}),
-      ...(args.context !== undefined ? { context: args.context } : {}),
+      ...(more.name !== undefined ? { name: more.name } : {}),
+      ...(more.context !== undefined ? { context: more.context } : {}),
     };
     settle(account, buy);
+    return buy;
+  };
+
+  /** Keeps a buy (last, once nothing can reject any more: a rejection leaves nothing behind). */
+  const store = (/** @type {Account} */ account, /** @type {MediaBuy} */ buy) => {
+    account.space.mediaBuys.set(buy.media_buy_id, buy);
+    byId.set(buy.media_buy_id, buy);
+  };
+
+  /**
+   * @param {Record<string, any>} args
+   * @param {string} release
+   * @param {{ principal?: string, task(options?: { taskId?: string }): Promise<TaskHandle> }} ctx
+   */
+  const create = async (args, release, ctx) => {
+    const t = now();
+    // Dates first: a request with impossible dates is refused whatever else it names.
+    const flight = checkFlight(args, t.getTime());
+    const account = accounts.resolve(args.account, ctx.principal);
+    accounts.requireActive(account);
+    // A response arm the compliance controller registered for this account's next create (force_create_media_buy_arm).
+    const armKey = `create_media_buy\0${account.account_id}`;
+    const directive = directives.get(armKey);
+    if (directive !== undefined) {
+      directives.delete(armKey);
+      // A real task under the forced id: get_task_status and list_tasks find it, force_task_completion ends it.
+      if (directive.arm === 'submitted') return (await ctx.task({ taskId: directive.task_id })).submitted(directive.message);
+      if (directive.arm === 'input-required') return { status: 'input-required', message: directive.message ?? 'The seller needs more information to book this media buy' };
+    }
+    const buy = open(account, args.packages ?? [], flight, t, { name: args.name, context: args.context });
+    const media_buy_id = buy.media_buy_id;
     const book = () => {
-      account.space.mediaBuys.set(media_buy_id, buy);
-      byId.set(media_buy_id, buy);
+      store(account, buy);
       return {
         media_buy_id,
         ...statusField(release, buy.status),
@@ -311,6 +344,13 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now,
   };
 
   return {
+    open,
+    store,
+    touch,
+    moveTo,
+    find,
+    packageView,
+    statusField,
     byId: (/** @type {string} */ id) => byId.get(id),
     select,
     totalBudget,
@@ -362,11 +402,7 @@ export function createMediaBuys({ accounts, catalog, creatives, directives, now,
       update_media_buy: (/** @type {Record<string, any>} */ args) => update(args, release),
       get_media_buys: (/** @type {Record<string, any>} */ args) => {
         const { page, pagination } = paginate(select(accounts.resolve(args.account), args), args.pagination);
-        return { media_buys: page.map(view), pagination };
-      },
-      provide_performance_feedback: (/** @type {Record<string, any>} */ args) => {
-        find(accounts.resolve(args.account), args.media_buy_id);
-        return { success: true };
+        return { media_buys: page.map((b) => view(b, release, args.include_history ?? 0)), pagination };
       },
     }),
   };

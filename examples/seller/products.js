@@ -1,12 +1,14 @@
 // @ts-check
-import { paginate } from './pagination.js';
-import { atLeast } from './releases.js';
+import { paginate } from '../common/pagination.js';
+import { atLeast } from '../common/releases.js';
 import { DEFAULT_MEASUREMENT_TERMS } from './terms.js';
 
 /**
  * Product discovery (get_products). Every buying mode reads the same catalog: `brief` and `wholesale` list what
- * matches the filters, `refine` narrows to the products the buyer names. A one-shot response arm registered by the
- * compliance controller (force_get_products_arm) answers the calling account's next call instead.
+ * matches the filters, `refine` narrows to the products the buyer names, answering each refine entry by position in
+ * `refinement_applied`. A seller declaring `media_buy.supports_proposals` also proposes a media plan for a brief and
+ * refines and finalizes it (proposal-facade.js). A one-shot response arm registered by the compliance controller
+ * (force_get_products_arm) answers the calling account's next call instead.
  *
  * @typedef {import('./catalog.js').Product} Product
  */
@@ -33,15 +35,24 @@ function narrowed(/** @type {Product} */ p, /** @type {Record<string, any>} */ f
   return { ...p, pricing_options: p.pricing_options.filter((o) => f.pricing_currencies.includes(o.currency)) };
 }
 
+/** refinement_applied for a seller without proposals: products are narrowed to; the rest is noted. */
+function plainRefinement(/** @type {Record<string, any>} */ r) {
+  if (r.scope === 'product') return { scope: 'product', product_id: r.product_id, status: 'applied' };
+  if (r.scope === 'proposal') return { scope: 'proposal', proposal_id: r.proposal_id, status: 'unable', notes: 'This seller issues no proposals.' };
+  return { scope: 'request', status: 'unable', notes: 'Request-wide asks are noted for the account team; this seller refines by product.' };
+}
+
 /**
  * @param {{ accounts: ReturnType<typeof import('./accounts.js').createAccounts>, catalog: import('./catalog.js').Catalog,
- *   directives: Map<string, import('./controller.js').Directive> }} deps
+ *   directives: Map<string, import('./controller.js').Directive>,
+ *   facade?: ReturnType<typeof import('./proposal-facade.js').createProposalFacade> }} deps
+ *   `facade`: where the profile declares media_buy.supports_proposals.
  */
-export function createProducts({ accounts, catalog, directives }) {
+export function createProducts({ accounts, catalog, directives, facade }) {
   /** @param {string} release */
   return (release) => ({
-    get_products: async (/** @type {Record<string, any>} */ args, /** @type {{ task(o?: { taskId?: string }): Promise<{ submitted(m?: string): Record<string, unknown> }> }} */ ctx) => {
-      const account = accounts.resolve(args.account);
+    get_products: async (/** @type {Record<string, any>} */ args, /** @type {{ principal?: string, task(o?: { taskId?: string }): Promise<{ submitted(m?: string): Record<string, unknown> }> }} */ ctx) => {
+      const account = accounts.resolve(args.account, ctx.principal);
       const key = `get_products\0${account.account_id}`;
       const directive = directives.get(key);
       // A forced arm (force_get_products_arm) is for curated discovery: a wholesale feed request never consumes it.
@@ -53,9 +64,21 @@ export function createProducts({ accounts, catalog, directives }) {
       }
       const filters = args.filters ?? {};
       let list = catalog.all().filter((p) => matches(p, filters));
+      /** @type {Record<string, any>[] | undefined} */ let proposals;
+      /** @type {Record<string, any>[] | undefined} */ let applied;
       if (args.buying_mode === 'refine' && Array.isArray(args.refine)) {
-        const named = new Set(args.refine.filter((/** @type {Record<string, unknown>} */ r) => r.scope === 'product').map((/** @type {Record<string, unknown>} */ r) => r.product_id));
+        /** @type {Set<unknown>} */ let named;
+        if (facade !== undefined) {
+          const refined = facade.refine(ctx.principal, args.refine);
+          ({ proposals, applied } = refined);
+          named = new Set(refined.productIds);
+        } else {
+          applied = args.refine.map(plainRefinement);
+          named = new Set(args.refine.filter((/** @type {Record<string, unknown>} */ r) => r.scope === 'product' && r.action !== 'omit').map((/** @type {Record<string, unknown>} */ r) => r.product_id));
+        }
         list = list.filter((p) => named.has(p.product_id));
+      } else if (facade !== undefined && args.buying_mode === 'brief' && typeof args.brief === 'string') {
+        proposals = facade.brief(account, ctx.principal, args, list);
       }
       const { page, pagination } = paginate(list, args.pagination);
       const products = page.map((p) => {
@@ -64,9 +87,12 @@ export function createProducts({ accounts, catalog, directives }) {
       });
       return {
         products,
+        ...(proposals !== undefined && proposals.length > 0 ? { proposals } : {}),
+        ...(applied !== undefined ? { refinement_applied: applied } : {}),
         pagination,
-        // 3.2 requires the cache layer of a product answer: it differs per account only in what the filters pick.
-        ...(atLeast(release, 3, 2) ? { cache_scope: 'public' } : {}),
+        // 3.2 requires the cache layer of a product answer: it differs per account only in what the filters pick (and a
+        // proposal is the caller's own).
+        ...(atLeast(release, 3, 2) ? { cache_scope: proposals !== undefined && proposals.length > 0 ? 'account' : 'public' } : {}),
       };
     },
   });

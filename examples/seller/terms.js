@@ -1,5 +1,5 @@
 // @ts-check
-import { reject } from './errors.js';
+import { reject } from '../common/errors.js';
 
 /**
  * The seller's commercial rules for a package: flight dates, budget against the pricing option's minimum, and

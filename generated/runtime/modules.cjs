@@ -26,7 +26,7 @@
 //     runtime/wire/json-copy.ts 4c680c79afe248e9, runtime/wire/options.ts 7f555a7bac86c390,
 //     runtime/wire/paths.ts 938ce46bc937fa28, runtime/wire/pointer.ts 70d14510bda68fba,
 //     runtime/wire/release-select.ts 8cd918db332facf6, runtime/wire/report.ts 6ded9d94bb9807eb,
-//     runtime/wire/response.ts 6788cbde39e96512, runtime/wire/results.ts fc9fd6098e3295d4,
+//     runtime/wire/response.ts 6788cbde39e96512, runtime/wire/results.ts 396ce9a935b2f21b,
 //     runtime/wire/versions.ts e88c31a89583ba56
 "use strict";
 
@@ -2418,8 +2418,15 @@ class UnknownToolError extends Error {
 exports.UnknownToolError = UnknownToolError;
 function errorResult(error, args, release) {
     const echo = (0, errors_js_1.contextEcho)(args);
-    const body = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
+    const body = { adcp_error: error, errors: [payloadError(error)], ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
     return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+}
+function payloadError(error) {
+    const { issues: _issues, details, ...summary } = error;
+    if (details === undefined)
+        return summary;
+    const { issues: _mirror, ...rest } = details;
+    return Object.keys(rest).length > 0 ? { ...summary, details: rest } : summary;
 }
 function unknownToolResult(tool, args, releases, fallback = releases[0]) {
     return rejectionOf((0, errors_js_1.unsupportedTool)(tool), args, releases, fallback);

@@ -11,6 +11,7 @@ export { IGNORED, JOURNAL, MANIFEST, type OutputManifest, ownablePath, readManif
 export type { EmittedFile, InputRef, JsonObject, JsonSchema, JsonSchemaObject, JsonValue, Profile, Release, ResolvedRef, SchemaFile, SchemaGraph, SchemaReference, ToolDef, ToolReach } from './model.js';
 export { ACCEPTED_RECORD, APPLIES_WHEN, loadOverlays, type Overlay, type OverlayEntry } from './overlays.js';
 export { checkCapabilities, defaultRelease, readProfile, servedReleases } from './profile.js';
+export { capabilitiesIn } from './capabilities-fit.js';
 export { readJson } from './read-json.js';
 export { type ConversionDirection, type ConversionRule, type ConversionRuleFile, type ConversionTransform, type ConversionWaiver, loadConversionRules } from './conversion-rules.js';
 export { loadNormalizationRules, type JsonType, type NormalizationRule, type Transform } from './normalization-rules.js';

@@ -62,7 +62,8 @@ export function load(input: ConfigOverrides | InputFiles, cache?: BuildCache): I
   for (const p of profiles) {
     const rs = servedReleases(p, releases);
     defaultRelease(p, rs); // a default_release the profile does not serve fails here, before anything compiles
-    for (const r of rs) checkCapabilities(p, r, validators, cache);
+    // Stated in the newest served release's vocabulary; older releases are fitted to what they can express.
+    rs.forEach((r, i) => checkCapabilities(p, r, validators, cache, i > 0));
     served.set(p.name, rs);
   }
   return { config, releases, profiles, served };

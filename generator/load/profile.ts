@@ -3,6 +3,7 @@ import { CodegenError, hashJson, isPlainObject, type BuildCache } from '../share
 import type { JsonObject, Profile, Release } from './model.js';
 import { readJson } from './read-json.js';
 import { highestFirst } from './release.js';
+import { fitCapabilities } from './capabilities-fit.js';
 import { capabilitiesValidator, type CapabilitiesValidator } from './capabilities-validator.js';
 
 interface RawProfile {
@@ -103,8 +104,12 @@ export function defaultRelease(profile: Profile, served: readonly Release[]): Re
   );
 }
 
-/** The profile's capabilities must be a valid get_adcp_capabilities response body of every release it serves. */
-export function checkCapabilities(profile: Profile, release: Release, validators: Map<Release, CapabilitiesValidator> = new Map(), cache?: BuildCache): void {
+/**
+ * The profile's capabilities must be a valid get_adcp_capabilities response body of every release it serves: as
+ * written in the newest (`older` false), and in an older one once the array items its enums do not know are left out
+ * of its body (capabilities-fit.ts).
+ */
+export function checkCapabilities(profile: Profile, release: Release, validators: Map<Release, CapabilitiesValidator> = new Map(), cache?: BuildCache, older = false): void {
   const tool = release.tools.get('get_adcp_capabilities');
   if (tool === undefined) return; // a release without the capabilities tool has nothing to check against
   // Several profiles serve one release: the caller's map shares one validator between them, and lets it (and the
@@ -113,8 +118,11 @@ export function checkCapabilities(profile: Profile, release: Release, validators
   if (validate === undefined) validators.set(release, (validate = capabilitiesValidator(release, tool.responseSchema, cache)));
   // Validated as served: the runtime adds the protocol envelope's `status` to every completed response, and the
   // generator derives `adcp.capability_changes.capabilities_version` (project/capabilities.ts).
-  if (!validate({ status: 'completed', ...withDerivedVersion(profile.capabilities) })) {
-    const error = validate.errors![0]!;
+  const check = validate;
+  const served = ((data: unknown) => check({ status: 'completed', ...withDerivedVersion(data as JsonObject) })) as CapabilitiesValidator;
+  Object.defineProperty(served, 'errors', { get: () => check.errors });
+  const error = older ? fitCapabilities(profile, release, profile.capabilities, served) : served(profile.capabilities) ? undefined : served.errors![0]!;
+  if (error !== undefined) {
     throw new CodegenError(
       profile.file,
       `/capabilities${pointerOf(error)}`,

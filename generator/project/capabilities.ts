@@ -1,5 +1,5 @@
 import { CodegenError, hashJson, isPlainObject } from '../shared/index.js';
-import { highestFirst, type JsonObject, type Profile, type Release } from '../load/index.js';
+import { capabilitiesIn, highestFirst, type JsonObject, type Profile, type Release } from '../load/index.js';
 
 /** `adcp.build_version`'s pattern (protocol/get-adcp-capabilities-response.json): semver with the patch. */
 const BUILD_VERSION = /^\d+\.\d+\.\d+(-[a-zA-Z0-9.-]+)?(\+[a-zA-Z0-9.-]+)?$/;
@@ -10,7 +10,8 @@ const BUILD_VERSION = /^\d+\.\d+\.\d+(-[a-zA-Z0-9.-]+)?(\+[a-zA-Z0-9.-]+)?$/;
  * authoritative for a buyer's `adcp_version` pin) set to the releases the generated set really serves, ascending as
  * the spec's examples list them, and `adcp.build_version` to the answering release's full version (`3.2.0-beta.5`;
  * advisory, never negotiated) unless the profile states its deployment's own. Earlier releases' `adcp` block is
- * open, so the same fields are valid in each. A profile that states other versions than it serves is an error.
+ * open, so the same fields are valid in each; an older release's body leaves out the array items its enums do not
+ * know (load/capabilities-fit.ts). A profile that states other versions than it serves is an error.
  */
 export function servedCapabilities(profile: Profile, releases: readonly Release[]): JsonObject[] {
   const versions = [...releases].sort(highestFirst).reverse().map((r) => r.key);
@@ -25,7 +26,7 @@ export function servedCapabilities(profile: Profile, releases: readonly Release[
   }
   const bodies = releases.map((release) => {
     const build = adcp.build_version ?? (BUILD_VERSION.test(release.version) ? release.version : undefined);
-    return { ...profile.capabilities, adcp: { ...adcp, supported_versions: versions, ...(build !== undefined ? { build_version: build } : {}) } } as JsonObject;
+    return { ...capabilitiesIn(profile, release), adcp: { ...adcp, supported_versions: versions, ...(build !== undefined ? { build_version: build } : {}) } } as JsonObject;
   });
   return withCapabilitiesVersion(bodies);
 }

@@ -20,6 +20,8 @@ export interface AdcpErrorBody {
 /** A rejection as it goes on the wire: the error, the caller's context echoed, and the release that answered. */
 export interface AdcpErrorResponse {
   adcp_error: AdcpErrorBody;
+  /** The same error in the payload's errors[] (a fatal failure populates both layers), its issue lists in adcp_error. */
+  errors: [AdcpErrorBody];
   context?: unknown;
   status: 'failed';
   adcp_version: string;

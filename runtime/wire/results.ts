@@ -24,13 +24,27 @@ export class UnknownToolError extends Error {
 /**
  * A rejection: the AdCP error body as structuredContent (where AdCP's storyboard runner and MCP hosts read it) and
  * the same JSON in content[0].text. MCP clients validate structuredContent against a tool's outputSchema, errors
- * included: a profile advertising output schemas makes each one admit this body.
+ * included: a profile advertising output schemas makes each one admit this body. The error is in both of AdCP's
+ * layers, as a fatal failure should be (L3/error-handling.mdx): the transport envelope's `adcp_error`, and the
+ * payload's `errors[]`, which a reader of the task payload checks (`errors[0].field`).
  */
 export function errorResult(error: AdcpErrorBody, args: unknown, release: string): CallToolResult {
   // The caller's own context, measured only when there is a rejection to echo it on.
   const echo = contextEcho(args);
-  const body: Record<string, unknown> = { adcp_error: error, ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
+  const body: Record<string, unknown> = { adcp_error: error, errors: [payloadError(error)], ...(echo.present ? { context: echo.value } : {}), status: 'failed', adcp_version: release };
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+}
+
+/**
+ * The error as the payload's errors[] carries it: the same code, message, field, recovery and details, without the
+ * per-field issue lists (`issues`, and `details.issues` for pre-3.1 readers), which adcp_error carries once — a
+ * rejection's size stays bounded however many issues a hostile request provokes.
+ */
+function payloadError(error: AdcpErrorBody): AdcpErrorBody {
+  const { issues: _issues, details, ...summary } = error;
+  if (details === undefined) return summary;
+  const { issues: _mirror, ...rest } = details;
+  return Object.keys(rest).length > 0 ? { ...summary, details: rest } : summary;
 }
 
 /**

@@ -73,6 +73,8 @@ export function json<T>(r: Run, what: string): T {
 /** A `storyboard run --json` result, the parts the tests read. */
 export interface StoryboardResult {
   overall_status: string;
+  /** `complete`, or `timed_out` when the runner's time budget (`--timeout`) ended the run before every storyboard started. */
+  completeness?: string;
   controller_detected: boolean;
   storyboards_executed: string[];
   summary: { steps_passed: number; steps_failed: number; steps_skipped: number; skipped_by_reason: Record<string, number> };
