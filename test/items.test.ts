@@ -129,6 +129,12 @@ test('a defect outside the items, or an item whose row cannot be built, rejects 
   r = await call('sync_things', things(thing(1), thing(2, { brand: { domain: 'Not A Domain' } })));
   assert.ok(r.isError);
   assert.is(r.structuredContent!.adcp_error.field, 'things[1].brand.domain');
+  // An array inside an item past its bound (as sync_governance's governance_agents, maxItems 1): the request's shape,
+  // refused whole, never that item's failed row.
+  r = await call('sync_things', things(thing(1), thing(2, { agents: ['https://one.example', 'https://two.example'] })));
+  assert.ok(r.isError);
+  assert.is(r.structuredContent!.adcp_error.code, 'INVALID_REQUEST');
+  assert.is(r.structuredContent!.adcp_error.field, 'things[1].agents');
   // More items than the request array admits: a defect of the call.
   r = await call('sync_things', things(...[1, 2, 3, 4, 5, 6].map((n) => thing(n, n === 2 ? { kind: 'c' } : {}))));
   assert.ok(r.isError);

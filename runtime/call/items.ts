@@ -28,6 +28,14 @@ import { escapeToken } from '../wire/pointer.js';
 /** Items looked at in one array, and failed items answered one by one, per call: more, and the call is rejected whole. */
 const MAX_ITEMS = 1000;
 const MAX_FAILED = 50;
+/**
+ * Keywords whose failure is the request's shape, not an item's business outcome: an array inside an item holding more
+ * (or fewer) entries than its schema allows is refused as a whole call (INVALID_REQUEST), never answered as that
+ * item's failed row. AdCP says so of `sync_governance`'s `governance_agents` (`maxItems: 1`, "load-bearing"):
+ * "schema-shape violations are not per-account business failures" (governance_aware_seller/
+ * governance_multi_agent_rejected); an item's wrong value (an unknown event type) stays its own failed row.
+ */
+const SHAPE_KEYWORDS: ReadonlySet<string> = new Set(['maxItems', 'minItems']);
 
 export interface ItemChecks {
   /** The item's validator (with the issue collection and its repaired copy). */
@@ -86,8 +94,8 @@ export function planBatch(
 
 /**
  * The plan for a request that failed validation, or undefined when it must be rejected as a whole: the tool does
- * not answer items here (its gate field does not ask for it), no item fails on its own, a failed item's row
- * cannot be built valid, or there is a defect outside the failed items.
+ * not answer items here (its gate field does not ask for it), no item fails on its own, an item's arrays break their
+ * bounds (SHAPE_KEYWORDS), a failed item's row cannot be built valid, or there is a defect outside the failed items.
  */
 export function planItems(module: ItemOutcomesModule, request: Record<string, unknown>, checks: ItemChecks): ItemsPlan | undefined {
   if (module.gate !== null && request[module.gate.property] !== module.gate.value) return undefined;
@@ -115,6 +123,7 @@ export function planItems(module: ItemOutcomesModule, request: Record<string, un
         continue;
       }
       if (++failedCount > MAX_FAILED) return undefined;
+      if (!verdict.ok && verdict.issues.some((issue) => SHAPE_KEYWORDS.has(issue.keyword))) return undefined;
       // Stripped of its unknown fields (development), or repaired past every issue: an item the schema accepts.
       const repaired = verdict.ok ? { value: items[i] } : verdict.repaired;
       if (repaired === undefined) return undefined;

@@ -78,6 +78,7 @@ function release(): string {
               thing_id: { type: 'string', pattern: '^[a-z0-9_]+$' },
               brand: { $ref: id('core/brand-ref.json') },
               kind: { type: 'string', enum: ['a', 'b'] },
+              agents: { type: 'array', maxItems: 1, items: { type: 'string' } },
               notification_configs: { type: 'array', items: { type: 'object', properties: { event_types: { type: 'array', items: { enum: ['thing.changed'] } } } } },
             },
           },

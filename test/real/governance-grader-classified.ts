@@ -1,21 +1,18 @@
 /**
  * Every step AdCP's grader fails against the reference governance agent or the reference seller's governance
- * scenarios, and why it is not the protocol layer's doing — or, for `items-policy`, which rule of the protocol layer
- * it is and why it stays. test/real/governance-grader.test.ts fails on a failing step not listed here and on a listed
+ * scenarios, and why it is not the protocol layer's doing. test/real/governance-grader.test.ts fails on a failing step not listed here and on a listed
  * step that passes; docs/governance.md lists the same steps.
  *
  * owner: `runner` — the grader's runner sends something else than the storyboard authorized; `storyboard` — the
  * storyboard asks for what the 3.2 spec answers otherwise; `grader` — a conformance gate that does not fit a
- * governance agent; `items-policy` — the runtime answers a batch item that fails its schema as that item's failed row
- * (AdCP's per-item rule, graded by notification_config_event_scope), where this storyboard wants the whole request
- * refused.
+ * governance agent.
  */
 export interface ClassifiedGovernanceFailure {
   /** `governance-agent`: the capability-driven run against the governance agent; `multi-agent`: the governance-gated scenarios. */
   run: 'governance-agent' | 'multi-agent';
   storyboard: string;
   step: string;
-  owner: 'runner' | 'storyboard' | 'grader' | 'items-policy';
+  owner: 'runner' | 'storyboard' | 'grader';
   reason: string;
 }
 
@@ -49,12 +46,5 @@ export const GOVERNANCE_CLASSIFIED: readonly ClassifiedGovernanceFailure[] = [
     reason:
       "registers the governance agent on the account {acmeoutdoor.example, pinnacle-agency.example}, then buys on the sandbox account of that natural key (account.sandbox: true — another account) with no governance_context, expecting GOVERNANCE_DENIED from a seller that consults governance without a token (the 3.0 flow). Under 3.2's Seller enforcement a registered account's tokenless buy is PERMISSION_DENIED (test/real/governance-e2e.test.ts) and an unregistered account's buy proceeds, as this one does",
   },
-  {
-    run: 'multi-agent',
-    storyboard: 'governance_aware_seller/governance_multi_agent_rejected',
-    step: 'sync_governance_two_agents',
-    owner: 'items-policy',
-    reason:
-      "sync_governance is a batch tool whose response has per-account rows: the runtime answers the account whose governance_agents breaks maxItems: 1 as that account's failed row (INVALID_REQUEST inside it), the per-item rule notification_config_event_scope grades; this storyboard wants the whole request refused. Not governance's rule: left for the batch-items policy (issue 19)",
-  },
+
 ];
