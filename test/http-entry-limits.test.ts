@@ -207,6 +207,36 @@ test('serve(): one client address holds at most maxConnectionsPerClient connecti
   }
 });
 
+test('serve(): at its cap, the idle connection a client used least recently makes room, not the one its pool reuses', async () => {
+  const served = await agent.serve(handlers, { port: 0, authenticate, maxConnections: 16, maxConnectionsPerClient: 3 });
+  const body = JSON.stringify(toolsCall('get_adcp_capabilities'));
+  const held: Raw[] = [];
+  const answered = async (c: Raw, n: number): Promise<void> => {
+    c.socket.write(requestHead(body.length) + body);
+    for (let waited = 0; (c.received().match(/HTTP\/1\.1 200 /g) ?? []).length < n && waited < 5_000; waited += 20) await sleep(20);
+    assert.is((c.received().match(/HTTP\/1\.1 200 /g) ?? []).length, n);
+  };
+  try {
+    const holder = (): Promise<Raw> => raw(served.port, '127.0.0.3');
+    const [oldest, middle, newest] = [await holder(), await holder(), await holder()];
+    held.push(oldest!, middle!, newest!);
+    await answered(oldest!, 1);
+    await answered(middle!, 1);
+    await answered(newest!, 1);
+    // The oldest connection is reused, as undici's pool reuses its first: the middle one is now idle longest.
+    await answered(oldest!, 2);
+    const fourth = await holder();
+    held.push(fourth);
+    await answered(fourth, 1);
+    await middle!.closed;
+    // The connection its pool reuses still carries its requests.
+    await answered(oldest!, 3);
+  } finally {
+    for (const c of held) c.socket.destroy();
+    await served.close();
+  }
+});
+
 test('the client of an address: IPv4 as itself, IPv4-mapped as its IPv4, IPv6 by its /64', async () => {
   const { clientOf } = await import('../runtime/transports/http/client-caps.js');
   assert.is(clientOf('203.0.113.9'), '203.0.113.9');

@@ -7,7 +7,7 @@
 //     runtime/transports/http/a2a-endpoint.ts 741980a2cd16936c, runtime/transports/http/a2a-guard.ts 5aaf4f8d5325df09,
 //     runtime/transports/http/a2a-request-store.ts a06b974759fbddc7,
 //     runtime/transports/http/admit.ts f2e77df88356befe, runtime/transports/http/authenticate.ts b971118a2ea74187,
-//     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts 809f7da46bfca4fe,
+//     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts 7829b8c866f88d16,
 //     runtime/transports/http/drain.ts 22555d5507bdcf74, runtime/transports/http/entry.ts 2449068ed42b6243,
 //     runtime/transports/http/health.ts b4f212d79c30ad36, runtime/transports/http/mcp-endpoint.ts 422254f9043e8430,
 //     runtime/transports/http/packages.ts 427b9409b3cdae1e, runtime/transports/http/respond.ts 00b85e8549ecbc87,
@@ -778,14 +778,17 @@ function capPerClient(server, max) {
         if (held === undefined)
             clients.set(client, (held = new Map()));
         if (held.size >= max) {
-            const idle = [...held.values()].find((h) => h.busy === 0 && h.served);
+            let idle;
+            for (const h of held.values())
+                if (h.busy === 0 && h.served && (idle === undefined || h.idleSince < idle.idleSince))
+                    idle = h;
             if (idle === undefined)
                 return void socket.destroy();
             held.delete(keyOf(idle.socket));
             idle.socket.destroy();
         }
         const key = keyOf(socket);
-        held.set(key, { socket, busy: 0, served: false });
+        held.set(key, { socket, busy: 0, served: false, idleSince: 0 });
         socket.once('close', () => {
             const own = clients.get(client);
             if (own?.get(key)?.socket !== socket)
@@ -801,7 +804,10 @@ function capPerClient(server, max) {
             return;
         held.busy++;
         held.served = true;
-        res.once('close', () => held.busy--);
+        res.once('close', () => {
+            held.busy--;
+            held.idleSince = performance.now();
+        });
     });
 }
 function clientOf(address) {

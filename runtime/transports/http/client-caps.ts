@@ -7,7 +7,10 @@ import type { Socket } from 'node:net';
  * until headersTimeoutMs; a body that never ends, until requestTimeoutMs) or awaits its answer. An idle keep-alive
  * connection, between requests, holds nothing: a client at its cap that opens another has its idle one closed to make
  * room (clients that keep pools of idle sockets — AdCP's grader, undici with a client per call — reopen one when they
- * need it), and only when none is idle is the new one closed at accept. So one client can never fill the server's cap
+ * need it), and only when none is idle is the new one closed at accept. The one closed is the one idle longest: a pool
+ * reuses its preferred sockets (undici's its oldest, Node's agent its most recent), and closing one it is about to
+ * reuse loses that request to the race every keep-alive close has ("fetch failed": measured with AdCP's grader
+ * when the oldest idle socket was closed). So one client can never fill the server's cap
  * and keep the others out: measured before, 1,100 slow connections from one address reset every other caller for 13 to
  * 33 s.
  *
@@ -16,11 +19,15 @@ import type { Socket } from 'node:net';
  * raise the cap to maxConnections and let the proxy limit per client.
  */
 
-/** One connection: requests in progress, and whether it has carried one (an idle keep-alive socket has, and none is). */
+/**
+ * One connection: requests in progress, whether it has carried one (an idle keep-alive socket has, and none is), and
+ * since when it is idle.
+ */
 interface Held {
   readonly socket: Socket;
   busy: number;
   served: boolean;
+  idleSince: number;
 }
 
 export function capPerClient(server: Server, max: number): void {
@@ -32,13 +39,14 @@ export function capPerClient(server: Server, max: number): void {
     let held = clients.get(client);
     if (held === undefined) clients.set(client, (held = new Map()));
     if (held.size >= max) {
-      const idle = [...held.values()].find((h) => h.busy === 0 && h.served);
+      let idle: Held | undefined;
+      for (const h of held.values()) if (h.busy === 0 && h.served && (idle === undefined || h.idleSince < idle.idleSince)) idle = h;
       if (idle === undefined) return void socket.destroy();
       held.delete(keyOf(idle.socket));
       idle.socket.destroy();
     }
     const key = keyOf(socket);
-    held.set(key, { socket, busy: 0, served: false });
+    held.set(key, { socket, busy: 0, served: false, idleSince: 0 });
     socket.once('close', () => {
       const own = clients.get(client);
       if (own?.get(key)?.socket !== socket) return;
@@ -51,7 +59,10 @@ export function capPerClient(server: Server, max: number): void {
     if (held === undefined) return;
     held.busy++;
     held.served = true;
-    res.once('close', () => held.busy--);
+    res.once('close', () => {
+      held.busy--;
+      held.idleSince = performance.now();
+    });
   });
 }
 
