@@ -71,9 +71,9 @@ export async function startGovernanceAgent(options = {}) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const mode = process.env.ADCP_MODE === 'development' ? 'development' : 'production';
-  const { url, agent } = await startGovernanceAgent({ port: Number(process.env.PORT ?? 3000), mode }).catch((/** @type {Error} */ e) => {
+  const { agent } = await startGovernanceAgent({ port: Number(process.env.PORT ?? 3000), mode }).catch((/** @type {Error} */ e) => {
     console.error(`AdCP reference governance agent: ${e.message}`);
     process.exit(1);
   });
-  console.error(`AdCP reference governance agent (${agent.name}, ${mode}, AdCP ${agent.releases.join(' + ')}) serving MCP at ${url}; tokens issued as ${agent.governance?.issuer() ?? '(no public URL yet)'}`);
+  console.error(`AdCP reference governance agent (${agent.name}): tokens issued as ${agent.governance?.issuer() ?? '(no public URL yet)'}`);
 }

@@ -71,19 +71,20 @@ export interface ExampleProcess {
 }
 
 /**
- * Starts `examples/<script>` with `env` (PORT 0: a free port) and resolves once it prints its start line (`… serving MCP
- * at <url> …`); rejects with its stderr if it exits first. Killed at the end by `close` (SIGTERM, then SIGKILL).
+ * Starts `examples/<script>` with `env` (PORT 0: a free port) and resolves once the runtime logs its start line (`… serving
+ * MCP at <url> …`); rejects with its stderr if it exits first. Killed at the end by `close` (SIGTERM, then SIGKILL).
  */
 export function startExample(script: string, env: Record<string, string>): Promise<ExampleProcess> {
-  const child = spawn(process.execPath, [join(repoRoot, 'examples', script)], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // The start line is the runtime's, at info (test:real runs at ADCP_LOG_LEVEL=warn): this process's level is raised to see it.
+  const child = spawn(process.execPath, [join(repoRoot, 'examples', script)], { env: { ...process.env, PORT: '0', ADCP_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   return new Promise((resolve, reject) => {
     child.stderr!.on('data', (d: Buffer) => {
       stderr += d.toString();
-      const url = /serving MCP at (\S+)/.exec(stderr)?.[1];
+      const url = /serving MCP at (https?:\/\/[^\s",]+?\/mcp)\b/.exec(stderr)?.[1];
       if (url !== undefined) {
         resolve({
-          url: url.replace(/[.;,]$/, ''),
+          url,
           child,
           stderr: () => stderr,
           close: () =>
@@ -98,4 +99,14 @@ export function startExample(script: string, env: Record<string, string>): Promi
     });
     child.once('exit', (code) => reject(new Error(`examples/${script} exited (${code}) before it served: ${stderr}`)));
   });
+}
+
+/** The issuer a reference governance agent says once it serves (its line follows the runtime's start line). */
+export async function issuerOf(agent: { stderr(): string }): Promise<string> {
+  for (let waited = 0; waited < 10_000; waited += 50) {
+    const said = /tokens issued as (\S+)/.exec(agent.stderr())?.[1];
+    if (said !== undefined) return said;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the governance agent never said its issuer: ${agent.stderr()}`);
 }

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { governedPayloadHash } from '../../runtime/services/governance/hash.js';
 import { AUTHORIZATION_HEADER, governanceKey, signToken, type Jwk } from '../helpers/governance.js';
-import { buyerSite, governanceAgentsSet, startExample } from '../helpers/governance-agents.js';
+import { buyerSite, governanceAgentsSet, issuerOf, startExample } from '../helpers/governance-agents.js';
 import { sharedReleaseKey } from '../helpers/releases.js';
 import { tempDir } from '../helpers/temp.js';
 import { loopbackCertificate } from '../helpers/tls.js';
@@ -55,7 +55,8 @@ const dispatcher = new Agent({ connect: { ca: certificate.cert } });
 const trusting = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
 // The buyer lists its governance agent in its own brand.json: the entry the agent publishes for its tokens' issuer
 // (its other entries name its MCP and A2A URLs, whose JWKS holds its webhook-signing key).
-const ISS = /tokens issued as (\S+)/.exec(gov.stderr())![1]!;
+// The agent says its issuer once it serves (after the runtime's start line, which startExample waits for).
+const ISS = await issuerOf(gov);
 const govBrand = (await (await trusting(new URL('/.well-known/brand.json', gov.url))).json()) as { agents: Record<string, unknown>[] };
 const entry = govBrand.agents.find((a) => a.url === ISS)!;
 site.documents.set('/.well-known/brand.json', { agents: [{ ...entry, id: 'buyer_governance' }] });

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { grader, graderMessage, json, run, type Run, type StoryboardResult } from '../helpers/grader.js';
-import { buyerSite, governanceAgentsSet, startExample, type ExampleProcess } from '../helpers/governance-agents.js';
+import { buyerSite, governanceAgentsSet, issuerOf, startExample, type ExampleProcess } from '../helpers/governance-agents.js';
 import { MULTI_AGENT_DRIVER } from '../helpers/multi-agent-driver.js';
 import { repoRoot, sharedComplianceDir, sharedGraderDir } from '../helpers/releases.js';
 import { tempDir } from '../helpers/temp.js';
@@ -102,7 +102,7 @@ test('generate the reference agents, serve them, and grade them', async () => {
     // storyboards count the lists their account holds, as a fresh agent would.
     const govA2a = await startExample('governance-agent.js', { ...common, ADCP_PROFILE: 'governance-agent-sandbox', ADCP_STATE_DIR: tempDir(), ADCP_CALLER_URL: BUYER_URL });
     started.push(gov, govA2a);
-    const iss = /tokens issued as (\S+)/.exec(gov.stderr())![1]!;
+    const iss = await issuerOf(gov);
     // The buyer's brand.json lists the entry the governance agent publishes for its issuer.
     const dispatcher = new Agent({ connect: { ca: certificate.cert } });
     const published = (await (await undiciFetch(new URL('/.well-known/brand.json', gov.url), { dispatcher })).json()) as { agents: Record<string, unknown>[] };
