@@ -89,6 +89,12 @@ export const WALKS: Record<string, Walk> = {
       packages: [{ product_id: product.product_id, pricing_option_id: product.pricing_options[0].pricing_option_id, budget: 50000 }],
     });
     if (submitted.task_id !== taskId) throw new Error(`the forced arm answered ${JSON.stringify(submitted)}`);
+    // Last: a governance agent registered on the account makes its later buys need that agent's token (the seller
+    // enforces signed governance on create_media_buy), so no buy of this walk comes after it.
+    await call('sync_governance', {
+      idempotency_key: key(),
+      accounts: [{ account: ACCOUNT, governance_agents: [{ url: 'https://walk-governance.example/mcp', authentication: { schemes: ['Bearer'], credentials: 'walk-governance-credential-0123456789abcdef' } }] }],
+    });
     await runtimeTools(call, taskId);
   },
 

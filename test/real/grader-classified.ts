@@ -34,6 +34,9 @@ export interface ClassifiedFailure {
  */
 const PROFILE_31_WITHOUT_DIGEST =
   'a 3.1-profile vector whose signature does not cover content-digest: on a 3.2 endpoint the body-integrity policy refuses it as request_signature_components_incomplete before the step it probes (test-vectors/request-signing/body-integrity-policy.json); the verifier gives the 3.1 outcome under the 3.1 policy (test/real/signed-requests.test.ts)';
+/** The governance registration one storyboard leaves on the account every storyboard of the run shares. */
+const GOVERNED_ACCOUNT =
+  'one account serves the whole run: media_buy_seller registers a governance agent on acmeoutdoor.example via pinnacle-agency.example (sync_governance), and the seller enforces signed governance on create_media_buy, where "a registered governance agent means the applicable commitment requires a token" (the campaign governance specification); this storyboard then buys on that account without one. On a seller no storyboard registered a governance agent with, the four proposal storyboards pass, 30 of 30 steps (measured with the grader)';
 const SIGNED_REQUESTS: Omit<ClassifiedFailure, 'agent'>[] = [
   ...['positive-001-basic-post', 'positive-003-es256-post', 'positive-004-multiple-signature-labels', 'negative-008-unknown-keyid', 'negative-009-key-ops-missing-verify', 'negative-015-signature-invalid', 'negative-016-replayed-nonce', 'negative-017-key-revoked', 'negative-020-rate-abuse'].map((step) => ({
     storyboard: 'signed_requests',
@@ -98,6 +101,30 @@ const SELLER: Omit<ClassifiedFailure, 'agent'>[] = [
     step: 'update_unknown_package',
     owner: 'runner',
     reason: 'the runner creates the media buy under its own sandbox account but sends this error probe under the storyboard\'s account, where the buy does not exist (MEDIA_BUY_NOT_FOUND before PACKAGE_NOT_FOUND)',
+  },
+  {
+    storyboard: 'media_buy_seller/declined_proposal_execution',
+    step: 'create_buy_from_declined_proposal',
+    owner: 'sandbox',
+    reason: GOVERNED_ACCOUNT,
+  },
+  {
+    storyboard: 'media_buy_seller/expired_proposal_execution',
+    step: 'create_buy_from_expired_proposal',
+    owner: 'sandbox',
+    reason: GOVERNED_ACCOUNT,
+  },
+  {
+    storyboard: 'media_buy_seller/proposal_finalize',
+    step: 'create_media_buy',
+    owner: 'sandbox',
+    reason: GOVERNED_ACCOUNT,
+  },
+  {
+    storyboard: 'media_buy_seller/proposal_finalize_asap_timing',
+    step: 'create_media_buy',
+    owner: 'sandbox',
+    reason: GOVERNED_ACCOUNT,
   },
   {
     storyboard: 'media_buy_seller/pricing_currency_filter',
