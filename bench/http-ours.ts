@@ -20,7 +20,8 @@ import { API_KEY, CREATE_MEDIA_BUY_RESPONSE, getProductsHandler, PRINCIPAL } fro
  */
 export type Variant = 'ours' | 'ours-pg' | 'ours-bare';
 
-export async function startOurs(variant: Variant = 'ours'): Promise<{ url: string; close(): Promise<void> }> {
+/** `logger`: AgentOptions.logger (bench/observe's, whose level it switches); the runtime's default otherwise. */
+export async function startOurs(variant: Variant = 'ours', options: { logger?: unknown } = {}): Promise<{ url: string; close(): Promise<void> }> {
   const root = repoRoot();
   const setDir = variant === 'ours-bare' ? join(process.env.ADCP_BENCH_BARE_SET!, 'generated') : join(root, 'generated');
   const set = (await import(pathToFileURL(join(setDir, 'index.js')).href)) as {
@@ -32,7 +33,7 @@ export async function startOurs(variant: Variant = 'ours'): Promise<{ url: strin
   // The insert budgets (60 new keys a second per account by default, security.mdx rule 8) are raised: the load
   // generator mints thousands a second for one account, and the peer keeps none.
   const unlimited = { sustainedPerSecond: 1e9, burstPerSecond: 1e9 };
-  const agent = await set.loadProfile('guaranteed-publisher', { mode: 'production', idempotency: { writes: unlimited, reads: unlimited } });
+  const agent = await set.loadProfile('guaranteed-publisher', { mode: 'production', idempotency: { writes: unlimited, reads: unlimited }, ...options });
   // A handler for every tool the profile serves (get_adcp_capabilities is the runtime's); only get_products and
   // create_media_buy are called.
   const handlers: Record<string, (args: { brief?: unknown }) => unknown> = {};

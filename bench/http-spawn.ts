@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type Serializable } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,10 @@ export interface ServerChild {
   spawnedAt: number;
   /** What the child has written to stderr so far. */
   stderr(): string;
+  /** A question on the child's IPC channel (http-server.ts), and its answer; one at a time. */
+  ask<T>(message: Serializable): Promise<T>;
+  /** The child's own account: its CPU so far (µs, every thread) and the spans it exported. */
+  usage(): Promise<{ cpuUs: number; spans: number }>;
   stop(): Promise<void>;
 }
 
@@ -41,7 +45,8 @@ export function startServer(side: Side, nodeArgs: readonly string[] = [], setup:
   const spawnedAt = performance.now();
   // `stderrFd`: the child's stderr goes to that file (its log, as a deployment's goes to a file or a pipe drained
   // elsewhere), not through this process.
-  const child = spawn(process.execPath, [...nodeArgs, entry, setup], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', stderrFd ?? 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, entry, setup], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', stderrFd ?? 'pipe', 'ipc'] });
+  child.channel?.unref();
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => {
     stderr += d;
@@ -64,7 +69,18 @@ export function startServer(side: Side, nodeArgs: readonly string[] = [], setup:
           child.once('exit', () => done());
           child.kill('SIGTERM');
         });
-      resolve({ side, url: new URL(url), child, readyMs, spawnedAt, stderr: () => stderr, stop });
+      const ask = <T>(message: Serializable): Promise<T> =>
+        new Promise((answered) => {
+          // The channel keeps this process alive only while an answer is awaited.
+          child.channel?.ref();
+          child.once('message', (m) => {
+            child.channel?.unref();
+            answered(m as T);
+          });
+          child.send(message);
+        });
+      const usage = () => ask<{ cpuUs: number; spans: number }>('usage');
+      resolve({ side, url: new URL(url), child, readyMs, spawnedAt, stderr: () => stderr, stop, ask, usage });
     });
   });
 }

@@ -12,7 +12,7 @@
 //     schemas/normalizations/signals.json 4ce82b7dfe5df539
 //   conversion: schemas/conversions/3.2-3.0.json 0ee0261e441712cc
 //   overlay: schemas/overlays/applies-when-rfc.json c20e594fa6ae1632
-//   adcp-codegen 0.1.0: runtime/loader.ts 78a612f5549e8b17
+//   adcp-codegen 0.1.0: runtime/loader.ts feb5bc376e06b602
 // This module is also the runtime's entry (its second half: the loader, which loads runtime/modules.cjs): one ES
 // module for a cold start to load.
 
@@ -420,6 +420,7 @@ const builtins = new Set([
   "node:path",
   "node:url",
   "node:vm",
+  "node:worker_threads",
 ]);
 
 const evaluated = new Map();

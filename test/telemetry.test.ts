@@ -1,4 +1,5 @@
-import { metrics, propagation, trace } from '@opentelemetry/api';
+import { context, metrics, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -13,9 +14,11 @@ import { tempDir } from './helpers/temp.js';
 /**
  * OpenTelemetry (issue 40 point 4) through the OTel SDK's in-memory exporters, the SDK registered as an agent's
  * instrumentation would register it: a span per call continuing the caller's W3C trace context over MCP and A2A (with
- * the SDK's propagator, and without one), a span per stage under it, named after the stage; calls by tool and
- * outcome, their duration, store errors and the outbox's backlog as metrics. Unregistered at the end, so the files
- * after this one run without a provider, as agents do by default.
+ * the SDK's propagator, and without one), a span per stage that runs under it, named after the stage (a stage with
+ * nothing to do for the call — no authorize hook, no conversion — is skipped and has none), a handler's own span
+ * under `adcp.stage handle`, nothing for a call the sampler leaves out; calls by tool and outcome, their duration,
+ * store errors and the outbox's backlog as metrics. Unregistered at the end, so the files after this one run without
+ * a provider, as agents do by default.
  */
 const spans = new InMemorySpanExporter();
 const exported = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
@@ -43,7 +46,13 @@ function callSpans(tool: string): ReadableSpan[] {
   return spans.getFinishedSpans().filter((s) => s.name === `adcp ${tool}`);
 }
 
-test('MCP: the call continues the caller\'s traceparent (no propagator registered: read as W3C says), one span per stage under it', async () => {
+/**
+ * The stages with nothing to do for a create_media_buy of the committed 3.0 set: no request signing (its arguments are
+ * not judged), no push config, no governance enforcement, no authorize hook.
+ */
+const IDLE = ['admitArgs', 'pushConfig', 'convertUp', 'governance', 'authorize', 'convertDown', 'mergeItems'];
+
+test('MCP: the call continues the caller\'s traceparent (no propagator registered: read as W3C says), one span per stage that runs under it', async () => {
   spans.reset();
   const r = await rpc(served.url, toolsCall('create_media_buy', createMediaBuyRequest({ account: { account_id: 'acc_1' } })), { ...auth, traceparent: traceparent() });
   assert.is(r.status, 200, r.text);
@@ -57,11 +66,13 @@ test('MCP: the call continues the caller\'s traceparent (no propagator registere
     { tool: 'create_media_buy', release: '3.0', outcome: 'pending_creatives', principal: 'buyer-otel', replayed: false },
   );
   const stages = spans.getFinishedSpans().filter((s) => s.parentSpanContext?.spanId === call.spanContext().spanId);
-  // Every stage of runCall's list, in order, then the answer hooks (the idempotency claim completed): named generically.
+  // Every stage of runCall's list that had something to do, in order, then the answer hooks (the idempotency claim
+  // completed): named generically.
   assert.equal(
     stages.map((s) => s.name),
-    [...STAGES.map((s) => `adcp.stage ${s.name}`), 'adcp.stage answer'],
+    [...STAGES.filter((s) => !IDLE.includes(s.name)).map((s) => `adcp.stage ${s.name}`), 'adcp.stage answer'],
   );
+  assert.ok(IDLE.every((name) => STAGES.find((s) => s.name === name)?.idle !== undefined), 'each skipped stage says when it has nothing to do');
   assert.ok(stages.every((s) => s.spanContext().traceId === TRACE_ID));
 });
 
@@ -86,6 +97,35 @@ test('A2A: the call continues the caller\'s traceparent through the registered W
     assert.is(last!.attributes['adcp.stage.answered'], true);
   } finally {
     propagation.disable();
+  }
+});
+
+test('a call the sampler leaves out (its caller\'s trace unsampled) exports no span at all', async () => {
+  spans.reset();
+  const r = await rpc(served.url, toolsCall('get_products', { buying_mode: 'brief', brief: 'display' }), { ...auth, traceparent: `00-${TRACE_ID}-${PARENT}-00` });
+  assert.is(r.status, 200, r.text);
+  assert.equal(spans.getFinishedSpans(), []);
+});
+
+test('with a context manager: a stage that applies gets its span (authorize), the handler\'s own span nests under adcp.stage handle', async () => {
+  const contexts = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contexts);
+  try {
+    const agent = await loadProfile('guaranteed-publisher', { store: { stateDir: tempDir() }, logger: false, authorize: () => undefined });
+    spans.reset();
+    const answer = await agent.call('get_products', { buying_mode: 'brief', brief: 'display' }, () => trace.getTracer('seller').startActiveSpan('catalogue lookup', (own) => (own.end(), { products: [] })), { principal: 'p' });
+    assert.is(answer.isError, undefined, JSON.stringify(answer));
+    const all = spans.getFinishedSpans();
+    const [call] = callSpans('get_products');
+    const stages = all.filter((s) => s.parentSpanContext?.spanId === call!.spanContext().spanId).map((s) => s.name);
+    assert.ok(stages.includes('adcp.stage authorize'), stages.join(', '));
+    assert.not.ok(stages.includes('adcp.stage idempotency'), 'get_products takes no idempotency_key: nothing to do, no span');
+    const handle = all.find((s) => s.name === 'adcp.stage handle')!;
+    const own = all.find((s) => s.name === 'catalogue lookup')!;
+    assert.is(own.parentSpanContext?.spanId, handle.spanContext().spanId);
+    await agent.close();
+  } finally {
+    context.disable();
   }
 });
 

@@ -8,18 +8,18 @@
 //     runtime/api/webhook-types.ts 8e609bb71c20b858, runtime/artifacts/agent-require.ts 43c163e7da91f54c,
 //     runtime/artifacts/contract.ts 8ea0d204ea7242b2, runtime/artifacts/declared-names.ts 1e024d941bb353ca,
 //     runtime/artifacts/profile.ts 192e26df33d743c9, runtime/artifacts/served.ts d6c6961986f62047,
-//     runtime/call/admission.ts a0d9e26b14dbef3b, runtime/call/admit.ts c1c7886ffdc1b162,
-//     runtime/call/authorize.ts 1a04ecd285969d7f, runtime/call/call.ts 98d3741d88fa3558,
-//     runtime/call/convert-down.ts f2fd00b70bfef963, runtime/call/convert-up.ts 60aca109a2236252,
+//     runtime/call/admission.ts acaa6645c21bcb9b, runtime/call/admit.ts db5889ba1441ddd0,
+//     runtime/call/authorize.ts cdcca451a130e114, runtime/call/call.ts 98d3741d88fa3558,
+//     runtime/call/convert-down.ts b87cec51652ac22e, runtime/call/convert-up.ts 24607430ccbe23c9,
 //     runtime/call/credentials.ts 030f5294fcc41dca, runtime/call/envelope.ts 8d903528130c18f9,
-//     runtime/call/governance.ts 892dd7e827016f2b, runtime/call/handle.ts b5d48ffba03e15d9,
-//     runtime/call/idempotency.ts 015fef8ac1e51d72, runtime/call/merge-items.ts c58a40123644968e,
-//     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts 1419222131391a70,
-//     runtime/call/push-config.ts 41aaa3beff8556d9, runtime/call/read.ts 214b3e59b4054b61,
+//     runtime/call/governance.ts c462c9c6ad8910a1, runtime/call/handle.ts b5d48ffba03e15d9,
+//     runtime/call/idempotency.ts 34afce6bfba14d73, runtime/call/merge-items.ts d2f60e764a1ed888,
+//     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts a33f34f2b6a541c1,
+//     runtime/call/push-config.ts 83886843df782677, runtime/call/read.ts 214b3e59b4054b61,
 //     runtime/call/select.ts 319a3ba3b575b216, runtime/call/verify.ts d0f420047450d165,
 //     runtime/issues/drift.ts 929aad4c4ef84a09, runtime/issues/issues.ts 54f563c281e32709,
-//     runtime/ops/call-watch.ts f2d418ca4da91f8d, runtime/ops/log.ts 5447a48622a33893,
-//     runtime/ops/otel.ts 2a1f84b20cc05e94, runtime/services/agent-services.ts 5ecfbb05b8343100,
+//     runtime/ops/call-watch.ts be41fbba33988e5b, runtime/ops/log.ts 3ab56b6d760fc801,
+//     runtime/ops/otel.ts 120bfd1d525d18b8, runtime/services/agent-services.ts 5ecfbb05b8343100,
 //     runtime/services/capabilities.ts ca291c08b9d816ce, runtime/services/idempotency/settings.ts 508cec0bcc72ab03,
 //     runtime/wire/bounds.ts a3bad3b12665f9a4, runtime/wire/closest-names.ts 7c72d55e78965954,
 //     runtime/wire/credential-names.ts 800ce9e9a2e17dae, runtime/wire/errors.ts c3c2abcdcdf1f631,
@@ -378,12 +378,12 @@ class Admission {
         return this.#refuse(this.#signature(methods) ?? this.#credentials(isPublic));
     }
     tool(methods, tool) {
-        return this.#refuse(this.#signature(methods, tool) ?? (this.#signing ? undefined : this.#credentials(this.rules.publicTools.has(tool))));
+        return this.#refuse(this.#signature(methods, tool) ?? (this.signing ? undefined : this.#credentials(this.rules.publicTools.has(tool))));
     }
     args(methods, tool, args) {
-        return this.#refuse(this.#signature(methods, tool, args) ?? (this.#signing ? this.#credentials(this.rules.publicTools.has(tool)) : undefined));
+        return this.#refuse(this.#signature(methods, tool, args) ?? (this.signing ? this.#credentials(this.rules.publicTools.has(tool)) : undefined));
     }
-    get #signing() {
+    get signing() {
         return this.rules.signatures !== undefined && this.verdict !== undefined;
     }
     #credentials(isPublic) {
@@ -471,13 +471,14 @@ function admit(call) {
         return call.reject((0, admission_js_1.refusalError)(call.tool, refused));
 }
 function admitArgs(call) {
-    const gate = gateOf(call);
-    if (gate === undefined)
+    if (admitArgs.idle(call))
         return;
+    const gate = gateOf(call);
     const refused = gate.args(call.tool, call.args);
     if (refused !== undefined)
         return call.reject((0, admission_js_1.refusalError)(call.tool, refused));
 }
+admitArgs.idle = (call) => gateOf(call)?.admission.signing !== true;
 function gateOf(call) {
     const gate = call.ctx.admission;
     return gate instanceof admission_js_1.CallGate ? gate : undefined;
@@ -492,16 +493,16 @@ exports.authorize = authorize;
 const response_js_1 = require("./wire/response.js");
 const call_js_1 = require("./call/call.js");
 async function authorize(call) {
-    const hook = call.env.authorize;
-    if (hook === undefined || call.plan?.body !== undefined)
+    if (authorize.idle(call))
         return;
     try {
-        await hook(call.tool, call.value, call.handlerContext());
+        await call.env.authorize(call.tool, call.value, call.handlerContext());
     }
     catch (e) {
         return call.reject((0, response_js_1.thrownBody)(call.tool, e, call.env.log, (0, call_js_1.faultFields)(call)));
     }
 }
+authorize.idle = (call) => call.env.authorize === undefined || call.plan?.body !== undefined;
 
   },
   // runtime/call/call.ts of adcp-codegen, its comments left out
@@ -628,7 +629,7 @@ exports.convertDown = convertDown;
 const conversions_js_1 = require("./artifacts/conversions.js");
 const call_js_1 = require("./call/call.js");
 function convertDown(call) {
-    if (!call.converted)
+    if (convertDown.idle(call))
         return;
     const { served, tool, shape, release } = call;
     try {
@@ -643,6 +644,7 @@ function convertDown(call) {
         return call.reject((0, conversions_js_1.conversionFailed)(tool, `the AdCP ${shape.key} answer to AdCP ${release.key}`, e, call.env.log, (0, call_js_1.faultFields)(call)));
     }
 }
+convertDown.idle = (call) => !call.converted;
 
   },
   // runtime/call/convert-up.ts of adcp-codegen, its comments left out
@@ -656,7 +658,7 @@ const errors_js_1 = require("./wire/errors.js");
 const pointer_js_1 = require("./wire/pointer.js");
 const call_js_1 = require("./call/call.js");
 function convertUp(call) {
-    if (!call.converted)
+    if (convertUp.idle(call))
         return;
     const { served, tool, shape } = call;
     let value;
@@ -675,6 +677,7 @@ function convertUp(call) {
     }
     call.value = value;
 }
+convertUp.idle = (call) => !call.converted;
 const UNIONS = new Set(['oneOf', 'anyOf']);
 function defects(issues, gaps) {
     if (gaps.length === 0)
@@ -769,9 +772,9 @@ const idempotency_errors_js_1 = require("./wire/idempotency-errors.js");
 const response_js_1 = require("./wire/response.js");
 const call_js_1 = require("./call/call.js");
 async function governance(call) {
-    const enforcing = call.env.services.governanceEnforcement;
-    if (enforcing === undefined || !enforcing.settings.tasks.has(call.tool) || call.plan?.body !== undefined)
+    if (governance.idle(call))
         return;
+    const enforcing = call.env.services.governanceEnforcement;
     let outcome;
     try {
         outcome = await enforcing.gate({ tool: call.tool, args: call.args, value: call.value, principal: call.ctx.principal ?? '', ...(call.ctx.auth !== undefined ? { auth: call.ctx.auth } : {}) });
@@ -796,6 +799,10 @@ async function governance(call) {
         return answer;
     });
 }
+governance.idle = (call) => {
+    const enforcing = call.env.services.governanceEnforcement;
+    return enforcing === undefined || !enforcing.settings.tasks.has(call.tool) || call.plan?.body !== undefined;
+};
 
   },
   // runtime/call/handle.ts of adcp-codegen, its comments left out
@@ -857,10 +864,12 @@ exports.idempotency = idempotency;
 const idempotency_errors_js_1 = require("./wire/idempotency-errors.js");
 const call_js_1 = require("./call/call.js");
 async function idempotency(call) {
-    const kind = call.release.idempotency?.[call.tool];
+    if (idempotency.idle(call))
+        return;
+    const kind = call.release.idempotency[call.tool];
     const key = call.args.idempotency_key;
-    const service = kind === undefined || typeof key !== 'string' ? undefined : call.env.services.idempotency;
-    if (service === undefined || kind === undefined || typeof key !== 'string')
+    const service = call.env.services.idempotency;
+    if (service === undefined)
         return;
     let outcome;
     try {
@@ -900,6 +909,7 @@ async function idempotency(call) {
             });
     }
 }
+idempotency.idle = (call) => call.release.idempotency?.[call.tool] === undefined || typeof call.args.idempotency_key !== 'string';
 
   },
   // runtime/call/merge-items.ts of adcp-codegen, its comments left out
@@ -908,9 +918,10 @@ async function idempotency(call) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.mergeItems = mergeItems;
 function mergeItems(call) {
-    if (call.plan !== undefined && call.plan.body === undefined)
+    if (!mergeItems.idle(call))
         call.body = call.plan.merge(call.body);
 }
+mergeItems.idle = (call) => call.plan === undefined || call.plan.body !== undefined;
 
   },
   // runtime/call/parse.ts of adcp-codegen, its comments left out
@@ -1015,6 +1026,8 @@ async function watched(call, stages, watch) {
 async function run(call, stages, watch) {
     let answer = undefined;
     for (const stage of stages) {
+        if (stage.idle?.(call) === true)
+            continue;
         const step = watch === undefined ? stage(call) : watch.stage(stage, call);
         answer = step instanceof Promise ? await step : step;
         if (answer !== undefined)
@@ -1039,14 +1052,14 @@ async function hooks(call, answer) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.pushConfig = pushConfig;
 async function pushConfig(call) {
-    const push = call.asked.push_notification_config;
-    if (push === undefined)
+    if (pushConfig.idle(call))
         return;
-    const verdict = await call.env.services.vetPush(push);
+    const verdict = await call.env.services.vetPush(call.asked.push_notification_config);
     if (verdict.refused !== undefined)
         return call.reject(verdict.refused.toBody());
     call.pushUnusable = verdict.unusable;
 }
+pushConfig.idle = (call) => call.asked.push_notification_config === undefined;
 
   },
   // runtime/call/read.ts of adcp-codegen, its comments left out
@@ -1322,67 +1335,86 @@ function watchCall(log, call) {
     const o = (0, otel_js_1.otel)();
     if (!logging && o === undefined)
         return undefined;
-    const started = performance.now();
-    const trace = call.ctx.trace;
-    const tracing = o?.tracing === true ? o.api : undefined;
-    let span;
-    let stages;
-    if (tracing !== undefined) {
-        const parent = (0, otel_js_1.parentContext)(tracing, trace);
-        const kind = tracing.trace.getSpan(tracing.context.active()) === undefined ? tracing.SpanKind.SERVER : tracing.SpanKind.INTERNAL;
-        span = (0, otel_js_1.tracerOf)(tracing).startSpan(`adcp ${clip(call.tool)}`, { kind, attributes: { 'adcp.tool': clip(call.tool) } }, parent);
-        if (span.isRecording()) {
-            const inside = tracing.trace.setSpan(parent, span);
-            stages = (name, run) => inStageSpan(tracing, inside, o.contexts, name, run);
+    return new Watch(logging ? log : undefined, o, call);
+}
+class Watch {
+    log;
+    o;
+    call;
+    started = performance.now();
+    span;
+    traced;
+    constructor(log, o, call) {
+        this.log = log;
+        this.o = o;
+        this.call = call;
+        const trace = call.ctx.trace;
+        if (o?.tracing === true) {
+            const { api } = o;
+            const active = api.context.active();
+            const under = api.trace.getSpan(active) !== undefined;
+            const parent = under ? active : (0, otel_js_1.parentContext)(api, active, trace);
+            const tracer = (0, otel_js_1.tracerOf)(api);
+            const named = spanOf(call);
+            const span = tracer.startSpan(named.name, { kind: under ? api.SpanKind.INTERNAL : api.SpanKind.SERVER, attributes: named.attributes }, parent);
+            this.span = span;
+            if (span.isRecording())
+                this.traced = { api, tracer, inside: api.trace.setSpan(parent, span), contexts: o.contexts };
         }
+        call.requestId = requestId(trace, this.span);
     }
-    call.requestId = requestId(trace, span);
-    const finish = (answer, error) => {
-        const seconds = (performance.now() - started) / 1000;
+    stage(stage, call) {
+        return this.traced === undefined ? stage(call) : inStageSpan(this.traced, stage.name, () => stage(call));
+    }
+    hooks(run) {
+        return this.traced === undefined ? run() : inStageSpan(this.traced, 'answer', run);
+    }
+    end(answer) {
+        this.finish(answer, undefined);
+    }
+    fail(error) {
+        this.finish(undefined, error);
+    }
+    finish(answer, error) {
+        const ms = performance.now() - this.started;
+        const { call, span, traced } = this;
         const facts = factsOf(call, answer, error);
-        if (span !== undefined) {
+        if (traced !== undefined) {
             span.setAttributes({ 'adcp.release': call.release.key, 'adcp.outcome': facts.outcome, 'adcp.error_code': facts.code, 'adcp.replayed': call.replayed, 'adcp.principal': call.ctx.principal });
             if (error !== undefined)
                 span.recordException(error);
             if (error !== undefined || (facts.code !== undefined && FAULTS.has(facts.code)))
-                span.setStatus({ code: tracing.SpanStatusCode.ERROR, message: facts.code ?? 'the call failed' });
-            span.end();
+                span.setStatus({ code: traced.api.SpanStatusCode.ERROR, message: facts.code ?? 'the call failed' });
         }
-        if (o?.metering === true) {
-            const metrics = (0, otel_js_1.instrumentsOf)(o.api);
-            const attributes = { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome };
-            if (facts.code !== undefined)
-                attributes['adcp.error_code'] = facts.code;
+        span?.end();
+        if (this.o?.metering === true) {
+            const metrics = (0, otel_js_1.instrumentsOf)(this.o.api);
+            const attributes = metricAttributes(facts);
             metrics.calls.add(1, attributes);
-            metrics.duration.record(seconds, attributes);
+            metrics.duration.record(ms / 1000, attributes);
         }
-        if (logging) {
-            log.call({
-                event: 'call',
-                tool: clip(call.tool),
-                release: call.release.key,
-                principal: call.ctx.principal ?? null,
-                outcome: facts.outcome,
-                ...(facts.code !== undefined ? { error_code: facts.code } : {}),
-                duration_ms: Math.round(seconds * 1e6) / 1e3,
-                replayed: call.replayed,
-                request_id: call.requestId,
-                ...(span !== undefined ? { trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId } : {}),
-            });
+        if (this.log !== undefined) {
+            const line = { event: 'call', tool: clip(call.tool), release: call.release.key, principal: call.ctx.principal ?? null, outcome: facts.outcome };
+            if (facts.code !== undefined)
+                line.error_code = facts.code;
+            line.duration_ms = Math.round(ms * 1e3) / 1e3;
+            line.replayed = call.replayed;
+            line.request_id = call.requestId;
+            if (span !== undefined) {
+                const { traceId, spanId } = span.spanContext();
+                line.trace_id = traceId;
+                line.span_id = spanId;
+            }
+            this.log.call(line);
         }
-    };
-    return {
-        stage: stages === undefined ? (stage, c) => stage(c) : (stage, c) => stages(stage.name, () => stage(c)),
-        hooks: stages === undefined ? (run) => run() : (run) => stages('answer', run),
-        end: (answer) => finish(answer, undefined),
-        fail: (error) => finish(undefined, error),
-    };
+    }
 }
-function inStageSpan(api, parent, contexts, name, run) {
-    const span = (0, otel_js_1.tracerOf)(api).startSpan(`adcp.stage ${name}`, {}, parent);
+function inStageSpan(traced, name, run) {
+    const { api, inside } = traced;
+    const span = traced.tracer.startSpan(`adcp.stage ${name}`, {}, inside);
     const ended = (answer) => {
         if (answer !== undefined)
-            span.setAttributes({ 'adcp.stage.answered': true, ...(answer.isError === true ? { 'adcp.error_code': codeOf(answer) } : {}) });
+            span.setAttributes(answer.isError === true ? { 'adcp.stage.answered': true, 'adcp.error_code': codeOf(answer) } : ANSWERED);
         span.end();
         return answer;
     };
@@ -1394,13 +1426,14 @@ function inStageSpan(api, parent, contexts, name, run) {
     };
     let step;
     try {
-        step = contexts ? api.context.with(api.trace.setSpan(parent, span), run) : run();
+        step = traced.contexts ? api.context.with(api.trace.setSpan(inside, span), run) : run();
     }
     catch (e) {
         return failed(e);
     }
     return step instanceof Promise ? step.then(ended, failed) : ended(step);
 }
+const ANSWERED = Object.freeze({ 'adcp.stage.answered': true });
 function factsOf(call, answer, error) {
     const unknown = error !== null && typeof error === 'object' && error.name === 'UnknownToolError';
     const tool = unknown ? '(unknown)' : clip(call.tool);
@@ -1414,6 +1447,28 @@ function factsOf(call, answer, error) {
 function codeOf(answer) {
     const error = answer.structuredContent?.adcp_error;
     return typeof error?.code === 'string' ? error.code : undefined;
+}
+const MEMO_MAX = 1024;
+const metricSets = new Map();
+const spanNames = new Map();
+function memo(map, key, make) {
+    let made = map.get(key);
+    if (made === undefined) {
+        made = make();
+        if (map.size < MEMO_MAX)
+            map.set(key, made);
+    }
+    return made;
+}
+function metricAttributes(facts) {
+    return memo(metricSets, `${facts.tool}\n${facts.outcome}\n${facts.code ?? ''}`, () => Object.freeze(facts.code === undefined ? { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome } : { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome, 'adcp.error_code': facts.code }));
+}
+function spanOf(call) {
+    const make = () => {
+        const tool = clip(call.tool);
+        return { name: `adcp ${tool}`, attributes: Object.freeze({ 'adcp.tool': tool }) };
+    };
+    return typeof call.tool === 'string' && call.served.tools.has(call.tool) ? memo(spanNames, call.tool, make) : make();
 }
 function requestId(trace, span) {
     const parent = trace?.traceparent !== undefined ? (0, otel_js_1.traceparent)(trace.traceparent) : undefined;
@@ -1437,6 +1492,7 @@ exports.registerLog = registerLog;
 exports.logOf = logOf;
 exports.runtimeLog = runtimeLog;
 const node_os_1 = require("node:os");
+const node_worker_threads_1 = require("node:worker_threads");
 const agent_require_js_1 = require("./artifacts/agent-require.js");
 exports.LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const SILENT = { calls: () => false, enabled: () => false, call() { }, info() { }, warn() { }, error() { }, prepare() { } };
@@ -1520,7 +1576,21 @@ function defaultLogger(level, profile) {
         process.emitWarning(`adcp-codegen: ${profile} writes no call log: install pino beside the agent (npm install pino) or pass AgentOptions.logger; warnings still go to the process's warnings`);
         return null;
     }
-    return pino({ level, base: { pid: process.pid, hostname: (0, node_os_1.hostname)(), agent: profile } }, process.stderr);
+    return pino({ level, base: { pid: process.pid, hostname: (0, node_os_1.hostname)(), agent: profile } }, stderrOf(pino));
+}
+let stderr;
+function stderrOf(pino) {
+    if (stderr === undefined) {
+        stderr = pino.destination({ dest: 2, sync: !node_worker_threads_1.isMainThread });
+        let said = false;
+        stderr.on('error', (e) => {
+            if (said || e.code === 'EPIPE')
+                return;
+            said = true;
+            process.emitWarning(`adcp-codegen: the log could not be written to stderr: ${e.message}`);
+        });
+    }
+    return stderr;
 }
 
   },
@@ -1538,27 +1608,31 @@ const agent_require_js_1 = require("./artifacts/agent-require.js");
 const REGISTRY = Symbol.for('opentelemetry.js.api.1');
 exports.INSTRUMENTATION = 'adcp-codegen';
 let api;
+let last;
 function otel() {
     const registry = globalThis[REGISTRY];
     if (registry === undefined)
         return undefined;
-    const tracing = registry.trace !== undefined;
-    const metering = registry.metrics !== undefined;
-    if (!tracing && !metering)
-        return undefined;
-    if (api === undefined) {
+    const { trace, metrics, context } = registry;
+    if (last !== undefined && last.trace === trace && last.metrics === metrics && last.context === context)
+        return last.otel;
+    const tracing = trace !== undefined;
+    const metering = metrics !== undefined;
+    if ((tracing || metering) && api === undefined) {
         try {
-            api = (0, agent_require_js_1.agentRequire)()('@opentelemetry/api');
+            const m = (0, agent_require_js_1.agentRequire)()('@opentelemetry/api');
+            api = { trace: m.trace, context: m.context, propagation: m.propagation, metrics: m.metrics, createTraceState: m.createTraceState, SpanKind: m.SpanKind, SpanStatusCode: m.SpanStatusCode };
         }
         catch {
             api = null;
         }
     }
-    return api === null ? undefined : { api, tracing, metering, contexts: registry.context !== undefined };
+    const made = (!tracing && !metering) || api === null || api === undefined ? undefined : { api, tracing, metering, contexts: context !== undefined };
+    last = { trace, metrics, context, otel: made };
+    return made;
 }
-function parentContext(api, trace) {
-    const active = api.context.active();
-    if (api.trace.getSpan(active) !== undefined || trace?.traceparent === undefined)
+function parentContext(api, active, trace) {
+    if (trace?.traceparent === undefined)
         return active;
     if (api.propagation.fields().length > 0) {
         const carrier = { traceparent: trace.traceparent };

@@ -84,7 +84,7 @@ export class Admission {
    * first (an unsigned registration of webhook credentials is `request_signature_required` whoever calls: vector 027).
    */
   tool(methods: readonly string[], tool: string): Refusal | undefined {
-    return this.#refuse(this.#signature(methods, tool) ?? (this.#signing ? undefined : this.#credentials(this.rules.publicTools.has(tool))));
+    return this.#refuse(this.#signature(methods, tool) ?? (this.signing ? undefined : this.#credentials(this.rules.publicTools.has(tool))));
   }
 
   /**
@@ -92,11 +92,11 @@ export class Admission {
    * profile does not serve).
    */
   args(methods: readonly string[], tool: string, args: unknown): Refusal | undefined {
-    return this.#refuse(this.#signature(methods, tool, args) ?? (this.#signing ? this.#credentials(this.rules.publicTools.has(tool)) : undefined));
+    return this.#refuse(this.#signature(methods, tool, args) ?? (this.signing ? this.#credentials(this.rules.publicTools.has(tool)) : undefined));
   }
 
-  /** Whether the signing policy judges this request's calls. */
-  get #signing(): boolean {
+  /** Whether the signing policy judges this request's calls (by their arguments too: `args`). */
+  get signing(): boolean {
     return this.rules.signatures !== undefined && this.verdict !== undefined;
   }
 

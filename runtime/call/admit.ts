@@ -26,11 +26,14 @@ export function admit(call: Call): Answer | void {
 }
 
 export function admitArgs(call: Call): Answer | void {
-  const gate = gateOf(call);
-  if (gate === undefined) return;
+  if (admitArgs.idle(call)) return;
+  const gate = gateOf(call)!;
   const refused = gate.args(call.tool, call.args);
   if (refused !== undefined) return call.reject(refusalError(call.tool, refused));
 }
+
+/** Only where the signing policy judges the request does a call's admission read its arguments. */
+admitArgs.idle = (call: Call): boolean => gateOf(call)?.admission.signing !== true;
 
 function gateOf(call: Call): CallGate | undefined {
   const gate = call.ctx.admission;

@@ -18,8 +18,12 @@ import type { RuntimeLog } from '../ops/log.js';
 /** What a stage answers: the call's answer, ending it, or nothing to go on to the next stage. */
 export type Answer = CallToolResult;
 
-/** A step of the call, Fastify-hook style: small, named, ordered by the list in pipeline.ts. */
-export type Stage = (call: Call) => Answer | void | Promise<Answer | void>;
+/**
+ * A step of the call, Fastify-hook style: small, named, ordered by the list in pipeline.ts. `idle`, on a stage that
+ * applies only to some calls: true when it has nothing to do for this one (the stage's own guard, so the two cannot
+ * drift); runCall then skips it, and it gets no span (ops/call-watch.ts).
+ */
+export type Stage = ((call: Call) => Answer | void | Promise<Answer | void>) & { readonly idle?: (call: Call) => boolean };
 
 /** Run on the way out, last registered first, with the answer the call is about to send (or a replacement). */
 export type OnAnswer = (answer: Answer, call: Call) => Answer | Promise<Answer>;

@@ -6,7 +6,7 @@ import { faultFields, type Answer, type Call } from './call.js';
  * release's response deep-strip. An answer the older release has no form for is UNSUPPORTED_FEATURE naming why.
  */
 export function convertDown(call: Call): Answer | void {
-  if (!call.converted) return;
+  if (convertDown.idle(call)) return;
   const { served, tool, shape, release } = call;
   try {
     const down = served.convertDown(shape, release, tool, call.body, call.asked);
@@ -19,3 +19,6 @@ export function convertDown(call: Call): Answer | void {
     return call.reject(conversionFailed(tool, `the AdCP ${shape.key} answer to AdCP ${release.key}`, e, call.env.log, faultFields(call)));
   }
 }
+
+/** The handler is written in the answering release: nothing to convert. */
+convertDown.idle = (call: Call): boolean => !call.converted;

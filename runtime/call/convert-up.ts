@@ -13,7 +13,7 @@ import { faultFields, type Answer, type Call } from './call.js';
  * optional, generator/compile/convert/gaps.ts), so its absence is no defect.
  */
 export function convertUp(call: Call): Answer | void {
-  if (!call.converted) return;
+  if (convertUp.idle(call)) return;
   const { served, tool, shape } = call;
   let value: Record<string, unknown>;
   try {
@@ -30,6 +30,9 @@ export function convertUp(call: Call): Answer | void {
   }
   call.value = value;
 }
+
+/** The handler is written in the answering release: nothing to convert. */
+convertUp.idle = (call: Call): boolean => !call.converted;
 
 /** Keywords whose issue sums up the failed arms of a union at its pointer. */
 const UNIONS = new Set(['oneOf', 'anyOf']);

@@ -11,8 +11,8 @@ import { faultFields, type Answer, type Call } from './call.js';
  * tool it does not govern, costs a map lookup.
  */
 export async function governance(call: Call): Promise<Answer | void> {
-  const enforcing = call.env.services.governanceEnforcement;
-  if (enforcing === undefined || !enforcing.settings.tasks.has(call.tool) || call.plan?.body !== undefined) return;
+  if (governance.idle(call)) return;
+  const enforcing = call.env.services.governanceEnforcement!;
   let outcome: Awaited<ReturnType<typeof enforcing.gate>>;
   try {
     outcome = await enforcing.gate({ tool: call.tool, args: call.args, value: call.value, principal: call.ctx.principal ?? '', ...(call.ctx.auth !== undefined ? { auth: call.ctx.auth } : {}) });
@@ -36,3 +36,9 @@ export async function governance(call: Call): Promise<Answer | void> {
     return answer;
   });
 }
+
+/** A profile that enforces nothing, a tool it does not govern, a batch answered without its handler. */
+governance.idle = (call: Call): boolean => {
+  const enforcing = call.env.services.governanceEnforcement;
+  return enforcing === undefined || !enforcing.settings.tasks.has(call.tool) || call.plan?.body !== undefined;
+};

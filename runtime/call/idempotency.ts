@@ -10,11 +10,12 @@ import { faultFields, success, type Answer, type Call } from './call.js';
  * when its execution could not be recorded.
  */
 export async function idempotency(call: Call): Promise<Answer | void> {
-  const kind = call.release.idempotency?.[call.tool];
-  const key = call.args.idempotency_key;
+  if (idempotency.idle(call)) return;
+  const kind = call.release.idempotency![call.tool]!;
+  const key = call.args.idempotency_key as string;
   // Only now the service (and the store under it) is made: a call that takes no key never loads either.
-  const service = kind === undefined || typeof key !== 'string' ? undefined : call.env.services.idempotency;
-  if (service === undefined || kind === undefined || typeof key !== 'string') return;
+  const service = call.env.services.idempotency;
+  if (service === undefined) return;
   let outcome: Outcome;
   try {
     outcome = await service.begin({ principal: call.ctx.principal ?? '', account: call.args.account, tool: call.tool, key, kind, args: call.args });
@@ -50,3 +51,6 @@ export async function idempotency(call: Call): Promise<Answer | void> {
       });
   }
 }
+
+/** A tool without the replay contract, or a call without a key (parse has refused one the tool requires). */
+idempotency.idle = (call: Call): boolean => call.release.idempotency?.[call.tool] === undefined || typeof call.args.idempotency_key !== 'string';

@@ -24,7 +24,7 @@ export const STAGES: readonly Stage[] = [admit, read, admitArgs, credentials, se
 
 /**
  * Runs the stages, then the answer hooks they registered (last first), and returns the call's answer; watched
- * (ops/call-watch.ts: its log line, its spans, one per stage, its metrics) when anything watches.
+ * (ops/call-watch.ts: its log line, its spans, one per stage that runs, its metrics) when anything watches.
  */
 export function runCall(call: Call, stages: readonly Stage[] = STAGES): Promise<Answer> {
   const watch = watchCall(call.env.log, call);
@@ -46,6 +46,8 @@ async function watched(call: Call, stages: readonly Stage[], watch: CallWatch): 
 async function run(call: Call, stages: readonly Stage[], watch: CallWatch | undefined): Promise<Answer> {
   let answer: Answer | void = undefined;
   for (const stage of stages) {
+    // A stage with nothing to do for this call is not run (nor traced): its own guard says so (call.ts, Stage).
+    if (stage.idle?.(call) === true) continue;
     const step = watch === undefined ? stage(call) : watch.stage(stage, call);
     answer = step instanceof Promise ? await step : step;
     if (answer !== undefined) break;

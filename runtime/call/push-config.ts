@@ -12,9 +12,11 @@ import type { Answer, Call } from './call.js';
  * nothing here: no service is made, no module loaded.
  */
 export async function pushConfig(call: Call): Promise<Answer | void> {
-  const push = call.asked.push_notification_config;
-  if (push === undefined) return;
-  const verdict = await call.env.services.vetPush(push);
+  if (pushConfig.idle(call)) return;
+  const verdict = await call.env.services.vetPush(call.asked.push_notification_config);
   if (verdict.refused !== undefined) return call.reject(verdict.refused.toBody());
   call.pushUnusable = verdict.unusable;
 }
+
+/** No push_notification_config: nothing to check. */
+pushConfig.idle = (call: Call): boolean => call.asked.push_notification_config === undefined;

@@ -2,13 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { CallTrace } from '../api/ops-types.js';
 import type { Answer, Call, Stage } from '../call/call.js';
 import type { RuntimeLog } from './log.js';
-import { instrumentsOf, otel, parentContext, tracerOf, traceparent, type Attributes, type OtelApi, type OtelContext, type Span } from './otel.js';
+import { instrumentsOf, otel, parentContext, tracerOf, traceparent, type Attributes, type Otel, type OtelApi, type OtelContext, type Span, type Tracer } from './otel.js';
 
 /**
- * What watches one call, for call/pipeline.ts's runCall: its log line, its spans (one for the call, one per stage,
- * each stage run in its span's context so a handler's own spans nest under `handle`), its metrics. Generic over the
- * stages: a stage is named by its function. Made only when something watches — the log writes call lines, or a
+ * What watches one call, for call/pipeline.ts's runCall: its log line, its spans (one for the call, one per stage
+ * that runs, each run in its span's context so a handler's own spans nest under `handle`), its metrics. Generic over
+ * the stages: a stage is named by its function. Made only when something watches — the log writes call lines, or a
  * tracer or meter provider is registered — so an agent with neither pays one check a call.
+ *
+ * What a watched call costs is kept to what it reports (bench/observe measures it): a call its sampler leaves out
+ * gets no stage span and no attribute work; the per-tool span name and attributes, and the metric attributes per
+ * (tool, outcome, error code), are made once, not per call; one clock reading starts the call, one ends it, for its
+ * duration metric and log line alike.
  */
 export interface CallWatch {
   stage(stage: Stage, call: Call): ReturnType<Stage>;
@@ -27,59 +32,86 @@ export function watchCall(log: RuntimeLog, call: Call): CallWatch | undefined {
   const logging = log.calls();
   const o = otel();
   if (!logging && o === undefined) return undefined;
-  const started = performance.now();
-  const trace = call.ctx.trace as CallTrace | undefined;
-  const tracing = o?.tracing === true ? o.api : undefined;
-  let span: Span | undefined;
-  let stages: ((name: string, run: () => Answer | void | Promise<Answer | void>) => Answer | void | Promise<Answer | void>) | undefined;
-  if (tracing !== undefined) {
-    const parent = parentContext(tracing, trace);
-    const kind = tracing.trace.getSpan(tracing.context.active()) === undefined ? tracing.SpanKind.SERVER : tracing.SpanKind.INTERNAL;
-    span = tracerOf(tracing).startSpan(`adcp ${clip(call.tool)}`, { kind, attributes: { 'adcp.tool': clip(call.tool) } }, parent);
-    // A call its sampler left out gets no stage spans: they would record nothing either.
-    if (span.isRecording()) {
-      const inside = tracing.trace.setSpan(parent, span);
-      stages = (name, run) => inStageSpan(tracing, inside, o!.contexts, name, run);
+  return new Watch(logging ? log : undefined, o, call);
+}
+
+class Watch implements CallWatch {
+  private readonly started = performance.now();
+  /** The call's span, when a tracer provider is registered (recording or not: its trace id names the call). */
+  private readonly span: Span | undefined;
+  /** When the call's span records: the API, its tracer, and the context its stage spans start in. */
+  private readonly traced: { readonly api: OtelApi; readonly tracer: Tracer; readonly inside: OtelContext; readonly contexts: boolean } | undefined;
+
+  constructor(
+    private readonly log: RuntimeLog | undefined,
+    private readonly o: Otel | undefined,
+    private readonly call: Call,
+  ) {
+    const trace = call.ctx.trace as CallTrace | undefined;
+    if (o?.tracing === true) {
+      const { api } = o;
+      const active = api.context.active();
+      // Under an active span (an HTTP instrumentation's server span) the call's is INTERNAL; else it is where the call
+      // arrives: SERVER, continuing the caller's trace context.
+      const under = api.trace.getSpan(active) !== undefined;
+      const parent = under ? active : parentContext(api, active, trace);
+      const tracer = tracerOf(api);
+      const named = spanOf(call);
+      const span = tracer.startSpan(named.name, { kind: under ? api.SpanKind.INTERNAL : api.SpanKind.SERVER, attributes: named.attributes }, parent);
+      this.span = span;
+      // A call its sampler left out gets no stage spans: they would record nothing either.
+      if (span.isRecording()) this.traced = { api, tracer, inside: api.trace.setSpan(parent, span), contexts: o.contexts };
+    }
+    call.requestId = requestId(trace, this.span);
+  }
+
+  stage(stage: Stage, call: Call): ReturnType<Stage> {
+    return this.traced === undefined ? stage(call) : inStageSpan(this.traced, stage.name, () => stage(call));
+  }
+
+  hooks(run: () => Promise<Answer>): Promise<Answer> {
+    return this.traced === undefined ? run() : (inStageSpan(this.traced, 'answer', run) as Promise<Answer>);
+  }
+
+  end(answer: Answer): void {
+    this.finish(answer, undefined);
+  }
+
+  fail(error: unknown): void {
+    this.finish(undefined, error);
+  }
+
+  private finish(answer: Answer | undefined, error: unknown): void {
+    const ms = performance.now() - this.started;
+    const { call, span, traced } = this;
+    const facts = factsOf(call, answer, error);
+    if (traced !== undefined) {
+      span!.setAttributes({ 'adcp.release': call.release.key, 'adcp.outcome': facts.outcome, 'adcp.error_code': facts.code, 'adcp.replayed': call.replayed, 'adcp.principal': call.ctx.principal });
+      if (error !== undefined) span!.recordException(error);
+      if (error !== undefined || (facts.code !== undefined && FAULTS.has(facts.code))) span!.setStatus({ code: traced.api.SpanStatusCode.ERROR, message: facts.code ?? 'the call failed' });
+    }
+    span?.end();
+    if (this.o?.metering === true) {
+      const metrics = instrumentsOf(this.o.api);
+      const attributes = metricAttributes(facts);
+      metrics.calls.add(1, attributes);
+      metrics.duration.record(ms / 1000, attributes);
+    }
+    if (this.log !== undefined) {
+      // Built in its final order, each field once; fields that do not apply are left out, not null.
+      const line: Record<string, unknown> = { event: 'call', tool: clip(call.tool), release: call.release.key, principal: call.ctx.principal ?? null, outcome: facts.outcome };
+      if (facts.code !== undefined) line.error_code = facts.code;
+      line.duration_ms = Math.round(ms * 1e3) / 1e3;
+      line.replayed = call.replayed;
+      line.request_id = call.requestId;
+      if (span !== undefined) {
+        const { traceId, spanId } = span.spanContext();
+        line.trace_id = traceId;
+        line.span_id = spanId;
+      }
+      this.log.call(line);
     }
   }
-  call.requestId = requestId(trace, span);
-  const finish = (answer: Answer | undefined, error: unknown): void => {
-    const seconds = (performance.now() - started) / 1000;
-    const facts = factsOf(call, answer, error);
-    if (span !== undefined) {
-      span.setAttributes({ 'adcp.release': call.release.key, 'adcp.outcome': facts.outcome, 'adcp.error_code': facts.code, 'adcp.replayed': call.replayed, 'adcp.principal': call.ctx.principal });
-      if (error !== undefined) span.recordException(error);
-      if (error !== undefined || (facts.code !== undefined && FAULTS.has(facts.code))) span.setStatus({ code: tracing!.SpanStatusCode.ERROR, message: facts.code ?? 'the call failed' });
-      span.end();
-    }
-    if (o?.metering === true) {
-      const metrics = instrumentsOf(o.api);
-      const attributes: Attributes = { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome };
-      if (facts.code !== undefined) attributes['adcp.error_code'] = facts.code;
-      metrics.calls.add(1, attributes);
-      metrics.duration.record(seconds, attributes);
-    }
-    if (logging) {
-      log.call({
-        event: 'call',
-        tool: clip(call.tool),
-        release: call.release.key,
-        principal: call.ctx.principal ?? null,
-        outcome: facts.outcome,
-        ...(facts.code !== undefined ? { error_code: facts.code } : {}),
-        duration_ms: Math.round(seconds * 1e6) / 1e3,
-        replayed: call.replayed,
-        request_id: call.requestId,
-        ...(span !== undefined ? { trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId } : {}),
-      });
-    }
-  };
-  return {
-    stage: stages === undefined ? (stage, c) => stage(c) : (stage, c) => stages(stage.name, () => stage(c)),
-    hooks: stages === undefined ? (run) => run() : (run) => stages('answer', run) as Promise<Answer>,
-    end: (answer) => finish(answer, undefined),
-    fail: (error) => finish(undefined, error),
-  };
 }
 
 /**
@@ -87,10 +119,15 @@ export function watchCall(log: RuntimeLog, call: Call): CallWatch | undefined {
  * manager is registered (a handler's own spans then nest under `handle`), and plainly when none is, where activating
  * it would change nothing and cost a context per stage.
  */
-function inStageSpan<T extends Answer | void>(api: OtelApi, parent: OtelContext, contexts: boolean, name: string, run: () => T | Promise<T>): T | Promise<T> {
-  const span = tracerOf(api).startSpan(`adcp.stage ${name}`, {}, parent);
+function inStageSpan<T extends Answer | void>(
+  traced: { readonly api: OtelApi; readonly tracer: Tracer; readonly inside: OtelContext; readonly contexts: boolean },
+  name: string,
+  run: () => T | Promise<T>,
+): T | Promise<T> {
+  const { api, inside } = traced;
+  const span = traced.tracer.startSpan(`adcp.stage ${name}`, {}, inside);
   const ended = (answer: T): T => {
-    if (answer !== undefined) span.setAttributes({ 'adcp.stage.answered': true, ...(answer.isError === true ? { 'adcp.error_code': codeOf(answer) } : {}) });
+    if (answer !== undefined) span.setAttributes(answer.isError === true ? { 'adcp.stage.answered': true, 'adcp.error_code': codeOf(answer) } : ANSWERED);
     span.end();
     return answer;
   };
@@ -102,15 +139,24 @@ function inStageSpan<T extends Answer | void>(api: OtelApi, parent: OtelContext,
   };
   let step: T | Promise<T>;
   try {
-    step = contexts ? api.context.with(api.trace.setSpan(parent, span), run) : run();
+    step = traced.contexts ? api.context.with(api.trace.setSpan(inside, span), run) : run();
   } catch (e) {
     return failed(e);
   }
   return step instanceof Promise ? step.then(ended, failed) : ended(step);
 }
 
+const ANSWERED: Attributes = Object.freeze({ 'adcp.stage.answered': true });
+
+interface Facts {
+  /** The tool as metrics name it (bounded). */
+  readonly tool: string;
+  readonly outcome: string;
+  readonly code: string | undefined;
+}
+
 /** The call's tool (bounded), outcome (the answer's status, `failed` for a rejection) and error code. */
-function factsOf(call: Call, answer: Answer | undefined, error: unknown): { tool: string; outcome: string; code: string | undefined } {
+function factsOf(call: Call, answer: Answer | undefined, error: unknown): Facts {
   // A tool the profile does not serve is the caller's text: its metric series is one, whatever it was.
   const unknown = error !== null && typeof error === 'object' && (error as Error).name === 'UnknownToolError';
   const tool = unknown ? '(unknown)' : clip(call.tool);
@@ -123,6 +169,36 @@ function factsOf(call: Call, answer: Answer | undefined, error: unknown): { tool
 function codeOf(answer: Answer): string | undefined {
   const error = answer.structuredContent?.adcp_error as { code?: unknown } | undefined;
   return typeof error?.code === 'string' ? error.code : undefined;
+}
+
+/** Attribute sets made once and reused, up to a bound (each is also a metric series: there are few). */
+const MEMO_MAX = 1024;
+const metricSets = new Map<string, Attributes>();
+const spanNames = new Map<string, { readonly name: string; readonly attributes: Attributes }>();
+
+function memo<T>(map: Map<string, T>, key: string, make: () => T): T {
+  let made = map.get(key);
+  if (made === undefined) {
+    made = make();
+    if (map.size < MEMO_MAX) map.set(key, made);
+  }
+  return made;
+}
+
+/** The metric attributes of a call's facts: by tool, outcome and error code. */
+function metricAttributes(facts: Facts): Attributes {
+  return memo(metricSets, `${facts.tool}\n${facts.outcome}\n${facts.code ?? ''}`, () =>
+    Object.freeze(facts.code === undefined ? { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome } : { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome, 'adcp.error_code': facts.code }),
+  );
+}
+
+/** The call span's name and starting attributes (what a sampler sees), per tool the profile serves. */
+function spanOf(call: Call): { readonly name: string; readonly attributes: Attributes } {
+  const make = () => {
+    const tool = clip(call.tool);
+    return { name: `adcp ${tool}`, attributes: Object.freeze({ 'adcp.tool': tool }) };
+  };
+  return typeof call.tool === 'string' && call.served.tools.has(call.tool) ? memo(spanNames, call.tool, make) : make();
 }
 
 /**

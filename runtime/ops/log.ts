@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { isMainThread } from 'node:worker_threads';
 import type { Logger } from '../api/ops-types.js';
 import { agentRequire } from '../artifacts/agent-require.js';
 
@@ -9,8 +10,11 @@ import { agentRequire } from '../artifacts/agent-require.js';
  *
  * Where it goes: `AgentOptions.logger` (pino, or anything with pino's `(fields, message)` methods), or nowhere with
  * `logger: false`; by default pino, resolved beside the set like every package the runtime uses, writing JSON lines
- * to stderr at `ADCP_LOG_LEVEL` (default `info`). stderr, not stdout: an agent's stdout may be a protocol (an MCP
- * stdio server) or its own output. pino is loaded on first need (`prepare()` at a server's start), never by a bare
+ * to stderr at `ADCP_LOG_LEVEL` (default `info`) through pino's own default destination (sonic-boom, asynchronous:
+ * lines written while a write is in flight go out together in the next, so a busy agent makes one write for many
+ * calls and never waits on a slow reader; whatever is buffered is written out when the process exits, pino's exit
+ * hook). stderr, not stdout: an agent's stdout may be a protocol (an MCP stdio server) or its own output. pino is
+ * loaded on first need (`prepare()` at a server's start), never by a bare
  * `loadProfile`. Without pino installed the runtime falls back to what it did before: warnings and faults through
  * `process.emitWarning`, start and stop lines as plain text on stderr, no call lines (said once).
  */
@@ -32,6 +36,7 @@ export const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 
 
 interface PinoModule {
   (options: Record<string, unknown>, stream: NodeJS.WritableStream): Logger;
+  destination(options: { dest: number; sync: boolean }): NodeJS.WritableStream;
 }
 
 const SILENT: RuntimeLog = { calls: () => false, enabled: () => false, call() {}, info() {}, warn() {}, error() {}, prepare() {} };
@@ -122,5 +127,26 @@ function defaultLogger(level: string, profile: string): Logger | null {
     process.emitWarning(`adcp-codegen: ${profile} writes no call log: install pino beside the agent (npm install pino) or pass AgentOptions.logger; warnings still go to the process's warnings`);
     return null;
   }
-  return pino({ level, base: { pid: process.pid, hostname: hostname(), agent: profile } }, process.stderr);
+  return pino({ level, base: { pid: process.pid, hostname: hostname(), agent: profile } }, stderrOf(pino));
+}
+
+/**
+ * The default loggers' one destination in this process: fd 2 through sonic-boom, asynchronous on the main thread
+ * (where pino's exit hook writes out what is buffered) and synchronous in a worker thread (where it has none). A
+ * write that fails (a full disk; a closed pipe pino already silences) is said once as a process warning, never
+ * thrown: a log that cannot be written is no reason to stop serving.
+ */
+let stderr: NodeJS.WritableStream | undefined;
+function stderrOf(pino: PinoModule): NodeJS.WritableStream {
+  if (stderr === undefined) {
+    stderr = pino.destination({ dest: 2, sync: !isMainThread });
+    let said = false;
+    stderr.on('error', (e: NodeJS.ErrnoException) => {
+      // A closed pipe: pino stops writing; there is no one to tell.
+      if (said || e.code === 'EPIPE') return;
+      said = true;
+      process.emitWarning(`adcp-codegen: the log could not be written to stderr: ${e.message}`);
+    });
+  }
+  return stderr;
 }

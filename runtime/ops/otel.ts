@@ -90,30 +90,38 @@ export interface Otel {
   readonly contexts: boolean;
 }
 
+/** The last answer of otel(), and the registry's entries it was made from: a call reads, it does not allocate. */
+let last: { trace: unknown; metrics: unknown; context: unknown; otel: Otel | undefined } | undefined;
+
 export function otel(): Otel | undefined {
   const registry = (globalThis as { [REGISTRY]?: Registry })[REGISTRY];
   if (registry === undefined) return undefined;
-  const tracing = registry.trace !== undefined;
-  const metering = registry.metrics !== undefined;
-  if (!tracing && !metering) return undefined;
-  if (api === undefined) {
+  const { trace, metrics, context } = registry;
+  if (last !== undefined && last.trace === trace && last.metrics === metrics && last.context === context) return last.otel;
+  const tracing = trace !== undefined;
+  const metering = metrics !== undefined;
+  if ((tracing || metering) && api === undefined) {
     try {
-      api = agentRequire()('@opentelemetry/api') as OtelApi;
+      // Read once into a plain object: the package's exports are getters, which a call would otherwise pay for each
+      // time it reads `trace` or `context`.
+      const m = agentRequire()('@opentelemetry/api') as OtelApi;
+      api = { trace: m.trace, context: m.context, propagation: m.propagation, metrics: m.metrics, createTraceState: m.createTraceState, SpanKind: m.SpanKind, SpanStatusCode: m.SpanStatusCode };
     } catch {
       api = null;
     }
   }
-  return api === null ? undefined : { api, tracing, metering, contexts: registry.context !== undefined };
+  const made = (!tracing && !metering) || api === null || api === undefined ? undefined : { api, tracing, metering, contexts: context !== undefined };
+  last = { trace, metrics, context, otel: made };
+  return made;
 }
 
 /**
- * The context a call's span starts in: the active one when it holds a span (an HTTP instrumentation's server span
- * already continued the caller's trace), else the caller's trace context from its headers — through the registered
- * propagator when there is one, else read as W3C Trace Context says.
+ * The context a call's span starts in, from the `active` one holding no span (under an HTTP instrumentation's server
+ * span, which already continued the caller's trace, that one is the parent): the caller's trace context from its
+ * headers — through the registered propagator when there is one, else read as W3C Trace Context says.
  */
-export function parentContext(api: OtelApi, trace: CallTrace | undefined): OtelContext {
-  const active = api.context.active();
-  if (api.trace.getSpan(active) !== undefined || trace?.traceparent === undefined) return active;
+export function parentContext(api: OtelApi, active: OtelContext, trace: CallTrace | undefined): OtelContext {
+  if (trace?.traceparent === undefined) return active;
   if (api.propagation.fields().length > 0) {
     const carrier: Record<string, string> = { traceparent: trace.traceparent };
     if (trace.tracestate !== undefined) carrier.tracestate = trace.tracestate;

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+
 /**
  * The runtime reports operational faults to the agent's log — a handler that threw, an agent served without
  * authentication, a webhook given up on: by default pino's JSON lines on stderr (`npm test` runs at
@@ -37,27 +39,45 @@ function install(): void {
     for (const match of matches) match.seen += 1;
     if (matches.length === 0) for (const print of printers) print.call(process, warning);
   });
-  // The default logger's lines: pino writes each whole, one line per write, to process.stderr.
-  const write = process.stderr.write.bind(process.stderr) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => {
-    const message = typeof chunk === 'string' && chunk.startsWith('{"level":') ? logMessage(chunk) : undefined;
-    if (message !== undefined) {
-      const matches = expected.filter((e) => e.pattern.test(message));
-      for (const match of matches) match.seen += 1;
-      if (matches.length > 0) {
-        const done = rest.find((r): r is () => void => typeof r === 'function');
-        done?.();
-        return true;
-      }
-    }
-    return write(chunk, ...rest);
-  }) as typeof process.stderr.write;
+  // The default logger's lines: pino's destination (sonic-boom) writes them to fd 2 with fs.write, several whole lines
+  // at a time, and with fs.writeSync when the process exits. Each write is passed on without the expected lines, and
+  // reported whole to the writer (what it wrote is what it asked, as far as it can tell).
+  const write = fs.write;
+  const writeSync = fs.writeSync;
+  (fs as { write: unknown }).write = (fd: number, data: unknown, ...rest: unknown[]) => {
+    const kept = fd === 2 && typeof data === 'string' ? unexpected(data) : data;
+    if (kept === data) return (write as (...args: unknown[]) => void)(fd, data, ...rest);
+    const done = rest.find((r): r is (e: Error | null, n: number) => void => typeof r === 'function')!;
+    const all = Buffer.byteLength(data as string);
+    if (kept === '') return void process.nextTick(done, null, all);
+    write(fd, kept as string, (e) => done(e, all));
+  };
+  (fs as { writeSync: unknown }).writeSync = (fd: number, data: unknown, ...rest: unknown[]) => {
+    const kept = fd === 2 && typeof data === 'string' ? unexpected(data) : data;
+    if (kept === data) return (writeSync as (...args: unknown[]) => number)(fd, data, ...rest);
+    if (kept !== '') writeSync(fd, kept as string);
+    return Buffer.byteLength(data as string);
+  };
   process.on('exit', () => {
     const unseen = expected.filter((e) => e.seen === 0);
     if (unseen.length === 0) return;
     process.stderr.write(`expected warning(s) never emitted: ${unseen.map((e) => String(e.pattern)).join(', ')}\n`);
     process.exitCode = 1;
   });
+}
+
+/** The log lines of a write that no expectation matches (each one that matches is counted and left out). */
+function unexpected(text: string): string {
+  if (!text.includes('{"level":')) return text;
+  const lines = text.split('\n');
+  const kept = lines.filter((line) => {
+    const message = line.startsWith('{"level":') ? logMessage(line) : undefined;
+    if (message === undefined) return true;
+    const matches = expected.filter((e) => e.pattern.test(message));
+    for (const match of matches) match.seen += 1;
+    return matches.length === 0;
+  });
+  return kept.length === lines.length ? text : kept.join('\n');
 }
 
 /** A log line's message, or undefined when it is not one. */
