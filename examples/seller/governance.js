@@ -1,5 +1,6 @@
 // @ts-check
 import { Rejection } from '../common/errors.js';
+import { createGovernanceRegistry } from '../common/governance.js';
 
 /**
  * The seller's side of signed governance (docs/governance.md). The runtime verifies every `governance_context` on
@@ -13,34 +14,21 @@ import { Rejection } from '../common/errors.js';
  *   compare with the signed ceiling, and what it will deliver (the planned delivery an online execution check shows
  *   the governance agent before the buy is booked).
  *
- * @typedef {{ buyers?: Readonly<Record<string, { caller: string, brandJson: string }>> }} SellerGovernanceSettings
- *   Default `buyers`: ADCP_GOVERNANCE_BUYERS, a JSON object of principal → { caller, brandJson }.
+ * The buyers and the registrations are kept as every enforcing reference agent keeps them (common/governance.js).
+ *
+ * @typedef {import('../common/governance.js').GovernanceSettings} SellerGovernanceSettings
  */
 
 /** @param {SellerGovernanceSettings} [settings] */
 export function createSellerGovernance(settings = {}) {
-  /** @type {Map<string, { url: string, credentials?: string }>} account_id → its governance agent */
-  const registrations = new Map();
+  const registry = createGovernanceRegistry(settings);
   /** @type {{ accounts: ReturnType<typeof import('./accounts.js').createAccounts>, catalog: ReturnType<typeof import('./catalog.js').createCatalog> } | undefined} */
   let seller;
-  const buyers = settings.buyers ?? (process.env.ADCP_GOVERNANCE_BUYERS ? JSON.parse(process.env.ADCP_GOVERNANCE_BUYERS) : {});
-  /** The seller's account a request names, or undefined (the handler answers an unknown one). */
-  const accountOf = (/** @type {unknown} */ ref) => {
-    try {
-      return seller?.accounts.resolve(/** @type {any} */ (ref));
-    } catch (e) {
-      if (e instanceof Rejection) return undefined;
-      throw e;
-    }
-  };
 
   /** AgentOptions.governance: what the runtime's enforcement asks of the seller. */
   const options = {
-    buyers,
-    registration: (/** @type {Record<string, any>} */ args) => {
-      const account = accountOf(args.account);
-      return account === undefined ? undefined : registrations.get(account.account_id);
-    },
+    buyers: registry.buyers,
+    registration: registry.registration,
     tasks: {
       create_media_buy: {
         /** The prepared result an online execution check presents: what the seller will deliver and commit. */
@@ -68,28 +56,13 @@ export function createSellerGovernance(settings = {}) {
     },
   };
 
-  /** sync_governance: replaces each account's governance agent (AdCP: exactly one per account). */
-  const syncGovernance = (/** @type {{ accounts: Record<string, any>[] }} */ args) => ({
-    accounts: args.accounts.map((entry) => {
-      const account = accountOf(entry.account);
-      if (account === undefined) return { account: entry.account, status: 'failed', errors: [{ code: 'ACCOUNT_NOT_FOUND', message: 'No such account', field: 'account', recovery: 'correctable' }] };
-      const [agent] = entry.governance_agents ?? [];
-      if (agent === undefined) {
-        registrations.delete(account.account_id);
-        return { account: entry.account, status: 'synced' };
-      }
-      registrations.set(account.account_id, { url: agent.url, ...(typeof agent.authentication?.credentials === 'string' ? { credentials: agent.authentication.credentials } : {}) });
-      // Credentials are write-only: the answer names the agent's URL alone.
-      return { account: entry.account, status: 'synced', governance_agents: [{ url: agent.url }] };
-    }),
-  });
-
   return {
     options,
     /** Connects the seller's accounts and catalog (createSeller calls it) and returns the handlers this module serves. */
     bind(/** @type {NonNullable<typeof seller>} */ parts) {
       seller = parts;
-      return { sync_governance: syncGovernance };
+      registry.connect(parts.accounts);
+      return { sync_governance: registry.syncGovernance };
     },
   };
 }
