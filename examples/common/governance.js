@@ -57,3 +57,25 @@ export function createGovernanceRegistry(settings = {}) {
     }),
   };
 }
+
+/**
+ * An enforcing agent's governance: `options` (AgentOptions.governance: the buyers, the registration lookup, the agent's
+ * own `tasks` hooks) and `bind`, which connects the agent's parts once it has made them (`connect` keeps what the hooks
+ * need, such as its catalog) and returns sync_governance.
+ * @template {{ accounts: AccountBook }} P
+ * @param {GovernanceSettings} settings
+ * @param {Record<string, Record<string, Function>>} tasks
+ * @param {(parts: P) => void} connect
+ */
+export function enforcingGovernance(settings, tasks, connect) {
+  const registry = createGovernanceRegistry(settings);
+  return {
+    options: { buyers: registry.buyers, registration: registry.registration, tasks },
+    /** Connects the agent's accounts and parts (the agent's factory calls it) and returns the handlers this module serves. */
+    bind(/** @type {P} */ parts) {
+      connect(parts);
+      registry.connect(parts.accounts);
+      return { sync_governance: registry.syncGovernance };
+    },
+  };
+}

@@ -1,6 +1,6 @@
 // @ts-check
 import { Rejection } from '../common/errors.js';
-import { createGovernanceRegistry } from '../common/governance.js';
+import { enforcingGovernance } from '../common/governance.js';
 
 /**
  * The seller's side of signed governance (docs/governance.md). The runtime verifies every `governance_context` on
@@ -21,48 +21,38 @@ import { createGovernanceRegistry } from '../common/governance.js';
 
 /** @param {SellerGovernanceSettings} [settings] */
 export function createSellerGovernance(settings = {}) {
-  const registry = createGovernanceRegistry(settings);
-  /** @type {{ accounts: ReturnType<typeof import('./accounts.js').createAccounts>, catalog: ReturnType<typeof import('./catalog.js').createCatalog> } | undefined} */
+  /** @typedef {{ accounts: ReturnType<typeof import('./accounts.js').createAccounts>, catalog: ReturnType<typeof import('./catalog.js').createCatalog> }} SellerParts */
+  /** @type {SellerParts | undefined} */
   let seller;
-
-  /** AgentOptions.governance: what the runtime's enforcement asks of the seller. */
-  const options = {
-    buyers: registry.buyers,
-    registration: registry.registration,
-    tasks: {
-      create_media_buy: {
-        /** The prepared result an online execution check presents: what the seller will deliver and commit. */
-        plannedDelivery: (/** @type {Record<string, any>} */ args) => {
-          const commitment = options.tasks.create_media_buy.commitment(args);
-          return {
-            ...(commitment !== undefined ? { total_budget: commitment.amount, currency: commitment.currency } : {}),
-            ...(typeof args.start_time === 'string' && args.start_time !== 'asap' ? { start_time: args.start_time } : {}),
-            ...(typeof args.end_time === 'string' ? { end_time: args.end_time } : {}),
-          };
-        },
-        commitment: (/** @type {Record<string, any>} */ args) => {
-          const packages = Array.isArray(args.packages) ? args.packages : [];
-          if (seller === undefined || packages.length === 0) return undefined;
-          try {
-            const first = seller.catalog.pricingOption(seller.catalog.product(packages[0].product_id, 'packages[0].product_id'), packages[0].pricing_option_id, 'packages[0].pricing_option_id');
-            return { amount: packages.reduce((sum, p) => sum + (typeof p.budget === 'number' ? p.budget : 0), 0), currency: first.currency };
-          } catch (e) {
-            // An unknown product or pricing option: the handler refuses the request; nothing is committed.
-            if (e instanceof Rejection) return undefined;
-            throw e;
-          }
-        },
+  /** The price the seller will commit: the sum of the package budgets, in the pricing options' currency. */
+  const commitment = (/** @type {Record<string, any>} */ args) => {
+    const packages = Array.isArray(args.packages) ? args.packages : [];
+    if (seller === undefined || packages.length === 0) return undefined;
+    try {
+      const first = seller.catalog.pricingOption(seller.catalog.product(packages[0].product_id, 'packages[0].product_id'), packages[0].pricing_option_id, 'packages[0].pricing_option_id');
+      return { amount: packages.reduce((sum, p) => sum + (typeof p.budget === 'number' ? p.budget : 0), 0), currency: first.currency };
+    } catch (e) {
+      // An unknown product or pricing option: the handler refuses the request; nothing is committed.
+      if (e instanceof Rejection) return undefined;
+      throw e;
+    }
+  };
+  // What the runtime's enforcement asks of the seller, beside its buyers and registrations.
+  const tasks = {
+    create_media_buy: {
+      commitment,
+      /** The prepared result an online execution check presents: what the seller will deliver and commit. */
+      plannedDelivery: (/** @type {Record<string, any>} */ args) => {
+        const committed = commitment(args);
+        return {
+          ...(committed !== undefined ? { total_budget: committed.amount, currency: committed.currency } : {}),
+          ...(typeof args.start_time === 'string' && args.start_time !== 'asap' ? { start_time: args.start_time } : {}),
+          ...(typeof args.end_time === 'string' ? { end_time: args.end_time } : {}),
+        };
       },
     },
   };
-
-  return {
-    options,
-    /** Connects the seller's accounts and catalog (createSeller calls it) and returns the handlers this module serves. */
-    bind(/** @type {NonNullable<typeof seller>} */ parts) {
-      seller = parts;
-      registry.connect(parts.accounts);
-      return { sync_governance: registry.syncGovernance };
-    },
-  };
+  return enforcingGovernance(settings, tasks, (/** @type {SellerParts} */ parts) => {
+    seller = parts;
+  });
 }

@@ -1,5 +1,5 @@
 // @ts-check
-import { createGovernanceRegistry } from '../common/governance.js';
+import { enforcingGovernance } from '../common/governance.js';
 
 /**
  * The signals agent's side of signed governance (docs/governance.md, docs/signals-agent.md). The sandbox profile
@@ -28,33 +28,20 @@ export function charge(option) {
 
 /** @param {SignalsGovernanceSettings} [settings] */
 export function createSignalsGovernance(settings = {}) {
-  const registry = createGovernanceRegistry(settings);
   /** @type {import('./catalog.js').Catalog | undefined} */
   let catalog;
-
-  /** AgentOptions.governance: what the runtime's enforcement asks of the signals agent. */
-  const options = {
-    buyers: registry.buyers,
-    registration: registry.registration,
-    tasks: {
-      activate_signal: {
-        governed: (/** @type {Record<string, any>} */ args) => args.action !== 'deactivate',
-        /** Undefined for a request that commits no money: an unpriced signal, or an unknown segment or option (the handler refuses those). */
-        commitment: (/** @type {Record<string, any>} */ args) => {
-          const option = catalog?.bySegment(args.signal_agent_segment_id)?.pricing_options.find((o) => o.pricing_option_id === args.pricing_option_id);
-          return option === undefined ? undefined : charge(option);
-        },
+  // What the runtime's enforcement asks of the signals agent, beside its buyers and registrations.
+  const tasks = {
+    activate_signal: {
+      governed: (/** @type {Record<string, any>} */ args) => args.action !== 'deactivate',
+      /** Undefined for a request that commits no money: an unpriced signal, or an unknown segment or option (the handler refuses those). */
+      commitment: (/** @type {Record<string, any>} */ args) => {
+        const option = catalog?.bySegment(args.signal_agent_segment_id)?.pricing_options.find((o) => o.pricing_option_id === args.pricing_option_id);
+        return option === undefined ? undefined : charge(option);
       },
     },
   };
-
-  return {
-    options,
-    /** Connects the agent's accounts and catalog (createSignalsAgent calls it) and returns the handlers this module serves. */
-    bind(/** @type {{ accounts: import('../common/governance.js').AccountBook, catalog: import('./catalog.js').Catalog }} */ parts) {
-      catalog = parts.catalog;
-      registry.connect(parts.accounts);
-      return { sync_governance: registry.syncGovernance };
-    },
-  };
+  return enforcingGovernance(settings, tasks, (/** @type {{ accounts: import('../common/governance.js').AccountBook, catalog: import('./catalog.js').Catalog }} */ parts) => {
+    catalog = parts.catalog;
+  });
 }
