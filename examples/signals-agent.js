@@ -9,14 +9,24 @@
  *   npm run example:agents && ADCP_GENERATED=.tmp/reference-agents ADCP_PROFILE=signals-agent-sandbox node examples/signals-agent.js
  */
 import { entry } from './agent-entry.js';
+import { createSignalsGovernance } from './signals/governance.js';
 import { createSignalsAgent } from './signals/index.js';
 
 /** @type {import('./agent-entry.js').AgentKind} */
 export const signalsAgent = {
   title: 'reference signals agent',
   profile: 'signals-agent',
-  handlers: (agent, options) => createSignalsAgent(agent, options.signals).handlers,
+  // Signed governance on activate_signal: the runtime enforces it with the agent's own answers (buyers, prices, registrations).
+  prepare: (options) => {
+    const governance = createSignalsGovernance(/** @type {any} */ (options.governance));
+    return { agentOptions: { governance: governance.options }, own: { governance } };
+  },
+  handlers: (agent, options) => createSignalsAgent(agent, { ...options.signals, governance: options.governance }).handlers,
 };
 
-/** Starts the agent: agent-entry.js's options, and `signals`, the agent's own (signals/index.js). */
+/**
+ * Starts the agent: agent-entry.js's options, `signals`, the agent's own (signals/index.js), and `governance`, its side
+ * of signed governance (signals/governance.js; default buyers from ADCP_GOVERNANCE_BUYERS), used when the profile
+ * advertises `adcp.governance_enforcement`.
+ */
 export const startSignalsAgent = entry(signalsAgent, import.meta.url);

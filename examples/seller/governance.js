@@ -1,5 +1,6 @@
 // @ts-check
 import { Rejection } from '../common/errors.js';
+import { enforcingGovernance } from '../common/governance.js';
 
 /**
  * The seller's side of signed governance (docs/governance.md). The runtime verifies every `governance_context` on
@@ -13,83 +14,45 @@ import { Rejection } from '../common/errors.js';
  *   compare with the signed ceiling, and what it will deliver (the planned delivery an online execution check shows
  *   the governance agent before the buy is booked).
  *
- * @typedef {{ buyers?: Readonly<Record<string, { caller: string, brandJson: string }>> }} SellerGovernanceSettings
- *   Default `buyers`: ADCP_GOVERNANCE_BUYERS, a JSON object of principal → { caller, brandJson }.
+ * The buyers and the registrations are kept as every enforcing reference agent keeps them (common/governance.js).
+ *
+ * @typedef {import('../common/governance.js').GovernanceSettings} SellerGovernanceSettings
  */
 
 /** @param {SellerGovernanceSettings} [settings] */
 export function createSellerGovernance(settings = {}) {
-  /** @type {Map<string, { url: string, credentials?: string }>} account_id → its governance agent */
-  const registrations = new Map();
-  /** @type {{ accounts: ReturnType<typeof import('./accounts.js').createAccounts>, catalog: ReturnType<typeof import('./catalog.js').createCatalog> } | undefined} */
+  /** @typedef {{ accounts: ReturnType<typeof import('./accounts.js').createAccounts>, catalog: ReturnType<typeof import('./catalog.js').createCatalog> }} SellerParts */
+  /** @type {SellerParts | undefined} */
   let seller;
-  const buyers = settings.buyers ?? (process.env.ADCP_GOVERNANCE_BUYERS ? JSON.parse(process.env.ADCP_GOVERNANCE_BUYERS) : {});
-  /** The seller's account a request names, or undefined (the handler answers an unknown one). */
-  const accountOf = (/** @type {unknown} */ ref) => {
+  /** The price the seller will commit: the sum of the package budgets, in the pricing options' currency. */
+  const commitment = (/** @type {Record<string, any>} */ args) => {
+    const packages = Array.isArray(args.packages) ? args.packages : [];
+    if (seller === undefined || packages.length === 0) return undefined;
     try {
-      return seller?.accounts.resolve(/** @type {any} */ (ref));
+      const first = seller.catalog.pricingOption(seller.catalog.product(packages[0].product_id, 'packages[0].product_id'), packages[0].pricing_option_id, 'packages[0].pricing_option_id');
+      return { amount: packages.reduce((sum, p) => sum + (typeof p.budget === 'number' ? p.budget : 0), 0), currency: first.currency };
     } catch (e) {
+      // An unknown product or pricing option: the handler refuses the request; nothing is committed.
       if (e instanceof Rejection) return undefined;
       throw e;
     }
   };
-
-  /** AgentOptions.governance: what the runtime's enforcement asks of the seller. */
-  const options = {
-    buyers,
-    registration: (/** @type {Record<string, any>} */ args) => {
-      const account = accountOf(args.account);
-      return account === undefined ? undefined : registrations.get(account.account_id);
-    },
-    tasks: {
-      create_media_buy: {
-        /** The prepared result an online execution check presents: what the seller will deliver and commit. */
-        plannedDelivery: (/** @type {Record<string, any>} */ args) => {
-          const commitment = options.tasks.create_media_buy.commitment(args);
-          return {
-            ...(commitment !== undefined ? { total_budget: commitment.amount, currency: commitment.currency } : {}),
-            ...(typeof args.start_time === 'string' && args.start_time !== 'asap' ? { start_time: args.start_time } : {}),
-            ...(typeof args.end_time === 'string' ? { end_time: args.end_time } : {}),
-          };
-        },
-        commitment: (/** @type {Record<string, any>} */ args) => {
-          const packages = Array.isArray(args.packages) ? args.packages : [];
-          if (seller === undefined || packages.length === 0) return undefined;
-          try {
-            const first = seller.catalog.pricingOption(seller.catalog.product(packages[0].product_id, 'packages[0].product_id'), packages[0].pricing_option_id, 'packages[0].pricing_option_id');
-            return { amount: packages.reduce((sum, p) => sum + (typeof p.budget === 'number' ? p.budget : 0), 0), currency: first.currency };
-          } catch (e) {
-            // An unknown product or pricing option: the handler refuses the request; nothing is committed.
-            if (e instanceof Rejection) return undefined;
-            throw e;
-          }
-        },
+  // What the runtime's enforcement asks of the seller, beside its buyers and registrations.
+  const tasks = {
+    create_media_buy: {
+      commitment,
+      /** The prepared result an online execution check presents: what the seller will deliver and commit. */
+      plannedDelivery: (/** @type {Record<string, any>} */ args) => {
+        const committed = commitment(args);
+        return {
+          ...(committed !== undefined ? { total_budget: committed.amount, currency: committed.currency } : {}),
+          ...(typeof args.start_time === 'string' && args.start_time !== 'asap' ? { start_time: args.start_time } : {}),
+          ...(typeof args.end_time === 'string' ? { end_time: args.end_time } : {}),
+        };
       },
     },
   };
-
-  /** sync_governance: replaces each account's governance agent (AdCP: exactly one per account). */
-  const syncGovernance = (/** @type {{ accounts: Record<string, any>[] }} */ args) => ({
-    accounts: args.accounts.map((entry) => {
-      const account = accountOf(entry.account);
-      if (account === undefined) return { account: entry.account, status: 'failed', errors: [{ code: 'ACCOUNT_NOT_FOUND', message: 'No such account', field: 'account', recovery: 'correctable' }] };
-      const [agent] = entry.governance_agents ?? [];
-      if (agent === undefined) {
-        registrations.delete(account.account_id);
-        return { account: entry.account, status: 'synced' };
-      }
-      registrations.set(account.account_id, { url: agent.url, ...(typeof agent.authentication?.credentials === 'string' ? { credentials: agent.authentication.credentials } : {}) });
-      // Credentials are write-only: the answer names the agent's URL alone.
-      return { account: entry.account, status: 'synced', governance_agents: [{ url: agent.url }] };
-    }),
+  return enforcingGovernance(settings, tasks, (/** @type {SellerParts} */ parts) => {
+    seller = parts;
   });
-
-  return {
-    options,
-    /** Connects the seller's accounts and catalog (createSeller calls it) and returns the handlers this module serves. */
-    bind(/** @type {NonNullable<typeof seller>} */ parts) {
-      seller = parts;
-      return { sync_governance: syncGovernance };
-    },
-  };
 }

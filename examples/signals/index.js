@@ -18,14 +18,16 @@ import { createPlatforms } from './platforms.js';
  *   activation.js   activate_signal: deployments per account, pricing commitment, deactivation
  *   platforms.js    the DSP integrations and sales-agent delivery a segment is pushed through
  *   controller.js   comply_test_controller (sandbox only)
+ *   governance.js   sync_governance, and what the runtime's governance enforcement on activate_signal asks of it
  *   ../common/accounts.js   sync_accounts, list_accounts: each account holds its own activations
  *
  * Idempotency (a retried activate_signal never reaches the handler twice), the async tasks' store and their signed
  * webhooks are the runtime's.
  *
- * @typedef {{ now?: () => Date, agentUrl?: string, modelMs?: number }} SignalsOptions `agentUrl`: this agent's public
- *   URL, the source its own segments name (default ADCP_PUBLIC_URL, else a placeholder); `modelMs`: how long modelling
- *   a custom segment takes (default 1 s).
+ * @typedef {{ now?: () => Date, agentUrl?: string, modelMs?: number,
+ *   governance?: ReturnType<typeof import('./governance.js').createSignalsGovernance> }} SignalsOptions `agentUrl`: this
+ *   agent's public URL, the source its own segments name (default ADCP_PUBLIC_URL, else a placeholder); `modelMs`: how
+ *   long modelling a custom segment takes (default 1 s); `governance`: its side of signed governance (governance.js).
  */
 
 /** Tools the runtime answers itself when the profile serves them. */
@@ -47,7 +49,7 @@ export function createSignalsAgent(agent, options = {}) {
   const discovery = createDiscovery({ accounts, catalog, platforms, activation, directives, modelMs: options.modelMs });
   const controller = createController({ accounts, directives, tasks: agent });
   /** @type {Record<string, (args: any, ctx: any) => unknown>} */
-  const implementations = { ...discovery.handlers, ...activation.handlers, ...accounts.handlers, comply_test_controller: controller.handler };
+  const implementations = { ...discovery.handlers, ...activation.handlers, ...accounts.handlers, ...options.governance?.bind({ accounts, catalog }), comply_test_controller: controller.handler };
   const served = [...new Set(agent.releases.flatMap((r) => agent.tools(r)))].filter((t) => !RUNTIME_TOOLS.has(t));
   /** @type {Record<string, unknown>} */
   const handlers = {};

@@ -34,6 +34,14 @@ async function accounts(call: Call): Promise<void> {
   await call('list_accounts', { account: ACCOUNT });
 }
 
+/** Registers a governance agent on the walk's account: on an agent enforcing signed governance, the account's later governed calls need that agent's token. */
+async function registerGovernance(call: Call): Promise<void> {
+  await call('sync_governance', {
+    idempotency_key: key(),
+    accounts: [{ account: ACCOUNT, governance_agents: [{ url: 'https://walk-governance.example/mcp', authentication: { schemes: ['Bearer'], credentials: 'walk-governance-credential-0123456789abcdef' } }] }],
+  });
+}
+
 export const WALKS: Record<string, Walk> = {
   async seller(call) {
     await accounts(call);
@@ -91,10 +99,7 @@ export const WALKS: Record<string, Walk> = {
     if (submitted.task_id !== taskId) throw new Error(`the forced arm answered ${JSON.stringify(submitted)}`);
     // Last: a governance agent registered on the account makes its later buys need that agent's token (the seller
     // enforces signed governance on create_media_buy), so no buy of this walk comes after it.
-    await call('sync_governance', {
-      idempotency_key: key(),
-      accounts: [{ account: ACCOUNT, governance_agents: [{ url: 'https://walk-governance.example/mcp', authentication: { schemes: ['Bearer'], credentials: 'walk-governance-credential-0123456789abcdef' } }] }],
-    });
+    await registerGovernance(call);
     await runtimeTools(call, taskId);
   },
 
@@ -120,6 +125,9 @@ export const WALKS: Record<string, Walk> = {
     await call('comply_test_controller', { account: SANDBOX_ACCOUNT, scenario: 'force_task_completion', params: { task_id: taskId, result: { status: 'completed', signals: [], cache_scope: 'public' } } });
     const done = await call('get_task_status', { task_id: taskId, include_result: true });
     if (done.status !== 'completed') throw new Error(`get_task_status answered ${JSON.stringify(done)}`);
+    // Last: a governance agent registered on the account makes its later activations need that agent's token (the
+    // sandbox enforces signed governance on activate_signal), so no activation of this walk comes after it.
+    await registerGovernance(call);
     await runtimeTools(call, taskId);
   },
 

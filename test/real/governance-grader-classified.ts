@@ -19,6 +19,9 @@ export interface ClassifiedGovernanceFailure {
 const RUNNER_REWRITES_THE_BUY =
   "the runner's create_media_buy request builder adds `bid_price` to the first package (pricing_model cpm, no bid in the storyboard) after check_governance authorized the storyboard's payload: the request is not the one the token binds, and the seller refuses it as security.mdx requires (authorized_payload_hash; governance_token_not_applicable). test/real/governance-e2e.test.ts books the same flow when the buyer sends what it authorized";
 
+const RUNNER_DROPS_THE_KEY =
+  "the runner resolves `$generate:uuid_v4#signal_governance_approved_activate` anew in each phase (it copies the context at a phase boundary without the alias cache `$generate` reads: runner.js `context = { ...context }`, no forwardAliasCache), so activate_signal_approved (phase authorized_activation) sends another idempotency_key than the payload check_governance_intent (phase authorization) authorized: the request is not the one the token binds, and the agent refuses it as security.mdx requires (authorized_payload_hash; governance_token_not_applicable at step 12). governance-grader.test.ts's own buyer (test/helpers/signals-governance-flow.ts) activates under a token bound to the request it sends";
+
 export const GOVERNANCE_CLASSIFIED: readonly ClassifiedGovernanceFailure[] = [
   { run: 'governance-agent', storyboard: 'billing_gate_dispatch', step: 'get_capabilities', owner: 'storyboard', reason: 'asks a governance agent, which serves no account tools, for account.supported_billing' },
   { run: 'governance-agent', storyboard: 'webhook_emission', step: 'assert_synchronous_completion_handled', owner: 'storyboard', reason: 'its synchronous-completion assertion draws only on create_media_buy, which a governance agent does not serve' },
@@ -46,5 +49,18 @@ export const GOVERNANCE_CLASSIFIED: readonly ClassifiedGovernanceFailure[] = [
     reason:
       "registers the governance agent on the account {acmeoutdoor.example, pinnacle-agency.example}, then buys on the sandbox account of that natural key (account.sandbox: true — another account) with no governance_context, expecting GOVERNANCE_DENIED from a seller that consults governance without a token (the 3.0 flow). Under 3.2's Seller enforcement a registered account's tokenless buy is PERMISSION_DENIED (test/real/governance-e2e.test.ts) and an unregistered account's buy proceeds, as this one does",
   },
-
+  {
+    run: 'multi-agent',
+    storyboard: 'signal_marketplace/governance_approved',
+    step: 'activate_signal_approved',
+    owner: 'runner',
+    reason: RUNNER_DROPS_THE_KEY,
+  },
+  {
+    run: 'multi-agent',
+    storyboard: 'signal_marketplace/governance_approved',
+    step: 'get_signal_deployment_readback',
+    owner: 'runner',
+    reason: 'follows from activate_signal_approved: the refused activation deployed nothing, so the readback finds no live deployment',
+  },
 ];

@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { grader, graderMessage, json, run, type Run, type StoryboardResult } from '../helpers/grader.js';
 import { buyerSite, governanceAgentsSet, issuerOf, startExample, type ExampleProcess } from '../helpers/governance-agents.js';
 import { MULTI_AGENT_DRIVER } from '../helpers/multi-agent-driver.js';
+import { signedActivation } from '../helpers/signals-governance-flow.js';
 import { repoRoot, sharedComplianceDir, sharedGraderDir } from '../helpers/releases.js';
 import { tempDir } from '../helpers/temp.js';
 import { loopbackCertificate } from '../helpers/tls.js';
@@ -25,7 +26,9 @@ import { GOVERNANCE_CLASSIFIED } from './governance-grader-classified.js';
  *   and the initial context the storyboards ask for (multi-agent-driver.ts), over MCP and A2A. The grader matches a
  *   capability entry exactly, so a storyboard gated on `{task: create_media_buy, modes: [signed_context]}` runs
  *   against a second deployment of the same seller whose profile declares signed_context alone (the sandbox profile
- *   declares both modes, which governance_conditions and governance_denied are gated on).
+ *   declares both modes, which governance_conditions and governance_denied are gated on);
+ * - the signals agent's — signal_marketplace/governance_approved and governance_denied — the same way, against the
+ *   reference signals agent's sandbox (it enforces signed_context on activate_signal), over MCP and A2A.
  * The buyer's brand.json, listing the governance agent's issuer entry, is served by a third server on loopback.
  * A failing step passes the test only if governance-grader-classified.ts lists it with why; a listed step that
  * passes fails it.
@@ -45,6 +48,8 @@ const MULTI_AGENT = [
   { id: 'media_buy_seller/governance_denied', deployment: 'sandbox' },
   { id: 'media_buy_seller/governance_denied_recovery', deployment: 'sandbox' },
   { id: 'governance_aware_seller/governance_multi_agent_rejected', deployment: 'sandbox' },
+  { id: 'signal_marketplace/governance_approved', deployment: 'signals' },
+  { id: 'signal_marketplace/governance_denied', deployment: 'signals' },
 ] as const;
 
 interface StepResult {
@@ -65,7 +70,7 @@ interface MultiAgentResult {
   steps: StepResult[];
 }
 
-const results: { capability: Record<string, StoryboardResult>; multi: MultiAgentResult[]; runs: { what: string; run: Run }[] } = { capability: {}, multi: [], runs: [] };
+const results: { capability: Record<string, StoryboardResult>; multi: MultiAgentResult[]; runs: { what: string; run: Run }[]; signed?: Awaited<ReturnType<typeof signedActivation>> } = { capability: {}, multi: [], runs: [] };
 
 test('generate the reference agents, serve them, and grade them', async () => {
   const [adcp, generated] = await Promise.all([
@@ -78,7 +83,7 @@ test('generate the reference agents, serve them, and grade them', async () => {
       sandbox.$schema = join(repoRoot, 'schemas/profile.schema.json');
       const extra = join(tempDir('adcp-governance-profiles-'), 'signed-context.json');
       writeFileSync(extra, JSON.stringify(sandbox, null, 2));
-      return governanceAgentsSet([extra]);
+      return governanceAgentsSet([extra, join(repoRoot, 'examples/profiles/signals-agent-sandbox.json')]);
     })(),
   ]);
   const certificate = loopbackCertificate();
@@ -94,7 +99,8 @@ test('generate the reference agents, serve them, and grade them', async () => {
         startExample('seller-agent.js', { ...common, ADCP_PROFILE: profile, ADCP_STATE_DIR: tempDir(), ADCP_GOVERNANCE_BUYERS: buyers }),
       ),
     );
-    started.push(seller!, signedContext!);
+    const signals = await startExample('signals-agent.js', { ...common, ADCP_PROFILE: 'signals-agent-sandbox', ADCP_STATE_DIR: tempDir(), ADCP_GOVERNANCE_BUYERS: buyers });
+    started.push(seller!, signedContext!, signals);
     // The credential the storyboards register with the seller is the seller's at the governance agent: its execution
     // checks authenticate as the sandbox seller (only that deployment makes them).
     const gov = await startExample('governance-agent.js', { ...common, ADCP_PROFILE: 'governance-agent-sandbox', ADCP_STATE_DIR: tempDir(), ADCP_CALLER_URL: BUYER_URL, ADCP_SERVICE_KEYS: JSON.stringify({ [REGISTERED_CREDENTIAL]: seller!.url }) });
@@ -129,8 +135,20 @@ test('generate the reference agents, serve them, and grade them', async () => {
     const base = (url: string) => url.replace(/\/mcp$/, '');
     const runs = (['mcp', 'a2a'] as const).flatMap((transport) =>
       MULTI_AGENT.map(({ id, deployment }) => {
-        const sales = deployment === 'sandbox' ? seller!.url : signedContext!.url;
         const at = (url: string) => (transport === 'mcp' ? url : base(url));
+        if (deployment === 'signals') {
+          return {
+            id,
+            transport,
+            deployment,
+            agents: { signals: { url: at(signals.url) }, governance: { url: at(gov.url) } },
+            defaultAgent: 'signals',
+            seedUrl: signals.url,
+            // The signals agent's canonical URL (its MCP endpoint) is its tokens' audience, as the seller's is.
+            context: { governance_agent_url: gov.url, signal_agent_url: signals.url },
+          };
+        }
+        const sales = deployment === 'sandbox' ? seller!.url : signedContext!.url;
         return {
           id,
           transport,
@@ -157,7 +175,15 @@ test('generate the reference agents, serve them, and grade them', async () => {
       capability('a2a'),
       timed('multi-agent governance scenarios (MCP and A2A)', process.execPath, [driver, JSON.stringify(input)], 10 * MINUTE).then((r) => (results.multi = json<MultiAgentResult[]>(r, 'multi-agent scenarios'))),
     ]);
+    // governance_approved's flow with the request the buyer authorized (the runner's is another: see the classification).
+    results.signed = await signedActivation({ gov: gov.url, signals: signals.url, key: API_KEY, ca: certificate.cert, buyer: BUYER_URL });
   } finally {
+    // With ADCP_GRADER_RESULTS set, each agent's log is kept beside the grader's answers (a refused token's step and detail are logged at info).
+    const keep = process.env.ADCP_GRADER_RESULTS;
+    if (keep !== undefined && keep !== '') {
+      mkdirSync(keep, { recursive: true });
+      started.forEach((p, i) => writeFileSync(join(keep, `agent-${i}-${new URL(p.url).port}.log`), p.stderr()));
+    }
     await Promise.all(started.map((p) => p.close()));
     await site.close();
   }
@@ -210,9 +236,18 @@ test('the governance-gated scenarios run (not skipped) on both transports; every
     const approved = mine.find((r) => r.id === 'media_buy_seller/governance_approved')!;
     assert.ok(approved.steps.find((s) => s.step === 'create_media_buy_tampered')?.passed, `${transport}: the widened request is PERMISSION_DENIED`);
     for (const step of ['sync_plans', 'sync_governance', 'check_governance_intent']) assert.ok(approved.steps.find((s) => s.step === step)?.passed, `${transport}: ${step}`);
+    // The signals agent refuses a registered account's tokenless activation, and pushes nothing (the grader's upstream check).
+    const denied = mine.find((r) => r.id === 'signal_marketplace/governance_denied')!;
+    assert.ok(denied.steps.find((s) => s.step === 'activate_signal_denied')?.passed, `${transport}: the tokenless activation is PERMISSION_DENIED`);
+    const signalsApproved = mine.find((r) => r.id === 'signal_marketplace/governance_approved')!;
+    for (const step of ['sync_governance', 'discover_paid_signal', 'sync_plans', 'check_governance_intent']) assert.ok(signalsApproved.steps.find((s) => s.step === step)?.passed, `${transport}: ${step}`);
     const conditions = mine.find((r) => r.id === 'media_buy_seller/governance_conditions')!;
     for (const step of ['check_governance_conditions', 'check_governance_adjusted']) assert.ok(conditions.steps.find((s) => s.step === step)?.passed, `${transport}: ${step}`);
   }
+});
+
+test('the signals agent activates under a token for the exact request and its own price, and refuses a lower ceiling and no token', () => {
+  assert.equal(results.signed, { belowPrice: 'PERMISSION_DENIED/governance_token_not_applicable', tokenless: 'PERMISSION_DENIED/', approved: 'live' });
 });
 
 test('docs/governance.md lists every classified step', () => {
