@@ -25,6 +25,10 @@ import { median } from './stats.js';
  *   a periodic metric reader, OTLP/HTTP protobuf exporters posting to a collector stand-in in this process (what a
  *   collector does is not the agent's work; what the exporters do is, and is counted). Traces are head-sampled,
  *   ParentBased(TraceIdRatio): at 10%, the ratio docs/operating.md recommends in production, and at 100%;
+ * - the context manager alone: registered and a context entered once, no tracer — on Node 20, AsyncLocalStorage then
+ *   runs a hook for every promise and async resource of the process, whoever made it: what the operator's
+ *   registration costs (any instrumentation enters a context; the runtime does for a sampled call's stages), apart
+ *   from the runtime's spans;
  * - recommended: logging + metrics + traces at 10%, the configuration the goal is for; and all three at 100%;
  * - off, another round: "off" measured twice, so the run's noise floor is printed with its figures.
  *
@@ -60,6 +64,7 @@ const SETUPS: readonly Setup[] = [
   { name: 'metrics', observing: { logging: false, metrics: true } },
   { name: 'tracing, 10% sampled', observing: { logging: false, metrics: false, traces: 0.1 } },
   { name: 'tracing, every call sampled', observing: { logging: false, metrics: false, traces: 1 } },
+  { name: "the context manager alone, a context entered once (Node 20's async hooks on; no tracer)", observing: { logging: false, metrics: false, contexts: true } },
   { name: 'recommended: logging + metrics + tracing 10%', observing: { logging: true, metrics: true, traces: 0.1 }, role: 'recommended' },
   { name: 'logging + metrics + tracing 100%', observing: { logging: true, metrics: true, traces: 1 } },
 ];
