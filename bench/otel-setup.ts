@@ -7,6 +7,7 @@ import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk
 import { AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import pino from 'pino';
 import { pinoLogger, type PinoModule } from '../runtime/ops/log.js';
+import { setSpend } from './http-bodies.js';
 
 /**
  * bench/observe's observability, in the server child (`ADCP_BENCH_OBSERVE=1`): what an operator runs, switched on
@@ -40,6 +41,8 @@ export interface Observing {
    * resource of the process, whatever made it. What the operator's registration costs, apart from the runtime's spans.
    */
   readonly contexts?: boolean;
+  /** The calibration: CPU (µs) each call's handler spends on purpose, nothing observed (http-bodies.ts, spend). */
+  readonly spendUs?: number;
 }
 
 export interface Observer {
@@ -97,6 +100,7 @@ export function observer(profile: string): Observer {
       }
       if (observing.metrics) metrics.setGlobalMeterProvider(meters);
       logger.level = observing.logging ? 'info' : 'silent';
+      setSpend(observing.spendUs ?? 0);
     },
     async settle() {
       await traced?.forceFlush();
