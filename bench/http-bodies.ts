@@ -68,6 +68,22 @@ export const INVALID_PRODUCTS_RESPONSE = { products: [{ product_id: 'homepage_ta
 /** An invalid get_products request (buying_mode outside its enum). */
 export const INVALID_GET_PRODUCTS_REQUEST = { ...GET_PRODUCTS_REQUEST, buying_mode: 'everything' };
 
+let spendUs = 0;
+
+/**
+ * bench/observe's calibration: each handler of its server spends this much CPU on purpose (a busy wait on the clock,
+ * so at most this much), so that a known cost a call can be read through the bench's figure. 0: none.
+ */
+export function setSpend(us: number): void {
+  spendUs = us;
+}
+
+export function spend(): void {
+  if (spendUs === 0) return;
+  const end = performance.now() + spendUs / 1000;
+  while (performance.now() < end);
+}
+
 /** The get_products handler of both servers. */
 export function getProductsHandler(args: { brief?: unknown }): unknown {
   return args?.brief === INVALID_RESPONSE_BRIEF ? INVALID_PRODUCTS_RESPONSE : GET_PRODUCTS_RESPONSE;

@@ -17,16 +17,23 @@ import { median } from './stats.js';
  * a server child whose observability is switched between rounds (otel-setup.ts), each configuration as operators
  * run it:
  *
- * - logging: pino as the runtime's default logger makes it — a JSON line per call at info through pino's own
- *   destination (sonic-boom, asynchronous) on stderr, here a file, as a deployment's stderr goes to a file or to its
+ * - logging: the runtime's default logger — a JSON line per call at info through pino's own destination (sonic-boom,
+ *   asynchronous, call lines buffered) on stderr, here a file, as a deployment's stderr goes to a file or to its
  *   container runtime's pipe;
  * - metrics and traces: the OTel SDK as a deployment's instrumentation registers it: the Node tracer provider with
  *   its AsyncLocalStorage context manager and the W3C propagators, the batching span processor at its default sizes,
  *   a periodic metric reader, OTLP/HTTP protobuf exporters posting to a collector stand-in in this process (what a
  *   collector does is not the agent's work; what the exporters do is, and is counted). Traces are head-sampled,
  *   ParentBased(TraceIdRatio): at 10%, the ratio docs/operating.md recommends in production, and at 100%;
+ * - the context manager alone: registered and a context entered once, no tracer — on Node 20, AsyncLocalStorage then
+ *   runs a hook for every promise and async resource of the process, whoever made it: what the operator's
+ *   registration costs (any instrumentation enters a context; the runtime does for a sampled call's stages), apart
+ *   from the runtime's spans;
  * - recommended: logging + metrics + traces at 10%, the configuration the goal is for; and all three at 100%;
- * - off, another round: "off" measured twice, so the run's noise floor is printed with its figures.
+ * - off, another round: "off" measured twice, so the run's noise floor is printed with its figures;
+ * - calibration: nothing observed, 20 µs of CPU (at most: a busy wait on the clock) spent in each call's handler, so
+ *   that the run shows what it reads for a known cost: on two shared cores, where the load generator competes with
+ *   the server, an added µs of the server's reads as more than one.
  *
  * Against noise (these machines are shared): every configuration runs in the same server process, since two
  * processes of one configuration differ by several per cent on their own; rounds interleave the configurations, the
@@ -48,18 +55,25 @@ const GOAL = 1.05;
 interface Setup {
   readonly name: string;
   readonly observing: Observing;
-  /** `recommended`: the configuration docs/operating.md recommends, the one the goal is for; `floor`: "off" again. */
-  readonly role?: 'recommended' | 'floor';
+  /**
+   * `recommended`: the configuration docs/operating.md recommends, the one the goal is for; `floor`: "off" again;
+   * `calibration`: nothing observed, a known CPU cost spent in the handler instead.
+   */
+  readonly role?: 'recommended' | 'floor' | 'calibration';
 }
 
 const OFF: Observing = { logging: false, metrics: false };
+/** What the calibration round spends a call (µs of CPU at most). */
+const CALIBRATION_US = 20;
 const SETUPS: readonly Setup[] = [
   { name: 'off', observing: OFF },
   { name: 'off, another round', observing: OFF, role: 'floor' },
+  { name: `calibration: ${CALIBRATION_US} µs of CPU spent in the handler, nothing observed`, observing: { ...OFF, spendUs: CALIBRATION_US }, role: 'calibration' },
   { name: 'logging', observing: { logging: true, metrics: false } },
   { name: 'metrics', observing: { logging: false, metrics: true } },
   { name: 'tracing, 10% sampled', observing: { logging: false, metrics: false, traces: 0.1 } },
   { name: 'tracing, every call sampled', observing: { logging: false, metrics: false, traces: 1 } },
+  { name: "the context manager alone, a context entered once (Node 20's async hooks on; no tracer)", observing: { logging: false, metrics: false, contexts: true } },
   { name: 'recommended: logging + metrics + tracing 10%', observing: { logging: true, metrics: true, traces: 0.1 }, role: 'recommended' },
   { name: 'logging + metrics + tracing 100%', observing: { logging: true, metrics: true, traces: 1 } },
 ];
@@ -114,8 +128,8 @@ export async function run(): Promise<string[]> {
     const lines = [
       `what logging, metrics and tracing cost a call over the HTTP entry, c=${CONCURRENCY}, on ÷ off: server CPU per call (the child's own, every thread; a round's spans exported and log ` +
         `lines written included), ${PROCESSES * ROUNDS_PER_PROCESS} interleaved rounds of ${ROUND_MS / 1000} s in ${PROCESSES} server processes, every configuration switched on in the same ` +
-        `process as "off" it is divided by: median [min–max], and the median µs added; goal ≤ ${GOAL} for the recommended configuration. Logging: pino's line per call (asynchronous ` +
-        `destination) to a file; metrics and traces: the OTel SDK (Node tracer provider and context manager, batching span processor, periodic metric reader, OTLP/HTTP protobuf to a ` +
+        `process as "off" it is divided by: median [min–max], and the median µs added; goal ≤ ${GOAL} for the recommended configuration. Logging: pino's line per call (the runtime's ` +
+        `default logger, buffered) to a file; metrics and traces: the OTel SDK (Node tracer provider and context manager, batching span processor, periodic metric reader, OTLP/HTTP protobuf to a ` +
         `local collector), traces head-sampled ParentBased(TraceIdRatio):`,
     ];
     /** Per configuration: each tool's median ratio. */
@@ -140,6 +154,8 @@ export async function run(): Promise<string[]> {
           ? `${within ? 'HOLDS' : 'DOES NOT HOLD'}: the goal ≤ ${GOAL} is for this configuration`
           : role === 'floor'
             ? 'the noise floor: "off" against itself in this run'
+            : role === 'calibration'
+              ? `what this run reads for ${CALIBRATION_US} µs of CPU a call, known (the added µs above, against ${CALIBRATION_US})`
             : `${within ? 'within' : 'over'} ${GOAL} (for reference)`;
       lines.push(`  verdict, ${SETUPS[i]!.name}: ${figures} → ${said}`);
     }

@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -7,15 +6,17 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import pino from 'pino';
+import { pinoLogger, type PinoModule } from '../runtime/ops/log.js';
+import { setSpend } from './http-bodies.js';
 
 /**
  * bench/observe's observability, in the server child (`ADCP_BENCH_OBSERVE=1`): what an operator runs, switched on
  * and off between rounds in one process, so that each configuration is compared with "off" in the same process
  * (two processes of one configuration differ by several per cent on their own).
  *
- * - logging: pino as the runtime's default logger makes it (its destination, sonic-boom on fd 2, asynchronous; the
- *   same base fields), handed to the agent as its logger so that its level can be switched: `info` (a line per call)
- *   or `silent`;
+ * - logging: the runtime's default logger itself (log.ts's pinoLogger: its destination, sonic-boom on fd 2,
+ *   asynchronous and buffered; the same base fields), handed to the agent as its logger so that its level can be
+ *   switched: `info` (a line per call) or `silent`;
  * - traces: what `NodeTracerProvider.register()` registers — the tracer provider, the AsyncLocalStorage context
  *   manager (a handler's spans nest under the stage that runs it) and the W3C propagators — with a ParentBased
  *   (TraceIdRatio) sampler at the round's ratio, the SDK's BatchSpanProcessor at its default sizes (512 spans an
@@ -34,6 +35,14 @@ export interface Observing {
   readonly metrics: boolean;
   /** The head-sampling ratio of the traces, when traced. */
   readonly traces?: number;
+  /**
+   * Untraced, but the context manager registered and a context entered once, as any instrumentation does (an HTTP
+   * server's enters one per request): on Node 20 AsyncLocalStorage then runs a hook for every promise and async
+   * resource of the process, whatever made it. What the operator's registration costs, apart from the runtime's spans.
+   */
+  readonly contexts?: boolean;
+  /** The calibration: CPU (µs) each call's handler spends on purpose, nothing observed (http-bodies.ts, spend). */
+  readonly spendUs?: number;
 }
 
 export interface Observer {
@@ -47,8 +56,8 @@ export interface Observer {
 }
 
 export function observer(profile: string): Observer {
-  const destination = pino.destination({ dest: 2, sync: false });
-  const logger = pino({ level: 'silent', base: { pid: process.pid, hostname: hostname(), agent: profile } }, destination);
+  // The runtime's own default logger (its destination, its buffering, its base fields), at a level switched per round.
+  const logger = pinoLogger(pino as unknown as PinoModule, 'silent', profile) as pino.Logger;
   let spans = 0;
   const tracers = new Map<number, NodeTracerProvider>();
   const tracerAt = (ratio: number): NodeTracerProvider => {
@@ -85,12 +94,19 @@ export function observer(profile: string): Observer {
         context.setGlobalContextManager(contexts.enable());
         propagation.setGlobalPropagator(propagator);
       }
+      if (observing.contexts === true && traced === undefined) {
+        context.setGlobalContextManager(contexts.enable());
+        context.with(context.active(), () => undefined);
+      }
       if (observing.metrics) metrics.setGlobalMeterProvider(meters);
       logger.level = observing.logging ? 'info' : 'silent';
+      setSpend(observing.spendUs ?? 0);
     },
     async settle() {
       await traced?.forceFlush();
-      // The log's last writes (sonic-boom hands each to the thread pool as the one before completes) land now.
+      // The log's buffered lines are written now (sonic-boom's flush; pino's own would fsync too, which the runtime
+      // never does), and land.
+      (logger as unknown as Record<symbol, { flush(): void }>)[pino.symbols.streamSym]!.flush();
       await new Promise((done) => setTimeout(done, 20));
     },
     spans: () => spans,

@@ -14,12 +14,12 @@
 //     runtime/call/credentials.ts 030f5294fcc41dca, runtime/call/envelope.ts 8d903528130c18f9,
 //     runtime/call/governance.ts c462c9c6ad8910a1, runtime/call/handle.ts b5d48ffba03e15d9,
 //     runtime/call/idempotency.ts 34afce6bfba14d73, runtime/call/merge-items.ts d2f60e764a1ed888,
-//     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts a33f34f2b6a541c1,
+//     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts 5c7fad77a6cd507d,
 //     runtime/call/push-config.ts 83886843df782677, runtime/call/read.ts 214b3e59b4054b61,
 //     runtime/call/select.ts 319a3ba3b575b216, runtime/call/verify.ts d0f420047450d165,
 //     runtime/issues/drift.ts 929aad4c4ef84a09, runtime/issues/issues.ts 54f563c281e32709,
-//     runtime/ops/call-watch.ts be41fbba33988e5b, runtime/ops/log.ts 3ab56b6d760fc801,
-//     runtime/ops/otel.ts 120bfd1d525d18b8, runtime/services/agent-services.ts 5ecfbb05b8343100,
+//     runtime/ops/call-watch.ts 1cb2e00b341eb947, runtime/ops/log.ts 6bf302b37175f613,
+//     runtime/ops/otel.ts 6b4c82a6e9baa8a9, runtime/services/agent-services.ts 5ecfbb05b8343100,
 //     runtime/services/capabilities.ts ca291c08b9d816ce, runtime/services/idempotency/settings.ts 508cec0bcc72ab03,
 //     runtime/wire/bounds.ts a3bad3b12665f9a4, runtime/wire/closest-names.ts 7c72d55e78965954,
 //     runtime/wire/credential-names.ts 800ce9e9a2e17dae, runtime/wire/errors.ts c3c2abcdcdf1f631,
@@ -1008,35 +1008,30 @@ const verify_js_1 = require("./call/verify.js");
 const call_watch_js_1 = require("./ops/call-watch.js");
 exports.STAGES = [admit_js_1.admit, read_js_1.read, admit_js_1.admitArgs, credentials_js_1.credentials, select_js_1.select, parse_js_1.parse, push_config_js_1.pushConfig, idempotency_js_1.idempotency, convert_up_js_1.convertUp, governance_js_1.governance, authorize_js_1.authorize, handle_js_1.handle, convert_down_js_1.convertDown, merge_items_js_1.mergeItems, envelope_js_1.envelope, verify_js_1.verify];
 function runCall(call, stages = exports.STAGES) {
-    const watch = (0, call_watch_js_1.watchCall)(call.env.log, call);
-    return watch === undefined ? run(call, stages, undefined) : watched(call, stages, watch);
-}
-async function watched(call, stages, watch) {
-    let answer;
-    try {
-        answer = await run(call, stages, watch);
-    }
-    catch (e) {
-        watch.fail(e);
-        throw e;
-    }
-    watch.end(answer);
-    return answer;
+    return run(call, stages, (0, call_watch_js_1.watchCall)(call.env.log, call));
 }
 async function run(call, stages, watch) {
-    let answer = undefined;
-    for (const stage of stages) {
-        if (stage.idle?.(call) === true)
-            continue;
-        const step = watch === undefined ? stage(call) : watch.stage(stage, call);
-        answer = step instanceof Promise ? await step : step;
-        if (answer !== undefined)
-            break;
+    const spans = watch?.spans === true ? watch : undefined;
+    let out;
+    try {
+        let answer = undefined;
+        for (const stage of stages) {
+            if (stage.idle?.(call) === true)
+                continue;
+            const step = spans === undefined ? stage(call) : spans.stage(stage, call);
+            answer = step instanceof Promise ? await step : step;
+            if (answer !== undefined)
+                break;
+        }
+        const made = answer ?? (0, call_js_1.success)(call.body);
+        out = call.onAnswer.length === 0 ? made : await (spans === undefined ? hooks(call, made) : spans.hooks(() => hooks(call, made)));
     }
-    const out = answer ?? (0, call_js_1.success)(call.body);
-    if (call.onAnswer.length === 0)
-        return out;
-    return watch === undefined ? hooks(call, out) : watch.hooks(() => hooks(call, out));
+    catch (e) {
+        watch?.fail(e);
+        throw e;
+    }
+    watch?.end(out);
+    return out;
 }
 async function hooks(call, answer) {
     let out = answer;
@@ -1341,6 +1336,7 @@ class Watch {
     log;
     o;
     call;
+    spans;
     started = performance.now();
     span;
     traced;
@@ -1361,6 +1357,7 @@ class Watch {
             if (span.isRecording())
                 this.traced = { api, tracer, inside: api.trace.setSpan(parent, span), contexts: o.contexts };
         }
+        this.spans = this.traced !== undefined;
         call.requestId = requestId(trace, this.span);
     }
     stage(stage, call) {
@@ -1389,9 +1386,9 @@ class Watch {
         span?.end();
         if (this.o?.metering === true) {
             const metrics = (0, otel_js_1.instrumentsOf)(this.o.api);
-            const attributes = metricAttributes(facts);
-            metrics.calls.add(1, attributes);
-            metrics.duration.record(ms / 1000, attributes);
+            const set = metricSet(facts);
+            metrics.count(set);
+            metrics.duration.record(ms / 1000, set.attributes);
         }
         if (this.log !== undefined) {
             const line = { event: 'call', tool: clip(call.tool), release: call.release.key, principal: call.ctx.principal ?? null, outcome: facts.outcome };
@@ -1451,24 +1448,32 @@ function codeOf(answer) {
 const MEMO_MAX = 1024;
 const metricSets = new Map();
 const spanNames = new Map();
-function memo(map, key, make) {
-    let made = map.get(key);
-    if (made === undefined) {
-        made = make();
-        if (map.size < MEMO_MAX)
-            map.set(key, made);
+const OVERFLOW = Object.freeze({ attributes: Object.freeze({ 'otel.metric.overflow': true }), index: MEMO_MAX });
+function metricSet(facts) {
+    const key = `${facts.tool}\n${facts.outcome}\n${facts.code ?? ''}`;
+    let set = metricSets.get(key);
+    if (set === undefined) {
+        if (metricSets.size >= MEMO_MAX)
+            return OVERFLOW;
+        const attributes = facts.code === undefined ? { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome } : { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome, 'adcp.error_code': facts.code };
+        metricSets.set(key, (set = Object.freeze({ attributes: Object.freeze(attributes), index: metricSets.size })));
     }
-    return made;
-}
-function metricAttributes(facts) {
-    return memo(metricSets, `${facts.tool}\n${facts.outcome}\n${facts.code ?? ''}`, () => Object.freeze(facts.code === undefined ? { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome } : { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome, 'adcp.error_code': facts.code }));
+    return set;
 }
 function spanOf(call) {
     const make = () => {
         const tool = clip(call.tool);
         return { name: `adcp ${tool}`, attributes: Object.freeze({ 'adcp.tool': tool }) };
     };
-    return typeof call.tool === 'string' && call.served.tools.has(call.tool) ? memo(spanNames, call.tool, make) : make();
+    if (typeof call.tool !== 'string' || !call.served.tools.has(call.tool))
+        return make();
+    let named = spanNames.get(call.tool);
+    if (named === undefined) {
+        named = make();
+        if (spanNames.size < MEMO_MAX)
+            spanNames.set(call.tool, named);
+    }
+    return named;
 }
 function requestId(trace, span) {
     const parent = trace?.traceparent !== undefined ? (0, otel_js_1.traceparent)(trace.traceparent) : undefined;
@@ -1491,6 +1496,7 @@ exports.WARNINGS = exports.LOG_LEVELS = void 0;
 exports.registerLog = registerLog;
 exports.logOf = logOf;
 exports.runtimeLog = runtimeLog;
+exports.pinoLogger = pinoLogger;
 const node_os_1 = require("node:os");
 const node_worker_threads_1 = require("node:worker_threads");
 const agent_require_js_1 = require("./artifacts/agent-require.js");
@@ -1576,20 +1582,57 @@ function defaultLogger(level, profile) {
         process.emitWarning(`adcp-codegen: ${profile} writes no call log: install pino beside the agent (npm install pino) or pass AgentOptions.logger; warnings still go to the process's warnings`);
         return null;
     }
-    return pino({ level, base: { pid: process.pid, hostname: (0, node_os_1.hostname)(), agent: profile } }, stderrOf(pino));
+    return pinoLogger(pino, level, profile);
+}
+const BUFFERED_BYTES = 4096;
+const BUFFERED_MS = 100;
+function pinoLogger(pino, level, profile) {
+    const destination = stderrOf(pino);
+    return pino({
+        level,
+        base: { pid: process.pid, hostname: (0, node_os_1.hostname)(), agent: profile },
+        hooks: {
+            logMethod(args, write) {
+                write.apply(this, args);
+                if (args[0]?.event !== 'call')
+                    destination.now();
+            },
+        },
+    }, destination.stream);
 }
 let stderr;
 function stderrOf(pino) {
-    if (stderr === undefined) {
-        stderr = pino.destination({ dest: 2, sync: !node_worker_threads_1.isMainThread });
-        let said = false;
-        stderr.on('error', (e) => {
-            if (said || e.code === 'EPIPE')
-                return;
-            said = true;
-            process.emitWarning(`adcp-codegen: the log could not be written to stderr: ${e.message}`);
-        });
-    }
+    if (stderr !== undefined)
+        return stderr;
+    const stream = pino.destination(node_worker_threads_1.isMainThread ? { dest: 2, sync: false, minLength: BUFFERED_BYTES, periodicFlush: BUFFERED_MS } : { dest: 2, sync: true });
+    let said = false;
+    stream.on('error', (e) => {
+        if (said || e.code === 'EPIPE')
+            return;
+        said = true;
+        process.emitWarning(`adcp-codegen: the log could not be written to stderr: ${e.message}`);
+    });
+    let waiting = false;
+    const flush = () => {
+        try {
+            stream.flush();
+        }
+        catch {
+        }
+    };
+    stream.on('drain', () => {
+        if (!waiting)
+            return;
+        waiting = false;
+        flush();
+    });
+    stderr = {
+        stream,
+        now() {
+            waiting = true;
+            flush();
+        },
+    };
     return stderr;
 }
 
@@ -1671,8 +1714,20 @@ function instrumentsOf(api) {
     let made = instruments.get(provider);
     if (made === undefined) {
         const meter = provider.getMeter(exports.INSTRUMENTATION);
+        const totals = [];
+        meter.createObservableCounter('adcp.calls', { description: 'AdCP tool calls answered, by tool and outcome', unit: '{call}' }).addCallback((result) => {
+            for (const total of totals)
+                if (total !== undefined)
+                    result.observe(total.n, total.set.attributes);
+        });
         made = {
-            calls: meter.createCounter('adcp.calls', { description: 'AdCP tool calls answered, by tool and outcome', unit: '{call}' }),
+            count(set) {
+                const total = totals[set.index];
+                if (total === undefined)
+                    totals[set.index] = { set, n: 1 };
+                else
+                    total.n++;
+            },
             duration: meter.createHistogram('adcp.call.duration', {
                 description: 'How long an AdCP tool call took, from its arguments to its answer',
                 unit: 's',

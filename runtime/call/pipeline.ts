@@ -24,37 +24,34 @@ export const STAGES: readonly Stage[] = [admit, read, admitArgs, credentials, se
 
 /**
  * Runs the stages, then the answer hooks they registered (last first), and returns the call's answer; watched
- * (ops/call-watch.ts: its log line, its spans, one per stage that runs, its metrics) when anything watches.
+ * (ops/call-watch.ts: its log line, its spans, one per stage that runs, its metrics) when anything watches. One async
+ * function a call, watched or not: a watch adds no promise of its own, and its stage spans are only for a call whose
+ * span records.
  */
 export function runCall(call: Call, stages: readonly Stage[] = STAGES): Promise<Answer> {
-  const watch = watchCall(call.env.log, call);
-  return watch === undefined ? run(call, stages, undefined) : watched(call, stages, watch);
-}
-
-async function watched(call: Call, stages: readonly Stage[], watch: CallWatch): Promise<Answer> {
-  let answer: Answer;
-  try {
-    answer = await run(call, stages, watch);
-  } catch (e) {
-    watch.fail(e);
-    throw e;
-  }
-  watch.end(answer);
-  return answer;
+  return run(call, stages, watchCall(call.env.log, call));
 }
 
 async function run(call: Call, stages: readonly Stage[], watch: CallWatch | undefined): Promise<Answer> {
-  let answer: Answer | void = undefined;
-  for (const stage of stages) {
-    // A stage with nothing to do for this call is not run (nor traced): its own guard says so (call.ts, Stage).
-    if (stage.idle?.(call) === true) continue;
-    const step = watch === undefined ? stage(call) : watch.stage(stage, call);
-    answer = step instanceof Promise ? await step : step;
-    if (answer !== undefined) break;
+  const spans = watch?.spans === true ? watch : undefined;
+  let out: Answer;
+  try {
+    let answer: Answer | void = undefined;
+    for (const stage of stages) {
+      // A stage with nothing to do for this call is not run (nor traced): its own guard says so (call.ts, Stage).
+      if (stage.idle?.(call) === true) continue;
+      const step = spans === undefined ? stage(call) : spans.stage(stage, call);
+      answer = step instanceof Promise ? await step : step;
+      if (answer !== undefined) break;
+    }
+    const made = answer ?? success(call.body);
+    out = call.onAnswer.length === 0 ? made : await (spans === undefined ? hooks(call, made) : spans.hooks(() => hooks(call, made)));
+  } catch (e) {
+    watch?.fail(e);
+    throw e;
   }
-  const out = answer ?? success(call.body);
-  if (call.onAnswer.length === 0) return out;
-  return watch === undefined ? hooks(call, out) : watch.hooks(() => hooks(call, out));
+  watch?.end(out);
+  return out;
 }
 
 async function hooks(call: Call, answer: Answer): Promise<Answer> {

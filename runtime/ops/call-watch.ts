@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallTrace } from '../api/ops-types.js';
 import type { Answer, Call, Stage } from '../call/call.js';
 import type { RuntimeLog } from './log.js';
-import { instrumentsOf, otel, parentContext, tracerOf, traceparent, type Attributes, type Otel, type OtelApi, type OtelContext, type Span, type Tracer } from './otel.js';
+import { instrumentsOf, otel, parentContext, tracerOf, traceparent, type Attributes, type MetricSet, type Otel, type OtelApi, type OtelContext, type Span, type Tracer } from './otel.js';
 
 /**
  * What watches one call, for call/pipeline.ts's runCall: its log line, its spans (one for the call, one per stage
@@ -13,9 +13,12 @@ import { instrumentsOf, otel, parentContext, tracerOf, traceparent, type Attribu
  * What a watched call costs is kept to what it reports (bench/observe measures it): a call its sampler leaves out
  * gets no stage span and no attribute work; the per-tool span name and attributes, and the metric attributes per
  * (tool, outcome, error code), are made once, not per call; one clock reading starts the call, one ends it, for its
- * duration metric and log line alike.
+ * duration metric and log line alike; the call is counted on a total of the runtime's own (an asynchronous counter,
+ * otel.ts), and only its duration is recorded through the SDK; a watch adds no promise to the call (pipeline.ts).
  */
 export interface CallWatch {
+  /** The stages run in spans of their own (through `stage` and `hooks`): the call's span records. */
+  readonly spans: boolean;
   stage(stage: Stage, call: Call): ReturnType<Stage>;
   /** The answer hooks (call.onAnswer: an idempotency claim completed or released), as one more step. */
   hooks(run: () => Promise<Answer>): Promise<Answer>;
@@ -36,6 +39,7 @@ export function watchCall(log: RuntimeLog, call: Call): CallWatch | undefined {
 }
 
 class Watch implements CallWatch {
+  readonly spans: boolean;
   private readonly started = performance.now();
   /** The call's span, when a tracer provider is registered (recording or not: its trace id names the call). */
   private readonly span: Span | undefined;
@@ -62,6 +66,7 @@ class Watch implements CallWatch {
       // A call its sampler left out gets no stage spans: they would record nothing either.
       if (span.isRecording()) this.traced = { api, tracer, inside: api.trace.setSpan(parent, span), contexts: o.contexts };
     }
+    this.spans = this.traced !== undefined;
     call.requestId = requestId(trace, this.span);
   }
 
@@ -93,9 +98,9 @@ class Watch implements CallWatch {
     span?.end();
     if (this.o?.metering === true) {
       const metrics = instrumentsOf(this.o.api);
-      const attributes = metricAttributes(facts);
-      metrics.calls.add(1, attributes);
-      metrics.duration.record(ms / 1000, attributes);
+      const set = metricSet(facts);
+      metrics.count(set);
+      metrics.duration.record(ms / 1000, set.attributes);
     }
     if (this.log !== undefined) {
       // Built in its final order, each field once; fields that do not apply are left out, not null.
@@ -171,25 +176,23 @@ function codeOf(answer: Answer): string | undefined {
   return typeof error?.code === 'string' ? error.code : undefined;
 }
 
-/** Attribute sets made once and reused, up to a bound (each is also a metric series: there are few). */
+/** Span names and metric attribute sets made once and reused, up to a bound (each set is also a metric series). */
 const MEMO_MAX = 1024;
-const metricSets = new Map<string, Attributes>();
+const metricSets = new Map<string, MetricSet>();
 const spanNames = new Map<string, { readonly name: string; readonly attributes: Attributes }>();
-
-function memo<T>(map: Map<string, T>, key: string, make: () => T): T {
-  let made = map.get(key);
-  if (made === undefined) {
-    made = make();
-    if (map.size < MEMO_MAX) map.set(key, made);
-  }
-  return made;
-}
+/** Past the bound, a call is counted in the overflow series (OpenTelemetry's name for it), as the SDK's own limit does. */
+const OVERFLOW: MetricSet = Object.freeze({ attributes: Object.freeze({ 'otel.metric.overflow': true }), index: MEMO_MAX });
 
 /** The metric attributes of a call's facts: by tool, outcome and error code. */
-function metricAttributes(facts: Facts): Attributes {
-  return memo(metricSets, `${facts.tool}\n${facts.outcome}\n${facts.code ?? ''}`, () =>
-    Object.freeze(facts.code === undefined ? { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome } : { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome, 'adcp.error_code': facts.code }),
-  );
+function metricSet(facts: Facts): MetricSet {
+  const key = `${facts.tool}\n${facts.outcome}\n${facts.code ?? ''}`;
+  let set = metricSets.get(key);
+  if (set === undefined) {
+    if (metricSets.size >= MEMO_MAX) return OVERFLOW;
+    const attributes = facts.code === undefined ? { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome } : { 'adcp.tool': facts.tool, 'adcp.outcome': facts.outcome, 'adcp.error_code': facts.code };
+    metricSets.set(key, (set = Object.freeze({ attributes: Object.freeze(attributes), index: metricSets.size })));
+  }
+  return set;
 }
 
 /** The call span's name and starting attributes (what a sampler sees), per tool the profile serves. */
@@ -198,7 +201,13 @@ function spanOf(call: Call): { readonly name: string; readonly attributes: Attri
     const tool = clip(call.tool);
     return { name: `adcp ${tool}`, attributes: Object.freeze({ 'adcp.tool': tool }) };
   };
-  return typeof call.tool === 'string' && call.served.tools.has(call.tool) ? memo(spanNames, call.tool, make) : make();
+  if (typeof call.tool !== 'string' || !call.served.tools.has(call.tool)) return make();
+  let named = spanNames.get(call.tool);
+  if (named === undefined) {
+    named = make();
+    if (spanNames.size < MEMO_MAX) spanNames.set(call.tool, named);
+  }
+  return named;
 }
 
 /**

@@ -10,13 +10,11 @@ import { agentRequire } from '../artifacts/agent-require.js';
  *
  * Where it goes: `AgentOptions.logger` (pino, or anything with pino's `(fields, message)` methods), or nowhere with
  * `logger: false`; by default pino, resolved beside the set like every package the runtime uses, writing JSON lines
- * to stderr at `ADCP_LOG_LEVEL` (default `info`) through pino's own default destination (sonic-boom, asynchronous:
- * lines written while a write is in flight go out together in the next, so a busy agent makes one write for many
- * calls and never waits on a slow reader; whatever is buffered is written out when the process exits, pino's exit
- * hook). stderr, not stdout: an agent's stdout may be a protocol (an MCP stdio server) or its own output. pino is
- * loaded on first need (`prepare()` at a server's start), never by a bare
- * `loadProfile`. Without pino installed the runtime falls back to what it did before: warnings and faults through
- * `process.emitWarning`, start and stop lines as plain text on stderr, no call lines (said once).
+ * to stderr at `ADCP_LOG_LEVEL` (default `info`) through pino's own destination, sonic-boom, asynchronous and
+ * buffered (`pinoLogger` below). stderr, not stdout: an agent's stdout may be a protocol (an MCP stdio server) or its
+ * own output. pino is loaded on first need (`prepare()` at a server's start), never by a bare `loadProfile`. Without
+ * pino installed the runtime falls back to what it did before: warnings and faults through `process.emitWarning`,
+ * start and stop lines as plain text on stderr, no call lines (said once).
  */
 export interface RuntimeLog {
   /** Whether a call line would be written now: a call builds its record only then. */
@@ -34,9 +32,15 @@ export interface RuntimeLog {
 /** pino's levels, and `silent`. */
 export const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
-interface PinoModule {
+/** pino's default export, as much of it as the default logger uses (the bench makes its logger with it too). */
+export interface PinoModule {
   (options: Record<string, unknown>, stream: NodeJS.WritableStream): Logger;
-  destination(options: { dest: number; sync: boolean }): NodeJS.WritableStream;
+  destination(options: { dest: number; sync: boolean; minLength?: number; periodicFlush?: number }): Destination;
+}
+
+/** pino's destination (sonic-boom): `flush()` hands what it buffers to the operating system now. */
+interface Destination extends NodeJS.WritableStream {
+  flush(): void;
 }
 
 const SILENT: RuntimeLog = { calls: () => false, enabled: () => false, call() {}, info() {}, warn() {}, error() {}, prepare() {} };
@@ -127,26 +131,78 @@ function defaultLogger(level: string, profile: string): Logger | null {
     process.emitWarning(`adcp-codegen: ${profile} writes no call log: install pino beside the agent (npm install pino) or pass AgentOptions.logger; warnings still go to the process's warnings`);
     return null;
   }
-  return pino({ level, base: { pid: process.pid, hostname: hostname(), agent: profile } }, stderrOf(pino));
+  return pinoLogger(pino, level, profile);
+}
+
+/** What call lines wait for in the destination's buffer: this many bytes (about ten lines), or at most this long. */
+const BUFFERED_BYTES = 4096;
+const BUFFERED_MS = 100;
+
+/**
+ * The default logger: pino at `level` on the process's one stderr destination, with the agent's name and the process
+ * in every line. Call lines are buffered: they are handed to the operating system together, once the destination
+ * holds 4 KB of them or within 100 ms (sonic-boom's `minLength` and `periodicFlush`), because each write costs the
+ * process a trip through libuv's thread pool (tens of µs of CPU: more than the line itself), and a busy agent would
+ * otherwise make one for nearly every call. Every other line (the start line, a refusal, a fault) goes out at once,
+ * or as soon as a write in flight is done: an operator is waiting for it. What is buffered is written out when the
+ * process exits (a drain, a signal, an uncaught exception: pino's exit hook); only a `kill -9` can lose the last
+ * 100 ms. Exported for bench/observe, which must log exactly as the runtime does.
+ */
+export function pinoLogger(pino: PinoModule, level: string, profile: string): Logger {
+  const destination = stderrOf(pino);
+  return pino(
+    {
+      level,
+      base: { pid: process.pid, hostname: hostname(), agent: profile },
+      hooks: {
+        logMethod(this: unknown, args: unknown[], write: (...args: unknown[]) => void) {
+          write.apply(this, args);
+          if ((args[0] as { event?: unknown } | null)?.event !== 'call') destination.now();
+        },
+      },
+    },
+    destination.stream,
+  );
 }
 
 /**
- * The default loggers' one destination in this process: fd 2 through sonic-boom, asynchronous on the main thread
- * (where pino's exit hook writes out what is buffered) and synchronous in a worker thread (where it has none). A
- * write that fails (a full disk; a closed pipe pino already silences) is said once as a process warning, never
- * thrown: a log that cannot be written is no reason to stop serving.
+ * The default loggers' one destination in this process: fd 2 through sonic-boom, asynchronous and buffered on the
+ * main thread (where pino's exit hook writes out what is buffered) and synchronous in a worker thread (where it has
+ * none). `now()` hands what is buffered over at once, or when the write in flight is done (sonic-boom then waits for
+ * its next flush). A write that fails (a full disk; a closed pipe pino already silences) is said once as a process
+ * warning, never thrown: a log that cannot be written is no reason to stop serving.
  */
-let stderr: NodeJS.WritableStream | undefined;
-function stderrOf(pino: PinoModule): NodeJS.WritableStream {
-  if (stderr === undefined) {
-    stderr = pino.destination({ dest: 2, sync: !isMainThread });
-    let said = false;
-    stderr.on('error', (e: NodeJS.ErrnoException) => {
-      // A closed pipe: pino stops writing; there is no one to tell.
-      if (said || e.code === 'EPIPE') return;
-      said = true;
-      process.emitWarning(`adcp-codegen: the log could not be written to stderr: ${e.message}`);
-    });
-  }
+let stderr: { readonly stream: Destination; now(): void } | undefined;
+function stderrOf(pino: PinoModule): { readonly stream: Destination; now(): void } {
+  if (stderr !== undefined) return stderr;
+  const stream = pino.destination(isMainThread ? { dest: 2, sync: false, minLength: BUFFERED_BYTES, periodicFlush: BUFFERED_MS } : { dest: 2, sync: true });
+  let said = false;
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    // A closed pipe: pino stops writing; there is no one to tell.
+    if (said || e.code === 'EPIPE') return;
+    said = true;
+    process.emitWarning(`adcp-codegen: the log could not be written to stderr: ${e.message}`);
+  });
+  let waiting = false;
+  const flush = (): void => {
+    try {
+      stream.flush();
+    } catch {
+      // Already closed (the process is exiting, pino's exit hook has written what there was).
+    }
+  };
+  // A write ended: a line that came while it was in flight goes now.
+  stream.on('drain', () => {
+    if (!waiting) return;
+    waiting = false;
+    flush();
+  });
+  stderr = {
+    stream,
+    now() {
+      waiting = true;
+      flush();
+    },
+  };
   return stderr;
 }

@@ -49,6 +49,7 @@ export interface Meter {
   createCounter(name: string, options: { description: string; unit: string }): Counter;
   createHistogram(name: string, options: { description: string; unit: string; advice?: { explicitBucketBoundaries: number[] } }): Histogram;
   createObservableGauge(name: string, options: { description: string; unit: string }): Observable;
+  createObservableCounter(name: string, options: { description: string; unit: string }): Observable;
   addBatchObservableCallback(callback: (result: { observe(observable: Observable, value: number, attributes?: Attributes): void }) => void | Promise<void>, observables: Observable[]): void;
 }
 export interface Observable {
@@ -156,24 +157,43 @@ export function tracerOf(api: OtelApi): Tracer {
   return tracer;
 }
 
-/** A call's instruments: calls by tool and outcome, their duration. */
+/** A set of metric attributes a call is counted under, made once (call-watch.ts): `index` numbers it in this process. */
+export interface MetricSet {
+  readonly attributes: Attributes;
+  readonly index: number;
+}
+
+/** A call's instruments: calls by tool and outcome, their duration; the store's errors. */
 export interface CallInstruments {
-  readonly calls: Counter;
+  /**
+   * One call more under `set` on `adcp.calls`. An asynchronous counter: the runtime keeps the totals (a number a set)
+   * and the meter reader collects them, which spares each call one synchronous record (the SDK hashes the attributes
+   * of each), for the same monotonic sum exported.
+   */
+  count(set: MetricSet): void;
   readonly duration: Histogram;
   readonly storeErrors: Counter;
 }
 
 let instruments: WeakMap<object, CallInstruments> | undefined;
 
-/** The instruments, made once per meter provider. */
+/** The instruments, made once per meter provider (each keeps its own totals). */
 export function instrumentsOf(api: OtelApi): CallInstruments {
   const provider = api.metrics.getMeterProvider();
   instruments ??= new WeakMap();
   let made = instruments.get(provider);
   if (made === undefined) {
     const meter = provider.getMeter(INSTRUMENTATION);
+    const totals: { readonly set: MetricSet; n: number }[] = [];
+    meter.createObservableCounter('adcp.calls', { description: 'AdCP tool calls answered, by tool and outcome', unit: '{call}' }).addCallback((result) => {
+      for (const total of totals) if (total !== undefined) result.observe(total.n, total.set.attributes);
+    });
     made = {
-      calls: meter.createCounter('adcp.calls', { description: 'AdCP tool calls answered, by tool and outcome', unit: '{call}' }),
+      count(set) {
+        const total = totals[set.index];
+        if (total === undefined) totals[set.index] = { set, n: 1 };
+        else total.n++;
+      },
       duration: meter.createHistogram('adcp.call.duration', {
         description: 'How long an AdCP tool call took, from its arguments to its answer',
         unit: 's',
