@@ -78,14 +78,15 @@ export function setSpend(us: number): void {
   spendUs = us;
 }
 
-export function spend(): void {
+function spend(): void {
   if (spendUs === 0) return;
   const end = performance.now() + spendUs / 1000;
   while (performance.now() < end);
 }
 
-/** The get_products handler of both servers. */
+/** The get_products handler of both servers (spending what bench/observe's calibration asks, nothing otherwise). */
 export function getProductsHandler(args: { brief?: unknown }): unknown {
+  spend();
   return args?.brief === INVALID_RESPONSE_BRIEF ? INVALID_PRODUCTS_RESPONSE : GET_PRODUCTS_RESPONSE;
 }
 
@@ -100,6 +101,12 @@ export const CREATE_MEDIA_BUY_RESPONSE = {
   revision: 1,
   packages: [{ package_id: 'pkg_1', product_id: 'homepage_takeover', pricing_option_id: 'cpm_fixed', budget: 1000 }],
 };
+
+/** The create_media_buy handler of both servers (spending what bench/observe's calibration asks, nothing otherwise). */
+export function createMediaBuyHandler(): unknown {
+  spend();
+  return CREATE_MEDIA_BUY_RESPONSE;
+}
 
 /** The idempotency key of the n-th create_media_buy sent to one server (the same sequence for both servers). */
 export function idempotencyKey(n: number): string {

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { generate } from '../generator/index.js';
 import { silentLogger } from '../generator/shared/index.js';
-import { API_KEY, CREATE_MEDIA_BUY_RESPONSE, getProductsHandler, PRINCIPAL, spend } from './http-bodies.js';
+import { API_KEY, createMediaBuyHandler, getProductsHandler, PRINCIPAL } from './http-bodies.js';
 
 /**
  * How bench/http starts OUR server, the one place that knows: the guaranteed-publisher profile (AdCP 3.0.6,
@@ -39,12 +39,7 @@ export async function startOurs(variant: Variant = 'ours', options: { logger?: u
   const handlers: Record<string, (args: { brief?: unknown }) => unknown> = {};
   for (const tool of agent.tools()) {
     if (tool === 'get_adcp_capabilities') continue;
-    handlers[tool] = tool === 'get_products' ? getProductsHandler : tool === 'create_media_buy' ? () => CREATE_MEDIA_BUY_RESPONSE : () => ({});
-  }
-  // bench/observe (its logger given): the handlers spend what its calibration round asks (http-bodies.ts, spend).
-  if (options.logger !== undefined) {
-    handlers.get_products = (args) => (spend(), getProductsHandler(args));
-    handlers.create_media_buy = () => (spend(), CREATE_MEDIA_BUY_RESPONSE);
+    handlers[tool] = tool === 'get_products' ? getProductsHandler : tool === 'create_media_buy' ? createMediaBuyHandler : () => ({});
   }
   const authenticate = variant === 'ours-bare' ? undefined : set.apiKeyAuth({ [API_KEY]: { principal: PRINCIPAL } });
   // No warning for the bare server: it is unauthenticated on purpose, for the baseline.

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API_KEY, CREATE_MEDIA_BUY_RESPONSE, getProductsHandler, PRINCIPAL } from './http-bodies.js';
+import { API_KEY, createMediaBuyHandler, getProductsHandler, PRINCIPAL } from './http-bodies.js';
 
 /**
  * bench/http's peer: @adcp/sdk 6.11's `createAdcpServer` (the v5 handler-bag constructor, `legacy/v5`) behind the
@@ -37,7 +37,7 @@ export async function startPeer(): Promise<{ url: string; close(): Promise<void>
       resolveIdempotencyPrincipal: (ctx) => (ctx.authInfo as { clientId?: string } | undefined)?.clientId,
       mediaBuy: {
         getProducts: async (args) => getProductsHandler(args) as never,
-        createMediaBuy: async () => CREATE_MEDIA_BUY_RESPONSE as never,
+        createMediaBuy: async () => createMediaBuyHandler() as never,
         listCreativeFormats: empty,
         updateMediaBuy: empty,
         getMediaBuys: empty,
