@@ -69,19 +69,49 @@ export const INVALID_PRODUCTS_RESPONSE = { products: [{ product_id: 'homepage_ta
 export const INVALID_GET_PRODUCTS_REQUEST = { ...GET_PRODUCTS_REQUEST, buying_mode: 'everything' };
 
 let spendUs = 0;
+/** When the spend allocates: how many call-line-sized JSON strings make it, measured in this process. */
+let lines = 0;
+/** Where those strings go (exported, so that the work cannot be optimised away). */
+export let spent = '';
 
 /**
- * bench/observe's calibration: each handler of its server spends this much CPU on purpose (a busy wait on the clock,
- * so at most this much), so that a known cost a call can be read through the bench's figure. 0: none.
+ * bench/observe's calibration: each handler of its server spends this much CPU on purpose, so that a known cost a
+ * call can be read through the bench's figure. Waiting: a busy wait on the clock (at most this much, touching no
+ * memory). Allocating: as many JSON strings of a call line's size as take this long in this process, measured here
+ * (work that makes garbage, as a log line or a span does). 0: none.
  */
-export function setSpend(us: number): void {
+export function setSpend(us: number, allocating = false): void {
   spendUs = us;
+  lines = us > 0 && allocating ? Math.max(1, Math.round(us / lineMicros())) : 0;
 }
 
 function spend(): void {
   if (spendUs === 0) return;
+  if (lines > 0) {
+    for (let i = 0; i < lines; i++) spent = callLine(i);
+    return;
+  }
   const end = performance.now() + spendUs / 1000;
   while (performance.now() < end);
+}
+
+function callLine(i: number): string {
+  return JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, agent: 'bench', event: 'call', tool: 'get_products', release: '3.0', principal: PRINCIPAL, outcome: 'completed', duration_ms: i / 1000, replayed: false, request_id: `request-${i}`, msg: 'call' });
+}
+
+/** One callLine's CPU in this process (µs), warmed, the least of three timings; measured once. */
+let measured: number | undefined;
+function lineMicros(): number {
+  if (measured !== undefined) return measured;
+  const n = 20_000;
+  let best = Infinity;
+  for (let r = 0; r < 4; r++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) spent = callLine(i);
+    const used = process.cpuUsage(before);
+    if (r > 0) best = Math.min(best, (used.user + used.system) / n);
+  }
+  return (measured = best);
 }
 
 /** The get_products handler of both servers (spending what bench/observe's calibration asks, nothing otherwise). */

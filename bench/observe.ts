@@ -31,9 +31,11 @@ import { median } from './stats.js';
  *   from the runtime's spans;
  * - recommended: logging + metrics + traces at 10%, the configuration the goal is for; and all three at 100%;
  * - off, another round: "off" measured twice, so the run's noise floor is printed with its figures;
- * - calibration: nothing observed, 20 µs of CPU (at most: a busy wait on the clock) spent in each call's handler, so
- *   that the run shows what it reads for a known cost: on two shared cores, where the load generator competes with
- *   the server, an added µs of the server's reads as more than one.
+ * - calibration, twice: nothing observed, 20 µs of CPU spent in each call's handler, so that the run shows what it
+ *   reads for a known cost: once waiting on the clock (touching no memory), once making garbage (JSON strings of a
+ *   call line's size, as many as take 20 µs in the server's process, measured there): on two shared cores, where the
+ *   load generator competes with the server, an added µs of the server's reads as more than one, and an allocating
+ *   µs — what a log line or a span is — as about two (docs/operating.md).
  *
  * Against noise (these machines are shared): every configuration runs in the same server process, since two
  * processes of one configuration differ by several per cent on their own; rounds interleave the configurations, the
@@ -69,6 +71,11 @@ const SETUPS: readonly Setup[] = [
   { name: 'off', observing: OFF },
   { name: 'off, another round', observing: OFF, role: 'floor' },
   { name: `calibration: ${CALIBRATION_US} µs of CPU spent in the handler, nothing observed`, observing: { ...OFF, spendUs: CALIBRATION_US }, role: 'calibration' },
+  {
+    name: `calibration: ${CALIBRATION_US} µs of CPU spent making garbage in the handler (call-line-sized JSON strings), nothing observed`,
+    observing: { ...OFF, spendUs: CALIBRATION_US, allocating: true },
+    role: 'calibration',
+  },
   { name: 'logging', observing: { logging: true, metrics: false } },
   { name: 'metrics', observing: { logging: false, metrics: true } },
   { name: 'tracing, 10% sampled', observing: { logging: false, metrics: false, traces: 0.1 } },

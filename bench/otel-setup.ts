@@ -41,8 +41,10 @@ export interface Observing {
    * resource of the process, whatever made it. What the operator's registration costs, apart from the runtime's spans.
    */
   readonly contexts?: boolean;
-  /** The calibration: CPU (µs) each call's handler spends on purpose, nothing observed (http-bodies.ts, spend). */
+  /** The calibration: CPU (µs) each call's handler spends on purpose, nothing observed (http-bodies.ts, setSpend). */
   readonly spendUs?: number;
+  /** The calibration's spend makes garbage (JSON strings) instead of waiting on the clock. */
+  readonly allocating?: boolean;
 }
 
 export interface Observer {
@@ -100,7 +102,7 @@ export function observer(profile: string): Observer {
       }
       if (observing.metrics) metrics.setGlobalMeterProvider(meters);
       logger.level = observing.logging ? 'info' : 'silent';
-      setSpend(observing.spendUs ?? 0);
+      setSpend(observing.spendUs ?? 0, observing.allocating === true);
     },
     async settle() {
       await traced?.forceFlush();

@@ -7,9 +7,9 @@ import { repoRoot } from './helpers/releases.js';
 
 /**
  * The default logger's buffering (runtime/ops/log.ts, pinoLogger), in a process of its own whose writes to fd 2 are
- * recorded instead of made: call lines wait in pino's destination (no write for them alone), any other line takes the
+ * recorded instead of made: call lines wait in the destination's batch (no write for them alone), any other line takes the
  * waiting ones out with it at once, a call line alone is written within the destination's periodic flush, and what is
- * still buffered when the process exits is written by pino's exit hook — nothing is lost.
+ * still waiting when the process exits is written by the log's exit hook — nothing is lost.
  */
 const script = `
 import fs from 'node:fs';
@@ -40,7 +40,7 @@ log.info({ event: 'call', tool: 'get_products' }, 'call three');
 await new Promise((r) => setTimeout(r, 300));
 seen.later = messages();
 log.info({ event: 'call', tool: 'get_products' }, 'call four');
-// After pino's exit hook (registered when the destination was made): what the process wrote in the end.
+// After the log's exit hook (registered when the destination was made): what the process wrote in the end.
 process.on('exit', () => {
   seen.exit = messages();
   writeSync(1, JSON.stringify(seen));
@@ -54,7 +54,7 @@ test('call lines are buffered, other lines go at once with them, a lone call lin
   assert.equal(seen.calls, [], 'two call lines: no write yet');
   assert.equal(seen.warning, ['call one', 'call two', 'a handler failed'], 'a warning is written at once, the waiting call lines with it');
   assert.equal(seen.later, ['call one', 'call two', 'a handler failed', 'call three'], 'a call line alone is written within the periodic flush');
-  assert.equal(seen.exit, ['call one', 'call two', 'a handler failed', 'call three', 'call four'], "the last call line, by pino's exit hook");
+  assert.equal(seen.exit, ['call one', 'call two', 'a handler failed', 'call three', 'call four'], "the last call line, by the log's exit hook");
 });
 
 test.run();

@@ -18,16 +18,16 @@
 //     runtime/call/push-config.ts 83886843df782677, runtime/call/read.ts 214b3e59b4054b61,
 //     runtime/call/select.ts 319a3ba3b575b216, runtime/call/verify.ts d0f420047450d165,
 //     runtime/issues/drift.ts 929aad4c4ef84a09, runtime/issues/issues.ts 54f563c281e32709,
-//     runtime/ops/call-watch.ts 1cb2e00b341eb947, runtime/ops/log.ts 6bf302b37175f613,
-//     runtime/ops/otel.ts 6b4c82a6e9baa8a9, runtime/services/agent-services.ts 5ecfbb05b8343100,
-//     runtime/services/capabilities.ts ca291c08b9d816ce, runtime/services/idempotency/settings.ts 508cec0bcc72ab03,
-//     runtime/wire/bounds.ts a3bad3b12665f9a4, runtime/wire/closest-names.ts 7c72d55e78965954,
-//     runtime/wire/credential-names.ts 800ce9e9a2e17dae, runtime/wire/errors.ts c3c2abcdcdf1f631,
-//     runtime/wire/json-copy.ts 4c680c79afe248e9, runtime/wire/options.ts 7f555a7bac86c390,
-//     runtime/wire/paths.ts 938ce46bc937fa28, runtime/wire/pointer.ts 70d14510bda68fba,
-//     runtime/wire/release-select.ts 8cd918db332facf6, runtime/wire/report.ts 6ded9d94bb9807eb,
-//     runtime/wire/response.ts 6788cbde39e96512, runtime/wire/results.ts 396ce9a935b2f21b,
-//     runtime/wire/versions.ts e88c31a89583ba56
+//     runtime/ops/call-watch.ts 1cb2e00b341eb947, runtime/ops/log-destination.ts 588938e6ddfc37ba,
+//     runtime/ops/log.ts 34bb95cc0f2d1fef, runtime/ops/otel.ts 6b4c82a6e9baa8a9,
+//     runtime/services/agent-services.ts 5ecfbb05b8343100, runtime/services/capabilities.ts ca291c08b9d816ce,
+//     runtime/services/idempotency/settings.ts 508cec0bcc72ab03, runtime/wire/bounds.ts a3bad3b12665f9a4,
+//     runtime/wire/closest-names.ts 7c72d55e78965954, runtime/wire/credential-names.ts 800ce9e9a2e17dae,
+//     runtime/wire/errors.ts c3c2abcdcdf1f631, runtime/wire/json-copy.ts 4c680c79afe248e9,
+//     runtime/wire/options.ts 7f555a7bac86c390, runtime/wire/paths.ts 938ce46bc937fa28,
+//     runtime/wire/pointer.ts 70d14510bda68fba, runtime/wire/release-select.ts 8cd918db332facf6,
+//     runtime/wire/report.ts 6ded9d94bb9807eb, runtime/wire/response.ts 6788cbde39e96512,
+//     runtime/wire/results.ts 396ce9a935b2f21b, runtime/wire/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules a valid call reaches (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
@@ -1488,6 +1488,79 @@ function clip(name) {
 }
 
   },
+  // runtime/ops/log-destination.ts of adcp-codegen, its comments left out
+  "./ops/log-destination.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.BATCH_MS = exports.BATCH_CHARS = void 0;
+exports.batchedStderr = batchedStderr;
+const node_worker_threads_1 = require("node:worker_threads");
+exports.BATCH_CHARS = 16_000;
+exports.BATCH_MS = 100;
+function batchedStderr(destination) {
+    const sonic = destination({ dest: 2, sync: !node_worker_threads_1.isMainThread });
+    let said = false;
+    sonic.on('error', (e) => {
+        if (said || e.code === 'EPIPE')
+            return;
+        said = true;
+        process.emitWarning(`adcp-codegen: the log could not be written to stderr: ${e.message}`);
+    });
+    if (!node_worker_threads_1.isMainThread)
+        return { stream: sonic, now() { } };
+    let waiting = [];
+    let chars = 0;
+    let timer;
+    const handOver = () => {
+        if (timer !== undefined) {
+            clearTimeout(timer);
+            timer = undefined;
+        }
+        if (waiting.length === 0)
+            return;
+        const text = waiting.length === 1 ? waiting[0] : waiting.join('');
+        waiting = [];
+        chars = 0;
+        try {
+            sonic.write(text);
+        }
+        catch {
+        }
+    };
+    process.on('exit', () => {
+        handOver();
+        try {
+            sonic.flushSync();
+        }
+        catch {
+        }
+    });
+    return {
+        stream: {
+            write(line) {
+                waiting.push(line);
+                chars += line.length;
+                if (chars >= exports.BATCH_CHARS)
+                    handOver();
+                else if (timer === undefined)
+                    (timer = setTimeout(handOver, exports.BATCH_MS)).unref();
+                return true;
+            },
+            flush() {
+                handOver();
+                sonic.flush();
+            },
+            flushSync() {
+                handOver();
+                sonic.flushSync();
+            },
+            on: (event, listener) => sonic.on(event, listener),
+        },
+        now: handOver,
+    };
+}
+
+  },
   // runtime/ops/log.ts of adcp-codegen, its comments left out
   "./ops/log.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
@@ -1498,8 +1571,8 @@ exports.logOf = logOf;
 exports.runtimeLog = runtimeLog;
 exports.pinoLogger = pinoLogger;
 const node_os_1 = require("node:os");
-const node_worker_threads_1 = require("node:worker_threads");
 const agent_require_js_1 = require("./artifacts/agent-require.js");
+const log_destination_js_1 = require("./ops/log-destination.js");
 exports.LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const SILENT = { calls: () => false, enabled: () => false, call() { }, info() { }, warn() { }, error() { }, prepare() { } };
 exports.WARNINGS = {
@@ -1584,10 +1657,9 @@ function defaultLogger(level, profile) {
     }
     return pinoLogger(pino, level, profile);
 }
-const BUFFERED_BYTES = 4096;
-const BUFFERED_MS = 100;
 function pinoLogger(pino, level, profile) {
-    const destination = stderrOf(pino);
+    stderr ??= (0, log_destination_js_1.batchedStderr)(pino.destination);
+    const destination = stderr;
     return pino({
         level,
         base: { pid: process.pid, hostname: (0, node_os_1.hostname)(), agent: profile },
@@ -1601,40 +1673,6 @@ function pinoLogger(pino, level, profile) {
     }, destination.stream);
 }
 let stderr;
-function stderrOf(pino) {
-    if (stderr !== undefined)
-        return stderr;
-    const stream = pino.destination(node_worker_threads_1.isMainThread ? { dest: 2, sync: false, minLength: BUFFERED_BYTES, periodicFlush: BUFFERED_MS } : { dest: 2, sync: true });
-    let said = false;
-    stream.on('error', (e) => {
-        if (said || e.code === 'EPIPE')
-            return;
-        said = true;
-        process.emitWarning(`adcp-codegen: the log could not be written to stderr: ${e.message}`);
-    });
-    let waiting = false;
-    const flush = () => {
-        try {
-            stream.flush();
-        }
-        catch {
-        }
-    };
-    stream.on('drain', () => {
-        if (!waiting)
-            return;
-        waiting = false;
-        flush();
-    });
-    stderr = {
-        stream,
-        now() {
-            waiting = true;
-            flush();
-        },
-    };
-    return stderr;
-}
 
   },
   // runtime/ops/otel.ts of adcp-codegen, its comments left out

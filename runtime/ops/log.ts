@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
-import { isMainThread } from 'node:worker_threads';
 import type { Logger } from '../api/ops-types.js';
 import { agentRequire } from '../artifacts/agent-require.js';
+import { batchedStderr, type LogDestination, type SonicBoom } from './log-destination.js';
 
 /**
  * The agent's log (docs/operating.md): one `info` line per call, and the events an operator must see — a handler
@@ -35,12 +35,7 @@ export const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 
 /** pino's default export, as much of it as the default logger uses (the bench makes its logger with it too). */
 export interface PinoModule {
   (options: Record<string, unknown>, stream: NodeJS.WritableStream): Logger;
-  destination(options: { dest: number; sync: boolean; minLength?: number; periodicFlush?: number }): Destination;
-}
-
-/** pino's destination (sonic-boom): `flush()` hands what it buffers to the operating system now. */
-interface Destination extends NodeJS.WritableStream {
-  flush(): void;
+  destination(options: { dest: number; sync: boolean }): SonicBoom;
 }
 
 const SILENT: RuntimeLog = { calls: () => false, enabled: () => false, call() {}, info() {}, warn() {}, error() {}, prepare() {} };
@@ -134,22 +129,14 @@ function defaultLogger(level: string, profile: string): Logger | null {
   return pinoLogger(pino, level, profile);
 }
 
-/** What call lines wait for in the destination's buffer: this many bytes (about ten lines), or at most this long. */
-const BUFFERED_BYTES = 4096;
-const BUFFERED_MS = 100;
-
 /**
- * The default logger: pino at `level` on the process's one stderr destination, with the agent's name and the process
- * in every line. Call lines are buffered: they are handed to the operating system together, once the destination
- * holds 4 KB of them or within 100 ms (sonic-boom's `minLength` and `periodicFlush`), because each write costs the
- * process a trip through libuv's thread pool (tens of µs of CPU: more than the line itself), and a busy agent would
- * otherwise make one for nearly every call. Every other line (the start line, a refusal, a fault) goes out at once,
- * or as soon as a write in flight is done: an operator is waiting for it. What is buffered is written out when the
- * process exits (a drain, a signal, an uncaught exception: pino's exit hook); only a `kill -9` can lose the last
- * 100 ms. Exported for bench/observe, which must log exactly as the runtime does.
+ * The default logger: pino at `level` on the process's one stderr destination (log-destination.ts: call lines
+ * batched, every other line at once), with the agent's name and the process in every line. Exported for
+ * bench/observe, which must log exactly as the runtime does.
  */
 export function pinoLogger(pino: PinoModule, level: string, profile: string): Logger {
-  const destination = stderrOf(pino);
+  stderr ??= batchedStderr(pino.destination);
+  const destination = stderr;
   return pino(
     {
       level,
@@ -161,48 +148,8 @@ export function pinoLogger(pino: PinoModule, level: string, profile: string): Lo
         },
       },
     },
-    destination.stream,
+    destination.stream as unknown as NodeJS.WritableStream,
   );
 }
 
-/**
- * The default loggers' one destination in this process: fd 2 through sonic-boom, asynchronous and buffered on the
- * main thread (where pino's exit hook writes out what is buffered) and synchronous in a worker thread (where it has
- * none). `now()` hands what is buffered over at once, or when the write in flight is done (sonic-boom then waits for
- * its next flush). A write that fails (a full disk; a closed pipe pino already silences) is said once as a process
- * warning, never thrown: a log that cannot be written is no reason to stop serving.
- */
-let stderr: { readonly stream: Destination; now(): void } | undefined;
-function stderrOf(pino: PinoModule): { readonly stream: Destination; now(): void } {
-  if (stderr !== undefined) return stderr;
-  const stream = pino.destination(isMainThread ? { dest: 2, sync: false, minLength: BUFFERED_BYTES, periodicFlush: BUFFERED_MS } : { dest: 2, sync: true });
-  let said = false;
-  stream.on('error', (e: NodeJS.ErrnoException) => {
-    // A closed pipe: pino stops writing; there is no one to tell.
-    if (said || e.code === 'EPIPE') return;
-    said = true;
-    process.emitWarning(`adcp-codegen: the log could not be written to stderr: ${e.message}`);
-  });
-  let waiting = false;
-  const flush = (): void => {
-    try {
-      stream.flush();
-    } catch {
-      // Already closed (the process is exiting, pino's exit hook has written what there was).
-    }
-  };
-  // A write ended: a line that came while it was in flight goes now.
-  stream.on('drain', () => {
-    if (!waiting) return;
-    waiting = false;
-    flush();
-  });
-  stderr = {
-    stream,
-    now() {
-      waiting = true;
-      flush();
-    },
-  };
-  return stderr;
-}
+let stderr: LogDestination | undefined;
