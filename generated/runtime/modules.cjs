@@ -18,7 +18,7 @@
 //     runtime/call/push-config.ts 83886843df782677, runtime/call/read.ts 214b3e59b4054b61,
 //     runtime/call/select.ts 319a3ba3b575b216, runtime/call/verify.ts d0f420047450d165,
 //     runtime/issues/drift.ts 929aad4c4ef84a09, runtime/issues/issues.ts 54f563c281e32709,
-//     runtime/ops/call-watch.ts 1cb2e00b341eb947, runtime/ops/log-destination.ts 588938e6ddfc37ba,
+//     runtime/ops/call-watch.ts 1cb2e00b341eb947, runtime/ops/log-destination.ts f4f047a81af547c6,
 //     runtime/ops/log.ts 34bb95cc0f2d1fef, runtime/ops/otel.ts 6b4c82a6e9baa8a9,
 //     runtime/services/agent-services.ts 5ecfbb05b8343100, runtime/services/capabilities.ts ca291c08b9d816ce,
 //     runtime/services/idempotency/settings.ts 508cec0bcc72ab03, runtime/wire/bounds.ts a3bad3b12665f9a4,
@@ -1492,11 +1492,10 @@ function clip(name) {
   "./ops/log-destination.js": function (exports, require, __runtimeImportMeta) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.BATCH_MS = exports.BATCH_CHARS = void 0;
 exports.batchedStderr = batchedStderr;
 const node_worker_threads_1 = require("node:worker_threads");
-exports.BATCH_CHARS = 16_000;
-exports.BATCH_MS = 100;
+const BATCH_CHARS = 16_000;
+const BATCH_MS = 100;
 function batchedStderr(destination) {
     const sonic = destination({ dest: 2, sync: !node_worker_threads_1.isMainThread });
     let said = false;
@@ -1540,10 +1539,10 @@ function batchedStderr(destination) {
             write(line) {
                 waiting.push(line);
                 chars += line.length;
-                if (chars >= exports.BATCH_CHARS)
+                if (chars >= BATCH_CHARS)
                     handOver();
                 else if (timer === undefined)
-                    (timer = setTimeout(handOver, exports.BATCH_MS)).unref();
+                    (timer = setTimeout(handOver, BATCH_MS)).unref();
                 return true;
             },
             flush() {
