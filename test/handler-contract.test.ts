@@ -144,6 +144,33 @@ test('a handler that throws: a non-retryable AdCP error with no stack, path or m
   assert.is(field.errors[0].field, 'refine[1]');
 });
 
+test('a handler answers with a value, a promise or a thenable: the same answer; a thenable whose then throws is the handler\'s fault', async () => {
+  const log = captureLog();
+  const agent = await entry.loadProfile('things-seller', { mode: 'production', logger: log.logger });
+  const things = { things: [{ id: 'a' }] };
+  const at = (r: { structuredContent?: Record<string, unknown> }): unknown => r.structuredContent?.things;
+  assert.equal(at(await agent.call('get_things', { mode: 'brief' }, () => things)), things.things, 'a value, at once');
+  assert.equal(at(await agent.call('get_things', { mode: 'brief' }, async () => things)), things.things, 'a promise');
+  // Another promise library's thenable: read as a promise is (the timeout race's, before).
+  const thenable = { then: (resolve: (v: unknown) => void) => setTimeout(() => resolve(things), 5) };
+  assert.equal(at(await agent.call('get_things', { mode: 'brief' }, () => thenable)), things.things, 'a thenable');
+  const rejecting = { then: (_: unknown, reject: (e: unknown) => void) => reject(new entry.AdcpError('UNSUPPORTED_FEATURE', 'not today')) };
+  assert.is(body(await agent.call('get_things', { mode: 'brief' }, () => rejecting)).adcp_error.code, 'UNSUPPORTED_FEATURE', 'a thenable rejecting with an AdcpError');
+  const throwing = {
+    get then(): never {
+      throw new Error('a getter that throws');
+    },
+  };
+  assert.is(body(await agent.call('get_things', { mode: 'brief' }, () => throwing)).adcp_error.code, 'CONFIGURATION_ERROR', 'a then getter that throws');
+  const thenThrows = {
+    then(): never {
+      throw new Error('then itself throws');
+    },
+  };
+  assert.is(body(await agent.call('get_things', { mode: 'brief' }, () => thenThrows)).adcp_error.code, 'CONFIGURATION_ERROR', 'a then that throws');
+  assert.is(log.lines.filter((l) => l.event === 'handler_failed').length, 2, 'both in the log, at error');
+});
+
 test('registration refuses what the types refuse: a missing tool or release, a tool or release not served', async () => {
   const agent = await entry.loadProfile('things-seller');
   const make_thing = (args: { thing: unknown }) => ({ thing: args.thing });

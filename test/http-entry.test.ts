@@ -2,7 +2,7 @@ import { AuthError, verifyApiKey } from '@adcp/sdk/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import express from 'express';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toolsListFastPath } from '../runtime/transports/http/tools-list-fast.js';
 import { committedSet, exampleHandlers, type SellerHandlers } from './helpers/generated.js';
-import { http, rpc, toolsCall } from './helpers/http.js';
+import { http, MCP_HEADERS, rpc, toolsCall } from './helpers/http.js';
 import { repoRoot } from './helpers/releases.js';
 
 /**
@@ -318,6 +318,41 @@ test('the example seller requires Authorization: Bearer <ADCP_API_KEY> when it h
     assert.is((await rpc(seller.url, toolsCall('get_adcp_capabilities'))).status, 200);
   } finally {
     await seller.close();
+  }
+});
+
+test('a client that goes away mid-call: the handler\'s ctx.signal aborts; an answered call leaves nothing to abort', async () => {
+  let started!: () => void;
+  const running = new Promise<void>((r) => (started = r));
+  let aborted = 0;
+  let answered = 0;
+  const slow: SellerHandlers = {
+    ...base,
+    list_creatives: async (args, ctx) => {
+      if ((args as { context?: { slow?: boolean } }).context?.slow !== true) return (answered++, base.list_creatives(args, ctx));
+      started();
+      const signal = (ctx as { signal?: AbortSignal }).signal!;
+      await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+      aborted++;
+      return base.list_creatives(args, ctx);
+    },
+  };
+  const served = await agent.serve(slow, { port: 0, authenticate });
+  try {
+    const headers = { ...MCP_HEADERS, authorization: `Bearer ${KEY}` };
+    // Answered first: its close comes after its answer, and aborts nothing.
+    assert.is((await rpc(served.url, toolsCall('list_creatives', {}), { authorization: `Bearer ${KEY}` })).status, 200);
+    const req = request(served.url, { method: 'POST', headers, agent: false });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify(toolsCall('list_creatives', { context: { slow: true } })));
+    await running;
+    req.destroy();
+    const deadline = Date.now() + 5_000;
+    while (aborted === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.is(aborted, 1, "the gone client's handler was aborted");
+    assert.is(answered, 1);
+  } finally {
+    await served.close();
   }
 });
 

@@ -9,7 +9,7 @@
 //     runtime/transports/http/admit.ts f2e77df88356befe, runtime/transports/http/authenticate.ts b971118a2ea74187,
 //     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts 7829b8c866f88d16,
 //     runtime/transports/http/drain.ts 22555d5507bdcf74, runtime/transports/http/entry.ts 2449068ed42b6243,
-//     runtime/transports/http/health.ts b4f212d79c30ad36, runtime/transports/http/mcp-endpoint.ts 422254f9043e8430,
+//     runtime/transports/http/health.ts b4f212d79c30ad36, runtime/transports/http/mcp-endpoint.ts 0f54f401b0d508af,
 //     runtime/transports/http/packages.ts 427b9409b3cdae1e, runtime/transports/http/respond.ts 00b85e8549ecbc87,
 //     runtime/transports/http/serve.ts 80baf08d8e2d26d4, runtime/transports/http/start-line.ts 2380347db37a65c4,
 //     runtime/transports/http/task-store.ts 891d4b8a0cef7ead,
@@ -1062,13 +1062,14 @@ function mcpEndpoint(agent, toolsJson, handlers, options, refuse) {
             registerOn(server, admission);
             const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
             res.on('close', () => {
+                if (res.writableFinished)
+                    return;
                 void transport.close().catch(() => undefined);
                 void server.close().catch(() => undefined);
             });
             await server.connect(transport);
             gateMessages(transport, admission);
-            const gone = new Promise((resolve) => res.once('close', () => resolve(undefined)));
-            const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: req.auth }), gone]);
+            const response = await unlessClosed(res, transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: req.auth }));
             if (response === undefined)
                 return;
             const refusal = admission.settle();
@@ -1082,6 +1083,19 @@ function mcpEndpoint(agent, toolsJson, handlers, options, refuse) {
             res.writeHead(response.status, headers).end(body);
         },
     };
+}
+function unlessClosed(res, answering) {
+    return new Promise((resolve, reject) => {
+        const gone = () => resolve(undefined);
+        res.once('close', gone);
+        answering.then((response) => {
+            res.off('close', gone);
+            resolve(response);
+        }, (e) => {
+            res.off('close', gone);
+            reject(e);
+        });
+    });
 }
 function gateMessages(transport, admission) {
     const dispatch = transport.onmessage;

@@ -12,7 +12,7 @@
 //     runtime/call/authorize.ts cdcca451a130e114, runtime/call/call.ts 98d3741d88fa3558,
 //     runtime/call/convert-down.ts b87cec51652ac22e, runtime/call/convert-up.ts 24607430ccbe23c9,
 //     runtime/call/credentials.ts 030f5294fcc41dca, runtime/call/envelope.ts 8d903528130c18f9,
-//     runtime/call/governance.ts c462c9c6ad8910a1, runtime/call/handle.ts b5d48ffba03e15d9,
+//     runtime/call/governance.ts c462c9c6ad8910a1, runtime/call/handle.ts 90dbe355ce859867,
 //     runtime/call/idempotency.ts 34afce6bfba14d73, runtime/call/merge-items.ts d2f60e764a1ed888,
 //     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts 5c7fad77a6cd507d,
 //     runtime/call/push-config.ts 83886843df782677, runtime/call/read.ts 214b3e59b4054b61,
@@ -815,27 +815,26 @@ const idempotency_errors_js_1 = require("./wire/idempotency-errors.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
 const response_js_1 = require("./wire/response.js");
 const call_js_1 = require("./call/call.js");
-async function handle(call) {
+function handle(call) {
+    if (call.plan?.body !== undefined)
+        return read(call, call.plan.body);
     let result;
-    let timer;
     try {
-        if (call.plan?.body !== undefined)
-            result = call.plan.body;
-        else {
-            const hctx = call.handlerContext();
-            const timedOut = new Promise((resolve) => {
-                timer = setTimeout(() => resolve(TIMED_OUT), call.env.services.handlerTimeoutMs);
-            });
-            result = await Promise.race([call.fn(call.value, hctx), timedOut]);
-            if (result === TIMED_OUT) {
-                call.abandon.abort(new Error('the handler timeout passed'));
-                call.env.log.warn('handler_timeout', `adcp-codegen: the handler for ${call.tool} did not finish within ${call.env.services.handlerTimeoutMs / 1000} s; its call was answered SERVICE_UNAVAILABLE`, (0, call_js_1.faultFields)(call));
-                return call.reject((0, idempotency_errors_js_1.serviceUnavailable)(`${call.tool}: the agent did not finish this request in time; retry with the same idempotency_key`));
-            }
-        }
-        if (result instanceof errors_js_1.AdcpError)
-            throw result;
-        const copy = (0, json_copy_js_1.jsonCopy)(result);
+        result = call.fn(call.value, call.handlerContext());
+        if (!isThenable(result))
+            return read(call, result);
+    }
+    catch (e) {
+        return call.reject((0, response_js_1.thrownBody)(call.tool, e, call.env.log, (0, call_js_1.faultFields)(call)));
+    }
+    return withinTimeout(result, call.env.services.handlerTimeoutMs).then((settled) => (settled === TIMED_OUT ? timedOut(call) : read(call, settled)), (e) => call.reject((0, response_js_1.thrownBody)(call.tool, e, call.env.log, (0, call_js_1.faultFields)(call))));
+}
+function read(call, answered) {
+    let result;
+    try {
+        if (answered instanceof errors_js_1.AdcpError)
+            throw answered;
+        const copy = (0, json_copy_js_1.jsonCopy)(answered);
         if (!copy.ok)
             throw new Error('the handler returned a value that cannot be read as JSON');
         result = copy.value;
@@ -843,15 +842,32 @@ async function handle(call) {
     catch (e) {
         return call.reject((0, response_js_1.thrownBody)(call.tool, e, call.env.log, (0, call_js_1.faultFields)(call)));
     }
-    finally {
-        clearTimeout(timer);
-    }
     if (result === null || typeof result !== 'object' || Array.isArray(result))
         return call.reject((0, errors_js_1.agentFault)(call.tool, 'the handler returned no response object'));
     const body = result;
     if ((0, response_js_1.isAdcpErrorBody)(body.adcp_error))
         return call.reject(body.adcp_error);
     call.body = body;
+}
+function timedOut(call) {
+    call.abandon.abort(new Error('the handler timeout passed'));
+    call.env.log.warn('handler_timeout', `adcp-codegen: the handler for ${call.tool} did not finish within ${call.env.services.handlerTimeoutMs / 1000} s; its call was answered SERVICE_UNAVAILABLE`, (0, call_js_1.faultFields)(call));
+    return call.reject((0, idempotency_errors_js_1.serviceUnavailable)(`${call.tool}: the agent did not finish this request in time; retry with the same idempotency_key`));
+}
+function withinTimeout(pending, ms) {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(TIMED_OUT), ms);
+        pending.then((value) => {
+            clearTimeout(timer);
+            resolve(value);
+        }, (e) => {
+            clearTimeout(timer);
+            reject(e);
+        });
+    });
+}
+function isThenable(value) {
+    return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function';
 }
 const TIMED_OUT = Symbol('timed out');
 

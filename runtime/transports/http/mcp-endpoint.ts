@@ -64,15 +64,17 @@ export function mcpEndpoint(agent: Agent, toolsJson: () => string, handlers: Rea
       const server = new Server(info, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator });
       registerOn(server, admission);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      // A client gone aborts the handlers still running (the SDK's Protocol aborts their signals when it closes).
+      // A client gone aborts the handlers still running (the SDK's Protocol aborts their signals when it closes). A
+      // request answered has none left: its server and transport are garbage, and closing them would only have the
+      // SDK build its "connection closed" error (a stack trace) for no one.
       res.on('close', () => {
+        if (res.writableFinished) return;
         void transport.close().catch(() => undefined);
         void server.close().catch(() => undefined);
       });
       await server.connect(transport);
       gateMessages(transport, admission);
-      const gone = new Promise<undefined>((resolve) => res.once('close', () => resolve(undefined)));
-      const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: (req as IncomingMessage & { auth?: unknown }).auth }), gone]);
+      const response = await unlessClosed(res, transport.handleRequest(webRequest(req), { parsedBody: message, authInfo: (req as IncomingMessage & { auth?: unknown }).auth }));
       // The client went away first: nobody to answer, and nothing left waiting on the SDK.
       if (response === undefined) return;
       const refusal = admission.settle();
@@ -84,6 +86,27 @@ export function mcpEndpoint(agent: Agent, toolsJson: () => string, handlers: Rea
       res.writeHead(response.status, headers).end(body);
     },
   };
+}
+
+/**
+ * The SDK's Response, or undefined when the client goes away first. One promise, and the listener removed once the
+ * Response comes (a race with a promise of the close would leave one of each behind a call).
+ */
+function unlessClosed(res: ServerResponse, answering: Promise<Response>): Promise<Response | undefined> {
+  return new Promise((resolve, reject) => {
+    const gone = (): void => resolve(undefined);
+    res.once('close', gone);
+    answering.then(
+      (response) => {
+        res.off('close', gone);
+        resolve(response);
+      },
+      (e: unknown) => {
+        res.off('close', gone);
+        reject(e);
+      },
+    );
+  });
 }
 
 /**
