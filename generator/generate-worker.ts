@@ -1,6 +1,6 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { GenerateOptions, GenerateResult } from './generate.js';
-import { CodegenError, UsageError, type Logger } from './shared/index.js';
+import { CodegenError, MIN_WORKER_HEAP_MB, UsageError, type Logger } from './shared/index.js';
 import { markThreadGone } from './write/index.js';
 
 /**
@@ -52,6 +52,7 @@ export function heapBudgetMb(env: NodeJS.ProcessEnv = process.env): number {
   if (raw === undefined || raw === '') return DEFAULT_HEAP_BUDGET_MB;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`ADCP_CODEGEN_HEAP_MB must be a whole number of MB (0: no budget), not ${JSON.stringify(raw)}`);
+  if (n > 0 && n < MIN_WORKER_HEAP_MB) throw new UsageError(`ADCP_CODEGEN_HEAP_MB must be 0 (no budget) or at least ${MIN_WORKER_HEAP_MB} MB, not ${n}: a worker given less cannot start on every Node (Node 24 aborts the process)`);
   return n;
 }
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { compileTypes } from '../generator/compile/index.js';
 import { format, FormatAhead } from '../generator/format/index.js';
 import { loadRelease, type EmittedFile } from '../generator/load/index.js';
-import type { BuildCache } from '../generator/shared/index.js';
+import { MIN_WORKER_HEAP_MB, type BuildCache } from '../generator/shared/index.js';
 import { sdkReleaseDir } from './helpers/releases.js';
 
 // A fresh, empty build cache per run: every file is formatted, here or on the thread.
@@ -42,7 +42,7 @@ test('formatting ahead, on its own thread, gives the format stage\'s bytes exact
 test('a formatting thread that runs out of memory leaves its files to the format stage: same bytes, no failure', async () => {
   const here = await format(files, fresh());
   const cache = fresh();
-  const ahead = new FormatAhead(cache, 1); // 1 MB of old generation: prettier cannot even load
+  const ahead = new FormatAhead(cache, MIN_WORKER_HEAP_MB); // the least a worker is given: prettier cannot load in it
   try {
     ahead.submit(files);
     const answered = await ahead.get(files[0]!)?.text;

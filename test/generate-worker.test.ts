@@ -95,6 +95,9 @@ test('ADCP_CODEGEN_HEAP_MB: a whole number of MB, 0 for none, the default when u
   assert.is(heapBudgetMb({ ADCP_CODEGEN_HEAP_MB: '512' }), 512);
   assert.throws(() => heapBudgetMb({ ADCP_CODEGEN_HEAP_MB: 'lots' }), /ADCP_CODEGEN_HEAP_MB must be a whole number of MB/);
   assert.throws(() => heapBudgetMb({ ADCP_CODEGEN_HEAP_MB: '-1' }), /whole number/);
+  // Below what a worker needs to start, Node 24 aborts the process instead of failing the worker: refused up front.
+  assert.throws(() => heapBudgetMb({ ADCP_CODEGEN_HEAP_MB: '2' }), /0 \(no budget\) or at least 8 MB/);
+  assert.is(heapBudgetMb({ ADCP_CODEGEN_HEAP_MB: '8' }), 8);
 });
 
 test.run();

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { EmittedFile } from '../load/index.js';
-import { buildCache, type BuildCache } from '../shared/index.js';
+import { buildCache, MIN_WORKER_HEAP_MB, type BuildCache } from '../shared/index.js';
 import { cacheKey, formatted, prettierVersion, type AheadResult, type FormattedAhead } from './format.js';
 
 /**
@@ -79,7 +79,7 @@ export class FormatAhead implements FormattedAhead {
 
   private start(): Worker {
     if (this.worker !== undefined) return this.worker;
-    const worker = new Worker(new URL('./format-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: this.heapMb, maxYoungGenerationSizeMb: FORMAT_YOUNG_MB } });
+    const worker = new Worker(new URL('./format-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: Math.max(this.heapMb, MIN_WORKER_HEAP_MB), maxYoungGenerationSizeMb: FORMAT_YOUNG_MB } });
     worker.unref();
     worker.on('message', (done: FormatDone) => {
       const w = this.waiting.get(done.id);

@@ -18,3 +18,4 @@ export { createLogger, type Logger, silentLogger } from './log.js';
 export { IGNORED, JOURNAL, MANIFEST, type OutputManifest, ownablePath, readManifest, type UnitRecord, WORK_DIR } from './manifest.js';
 export { packageRoot } from './package-root.js';
 export { copySchemaWithout, defineOwn, isPlainObject, SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, subschemas, walkSchema } from './schema-walk.js';
+export { MIN_WORKER_HEAP_MB } from './worker-heap.js';
