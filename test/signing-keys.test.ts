@@ -47,6 +47,7 @@ test('a configured key is checked: curve, kid, private and public members, what 
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as Record<string, unknown>;
   assert.is(configuredKey({ ...ec, kid: 'ec-1' }, 'the test').publicJwk.alg, 'ES256');
   const other = ed25519('other');
+  const ecOther = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as Record<string, unknown>;
   const cases: [Record<string, unknown> | string, RegExp][] = [
     ['not an object', /is not a JWK/],
     [{ ...good, kid: undefined }, /needs a kid/],
@@ -54,6 +55,9 @@ test('a configured key is checked: curve, kid, private and public members, what 
     [{ ...good, d: undefined }, /no private member d/],
     [{ ...good, x: undefined }, /no public member x/],
     [{ ...good, x: other.x }, /public x that is not its private key's/],
+    // A P-256 key whose x and y are another key's: Node 20 imports it as stated, so only the probe signature tells.
+    [{ ...ec, kid: 'ec-2', x: ecOther.x, y: ecOther.y }, /public x and y that are not its private key's/],
+    [{ ...good, x: 'AAAA' }, /public x that is not a valid Ed25519 public key|public x that is not its private key's/],
     [{ ...good, d: 'AAAA' }, /not a valid Ed25519 private key/],
     [{ ...good, alg: 'ES256' }, /states alg "ES256"/],
     [{ ...good, adcp_use: 'webhook-signing' }, /adcp_use "webhook-signing"/],

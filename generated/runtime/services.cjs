@@ -17,7 +17,7 @@
 //     runtime/services/idempotency/budgets.ts 224e745115645c5e, runtime/services/idempotency/hash.ts 7371f16ebb584e90,
 //     runtime/services/idempotency/records.ts c5093585ee88278c,
 //     runtime/services/idempotency/service.ts faa87f6b9cbf001e, runtime/services/jcs.ts 8be2983a5f1e4dab,
-//     runtime/services/keys/key-material.ts 8cbb0d99ffca651f, runtime/services/keys/keys.ts c425e39784e63703,
+//     runtime/services/keys/key-material.ts 4e7278c28fea96eb, runtime/services/keys/keys.ts c425e39784e63703,
 //     runtime/services/keys/publication.ts 9d363c31cb916a93,
 //     runtime/services/notifications/announce.ts 0355be5dde27c456,
 //     runtime/services/notifications/prove.ts 7a028da82d0895ba,
@@ -1713,8 +1713,8 @@ exports.storedKey = storedKey;
 const node_crypto_1 = require("node:crypto");
 exports.ADCP_USE = 'request-signing';
 const CURVES = {
-    Ed25519: { kty: 'OKP', alg: 'EdDSA', sign: 'ed25519', members: ['x'] },
-    'P-256': { kty: 'EC', alg: 'ES256', sign: 'ecdsa-p256-sha256', members: ['x', 'y'] },
+    Ed25519: { kty: 'OKP', alg: 'EdDSA', sign: 'ed25519', members: ['x'], digest: null },
+    'P-256': { kty: 'EC', alg: 'ES256', sign: 'ecdsa-p256-sha256', members: ['x', 'y'], digest: 'sha256' },
 };
 const KID = /^[\x21-\x7e]{1,128}$/;
 function configuredKey(jwk, source, purpose = exports.ADCP_USE) {
@@ -1743,17 +1743,33 @@ function configuredKey(jwk, source, purpose = exports.ADCP_USE) {
     for (const m of curve.members)
         if (typeof k[m] !== 'string')
             return fail(`(kid ${kid}) has no public member ${m} (a ${k.crv} JWK states it)`);
-    let derived;
+    const stated = (members) => Object.fromEntries(['kty', 'crv', ...members].map((m) => [m, k[m]]));
+    const mismatch = `(kid ${kid}) has a public ${curve.members.join(' and ')} that ${curve.members.length > 1 ? 'are' : 'is'} not its private key's`;
+    let publicKey;
     try {
-        const material = Object.fromEntries(['kty', 'crv', 'd', ...curve.members].map((m) => [m, k[m]]));
-        derived = (0, node_crypto_1.createPublicKey)((0, node_crypto_1.createPrivateKey)({ key: material, format: 'jwk' })).export({ format: 'jwk' });
+        publicKey = (0, node_crypto_1.createPublicKey)({ key: stated(curve.members), format: 'jwk' });
+    }
+    catch {
+        return fail(`(kid ${kid}) has a public ${curve.members.join(' and ')} that ${curve.members.length > 1 ? 'are' : 'is'} not a valid ${k.crv} public key`);
+    }
+    let privateKey;
+    try {
+        privateKey = (0, node_crypto_1.createPrivateKey)({ key: stated(['d', ...curve.members]), format: 'jwk' });
+    }
+    catch {
+        return fail(Buffer.from(k.d, 'base64url').length === 32 ? mismatch : `(kid ${kid}) is not a valid ${k.crv} private key`);
+    }
+    const probe = (0, node_crypto_1.randomBytes)(32);
+    let matches;
+    try {
+        matches = (0, node_crypto_1.verify)(curve.digest, probe, publicKey, (0, node_crypto_1.sign)(curve.digest, probe, privateKey));
     }
     catch {
         return fail(`(kid ${kid}) is not a valid ${k.crv} private key`);
     }
-    for (const m of curve.members)
-        if (k[m] !== derived[m])
-            return fail(`(kid ${kid}) has a public ${m} that is not its private key's`);
+    if (!matches)
+        return fail(mismatch);
+    const derived = publicKey.export({ format: 'jwk' });
     return pairOf(kid, curve, { ...Object.fromEntries(curve.members.map((m) => [m, derived[m]])), d: k.d }, purpose);
 }
 function developmentKey(purpose = exports.ADCP_USE) {

@@ -1,8 +1,9 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 
 /**
- * A signing key's material, checked with node:crypto (which parses the JWK and derives its public half; nothing here
- * computes a signature): what the agent signs with, and the public JWK it publishes. A message about a key names its
+ * A signing key's material, checked with node:crypto (which parses the JWK; that the stated public half is the private
+ * one's is proved by signing a probe with one and verifying it with the other, node:crypto's `sign` and `verify`):
+ * what the agent signs with, and the public JWK it publishes. A message about a key names its
  * `kid` and what is wrong, never its private member.
  */
 
@@ -32,8 +33,8 @@ export const ADCP_USE = 'request-signing';
 export type AdcpUse = 'request-signing' | 'governance-signing';
 
 const CURVES = {
-  Ed25519: { kty: 'OKP', alg: 'EdDSA', sign: 'ed25519', members: ['x'] },
-  'P-256': { kty: 'EC', alg: 'ES256', sign: 'ecdsa-p256-sha256', members: ['x', 'y'] },
+  Ed25519: { kty: 'OKP', alg: 'EdDSA', sign: 'ed25519', members: ['x'], digest: null },
+  'P-256': { kty: 'EC', alg: 'ES256', sign: 'ecdsa-p256-sha256', members: ['x', 'y'], digest: 'sha256' },
 } as const;
 
 /** RFC 7517 `kid`: any string; kept printable and bounded, as it is sent in every Signature-Input. */
@@ -60,15 +61,32 @@ export function configuredKey(jwk: unknown, source: string, purpose: AdcpUse = A
   if (k.key_ops !== undefined && !(Array.isArray(k.key_ops) && k.key_ops.includes('sign'))) return fail(`(kid ${kid}) states key_ops without "sign"`);
   if (k.adcp_use !== undefined && k.adcp_use !== purpose) return fail(`(kid ${kid}) states adcp_use ${JSON.stringify(k.adcp_use)}; it is used as the agent's "${purpose}" key, and AdCP forbids one key for two purposes`);
   for (const m of curve.members) if (typeof k[m] !== 'string') return fail(`(kid ${kid}) has no public member ${m} (a ${k.crv} JWK states it)`);
-  let derived: Record<string, unknown>;
+  const stated = (members: readonly string[]): Record<string, unknown> => Object.fromEntries(['kty', 'crv', ...members].map((m) => [m, k[m]]));
+  const mismatch = `(kid ${kid}) has a public ${curve.members.join(' and ')} that ${curve.members.length > 1 ? 'are' : 'is'} not its private key's`;
+  let publicKey: KeyObject;
   try {
-    const material = Object.fromEntries(['kty', 'crv', 'd', ...curve.members].map((m) => [m, k[m]]));
-    derived = createPublicKey(createPrivateKey({ key: material as never, format: 'jwk' })).export({ format: 'jwk' }) as Record<string, unknown>;
+    publicKey = createPublicKey({ key: stated(curve.members) as never, format: 'jwk' });
+  } catch {
+    return fail(`(kid ${kid}) has a public ${curve.members.join(' and ')} that ${curve.members.length > 1 ? 'are' : 'is'} not a valid ${k.crv} public key`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey({ key: stated(['d', ...curve.members]) as never, format: 'jwk' });
+  } catch {
+    // Node 24 refuses a JWK whose halves differ; a d of the curve's length is a private key, so that is what is wrong.
+    return fail(Buffer.from(k.d, 'base64url').length === 32 ? mismatch : `(kid ${kid}) is not a valid ${k.crv} private key`);
+  }
+  // Node 20 does not compare the halves (for P-256 it keeps the stated x and y): a key whose public half is not its
+  // private one's would publish a key that verifies nothing. A probe signed with one must verify with the other.
+  const probe = randomBytes(32);
+  let matches: boolean;
+  try {
+    matches = verify(curve.digest, probe, publicKey, sign(curve.digest, probe, privateKey));
   } catch {
     return fail(`(kid ${kid}) is not a valid ${k.crv} private key`);
   }
-  // node:crypto derives the public half from d: one stated otherwise would publish a key that verifies nothing.
-  for (const m of curve.members) if (k[m] !== derived[m]) return fail(`(kid ${kid}) has a public ${m} that is not its private key's`);
+  if (!matches) return fail(mismatch);
+  const derived = publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
   return pairOf(kid, curve, { ...Object.fromEntries(curve.members.map((m) => [m, derived[m]])), d: k.d }, purpose);
 }
 
