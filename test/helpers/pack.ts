@@ -26,6 +26,9 @@ export function packRepository(dryRun = false): Packed {
     cwd: repoRoot,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
+    // npm's CLI turns on Node's module compile cache (lib/cli.js), which on Node ≥ 22 writes node-compile-cache into
+    // the temp dir the suite keeps clean.
+    env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' },
   });
   const [entry] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
   return { tarball: join(destination, entry!.filename), filename: entry!.filename, files: entry!.files.map((f) => f.path) };
