@@ -8,7 +8,7 @@
 //     runtime/transports/http/a2a-request-store.ts a06b974759fbddc7,
 //     runtime/transports/http/admit.ts f2e77df88356befe, runtime/transports/http/authenticate.ts b971118a2ea74187,
 //     runtime/transports/http/body.ts f8b1818bd55ec5fa, runtime/transports/http/client-caps.ts 7829b8c866f88d16,
-//     runtime/transports/http/drain.ts 22555d5507bdcf74, runtime/transports/http/entry.ts 2449068ed42b6243,
+//     runtime/transports/http/drain.ts d665d4188b0f4601, runtime/transports/http/entry.ts 2449068ed42b6243,
 //     runtime/transports/http/health.ts b4f212d79c30ad36, runtime/transports/http/mcp-endpoint.ts 0f54f401b0d508af,
 //     runtime/transports/http/packages.ts 427b9409b3cdae1e, runtime/transports/http/respond.ts 00b85e8549ecbc87,
 //     runtime/transports/http/serve.ts 80baf08d8e2d26d4, runtime/transports/http/start-line.ts 2380347db37a65c4,
@@ -838,6 +838,7 @@ function clientOf(address) {
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.drainServer = drainServer;
 exports.drainOnSignals = drainOnSignals;
+const deadline_js_1 = require("./wire/deadline.js");
 const CUT_GRACE_MS = 2_000;
 async function drainServer(server, inFlight, settings) {
     if (settings.delayMs > 0)
@@ -859,8 +860,7 @@ async function drainServer(server, inFlight, settings) {
     return cut.length;
 }
 function settles(p, ms) {
-    let timer;
-    return Promise.race([p.then(() => true), new Promise((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
+    return (0, deadline_js_1.beforeDeadline)(p, ms).then((settled) => settled !== deadline_js_1.LATE);
 }
 const SIGNALS = ['SIGTERM', 'SIGINT'];
 const registered = new Set();

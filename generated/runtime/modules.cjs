@@ -12,22 +12,23 @@
 //     runtime/call/authorize.ts cdcca451a130e114, runtime/call/call.ts 98d3741d88fa3558,
 //     runtime/call/convert-down.ts b87cec51652ac22e, runtime/call/convert-up.ts 24607430ccbe23c9,
 //     runtime/call/credentials.ts 030f5294fcc41dca, runtime/call/envelope.ts 8d903528130c18f9,
-//     runtime/call/governance.ts c462c9c6ad8910a1, runtime/call/handle.ts 90dbe355ce859867,
+//     runtime/call/governance.ts c462c9c6ad8910a1, runtime/call/handle.ts a2fb256302748d42,
 //     runtime/call/idempotency.ts 34afce6bfba14d73, runtime/call/merge-items.ts d2f60e764a1ed888,
 //     runtime/call/parse.ts b39badc9a4b2b4b7, runtime/call/pipeline.ts 5c7fad77a6cd507d,
 //     runtime/call/push-config.ts 83886843df782677, runtime/call/read.ts 214b3e59b4054b61,
 //     runtime/call/select.ts 319a3ba3b575b216, runtime/call/verify.ts d0f420047450d165,
 //     runtime/issues/drift.ts 929aad4c4ef84a09, runtime/issues/issues.ts 54f563c281e32709,
-//     runtime/ops/call-watch.ts 1cb2e00b341eb947, runtime/ops/log-destination.ts f4f047a81af547c6,
+//     runtime/ops/call-watch.ts 1cb2e00b341eb947, runtime/ops/log-destination.ts 13af619394debafd,
 //     runtime/ops/log.ts 34bb95cc0f2d1fef, runtime/ops/otel.ts 6b4c82a6e9baa8a9,
 //     runtime/services/agent-services.ts 5ecfbb05b8343100, runtime/services/capabilities.ts ca291c08b9d816ce,
 //     runtime/services/idempotency/settings.ts 508cec0bcc72ab03, runtime/wire/bounds.ts a3bad3b12665f9a4,
 //     runtime/wire/closest-names.ts 7c72d55e78965954, runtime/wire/credential-names.ts 800ce9e9a2e17dae,
-//     runtime/wire/errors.ts c3c2abcdcdf1f631, runtime/wire/json-copy.ts 4c680c79afe248e9,
-//     runtime/wire/options.ts 7f555a7bac86c390, runtime/wire/paths.ts 938ce46bc937fa28,
-//     runtime/wire/pointer.ts 70d14510bda68fba, runtime/wire/release-select.ts 8cd918db332facf6,
-//     runtime/wire/report.ts 6ded9d94bb9807eb, runtime/wire/response.ts 6788cbde39e96512,
-//     runtime/wire/results.ts 396ce9a935b2f21b, runtime/wire/versions.ts e88c31a89583ba56
+//     runtime/wire/deadline.ts 499ec1440e8f774b, runtime/wire/errors.ts c3c2abcdcdf1f631,
+//     runtime/wire/json-copy.ts 4c680c79afe248e9, runtime/wire/options.ts 7f555a7bac86c390,
+//     runtime/wire/paths.ts 938ce46bc937fa28, runtime/wire/pointer.ts 70d14510bda68fba,
+//     runtime/wire/release-select.ts 8cd918db332facf6, runtime/wire/report.ts 6ded9d94bb9807eb,
+//     runtime/wire/response.ts 6788cbde39e96512, runtime/wire/results.ts 396ce9a935b2f21b,
+//     runtime/wire/versions.ts e88c31a89583ba56
 "use strict";
 
 /** The runtime modules a valid call reaches (except the bootstrap: the loader, user-cache) as CommonJS functions, for the loader in index.js. */
@@ -810,6 +811,7 @@ governance.idle = (call) => {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.handle = handle;
+const deadline_js_1 = require("./wire/deadline.js");
 const errors_js_1 = require("./wire/errors.js");
 const idempotency_errors_js_1 = require("./wire/idempotency-errors.js");
 const json_copy_js_1 = require("./wire/json-copy.js");
@@ -827,7 +829,7 @@ function handle(call) {
     catch (e) {
         return call.reject((0, response_js_1.thrownBody)(call.tool, e, call.env.log, (0, call_js_1.faultFields)(call)));
     }
-    return withinTimeout(result, call.env.services.handlerTimeoutMs).then((settled) => (settled === TIMED_OUT ? timedOut(call) : read(call, settled)), (e) => call.reject((0, response_js_1.thrownBody)(call.tool, e, call.env.log, (0, call_js_1.faultFields)(call))));
+    return (0, deadline_js_1.beforeDeadline)(result, call.env.services.handlerTimeoutMs).then((settled) => (settled === deadline_js_1.LATE ? timedOut(call) : read(call, settled)), (e) => call.reject((0, response_js_1.thrownBody)(call.tool, e, call.env.log, (0, call_js_1.faultFields)(call))));
 }
 function read(call, answered) {
     let result;
@@ -854,22 +856,9 @@ function timedOut(call) {
     call.env.log.warn('handler_timeout', `adcp-codegen: the handler for ${call.tool} did not finish within ${call.env.services.handlerTimeoutMs / 1000} s; its call was answered SERVICE_UNAVAILABLE`, (0, call_js_1.faultFields)(call));
     return call.reject((0, idempotency_errors_js_1.serviceUnavailable)(`${call.tool}: the agent did not finish this request in time; retry with the same idempotency_key`));
 }
-function withinTimeout(pending, ms) {
-    return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => resolve(TIMED_OUT), ms);
-        pending.then((value) => {
-            clearTimeout(timer);
-            resolve(value);
-        }, (e) => {
-            clearTimeout(timer);
-            reject(e);
-        });
-    });
-}
 function isThenable(value) {
     return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function';
 }
-const TIMED_OUT = Symbol('timed out');
 
   },
   // runtime/call/idempotency.ts of adcp-codegen, its comments left out
@@ -1542,10 +1531,13 @@ function batchedStderr(destination) {
         catch {
         }
     };
-    process.on('exit', () => {
+    const flushSync = () => {
         handOver();
+        sonic.flushSync();
+    };
+    process.on('exit', () => {
         try {
-            sonic.flushSync();
+            flushSync();
         }
         catch {
         }
@@ -1565,10 +1557,7 @@ function batchedStderr(destination) {
                 handOver();
                 sonic.flush();
             },
-            flushSync() {
-                handOver();
-                sonic.flushSync();
-            },
+            flushSync,
             on: (event, listener) => sonic.on(event, listener),
         },
         now: handOver,
@@ -2189,6 +2178,29 @@ function credentialNames(value, allowed = new Set()) {
     };
     walk(value);
     return hits;
+}
+
+  },
+  // runtime/wire/deadline.ts of adcp-codegen, its comments left out
+  "./wire/deadline.js": function (exports, require, __runtimeImportMeta) {
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.LATE = void 0;
+exports.beforeDeadline = beforeDeadline;
+exports.LATE = Symbol('late');
+function beforeDeadline(work, ms, options = {}) {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(exports.LATE), ms);
+        if (options.unref === true)
+            timer.unref();
+        work.then((value) => {
+            clearTimeout(timer);
+            resolve(value);
+        }, (e) => {
+            clearTimeout(timer);
+            reject(e);
+        });
+    });
 }
 
   },

@@ -13,11 +13,11 @@
 //     runtime/services/governance/revocation-check.ts 5ae7f95145b6ef3a,
 //     runtime/services/governance/revocations.ts 93460f109a3eaa26,
 //     runtime/services/governance/settings.ts 38dcc3f142578812, runtime/services/governance/setup.ts 549f9a746ee06175,
-//     runtime/services/governance/token.ts 6fce6e9f79753624, runtime/services/health.ts be0dd40f94d4d67d,
+//     runtime/services/governance/token.ts 6fce6e9f79753624, runtime/services/health.ts 94721c8ef1699539,
 //     runtime/services/idempotency/budgets.ts 224e745115645c5e, runtime/services/idempotency/hash.ts 7371f16ebb584e90,
 //     runtime/services/idempotency/records.ts c5093585ee88278c,
 //     runtime/services/idempotency/service.ts faa87f6b9cbf001e, runtime/services/jcs.ts 8be2983a5f1e4dab,
-//     runtime/services/keys/key-material.ts 4e7278c28fea96eb, runtime/services/keys/keys.ts c425e39784e63703,
+//     runtime/services/keys/key-material.ts 04172c548050f417, runtime/services/keys/keys.ts c425e39784e63703,
 //     runtime/services/keys/publication.ts 9d363c31cb916a93,
 //     runtime/services/notifications/announce.ts 0355be5dde27c456,
 //     runtime/services/notifications/prove.ts 7a028da82d0895ba,
@@ -1353,6 +1353,7 @@ function canonical(segment) {
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.agentHealth = agentHealth;
+const deadline_js_1 = require("./wire/deadline.js");
 const report_js_1 = require("./wire/report.js");
 const PROBE_MS = 1_000;
 const TIMEOUT_MS = 2_000;
@@ -1415,12 +1416,7 @@ function agentHealth(deps) {
     };
 }
 function within(work, ms) {
-    let timer;
-    const late = new Promise((resolve) => {
-        timer = setTimeout(() => resolve(false), ms);
-        timer.unref();
-    });
-    return Promise.race([work.then(() => true), late]).finally(() => clearTimeout(timer));
+    return (0, deadline_js_1.beforeDeadline)(work, ms, { unref: true }).then((settled) => settled !== deadline_js_1.LATE);
 }
 
   },
@@ -1744,13 +1740,14 @@ function configuredKey(jwk, source, purpose = exports.ADCP_USE) {
         if (typeof k[m] !== 'string')
             return fail(`(kid ${kid}) has no public member ${m} (a ${k.crv} JWK states it)`);
     const stated = (members) => Object.fromEntries(['kty', 'crv', ...members].map((m) => [m, k[m]]));
-    const mismatch = `(kid ${kid}) has a public ${curve.members.join(' and ')} that ${curve.members.length > 1 ? 'are' : 'is'} not its private key's`;
+    const publicHalf = `(kid ${kid}) has a public ${curve.members.join(' and ')} that ${curve.members.length > 1 ? 'are' : 'is'} not`;
+    const mismatch = `${publicHalf} its private key's`;
     let publicKey;
     try {
         publicKey = (0, node_crypto_1.createPublicKey)({ key: stated(curve.members), format: 'jwk' });
     }
     catch {
-        return fail(`(kid ${kid}) has a public ${curve.members.join(' and ')} that ${curve.members.length > 1 ? 'are' : 'is'} not a valid ${k.crv} public key`);
+        return fail(`${publicHalf} a valid ${k.crv} public key`);
     }
     let privateKey;
     try {

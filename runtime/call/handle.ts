@@ -1,3 +1,4 @@
+import { beforeDeadline, LATE } from '../wire/deadline.js';
 import { AdcpError, agentFault, type AdcpErrorBody } from '../wire/errors.js';
 import { serviceUnavailable } from '../wire/idempotency-errors.js';
 import { jsonCopy } from '../wire/json-copy.js';
@@ -23,8 +24,8 @@ export function handle(call: Call): Answer | void | Promise<Answer | void> {
   } catch (e) {
     return call.reject(thrownBody(call.tool, e, call.env.log, faultFields(call)));
   }
-  return withinTimeout(result, call.env.services.handlerTimeoutMs).then(
-    (settled) => (settled === TIMED_OUT ? timedOut(call) : read(call, settled)),
+  return beforeDeadline(result, call.env.services.handlerTimeoutMs).then(
+    (settled) => (settled === LATE ? timedOut(call) : read(call, settled)),
     (e: unknown) => call.reject(thrownBody(call.tool, e, call.env.log, faultFields(call))),
   );
 }
@@ -53,27 +54,7 @@ function timedOut(call: Call): Answer {
   return call.reject(serviceUnavailable(`${call.tool}: the agent did not finish this request in time; retry with the same idempotency_key`));
 }
 
-/** The handler's promise, or TIMED_OUT once `ms` pass first; the timer is cleared as soon as it settles. */
-function withinTimeout(pending: PromiseLike<unknown>, ms: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve(TIMED_OUT), ms);
-    // A thenable whose `then` throws rejects this promise (the executor's throw), answered as the handler's fault.
-    pending.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
-}
-
 /** A promise or any thenable (a handler may return one from another promise library). */
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
-
-const TIMED_OUT: unique symbol = Symbol('timed out');

@@ -62,10 +62,13 @@ export function batchedStderr(destination: (options: { dest: number; sync: boole
       // Destroyed: the process is exiting and pino's exit hook has written what there was.
     }
   };
-  process.on('exit', () => {
+  const flushSync = (): void => {
     handOver();
+    sonic.flushSync();
+  };
+  process.on('exit', () => {
     try {
-      sonic.flushSync();
+      flushSync();
     } catch {
       // Not open yet, or closed: nothing more can be written.
     }
@@ -83,10 +86,7 @@ export function batchedStderr(destination: (options: { dest: number; sync: boole
         handOver();
         sonic.flush();
       },
-      flushSync() {
-        handOver();
-        sonic.flushSync();
-      },
+      flushSync,
       on: (event, listener) => sonic.on(event, listener),
     },
     now: handOver,

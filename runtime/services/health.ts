@@ -1,5 +1,6 @@
 import type { RuntimeLog } from '../ops/log.js';
 import type { Store } from '../stores/open.js';
+import { beforeDeadline, LATE } from '../wire/deadline.js';
 import { firstLine } from '../wire/report.js';
 import type { SigningKeys } from './keys/keys.js';
 
@@ -100,10 +101,5 @@ export function agentHealth(deps: HealthDeps): Health {
 
 /** Whether `work` settled within `ms` (true), or not yet (false); its rejection passed on. */
 function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-    timer.unref();
-  });
-  return Promise.race([work.then(() => true), late]).finally(() => clearTimeout(timer));
+  return beforeDeadline(work, ms, { unref: true }).then((settled) => settled !== LATE);
 }

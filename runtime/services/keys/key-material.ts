@@ -62,12 +62,13 @@ export function configuredKey(jwk: unknown, source: string, purpose: AdcpUse = A
   if (k.adcp_use !== undefined && k.adcp_use !== purpose) return fail(`(kid ${kid}) states adcp_use ${JSON.stringify(k.adcp_use)}; it is used as the agent's "${purpose}" key, and AdCP forbids one key for two purposes`);
   for (const m of curve.members) if (typeof k[m] !== 'string') return fail(`(kid ${kid}) has no public member ${m} (a ${k.crv} JWK states it)`);
   const stated = (members: readonly string[]): Record<string, unknown> => Object.fromEntries(['kty', 'crv', ...members].map((m) => [m, k[m]]));
-  const mismatch = `(kid ${kid}) has a public ${curve.members.join(' and ')} that ${curve.members.length > 1 ? 'are' : 'is'} not its private key's`;
+  const publicHalf = `(kid ${kid}) has a public ${curve.members.join(' and ')} that ${curve.members.length > 1 ? 'are' : 'is'} not`;
+  const mismatch = `${publicHalf} its private key's`;
   let publicKey: KeyObject;
   try {
     publicKey = createPublicKey({ key: stated(curve.members) as never, format: 'jwk' });
   } catch {
-    return fail(`(kid ${kid}) has a public ${curve.members.join(' and ')} that ${curve.members.length > 1 ? 'are' : 'is'} not a valid ${k.crv} public key`);
+    return fail(`${publicHalf} a valid ${k.crv} public key`);
   }
   let privateKey: KeyObject;
   try {

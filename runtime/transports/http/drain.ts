@@ -1,6 +1,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { RuntimeLog } from '../../ops/log.js';
+import { beforeDeadline, LATE } from '../../wire/deadline.js';
 
 /**
  * How agent.serve stops (docs/operating.md): a drain, on `close()` and — unless the agent owns its signals
@@ -45,8 +46,7 @@ export async function drainServer(server: Server, inFlight: ReadonlyMap<ServerRe
 
 /** Whether `p` settles within `ms`. */
 function settles(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
+  return beforeDeadline(p, ms).then((settled) => settled !== LATE);
 }
 
 /** A server that drains on a signal: its close (the drain), and what to say. */
